@@ -1,0 +1,613 @@
+// The patient app: wires the server-rendered pages to the Interlude API.
+// Texts come from the page (#messages) so the script itself speaks no language.
+
+const TOKEN_KEY = "interlude.token";
+const PENDING_EMAIL_KEY = "interlude.pendingEmail";
+
+const messages = Object.fromEntries(
+  [...document.querySelectorAll("#messages [data-key]")].map((node) => [node.dataset.key, node.textContent]),
+);
+
+function message(key) {
+  return messages[key] || key;
+}
+
+const session = {
+  get token() {
+    return localStorage.getItem(TOKEN_KEY);
+  },
+  set token(value) {
+    if (value) localStorage.setItem(TOKEN_KEY, value);
+    else localStorage.removeItem(TOKEN_KEY);
+  },
+};
+
+/** Calls the API; resolves to { ok, status, data } and never throws, so a dropped connection is an answer too. */
+async function api(method, path, body) {
+  const headers = { Accept: "application/json", "Accept-Language": document.documentElement.lang || "en" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (session.token) headers.Authorization = `Bearer ${session.token}`;
+  let response;
+  try {
+    response = await fetch(`/api/v1${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "omit",
+    });
+  } catch {
+    return { ok: false, status: 0, data: { detail: message("network") } };
+  }
+  let data = null;
+  const text = await response.text();
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (response.status === 401 && session.token && path !== "/sessions") {
+    session.token = null;
+    goToLogin(true);
+  }
+  return { ok: response.ok, status: response.status, data };
+}
+
+function goToLogin(expired) {
+  const next = encodeURIComponent(location.pathname + location.search);
+  location.assign(`/app/login?next=${next}${expired ? "&expired=1" : ""}`);
+}
+
+function safeNext(value, fallback) {
+  if (value && value.startsWith("/") && !value.startsWith("//") && !value.includes("\\")) return value;
+  return fallback;
+}
+
+// Forms ---------------------------------------------------------------------------------------------------
+
+function errorSlot(form, field) {
+  return form.querySelector(`[data-for="${field}"]`) || form.querySelector(`#${CSS.escape(field)}-error`);
+}
+
+function clearErrors(form) {
+  form.querySelectorAll(".error").forEach((slot) => {
+    slot.textContent = "";
+    slot.hidden = true;
+  });
+  form.querySelectorAll("[aria-invalid]").forEach((input) => input.removeAttribute("aria-invalid"));
+  const summary = form.querySelector("[data-summary]");
+  if (summary) {
+    summary.textContent = "";
+    summary.hidden = true;
+  }
+  const success = form.querySelector("[data-success]");
+  if (success) success.hidden = true;
+}
+
+function markField(form, field, text) {
+  const slot = errorSlot(form, field);
+  if (slot) {
+    slot.textContent = text;
+    slot.hidden = false;
+  }
+  const input = form.elements[field];
+  if (input && input.setAttribute) input.setAttribute("aria-invalid", "true");
+  else if (input && input.length) [...input].forEach((item) => item.setAttribute("aria-invalid", "true"));
+  return Boolean(slot);
+}
+
+function showSummary(form, text) {
+  const summary = form.querySelector("[data-summary]");
+  if (!summary) return;
+  summary.textContent = text;
+  summary.hidden = false;
+  summary.focus();
+}
+
+/** Shows a problem response: each field's message beside it, the rest in the summary at the top. */
+function showProblem(form, problem) {
+  const errors = (problem && problem.errors) || [];
+  const unplaced = [];
+  for (const error of errors) {
+    if (!markField(form, error.field, error.detail)) unplaced.push(error.detail);
+  }
+  const summaryText = errors.length ? [message("fixErrors"), ...unplaced].join(" ") : (problem && problem.detail) || message("network");
+  showSummary(form, summaryText);
+}
+
+function showSuccess(form) {
+  const success = form.querySelector("[data-success]");
+  if (success) {
+    success.hidden = false;
+    success.focus?.();
+  }
+}
+
+function values(form) {
+  const data = {};
+  for (const element of form.elements) {
+    if (!element.name || element.disabled) continue;
+    if (element.type === "checkbox") data[element.name] = element.checked;
+    else if (element.type === "radio") {
+      if (element.checked) data[element.name] = element.value;
+      else if (!(element.name in data)) data[element.name] = "";
+    } else data[element.name] = element.value;
+  }
+  return data;
+}
+
+/** Client-side checks the server would also make, to answer at once; returns true when the form may be sent. */
+function requireFields(form, fields) {
+  let valid = true;
+  for (const field of fields) {
+    const input = form.elements[field];
+    const empty = input.type === "checkbox" ? !input.checked : !String(values(form)[field] || "").trim();
+    if (empty) {
+      markField(form, field, message("required"));
+      valid = false;
+    }
+  }
+  return valid;
+}
+
+function checkRepeat(form, field, repeatField) {
+  if (form.elements[field].value !== form.elements[repeatField].value) {
+    markField(form, repeatField, message("passwordsDiffer"));
+    return false;
+  }
+  return true;
+}
+
+function onSubmit(name, handler) {
+  const form = document.querySelector(`form[data-form="${name}"]`);
+  if (!form) return;
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearErrors(form);
+    const button = form.querySelector("button[type=submit]");
+    if (button) button.disabled = true;
+    try {
+      await handler(form);
+    } finally {
+      if (button) button.disabled = false;
+    }
+  });
+}
+
+// Shared page parts ---------------------------------------------------------------------------------------
+
+function fillTimeZones() {
+  const list = document.getElementById("time-zones");
+  if (list && typeof Intl.supportedValuesOf === "function") {
+    for (const zone of Intl.supportedValuesOf("timeZone")) {
+      const option = document.createElement("option");
+      option.value = zone;
+      list.append(option);
+    }
+  }
+}
+
+function deviceTimeZone() {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  } catch {
+    return "";
+  }
+}
+
+function showSignedInParts() {
+  const signedIn = Boolean(session.token);
+  document.querySelectorAll("[data-signed-in]").forEach((node) => (node.hidden = !signedIn));
+  document.querySelectorAll("[data-signed-out]").forEach((node) => (node.hidden = signedIn));
+}
+
+function watchConnection() {
+  const banner = document.getElementById("connection");
+  if (!banner) return;
+  const update = () => (banner.hidden = navigator.onLine);
+  window.addEventListener("online", update);
+  window.addEventListener("offline", update);
+  update();
+}
+
+function keepLanguageSwitchOnPage() {
+  const link = document.querySelector("[data-language-switch]");
+  if (!link) return;
+  const url = new URL(link.href, location.href);
+  url.searchParams.set("next", location.pathname + location.search);
+  link.href = url.pathname + url.search;
+}
+
+function formatDate(value) {
+  if (!value) return "";
+  const date = new Date(value.length === 10 ? `${value}T12:00:00` : value);
+  return new Intl.DateTimeFormat(document.documentElement.lang, { dateStyle: "long" }).format(date);
+}
+
+function setText(id, text) {
+  const node = document.getElementById(id);
+  if (node) node.textContent = text || "";
+}
+
+function genderLabel(gender) {
+  return gender ? message(`gender${gender[0].toUpperCase()}${gender.slice(1)}`) : "";
+}
+
+// Pages ---------------------------------------------------------------------------------------------------
+
+async function loadMe() {
+  const result = await api("GET", "/me");
+  return result.ok ? result.data : null;
+}
+
+const pages = {
+  async home() {
+    if (new URLSearchParams(location.search).has("deleted")) document.getElementById("deleted-notice").hidden = false;
+    if (!session.token) return;
+    const me = await loadMe();
+    if (!me) return;
+    setText("greeting", `${message("greeting")} ${me.name || me.email}`);
+    const paired = me.patient && me.patient.paired;
+    document.getElementById("pairing-hint").hidden = paired;
+    document.getElementById("therapist-tile").hidden = !paired;
+  },
+
+  register() {
+    const form = document.querySelector('form[data-form="register"]');
+    fillTimeZones();
+    const zone = deviceTimeZone();
+    if (zone) form.elements.timeZone.value = zone;
+    const email = form.elements.email;
+    const status = document.getElementById("email-status");
+    let timer;
+    email.addEventListener("input", () => {
+      clearTimeout(timer);
+      status.textContent = "";
+      timer = setTimeout(async () => {
+        const value = email.value.trim();
+        if (!value.includes("@")) return;
+        const result = await api("GET", `/accounts/email-available?email=${encodeURIComponent(value)}`);
+        if (result.ok && email.value.trim() === value) {
+          status.textContent = result.data.available ? message("emailAvailable") : message("emailTaken");
+        }
+      }, 400);
+    });
+    onSubmit("register", async (form) => {
+      const data = values(form);
+      let valid = requireFields(form, ["email", "password", "repeatPassword", "timeZone", "acceptPrivacy"]);
+      valid = checkRepeat(form, "password", "repeatPassword") && valid;
+      if (!valid) return showSummary(form, message("fixErrors"));
+      const body = {
+        email: data.email.trim(),
+        password: data.password,
+        privacyPolicyVersion: data.privacyPolicyVersion,
+        shareWithResearch: data.shareWithResearch,
+        locale: data.locale,
+        timeZone: data.timeZone.trim(),
+      };
+      if (data.name.trim()) body.name = data.name.trim();
+      const result = await api("POST", "/accounts", body);
+      if (!result.ok) return showProblem(form, result.data);
+      sessionStorage.setItem(PENDING_EMAIL_KEY, body.email);
+      location.assign("/app/verify-pending");
+    });
+  },
+
+  "verify-pending"() {
+    const pending = sessionStorage.getItem(PENDING_EMAIL_KEY) || "";
+    setText("pending-email", pending);
+    for (const name of ["resend", "correct-email"]) {
+      const form = document.querySelector(`form[data-form="${name}"]`);
+      if (form && pending) form.elements.email.value = pending;
+    }
+    onSubmit("resend", async (form) => {
+      if (!requireFields(form, ["email"])) return showSummary(form, message("fixErrors"));
+      const result = await api("POST", "/accounts/verification-email", { email: form.elements.email.value.trim() });
+      if (!result.ok) return showProblem(form, result.data);
+      showSuccess(form);
+    });
+    onSubmit("correct-email", async (form) => {
+      if (!requireFields(form, ["email", "password", "newEmail"])) return showSummary(form, message("fixErrors"));
+      const data = values(form);
+      const result = await api("POST", "/accounts/email-correction", {
+        email: data.email.trim(),
+        password: data.password,
+        newEmail: data.newEmail.trim(),
+      });
+      if (!result.ok) return showProblem(form, result.data);
+      sessionStorage.setItem(PENDING_EMAIL_KEY, data.newEmail.trim());
+      setText("pending-email", data.newEmail.trim());
+      showSuccess(form);
+    });
+  },
+
+  async verify() {
+    const token = new URLSearchParams(location.search).get("token") || "";
+    const result = await api("POST", "/accounts/verification", { token });
+    document.getElementById("verify-working").hidden = true;
+    const alreadyVerified = result.status === 409;
+    if (result.ok || alreadyVerified) {
+      sessionStorage.removeItem(PENDING_EMAIL_KEY);
+      document.getElementById("verify-done").hidden = false;
+      return;
+    }
+    const reason = (result.data && result.data.errors && result.data.errors[0] && result.data.errors[0].detail) ||
+      (result.data && result.data.detail) || message("verifyFailed");
+    setText("verify-reason", reason);
+    document.getElementById("verify-failed").hidden = false;
+  },
+
+  login() {
+    if (new URLSearchParams(location.search).has("expired")) {
+      const form = document.querySelector('form[data-form="login"]');
+      showSummary(form, message("sessionEnded"));
+    }
+    onSubmit("login", async (form) => {
+      document.getElementById("unverified").hidden = true;
+      if (!requireFields(form, ["email", "password"])) return showSummary(form, message("fixErrors"));
+      const data = values(form);
+      const result = await api("POST", "/sessions", { email: data.email.trim(), password: data.password });
+      if (result.status === 403 && result.data && result.data.type === "/problems/email-not-verified") {
+        sessionStorage.setItem(PENDING_EMAIL_KEY, data.email.trim());
+        document.getElementById("unverified").hidden = false;
+        return;
+      }
+      if (!result.ok) return showProblem(form, result.data);
+      session.token = result.data.token;
+      const next = new URLSearchParams(location.search).get("next");
+      location.assign(safeNext(next, "/app"));
+    });
+  },
+
+  "forgot-password"() {
+    onSubmit("forgot-password", async (form) => {
+      if (!requireFields(form, ["email"])) return showSummary(form, message("fixErrors"));
+      const result = await api("POST", "/password-resets", { email: form.elements.email.value.trim() });
+      if (!result.ok) return showProblem(form, result.data);
+      showSuccess(form);
+    });
+  },
+
+  "reset-password"() {
+    const token = new URLSearchParams(location.search).get("token") || "";
+    onSubmit("reset-password", async (form) => {
+      let valid = requireFields(form, ["newPassword", "repeatPassword"]);
+      valid = checkRepeat(form, "newPassword", "repeatPassword") && valid;
+      if (!valid) return showSummary(form, message("fixErrors"));
+      const result = await api("POST", "/password-resets/confirmation", {
+        token,
+        newPassword: form.elements.newPassword.value,
+      });
+      if (!result.ok) return showProblem(form, result.data);
+      session.token = null;
+      form.querySelectorAll(".field, button[type=submit]").forEach((node) => (node.hidden = true));
+      showSuccess(form);
+    });
+  },
+
+  async profile() {
+    fillTimeZones();
+    const me = await loadMe();
+    if (!me) return;
+    setText("profile-email", me.email);
+    const form = document.querySelector('form[data-form="profile"]');
+    form.elements.name.value = me.name || "";
+    form.elements.locale.value = me.locale;
+    form.elements.timeZone.value = me.timeZone;
+    const patient = me.patient;
+    form.elements.shareWithResearch.checked = Boolean(patient && patient.shareWithResearch);
+    if (patient && patient.paired) {
+      document.querySelectorAll("[data-paired]").forEach((node) => (node.hidden = false));
+      setText("profile-pseudonym", patient.pseudonym);
+      setText("profile-dateOfBirth", formatDate(patient.dateOfBirth));
+      setText("profile-gender", genderLabel(patient.gender));
+      setText("profile-pairedSince", formatDate(patient.pairedSince));
+    }
+    if (patient && patient.therapyStart) {
+      document.querySelectorAll("[data-therapy]").forEach((node) => (node.hidden = false));
+      setText("profile-therapyStart", formatDate(patient.therapyStart));
+      setText("profile-therapyEnd", formatDate(patient.therapyEnd));
+    }
+    onSubmit("profile", async (form) => {
+      const data = values(form);
+      const result = await api("PATCH", "/me", {
+        name: data.name.trim(),
+        locale: data.locale,
+        timeZone: data.timeZone.trim(),
+        shareWithResearch: data.shareWithResearch,
+      });
+      if (!result.ok) return showProblem(form, result.data);
+      if (data.locale !== document.documentElement.lang) {
+        location.assign(`/language?set=${data.locale}&next=/app/profile`);
+        return;
+      }
+      showSuccess(form);
+    });
+    onSubmit("change-password", async (form) => {
+      let valid = requireFields(form, ["currentPassword", "newPassword", "repeatPassword"]);
+      valid = checkRepeat(form, "newPassword", "repeatPassword") && valid;
+      if (!valid) return showSummary(form, message("fixErrors"));
+      const data = values(form);
+      const result = await api("PUT", "/me/password", {
+        currentPassword: data.currentPassword,
+        newPassword: data.newPassword,
+      });
+      if (!result.ok) return showProblem(form, result.data);
+      form.reset();
+      showSuccess(form);
+    });
+    onSubmit("delete-account", async (form) => {
+      if (!requireFields(form, ["confirmDelete", "password"])) return showSummary(form, message("fixErrors"));
+      const result = await api("DELETE", "/me", { password: form.elements.password.value });
+      if (!result.ok) return showProblem(form, result.data);
+      session.token = null;
+      sessionStorage.clear();
+      location.assign("/app?deleted=1");
+    });
+    document.querySelector('[data-action="logout"]').addEventListener("click", async () => {
+      await api("DELETE", "/sessions/current");
+      session.token = null;
+      location.assign("/app/login");
+    });
+  },
+
+  pairing() {
+    onSubmit("pairing", async (form) => {
+      if (!requireFields(form, ["code", "dateOfBirth", "gender"])) return showSummary(form, message("fixErrors"));
+      const data = values(form);
+      const result = await api("POST", "/me/pairing", {
+        code: data.code.trim(),
+        dateOfBirth: data.dateOfBirth,
+        gender: data.gender,
+      });
+      if (!result.ok) return showProblem(form, result.data);
+      location.assign("/app/therapist");
+    });
+  },
+
+  async therapist() {
+    const result = await api("GET", "/me/therapist");
+    if (result.status === 404) {
+      document.getElementById("therapist-missing").hidden = false;
+      return;
+    }
+    if (!result.ok) return;
+    const therapist = result.data;
+    setText("therapist-name", therapist.fullName);
+    setText("therapist-gender", genderLabel(therapist.gender));
+    setText("therapist-officeAddress", therapist.officeAddress);
+    const email = document.getElementById("therapist-email");
+    email.textContent = therapist.email;
+    email.href = `mailto:${therapist.email}`;
+    const phone = document.getElementById("therapist-phone");
+    phone.textContent = therapist.phone || "";
+    if (therapist.phone) phone.href = `tel:${therapist.phone.replace(/[^0-9+]/g, "")}`;
+    document.getElementById("therapist-card").hidden = false;
+    if (therapist.emergencyNumber) {
+      const emergency = document.getElementById("therapist-emergencyNumber");
+      emergency.textContent = therapist.emergencyNumber;
+      emergency.href = `tel:${therapist.emergencyNumber.replace(/[^0-9+]/g, "")}`;
+      document.getElementById("therapist-emergency").hidden = false;
+    }
+  },
+
+  async studies() {
+    const list = document.getElementById("studies-list");
+    const status = document.getElementById("studies-status");
+    const render = async () => {
+      const result = await api("GET", "/studies");
+      if (!result.ok) return;
+      list.replaceChildren();
+      const studies = result.data.filter((study) => study.joinMode !== "pairingCode");
+      if (!studies.length) {
+        const empty = document.createElement("p");
+        empty.textContent = message("noStudies");
+        list.append(empty);
+      }
+      for (const study of studies) list.append(studyCard(study));
+    };
+    const announce = (text) => {
+      status.textContent = text;
+      status.hidden = false;
+    };
+    const studyCard = (study) => {
+      const card = document.createElement("section");
+      card.className = "card";
+      const heading = document.createElement("h2");
+      heading.textContent = study.title;
+      card.append(heading);
+      if (study.description) {
+        const description = document.createElement("p");
+        description.textContent = study.description;
+        card.append(description);
+      }
+      const enrollment = study.enrollment;
+      if (enrollment) {
+        const badge = document.createElement("p");
+        badge.innerHTML = '<span class="badge"></span>';
+        badge.firstChild.classList.add(enrollment.status);
+        badge.firstChild.textContent = message(enrollment.status === "active" ? "statusActive" : "statusRequested");
+        card.append(badge);
+        const leave = document.createElement("button");
+        leave.type = "button";
+        leave.className = "secondary";
+        leave.textContent = message(enrollment.status === "active" ? "leave" : "withdraw");
+        leave.addEventListener("click", async () => {
+          if (!confirm(message("confirmLeave"))) return;
+          const result = await api("DELETE", `/studies/${study.id}/enrollment`);
+          if (result.ok) {
+            announce(message("left"));
+            await render();
+          }
+        });
+        card.append(leave);
+        return card;
+      }
+      card.append(joinForm(study));
+      return card;
+    };
+    const joinForm = (study) => {
+      const form = document.createElement("form");
+      form.noValidate = true;
+      const id = `study-${study.id}`;
+      form.innerHTML = `
+        <div class="notice error" data-summary role="alert" tabindex="-1" hidden></div>
+        <details><summary></summary><div class="consent"></div></details>
+        <div class="field">
+          <div class="choice">
+            <input type="checkbox" name="accept" id="${id}-accept">
+            <label for="${id}-accept"></label>
+          </div>
+          <span class="error" data-for="consentVersion" hidden></span>
+        </div>
+        <div class="field" data-password hidden>
+          <label for="${id}-password"></label>
+          <input type="password" name="password" id="${id}-password" maxlength="128" autocomplete="off">
+          <span class="error" data-for="password" hidden></span>
+        </div>
+        <button type="submit"></button>`;
+      form.querySelector("summary").textContent = message("consent");
+      const consent = form.querySelector(".consent");
+      for (const paragraph of study.consentText.split(/\n\s*\n/)) {
+        const p = document.createElement("p");
+        p.textContent = paragraph;
+        consent.append(p);
+      }
+      form.querySelector(`label[for="${id}-accept"]`).textContent = message("consentAccept");
+      form.querySelector(`label[for="${id}-password"]`).textContent = message("studyPassword");
+      form.querySelector("[data-password]").hidden = study.joinMode !== "password";
+      form.querySelector("button").textContent = message("join");
+      form.addEventListener("submit", async (event) => {
+        event.preventDefault();
+        clearErrors(form);
+        if (!form.elements.accept.checked) {
+          markField(form, "consentVersion", message("required"));
+          return showSummary(form, message("fixErrors"));
+        }
+        const body = { consentVersion: study.consentVersion };
+        if (study.joinMode === "password") body.password = form.elements.password.value;
+        const result = await api("POST", `/studies/${study.id}/enrollment`, body);
+        if (!result.ok) return showProblem(form, result.data);
+        announce(message(result.data.status === "active" ? "joined" : "requested"));
+        await render();
+      });
+      return form;
+    };
+    await render();
+  },
+};
+
+// Start -----------------------------------------------------------------------------------------------------
+
+watchConnection();
+keepLanguageSwitchOnPage();
+showSignedInParts();
+if (document.querySelector("[data-requires-session]") && !session.token) {
+  goToLogin(false);
+} else {
+  const pageName =
+    document.querySelector("[data-page]")?.dataset.page ||
+    document.querySelector("form[data-form]")?.dataset.form;
+  pages[pageName]?.();
+}

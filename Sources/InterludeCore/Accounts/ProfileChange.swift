@@ -1,0 +1,30 @@
+import Foundation
+
+/// A checked partial edit of one's own account: only the fields given change.
+public struct ProfileChange: Sendable, Equatable {
+    public var name: String??
+    public var language: Language?
+    public var timeZone: String?
+    public var shareWithResearch: Bool?
+
+    /// `name` may be an empty string to remove the name.
+    public static func validate(
+        name: String?, locale: String?, timeZone: String?, shareWithResearch: Bool?
+    ) throws(ValidationFailure) -> ProfileChange {
+        var validator = FieldValidator()
+        var change = ProfileChange()
+        if let name {
+            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.count > Registration.nameMaxLength {
+                validator.add("name", .tooLong, limit: Registration.nameMaxLength)
+            } else {
+                change.name = .some(trimmed.isEmpty ? nil : trimmed)
+            }
+        }
+        if let locale { change.language = AccountFields.language(locale, into: &validator) }
+        if let timeZone { change.timeZone = AccountFields.timeZone(timeZone, into: &validator) }
+        change.shareWithResearch = shareWithResearch
+        try validator.check()
+        return change
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+/// How a participant gets into a study.
+public enum JoinMode: String, Sendable, Codable, CaseIterable {
+    /// A therapist's practice: patients join by redeeming the therapist's pairing code.
+    case pairingCode
+    /// Anyone may join after accepting the consent.
+    case open
+    /// Joining needs the study password.
+    case password
+    /// A join request waits until a researcher approves it.
+    case approval
+}
+
+public enum StudyStatus: String, Sendable, Codable, CaseIterable {
+    case running
+    case closed
+}
+
+public enum EnrollmentStatus: String, Sendable, Codable, CaseIterable {
+    case requested
+    case active
+    case withdrawn
+    case declined
+    case ended
+
+    /// Whether a participant in this state currently belongs to the study or is waiting to.
+    public var isCurrent: Bool { self == .requested || self == .active }
+}
+
+/// The role a staff member holds inside one study.
+public enum StudyRole: String, Sendable, Codable, CaseIterable {
+    case owner
+    case therapist
+    case researcher
+}
+
+/// A checked definition of a study as a researcher writes it.
+public struct StudyDraft: Sendable, Equatable {
+    public static let titleMaxLength = 200
+    public static let descriptionMaxLength = 5000
+    public static let consentTextMaxLength = 50_000
+    public static let consentVersionMaxLength = 40
+    public static let passwordMinLength = 4
+    public static let passwordMaxLength = 128
+
+    public var title: String
+    public var description: String
+    public var consentText: String
+    public var consentVersion: String
+    public var joinMode: JoinMode
+    /// Present exactly when `joinMode` is `.password` and a new password is set.
+    public var joinPassword: String?
+    public var status: StudyStatus
+
+    /// `hasPassword` tells whether the study already has a password, so an edit may keep it.
+    public static func validate(
+        title: String?, description: String?, consentText: String?, consentVersion: String?,
+        joinMode: String?, joinPassword: String?, status: String?, hasPassword: Bool = false
+    ) throws(ValidationFailure) -> StudyDraft {
+        var validator = FieldValidator()
+        let cleanTitle = validator.text(title, field: "title", maxLength: titleMaxLength)
+        let cleanDescription =
+            validator.text(description, field: "description", required: false, maxLength: descriptionMaxLength)
+            ?? ""
+        let cleanConsent = validator.text(consentText, field: "consentText", maxLength: consentTextMaxLength)
+        let cleanVersion = validator.text(consentVersion, field: "consentVersion", maxLength: consentVersionMaxLength)
+        let mode = JoinMode(rawValue: joinMode ?? "")
+        if mode == nil || mode == .pairingCode {
+            validator.add("joinMode", (joinMode ?? "").isEmpty ? .required : .invalidValue)
+        }
+        var password: String?
+        if mode == .password {
+            let given = joinPassword ?? ""
+            if given.isEmpty {
+                if !hasPassword { validator.add("joinPassword", .required) }
+            } else if given.count < passwordMinLength {
+                validator.add("joinPassword", .tooShort, limit: passwordMinLength)
+            } else if given.count > passwordMaxLength {
+                validator.add("joinPassword", .tooLong, limit: passwordMaxLength)
+            } else {
+                password = given
+            }
+        }
+        let parsedStatus = StudyStatus(rawValue: status ?? StudyStatus.running.rawValue)
+        if parsedStatus == nil { validator.add("status", .invalidValue) }
+        try validator.check()
+        return StudyDraft(
+            title: cleanTitle!, description: cleanDescription, consentText: cleanConsent!,
+            consentVersion: cleanVersion!, joinMode: mode!, joinPassword: password, status: parsedStatus!)
+    }
+}
+
+/// Why a participant may not join a study, in the order they are checked.
+public enum JoinRefusal: Error, Equatable, Sendable {
+    case studyClosed
+    case notJoinable
+    case alreadyEnrolled
+    case consentVersionOutdated
+    case wrongPassword
+}
+
+/// Decides whether a participant may join a study and in which state the enrolment starts.
+public enum JoinDecision {
+    public static func decide(
+        joinMode: JoinMode, status: StudyStatus, currentConsentVersion: String,
+        acceptedConsentVersion: String, hasCurrentEnrollment: Bool, passwordMatches: Bool
+    ) throws(JoinRefusal) -> EnrollmentStatus {
+        guard status == .running else { throw .studyClosed }
+        guard joinMode != .pairingCode else { throw .notJoinable }
+        guard !hasCurrentEnrollment else { throw .alreadyEnrolled }
+        guard acceptedConsentVersion == currentConsentVersion else { throw .consentVersionOutdated }
+        switch joinMode {
+        case .open: return .active
+        case .password:
+            guard passwordMatches else { throw .wrongPassword }
+            return .active
+        case .approval: return .requested
+        case .pairingCode: throw .notJoinable
+        }
+    }
+}

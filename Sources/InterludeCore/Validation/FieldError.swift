@@ -1,0 +1,88 @@
+import Foundation
+
+/// One problem with one input field, named by its JSON property so a client can place the message next to it.
+public struct FieldError: Equatable, Hashable, Sendable, Codable {
+    /// The JSON property the problem is about, e.g. `email` or `password`.
+    public var field: String
+    /// A stable machine-readable reason, e.g. `required`, `tooLong`, `invalidFormat`.
+    public var code: Code
+    /// Extra values a message may need, e.g. the maximum length.
+    public var limit: Int?
+
+    public init(field: String, code: Code, limit: Int? = nil) {
+        self.field = field
+        self.code = code
+        self.limit = limit
+    }
+
+    public enum Code: String, Sendable, Codable, CaseIterable {
+        case required
+        case tooShort
+        case tooLong
+        case invalidFormat
+        case invalidValue
+        case notAllowed
+        case sameAsEmail
+        case taken
+        case expired
+        case alreadyUsed
+        case mismatch
+        case outdated
+    }
+}
+
+/// Thrown when input fails validation; carries every field problem found, not just the first.
+public struct ValidationFailure: Error, Equatable, Sendable {
+    public var errors: [FieldError]
+
+    public init(_ errors: [FieldError]) {
+        self.errors = errors
+    }
+
+    public init(field: String, code: FieldError.Code, limit: Int? = nil) {
+        self.errors = [FieldError(field: field, code: code, limit: limit)]
+    }
+}
+
+/// Collects field errors while checking an input, then throws them together.
+public struct FieldValidator: Sendable {
+    public private(set) var errors: [FieldError] = []
+
+    public init() {}
+
+    public mutating func add(_ field: String, _ code: FieldError.Code, limit: Int? = nil) {
+        errors.append(FieldError(field: field, code: code, limit: limit))
+    }
+
+    /// Checks presence and length of a text field; returns the trimmed text when it is usable.
+    @discardableResult
+    public mutating func text(
+        _ value: String?, field: String, required: Bool = true, maxLength: Int, minLength: Int = 0
+    ) -> String? {
+        let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        if trimmed.isEmpty {
+            if required { add(field, .required) }
+            return nil
+        }
+        if trimmed.count > maxLength {
+            add(field, .tooLong, limit: maxLength)
+            return nil
+        }
+        if trimmed.count < minLength {
+            add(field, .tooShort, limit: minLength)
+            return nil
+        }
+        return trimmed
+    }
+
+    public func check() throws(ValidationFailure) {
+        if !errors.isEmpty { throw ValidationFailure(errors) }
+    }
+}
+
+extension FieldValidator {
+    /// Refuses a value longer than the documented limit without otherwise judging it.
+    public mutating func limit(_ value: String?, field: String, maxLength: Int) {
+        if let value, value.count > maxLength { add(field, .tooLong, limit: maxLength) }
+    }
+}

@@ -1,0 +1,64 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Vapor
+
+/// What an API handler needs from the request it serves: the database, the services, the caller.
+struct APIContext: Sendable {
+    let request: Request
+
+    static func current() throws -> APIContext {
+        APIContext(request: try CurrentRequest.get())
+    }
+
+    var database: any Database { request.db }
+    var services: AppServices { request.services }
+    var now: Date { services.clock.now }
+
+    /// The client, for rate limits; never stored in clear.
+    var client: RateLimiter.Subject { .client(request.clientAddress(trustProxy: services.settings.trustProxy)) }
+
+    /// The signed-in caller. A staff member who still has to replace a one-time password may only do that.
+    func authenticated(allowPendingPasswordChange: Bool = false) async throws -> SessionService.Authenticated {
+        guard let bearer = request.headers.bearerAuthorization?.token,
+            let authenticated = try await SessionService(database: database, services: services)
+                .authenticate(token: bearer, kind: .api)
+        else { throw AppError.unauthenticated }
+        if authenticated.user.mustChangePassword && !allowPendingPasswordChange {
+            throw AppError.forbidden(.passwordChangeRequired)
+        }
+        return authenticated
+    }
+
+    /// The signed-in caller, who must hold one of `roles`.
+    func user(_ roles: Role...) async throws -> UserRecord {
+        let user = try await authenticated().user
+        guard roles.contains(user.roleValue) else { throw AppError.forbidden(.notAllowed) }
+        return user
+    }
+
+    func audit() -> AuditLog { AuditLog(database: database, now: now) }
+}
+
+extension Request {
+    /// The address of the client: the socket peer, or the first `X-Forwarded-For` entry behind a trusted proxy.
+    func clientAddress(trustProxy: Bool) -> String {
+        if trustProxy, let forwarded = headers.first(name: "X-Forwarded-For")?.split(separator: ",").first {
+            return forwarded.trimmingCharacters(in: .whitespaces)
+        }
+        return remoteAddress?.ipAddress ?? "unknown"
+    }
+}
+
+/// Reads an id from a path; a malformed one names nothing that exists.
+func pathID(_ raw: String) throws -> UUID {
+    guard let id = UUID(uuidString: raw) else { throw AppError.notFound }
+    return id
+}
+
+/// Checks documented maximum lengths before anything else looks at the values.
+func checkLimits(_ limits: [(value: String?, field: String, maxLength: Int)]) throws {
+    var validator = FieldValidator()
+    for limit in limits { validator.limit(limit.value, field: limit.field, maxLength: limit.maxLength) }
+    try validator.check()
+}

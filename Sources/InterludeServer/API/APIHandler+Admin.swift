@@ -1,0 +1,36 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+// MARK: - Administration
+
+extension APIHandler {
+    func listUsers(_ input: Operations.ListUsers.Input) async throws -> Operations.ListUsers.Output {
+        let context = try APIContext.current()
+        _ = try await context.user(.admin)
+        let users = try await context.staff.list()
+        return .ok(.init(body: .json(try users.map(Components.Schemas.StaffUser.init))))
+    }
+
+    func createUser(_ input: Operations.CreateUser.Input) async throws -> Operations.CreateUser.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let admin = try await context.user(.admin)
+        let created = try await context.staff.create(
+            email: body.email, role: body.role.rawValue, name: body.name, password: body.password, by: admin)
+        return .created(
+            .init(body: .json(.init(user: try .init(created.user), oneTimePassword: created.oneTimePassword))))
+    }
+
+    func updateUser(_ input: Operations.UpdateUser.Input) async throws -> Operations.UpdateUser.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let admin = try await context.user(.admin)
+        let user = try await context.staff.setActive(body.active, userID: try pathID(input.path.userId), by: admin)
+        return .ok(.init(body: .json(try .init(user))))
+    }
+}
+
+extension APIContext {
+    var staff: StaffAccounts { StaffAccounts(database: database, services: services) }
+}

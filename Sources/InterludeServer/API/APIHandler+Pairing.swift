@@ -1,0 +1,102 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+// MARK: - Pairing and caseload
+
+extension APIHandler {
+    func redeemPairingCode(_ input: Operations.RedeemPairingCode.Input) async throws
+        -> Operations.RedeemPairingCode.Output
+    {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let patient = try await context.user(.patient)
+        try checkLimits([(body.code, "code", 20), (body.dateOfBirth, "dateOfBirth", 10), (body.gender, "gender", 20)])
+        let today = LocalDate(context.now, in: TimeZone(identifier: patient.timeZone) ?? .gmt)
+        let request = try PairingRequest.validate(
+            code: body.code, dateOfBirth: body.dateOfBirth, gender: body.gender, today: today)
+        let paired = try await context.pairing.redeem(patient: patient, request: request, client: context.client)
+        let (profile, therapist) = try await TherapistProfiles(database: context.database).profile(of: paired.therapistID)
+        return .created(
+            .init(
+                body: .json(
+                    .init(
+                        pseudonym: paired.profile.pseudonym, pairedSince: paired.enrollment.createdAt,
+                        therapist: try .init(profile, user: therapist)))))
+    }
+
+    func getMyTherapist(_ input: Operations.GetMyTherapist.Input) async throws -> Operations.GetMyTherapist.Output {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        guard
+            let enrollment = try await Caseloads(database: context.database)
+                .practiceEnrollment(of: patient.requireID()),
+            let therapistID = enrollment.$therapist.id
+        else { throw AppError.notFound }
+        let (profile, therapist) = try await TherapistProfiles(database: context.database).profile(of: therapistID)
+        return .ok(.init(body: .json(try .init(profile, user: therapist))))
+    }
+
+    func getOwnTherapistProfile(_ input: Operations.GetOwnTherapistProfile.Input) async throws
+        -> Operations.GetOwnTherapistProfile.Output
+    {
+        let context = try APIContext.current()
+        let therapist = try await context.user(.therapist)
+        let (profile, user) = try await TherapistProfiles(database: context.database)
+            .profile(of: therapist.requireID())
+        return .ok(.init(body: .json(try .init(profile, user: user))))
+    }
+
+    func updateOwnTherapistProfile(_ input: Operations.UpdateOwnTherapistProfile.Input) async throws
+        -> Operations.UpdateOwnTherapistProfile.Output
+    {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let therapist = try await context.user(.therapist)
+        let (profile, user) = try await TherapistProfiles(database: context.database).update(
+            therapistID: therapist.requireID(), fullName: body.fullName, gender: body.gender,
+            officeAddress: body.officeAddress, phone: body.phone, emergencyNumber: body.emergencyNumber)
+        return .ok(.init(body: .json(try .init(profile, user: user))))
+    }
+
+    func listPairingCodes(_ input: Operations.ListPairingCodes.Input) async throws
+        -> Operations.ListPairingCodes.Output
+    {
+        let context = try APIContext.current()
+        let therapist = try await context.user(.therapist)
+        let codes = try await context.pairing.codes(of: therapist)
+        return .ok(.init(body: .json(try codes.map { try .init($0, now: context.now) })))
+    }
+
+    func createPairingCodes(_ input: Operations.CreatePairingCodes.Input) async throws
+        -> Operations.CreatePairingCodes.Output
+    {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let therapist = try await context.user(.therapist)
+        let codes = try await context.pairing.createCodes(therapist: therapist, note: body.note, count: body.count ?? 1)
+        return .created(.init(body: .json(try codes.map { try .init($0, now: context.now) })))
+    }
+
+    func listPatients(_ input: Operations.ListPatients.Input) async throws -> Operations.ListPatients.Output {
+        let context = try APIContext.current()
+        let therapist = try await context.user(.therapist)
+        let entries = try await Caseloads(database: context.database).caseload(of: therapist.requireID())
+        try await context.audit().record(
+            actor: therapist, action: .caseloadRead, patients: try entries.map { try $0.patient.requireID() })
+        return .ok(.init(body: .json(try entries.map(Components.Schemas.CaseloadPatient.init))))
+    }
+
+    func getPatient(_ input: Operations.GetPatient.Input) async throws -> Operations.GetPatient.Output {
+        let context = try APIContext.current()
+        let therapist = try await context.user(.therapist)
+        let patientID = try pathID(input.path.patientId)
+        let entry = try await Caseloads(database: context.database).patient(patientID, of: therapist.requireID())
+        try await context.audit().record(actor: therapist, action: .patientRead, patients: [patientID])
+        return .ok(.init(body: .json(try .init(entry))))
+    }
+}
+
+extension APIContext {
+    var pairing: PairingService { PairingService(database: database, services: services) }
+}

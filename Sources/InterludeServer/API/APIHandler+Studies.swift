@@ -1,0 +1,102 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+// MARK: - Studies
+
+extension APIHandler {
+    func listStudies(_ input: Operations.ListStudies.Input) async throws -> Operations.ListStudies.Output {
+        let context = try APIContext.current()
+        let user = try await context.authenticated().user
+        if user.roleValue == .patient {
+            let entries = try await context.studies.studies(forPatient: user.requireID())
+            return .ok(.init(body: .json(try entries.map { try .init($0.study, enrollment: $0.enrollment) })))
+        }
+        let studies = try await context.studies.studies(forStaff: user)
+        return .ok(.init(body: .json(try studies.map { try .init($0, enrollment: nil) })))
+    }
+
+    func createStudy(_ input: Operations.CreateStudy.Input) async throws -> Operations.CreateStudy.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let researcher = try await context.user(.researcher, .admin)
+        let study = try await context.studies.create(by: researcher, draft: try body.draft(hasPassword: false))
+        return .created(.init(body: .json(try .init(study, enrollment: nil))))
+    }
+
+    func getStudy(_ input: Operations.GetStudy.Input) async throws -> Operations.GetStudy.Output {
+        let context = try APIContext.current()
+        let user = try await context.authenticated().user
+        let studyID = try pathID(input.path.studyId)
+        if user.roleValue == .patient {
+            let entry = try await context.studies.study(studyID, forPatient: user.requireID())
+            return .ok(.init(body: .json(try .init(entry.study, enrollment: entry.enrollment))))
+        }
+        let study = try await context.studies.study(studyID, forStaff: user)
+        return .ok(.init(body: .json(try .init(study, enrollment: nil))))
+    }
+
+    func updateStudy(_ input: Operations.UpdateStudy.Input) async throws -> Operations.UpdateStudy.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let user = try await context.user(.researcher, .admin)
+        let studyID = try pathID(input.path.studyId)
+        let existing = try await context.studies.study(studyID, forStaff: user)
+        let draft = try body.draft(hasPassword: existing.joinPasswordHash != nil)
+        let study = try await context.studies.update(studyID, by: user, draft: draft)
+        return .ok(.init(body: .json(try .init(study, enrollment: nil))))
+    }
+
+    func joinStudy(_ input: Operations.JoinStudy.Input) async throws -> Operations.JoinStudy.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let patient = try await context.user(.patient)
+        try checkLimits([
+            (body.consentVersion, "consentVersion", StudyDraft.consentVersionMaxLength),
+            (body.password, "password", StudyDraft.passwordMaxLength),
+        ])
+        let enrollment = try await context.studies.join(
+            patient: patient, studyID: try pathID(input.path.studyId), consentVersion: body.consentVersion,
+            password: body.password)
+        return .created(.init(body: .json(try .init(enrollment))))
+    }
+
+    func leaveStudy(_ input: Operations.LeaveStudy.Input) async throws -> Operations.LeaveStudy.Output {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        try await context.studies.leave(patient: patient, studyID: try pathID(input.path.studyId))
+        return .noContent
+    }
+
+    func listEnrollments(_ input: Operations.ListEnrollments.Input) async throws -> Operations.ListEnrollments.Output {
+        let context = try APIContext.current()
+        let user = try await context.user(.researcher, .therapist, .admin)
+        let participants = try await context.studies.participants(of: try pathID(input.path.studyId), for: user)
+        return .ok(.init(body: .json(try participants.map(Components.Schemas.Participant.init))))
+    }
+
+    func decideEnrollment(_ input: Operations.DecideEnrollment.Input) async throws
+        -> Operations.DecideEnrollment.Output
+    {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let user = try await context.user(.researcher, .therapist, .admin)
+        let participant = try await context.studies.decide(
+            studyID: try pathID(input.path.studyId), enrollmentID: try pathID(input.path.enrollmentId),
+            approve: body.approve, by: user)
+        return .ok(.init(body: .json(try .init(participant))))
+    }
+}
+
+extension Components.Schemas.StudyInput {
+    func draft(hasPassword: Bool) throws -> StudyDraft {
+        try StudyDraft.validate(
+            title: title, description: description, consentText: consentText, consentVersion: consentVersion,
+            joinMode: joinMode.rawValue, joinPassword: joinPassword, status: status?.rawValue,
+            hasPassword: hasPassword)
+    }
+}
+
+extension APIContext {
+    var studies: StudyService { StudyService(database: database, services: services) }
+}

@@ -1,0 +1,95 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+extension Components.Schemas.User {
+    /// The account as its owner sees it, with the patient profile when there is one.
+    static func load(_ user: UserRecord, on database: any Database) async throws -> Self {
+        let userID = try user.requireID()
+        var patient: Components.Schemas.PatientProfile?
+        if user.roleValue == .patient,
+            let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == userID).first()
+        {
+            let pairing = try await Caseloads(database: database).practiceEnrollment(of: userID)
+            patient = .init(
+                pseudonym: profile.pseudonym, shareWithResearch: profile.shareWithResearch, paired: pairing != nil,
+                dateOfBirth: profile.dateOfBirth, gender: profile.gender.flatMap(Components.Schemas.Gender.init),
+                pairedSince: pairing?.createdAt, therapyStart: profile.therapyStart, therapyEnd: profile.therapyEnd)
+        }
+        return .init(
+            id: userID.uuidString.lowercased(), email: user.email,
+            role: Components.Schemas.Role(rawValue: user.role) ?? .patient, name: user.name,
+            locale: Components.Schemas.Locale(rawValue: user.locale) ?? .en, timeZone: user.timeZone,
+            emailVerified: user.emailVerifiedAt != nil, mustChangePassword: user.mustChangePassword,
+            createdAt: user.createdAt, patient: patient)
+    }
+}
+
+extension Components.Schemas.StaffUser {
+    init(_ user: UserRecord) throws {
+        self.init(
+            id: try user.requireID().uuidString.lowercased(), email: user.email,
+            role: Components.Schemas.Role(rawValue: user.role) ?? .therapist, name: user.name,
+            active: user.deactivatedAt == nil, createdAt: user.createdAt)
+    }
+}
+
+extension Components.Schemas.TherapistProfile {
+    init(_ profile: TherapistProfileRecord, user: UserRecord) throws {
+        self.init(
+            id: try user.requireID().uuidString.lowercased(), fullName: profile.fullName,
+            gender: profile.gender.flatMap(Components.Schemas.Gender.init), email: user.email,
+            officeAddress: profile.officeAddress, phone: profile.phone, emergencyNumber: profile.emergencyNumber)
+    }
+}
+
+extension Components.Schemas.PairingCode {
+    init(_ record: PairingCodeRecord, now: Date) throws {
+        let status = PairingCodeStatus.of(expiresAt: record.expiresAt, redeemedAt: record.redeemedAt, now: now)
+        self.init(
+            id: try record.requireID().uuidString.lowercased(), code: record.code, note: record.note,
+            status: StatusPayload(rawValue: status.rawValue) ?? .open, createdAt: record.createdAt,
+            expiresAt: record.expiresAt, redeemedAt: record.redeemedAt)
+    }
+}
+
+extension Components.Schemas.CaseloadPatient {
+    init(_ entry: Caseloads.Entry) throws {
+        self.init(
+            id: try entry.patient.requireID().uuidString.lowercased(), pseudonym: entry.profile.pseudonym,
+            name: entry.patient.name, pairedSince: entry.enrollment.createdAt,
+            lastActivityAt: entry.patient.lastActiveAt, dateOfBirth: entry.profile.dateOfBirth,
+            gender: entry.profile.gender.flatMap(Components.Schemas.Gender.init))
+    }
+}
+
+extension Components.Schemas.Study {
+    init(_ study: StudyRecord, enrollment: EnrollmentRecord?) throws {
+        self.init(
+            id: try study.requireID().uuidString.lowercased(), title: study.title, description: study.description,
+            joinMode: Components.Schemas.JoinMode(rawValue: study.joinMode) ?? .open,
+            status: Components.Schemas.StudyStatus(rawValue: study.status) ?? .closed,
+            consentText: study.consentText, consentVersion: study.consentVersion,
+            enrollment: try enrollment.map(Components.Schemas.Enrollment.init))
+    }
+}
+
+extension Components.Schemas.Enrollment {
+    init(_ enrollment: EnrollmentRecord) throws {
+        self.init(
+            id: try enrollment.requireID().uuidString.lowercased(),
+            studyId: enrollment.$study.id.uuidString.lowercased(),
+            status: Components.Schemas.EnrollmentStatus(rawValue: enrollment.status) ?? .active,
+            createdAt: enrollment.createdAt)
+    }
+}
+
+extension Components.Schemas.Participant {
+    init(_ participant: StudyService.Participant) throws {
+        self.init(
+            enrollmentId: try participant.enrollment.requireID().uuidString.lowercased(),
+            pseudonym: participant.pseudonym,
+            status: Components.Schemas.EnrollmentStatus(rawValue: participant.enrollment.status) ?? .active,
+            createdAt: participant.enrollment.createdAt)
+    }
+}

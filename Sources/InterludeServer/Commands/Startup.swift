@@ -1,0 +1,100 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Vapor
+
+/// What `serve` does before it listens: bring the schema up to date and, on an empty installation, create the
+/// first admin and say how to sign in.
+public func prepareToServe(_ app: Application) async throws {
+    try await app.autoMigrate()
+    let settings = app.interlude.settings
+    let staff = StaffAccounts(database: app.db, services: app.interlude)
+    var lines = ["", "Interlude is starting."]
+    if let created = try await staff.bootstrapAdminIfNeeded() {
+        lines += [
+            "First start: an admin account was created.",
+            "  Email:              \(created.user.email)",
+            "  One-time password:  \(created.oneTimePassword ?? "")",
+            "  You will be asked to choose a new password at the first sign-in.",
+        ]
+    }
+    lines += [
+        "  Console:     \(settings.publicURL)/console",
+        "  Patient app: \(settings.publicURL)/app",
+        "",
+    ]
+    print(lines.joined(separator: "\n"))
+}
+
+/// `interlude migrate`: applies every pending migration without asking.
+struct MigrateCommand: AsyncCommand {
+    struct Signature: CommandSignature {}
+
+    var help: String { "Applies pending database migrations." }
+
+    func run(using context: CommandContext, signature: Signature) async throws {
+        try await context.application.autoMigrate()
+        context.console.print("Database schema is up to date.")
+    }
+}
+
+/// `interlude user create --email … --role … [--name …] [--password …]`: creates a staff account.
+struct UserCommand: AsyncCommand {
+    struct Signature: CommandSignature {
+        @Argument(name: "action", help: "create")
+        var action: String
+
+        @Option(name: "email", help: "The account's email address.")
+        var email: String?
+
+        @Option(name: "role", help: "therapist, researcher or admin.")
+        var role: String?
+
+        @Option(name: "name", help: "Full name; for a therapist with academic degree.")
+        var name: String?
+
+        @Option(name: "password", help: "The password; without it a one-time password is generated.")
+        var password: String?
+    }
+
+    var help: String { "Creates a staff account: user create --email … --role therapist|researcher|admin" }
+
+    func run(using context: CommandContext, signature: Signature) async throws {
+        guard signature.action == "create" else {
+            throw SettingsError.invalid(name: "action", value: signature.action, expected: "create")
+        }
+        let app = context.application
+        try await app.autoMigrate()
+        do {
+            let created = try await StaffAccounts(database: app.db, services: app.interlude).create(
+                email: signature.email ?? "", role: signature.role ?? "", name: signature.name,
+                password: signature.password, forceChange: false, by: nil)
+            context.console.print("Created \(created.user.role) \(created.user.email).")
+            if let oneTime = created.oneTimePassword {
+                context.console.print("One-time password: \(oneTime) (must be changed at the first sign-in)")
+            }
+        } catch let failure as AppError {
+            throw CommandFailure(message: describe(failure, localizer: app.interlude.localizer))
+        } catch let failure as ValidationFailure {
+            throw CommandFailure(message: describe(failure.appError, localizer: app.interlude.localizer))
+        }
+    }
+
+    private func describe(_ error: AppError, localizer: Localizer) -> String {
+        if case .validation(let errors) = error {
+            return errors.map { "--\($0.field): \(localizer.message(for: $0, .en))" }.joined(separator: "\n")
+        }
+        return localizer.text("problem.\(error.slug)", .en)
+    }
+}
+
+struct CommandFailure: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// Registers Interlude's own commands next to Vapor's.
+public func registerCommands(_ app: Application) {
+    app.asyncCommands.use(MigrateCommand(), as: "migrate")
+    app.asyncCommands.use(UserCommand(), as: "user")
+}

@@ -1,0 +1,135 @@
+import Foundation
+import InterludeCore
+
+/// Everything an operator can configure, read once at start from the environment.
+public struct Settings: Sendable {
+    /// How the server reaches its database.
+    public enum Database: Sendable, Equatable {
+        /// The embedded SQLite file in the data directory.
+        case sqliteFile(String)
+        /// An in-memory SQLite database, for tests.
+        case sqliteMemory
+        /// A PostgreSQL server given by a `postgres://` URL; tables live in `schema` when one is named.
+        case postgres(url: String, schema: String?)
+    }
+
+    /// How outgoing email leaves the server.
+    public enum Mail: Sendable, Equatable {
+        /// Written as `.eml` files into this folder.
+        case outbox(String)
+        /// Sent to this SMTP server.
+        case smtp(SMTPServer)
+    }
+
+    public var dataDirectory: String
+    public var database: Database
+    public var publicURL: String
+    public var hostname: String
+    public var port: Int
+    public var mail: Mail
+    public var mailFrom: String
+    public var adminEmail: String
+    /// The bcrypt cost; lower only in tests.
+    public var passwordCost: Int
+    /// Whether the server sits behind a proxy whose `X-Forwarded-For` header names the real client.
+    public var trustProxy: Bool
+    /// Whether the console cookie is sent only over HTTPS.
+    public var secureCookies: Bool { publicURL.lowercased().hasPrefix("https://") }
+
+    public init(
+        dataDirectory: String, database: Database, publicURL: String, hostname: String = "127.0.0.1",
+        port: Int = 8080, mail: Mail, mailFrom: String, adminEmail: String = Settings.defaultAdminEmail,
+        passwordCost: Int = 12, trustProxy: Bool = false
+    ) {
+        self.dataDirectory = dataDirectory
+        self.database = database
+        self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        self.hostname = hostname
+        self.port = port
+        self.mail = mail
+        self.mailFrom = mailFrom
+        self.adminEmail = adminEmail
+        self.passwordCost = passwordCost
+        self.trustProxy = trustProxy
+    }
+
+    public static let defaultAdminEmail = "admin@interlude.localhost"
+
+    /// Whether `name` can be used unquoted as a PostgreSQL schema name.
+    public static func isPlainIdentifier(_ name: String) -> Bool {
+        guard let first = name.first, first.isLetter, name.count <= 63 else { return false }
+        return name.allSatisfy { ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "_" }
+    }
+
+    /// Reads the settings from environment variables; a malformed one names itself in the error.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws -> Settings
+    {
+        func value(_ name: String) -> String? {
+            guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+            return raw
+        }
+        let dataDirectory = value("INTERLUDE_DATA_DIR") ?? "./data"
+        let port: Int
+        if let raw = value("PORT") {
+            guard let parsed = Int(raw), (1...65535).contains(parsed) else {
+                throw SettingsError.invalid(name: "PORT", value: raw, expected: "a port number from 1 to 65535")
+            }
+            port = parsed
+        } else {
+            port = 8080
+        }
+        let hostname = value("HOST") ?? "127.0.0.1"
+        let database: Database
+        if let url = value("DATABASE_URL") {
+            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+                throw SettingsError.invalid(
+                    name: "DATABASE_URL", value: "(hidden)", expected: "a postgres:// or postgresql:// URL")
+            }
+            let schema = value("DATABASE_SCHEMA")
+            if let schema, !Self.isPlainIdentifier(schema) {
+                throw SettingsError.invalid(
+                    name: "DATABASE_SCHEMA", value: schema, expected: "lower-case letters, digits and underscores")
+            }
+            database = .postgres(url: url, schema: schema)
+        } else {
+            database = .sqliteFile(dataDirectory + "/interlude.sqlite")
+        }
+        let publicURL = value("PUBLIC_URL") ?? "http://localhost:\(port)"
+        guard let parsedPublic = URL(string: publicURL), let scheme = parsedPublic.scheme,
+            ["http", "https"].contains(scheme.lowercased()), parsedPublic.host != nil
+        else {
+            throw SettingsError.invalid(name: "PUBLIC_URL", value: publicURL, expected: "an http:// or https:// URL")
+        }
+        let mail: Mail
+        if let smtpURL = value("SMTP_URL") {
+            do {
+                mail = .smtp(try SMTPServer(url: smtpURL, caFile: value("SMTP_CA_FILE")))
+            } catch {
+                throw SettingsError.invalid(name: "SMTP_URL", value: "(hidden)", expected: "\(error)")
+            }
+        } else {
+            mail = .outbox(dataDirectory + "/outbox")
+        }
+        let mailFrom = value("MAIL_FROM") ?? "Interlude <noreply@\(parsedPublic.host ?? "localhost")>"
+        let adminEmail = value("ADMIN_EMAIL") ?? defaultAdminEmail
+        guard EmailAddress(adminEmail) != nil else {
+            throw SettingsError.invalid(name: "ADMIN_EMAIL", value: adminEmail, expected: "an email address")
+        }
+        let trustProxy = ["1", "true", "yes"].contains(value("TRUST_PROXY")?.lowercased() ?? "")
+        return Settings(
+            dataDirectory: dataDirectory, database: database, publicURL: publicURL, hostname: hostname, port: port,
+            mail: mail, mailFrom: mailFrom, adminEmail: adminEmail, trustProxy: trustProxy)
+    }
+}
+
+public enum SettingsError: Error, CustomStringConvertible {
+    case invalid(name: String, value: String, expected: String)
+
+    public var description: String {
+        switch self {
+        case .invalid(let name, let value, let expected):
+            return "Setting \(name)=\(value) is not valid: expected \(expected)."
+        }
+    }
+}

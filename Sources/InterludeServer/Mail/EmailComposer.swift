@@ -1,0 +1,61 @@
+import Foundation
+import InterludeCore
+
+/// Writes the emails Interlude sends, in the recipient's language, as plain text and HTML.
+struct EmailComposer: Sendable {
+    let localizer: Localizer
+    let publicURL: String
+
+    func verification(to address: String, token: SecretToken, language: Language) -> EmailMessage {
+        let link = "\(publicURL)/app/verify?token=\(token.value)"
+        return compose(to: address, kind: "verification", link: link, language: language)
+    }
+
+    func passwordReset(to address: String, token: SecretToken, language: Language) -> EmailMessage {
+        let link = "\(publicURL)/app/reset-password?token=\(token.value)"
+        return compose(to: address, kind: "passwordReset", link: link, language: language)
+    }
+
+    private func compose(to address: String, kind: String, link: String, language: Language) -> EmailMessage {
+        func text(_ key: String) -> String { localizer.text("email.\(kind).\(key)", language) }
+        let subject = text("subject")
+        let greeting = localizer.text("email.greeting", language)
+        let body = text("body")
+        let action = text("action")
+        let footer = text("footer")
+        let signature = localizer.text("email.signature", language)
+        let plain = [greeting, "", body, "", link, "", footer, "", signature].joined(separator: "\n")
+        let html = """
+            <!doctype html>
+            <html lang="\(language.rawValue)"><head><meta charset="utf-8"><title>\(subject.htmlEscaped)</title></head>
+            <body style="font-family: sans-serif; font-size: 16px; line-height: 1.5; color: #1b2733;">
+            <p>\(greeting.htmlEscaped)</p>
+            <p>\(body.htmlEscaped)</p>
+            <p><a href="\(link.htmlEscaped)" style="display: inline-block; padding: 12px 20px; background: #1f5f8b; \
+            color: #ffffff; text-decoration: none; border-radius: 6px;">\(action.htmlEscaped)</a></p>
+            <p style="font-size: 14px;">\(link.htmlEscaped)</p>
+            <p style="font-size: 14px; color: #4a5a6a;">\(footer.htmlEscaped)</p>
+            <p>\(signature.htmlEscaped)</p>
+            </body></html>
+            """
+        return EmailMessage(to: address, subject: subject, text: plain, html: html)
+    }
+}
+
+extension String {
+    var htmlEscaped: String {
+        var result = ""
+        result.reserveCapacity(count)
+        for character in self {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,21 @@
+import Fluent
+
+/// The schema's history, in the order it happened. Never edit a migration once it has landed; add one.
+enum Migrations {
+    static let all: [any Migration] = [
+        CreateUsers(),
+        CreatePatientProfiles(),
+        CreateTherapistProfiles(),
+        CreateSessions(),
+        CreateEmailTokens(),
+        CreateRateLimitEvents(),
+        CreateStudies(),
+        CreateStudyStaff(),
+        CreateEnrollments(),
+        CreatePairingCodes(),
+        CreateConsents(),
+        CreateAuditEvents(),
+        CreateErasures(),
+        CreateSettings(),
+    ]
+}

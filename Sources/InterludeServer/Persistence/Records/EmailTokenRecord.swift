@@ -1,0 +1,37 @@
+import Fluent
+import Foundation
+
+/// A single-use secret sent by email: a verification or password reset link.
+final class EmailTokenRecord: Model, @unchecked Sendable {
+    static let schema = "email_tokens"
+
+    enum Purpose: String {
+        case verification
+        case passwordReset
+    }
+
+    // managed
+    @ID(key: .id) var id: UUID?
+    @Field(key: "created_at") var createdAt: Date
+
+    // references
+    @Parent(key: "user_id") var user: UserRecord
+
+    // data
+    @Field(key: "purpose") var purpose: String
+    @Field(key: "token_hash") var tokenHash: String
+    @Field(key: "email") var email: String
+    @Field(key: "expires_at") var expiresAt: Date
+    @OptionalField(key: "used_at") var usedAt: Date?
+
+    init() {}
+
+    init(userID: UUID, purpose: Purpose, tokenHash: String, email: String, expiresAt: Date, now: Date) {
+        self.$user.id = userID
+        self.purpose = purpose.rawValue
+        self.tokenHash = tokenHash
+        self.email = email
+        self.expiresAt = expiresAt
+        self.createdAt = now
+    }
+}

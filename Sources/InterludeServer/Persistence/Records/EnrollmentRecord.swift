@@ -1,0 +1,33 @@
+import Fluent
+import Foundation
+
+/// A participant's membership in a study, with the therapist when the study is a practice.
+final class EnrollmentRecord: Model, @unchecked Sendable {
+    static let schema = "enrollments"
+
+    // managed
+    @ID(key: .id) var id: UUID?
+    @Field(key: "created_at") var createdAt: Date
+    @Field(key: "updated_at") var updatedAt: Date
+
+    // references
+    @Parent(key: "study_id") var study: StudyRecord
+    @Parent(key: "patient_id") var patient: UserRecord
+    @OptionalParent(key: "therapist_id") var therapist: UserRecord?
+
+    // data
+    @Field(key: "status") var status: String
+    @Field(key: "consent_version") var consentVersion: String
+
+    init() {}
+
+    init(studyID: UUID, patientID: UUID, therapistID: UUID?, status: String, consentVersion: String, now: Date) {
+        self.$study.id = studyID
+        self.$patient.id = patientID
+        self.$therapist.id = therapistID
+        self.status = status
+        self.consentVersion = consentVersion
+        self.createdAt = now
+        self.updatedAt = now
+    }
+}

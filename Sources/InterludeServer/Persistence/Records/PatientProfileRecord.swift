@@ -1,0 +1,29 @@
+import Fluent
+import Foundation
+
+/// What Interlude knows about a patient beyond the account.
+final class PatientProfileRecord: Model, @unchecked Sendable {
+    static let schema = "patient_profiles"
+
+    // managed
+    @ID(key: .id) var id: UUID?
+
+    // references
+    @Parent(key: "user_id") var user: UserRecord
+
+    // data
+    @Field(key: "pseudonym") var pseudonym: String
+    @Field(key: "share_with_research") var shareWithResearch: Bool
+    @OptionalField(key: "date_of_birth") var dateOfBirth: String?
+    @OptionalField(key: "gender") var gender: String?
+    @OptionalField(key: "therapy_start") var therapyStart: String?
+    @OptionalField(key: "therapy_end") var therapyEnd: String?
+
+    init() {}
+
+    init(userID: UUID, pseudonym: String, shareWithResearch: Bool) {
+        self.$user.id = userID
+        self.pseudonym = pseudonym
+        self.shareWithResearch = shareWithResearch
+    }
+}

@@ -1,0 +1,23 @@
+import Fluent
+import Foundation
+
+/// One failed attempt counted toward a rate limit; `key` is a keyed hash, never an address or email in clear.
+final class RateLimitEventRecord: Model, @unchecked Sendable {
+    static let schema = "rate_limit_events"
+
+    // managed
+    @ID(key: .id) var id: UUID?
+
+    // data
+    @Field(key: "scope") var scope: String
+    @Field(key: "key") var key: String
+    @Field(key: "occurred_at") var occurredAt: Date
+
+    init() {}
+
+    init(scope: String, key: String, occurredAt: Date) {
+        self.scope = scope
+        self.key = key
+        self.occurredAt = occurredAt
+    }
+}

@@ -1,0 +1,38 @@
+import Fluent
+import Foundation
+
+/// A signed-in session: an API bearer token or a console cookie, stored only as the SHA-256 of its secret.
+final class SessionRecord: Model, @unchecked Sendable {
+    static let schema = "sessions"
+
+    enum Kind: String {
+        case api
+        case console
+    }
+
+    // managed
+    @ID(key: .id) var id: UUID?
+    @Field(key: "created_at") var createdAt: Date
+
+    // references
+    @Parent(key: "user_id") var user: UserRecord
+
+    // data
+    @Field(key: "kind") var kind: String
+    @Field(key: "token_hash") var tokenHash: String
+    @OptionalField(key: "csrf_token") var csrfToken: String?
+    @Field(key: "expires_at") var expiresAt: Date
+    @Field(key: "last_used_at") var lastUsedAt: Date
+
+    init() {}
+
+    init(userID: UUID, kind: Kind, tokenHash: String, csrfToken: String?, expiresAt: Date, now: Date) {
+        self.$user.id = userID
+        self.kind = kind.rawValue
+        self.tokenHash = tokenHash
+        self.csrfToken = csrfToken
+        self.expiresAt = expiresAt
+        self.createdAt = now
+        self.lastUsedAt = now
+    }
+}

@@ -1,0 +1,42 @@
+import Fluent
+import Foundation
+
+/// A study, or a therapist's practice (a study joined by pairing code).
+final class StudyRecord: Model, @unchecked Sendable {
+    static let schema = "studies"
+
+    // managed
+    @ID(key: .id) var id: UUID?
+    @Field(key: "created_at") var createdAt: Date
+    @Field(key: "updated_at") var updatedAt: Date
+
+    // references
+    @Parent(key: "owner_id") var owner: UserRecord
+
+    // data
+    @Field(key: "title") var title: String
+    @Field(key: "description") var description: String
+    @Field(key: "consent_text") var consentText: String
+    @Field(key: "consent_version") var consentVersion: String
+    @Field(key: "join_mode") var joinMode: String
+    @OptionalField(key: "join_password_hash") var joinPasswordHash: String?
+    @Field(key: "status") var status: String
+
+    init() {}
+
+    init(
+        ownerID: UUID, title: String, description: String, consentText: String, consentVersion: String,
+        joinMode: String, joinPasswordHash: String?, status: String, now: Date
+    ) {
+        self.$owner.id = ownerID
+        self.title = title
+        self.description = description
+        self.consentText = consentText
+        self.consentVersion = consentVersion
+        self.joinMode = joinMode
+        self.joinPasswordHash = joinPasswordHash
+        self.status = status
+        self.createdAt = now
+        self.updatedAt = now
+    }
+}

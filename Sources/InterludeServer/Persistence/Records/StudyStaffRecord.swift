@@ -1,0 +1,25 @@
+import Fluent
+import Foundation
+
+/// A staff member's role in one study.
+final class StudyStaffRecord: Model, @unchecked Sendable {
+    static let schema = "study_staff"
+
+    // managed
+    @ID(key: .id) var id: UUID?
+
+    // references
+    @Parent(key: "study_id") var study: StudyRecord
+    @Parent(key: "user_id") var user: UserRecord
+
+    // data
+    @Field(key: "role") var role: String
+
+    init() {}
+
+    init(studyID: UUID, userID: UUID, role: String) {
+        self.$study.id = studyID
+        self.$user.id = userID
+        self.role = role
+    }
+}

@@ -1,0 +1,27 @@
+import Fluent
+import Foundation
+
+/// The profile a therapist shows their paired patients.
+final class TherapistProfileRecord: Model, @unchecked Sendable {
+    static let schema = "therapist_profiles"
+
+    // managed
+    @ID(key: .id) var id: UUID?
+
+    // references
+    @Parent(key: "user_id") var user: UserRecord
+
+    // data
+    @Field(key: "full_name") var fullName: String
+    @OptionalField(key: "gender") var gender: String?
+    @OptionalField(key: "office_address") var officeAddress: String?
+    @OptionalField(key: "phone") var phone: String?
+    @OptionalField(key: "emergency_number") var emergencyNumber: String?
+
+    init() {}
+
+    init(userID: UUID, fullName: String) {
+        self.$user.id = userID
+        self.fullName = fullName
+    }
+}

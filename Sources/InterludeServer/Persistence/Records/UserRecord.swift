@@ -1,0 +1,42 @@
+import Fluent
+import Foundation
+
+/// An account of any role.
+final class UserRecord: Model, @unchecked Sendable {
+    static let schema = "users"
+
+    // managed
+    @ID(key: .id) var id: UUID?
+    @Field(key: "created_at") var createdAt: Date
+    @Field(key: "updated_at") var updatedAt: Date
+
+    // data
+    @Field(key: "email") var email: String
+    @Field(key: "password_hash") var passwordHash: String
+    @Field(key: "role") var role: String
+    @OptionalField(key: "name") var name: String?
+    @Field(key: "locale") var locale: String
+    @Field(key: "time_zone") var timeZone: String
+    @OptionalField(key: "email_verified_at") var emailVerifiedAt: Date?
+    @Field(key: "must_change_password") var mustChangePassword: Bool
+    @OptionalField(key: "deactivated_at") var deactivatedAt: Date?
+    @OptionalField(key: "last_active_at") var lastActiveAt: Date?
+
+    init() {}
+
+    init(
+        id: UUID? = nil, email: String, passwordHash: String, role: String, name: String?, locale: String,
+        timeZone: String, mustChangePassword: Bool, now: Date
+    ) {
+        self.id = id
+        self.email = email
+        self.passwordHash = passwordHash
+        self.role = role
+        self.name = name
+        self.locale = locale
+        self.timeZone = timeZone
+        self.mustChangePassword = mustChangePassword
+        self.createdAt = now
+        self.updatedAt = now
+    }
+}

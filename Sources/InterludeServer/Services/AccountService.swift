@@ -1,0 +1,304 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Vapor
+
+/// Registration, email verification, password reset and changes to one's own account.
+struct AccountService: Sendable {
+    let database: any Database
+    let services: AppServices
+    let logger: Logger
+
+    private var now: Date { services.clock.now }
+    private var rateLimiter: RateLimiter { RateLimiter(database: database, services: services) }
+    private var composer: EmailComposer {
+        EmailComposer(localizer: services.localizer, publicURL: services.settings.publicURL)
+    }
+
+    // MARK: Registration
+
+    func isEmailAvailable(_ raw: String) async throws -> Bool {
+        var validator = FieldValidator()
+        let address = AccountFields.email(raw, into: &validator)
+        try validator.check()
+        return try await UserRecord.query(on: database).filter(\.$email == address!.value).first() == nil
+    }
+
+    /// Creates a patient account with its profile and privacy-policy consent, and sends the verification email.
+    func register(_ registration: Registration) async throws -> UserRecord {
+        guard try await isEmailAvailable(registration.email.value) else { throw AppError.conflict(.emailTaken) }
+        let digest = try await services.passwords.hash(registration.password)
+        let now = self.now
+        let token = SecretToken.generate()
+        let user = UserRecord(
+            email: registration.email.value, passwordHash: digest, role: Role.patient.rawValue,
+            name: registration.name, locale: registration.language.rawValue, timeZone: registration.timeZone,
+            mustChangePassword: false, now: now)
+        do {
+            try await database.transaction { database in
+                try await user.create(on: database)
+                let userID = try user.requireID()
+                try await PatientProfiles.create(
+                    userID: userID, shareWithResearch: registration.shareWithResearch, on: database)
+                try await ConsentRecord(
+                    userID: userID, document: .privacyPolicy, version: registration.privacyPolicyVersion,
+                    grantedAt: now
+                ).create(on: database)
+                if registration.shareWithResearch {
+                    try await ConsentRecord(
+                        userID: userID, document: .researchSharing, version: registration.privacyPolicyVersion,
+                        grantedAt: now
+                    ).create(on: database)
+                }
+                try await EmailTokenRecord(
+                    userID: userID, purpose: .verification, tokenHash: token.hash, email: user.email,
+                    expiresAt: now.addingTimeInterval(AccountLifetimes.emailVerification), now: now
+                ).create(on: database)
+            }
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict(.emailTaken)
+        }
+        await deliver(composer.verification(to: user.email, token: token, language: registration.language))
+        return user
+    }
+
+    // MARK: Verification
+
+    func verifyEmail(token: String, client: RateLimiter.Subject) async throws -> UserRecord {
+        try await rateLimiter.ensureAllowed(.verification, [client])
+        let record = try await findToken(token, purpose: .verification)
+        guard let record else {
+            try await rateLimiter.recordFailure(.verification, [client])
+            throw AppError.field("token", .invalidValue)
+        }
+        guard let user = try await UserRecord.find(record.$user.id, on: database) else { throw AppError.notFound }
+        if record.usedAt != nil {
+            throw user.emailVerifiedAt != nil ? AppError.conflict(.alreadyVerified) : AppError.field("token", .alreadyUsed)
+        }
+        guard record.expiresAt > now else { throw AppError.field("token", .expired) }
+        guard record.email == user.email else { throw AppError.field("token", .invalidValue) }
+        let now = self.now
+        try await database.transaction { database in
+            record.usedAt = now
+            try await record.save(on: database)
+            user.emailVerifiedAt = now
+            user.updatedAt = now
+            try await user.save(on: database)
+        }
+        return user
+    }
+
+    /// Sends a fresh verification link when an unverified account has this address; silent otherwise.
+    func resendVerification(email raw: String, client: RateLimiter.Subject) async throws {
+        var validator = FieldValidator()
+        let address = AccountFields.email(raw, into: &validator)
+        try validator.check()
+        try await rateLimiter.ensureAllowed(.emailRequest, [client, .account(email: address!.value)])
+        try await rateLimiter.recordFailure(.emailRequest, [client, .account(email: address!.value)])
+        guard let user = try await UserRecord.query(on: database).filter(\.$email == address!.value).first(),
+            user.emailVerifiedAt == nil
+        else { return }
+        try await sendVerification(to: user)
+    }
+
+    /// Changes the address of an account that has not been verified yet and sends the link to the new one.
+    func correctEmail(
+        email raw: String, password: String, newEmail rawNew: String, client: RateLimiter.Subject
+    ) async throws -> UserRecord {
+        var validator = FieldValidator()
+        let newAddress = AccountFields.email(rawNew, field: "newEmail", into: &validator)
+        try validator.check()
+        let sessions = SessionService(database: database, services: services)
+        let user = try await sessions.checkCredentials(email: raw, password: password, client: client)
+        guard user.emailVerifiedAt == nil else { throw AppError.conflict(.alreadyVerified) }
+        guard newAddress!.value != user.email else { return user }
+        guard try await isEmailAvailable(newAddress!.value) else { throw AppError.conflict(.emailTaken) }
+        user.email = newAddress!.value
+        user.updatedAt = now
+        do {
+            try await user.save(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict(.emailTaken)
+        }
+        try await sendVerification(to: user)
+        return user
+    }
+
+    private func sendVerification(to user: UserRecord) async throws {
+        let token = SecretToken.generate()
+        let userID = try user.requireID()
+        let now = self.now
+        try await database.transaction { database in
+            try await EmailTokenRecord.query(on: database)
+                .filter(\.$user.$id == userID)
+                .filter(\.$purpose == EmailTokenRecord.Purpose.verification.rawValue)
+                .filter(\.$usedAt == nil)
+                .filter(\.$expiresAt > now)
+                .set(\.$expiresAt, to: now)
+                .update()
+            try await EmailTokenRecord(
+                userID: userID, purpose: .verification, tokenHash: token.hash, email: user.email,
+                expiresAt: now.addingTimeInterval(AccountLifetimes.emailVerification), now: now
+            ).create(on: database)
+        }
+        await deliver(composer.verification(to: user.email, token: token, language: user.language))
+    }
+
+    // MARK: Passwords
+
+    /// Emails a reset link when an account has this address; the caller learns nothing either way.
+    func requestPasswordReset(email raw: String, client: RateLimiter.Subject) async throws {
+        var validator = FieldValidator()
+        let address = AccountFields.email(raw, into: &validator)
+        try validator.check()
+        try await rateLimiter.ensureAllowed(.emailRequest, [client, .account(email: address!.value)])
+        try await rateLimiter.recordFailure(.emailRequest, [client, .account(email: address!.value)])
+        guard let user = try await UserRecord.query(on: database).filter(\.$email == address!.value).first(),
+            user.deactivatedAt == nil
+        else { return }
+        let token = SecretToken.generate()
+        try await EmailTokenRecord(
+            userID: try user.requireID(), purpose: .passwordReset, tokenHash: token.hash, email: user.email,
+            expiresAt: now.addingTimeInterval(AccountLifetimes.passwordReset), now: now
+        ).create(on: database)
+        await deliver(composer.passwordReset(to: user.email, token: token, language: user.language))
+    }
+
+    /// Sets a new password from a reset link and signs the account out everywhere.
+    func confirmPasswordReset(token: String, newPassword: String, client: RateLimiter.Subject) async throws {
+        try await rateLimiter.ensureAllowed(.verification, [client])
+        guard let record = try await findToken(token, purpose: .passwordReset) else {
+            try await rateLimiter.recordFailure(.verification, [client])
+            throw AppError.field("token", .invalidValue)
+        }
+        guard record.usedAt == nil else { throw AppError.field("token", .alreadyUsed) }
+        guard record.expiresAt > now else { throw AppError.field("token", .expired) }
+        guard let user = try await UserRecord.find(record.$user.id, on: database), user.email == record.email else {
+            throw AppError.field("token", .invalidValue)
+        }
+        var validator = FieldValidator()
+        PasswordPolicy.check(newPassword, email: user.email, field: "newPassword", into: &validator)
+        try validator.check()
+        let digest = try await services.passwords.hash(newPassword)
+        let now = self.now
+        let userID = try user.requireID()
+        try await database.transaction { database in
+            record.usedAt = now
+            try await record.save(on: database)
+            user.passwordHash = digest
+            user.mustChangePassword = false
+            // Following the emailed link proves the address.
+            if user.emailVerifiedAt == nil { user.emailVerifiedAt = now }
+            user.updatedAt = now
+            try await user.save(on: database)
+            try await SessionRecord.query(on: database).filter(\.$user.$id == userID).delete()
+        }
+    }
+
+    /// Changes the password after checking the current one; every other session is signed out.
+    func changePassword(
+        user: UserRecord, currentPassword: String, newPassword: String, keeping session: SessionRecord?
+    ) async throws {
+        guard try await services.passwords.verify(currentPassword, against: user.passwordHash) else {
+            throw AppError.field("currentPassword", .mismatch)
+        }
+        var validator = FieldValidator()
+        PasswordPolicy.check(newPassword, email: user.email, field: "newPassword", into: &validator)
+        if newPassword == currentPassword { validator.add("newPassword", .notAllowed) }
+        try validator.check()
+        let digest = try await services.passwords.hash(newPassword)
+        let userID = try user.requireID()
+        let keptID = session?.id
+        let now = self.now
+        try await database.transaction { database in
+            user.passwordHash = digest
+            user.mustChangePassword = false
+            user.updatedAt = now
+            try await user.save(on: database)
+            var others = SessionRecord.query(on: database).filter(\.$user.$id == userID)
+            if let keptID { others = others.filter(\.$id != keptID) }
+            try await others.delete()
+        }
+    }
+
+    // MARK: Profile
+
+    func updateProfile(user: UserRecord, change: ProfileChange) async throws {
+        let userID = try user.requireID()
+        let now = self.now
+        try await database.transaction { database in
+            if let name = change.name { user.name = name }
+            if let language = change.language { user.locale = language.rawValue }
+            if let timeZone = change.timeZone { user.timeZone = timeZone }
+            user.updatedAt = now
+            try await user.save(on: database)
+            if let share = change.shareWithResearch,
+                let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == userID).first(),
+                profile.shareWithResearch != share
+            {
+                profile.shareWithResearch = share
+                try await profile.save(on: database)
+                try await Consents.recordResearchSharing(share, userID: userID, now: now, on: database)
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    private func findToken(_ token: String, purpose: EmailTokenRecord.Purpose) async throws -> EmailTokenRecord? {
+        guard !token.isEmpty, token.count <= 200 else { return nil }
+        return try await EmailTokenRecord.query(on: database)
+            .filter(\.$tokenHash == SecretToken.hash(token))
+            .filter(\.$purpose == purpose.rawValue)
+            .first()
+    }
+
+    /// Sends a message; a mail server that is down must not undo what the person just did, so a failure is
+    /// logged and the person can ask for the email again.
+    private func deliver(_ message: EmailMessage) async {
+        do {
+            try await services.mailer.send(message)
+        } catch {
+            logger.error("Email could not be sent: \(String(describing: error))")
+        }
+    }
+}
+
+extension UserRecord {
+    var language: Language { Language(rawValue: locale) ?? .fallback }
+    var roleValue: Role { Role(rawValue: role) ?? .patient }
+}
+
+/// Creating the profile that goes with a patient account.
+enum PatientProfiles {
+    static func create(userID: UUID, shareWithResearch: Bool, on database: any Database) async throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<10 {
+            let pseudonym = Pseudonym.make(using: &generator)
+            guard try await PatientProfileRecord.query(on: database).filter(\.$pseudonym == pseudonym).first() == nil
+            else { continue }
+            try await PatientProfileRecord(userID: userID, pseudonym: pseudonym, shareWithResearch: shareWithResearch)
+                .create(on: database)
+            return
+        }
+        throw Abort(.internalServerError, reason: "No free pseudonym found")
+    }
+}
+
+/// Keeping the consent history in step with a person's choices.
+enum Consents {
+    static func recordResearchSharing(_ share: Bool, userID: UUID, now: Date, on database: any Database) async throws {
+        if share {
+            let version = try await SiteTexts(database: database).privacyPolicyVersion()
+            try await ConsentRecord(userID: userID, document: .researchSharing, version: version, grantedAt: now)
+                .create(on: database)
+        } else {
+            try await ConsentRecord.query(on: database)
+                .filter(\.$user.$id == userID)
+                .filter(\.$document == ConsentRecord.Document.researchSharing.rawValue)
+                .filter(\.$revokedAt == nil)
+                .set(\.$revokedAt, to: now)
+                .update()
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Fluent
+import Foundation
+
+/// Writes the append-only record of staff reads and changes of patient data.
+struct AuditLog: Sendable {
+    let database: any Database
+    let now: Date
+
+    /// Records that `actor` did `action` concerning each of `patients` (one event each).
+    func record(actor: UserRecord, action: AuditAction, patients: [UUID], target: String? = nil) async throws {
+        let actorID = try actor.requireID()
+        for patient in patients {
+            try await AuditEventRecord(
+                actorID: actorID, actorRole: actor.role, action: action.rawValue, subjectID: patient, target: target,
+                occurredAt: now
+            ).create(on: database)
+        }
+    }
+
+    /// Records a staff action that concerns no single patient (creating a user, changing a setting).
+    func record(actor: UserRecord, action: AuditAction, target: String?) async throws {
+        try await AuditEventRecord(
+            actorID: try actor.requireID(), actorRole: actor.role, action: action.rawValue, subjectID: nil,
+            target: target, occurredAt: now
+        ).create(on: database)
+    }
+}
+
+/// The things staff do that the audit log records.
+enum AuditAction: String, Sendable, CaseIterable {
+    case caseloadRead = "caseload.read"
+    case patientRead = "patient.read"
+    case participantsRead = "study.participants.read"
+    case enrollmentDecided = "study.enrollment.decided"
+    case userCreated = "user.created"
+    case userDeactivated = "user.deactivated"
+    case userReactivated = "user.reactivated"
+    case siteTextChanged = "settings.text.changed"
+}

@@ -1,0 +1,104 @@
+import Fluent
+import Foundation
+import InterludeCore
+import SQLKit
+
+/// The one list of every table that holds data about a person, and how each loses it when the person's account
+/// is deleted. A test checks that every table of the schema is named here, either as holding personal data or
+/// as holding none, so a new table cannot be forgotten.
+enum ErasureMap {
+    /// Tables with rows about a person, in the order they are emptied (children before parents).
+    static let personalTables: [String] = [
+        SessionRecord.schema,
+        EmailTokenRecord.schema,
+        RateLimitEventRecord.schema,
+        ConsentRecord.schema,
+        EnrollmentRecord.schema,
+        PairingCodeRecord.schema,
+        PatientProfileRecord.schema,
+        TherapistProfileRecord.schema,
+        StudyStaffRecord.schema,
+        AuditEventRecord.schema,
+        UserRecord.schema,
+    ]
+
+    /// Tables that never hold data about a person.
+    static let impersonalTables: Set<String> = [
+        StudyRecord.schema,
+        SettingRecord.schema,
+        ErasureRecord.schema,
+        "_fluent_migrations",
+    ]
+}
+
+/// Deletes an account and every row about its owner, leaving only an erasure tombstone.
+struct ErasureService: Sendable {
+    let database: any Database
+    let services: AppServices
+
+    /// A patient deletes their own account, confirming with the password.
+    func deleteOwnAccount(_ user: UserRecord, password: String) async throws {
+        guard user.roleValue == .patient else { throw AppError.forbidden(.notAllowed) }
+        guard try await services.passwords.verify(password, against: user.passwordHash) else {
+            throw AppError.field("password", .mismatch)
+        }
+        try await erase(user)
+    }
+
+    /// Removes the person's rows table by table as `ErasureMap` lists them, in one transaction.
+    func erase(_ user: UserRecord) async throws {
+        let now = services.clock.now
+        let tombstone = ErasureRecord(id: UUID(), role: user.role, erasedAt: now)
+        try await database.transaction { database in
+            for table in ErasureMap.personalTables {
+                try await erase(table: table, of: user, tombstoneID: tombstone.id!, on: database)
+            }
+            try await tombstone.create(on: database)
+        }
+    }
+
+    private func erase(table: String, of user: UserRecord, tombstoneID: UUID, on database: any Database) async throws {
+        let userID = try user.requireID()
+        switch table {
+        case SessionRecord.schema:
+            try await SessionRecord.query(on: database).filter(\.$user.$id == userID).delete()
+        case EmailTokenRecord.schema:
+            try await EmailTokenRecord.query(on: database).filter(\.$user.$id == userID).delete()
+        case RateLimitEventRecord.schema:
+            try await RateLimiter(database: database, services: services)
+                .forget([.account(email: user.email), .account(id: userID)])
+        case ConsentRecord.schema:
+            try await ConsentRecord.query(on: database).filter(\.$user.$id == userID).delete()
+        case EnrollmentRecord.schema:
+            try await EnrollmentRecord.query(on: database).filter(\.$patient.$id == userID).delete()
+        case PairingCodeRecord.schema:
+            try await PairingCodeRecord.query(on: database).filter(\.$redeemedBy.$id == userID).delete()
+        case PatientProfileRecord.schema:
+            try await PatientProfileRecord.query(on: database).filter(\.$user.$id == userID).delete()
+        case TherapistProfileRecord.schema:
+            try await TherapistProfileRecord.query(on: database).filter(\.$user.$id == userID).delete()
+        case StudyStaffRecord.schema:
+            try await StudyStaffRecord.query(on: database).filter(\.$user.$id == userID).delete()
+        case AuditEventRecord.schema:
+            // The log of who looked at the person's data stays, pointing at the tombstone instead of the person.
+            try await AuditEventRecord.query(on: database)
+                .filter(\.$subjectID == userID)
+                .set(\.$subjectID, to: tombstoneID)
+                .update()
+        case UserRecord.schema:
+            try await UserRecord.query(on: database).filter(\.$id == userID).delete()
+        default:
+            throw ErasureError.tableWithoutRule(table)
+        }
+    }
+}
+
+enum ErasureError: Error, CustomStringConvertible {
+    case tableWithoutRule(String)
+
+    var description: String {
+        switch self {
+        case .tableWithoutRule(let table): return "ErasureMap names table \(table) but has no rule for it"
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Vapor
+
+/// Signing in and out: bearer tokens for the API, cookies for the console.
+struct SessionService: Sendable {
+    let database: any Database
+    let services: AppServices
+
+    private var now: Date { services.clock.now }
+    private var rateLimiter: RateLimiter { RateLimiter(database: database, services: services) }
+
+    /// Who is signed in, and through which session.
+    struct Authenticated: Sendable {
+        let user: UserRecord
+        let session: SessionRecord
+    }
+
+    /// Checks an email and password, counting failures per account and per client. A wrong address and a
+    /// wrong password look the same to the caller.
+    func checkCredentials(email raw: String, password: String, client: RateLimiter.Subject) async throws -> UserRecord {
+        let email = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let subjects: [RateLimiter.Subject] = [.account(email: email), client]
+        try await rateLimiter.ensureAllowed(.login, subjects)
+        guard !email.isEmpty, email.count <= EmailAddress.maxLength,
+            let user = try await UserRecord.query(on: database).filter(\.$email == email).first()
+        else {
+            try await services.passwords.verifyAgainstNothing(password)
+            try await rateLimiter.recordFailure(.login, subjects)
+            throw AppError.invalidCredentials
+        }
+        guard try await services.passwords.verify(password, against: user.passwordHash) else {
+            try await rateLimiter.recordFailure(.login, subjects)
+            throw AppError.invalidCredentials
+        }
+        try await rateLimiter.clear(.login, .account(email: email))
+        return user
+    }
+
+    /// Signs in for the API; refuses unverified and deactivated accounts after the password proved right.
+    func login(email: String, password: String, client: RateLimiter.Subject) async throws -> (SecretToken, Authenticated) {
+        let user = try await checkCredentials(email: email, password: password, client: client)
+        guard user.deactivatedAt == nil else { throw AppError.forbidden(.accountDeactivated) }
+        guard user.emailVerifiedAt != nil else { throw AppError.forbidden(.emailNotVerified) }
+        return try await open(.api, for: user, lifetime: AccountLifetimes.apiSession)
+    }
+
+    /// Signs a staff member in to the console.
+    func consoleLogin(email: String, password: String, client: RateLimiter.Subject) async throws -> (SecretToken, Authenticated) {
+        let user = try await checkCredentials(email: email, password: password, client: client)
+        guard user.deactivatedAt == nil else { throw AppError.forbidden(.accountDeactivated) }
+        guard user.roleValue.isStaff else { throw AppError.forbidden(.notAllowed) }
+        return try await open(.console, for: user, lifetime: AccountLifetimes.consoleSession)
+    }
+
+    private func open(_ kind: SessionRecord.Kind, for user: UserRecord, lifetime: TimeInterval) async throws
+        -> (SecretToken, Authenticated)
+    {
+        let token = SecretToken.generate()
+        let now = self.now
+        let session = SessionRecord(
+            userID: try user.requireID(), kind: kind, tokenHash: token.hash,
+            csrfToken: kind == .console ? SecretToken.generate().value : nil,
+            expiresAt: now.addingTimeInterval(lifetime), now: now)
+        try await session.create(on: database)
+        user.lastActiveAt = now
+        try await user.save(on: database)
+        return (token, Authenticated(user: user, session: session))
+    }
+
+    /// The account behind a token, or nil when the token is unknown, expired, or its account deactivated.
+    func authenticate(token: String, kind: SessionRecord.Kind) async throws -> Authenticated? {
+        guard !token.isEmpty, token.count <= 200 else { return nil }
+        let now = self.now
+        guard
+            let session = try await SessionRecord.query(on: database)
+                .filter(\.$tokenHash == SecretToken.hash(token))
+                .filter(\.$kind == kind.rawValue)
+                .filter(\.$expiresAt > now)
+                .with(\.$user)
+                .first(),
+            session.user.deactivatedAt == nil
+        else { return nil }
+        let user = session.user
+        // Record activity at most every few minutes, to keep reads cheap.
+        if now.timeIntervalSince(session.lastUsedAt) > Self.activityResolution {
+            session.lastUsedAt = now
+            if kind == .console {
+                session.expiresAt = now.addingTimeInterval(AccountLifetimes.consoleSession)
+            }
+            try await session.save(on: database)
+            user.lastActiveAt = now
+            try await user.save(on: database)
+        }
+        return Authenticated(user: user, session: session)
+    }
+
+    func logout(_ session: SessionRecord) async throws {
+        try await session.delete(on: database)
+    }
+
+    static let activityResolution: TimeInterval = 300
+}

@@ -1,0 +1,64 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+/// The privacy policy and imprint the operator publishes; the admin edits them in the console, and until then
+/// the shipped defaults apply.
+struct SiteTexts: Sendable {
+    enum Kind: String, Sendable, CaseIterable {
+        case privacyPolicy
+        case imprint
+    }
+
+    static let defaultPrivacyPolicyVersion = "1"
+    static let maxLength = 100_000
+    static let versionMaxLength = 40
+
+    let database: any Database
+
+    func privacyPolicyVersion() async throws -> String {
+        try await SettingRecord.find("privacyPolicy.version", on: database)?.value ?? Self.defaultPrivacyPolicyVersion
+    }
+
+    /// The operator's text, or the shipped default when none is set.
+    func text(_ kind: Kind, _ language: Language, localizer: Localizer) async throws -> String {
+        if let stored = try await SettingRecord.find(Self.key(kind, language), on: database) { return stored.value }
+        return localizer.text("site.\(kind.rawValue).default", language)
+    }
+
+    /// Stores a new text; a changed privacy policy gets the version the admin gives it.
+    func update(_ kind: Kind, texts: [Language: String], version: String?, now: Date) async throws {
+        var validator = FieldValidator()
+        var checked: [Language: String] = [:]
+        for (language, text) in texts {
+            checked[language] = validator.text(text, field: "text_\(language.rawValue)", maxLength: Self.maxLength)
+        }
+        let cleanVersion =
+            kind == .privacyPolicy
+            ? validator.text(version, field: "version", maxLength: Self.versionMaxLength) : nil
+        try validator.check()
+        let newTexts = checked
+        try await database.transaction { database in
+            for (language, text) in newTexts {
+                try await Self.store(Self.key(kind, language), text, now: now, on: database)
+            }
+            if let cleanVersion {
+                try await Self.store("privacyPolicy.version", cleanVersion, now: now, on: database)
+            }
+        }
+    }
+
+    private static func key(_ kind: Kind, _ language: Language) -> String {
+        "\(kind.rawValue).text.\(language.rawValue)"
+    }
+
+    private static func store(_ key: String, _ value: String, now: Date, on database: any Database) async throws {
+        if let existing = try await SettingRecord.find(key, on: database) {
+            existing.value = value
+            existing.updatedAt = now
+            try await existing.save(on: database)
+        } else {
+            try await SettingRecord(key: key, value: value, now: now).create(on: database)
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Vapor
+
+/// Creating, listing and deactivating staff accounts; a therapist also gets a profile and a practice.
+struct StaffAccounts: Sendable {
+    static let nameMaxLength = 200
+
+    let database: any Database
+    let services: AppServices
+
+    private var now: Date { services.clock.now }
+
+    struct Created: Sendable {
+        let user: UserRecord
+        /// The generated password, shown once; nil when the caller chose the password.
+        let oneTimePassword: String?
+    }
+
+    /// Creates a staff account. Without `password` a one-time password is generated that must be changed at the
+    /// first sign-in; `forceChange` also forces a change of a given password.
+    func create(
+        email rawEmail: String, role rawRole: String, name rawName: String?, password: String?,
+        forceChange: Bool = true, by actor: UserRecord?
+    ) async throws -> Created {
+        var validator = FieldValidator()
+        let email = AccountFields.email(rawEmail, into: &validator)
+        let role = Role(rawValue: rawRole)
+        if role == nil || role == .patient { validator.add("role", rawRole.isEmpty ? .required : .invalidValue) }
+        let name = validator.text(rawName, field: "name", required: false, maxLength: Self.nameMaxLength)
+        if let password { PasswordPolicy.check(password, email: rawEmail, into: &validator) }
+        try validator.check()
+        if try await UserRecord.query(on: database).filter(\.$email == email!.value).first() != nil {
+            throw AppError.conflict(.emailTaken)
+        }
+        let oneTimePassword = password == nil ? Self.generatePassword() : nil
+        let digest = try await services.passwords.hash(password ?? oneTimePassword!)
+        let now = self.now
+        let user = UserRecord(
+            email: email!.value, passwordHash: digest, role: role!.rawValue, name: name,
+            locale: Language.fallback.rawValue, timeZone: "Europe/Vienna",
+            mustChangePassword: oneTimePassword != nil || forceChange, now: now)
+        user.emailVerifiedAt = now
+        do {
+            try await database.transaction { database in
+                try await user.create(on: database)
+                if role == .therapist {
+                    try await Self.openPractice(for: user, on: database, now: now)
+                }
+                if let actor {
+                    try await AuditLog(database: database, now: now)
+                        .record(actor: actor, action: .userCreated, target: "user:\(try user.requireID())")
+                }
+            }
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict(.emailTaken)
+        }
+        return Created(user: user, oneTimePassword: oneTimePassword)
+    }
+
+    /// A therapist's profile and the practice study their patients join through pairing codes.
+    private static func openPractice(for user: UserRecord, on database: any Database, now: Date) async throws {
+        let userID = try user.requireID()
+        let displayName = user.name ?? user.email
+        try await TherapistProfileRecord(userID: userID, fullName: displayName).create(on: database)
+        let practice = StudyRecord(
+            ownerID: userID, title: displayName, description: "", consentText: "", consentVersion: Self.practiceConsent,
+            joinMode: JoinMode.pairingCode.rawValue, joinPasswordHash: nil, status: StudyStatus.running.rawValue,
+            now: now)
+        try await practice.create(on: database)
+        try await StudyStaffRecord(studyID: try practice.requireID(), userID: userID, role: StudyRole.owner.rawValue)
+            .create(on: database)
+    }
+
+    /// The consent version recorded for a practice: pairing is covered by the privacy policy.
+    static let practiceConsent = "practice"
+
+    func list() async throws -> [UserRecord] {
+        try await UserRecord.query(on: database)
+            .filter(\.$role != Role.patient.rawValue)
+            .sort(\.$createdAt, .descending)
+            .all()
+    }
+
+    /// Deactivates (signing out everywhere) or reactivates a staff account. Admins cannot deactivate themselves.
+    func setActive(_ active: Bool, userID: UUID, by actor: UserRecord) async throws -> UserRecord {
+        guard let user = try await UserRecord.find(userID, on: database), user.roleValue.isStaff else {
+            throw AppError.notFound
+        }
+        if !active && user.id == actor.id { throw AppError.forbidden(.notAllowed) }
+        let now = self.now
+        try await database.transaction { database in
+            user.deactivatedAt = active ? nil : (user.deactivatedAt ?? now)
+            user.updatedAt = now
+            try await user.save(on: database)
+            if !active {
+                try await SessionRecord.query(on: database).filter(\.$user.$id == userID).delete()
+            }
+            try await AuditLog(database: database, now: now)
+                .record(actor: actor, action: active ? .userReactivated : .userDeactivated, target: "user:\(userID)")
+        }
+        return user
+    }
+
+    /// On the first start of an empty installation: the first admin, with a one-time password.
+    func bootstrapAdminIfNeeded() async throws -> Created? {
+        guard try await UserRecord.query(on: database).count() == 0 else { return nil }
+        return try await create(
+            email: services.settings.adminEmail, role: Role.admin.rawValue, name: "Administrator", password: nil,
+            by: nil)
+    }
+
+    /// 16 characters from an alphabet without look-alikes, about 90 bits.
+    static func generatePassword() -> String {
+        let alphabet = Array("abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<16).map { _ in alphabet.randomElement(using: &generator)! })
+    }
+}

@@ -1,0 +1,250 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Vapor
+
+/// Studies: researchers create and run them, patients join and leave them.
+struct StudyService: Sendable {
+    let database: any Database
+    let services: AppServices
+
+    private var now: Date { services.clock.now }
+
+    // MARK: Patients
+
+    /// A study together with the caller's current enrolment in it, if any.
+    struct StudyWithEnrollment: Sendable {
+        let study: StudyRecord
+        let enrollment: EnrollmentRecord?
+    }
+
+    /// Running studies a patient can join, and every study they belong to or wait for.
+    func studies(forPatient patientID: UUID) async throws -> [StudyWithEnrollment] {
+        let enrollments = try await EnrollmentRecord.query(on: database)
+            .filter(\.$patient.$id == patientID)
+            .filter(\.$status ~~ [EnrollmentStatus.active.rawValue, EnrollmentStatus.requested.rawValue])
+            .all()
+        let enrolledStudyIDs = Set(enrollments.map { $0.$study.id })
+        let joinable = try await StudyRecord.query(on: database)
+            .filter(\.$status == StudyStatus.running.rawValue)
+            .filter(\.$joinMode != JoinMode.pairingCode.rawValue)
+            .all()
+        let enrolled = enrolledStudyIDs.isEmpty
+            ? [] : try await StudyRecord.query(on: database).filter(\.$id ~~ Array(enrolledStudyIDs)).all()
+        var seen = Set<UUID>()
+        return (enrolled + joinable)
+            .filter { seen.insert($0.id!).inserted }
+            .sorted { $0.title.localizedStandardCompare($1.title) == .orderedAscending }
+            .map { study in
+                StudyWithEnrollment(study: study, enrollment: enrollments.first { $0.$study.id == study.id })
+            }
+    }
+
+    /// A study as a patient may see it: joinable, or one they belong to.
+    func study(_ studyID: UUID, forPatient patientID: UUID) async throws -> StudyWithEnrollment {
+        guard let entry = try await studies(forPatient: patientID).first(where: { $0.study.id == studyID }) else {
+            throw AppError.notFound
+        }
+        return entry
+    }
+
+    func join(patient: UserRecord, studyID: UUID, consentVersion: String, password: String?) async throws
+        -> EnrollmentRecord
+    {
+        let patientID = try patient.requireID()
+        guard let study = try await StudyRecord.find(studyID, on: database) else { throw AppError.notFound }
+        guard let joinMode = JoinMode(rawValue: study.joinMode), let status = StudyStatus(rawValue: study.status)
+        else { throw AppError.notFound }
+        // A practice is entered by pairing code only and is not visible to others.
+        guard joinMode != .pairingCode else { throw AppError.notFound }
+        let current = try await currentEnrollment(patientID: patientID, studyID: studyID)
+        var passwordMatches = false
+        if joinMode == .password, status == .running, current == nil, consentVersion == study.consentVersion {
+            if let password, !password.isEmpty, let digest = study.joinPasswordHash {
+                passwordMatches = try await services.passwords.verify(password, against: digest)
+            }
+        }
+        let initialStatus: EnrollmentStatus
+        do {
+            initialStatus = try JoinDecision.decide(
+                joinMode: joinMode, status: status, currentConsentVersion: study.consentVersion,
+                acceptedConsentVersion: consentVersion, hasCurrentEnrollment: current != nil,
+                passwordMatches: passwordMatches)
+        } catch {
+            switch error {
+            case .studyClosed: throw AppError.conflict(.studyClosed)
+            case .notJoinable: throw AppError.notFound
+            case .alreadyEnrolled: throw AppError.conflict(.alreadyEnrolled)
+            case .consentVersionOutdated: throw AppError.field("consentVersion", .outdated)
+            case .wrongPassword:
+                throw AppError.field("password", (password ?? "").isEmpty ? .required : .mismatch)
+            }
+        }
+        let now = self.now
+        let enrollment = EnrollmentRecord(
+            studyID: studyID, patientID: patientID, therapistID: nil, status: initialStatus.rawValue,
+            consentVersion: consentVersion, now: now)
+        try await database.transaction { database in
+            try await enrollment.create(on: database)
+            try await ConsentRecord(
+                userID: patientID, document: .studyConsent, studyID: studyID, version: consentVersion, grantedAt: now
+            ).create(on: database)
+        }
+        return enrollment
+    }
+
+    /// Leaves a study (or withdraws a pending request); leaving a practice ends the pairing.
+    func leave(patient: UserRecord, studyID: UUID) async throws {
+        let patientID = try patient.requireID()
+        guard let enrollment = try await currentEnrollment(patientID: patientID, studyID: studyID) else {
+            throw AppError.conflict(.notEnrolled)
+        }
+        let now = self.now
+        try await database.transaction { database in
+            enrollment.status = EnrollmentStatus.withdrawn.rawValue
+            enrollment.updatedAt = now
+            try await enrollment.save(on: database)
+            try await ConsentRecord.query(on: database)
+                .filter(\.$user.$id == patientID)
+                .filter(\.$study.$id == studyID)
+                .filter(\.$revokedAt == nil)
+                .set(\.$revokedAt, to: now)
+                .update()
+        }
+    }
+
+    private func currentEnrollment(patientID: UUID, studyID: UUID) async throws -> EnrollmentRecord? {
+        try await EnrollmentRecord.query(on: database)
+            .filter(\.$patient.$id == patientID)
+            .filter(\.$study.$id == studyID)
+            .filter(\.$status ~~ [EnrollmentStatus.active.rawValue, EnrollmentStatus.requested.rawValue])
+            .first()
+    }
+
+    // MARK: Staff
+
+    /// The studies a staff member works on (an admin sees all); practices are not listed.
+    func studies(forStaff user: UserRecord) async throws -> [StudyRecord] {
+        let query = StudyRecord.query(on: database)
+            .filter(\.$joinMode != JoinMode.pairingCode.rawValue)
+            .sort(\.$createdAt, .descending)
+        if user.roleValue == .admin { return try await query.all() }
+        let studyIDs = try await StudyStaffRecord.query(on: database)
+            .filter(\.$user.$id == user.requireID())
+            .all()
+            .map { $0.$study.id }
+        return try await query.filter(\.$id ~~ studyIDs).all()
+    }
+
+    /// A study the staff member works on; not found for any other.
+    func study(_ studyID: UUID, forStaff user: UserRecord) async throws -> StudyRecord {
+        guard let study = try await studies(forStaff: user).first(where: { $0.id == studyID }) else {
+            throw AppError.notFound
+        }
+        return study
+    }
+
+    func create(by researcher: UserRecord, draft: StudyDraft) async throws -> StudyRecord {
+        guard researcher.roleValue == .researcher || researcher.roleValue == .admin else {
+            throw AppError.forbidden(.notAllowed)
+        }
+        let digest = try await draft.joinPassword.asyncMap { try await services.passwords.hash($0) }
+        let now = self.now
+        let study = StudyRecord(
+            ownerID: try researcher.requireID(), title: draft.title, description: draft.description,
+            consentText: draft.consentText, consentVersion: draft.consentVersion, joinMode: draft.joinMode.rawValue,
+            joinPasswordHash: digest, status: draft.status.rawValue, now: now)
+        try await database.transaction { database in
+            try await study.create(on: database)
+            try await StudyStaffRecord(
+                studyID: try study.requireID(), userID: try researcher.requireID(), role: StudyRole.owner.rawValue
+            ).create(on: database)
+        }
+        return study
+    }
+
+    /// Changes a study; only its owner (or an admin) may.
+    func update(_ studyID: UUID, by user: UserRecord, draft: StudyDraft) async throws -> StudyRecord {
+        let study = try await self.study(studyID, forStaff: user)
+        guard study.$owner.id == user.id || user.roleValue == .admin else { throw AppError.forbidden(.notAllowed) }
+        if let password = draft.joinPassword {
+            study.joinPasswordHash = try await services.passwords.hash(password)
+        } else if draft.joinMode != .password {
+            study.joinPasswordHash = nil
+        }
+        study.title = draft.title
+        study.description = draft.description
+        study.consentText = draft.consentText
+        study.consentVersion = draft.consentVersion
+        study.joinMode = draft.joinMode.rawValue
+        study.status = draft.status.rawValue
+        study.updatedAt = now
+        try await study.save(on: database)
+        return study
+    }
+
+    struct Participant: Sendable {
+        let enrollment: EnrollmentRecord
+        let pseudonym: String
+    }
+
+    /// Participants and pending requests under their pseudonyms; every one listed is an audited read.
+    func participants(of studyID: UUID, for user: UserRecord) async throws -> [Participant] {
+        _ = try await study(studyID, forStaff: user)
+        let enrollments = try await EnrollmentRecord.query(on: database)
+            .filter(\.$study.$id == studyID)
+            .sort(\.$createdAt, .descending)
+            .all()
+        let profiles = try await PatientProfileRecord.query(on: database)
+            .filter(\.$user.$id ~~ enrollments.map { $0.$patient.id })
+            .all()
+        let pseudonyms = Dictionary(uniqueKeysWithValues: profiles.map { ($0.$user.id, $0.pseudonym) })
+        try await AuditLog(database: database, now: now)
+            .record(actor: user, action: .participantsRead, patients: enrollments.map { $0.$patient.id },
+                target: "study:\(studyID)")
+        return enrollments.compactMap { enrollment in
+            pseudonyms[enrollment.$patient.id].map { Participant(enrollment: enrollment, pseudonym: $0) }
+        }
+    }
+
+    /// Approves or declines a pending request.
+    func decide(studyID: UUID, enrollmentID: UUID, approve: Bool, by user: UserRecord) async throws -> Participant {
+        _ = try await study(studyID, forStaff: user)
+        guard let enrollment = try await EnrollmentRecord.find(enrollmentID, on: database),
+            enrollment.$study.id == studyID
+        else { throw AppError.notFound }
+        guard enrollment.status == EnrollmentStatus.requested.rawValue else {
+            throw AppError.conflict(.alreadyDecided)
+        }
+        let now = self.now
+        let patientID = enrollment.$patient.id
+        try await database.transaction { database in
+            enrollment.status = (approve ? EnrollmentStatus.active : .declined).rawValue
+            enrollment.updatedAt = now
+            try await enrollment.save(on: database)
+            try await AuditLog(database: database, now: now)
+                .record(actor: user, action: .enrollmentDecided, patients: [patientID],
+                    target: "study:\(studyID):\(approve ? "approved" : "declined")")
+        }
+        guard let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
+        else { throw AppError.notFound }
+        return Participant(enrollment: enrollment, pseudonym: profile.pseudonym)
+    }
+
+    /// Requests waiting for a decision in the studies the staff member works on.
+    func pendingRequestCount(for user: UserRecord) async throws -> Int {
+        let studyIDs = try await studies(forStaff: user).compactMap(\.id)
+        guard !studyIDs.isEmpty else { return 0 }
+        return try await EnrollmentRecord.query(on: database)
+            .filter(\.$study.$id ~~ studyIDs)
+            .filter(\.$status == EnrollmentStatus.requested.rawValue)
+            .count()
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import InterludeCore
+import Vapor
+
+/// Every way a request can fail that a client should hear about; mapped to problem+json for the API and to a
+/// friendly page for the web by `ProblemMiddleware`.
+enum AppError: Error, Equatable {
+    case validation([FieldError])
+    case unauthenticated
+    case invalidCredentials
+    case forbidden(Refusal)
+    case notFound
+    case conflict(Conflict)
+    case rateLimited(retryAfter: Int)
+    case malformedRequest
+
+    enum Refusal: String {
+        case notAllowed
+        case emailNotVerified
+        case accountDeactivated
+        case passwordChangeRequired
+        case notPaired
+        case csrfMismatch
+    }
+
+    enum Conflict: String {
+        case emailTaken
+        case alreadyVerified
+        case alreadyPaired
+        case alreadyEnrolled
+        case alreadyDecided
+        case pairingCodeUsed
+        case pairingCodeExpired
+        case studyClosed
+        case notEnrolled
+    }
+
+    static func field(_ field: String, _ code: FieldError.Code, limit: Int? = nil) -> AppError {
+        .validation([FieldError(field: field, code: code, limit: limit)])
+    }
+
+    var status: HTTPResponseStatus {
+        switch self {
+        case .validation: return .unprocessableEntity
+        case .unauthenticated, .invalidCredentials: return .unauthorized
+        case .forbidden: return .forbidden
+        case .notFound: return .notFound
+        case .conflict: return .conflict
+        case .rateLimited: return .tooManyRequests
+        case .malformedRequest: return .badRequest
+        }
+    }
+
+    /// The stable identifier of the kind of problem, also the key of its localised message.
+    var slug: String {
+        switch self {
+        case .validation: return "validation-failed"
+        case .unauthenticated: return "unauthenticated"
+        case .invalidCredentials: return "invalid-credentials"
+        case .forbidden(let refusal): return refusal.rawValue.kebabCased
+        case .notFound: return "not-found"
+        case .conflict(let conflict): return conflict.rawValue.kebabCased
+        case .rateLimited: return "rate-limited"
+        case .malformedRequest: return "malformed-request"
+        }
+    }
+}
+
+extension ValidationFailure {
+    var appError: AppError { .validation(errors) }
+}
+
+extension String {
+    /// `emailTaken` → `email-taken`.
+    var kebabCased: String {
+        var result = ""
+        for character in self {
+            if character.isUppercase {
+                result.append("-")
+                result.append(contentsOf: character.lowercased())
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import InterludeCore
+import Prometheus
+import Vapor
+
+/// The dependencies every service needs, built once in `configure` and replaced in tests where needed.
+struct AppServices: Sendable {
+    let settings: Settings
+    let clock: WallClock
+    let mailer: any Mailer
+    let passwords: PasswordHashing
+    let localizer: Localizer
+    let serverSecret: ServerSecret
+    let metrics: PrometheusCollectorRegistry
+}
+
+extension Application {
+    private struct AppServicesKey: StorageKey {
+        typealias Value = AppServices
+    }
+
+    var interlude: AppServices {
+        get {
+            guard let services = storage[AppServicesKey.self] else {
+                fatalError("configure(_:settings:) has not run on this application")
+            }
+            return services
+        }
+        set { storage[AppServicesKey.self] = newValue }
+    }
+}
+
+extension Request {
+    var services: AppServices { application.interlude }
+
+    /// The language for texts in the response: an explicit choice (cookie) first, then `Accept-Language`.
+    var language: Language {
+        if let cookie = cookies["lang"]?.string, let language = Language(rawValue: cookie) { return language }
+        return Language.preferred(fromAcceptLanguage: headers.first(name: .acceptLanguage)) ?? .fallback
+    }
+}

@@ -1,0 +1,32 @@
+import Fluent
+import SQLKit
+import Vapor
+
+/// Liveness, readiness and metrics for operators and load balancers.
+struct HealthRoutes {
+    struct Status: Content {
+        var status: String
+    }
+
+    func register(on app: Application) {
+        app.get("health") { _ in Status(status: "ok") }
+        app.get("ready") { request async -> Response in
+            do {
+                try await (request.db as! any SQLDatabase).raw("SELECT 1").run()
+                return try await Status(status: "ready").encodeResponse(for: request)
+            } catch {
+                request.logger.warning("Database not reachable: \(String(describing: error))")
+                let response = Response(status: .serviceUnavailable)
+                try? response.content.encode(Status(status: "database unreachable"))
+                return response
+            }
+        }
+        app.get("metrics") { request -> Response in
+            let text = request.services.metrics.emitToString()
+            var headers = HTTPHeaders()
+            headers.contentType = HTTPMediaType(
+                type: "text", subType: "plain", parameters: ["version": "0.0.4", "charset": "utf-8"])
+            return Response(status: .ok, headers: headers, body: .init(string: text))
+        }
+    }
+}

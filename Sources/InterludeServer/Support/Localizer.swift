@@ -1,0 +1,52 @@
+import Foundation
+import InterludeCore
+
+/// The texts of the user interface and of emails in every supported language, loaded from
+/// `Resources/Locales/<language>.json`; a key missing in one language falls back to English.
+struct Localizer: Sendable {
+    private let tables: [Language: [String: String]]
+
+    init(tables: [Language: [String: String]]) {
+        self.tables = tables
+    }
+
+    init(directory: String) throws {
+        var tables: [Language: [String: String]] = [:]
+        for language in Language.allCases {
+            let path = directory + "/" + language.rawValue + ".json"
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            tables[language] = try JSONDecoder().decode([String: String].self, from: data)
+        }
+        self.init(tables: tables)
+    }
+
+    /// The text for `key`, with `{name}` placeholders replaced by `arguments`.
+    func text(_ key: String, _ language: Language, _ arguments: [String: String] = [:]) -> String {
+        var text = tables[language]?[key] ?? tables[.fallback]?[key] ?? key
+        for (name, value) in arguments {
+            text = text.replacingOccurrences(of: "{\(name)}", with: value)
+        }
+        return text
+    }
+
+    func has(_ key: String) -> Bool {
+        tables[.fallback]?[key] != nil
+    }
+
+    /// Every key under `prefix`, with the prefix removed, in `language`.
+    func table(prefix: String, _ language: Language) -> [String: String] {
+        var result: [String: String] = [:]
+        for (key, _) in tables[.fallback] ?? [:] where key.hasPrefix(prefix) {
+            result[String(key.dropFirst(prefix.count))] = text(key, language)
+        }
+        return result
+    }
+
+    /// The message for one field problem: a field-specific text when there is one, else the generic one.
+    func message(for error: FieldError, _ language: Language) -> String {
+        let arguments = ["limit": error.limit.map(String.init) ?? ""]
+        let specific = "field.\(error.field).\(error.code.rawValue)"
+        if has(specific) { return text(specific, language, arguments) }
+        return text("field.\(error.code.rawValue)", language, arguments)
+    }
+}

@@ -1,0 +1,33 @@
+import Crypto
+import Foundation
+
+/// A random 256-bit secret handed to a client once (bearer token, link token, cookie) and stored only as a hash.
+struct SecretToken: Sendable {
+    let value: String
+
+    init(value: String) {
+        self.value = value
+    }
+
+    static func generate() -> SecretToken {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return SecretToken(value: Data(bytes).base64URLEncoded)
+    }
+
+    /// The SHA-256 of the secret in hex, the only form that reaches the database.
+    var hash: String { Self.hash(value) }
+
+    static func hash(_ value: String) -> String {
+        SHA256.hash(data: Data(value.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+extension Data {
+    var base64URLEncoded: String {
+        base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import InterludeCore
+import Vapor
+
+/// The patient app's pages. Each is a server-rendered shell in the person's language; the app's script talks
+/// to the API with the person's bearer token, so the pages work the same for every account.
+struct PatientAppController {
+    struct RegisterContent: Encodable, Sendable {
+        var privacyPolicyVersion: String
+        var languages: [Option]
+        var genders: [Option]
+    }
+
+    struct Option: Encodable, Sendable {
+        var value: String
+        var label: String
+        var selected: Bool
+    }
+
+    struct GenderContent: Encodable, Sendable {
+        var genders: [Option]
+        var languages: [Option]
+    }
+
+    struct TextContent: Encodable, Sendable {
+        var paragraphs: [String]
+        var version: String?
+    }
+
+    /// Pages that need nothing but their template.
+    static let simplePages: [(path: String, template: String, titleKey: String)] = [
+        ("login", "app/login", "app.login.title"),
+        ("verify", "app/verify", "app.verify.title"),
+        ("verify-pending", "app/verify-pending", "app.verifyPending.title"),
+        ("forgot-password", "app/forgot-password", "app.forgotPassword.title"),
+        ("reset-password", "app/reset-password", "app.resetPassword.title"),
+        ("therapist", "app/therapist", "app.therapist.title"),
+        ("studies", "app/studies", "app.studies.title"),
+    ]
+
+    static let script = "/js/app.js"
+
+    func register(on app: Application) {
+        let routes = app.grouped("app")
+        routes.get(use: home)
+        for page in Self.simplePages {
+            routes.get(PathComponent(stringLiteral: page.path)) { request in
+                try await request.renderPage(
+                    page.template, titleKey: page.titleKey, content: NoContent(), script: Self.script)
+            }
+        }
+        routes.get("register", use: register)
+        routes.get("profile", use: profile)
+        routes.get("pairing", use: pairing)
+        routes.get("privacy", use: privacy)
+        routes.get("imprint", use: imprint)
+        routes.get("manifest.webmanifest", use: manifest)
+        app.get("language", use: chooseLanguage)
+    }
+
+    func home(_ request: Request) async throws -> Response {
+        try await request.renderPage("app/home", titleKey: "app.home.title", content: NoContent(), script: Self.script)
+    }
+
+    private func languages(_ request: Request) -> [Option] {
+        let current = request.language
+        return Language.allCases.map {
+            Option(value: $0.rawValue, label: request.services.localizer.text("language.\($0.rawValue)", current),
+                selected: $0 == current)
+        }
+    }
+
+    private func genders(_ request: Request) -> [Option] {
+        Gender.allCases.map {
+            Option(
+                value: $0.rawValue, label: request.services.localizer.text("gender.\($0.rawValue)", request.language),
+                selected: false)
+        }
+    }
+
+    func register(_ request: Request) async throws -> Response {
+        let version = try await SiteTexts(database: request.db).privacyPolicyVersion()
+        return try await request.renderPage(
+            "app/register", titleKey: "app.register.title",
+            content: RegisterContent(
+                privacyPolicyVersion: version, languages: languages(request), genders: genders(request)),
+            script: Self.script)
+    }
+
+    func profile(_ request: Request) async throws -> Response {
+        try await request.renderPage(
+            "app/profile", titleKey: "app.profile.title",
+            content: GenderContent(genders: genders(request), languages: languages(request)), script: Self.script)
+    }
+
+    func pairing(_ request: Request) async throws -> Response {
+        try await request.renderPage(
+            "app/pairing", titleKey: "app.pairing.title",
+            content: GenderContent(genders: genders(request), languages: languages(request)), script: Self.script)
+    }
+
+    func privacy(_ request: Request) async throws -> Response {
+        let texts = SiteTexts(database: request.db)
+        let text = try await texts.text(.privacyPolicy, request.language, localizer: request.services.localizer)
+        return try await request.renderPage(
+            "app/text", titleKey: "app.privacy.title",
+            content: TextContent(paragraphs: Self.paragraphs(text), version: try await texts.privacyPolicyVersion()),
+            script: Self.script)
+    }
+
+    func imprint(_ request: Request) async throws -> Response {
+        let text = try await SiteTexts(database: request.db)
+            .text(.imprint, request.language, localizer: request.services.localizer)
+        return try await request.renderPage(
+            "app/text", titleKey: "app.imprint.title", content: TextContent(paragraphs: Self.paragraphs(text)),
+            script: Self.script)
+    }
+
+    /// The web app manifest that makes the patient app installable, in the person's language.
+    func manifest(_ request: Request) async throws -> Response {
+        let manifest = WebAppManifest(
+            name: "Interlude", shortName: "Interlude",
+            description: request.services.localizer.text("app.manifest.description", request.language),
+            lang: request.language.rawValue, startURL: "/app", scope: "/app", display: "standalone",
+            backgroundColor: "#f3f5f7", themeColor: "#1f5f8b",
+            icons: [
+                .init(src: "/icons/icon-192.png", sizes: "192x192", type: "image/png", purpose: "any"),
+                .init(src: "/icons/icon-512.png", sizes: "512x512", type: "image/png", purpose: "any"),
+                .init(src: "/icons/icon-maskable-512.png", sizes: "512x512", type: "image/png", purpose: "maskable"),
+                .init(src: "/icons/icon.svg", sizes: "any", type: "image/svg+xml", purpose: "any"),
+            ])
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var headers = HTTPHeaders()
+        headers.contentType = HTTPMediaType(type: "application", subType: "manifest+json", parameters: ["charset": "utf-8"])
+        return Response(status: .ok, headers: headers, body: .init(data: try encoder.encode(manifest)))
+    }
+
+    /// Sets the language cookie and returns to the page the person came from.
+    func chooseLanguage(_ request: Request) async throws -> Response {
+        guard let chosen = (try? request.query.get(String.self, at: "set")).flatMap(Language.init(rawValue:)) else {
+            throw AppError.field("set", .invalidValue)
+        }
+        let response = request.redirect(to: localPath(try? request.query.get(String.self, at: "next"), fallback: "/app"))
+        response.cookies["lang"] = HTTPCookies.Value(
+            string: chosen.rawValue, maxAge: 365 * 24 * 3600, path: "/",
+            isSecure: request.services.settings.secureCookies, isHTTPOnly: false, sameSite: .lax)
+        return response
+    }
+
+    /// Plain text split at blank lines, so an operator's text needs no markup.
+    static func paragraphs(_ text: String) -> [String] {
+        text.replacingOccurrences(of: "\r\n", with: "\n")
+            .components(separatedBy: "\n\n")
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .filter { !$0.isEmpty }
+    }
+}
+
+/// The fields of a web app manifest Interlude fills.
+struct WebAppManifest: Encodable {
+    struct Icon: Encodable {
+        var src: String
+        var sizes: String
+        var type: String
+        var purpose: String
+    }
+
+    var name: String
+    var shortName: String
+    var description: String
+    var lang: String
+    var startURL: String
+    var scope: String
+    var display: String
+    var backgroundColor: String
+    var themeColor: String
+    var icons: [Icon]
+
+    enum CodingKeys: String, CodingKey {
+        case name, shortName, description, lang, scope, display, backgroundColor, themeColor, icons
+        case startURL = "startUrl"
+    }
+}

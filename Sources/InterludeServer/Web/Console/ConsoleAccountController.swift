@@ -1,0 +1,128 @@
+import Foundation
+import InterludeCore
+import Vapor
+
+/// Signing in to and out of the console, and changing one's password there.
+struct ConsoleAccountController {
+    struct LoginForm: Content {
+        var email: String
+        var password: String
+        var _csrf: String?
+        var next: String?
+    }
+
+    struct LoginContent: Encodable, Sendable {
+        var email: String
+        var next: String
+        var loginCSRF: String
+        var errors: FormErrors
+    }
+
+    struct PasswordForm: Content {
+        var currentPassword: String
+        var newPassword: String
+        var repeatPassword: String
+    }
+
+    struct PasswordContent: Encodable, Sendable {
+        var forced: Bool
+        var saved: Bool
+        var errors: FormErrors
+    }
+
+    func register(public routes: any RoutesBuilder, signedIn: any RoutesBuilder) {
+        routes.get("console", "login", use: showLogin)
+        routes.post("console", "login", use: login)
+        signedIn.post("logout", use: logout)
+        signedIn.get("password", use: showPassword)
+        signedIn.post("password", use: changePassword)
+        signedIn.get { request in
+            request.redirect(to: ConsoleNavigation.home(for: try request.consoleUser().roleValue))
+        }
+    }
+
+    private func renderLogin(
+        _ request: Request, email: String = "", next: String?, errors: FormErrors = FormErrors(),
+        status: HTTPResponseStatus = .ok
+    ) async throws -> Response {
+        // The login form has no session yet; its CSRF token is a cookie the form must echo (double submit).
+        let loginCSRF = SecretToken.generate().value
+        let response = try await request.renderPage(
+            "console/login", titleKey: "console.login.title",
+            content: LoginContent(
+                email: email, next: localPath(next, fallback: ""), loginCSRF: loginCSRF, errors: errors),
+            status: status)
+        response.cookies[ConsoleSession.loginCSRFCookie] = HTTPCookies.Value(
+            string: loginCSRF, maxAge: 3600, path: "/console", isSecure: request.services.settings.secureCookies,
+            isHTTPOnly: true, sameSite: .strict)
+        return response
+    }
+
+    func showLogin(_ request: Request) async throws -> Response {
+        try await renderLogin(request, next: try? request.query.get(String.self, at: "next"))
+    }
+
+    func login(_ request: Request) async throws -> Response {
+        let form = try request.content.decode(LoginForm.self)
+        guard ConsoleSession.matches(form._csrf, request.cookies[ConsoleSession.loginCSRFCookie]?.string) else {
+            throw AppError.forbidden(.csrfMismatch)
+        }
+        let services = request.services
+        do {
+            let (token, authenticated) = try await SessionService(database: request.db, services: services)
+                .consoleLogin(
+                    email: form.email, password: form.password,
+                    client: .client(request.clientAddress(trustProxy: services.settings.trustProxy)))
+            let home = ConsoleNavigation.home(for: authenticated.user.roleValue)
+            let response = request.redirect(
+                to: authenticated.user.mustChangePassword ? "/console/password" : localPath(form.next, fallback: home))
+            response.cookies[ConsoleSession.cookieName] = ConsoleSession.cookie(
+                token.value, settings: services.settings, maxAge: Int(AccountLifetimes.consoleSession))
+            response.cookies[ConsoleSession.loginCSRFCookie] = .expired
+            return response
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await renderLogin(
+                request, email: form.email, next: form.next, errors: errors, status: errors.status)
+        }
+    }
+
+    func logout(_ request: Request) async throws -> Response {
+        if let authenticated = ConsoleSession.get(request) {
+            try await SessionService(database: request.db, services: request.services).logout(authenticated.session)
+        }
+        let response = request.redirect(to: "/console/login")
+        response.cookies[ConsoleSession.cookieName] = .expired
+        return response
+    }
+
+    func showPassword(_ request: Request) async throws -> Response {
+        let user = try request.consoleUser()
+        return try await request.renderConsole(
+            "console/password", titleKey: "console.password.title",
+            content: PasswordContent(
+                forced: user.mustChangePassword, saved: (try? request.query.get(String.self, at: "saved")) != nil,
+                errors: FormErrors()))
+    }
+
+    func changePassword(_ request: Request) async throws -> Response {
+        let user = try request.consoleUser()
+        let form = try request.content.decode(PasswordForm.self)
+        do {
+            if form.newPassword != form.repeatPassword {
+                throw AppError.field("repeatPassword", .mismatch)
+            }
+            try await AccountService(database: request.db, services: request.services, logger: request.logger)
+                .changePassword(
+                    user: user, currentPassword: form.currentPassword, newPassword: form.newPassword,
+                    keeping: ConsoleSession.get(request)?.session)
+            return request.redirect(to: ConsoleNavigation.home(for: user.roleValue) + "?passwordChanged=1")
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await request.renderConsole(
+                "console/password", titleKey: "console.password.title",
+                content: PasswordContent(forced: user.mustChangePassword, saved: false, errors: errors),
+                status: errors.status)
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Crypto
+import Foundation
+import InterludeCore
+import Vapor
+
+/// The console's cookie session: who is signed in, checked on every console request, with the CSRF token
+/// every form must post back.
+enum ConsoleSession {
+    static let cookieName = "interlude_console"
+    static let loginCSRFCookie = "interlude_login_csrf"
+
+    private struct Key: StorageKey {
+        typealias Value = SessionService.Authenticated
+    }
+
+    static func cookie(_ token: String, settings: Settings, maxAge: Int?) -> HTTPCookies.Value {
+        HTTPCookies.Value(
+            string: token, maxAge: maxAge, path: "/console", isSecure: settings.secureCookies, isHTTPOnly: true,
+            sameSite: .lax)
+    }
+
+    /// Compares two secrets in time independent of where they differ.
+    static func matches(_ given: String?, _ expected: String?) -> Bool {
+        guard let given, let expected, !expected.isEmpty else { return false }
+        let left = Array(given.utf8)
+        let right = Array(expected.utf8)
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+
+    static func set(_ authenticated: SessionService.Authenticated, on request: Request) {
+        request.storage[Key.self] = authenticated
+    }
+
+    static func get(_ request: Request) -> SessionService.Authenticated? {
+        request.storage[Key.self]
+    }
+}
+
+/// Lets only signed-in staff through, sends a staff member with a one-time password to change it first, and
+/// refuses any form post whose CSRF token does not match the session's.
+struct ConsoleAuthMiddleware: AsyncMiddleware {
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        guard let token = request.cookies[ConsoleSession.cookieName]?.string,
+            let authenticated = try await SessionService(database: request.db, services: request.services)
+                .authenticate(token: token, kind: .console),
+            authenticated.user.roleValue.isStaff
+        else {
+            let next = request.url.path + (request.url.query.map { "?\($0)" } ?? "")
+            return request.redirect(to: "/console/login?next=\(next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+        }
+        if request.method == .POST {
+            let given = try? request.content.get(String.self, at: "_csrf")
+            guard ConsoleSession.matches(given, authenticated.session.csrfToken) else {
+                throw AppError.forbidden(.csrfMismatch)
+            }
+        }
+        if authenticated.user.mustChangePassword && request.url.path != "/console/password"
+            && request.url.path != "/console/logout"
+        {
+            return request.redirect(to: "/console/password")
+        }
+        ConsoleSession.set(authenticated, on: request)
+        return try await next.respond(to: request)
+    }
+}
+
+extension Request {
+    /// The signed-in staff member, who must hold one of `roles`.
+    func consoleUser(_ roles: Role...) throws -> UserRecord {
+        guard let authenticated = ConsoleSession.get(self) else { throw AppError.unauthenticated }
+        guard roles.isEmpty || roles.contains(authenticated.user.roleValue) else {
+            throw AppError.forbidden(.notAllowed)
+        }
+        return authenticated.user
+    }
+
+    /// Renders a console page for the signed-in staff member, in their language, with their navigation.
+    func renderConsole<Content: Encodable & Sendable>(
+        _ template: String, titleKey: String, content: Content, status: HTTPResponseStatus = .ok
+    ) async throws -> Response {
+        guard let authenticated = ConsoleSession.get(self) else { throw AppError.unauthenticated }
+        let user = authenticated.user
+        let language = user.language
+        let localizer = services.localizer
+        let links = ConsoleNavigation.links(for: user.roleValue).map { link in
+            ConsoleNav.Link(
+                href: link.href, label: localizer.text(link.labelKey, language),
+                current: url.path == link.href || url.path.hasPrefix(link.href + "/"))
+        }
+        let nav = ConsoleNav(
+            email: user.email, role: localizer.text("role.\(user.role)", language), links: links)
+        return try await renderPage(
+            template, titleKey: titleKey, content: content, language: language,
+            csrf: authenticated.session.csrfToken, nav: nav, status: status)
+    }
+}
+
+/// Which console areas each role sees.
+enum ConsoleNavigation {
+    struct Link {
+        let href: String
+        let labelKey: String
+    }
+
+    static func links(for role: Role) -> [Link] {
+        var links: [Link] = []
+        switch role {
+        case .therapist:
+            links = [
+                Link(href: "/console/patients", labelKey: "console.nav.patients"),
+                Link(href: "/console/pairing-codes", labelKey: "console.nav.pairingCodes"),
+                Link(href: "/console/profile", labelKey: "console.nav.profile"),
+            ]
+        case .researcher:
+            links = [Link(href: "/console/studies", labelKey: "console.nav.studies")]
+        case .admin:
+            links = [
+                Link(href: "/console/users", labelKey: "console.nav.users"),
+                Link(href: "/console/studies", labelKey: "console.nav.studies"),
+                Link(href: "/console/audit", labelKey: "console.nav.audit"),
+                Link(href: "/console/settings", labelKey: "console.nav.settings"),
+            ]
+        case .patient:
+            links = []
+        }
+        return links + [Link(href: "/console/password", labelKey: "console.nav.password")]
+    }
+
+    /// Where a staff member lands after signing in.
+    static func home(for role: Role) -> String {
+        links(for: role).first?.href ?? "/console/password"
+    }
+}

@@ -1,0 +1,234 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Vapor
+
+/// The researcher's console: studies, their settings, and the queue of join requests.
+struct ConsoleStudiesController {
+    struct StudyRow: Encodable, Sendable {
+        var id: String
+        var title: String
+        var joinMode: String
+        var status: String
+        var statusLabel: String
+    }
+
+    struct StudiesContent: Encodable, Sendable {
+        var studies: [StudyRow]
+        var canCreate: Bool
+        var pendingRequests: Int
+    }
+
+    struct StudyForm: Content {
+        var title: String
+        var description: String?
+        var consentText: String
+        var consentVersion: String
+        var joinMode: String
+        var joinPassword: String?
+        var status: String?
+    }
+
+    struct Option: Encodable, Sendable {
+        var value: String
+        var label: String
+        var selected: Bool
+    }
+
+    struct FormContent: Encodable, Sendable {
+        var action: String
+        var isNew: Bool
+        var form: StudyForm
+        var joinModes: [Option]
+        var statuses: [Option]
+        var hasPassword: Bool
+        var errors: FormErrors
+    }
+
+    struct ParticipantRow: Encodable, Sendable {
+        var enrollmentID: String
+        var pseudonym: String
+        var status: String
+        var statusLabel: String
+        var since: String
+    }
+
+    struct StudyContent: Encodable, Sendable {
+        var id: String
+        var title: String
+        var description: String
+        var joinMode: String
+        var statusLabel: String
+        var consentVersion: String
+        var canEdit: Bool
+        var requests: [ParticipantRow]
+        var participants: [ParticipantRow]
+        var saved: Bool
+    }
+
+    func register(on routes: any RoutesBuilder) {
+        routes.get("studies", use: list)
+        routes.get("studies", "new", use: showNew)
+        routes.post("studies", "new", use: create)
+        routes.get("studies", ":studyID", use: show)
+        routes.get("studies", ":studyID", "edit", use: showEdit)
+        routes.post("studies", ":studyID", "edit", use: update)
+        routes.post("studies", ":studyID", "enrollments", ":enrollmentID", "decision", use: decide)
+    }
+
+    private func service(_ request: Request) -> StudyService {
+        StudyService(database: request.db, services: request.services)
+    }
+
+    func list(_ request: Request) async throws -> Response {
+        let user = try request.consoleUser(.researcher, .admin)
+        let localizer = request.services.localizer
+        let studies = try await service(request).studies(forStaff: user)
+        let rows = try studies.map { study in
+            StudyRow(
+                id: try study.requireID().uuidString, title: study.title,
+                joinMode: localizer.text("joinMode.\(study.joinMode)", user.language), status: study.status,
+                statusLabel: localizer.text("studyStatus.\(study.status)", user.language))
+        }
+        return try await request.renderConsole(
+            "console/studies", titleKey: "console.studies.title",
+            content: StudiesContent(
+                studies: rows, canCreate: true, pendingRequests: try await service(request).pendingRequestCount(for: user)))
+    }
+
+    private func renderForm(
+        _ request: Request, action: String, isNew: Bool, form: StudyForm, hasPassword: Bool,
+        errors: FormErrors = FormErrors(), status: HTTPResponseStatus = .ok
+    ) async throws -> Response {
+        let user = try request.consoleUser(.researcher, .admin)
+        let localizer = request.services.localizer
+        let joinModes = [JoinMode.open, .password, .approval].map {
+            Option(
+                value: $0.rawValue, label: localizer.text("joinMode.\($0.rawValue)", user.language),
+                selected: form.joinMode == $0.rawValue)
+        }
+        let statuses = StudyStatus.allCases.map {
+            Option(
+                value: $0.rawValue, label: localizer.text("studyStatus.\($0.rawValue)", user.language),
+                selected: (form.status ?? StudyStatus.running.rawValue) == $0.rawValue)
+        }
+        return try await request.renderConsole(
+            "console/study-form", titleKey: isNew ? "console.studyForm.newTitle" : "console.studyForm.editTitle",
+            content: FormContent(
+                action: action, isNew: isNew, form: form, joinModes: joinModes, statuses: statuses,
+                hasPassword: hasPassword, errors: errors),
+            status: status)
+    }
+
+    func showNew(_ request: Request) async throws -> Response {
+        try await renderForm(
+            request, action: "/console/studies/new", isNew: true,
+            form: StudyForm(
+                title: "", description: "", consentText: "", consentVersion: "1", joinMode: JoinMode.open.rawValue,
+                status: StudyStatus.running.rawValue),
+            hasPassword: false)
+    }
+
+    func create(_ request: Request) async throws -> Response {
+        let user = try request.consoleUser(.researcher, .admin)
+        let form = try request.content.decode(StudyForm.self)
+        do {
+            let study = try await service(request).create(by: user, draft: try form.draft(hasPassword: false))
+            return request.redirect(to: "/console/studies/\(try study.requireID().uuidString)")
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await renderForm(
+                request, action: "/console/studies/new", isNew: true, form: form.withoutPassword, hasPassword: false,
+                errors: errors, status: errors.status)
+        }
+    }
+
+    private func studyID(_ request: Request) throws -> UUID {
+        guard let id = request.parameters.get("studyID", as: UUID.self) else { throw AppError.notFound }
+        return id
+    }
+
+    func show(_ request: Request) async throws -> Response {
+        let user = try request.consoleUser(.researcher, .admin)
+        let studyID = try studyID(request)
+        let study = try await service(request).study(studyID, forStaff: user)
+        let participants = try await service(request).participants(of: studyID, for: user)
+        let localizer = request.services.localizer
+        let display = user.dateDisplay
+        let rows = try participants.map { participant in
+            ParticipantRow(
+                enrollmentID: try participant.enrollment.requireID().uuidString, pseudonym: participant.pseudonym,
+                status: participant.enrollment.status,
+                statusLabel: localizer.text("enrollmentStatus.\(participant.enrollment.status)", user.language),
+                since: display.date(participant.enrollment.createdAt))
+        }
+        return try await request.renderConsole(
+            "console/study", titleKey: "console.study.title",
+            content: StudyContent(
+                id: studyID.uuidString, title: study.title, description: study.description,
+                joinMode: localizer.text("joinMode.\(study.joinMode)", user.language),
+                statusLabel: localizer.text("studyStatus.\(study.status)", user.language),
+                consentVersion: study.consentVersion,
+                canEdit: study.$owner.id == user.id || user.roleValue == .admin,
+                requests: rows.filter { $0.status == EnrollmentStatus.requested.rawValue },
+                participants: rows.filter { $0.status != EnrollmentStatus.requested.rawValue },
+                saved: (try? request.query.get(String.self, at: "saved")) != nil))
+    }
+
+    func showEdit(_ request: Request) async throws -> Response {
+        let user = try request.consoleUser(.researcher, .admin)
+        let studyID = try studyID(request)
+        let study = try await service(request).study(studyID, forStaff: user)
+        guard study.$owner.id == user.id || user.roleValue == .admin else { throw AppError.forbidden(.notAllowed) }
+        return try await renderForm(
+            request, action: "/console/studies/\(studyID.uuidString)/edit", isNew: false,
+            form: StudyForm(
+                title: study.title, description: study.description, consentText: study.consentText,
+                consentVersion: study.consentVersion, joinMode: study.joinMode, status: study.status),
+            hasPassword: study.joinPasswordHash != nil)
+    }
+
+    func update(_ request: Request) async throws -> Response {
+        let user = try request.consoleUser(.researcher, .admin)
+        let studyID = try studyID(request)
+        let existing = try await service(request).study(studyID, forStaff: user)
+        let form = try request.content.decode(StudyForm.self)
+        do {
+            _ = try await service(request).update(
+                studyID, by: user, draft: try form.draft(hasPassword: existing.joinPasswordHash != nil))
+            return request.redirect(to: "/console/studies/\(studyID.uuidString)?saved=1")
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await renderForm(
+                request, action: "/console/studies/\(studyID.uuidString)/edit", isNew: false,
+                form: form.withoutPassword, hasPassword: existing.joinPasswordHash != nil, errors: errors,
+                status: errors.status)
+        }
+    }
+
+    func decide(_ request: Request) async throws -> Response {
+        let user = try request.consoleUser(.researcher, .admin)
+        let studyID = try studyID(request)
+        guard let enrollmentID = request.parameters.get("enrollmentID", as: UUID.self) else {
+            throw AppError.notFound
+        }
+        let approve = try request.content.get(String.self, at: "decision") == "approve"
+        _ = try await service(request).decide(studyID: studyID, enrollmentID: enrollmentID, approve: approve, by: user)
+        return request.redirect(to: "/console/studies/\(studyID.uuidString)")
+    }
+}
+
+extension ConsoleStudiesController.StudyForm {
+    func draft(hasPassword: Bool) throws -> StudyDraft {
+        try StudyDraft.validate(
+            title: title, description: description, consentText: consentText, consentVersion: consentVersion,
+            joinMode: joinMode, joinPassword: joinPassword, status: status, hasPassword: hasPassword)
+    }
+
+    /// The form as shown again: a typed password is never echoed back.
+    var withoutPassword: Self {
+        var copy = self
+        copy.joinPassword = nil
+        return copy
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import InterludeCore
+import Vapor
+
+/// Messages to show next to form fields, and one for the whole form, after a refused submission.
+struct FormErrors: Encodable, Sendable {
+    var fields: [String: String] = [:]
+    var form: String?
+    /// The status the re-rendered form is answered with.
+    var status: HTTPResponseStatus = .unprocessableEntity
+
+    private enum CodingKeys: String, CodingKey {
+        case fields
+        case form
+    }
+
+    var isEmpty: Bool { fields.isEmpty && form == nil }
+
+    /// The messages for an error a form can explain to the person; nil for any other error, which then
+    /// becomes an error page.
+    static func from(_ error: any Error, request: Request) -> FormErrors? {
+        let localizer = request.services.localizer
+        let language = ConsoleSession.get(request)?.user.language ?? request.language
+        let appError: AppError
+        switch error {
+        case let failure as ValidationFailure: appError = failure.appError
+        case let error as AppError: appError = error
+        default: return nil
+        }
+        switch appError {
+        case .validation(let errors):
+            var result = FormErrors()
+            for error in errors where result.fields[error.field] == nil {
+                result.fields[error.field] = localizer.message(for: error, language)
+            }
+            result.form = localizer.text("form.fixErrors", language)
+            return result
+        case .conflict, .invalidCredentials, .forbidden(.accountDeactivated), .forbidden(.notAllowed),
+            .rateLimited:
+            return FormErrors(form: localizer.text("problem.\(appError.slug)", language), status: appError.status)
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import InterludeCore
+import Vapor
+
+/// What every rendered page carries: its language, texts, title, and the page's own content.
+struct Page<Content: Encodable & Sendable>: Encodable, Sendable {
+    let lang: String
+    /// Every interface text in the page's language; `app.login.title` is `t.app_login_title` in a template.
+    let t: [String: String]
+    let title: String
+    /// The CSRF token every console form posts back.
+    let csrf: String?
+    /// The signed-in staff member's navigation, on console pages.
+    let nav: ConsoleNav?
+    /// The script module the page loads, if any.
+    let script: String?
+    let page: Content
+}
+
+/// The console's navigation for one staff member.
+struct ConsoleNav: Encodable, Sendable {
+    struct Link: Encodable, Sendable {
+        let href: String
+        let label: String
+        let current: Bool
+    }
+
+    let email: String
+    let role: String
+    let links: [Link]
+}
+
+/// A page without content of its own.
+struct NoContent: Encodable, Sendable {}
+
+extension Localizer {
+    /// The whole table for templates, keys with dots turned into underscores.
+    func templateTable(_ language: Language) -> [String: String] {
+        var result: [String: String] = [:]
+        for (key, value) in table(prefix: "", language) {
+            result[key.replacingOccurrences(of: ".", with: "_")] = value
+        }
+        return result
+    }
+}
+
+extension Request {
+    /// Renders `template` with the page chrome around `content`.
+    func renderPage<Content: Encodable & Sendable>(
+        _ template: String, titleKey: String, content: Content, language: Language? = nil, csrf: String? = nil,
+        nav: ConsoleNav? = nil, script: String? = nil, status: HTTPResponseStatus = .ok
+    ) async throws -> Response {
+        let language = language ?? self.language
+        let localizer = services.localizer
+        let page = Page(
+            lang: language.rawValue, t: localizer.templateTable(language),
+            title: localizer.text(titleKey, language), csrf: csrf, nav: nav, script: script, page: content)
+        let view = try await self.view.render(template, page)
+        let response = try await view.encodeResponse(for: self)
+        response.status = status
+        response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+        return response
+    }
+}
+
+/// The friendly page shown for an error outside the API.
+enum ErrorPage {
+    struct Content: Encodable, Sendable {
+        let status: Int
+        let message: String
+    }
+
+    static func render(_ error: ProblemMiddleware.ClassifiedError, for request: Request) async throws -> Response {
+        let language = request.language
+        let localizer = request.services.localizer
+        let status = error.status
+        let message: String
+        switch error {
+        case .app(let appError):
+            message = localizer.text("problem.\(appError.slug)", language)
+        case .http(let status):
+            let key = "problem.http-\(status.code)"
+            message = localizer.has(key) ? localizer.text(key, language) : localizer.text("problem.http-other", language)
+        }
+        do {
+            let response = try await request.renderPage(
+                "error", titleKey: "error.title", content: Content(status: Int(status.code), message: message),
+                status: status)
+            if case .app(.rateLimited(let seconds)) = error {
+                response.headers.replaceOrAdd(name: "Retry-After", value: String(seconds))
+            }
+            return response
+        } catch {
+            return Response(status: status, body: .init(string: message))
+        }
+    }
+}
+
+/// Dates and times as a person reads them, in their zone and language.
+struct DateDisplay: Sendable {
+    let language: Language
+    let timeZone: TimeZone
+
+    func dateTime(_ date: Date?) -> String {
+        guard let date else { return "" }
+        return format(date, date: .medium, time: .short)
+    }
+
+    func date(_ date: Date?) -> String {
+        guard let date else { return "" }
+        return format(date, date: .medium, time: .none)
+    }
+
+    private func format(_ value: Date, date: DateFormatter.Style, time: DateFormatter.Style) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: language == .de ? "de_AT" : "en_GB")
+        formatter.timeZone = timeZone
+        formatter.dateStyle = date
+        formatter.timeStyle = time
+        return formatter.string(from: value)
+    }
+}
+
+extension UserRecord {
+    var dateDisplay: DateDisplay {
+        DateDisplay(language: language, timeZone: TimeZone(identifier: timeZone) ?? .gmt)
+    }
+}
+
+/// A local path to return to after an action; anything that could lead to another host becomes `fallback`.
+func localPath(_ candidate: String?, fallback: String) -> String {
+    guard let candidate, candidate.hasPrefix("/"), !candidate.hasPrefix("//"), !candidate.contains("\\"),
+        !candidate.contains(where: { $0.isNewline || $0 == "\0" })
+    else { return fallback }
+    return candidate
+}

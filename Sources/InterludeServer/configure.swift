@@ -1,0 +1,92 @@
+import Fluent
+import FluentPostgresDriver
+import FluentSQLiteDriver
+import Foundation
+import Leaf
+import OpenAPIVapor
+import Prometheus
+import Vapor
+
+/// Sets up the application in one readable order: settings → middleware → database → migrations → routes →
+/// metrics. `clock` and `mailer` are injectable so tests can stand at any instant and read what was sent.
+public func configure(
+    _ app: Application, settings: Settings, clock: WallClock = .system, mailer: (any Mailer)? = nil
+) async throws {
+    // Settings and services
+    let localizer = try Localizer(directory: app.directory.resourcesDirectory + "Locales")
+    let metrics = PrometheusCollectorRegistry()
+    app.interlude = AppServices(
+        settings: settings,
+        clock: clock,
+        mailer: mailer ?? makeMailer(settings: settings, app: app),
+        passwords: try PasswordHashing(cost: settings.passwordCost, threadPool: app.threadPool),
+        localizer: localizer,
+        serverSecret: ServerSecret(),
+        metrics: metrics)
+    app.http.server.configuration.hostname = settings.hostname
+    app.http.server.configuration.port = settings.port
+    app.routes.defaultMaxBodySize = "1mb"
+
+    // Middleware, outermost first
+    app.middleware = Middlewares()
+    app.middleware.use(RequestMetricsMiddleware(registry: metrics))
+    app.middleware.use(SecurityHeadersMiddleware())
+    app.middleware.use(ProblemMiddleware())
+    app.middleware.use(FileMiddleware(publicDirectory: app.directory.publicDirectory, defaultFile: nil))
+
+    // Database
+    switch settings.database {
+    case .sqliteFile(let path):
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        app.databases.use(.sqlite(.file(path)), as: .sqlite)
+    case .sqliteMemory:
+        app.databases.use(.sqlite(.memory), as: .sqlite)
+    case .postgres(let url, let schema):
+        var configuration = try SQLPostgresConfiguration(url: url)
+        if let schema {
+            guard Settings.isPlainIdentifier(schema) else {
+                throw SettingsError.invalid(name: "DATABASE_SCHEMA", value: schema, expected: "a plain identifier")
+            }
+            configuration.searchPath = [schema]
+        }
+        app.databases.use(.postgres(configuration: configuration), as: .psql)
+        if let schema {
+            try await (app.db as! any SQLDatabase).raw("CREATE SCHEMA IF NOT EXISTS \(unsafeRaw: schema)").run()
+        }
+    }
+    if case .sqliteFile = settings.database {
+        try await (app.db as! any SQLDatabase).raw("PRAGMA journal_mode=WAL").run()
+    }
+
+    // Migrations (applied by `serve` on start and by `migrate`)
+    app.migrations.add(Migrations.all)
+
+    // Views
+    app.views.use(.leaf)
+    app.leaf.cache.isEnabled = app.environment.isRelease
+
+    // Routes
+    try registerRoutes(app)
+}
+
+private func makeMailer(settings: Settings, app: Application) -> any Mailer {
+    switch settings.mail {
+    case .outbox(let directory):
+        return OutboxMailer(directory: directory, from: settings.mailFrom, logger: app.logger)
+    case .smtp(let server):
+        let localName = URL(string: settings.publicURL)?.host ?? "localhost"
+        return SMTPMailer(
+            client: SMTPClient(server: server, group: app.eventLoopGroup, localName: localName),
+            from: settings.mailFrom)
+    }
+}
+
+private func registerRoutes(_ app: Application) throws {
+    HealthRoutes().register(on: app)
+    let api = app.grouped("api", "v1")
+    api.get("openapi.yaml") { _ in try OpenAPISpec.response() }
+    let transport = VaporTransport(routesBuilder: app.grouped(CurrentRequestMiddleware()))
+    try APIHandler().registerHandlers(on: transport, serverURL: Servers.Server1.url())
+    try WebRoutes().register(on: app)
+}

@@ -1,0 +1,21 @@
+import InterludeServer
+import Vapor
+
+var environment = try Environment.detect()
+try LoggingSystem.bootstrap(from: &environment)
+let app = try await Application.make(environment)
+do {
+    let settings = try Settings.fromEnvironment()
+    try await configure(app, settings: settings)
+    registerCommands(app)
+    let command = environment.arguments.dropFirst().first
+    if command == nil || command == "serve" || command?.hasPrefix("-") == true {
+        try await prepareToServe(app)
+    }
+    try await app.execute()
+} catch {
+    app.logger.critical("\(String(describing: error))")
+    try? await app.asyncShutdown()
+    exit(1)
+}
+try await app.asyncShutdown()

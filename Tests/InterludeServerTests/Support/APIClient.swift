@@ -1,0 +1,174 @@
+import Foundation
+import NIOCore
+import Testing
+import VaporTesting
+
+@testable import InterludeServer
+
+/// A decoded JSON body, read with subscripts: `body["user"]["email"].string`.
+struct JSON: @unchecked Sendable, CustomStringConvertible {
+    let value: Any?
+
+    init(_ value: Any?) {
+        self.value = value
+    }
+
+    init(data: Data) {
+        value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+    }
+
+    subscript(key: String) -> JSON { JSON((value as? [String: Any])?[key]) }
+    subscript(index: Int) -> JSON {
+        guard let array = value as? [Any], array.indices.contains(index) else { return JSON(nil) }
+        return JSON(array[index])
+    }
+
+    var string: String? { value as? String }
+    var bool: Bool? { value as? Bool }
+    var int: Int? { value as? Int }
+    var array: [JSON] { (value as? [Any])?.map(JSON.init) ?? [] }
+    var isNull: Bool { value == nil || value is NSNull }
+    var description: String { String(describing: value) }
+
+    /// The fields named in a problem's `errors`.
+    var problemFields: [String] { self["errors"].array.compactMap { $0["field"].string } }
+}
+
+/// A JSON value written as a Swift literal, for request bodies; `nil` leaves the key out.
+enum JSONValue: Sendable, Encodable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByNilLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+    case string(String)
+    case int(Int)
+    case bool(Bool)
+    case absent
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(stringLiteral value: String) { self = .string(value) }
+    init(integerLiteral value: Int) { self = .int(value) }
+    init(booleanLiteral value: Bool) { self = .bool(value) }
+    init(nilLiteral: ()) { self = .absent }
+    init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+    init(_ value: String?) { self = value.map(JSONValue.string) ?? .absent }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .absent: try container.encodeNil()
+        case .array(let values): try container.encode(values)
+        case .object(let values):
+            try container.encode(values.filter { if case .absent = $0.value { return false } else { return true } })
+        }
+    }
+}
+
+/// Makes API calls the way a client does: JSON in, JSON out, a bearer token when given.
+struct APIClient: Sendable {
+    let context: TestContext
+    var token: String?
+    /// Sent as `X-Forwarded-For`, so tests can act as different clients.
+    var clientAddress = "203.0.113.10"
+    var language: String?
+
+    struct Reply: Sendable {
+        let status: HTTPResponseStatus
+        let headers: HTTPHeaders
+        let body: JSON
+        let text: String
+    }
+
+    func send(_ method: HTTPMethod, _ path: String, json: JSONValue? = nil, raw: String? = nil) async throws -> Reply {
+        var headers: HTTPHeaders = ["X-Forwarded-For": clientAddress]
+        if let token { headers.bearerAuthorization = BearerAuthorization(token: token) }
+        if let language { headers.replaceOrAdd(name: .acceptLanguage, value: language) }
+        var body: ByteBuffer?
+        if let json {
+            body = ByteBuffer(data: try JSONEncoder().encode(json))
+            headers.contentType = .json
+        } else if let raw {
+            body = ByteBuffer(string: raw)
+            headers.contentType = .json
+        }
+        let response = try await context.app.testing().sendRequest(method, "/api/v1" + path, headers: headers, body: body)
+        let data = Data(buffer: response.body)
+        return Reply(
+            status: response.status, headers: response.headers, body: JSON(data: data),
+            text: String(decoding: data, as: UTF8.self))
+    }
+
+    func authorized(_ token: String?) -> APIClient {
+        var copy = self
+        copy.token = token
+        return copy
+    }
+
+    func from(_ address: String) -> APIClient {
+        var copy = self
+        copy.clientAddress = address
+        return copy
+    }
+}
+
+extension TestContext {
+    var api: APIClient { APIClient(context: self) }
+
+    static let password = "a long enough password"
+
+    /// Registers a patient through the API, confirms the address through the emailed link and signs in.
+    func patient(_ email: String = "patient@example.org", name: String? = nil, shareWithResearch: Bool = true) async throws
+        -> (client: APIClient, id: UUID)
+    {
+        let registered = try await api.send(
+            .POST, "/accounts",
+            json: [
+                "email": .string(email), "password": .string(Self.password), "privacyPolicyVersion": "1",
+                "shareWithResearch": .bool(shareWithResearch), "locale": "en", "timeZone": "Europe/Vienna", "name": JSONValue(name),
+            ])
+        try #require(registered.status == .created, "\(registered.text)")
+        let token = try #require(mailer.token(for: "/app/verify", to: email))
+        let verified = try await api.send(.POST, "/accounts/verification", json: ["token": .string(token)])
+        try #require(verified.status == .ok, "\(verified.text)")
+        let client = try await signIn(email)
+        return (client, try #require(UUID(uuidString: registered.body["id"].string ?? "")))
+    }
+
+    func signIn(_ email: String, password: String = TestContext.password) async throws -> APIClient {
+        let session = try await api.send(.POST, "/sessions", json: ["email": .string(email), "password": .string(password)])
+        try #require(session.status == .created, "\(session.text)")
+        return api.authorized(session.body["token"].string)
+    }
+
+    /// Creates a staff account directly and signs it in through the API.
+    func staff(_ role: String, _ email: String, name: String? = nil) async throws -> (client: APIClient, id: UUID) {
+        let created = try await StaffAccounts(database: database, services: app.interlude).create(
+            email: email, role: role, name: name, password: Self.password, forceChange: false, by: nil)
+        return (try await signIn(email), try created.user.requireID())
+    }
+
+    /// A fresh pairing code of `therapist`.
+    func pairingCode(_ therapist: APIClient) async throws -> String {
+        let reply = try await therapist.send(.POST, "/pairing-codes", json: ["count": 1])
+        try #require(reply.status == .created, "\(reply.text)")
+        return try #require(reply.body[0]["code"].string)
+    }
+
+    /// Pairs `patient` with `therapist` through a new code.
+    func pair(_ patient: APIClient, with therapist: APIClient) async throws {
+        let code = try await pairingCode(therapist)
+        let reply = try await patient.send(
+            .POST, "/me/pairing", json: ["code": .string(code), "dateOfBirth": "1990-05-17", "gender": "female"])
+        try #require(reply.status == .created, "\(reply.text)")
+    }
+
+    func count(_ table: String) async throws -> Int {
+        let row = try await sql.raw("SELECT COUNT(*) AS n FROM \(unsafeRaw: table)").first()
+        return try row?.decode(column: "n", as: Int.self) ?? 0
+    }
+}

@@ -1,0 +1,103 @@
+import Fluent
+import FluentPostgresDriver
+import Foundation
+import NIOConcurrencyHelpers
+import SQLKit
+import Testing
+import VaporTesting
+
+@testable import InterludeServer
+
+/// A clock tests move by hand.
+final class TestClock: Sendable {
+    private let current: NIOLockedValueBox<Date>
+
+    init(_ start: Date = .t0) {
+        current = NIOLockedValueBox(start)
+    }
+
+    var now: Date { current.withLockedValue { $0 } }
+
+    func advance(by seconds: TimeInterval) {
+        current.withLockedValue { $0 = $0.addingTimeInterval(seconds) }
+    }
+
+    var wallClock: WallClock { WallClock { self.now } }
+}
+
+/// Keeps every email instead of sending it.
+final class CapturingMailer: Mailer {
+    private let messages = NIOLockedValueBox<[EmailMessage]>([])
+
+    func send(_ message: EmailMessage) async throws {
+        messages.withLockedValue { $0.append(message) }
+    }
+
+    var sent: [EmailMessage] { messages.withLockedValue { $0 } }
+
+    /// The token of the newest link to `path` sent to `address`.
+    func token(for path: String, to address: String) -> String? {
+        for message in sent.reversed() where message.to == address {
+            guard let range = message.text.range(of: "\(path)?token=") else { continue }
+            return String(message.text[range.upperBound...].prefix { !$0.isWhitespace })
+        }
+        return nil
+    }
+}
+
+extension Date {
+    /// A fixed instant all tests start at: Monday, 2 March 2026, 09:00 in Vienna.
+    static let t0 = Date(timeIntervalSince1970: 1_772_438_400)
+}
+
+/// The database a test runs on: an in-memory SQLite by default, a fresh schema on the PostgreSQL server named by
+/// `TEST_DATABASE_URL` when it is set.
+enum TestDatabase {
+    static var postgresURL: String? {
+        ProcessInfo.processInfo.environment["TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    static var engineName: String { postgresURL == nil ? "sqlite" : "postgres" }
+}
+
+/// One configured application with its test doubles.
+struct TestContext: Sendable {
+    let app: Application
+    let clock: TestClock
+    let mailer: CapturingMailer
+
+    var database: any Database { app.db }
+    var sql: any SQLDatabase { app.db as! any SQLDatabase }
+}
+
+/// Runs `test` against a fresh, migrated application and removes its database afterwards.
+func withTestApp(
+    mailer: (any Mailer)? = nil, _ test: (TestContext) async throws -> Void
+) async throws {
+    let clock = TestClock()
+    let capturing = CapturingMailer()
+    let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+    let database: Settings.Database =
+        TestDatabase.postgresURL.map { .postgres(url: $0, schema: schema) } ?? .sqliteMemory
+    let settings = Settings(
+        dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent(schema).path,
+        database: database, publicURL: "https://interlude.test", mail: .outbox("/nonexistent"),
+        mailFrom: "Interlude <noreply@interlude.test>", passwordCost: 4, trustProxy: true)
+    let app = try await Application.make(.testing)
+    do {
+        try await configure(app, settings: settings, clock: clock.wallClock, mailer: mailer ?? capturing)
+        try await app.autoMigrate()
+        try await test(TestContext(app: app, clock: clock, mailer: capturing))
+    } catch {
+        await dropSchema(app, schema: schema, database: database)
+        try? await app.asyncShutdown()
+        throw error
+    }
+    await dropSchema(app, schema: schema, database: database)
+    try await app.asyncShutdown()
+}
+
+private func dropSchema(_ app: Application, schema: String, database: Settings.Database) async {
+    guard case .postgres = database else { return }
+    try? await (app.db as! any SQLDatabase).raw("DROP SCHEMA IF EXISTS \(unsafeRaw: schema) CASCADE").run()
+}
