@@ -1,0 +1,118 @@
+import Fluent
+import Foundation
+import SQLKit
+import Testing
+import VaporTesting
+
+@testable import InterludeServer
+
+@Suite("Account deletion")
+struct ErasureTests {
+    /// Every table of the schema, read from the database itself.
+    static func tables(_ app: TestContext) async throws -> [String] {
+        let query: SQLQueryString =
+            TestDatabase.postgresURL == nil
+            ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            : "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()"
+        return try await app.sql.raw(query).all().map { try $0.decode(column: "name", as: String.self) }
+    }
+
+    /// Every row of `table` as text, whatever the engine stores its values as.
+    static func rows(of table: String, _ app: TestContext) async throws -> [String] {
+        if TestDatabase.postgresURL != nil {
+            return try await app.sql.raw("SELECT CAST(t AS text) AS row FROM \(ident: table) AS t").all()
+                .map { try $0.decode(column: "row", as: String.self).lowercased() }
+        }
+        return try await app.sql.raw("SELECT * FROM \(ident: table)").all().map { row in
+            row.allColumns.map { column in
+                if let text = try? row.decode(column: column, as: String.self) { return text.lowercased() }
+                if let id = try? row.decode(column: column, as: UUID.self) { return id.uuidString.lowercased() }
+                return ""
+            }.joined(separator: "|")
+        }
+    }
+
+    /// The keyed hashes under which rate limits count an account's failures.
+    static func rateLimitKeys(of id: UUID, email: String, _ app: TestContext) async throws -> [String] {
+        var keys: [String] = []
+        for subject in [RateLimiter.Subject.account(email: email), .account(id: id)] {
+            keys.append(try await app.app.interlude.serverSecret.digest(subject.raw, on: app.database, now: app.clock.now))
+        }
+        return keys
+    }
+
+    @Test("every table of the schema is named in the erasure map")
+    func mapCoversSchema() async throws {
+        try await withTestApp { app in
+            let named = Set(ErasureMap.personalTables).union(ErasureMap.impersonalTables)
+            let tables = try await Self.tables(app)
+            #expect(tables.count >= 14)
+            for table in tables {
+                #expect(named.contains(table), "table \(table) is not in ErasureMap")
+            }
+        }
+    }
+
+    @Test("after deletion no table holds a row about the person, table by table; others keep their data")
+    func deleteAccount() async throws {
+        try await withTestApp { app in
+            // setup: a patient with everything an account can have
+            let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let (patient, patientID) = try await app.patient("ada@example.org", name: "Ada Lovelace")
+            let (other, otherID) = try await app.patient("bob@example.org")
+            try await app.pair(patient, with: therapist)
+            try await app.pair(other, with: therapist)
+            let study = try await researcher.send(.POST, "/studies", json: StudyAPITests.study("approval"))
+            let studyID = try #require(study.body["id"].string)
+            _ = try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
+            _ = try await researcher.send(.GET, "/studies/\(studyID)/enrollments")
+            _ = try await therapist.send(.GET, "/patients/\(patientID.uuidString)")
+            _ = try await app.api.send(.POST, "/password-resets", json: ["email": "ada@example.org"])
+            _ = try await app.api.send(.POST, "/sessions", json: ["email": "ada@example.org", "password": "wrong password"])
+            _ = try await patient.send(.PATCH, "/me", json: ["shareWithResearch": false])
+            let pseudonym = try #require(try await patient.send(.GET, "/me").body["patient"]["pseudonym"].string)
+            let identifiers = [patientID.uuidString.lowercased(), "ada@example.org", pseudonym.lowercased(), "ada lovelace"]
+            var before = 0
+            for table in try await Self.tables(app) {
+                before += try await Self.rows(of: table, app).filter { row in identifiers.contains { row.contains($0) } }.count
+            }
+            #expect(before > 10)
+            let accountKeys = try await Self.rateLimitKeys(of: patientID, email: "ada@example.org", app)
+            #expect(try await app.count("rate_limit_events WHERE key IN ('\(accountKeys.joined(separator: "','"))')") > 0)
+
+            // act
+            let wrong = try await patient.send(.DELETE, "/me", json: ["password": "not my password"])
+            #expect(wrong.status == .unprocessableEntity)
+            #expect(try await app.count("users WHERE email = 'ada@example.org'") == 1)
+            let deleted = try await patient.send(.DELETE, "/me", json: ["password": .string(TestContext.password)])
+
+            // verify
+            #expect(deleted.status == .noContent)
+            for table in try await Self.tables(app) {
+                let leftovers = try await Self.rows(of: table, app).filter { row in identifiers.contains { row.contains($0) } }
+                #expect(leftovers.isEmpty, "table \(table) still holds \(leftovers)")
+            }
+            #expect(try await app.count("erasures") == 1)
+            #expect(try await app.count("rate_limit_events WHERE key IN ('\(accountKeys.joined(separator: "','"))')") == 0)
+            #expect(try await app.count("audit_events") > 0)
+            #expect(try await patient.send(.GET, "/me").status == .unauthorized)
+            let login = try await app.api.send(
+                .POST, "/sessions", json: ["email": "ada@example.org", "password": .string(TestContext.password)])
+            #expect(login.status == .unauthorized)
+            // the other patient is untouched
+            let caseload = try await therapist.send(.GET, "/patients")
+            #expect(caseload.body.array.map { $0["id"].string } == [otherID.uuidString.lowercased()])
+        }
+    }
+
+    @Test("staff accounts are not deleted through the patient endpoint")
+    func staffCannotSelfDelete() async throws {
+        try await withTestApp { app in
+            let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
+            let reply = try await therapist.send(.DELETE, "/me", json: ["password": .string(TestContext.password)])
+            #expect(reply.status == .forbidden)
+            #expect(try await app.count("users") == 1)
+        }
+    }
+}
