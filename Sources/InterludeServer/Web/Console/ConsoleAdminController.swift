@@ -8,7 +8,7 @@ struct ConsoleAdminController {
     struct UserRow: Encodable, Sendable {
         var id: String
         var email: String
-        var name: String
+        var name: String?
         var role: String
         var active: Bool
         var createdAt: String
@@ -93,7 +93,7 @@ struct ConsoleAdminController {
         let localizer = request.services.localizer
         let rows = try await StaffAccounts(database: request.db, services: request.services).list().map { user in
             UserRow(
-                id: try user.requireID().uuidString, email: user.email, name: user.name ?? "",
+                id: try user.requireID().uuidString, email: user.email, name: user.name,
                 role: localizer.text("role.\(user.role)", admin.language), active: user.deactivatedAt == nil,
                 createdAt: display.dateTime(user.createdAt), isSelf: user.id == admin.id)
         }

@@ -15,7 +15,7 @@ struct ConsoleStudiesController {
 
     struct StudiesContent: Encodable, Sendable {
         var studies: [StudyRow]
-        var canCreate: Bool
+        var hasStudies: Bool
         var pendingRequests: Int
     }
 
@@ -62,7 +62,9 @@ struct ConsoleStudiesController {
         var consentVersion: String
         var canEdit: Bool
         var requests: [ParticipantRow]
+        var hasRequests: Bool
         var participants: [ParticipantRow]
+        var hasParticipants: Bool
         var saved: Bool
     }
 
@@ -93,7 +95,7 @@ struct ConsoleStudiesController {
         return try await request.renderConsole(
             "console/studies", titleKey: "console.studies.title",
             content: StudiesContent(
-                studies: rows, canCreate: true, pendingRequests: try await service(request).pendingRequestCount(for: user)))
+                studies: rows, hasStudies: !rows.isEmpty, pendingRequests: try await service(request).pendingRequestCount(for: user)))
     }
 
     private func renderForm(
@@ -152,16 +154,18 @@ struct ConsoleStudiesController {
         let user = try request.consoleUser(.researcher, .admin)
         let studyID = try studyID(request)
         let study = try await service(request).study(studyID, forStaff: user)
-        let participants = try await service(request).participants(of: studyID, for: user)
+        let enrolled = try await service(request).participants(of: studyID, for: user)
         let localizer = request.services.localizer
         let display = user.dateDisplay
-        let rows = try participants.map { participant in
+        let rows = try enrolled.map { participant in
             ParticipantRow(
                 enrollmentID: try participant.enrollment.requireID().uuidString, pseudonym: participant.pseudonym,
                 status: participant.enrollment.status,
                 statusLabel: localizer.text("enrollmentStatus.\(participant.enrollment.status)", user.language),
                 since: display.date(participant.enrollment.createdAt))
         }
+        let requests = rows.filter { $0.status == EnrollmentStatus.requested.rawValue }
+        let participants = rows.filter { $0.status != EnrollmentStatus.requested.rawValue }
         return try await request.renderConsole(
             "console/study", titleKey: "console.study.title",
             content: StudyContent(
@@ -170,8 +174,8 @@ struct ConsoleStudiesController {
                 statusLabel: localizer.text("studyStatus.\(study.status)", user.language),
                 consentVersion: study.consentVersion,
                 canEdit: study.$owner.id == user.id || user.roleValue == .admin,
-                requests: rows.filter { $0.status == EnrollmentStatus.requested.rawValue },
-                participants: rows.filter { $0.status != EnrollmentStatus.requested.rawValue },
+                requests: requests, hasRequests: !requests.isEmpty,
+                participants: participants, hasParticipants: !participants.isEmpty,
                 saved: (try? request.query.get(String.self, at: "saved")) != nil))
     }
 

@@ -15,12 +15,13 @@ struct ConsoleTherapistController {
 
     struct CaseloadContent: Encodable, Sendable {
         var patients: [PatientRow]
+        var hasPatients: Bool
         var passwordChanged: Bool
     }
 
     struct PatientContent: Encodable, Sendable {
         var pseudonym: String
-        var name: String
+        var name: String?
         var dateOfBirth: String
         var gender: String
         var pairedSince: String
@@ -41,6 +42,7 @@ struct ConsoleTherapistController {
 
     struct CodesContent: Encodable, Sendable {
         var codes: [CodeRow]
+        var hasCodes: Bool
         var errors: FormErrors
         var note: String
     }
@@ -107,7 +109,7 @@ struct ConsoleTherapistController {
         return try await request.renderConsole(
             "console/patients", titleKey: "console.patients.title",
             content: CaseloadContent(
-                patients: rows, passwordChanged: (try? request.query.get(String.self, at: "passwordChanged")) != nil))
+                patients: rows, hasPatients: !rows.isEmpty, passwordChanged: (try? request.query.get(String.self, at: "passwordChanged")) != nil))
     }
 
     func patient(_ request: Request) async throws -> Response {
@@ -121,7 +123,7 @@ struct ConsoleTherapistController {
         return try await request.renderConsole(
             "console/patient", titleKey: "console.patient.title",
             content: PatientContent(
-                pseudonym: entry.profile.pseudonym, name: entry.patient.name ?? "",
+                pseudonym: entry.profile.pseudonym, name: entry.patient.name,
                 dateOfBirth: entry.profile.dateOfBirth ?? "",
                 gender: entry.profile.gender.map { localizer.text("gender.\($0)", therapist.language) } ?? "",
                 pairedSince: display.date(entry.enrollment.createdAt),
@@ -148,7 +150,7 @@ struct ConsoleTherapistController {
         }
         return try await request.renderConsole(
             "console/pairing-codes", titleKey: "console.pairingCodes.title",
-            content: CodesContent(codes: rows, errors: errors, note: note), status: status)
+            content: CodesContent(codes: rows, hasCodes: !rows.isEmpty, errors: errors, note: note), status: status)
     }
 
     func codes(_ request: Request) async throws -> Response {
