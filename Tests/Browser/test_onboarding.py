@@ -1,0 +1,254 @@
+"""The whole first-day story in a real browser (headless Chromium through selenium).
+
+The admin signs in with the one-time password printed at first start and creates a therapist; the therapist
+signs in, chooses a password and creates a pairing code; a patient registers in the patient app, confirms the
+email through the link in the outbox, signs in and pairs; the therapist then sees the patient. A researcher made
+with `interlude user create` opens a study, and the patient joins it.
+
+Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR, INTERLUDE_BIN, SERVER_LOG and CHROMIUM set.
+"""
+import email
+import email.policy
+import glob
+import os
+import re
+import subprocess
+import unittest
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+BASE = os.environ["INTERLUDE_URL"]
+DATA = os.environ["INTERLUDE_DATA_DIR"]
+
+
+def make_driver():
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=420,900", "--lang=en-GB"):
+        options.add_argument(argument)
+    options.add_experimental_option("prefs", {"intl.accept_languages": "en-GB,en"})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = Service(executable_path=os.environ.get("CHROMEDRIVER", "chromedriver"))
+    driver = webdriver.Chrome(options=options, service=service)
+    driver.implicitly_wait(0)
+    return driver
+
+
+def admin_credentials():
+    with open(os.environ["SERVER_LOG"], encoding="utf-8") as handle:
+        log = handle.read()
+    address = re.search(r"Email:\s+(\S+)", log).group(1)
+    password = re.search(r"One-time password:\s+(\S+)", log).group(1)
+    return address, password
+
+
+def link_in_outbox(recipient, path):
+    """The newest link to `path` in an email to `recipient` written to the outbox."""
+    for name in sorted(glob.glob(os.path.join(DATA, "outbox", "*.eml")), reverse=True):
+        with open(name, "rb") as handle:
+            message = email.message_from_binary_file(handle, policy=email.policy.default)
+        if message["To"] != recipient:
+            continue
+        text = message.get_body(preferencelist=("plain",)).get_content()
+        match = re.search(re.escape(BASE) + re.escape(path) + r"\?token=[A-Za-z0-9_-]+", text)
+        if match:
+            return match.group(0)
+    raise AssertionError(f"no {path} link for {recipient} in the outbox")
+
+
+class OnboardingTest(unittest.TestCase):
+    def setUp(self):
+        self.driver = make_driver()
+        self.wait = WebDriverWait(self.driver, 15)
+
+    def tearDown(self):
+        logs = self.driver.get_log("browser") if hasattr(self.driver, "get_log") else []
+        # Refused API calls are expected in the story; script errors and policy violations are not.
+        severe = [entry for entry in logs if entry.get("level") == "SEVERE" and entry.get("source") != "network"]
+        self.driver.quit()
+        self.assertEqual(severe, [], "the browser reported errors (for example a blocked inline script)")
+
+    # helpers
+
+    def open(self, path):
+        self.driver.get(BASE + path)
+
+    def fill(self, field_id, value):
+        element = self.wait.until(EC.element_to_be_clickable((By.ID, field_id)))
+        element.clear()
+        element.send_keys(value)
+
+    def click(self, selector):
+        self.wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, selector))).click()
+
+    def wait_for_path(self, path):
+        self.wait.until(lambda driver: driver.current_url.split("?")[0].endswith(path))
+
+    def wait_for_text(self, selector, text):
+        self.wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, selector), text))
+
+    def console_sign_in(self, address, password):
+        self.open("/console/login")
+        self.fill("email", address)
+        self.fill("password", password)
+        self.click("main button[type=submit]")
+
+    def console_change_password(self, current, new):
+        self.wait_for_path("/console/password")
+        self.fill("currentPassword", current)
+        self.fill("newPassword", new)
+        self.fill("repeatPassword", new)
+        self.click("main button[type=submit]")
+
+    def console_sign_out(self):
+        self.click("header form button[type=submit]")
+        self.wait_for_path("/console/login")
+
+    # the story
+
+    def test_first_day(self):
+        driver = self.driver
+
+        # The admin signs in with the one-time password and must choose a new one.
+        admin_email, one_time = admin_credentials()
+        self.console_sign_in(admin_email, one_time)
+        self.console_change_password(one_time, "admin passphrase for the clinic")
+        self.wait_for_path("/console/users")
+
+        # The admin creates a therapist and reads the one-time password off the page.
+        self.fill("email", "berger@praxis.example")
+        self.fill("name", "Dr. Anna Berger")
+        Select(driver.find_element(By.ID, "role")).select_by_value("therapist")
+        self.click("form[action='/console/users'] button[type=submit]")
+        therapist_one_time = self.wait.until(EC.presence_of_element_located((By.ID, "one-time-password"))).text
+        self.assertEqual(len(therapist_one_time), 16)
+        self.console_sign_out()
+
+        # The therapist signs in, chooses a password and creates a pairing code.
+        self.console_sign_in("berger@praxis.example", therapist_one_time)
+        self.console_change_password(therapist_one_time, "therapist passphrase 2026")
+        self.wait_for_path("/console/patients")
+        self.open("/console/pairing-codes")
+        self.fill("note", "first session")
+        self.click("form[action='/console/pairing-codes'] button[type=submit]")
+        code = self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "tr.fresh [data-code]"))).text
+        self.assertRegex(code, r"^\d{4} \d{4}$")
+        self.console_sign_out()
+
+        # A patient registers in the patient app.
+        self.open("/app")
+        self.click("a[href='/app/register']")
+        self.wait_for_path("/app/register")
+        self.fill("email", "ada@example.org")
+        self.wait_for_text("#email-status", "can be used")
+        self.fill("password", "my own long passphrase")
+        self.fill("repeatPassword", "my own long passphrase")
+        self.fill("name", "Ada")
+        time_zone = driver.find_element(By.ID, "timeZone")
+        time_zone.clear()
+        time_zone.send_keys("Europe/Vienna")
+        self.click("label[for=acceptPrivacy]")
+        self.click("form[data-form=register] button[type=submit]")
+        self.wait_for_path("/app/verify-pending")
+        self.wait_for_text("#pending-email", "ada@example.org")
+
+        # Signing in before confirming the address is refused with a way forward.
+        self.open("/app/login")
+        self.fill("email", "ada@example.org")
+        self.fill("password", "my own long passphrase")
+        self.click("form[data-form=login] button[type=submit]")
+        self.wait.until(EC.visibility_of_element_located((By.ID, "unverified")))
+
+        # The patient confirms the address through the emailed link.
+        driver.get(link_in_outbox("ada@example.org", "/app/verify"))
+        self.wait.until(EC.visibility_of_element_located((By.ID, "verify-done")))
+
+        # The patient signs in and pairs with the code.
+        self.open("/app/login")
+        self.fill("email", "ada@example.org")
+        self.fill("password", "my own long passphrase")
+        self.click("form[data-form=login] button[type=submit]")
+        self.wait_for_path("/app")
+        self.wait.until(EC.visibility_of_element_located((By.ID, "pairing-hint")))
+        self.click("#pairing-hint a")
+        self.wait_for_path("/app/pairing")
+
+        # A wrong code is refused next to the field.
+        self.fill("code", "0000 0001" if code != "0000 0001" else "0000 0002")
+        driver.execute_script("document.getElementById('dateOfBirth').value = '1990-05-17'")
+        self.click("label[for=gender-female]")
+        self.click("form[data-form=pairing] button[type=submit]")
+        self.wait.until(EC.visibility_of_element_located((By.ID, "code-error")))
+        self.assertEqual(driver.find_element(By.ID, "code").get_attribute("aria-invalid"), "true")
+
+        self.fill("code", code)
+        self.click("form[data-form=pairing] button[type=submit]")
+        self.wait_for_path("/app/therapist")
+        self.wait_for_text("#therapist-name", "Dr. Anna Berger")
+
+        # The therapist sees the new patient in the caseload.
+        patient_window = driver.current_window_handle
+        self.console_sign_in("berger@praxis.example", "therapist passphrase 2026")
+        self.wait_for_path("/console/patients")
+        self.wait_for_text("main table", "Ada")
+        self.assertRegex(driver.find_element(By.CSS_SELECTOR, "main table").text, r"P-[0-9A-Z]{6}")
+        self.console_sign_out()
+        self.assertEqual(driver.current_window_handle, patient_window)
+
+        # A researcher created on the command line opens a study.
+        subprocess.run(
+            [os.environ["INTERLUDE_BIN"], "user", "create", "--email", "lab@uni.example", "--role", "researcher",
+             "--name", "Study lead", "--password", "researcher passphrase 1"],
+            check=True, env={**os.environ}, capture_output=True,
+        )
+        self.console_sign_in("lab@uni.example", "researcher passphrase 1")
+        self.wait_for_path("/console/studies")
+        self.click("a[href='/console/studies/new']")
+        self.fill("title", "Everyday stress")
+        self.fill("description", "A few questions a day.")
+        self.fill("consentText", "I agree to answer questions about stress.")
+        Select(driver.find_element(By.ID, "joinMode")).select_by_value("open")
+        self.click("main form button[type=submit]")
+        self.wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "h1"), "Everyday stress"))
+        self.console_sign_out()
+
+        # The patient joins the study after accepting its consent.
+        self.open("/app/studies")
+        self.wait_for_text("#studies-list", "Everyday stress")
+        self.click("#studies-list summary")
+        self.click("#studies-list .choice label")
+        self.click("#studies-list button[type=submit]")
+        self.wait.until(EC.visibility_of_element_located((By.ID, "studies-status")))
+        self.wait_for_text("#studies-list", "Taking part")
+
+    def test_german_patient_app_and_installability(self):
+        driver = self.driver
+        self.open("/language?set=de&next=/app/register")
+        self.wait_for_path("/app/register")
+        self.assertEqual(driver.find_element(By.TAG_NAME, "html").get_attribute("lang"), "de")
+        self.assertIn("Konto anlegen", driver.find_element(By.TAG_NAME, "h1").text)
+        # Submitting an empty form marks the fields and moves focus to the summary.
+        self.click("form[data-form=register] button[type=submit]")
+        summary = self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-summary]")))
+        self.assertEqual(driver.switch_to.active_element, summary)
+        self.assertEqual(driver.find_element(By.ID, "email").get_attribute("aria-invalid"), "true")
+        # Every input has a label.
+        unlabelled = driver.execute_script(
+            "return [...document.querySelectorAll('input:not([type=hidden]), select, textarea')]"
+            ".filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')).map(e => e.name)"
+        )
+        self.assertEqual(unlabelled, [])
+        manifest = driver.execute_async_script(
+            "const done = arguments[0];"
+            "fetch(document.querySelector('link[rel=manifest]').href).then(r => r.json()).then(done)"
+        )
+        self.assertEqual(manifest["start_url"], "/app")
+        self.assertTrue(any(icon["sizes"] == "512x512" for icon in manifest["icons"]))
+
+
+if __name__ == "__main__":
+    unittest.main()
