@@ -225,6 +225,21 @@ class OnboardingTest(unittest.TestCase):
         self.wait.until(EC.visibility_of_element_located((By.ID, "studies-status")))
         self.wait_for_text("#studies-list", "Taking part")
 
+    def test_migrate_command_prepares_an_empty_data_directory(self):
+        import sqlite3
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as directory:
+            result = subprocess.run(
+                [os.environ["INTERLUDE_BIN"], "migrate"],
+                env={**os.environ, "INTERLUDE_DATA_DIR": directory}, capture_output=True, text=True,
+            )
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with sqlite3.connect(os.path.join(directory, "interlude.sqlite")) as database:
+                tables = {row[0] for row in database.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                self.assertTrue({"users", "studies", "pairing_codes", "audit_events"} <= tables)
+                self.assertEqual(database.execute("SELECT COUNT(*) FROM users").fetchone()[0], 0)
+
     def test_german_patient_app_and_installability(self):
         driver = self.driver
         self.open("/language?set=de&next=/app/register")

@@ -151,6 +151,37 @@ struct AccountAPITests {
         }
     }
 
+    @Test("guessing verification links is limited per client; asking for emails is limited per address")
+    func verificationRateLimits() async throws {
+        try await withTestApp { app in
+            for attempt in 1...10 {
+                let reply = try await app.api.send(.POST, "/accounts/verification", json: ["token": .string("guess-\(attempt)")])
+                #expect(reply.status == .unprocessableEntity)
+            }
+            let blocked = try await app.api.send(.POST, "/accounts/verification", json: ["token": "guess-11"])
+            #expect(blocked.status == .tooManyRequests)
+            #expect(blocked.headers.first(name: "Retry-After") != nil)
+            #expect(try await app.api.from("192.0.2.9").send(.POST, "/accounts/verification", json: ["token": "x"]).status
+                == .unprocessableEntity)
+
+            _ = try await app.api.send(.POST, "/accounts", json: Self.registration())
+            for attempt in 1...4 {
+                let reply = try await app.api.from("198.51.100.\(attempt)").send(
+                    .POST, "/accounts/verification-email", json: ["email": "ada@example.org"])
+                #expect(reply.status == .accepted)
+            }
+            let flood = try await app.api.from("198.51.100.99").send(
+                .POST, "/password-resets", json: ["email": "ada@example.org"])
+            #expect(flood.status == .accepted)
+            let limited = try await app.api.from("198.51.100.100").send(
+                .POST, "/password-resets", json: ["email": "ada@example.org"])
+            #expect(limited.status == .tooManyRequests)
+            #expect(app.mailer.sent.count == 6)
+            let invalid = try await app.api.send(.POST, "/password-resets", json: ["email": "no address"])
+            #expect(invalid.status == .unprocessableEntity)
+        }
+    }
+
     @Test("a mistyped address can be corrected before verification, with the password")
     func correctEmail() async throws {
         try await withTestApp { app in
