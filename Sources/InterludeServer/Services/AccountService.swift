@@ -90,14 +90,9 @@ struct AccountService: Sendable {
 
     /// Sends a fresh verification link when an unverified account has this address; silent otherwise.
     func resendVerification(email raw: String, client: RateLimiter.Subject) async throws {
-        var validator = FieldValidator()
-        let address = AccountFields.email(raw, into: &validator)
-        try validator.check()
-        try await rateLimiter.ensureAllowed(.emailRequest, [client, .account(email: address!.value)])
-        try await rateLimiter.recordFailure(.emailRequest, [client, .account(email: address!.value)])
-        guard let user = try await UserRecord.query(on: database).filter(\.$email == address!.value).first(),
-            user.emailVerifiedAt == nil
-        else { return }
+        guard let user = try await accountAskingForEmail(raw, client: client), user.emailVerifiedAt == nil else {
+            return
+        }
         try await sendVerification(to: user)
     }
 
@@ -148,14 +143,9 @@ struct AccountService: Sendable {
 
     /// Emails a reset link when an account has this address; the caller learns nothing either way.
     func requestPasswordReset(email raw: String, client: RateLimiter.Subject) async throws {
-        var validator = FieldValidator()
-        let address = AccountFields.email(raw, into: &validator)
-        try validator.check()
-        try await rateLimiter.ensureAllowed(.emailRequest, [client, .account(email: address!.value)])
-        try await rateLimiter.recordFailure(.emailRequest, [client, .account(email: address!.value)])
-        guard let user = try await UserRecord.query(on: database).filter(\.$email == address!.value).first(),
-            user.deactivatedAt == nil
-        else { return }
+        guard let user = try await accountAskingForEmail(raw, client: client), user.deactivatedAt == nil else {
+            return
+        }
         let token = SecretToken.generate()
         try await EmailTokenRecord(
             userID: try user.requireID(), purpose: .passwordReset, tokenHash: token.hash, email: user.email,
@@ -244,6 +234,18 @@ struct AccountService: Sendable {
     }
 
     // MARK: Helpers
+
+    /// Checks an address someone asks an email for and counts the request against the address and the client,
+    /// whether or not an account has it; returns that account, if any.
+    private func accountAskingForEmail(_ raw: String, client: RateLimiter.Subject) async throws -> UserRecord? {
+        var validator = FieldValidator()
+        let address = AccountFields.email(raw, into: &validator)
+        try validator.check()
+        let subjects: [RateLimiter.Subject] = [client, .account(email: address!.value)]
+        try await rateLimiter.ensureAllowed(.emailRequest, subjects)
+        try await rateLimiter.recordFailure(.emailRequest, subjects)
+        return try await UserRecord.query(on: database).filter(\.$email == address!.value).first()
+    }
 
     private func findToken(_ token: String, purpose: EmailTokenRecord.Purpose) async throws -> EmailTokenRecord? {
         guard !token.isEmpty, token.count <= 200 else { return nil }

@@ -19,7 +19,6 @@ enum AppError: Error, Equatable {
         case emailNotVerified
         case accountDeactivated
         case passwordChangeRequired
-        case notPaired
         case csrfMismatch
     }
 

@@ -30,6 +30,13 @@ struct ConsoleNav: Encodable, Sendable {
     let links: [Link]
 }
 
+/// One choice in a select or a radio group.
+struct SelectOption: Encodable, Sendable {
+    let value: String
+    let label: String
+    let selected: Bool
+}
+
 /// A page without content of its own.
 struct NoContent: Encodable, Sendable {}
 

@@ -7,19 +7,12 @@ import Vapor
 struct PatientAppController {
     struct RegisterContent: Encodable, Sendable {
         var privacyPolicyVersion: String
-        var languages: [Option]
-        var genders: [Option]
-    }
-
-    struct Option: Encodable, Sendable {
-        var value: String
-        var label: String
-        var selected: Bool
+        var languages: [SelectOption]
     }
 
     struct GenderContent: Encodable, Sendable {
-        var genders: [Option]
-        var languages: [Option]
+        var genders: [SelectOption]
+        var languages: [SelectOption]
     }
 
     struct TextContent: Encodable, Sendable {
@@ -62,17 +55,17 @@ struct PatientAppController {
         try await request.renderPage("app/home", titleKey: "app.home.title", content: NoContent(), script: Self.script)
     }
 
-    private func languages(_ request: Request) -> [Option] {
+    private func languages(_ request: Request) -> [SelectOption] {
         let current = request.language
         return Language.allCases.map {
-            Option(value: $0.rawValue, label: request.services.localizer.text("language.\($0.rawValue)", current),
+            SelectOption(value: $0.rawValue, label: request.services.localizer.text("language.\($0.rawValue)", current),
                 selected: $0 == current)
         }
     }
 
-    private func genders(_ request: Request) -> [Option] {
+    private func genders(_ request: Request) -> [SelectOption] {
         Gender.allCases.map {
-            Option(
+            SelectOption(
                 value: $0.rawValue, label: request.services.localizer.text("gender.\($0.rawValue)", request.language),
                 selected: false)
         }
@@ -83,7 +76,7 @@ struct PatientAppController {
         return try await request.renderPage(
             "app/register", titleKey: "app.register.title",
             content: RegisterContent(
-                privacyPolicyVersion: version, languages: languages(request), genders: genders(request)),
+                privacyPolicyVersion: version, languages: languages(request)),
             script: Self.script)
     }
 

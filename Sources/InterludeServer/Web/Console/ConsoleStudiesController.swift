@@ -29,18 +29,12 @@ struct ConsoleStudiesController {
         var status: String?
     }
 
-    struct Option: Encodable, Sendable {
-        var value: String
-        var label: String
-        var selected: Bool
-    }
-
     struct FormContent: Encodable, Sendable {
         var action: String
         var isNew: Bool
         var form: StudyForm
-        var joinModes: [Option]
-        var statuses: [Option]
+        var joinModes: [SelectOption]
+        var statuses: [SelectOption]
         var hasPassword: Bool
         var errors: FormErrors
     }
@@ -105,12 +99,12 @@ struct ConsoleStudiesController {
         let user = try request.consoleUser(.researcher, .admin)
         let localizer = request.services.localizer
         let joinModes = [JoinMode.open, .password, .approval].map {
-            Option(
+            SelectOption(
                 value: $0.rawValue, label: localizer.text("joinMode.\($0.rawValue)", user.language),
                 selected: form.joinMode == $0.rawValue)
         }
         let statuses = StudyStatus.allCases.map {
-            Option(
+            SelectOption(
                 value: $0.rawValue, label: localizer.text("studyStatus.\($0.rawValue)", user.language),
                 selected: (form.status ?? StudyStatus.running.rawValue) == $0.rawValue)
         }

@@ -73,15 +73,9 @@ struct ConsoleTherapistController {
 
     struct ProfileContent: Encodable, Sendable {
         var form: ProfileForm
-        var genders: [Option]
+        var genders: [SelectOption]
         var saved: Bool
         var errors: FormErrors
-    }
-
-    struct Option: Encodable, Sendable {
-        var value: String
-        var label: String
-        var selected: Bool
     }
 
     func register(on routes: any RoutesBuilder) {
@@ -204,7 +198,7 @@ struct ConsoleTherapistController {
                 phone: profile.phone, emergencyNumber: profile.emergencyNumber)
         }
         let genders = Gender.allCases.map {
-            Option(
+            SelectOption(
                 value: $0.rawValue, label: localizer.text("gender.\($0.rawValue)", therapist.language),
                 selected: shown?.gender == $0.rawValue)
         }
