@@ -29,6 +29,7 @@ public func configure(
 
     // Middleware, outermost first
     app.middleware = Middlewares()
+    app.middleware.use(RouteLoggingMiddleware(logLevel: .info))
     app.middleware.use(RequestMetricsMiddleware(registry: metrics))
     app.middleware.use(SecurityHeadersMiddleware())
     app.middleware.use(ProblemMiddleware())

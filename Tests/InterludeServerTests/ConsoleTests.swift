@@ -145,6 +145,8 @@ struct ConsoleTests {
             #expect(try await huber.get("/console/users").status == .forbidden)
             #expect(try await huber.get("/console/audit").status == .forbidden)
             #expect(try await huber.get("/console/studies").status == .forbidden)
+            let bergerCode = try #require(try await PairingCodeRecord.query(on: app.database).first()?.id)
+            #expect(try await huber.get("/console/pairing-codes/sheet?id=\(bergerCode.uuidString)").status == .notFound)
         }
     }
 
@@ -254,6 +256,26 @@ struct ConsoleTests {
             let current = try await app.api.send(
                 .POST, "/accounts", json: AccountAPITests.registration(["privacyPolicyVersion": "2026-11"]))
             #expect(current.status == .created)
+        }
+    }
+
+    @Test("staff choose the console's language and time zone; an unknown zone is refused")
+    func preferences() async throws {
+        try await withTestApp { app in
+            _ = try await app.staff("researcher", "lab@uni.example")
+            let browser = ConsoleBrowser(app)
+            _ = try await browser.signIn("lab@uni.example")
+            _ = try await browser.get("/console/password")
+            let refused = try await browser.post("/console/preferences", [("locale", "de"), ("timeZone", "Mars/Base")])
+            #expect(refused.status == .unprocessableEntity)
+            #expect(refused.html.contains("Europe/Vienna"))
+            let saved = try await browser.post("/console/preferences", [("locale", "de"), ("timeZone", "America/New_York")])
+            #expect(saved.status == .seeOther)
+            let studies = try await browser.get("/console/studies")
+            #expect(studies.html.contains("<html lang=\"de\">"))
+            #expect(studies.html.contains("Neue Studie"))
+            let user = try #require(try await UserRecord.query(on: app.database).filter(\.$email == "lab@uni.example").first())
+            #expect(user.timeZone == "America/New_York")
         }
     }
 

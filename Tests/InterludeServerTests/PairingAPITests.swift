@@ -1,3 +1,4 @@
+import Fluent
 import Foundation
 import Testing
 import VaporTesting
@@ -137,6 +138,11 @@ struct PairingAPITests {
             #expect(try await huber.send(.GET, "/patients").body.array.isEmpty)
             #expect(try await huber.send(.GET, "/pairing-codes").body.array.isEmpty)
             #expect(try await huber.send(.GET, "/patients/not-a-uuid").status == .notFound)
+            let practice = try #require(
+                try await StudyRecord.query(on: app.database).filter(\.$joinMode == "pairingCode").all()
+                    .first { $0.title.contains("berger") })
+            #expect(try await huber.send(.GET, "/studies/\(practice.id!.uuidString)/enrollments").status == .notFound)
+            #expect(try await huber.send(.GET, "/studies/\(practice.id!.uuidString)").status == .notFound)
             let reads = try await app.count("audit_events WHERE action = 'patient.read'")
             #expect(reads == 1)
         }

@@ -9,12 +9,12 @@ struct AuditLog: Sendable {
     /// Records that `actor` did `action` concerning each of `patients` (one event each).
     func record(actor: UserRecord, action: AuditAction, patients: [UUID], target: String? = nil) async throws {
         let actorID = try actor.requireID()
-        for patient in patients {
-            try await AuditEventRecord(
+        guard !patients.isEmpty else { return }
+        try await patients.map { patient in
+            AuditEventRecord(
                 actorID: actorID, actorRole: actor.role, action: action.rawValue, subjectID: patient, target: target,
-                occurredAt: now
-            ).create(on: database)
-        }
+                occurredAt: now)
+        }.create(on: database)
     }
 
     /// Records a staff action that concerns no single patient (creating a user, changing a setting).

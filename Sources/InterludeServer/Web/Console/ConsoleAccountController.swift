@@ -26,8 +26,16 @@ struct ConsoleAccountController {
 
     struct PasswordContent: Encodable, Sendable {
         var forced: Bool
-        var saved: Bool
+        var preferencesSaved: Bool
         var errors: FormErrors
+        var languages: [SelectOption]
+        var timeZone: String
+        var preferenceErrors: FormErrors
+    }
+
+    struct PreferencesForm: Content {
+        var locale: String
+        var timeZone: String
     }
 
     func register(public routes: any RoutesBuilder, signedIn: any RoutesBuilder) {
@@ -36,6 +44,7 @@ struct ConsoleAccountController {
         signedIn.post("logout", use: logout)
         signedIn.get("password", use: showPassword)
         signedIn.post("password", use: changePassword)
+        signedIn.post("preferences", use: savePreferences)
         signedIn.get { request in
             request.redirect(to: ConsoleNavigation.home(for: try request.consoleUser().roleValue))
         }
@@ -96,13 +105,45 @@ struct ConsoleAccountController {
         return response
     }
 
-    func showPassword(_ request: Request) async throws -> Response {
+    /// The account page: preferences and password; also where a one-time password is replaced.
+    private func renderAccount(
+        _ request: Request, errors: FormErrors = FormErrors(), preferenceErrors: FormErrors = FormErrors(),
+        timeZone: String? = nil, status: HTTPResponseStatus = .ok
+    ) async throws -> Response {
         let user = try request.consoleUser()
+        let localizer = request.services.localizer
+        let languages = Language.allCases.map {
+            SelectOption(
+                value: $0.rawValue, label: localizer.text("language.\($0.rawValue)", user.language),
+                selected: $0 == user.language)
+        }
         return try await request.renderConsole(
             "console/password", titleKey: "console.password.title",
             content: PasswordContent(
-                forced: user.mustChangePassword, saved: (try? request.query.get(String.self, at: "saved")) != nil,
-                errors: FormErrors()))
+                forced: user.mustChangePassword,
+                preferencesSaved: (try? request.query.get(String.self, at: "saved")) != nil, errors: errors,
+                languages: languages, timeZone: timeZone ?? user.timeZone, preferenceErrors: preferenceErrors),
+            status: status)
+    }
+
+    func showPassword(_ request: Request) async throws -> Response {
+        try await renderAccount(request)
+    }
+
+    func savePreferences(_ request: Request) async throws -> Response {
+        let user = try request.consoleUser()
+        let form = try request.content.decode(PreferencesForm.self)
+        do {
+            let change = try ProfileChange.validate(
+                name: nil, locale: form.locale, timeZone: form.timeZone, shareWithResearch: nil)
+            try await AccountService(database: request.db, services: request.services, logger: request.logger)
+                .updateProfile(user: user, change: change)
+            return request.redirect(to: "/console/password?saved=1")
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await renderAccount(
+                request, preferenceErrors: errors, timeZone: form.timeZone, status: errors.status)
+        }
     }
 
     func changePassword(_ request: Request) async throws -> Response {
@@ -119,10 +160,7 @@ struct ConsoleAccountController {
             return request.redirect(to: ConsoleNavigation.home(for: user.roleValue) + "?passwordChanged=1")
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await request.renderConsole(
-                "console/password", titleKey: "console.password.title",
-                content: PasswordContent(forced: user.mustChangePassword, saved: false, errors: errors),
-                status: errors.status)
+            return try await renderAccount(request, errors: errors, status: errors.status)
         }
     }
 }
