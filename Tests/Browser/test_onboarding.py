@@ -16,6 +16,7 @@ import subprocess
 import unittest
 
 from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -63,7 +64,9 @@ def link_in_outbox(recipient, path):
 class OnboardingTest(unittest.TestCase):
     def setUp(self):
         self.driver = make_driver()
-        self.wait = WebDriverWait(self.driver, 15)
+        # Pages re-render while the app loads data or navigates; an element gone stale is simply looked up again.
+        self.wait = WebDriverWait(
+            self.driver, 15, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
 
     def tearDown(self):
         logs = self.driver.get_log("browser") if hasattr(self.driver, "get_log") else []
@@ -224,6 +227,68 @@ class OnboardingTest(unittest.TestCase):
         self.click("#studies-list button[type=submit]")
         self.wait.until(EC.visibility_of_element_located((By.ID, "studies-status")))
         self.wait_for_text("#studies-list", "Taking part")
+
+    def test_password_reset_profile_and_deletion(self):
+        driver = self.driver
+        # Register and confirm through the app.
+        self.open("/app/register")
+        self.fill("email", "bea@example.org")
+        self.fill("password", "first passphrase here")
+        self.fill("repeatPassword", "first passphrase here")
+        self.click("label[for=acceptPrivacy]")
+        self.click("form[data-form=register] button[type=submit]")
+        self.wait_for_path("/app/verify-pending")
+        driver.get(link_in_outbox("bea@example.org", "/app/verify"))
+        self.wait.until(EC.visibility_of_element_located((By.ID, "verify-done")))
+
+        # Forgot the password: the reset link from the outbox sets a new one.
+        self.open("/app/forgot-password")
+        self.fill("email", "bea@example.org")
+        self.click("form[data-form=forgot-password] button[type=submit]")
+        self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-success]")))
+        driver.get(link_in_outbox("bea@example.org", "/app/reset-password"))
+        self.fill("newPassword", "second passphrase here")
+        self.fill("repeatPassword", "second passphrase here")
+        self.click("form[data-form=reset-password] button[type=submit]")
+        self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-success]")))
+
+        self.open("/app/login")
+        self.fill("email", "bea@example.org")
+        self.fill("password", "second passphrase here")
+        self.click("form[data-form=login] button[type=submit]")
+        self.wait_for_path("/app")
+
+        # The profile shows the account; switching the language reloads the page in German.
+        self.open("/app/profile")
+        self.wait_for_text("#profile-email", "bea@example.org")
+        self.fill("name", "Bea")
+        Select(driver.find_element(By.ID, "locale")).select_by_value("de")
+        self.click("form[data-form=profile] button[type=submit]")
+        self.wait.until(lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "de")
+        self.wait_for_text("h1", "Ihr Profil")
+        self.wait.until(lambda d: d.find_element(By.ID, "name").get_attribute("value") == "Bea")
+
+        # A wrong current password is refused beside the field.
+        self.fill("currentPassword", "not the password")
+        self.fill("newPassword", "third passphrase here")
+        self.fill("repeatPassword", "third passphrase here")
+        self.click("form[data-form=change-password] button[type=submit]")
+        self.wait.until(EC.visibility_of_element_located((By.ID, "currentPassword-error")))
+
+        # Deleting the account needs the confirmation and the password, then nothing is left to sign in to.
+        self.click("form[data-form=delete-account] button[type=submit]")
+        self.wait.until(EC.visibility_of_element_located((By.ID, "confirmDelete-error")))
+        self.click("label[for=confirmDelete]")
+        self.fill("delete-password", "second passphrase here")
+        self.click("form[data-form=delete-account] button[type=submit]")
+        self.wait_for_path("/app")
+        self.wait.until(EC.visibility_of_element_located((By.ID, "deleted-notice")))
+        self.open("/app/login")
+        self.fill("email", "bea@example.org")
+        self.fill("password", "second passphrase here")
+        self.click("form[data-form=login] button[type=submit]")
+        self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-summary]")))
+        self.assertTrue(driver.current_url.split("?")[0].endswith("/app/login"))
 
     def test_migrate_command_prepares_an_empty_data_directory(self):
         import sqlite3
