@@ -28,6 +28,19 @@ public struct FieldError: Equatable, Hashable, Sendable, Codable {
         case alreadyUsed
         case mismatch
         case outdated
+        // definitions and responses
+        case duplicate
+        case unknown
+        case cycle
+        case overlap
+        case gap
+        case incomplete
+        case notVisible
+        case wrongType
+        case outOfRange
+        case notAnOption
+        case exclusive
+        case afterDeadline
     }
 }
 

@@ -1,0 +1,360 @@
+import Foundation
+
+/// A questionnaire as Interlude runs it: sections of items, visibility conditions, scoring rules and
+/// interpretation bands, in one or more languages. A published version never changes; editing makes a new one.
+public struct InstrumentDefinition: Codable, Hashable, Sendable {
+    /// Stable name across versions, lower-case letters, digits and dashes, e.g. `phq-9`.
+    public var key: String
+    public var version: Int
+    public var title: LocalizedText
+    public var description: LocalizedText?
+    /// Where the instrument comes from and who made it.
+    public var source: String?
+    /// Under which terms it may be used; says so when only structure and scoring are shipped.
+    public var licence: String?
+    /// Whether patients see their own scores next to their answers.
+    public var patientFeedback: Bool
+    public var sections: [Section]
+    public var scores: [ScoreRule]
+
+    public init(
+        key: String, version: Int, title: LocalizedText, description: LocalizedText? = nil, source: String? = nil,
+        licence: String? = nil, patientFeedback: Bool = false, sections: [Section], scores: [ScoreRule] = []
+    ) {
+        self.key = key
+        self.version = version
+        self.title = title
+        self.description = description
+        self.source = source
+        self.licence = licence
+        self.patientFeedback = patientFeedback
+        self.sections = sections
+        self.scores = scores
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case key, version, title, description, source, licence, patientFeedback, sections, scores
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        key = try container.decode(String.self, forKey: .key)
+        version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 1
+        title = try container.decode(LocalizedText.self, forKey: .title)
+        description = try container.decodeIfPresent(LocalizedText.self, forKey: .description)
+        source = try container.decodeIfPresent(String.self, forKey: .source)
+        licence = try container.decodeIfPresent(String.self, forKey: .licence)
+        patientFeedback = try container.decodeIfPresent(Bool.self, forKey: .patientFeedback) ?? false
+        sections = try container.decode([Section].self, forKey: .sections)
+        scores = try container.decodeIfPresent([ScoreRule].self, forKey: .scores) ?? []
+    }
+
+    /// Every item in the order a person meets them.
+    public var items: [Item] { sections.flatMap(\.items) }
+
+    public func item(_ id: String) -> Item? { items.first { $0.id == id } }
+
+    public func section(containing itemID: String) -> Section? {
+        sections.first { $0.items.contains { $0.id == itemID } }
+    }
+
+    /// The options an item offers: its own, else its section's shared scale.
+    public func options(of item: Item) -> [AnswerOption] {
+        if let own = item.options, !own.isEmpty { return own }
+        return section(containing: item.id)?.options ?? []
+    }
+}
+
+/// A group of items shown together; with `options` its single-choice items share one answer scale (a matrix).
+public struct Section: Codable, Hashable, Sendable {
+    public var id: String
+    public var title: LocalizedText?
+    public var description: LocalizedText?
+    public var options: [AnswerOption]?
+    public var visibleWhen: Condition?
+    public var items: [Item]
+
+    public init(
+        id: String, title: LocalizedText? = nil, description: LocalizedText? = nil, options: [AnswerOption]? = nil,
+        visibleWhen: Condition? = nil, items: [Item]
+    ) {
+        self.id = id
+        self.title = title
+        self.description = description
+        self.options = options
+        self.visibleWhen = visibleWhen
+        self.items = items
+    }
+}
+
+/// One answer choice: a stable code, a label, and the value it contributes to scores.
+public struct AnswerOption: Codable, Hashable, Sendable {
+    public var code: String
+    public var label: LocalizedText
+    public var score: Double?
+    /// Chosen, this option must stand alone (e.g. "nothing" in a multiple choice).
+    public var exclusive: Bool
+
+    public init(code: String, label: LocalizedText, score: Double? = nil, exclusive: Bool = false) {
+        self.code = code
+        self.label = label
+        self.score = score
+        self.exclusive = exclusive
+    }
+
+    enum CodingKeys: String, CodingKey { case code, label, score, exclusive }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let text = try? container.decode(String.self, forKey: .code) {
+            code = text
+        } else {
+            code = String(try container.decode(Int.self, forKey: .code))
+        }
+        label = try container.decode(LocalizedText.self, forKey: .label)
+        score = try container.decodeIfPresent(Double.self, forKey: .score)
+        exclusive = try container.decodeIfPresent(Bool.self, forKey: .exclusive) ?? false
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(code, forKey: .code)
+        try container.encode(label, forKey: .label)
+        try container.encodeIfPresent(score, forKey: .score)
+        if exclusive { try container.encode(true, forKey: .exclusive) }
+    }
+
+    /// The value this option adds to a score: its `score`, else its code read as a number.
+    public var numericValue: Double? { score ?? Double(code) }
+}
+
+/// What kind of answer an item asks for.
+public enum ItemType: String, Codable, Hashable, Sendable, CaseIterable {
+    case single
+    case multiple
+    case boolean
+    /// A labelled integer scale, such as 0–4 or the SAM 1–9.
+    case scale
+    /// A visual analogue scale; never has a default value.
+    case slider
+    case number
+    case text
+    case date
+    case time
+    case dateTime
+    /// Text shown between questions; takes no answer.
+    case display
+
+    public var takesAnswer: Bool { self != .display }
+}
+
+/// One question (or a display text).
+public struct Item: Codable, Hashable, Sendable {
+    public var id: String
+    public var type: ItemType
+    public var text: LocalizedText
+    public var help: LocalizedText?
+    public var required: Bool
+    public var options: [AnswerOption]?
+    public var min: Double?
+    public var max: Double?
+    public var step: Double?
+    /// Labels at the ends of a slider or scale, e.g. "not at all" … "extremely".
+    public var minLabel: LocalizedText?
+    public var maxLabel: LocalizedText?
+    public var decimals: Int?
+    public var unit: String?
+    public var maxLength: Int?
+    public var multiline: Bool
+    public var visibleWhen: Condition?
+
+    public init(
+        id: String, type: ItemType, text: LocalizedText, help: LocalizedText? = nil, required: Bool = false,
+        options: [AnswerOption]? = nil, min: Double? = nil, max: Double? = nil, step: Double? = nil,
+        minLabel: LocalizedText? = nil, maxLabel: LocalizedText? = nil, decimals: Int? = nil, unit: String? = nil,
+        maxLength: Int? = nil, multiline: Bool = false, visibleWhen: Condition? = nil
+    ) {
+        self.id = id
+        self.type = type
+        self.text = text
+        self.help = help
+        self.required = required
+        self.options = options
+        self.min = min
+        self.max = max
+        self.step = step
+        self.minLabel = minLabel
+        self.maxLabel = maxLabel
+        self.decimals = decimals
+        self.unit = unit
+        self.maxLength = maxLength
+        self.multiline = multiline
+        self.visibleWhen = visibleWhen
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, type, text, help, required, options, min, max, step, minLabel, maxLabel, decimals, unit, maxLength
+        case multiline, visibleWhen
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        type = try container.decode(ItemType.self, forKey: .type)
+        text = try container.decode(LocalizedText.self, forKey: .text)
+        help = try container.decodeIfPresent(LocalizedText.self, forKey: .help)
+        required = try container.decodeIfPresent(Bool.self, forKey: .required) ?? false
+        options = try container.decodeIfPresent([AnswerOption].self, forKey: .options)
+        min = try container.decodeIfPresent(Double.self, forKey: .min)
+        max = try container.decodeIfPresent(Double.self, forKey: .max)
+        step = try container.decodeIfPresent(Double.self, forKey: .step)
+        minLabel = try container.decodeIfPresent(LocalizedText.self, forKey: .minLabel)
+        maxLabel = try container.decodeIfPresent(LocalizedText.self, forKey: .maxLabel)
+        decimals = try container.decodeIfPresent(Int.self, forKey: .decimals)
+        unit = try container.decodeIfPresent(String.self, forKey: .unit)
+        maxLength = try container.decodeIfPresent(Int.self, forKey: .maxLength)
+        multiline = try container.decodeIfPresent(Bool.self, forKey: .multiline) ?? false
+        visibleWhen = try container.decodeIfPresent(Condition.self, forKey: .visibleWhen)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(type, forKey: .type)
+        try container.encode(text, forKey: .text)
+        try container.encodeIfPresent(help, forKey: .help)
+        if required { try container.encode(true, forKey: .required) }
+        try container.encodeIfPresent(options, forKey: .options)
+        try container.encodeIfPresent(min, forKey: .min)
+        try container.encodeIfPresent(max, forKey: .max)
+        try container.encodeIfPresent(step, forKey: .step)
+        try container.encodeIfPresent(minLabel, forKey: .minLabel)
+        try container.encodeIfPresent(maxLabel, forKey: .maxLabel)
+        try container.encodeIfPresent(decimals, forKey: .decimals)
+        try container.encodeIfPresent(unit, forKey: .unit)
+        try container.encodeIfPresent(maxLength, forKey: .maxLength)
+        if multiline { try container.encode(true, forKey: .multiline) }
+        try container.encodeIfPresent(visibleWhen, forKey: .visibleWhen)
+    }
+
+    /// The longest text answer accepted when the definition sets none.
+    public static let defaultTextLimit = 2000
+}
+
+/// When an item or section is shown: its clauses combined with `all` (every one true) or `any` (at least one).
+public struct Condition: Codable, Hashable, Sendable {
+    public enum Mode: String, Codable, Hashable, Sendable {
+        case all
+        case any
+    }
+
+    public var mode: Mode
+    public var clauses: [Clause]
+
+    public init(_ mode: Mode = .all, _ clauses: [Clause]) {
+        self.mode = mode
+        self.clauses = clauses
+    }
+
+    enum CodingKeys: String, CodingKey { case mode, clauses }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        mode = try container.decodeIfPresent(Mode.self, forKey: .mode) ?? .all
+        clauses = try container.decode([Clause].self, forKey: .clauses)
+    }
+}
+
+/// One comparison of another item's answer.
+public struct Clause: Codable, Hashable, Sendable {
+    public enum Operator: String, Codable, Hashable, Sendable, CaseIterable {
+        case equals
+        case notEquals
+        case greater
+        case less
+        /// `value` true: the item has an answer; false: it has none.
+        case answered
+    }
+
+    public var item: String
+    public var `operator`: Operator
+    public var value: AnswerValue?
+
+    public init(item: String, _ operator: Operator, _ value: AnswerValue? = nil) {
+        self.item = item
+        self.operator = `operator`
+        self.value = value
+    }
+}
+
+/// A score computed from items: their sum or mean, with reverse-coded items, a minimum of answered items
+/// (prorating a sum when some are missing), a factor, and bands that say what a value means.
+public struct ScoreRule: Codable, Hashable, Sendable {
+    public enum Method: String, Codable, Hashable, Sendable {
+        case sum
+        case mean
+    }
+
+    public var id: String
+    public var title: LocalizedText
+    public var method: Method
+    public var items: [String]
+    public var reverse: [String]
+    /// Fewer answered items leave the score empty; defaults to all items.
+    public var minAnswered: Int?
+    /// With some items missing, a sum is scaled up to all items (and rounded).
+    public var prorate: Bool
+    public var factor: Double
+    public var decimals: Int
+    public var bands: [Band]
+
+    public init(
+        id: String, title: LocalizedText, method: Method, items: [String], reverse: [String] = [],
+        minAnswered: Int? = nil, prorate: Bool = false, factor: Double = 1, decimals: Int? = nil, bands: [Band] = []
+    ) {
+        self.id = id
+        self.title = title
+        self.method = method
+        self.items = items
+        self.reverse = reverse
+        self.minAnswered = minAnswered
+        self.prorate = prorate
+        self.factor = factor
+        self.decimals = decimals ?? (method == .sum ? 0 : 2)
+        self.bands = bands
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, title, method, items, reverse, minAnswered, prorate, factor, decimals, bands
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        title = try container.decode(LocalizedText.self, forKey: .title)
+        method = try container.decode(Method.self, forKey: .method)
+        items = try container.decode([String].self, forKey: .items)
+        reverse = try container.decodeIfPresent([String].self, forKey: .reverse) ?? []
+        minAnswered = try container.decodeIfPresent(Int.self, forKey: .minAnswered)
+        prorate = try container.decodeIfPresent(Bool.self, forKey: .prorate) ?? false
+        factor = try container.decodeIfPresent(Double.self, forKey: .factor) ?? 1
+        decimals = try container.decodeIfPresent(Int.self, forKey: .decimals) ?? (method == .sum ? 0 : 2)
+        bands = try container.decodeIfPresent([Band].self, forKey: .bands) ?? []
+    }
+}
+
+/// What a score between `min` and `max` (both inclusive) means.
+public struct Band: Codable, Hashable, Sendable {
+    public var min: Double
+    public var max: Double
+    public var label: LocalizedText
+    /// A stable name for the band, e.g. `moderate`, for rules and exports.
+    public var level: String?
+
+    public init(min: Double, max: Double, label: LocalizedText, level: String? = nil) {
+        self.min = min
+        self.max = max
+        self.label = label
+        self.level = level
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// A text in every language it was written in; encoded as `{"en": "…", "de": "…"}`.
+public struct LocalizedText: Codable, Hashable, Sendable, ExpressibleByStringLiteral {
+    public var values: [Language: String]
+
+    public init(_ values: [Language: String]) {
+        self.values = values
+    }
+
+    public init(en: String, de: String? = nil) {
+        var values: [Language: String] = [.en: en]
+        if let de { values[.de] = de }
+        self.values = values
+    }
+
+    public init(stringLiteral value: String) {
+        values = [.en: value]
+    }
+
+    /// The text in `language`, else in English, else in any language it has.
+    public func text(_ language: Language) -> String {
+        values[language] ?? values[.fallback] ?? values.values.sorted().first ?? ""
+    }
+
+    public var isEmpty: Bool { values.values.allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty } }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let plain = try? container.decode(String.self) {
+            values = [.fallback: plain]
+            return
+        }
+        let raw = try container.decode([String: String].self)
+        var values: [Language: String] = [:]
+        for (code, text) in raw {
+            guard let language = Language(rawValue: code) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "Unsupported language '\(code)'; use en or de")
+            }
+            values[language] = text
+        }
+        self.values = values
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(Dictionary(uniqueKeysWithValues: values.map { ($0.key.rawValue, $0.value) }))
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+extension InstrumentDefinition {
+    /// Checks answers against this exact version: unknown items, answers to hidden items, wrong types, values out
+    /// of range, texts too long, and required visible questions left open. Each problem names `answers.<item id>`.
+    public func problems(in answers: Answers) -> [FieldError] {
+        var validator = FieldValidator()
+        let logic = InstrumentLogic(self)
+        let visible = logic.visibility(answers)
+        for (itemID, value) in answers.sorted(by: { $0.key < $1.key }) {
+            let field = "answers.\(itemID)"
+            guard let item = item(itemID) else {
+                validator.add(field, .unknown)
+                continue
+            }
+            guard item.type.takesAnswer else {
+                validator.add(field, .notAllowed)
+                continue
+            }
+            guard visible.items.contains(itemID) else {
+                validator.add(field, .notVisible)
+                continue
+            }
+            if let code = problem(with: value, for: item) {
+                validator.add(field, code.0, limit: code.1)
+            }
+        }
+        for itemID in logic.missingRequired(answers) where !validator.errors.contains(where: { $0.field == "answers.\(itemID)" }) {
+            validator.add("answers.\(itemID)", .required)
+        }
+        return validator.errors
+    }
+
+    /// Whether the answers are complete and valid, ready to submit.
+    public func validate(_ answers: Answers) throws(ValidationFailure) {
+        let found = problems(in: answers)
+        if !found.isEmpty { throw ValidationFailure(found) }
+    }
+
+    private func problem(with value: AnswerValue, for item: Item) -> (FieldError.Code, Int?)? {
+        switch (item.type, value) {
+        case (.single, .text(let code)):
+            return options(of: item).contains { $0.code == code } ? nil : (.notAnOption, nil)
+        case (.multiple, .list(let codes)):
+            let offered = options(of: item)
+            guard Set(codes).count == codes.count else { return (.duplicate, nil) }
+            for code in codes where !offered.contains(where: { $0.code == code }) { return (.notAnOption, nil) }
+            let exclusive = offered.filter(\.exclusive).map(\.code)
+            if codes.count > 1, codes.contains(where: exclusive.contains) { return (.exclusive, nil) }
+            return nil
+        case (.boolean, .bool):
+            return nil
+        case (.scale, .number(let number)):
+            guard number == number.rounded() else { return (.wrongType, nil) }
+            return inRange(number, item) ? nil : (.outOfRange, nil)
+        case (.slider, .number(let number)):
+            guard inRange(number, item) else { return (.outOfRange, nil) }
+            if let step = item.step, let min = item.min {
+                let steps = (number - min) / step
+                if abs(steps - steps.rounded()) > 1e-6 { return (.outOfRange, nil) }
+            }
+            return nil
+        case (.number, .number(let number)):
+            guard inRange(number, item) else { return (.outOfRange, nil) }
+            let scale = pow(10, Double(item.decimals ?? 6))
+            let scaled = number * scale
+            return abs(scaled - scaled.rounded()) < 1e-6 ? nil : (.invalidFormat, nil)
+        case (.text, .text(let text)):
+            let limit = item.maxLength ?? Item.defaultTextLimit
+            return text.count > limit ? (.tooLong, limit) : nil
+        case (.date, .text(let text)):
+            return LocalDate(text) == nil ? (.invalidFormat, nil) : nil
+        case (.time, .text(let text)):
+            return Self.isTime(text) ? nil : (.invalidFormat, nil)
+        case (.dateTime, .text(let text)):
+            return Self.isDateTime(text) ? nil : (.invalidFormat, nil)
+        default:
+            return (.wrongType, nil)
+        }
+    }
+
+    private func inRange(_ number: Double, _ item: Item) -> Bool {
+        guard number.isFinite else { return false }
+        if let min = item.min, number < min - 1e-9 { return false }
+        if let max = item.max, number > max + 1e-9 { return false }
+        return true
+    }
+
+    /// `HH:MM` or `HH:MM:SS`, 24-hour.
+    static func isTime(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard (2...3).contains(parts.count), parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isNumber) }),
+            let hour = Int(parts[0]), let minute = Int(parts[1])
+        else { return false }
+        let second = parts.count == 3 ? Int(parts[2]) ?? 99 : 0
+        return hour < 24 && minute < 60 && second < 60
+    }
+
+    /// ISO 8601 with a zone offset, e.g. `2026-03-02T09:30:00+01:00`.
+    static func isDateTime(_ text: String) -> Bool {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        if formatter.date(from: text) != nil { return true }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text) != nil
+    }
+}
