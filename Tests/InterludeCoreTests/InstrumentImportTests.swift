@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+
+@testable import InterludeCore
+
+/// The instruments shipped in Resources/Instruments.
+enum Library {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Resources/Instruments")
+
+    static let keys = [
+        "phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-daily", "tys-weekly", "mood-vas",
+    ]
+
+    static func definition(_ key: String) throws -> InstrumentDefinition {
+        try JSONDecoder().decode(
+            InstrumentDefinition.self, from: Data(contentsOf: directory.appendingPathComponent("\(key).json")))
+    }
+}
+
+@Suite("Instrument library and import")
+struct InstrumentImportTests {
+    @Test("every library instrument is valid, states source and licence, and speaks German and English", arguments: Library.keys)
+    func library(key: String) throws {
+        let definition = try Library.definition(key)
+        #expect(definition.key == key)
+        #expect(definition.problems() == [], "\(definition.problems())")
+        #expect(definition.source?.isEmpty == false)
+        #expect(definition.licence?.isEmpty == false)
+        for item in definition.items {
+            #expect(item.text.values[.en] != nil && item.text.values[.de] != nil, "\(key).\(item.id)")
+        }
+    }
+
+    @Test("PHQ-9: standard bands; item 9 counts; the difficulty question appears once any problem is reported")
+    func phq9() throws {
+        let phq = try Library.definition("phq-9")
+        var answers: Answers = Dictionary(uniqueKeysWithValues: (1...9).map { ("phq9_\($0)", AnswerValue.text("0")) })
+        #expect(!InstrumentLogic(phq).visibility(answers).items.contains("phq9_difficulty"))
+        #expect(phq.scores(for: answers).first?.band?.level == "minimal")
+        answers["phq9_9"] = .text("2")
+        answers["phq9_2"] = .text("3")
+        #expect(InstrumentLogic(phq).visibility(answers).items.contains("phq9_difficulty"))
+        for (values, level) in [([3, 3, 3, 1, 0, 0, 0, 0, 0], "moderate"), ([3, 3, 3, 3, 3, 3, 2, 0, 0], "severe")] {
+            let scored = Dictionary(uniqueKeysWithValues: values.enumerated().map { ("phq9_\($0.offset + 1)", AnswerValue.text(String($0.element))) })
+            #expect(phq.scores(for: scored).first?.band?.level == level)
+        }
+        let missingTwo = Dictionary(uniqueKeysWithValues: (1...7).map { ("phq9_\($0)", AnswerValue.text("2")) })
+        #expect(phq.scores(for: missingTwo).first?.value == 18)  // 14 × 9/7
+        let missingThree = Dictionary(uniqueKeysWithValues: (1...6).map { ("phq9_\($0)", AnswerValue.text("2")) })
+        #expect(phq.scores(for: missingThree).first?.value == nil)
+    }
+
+    @Test("WHO-5 is reported as a percentage and PSS-10 reverses items 4, 5, 7 and 8")
+    func who5AndPSS() throws {
+        let who = try Library.definition("who-5")
+        let all3 = Dictionary(uniqueKeysWithValues: (1...5).map { ("who5_\($0)", AnswerValue.text("3")) })
+        #expect(who.scores(for: all3).first?.value == 60)
+        #expect(who.scores(for: all3).first?.band?.level == "adequate")
+        let pss = try Library.definition("pss-10")
+        let allZero = Dictionary(uniqueKeysWithValues: (1...10).map { ("pss_\($0)", AnswerValue.text("0")) })
+        #expect(pss.scores(for: allZero).first?.value == 16)
+    }
+
+    @Test("the Intersession-Daily asks how it felt only after a yes")
+    func intersessionDaily() throws {
+        let daily = try Library.definition("intersession-daily")
+        let logic = InstrumentLogic(daily)
+        #expect(logic.missingRequired(["thought": .bool(false)]) == [])
+        #expect(logic.missingRequired(["thought": .bool(true)]) == ["feeling"])
+        #expect(daily.problems(in: ["thought": .bool(false), "feeling": .text("4")]).map(\.code) == [.notVisible])
+        #expect(daily.scores(for: ["thought": .bool(true), "feeling": .text("4")]).map(\.value) == [1, 4])
+    }
+
+    @Test("FHIR export and import keep items, conditions, scales and scoring", arguments: Library.keys)
+    func fhirRoundTrip(key: String) throws {
+        let original = try Library.definition(key)
+        let exported = try JSONEncoder().encode(original.fhirQuestionnaire(canonicalURL: "https://interlude.test/fhir/Questionnaire/\(key)"))
+        let imported = try FHIRQuestionnaireImport.definition(from: exported)
+        #expect(imported.problems() == [])
+        #expect(imported.key == original.key)
+        #expect(imported.version == original.version)
+        #expect(imported.items.map(\.id) == original.items.map(\.id))
+        #expect(imported.items.map(\.required) == original.items.map(\.required))
+        #expect(imported.title == original.title)
+        #expect(imported.scores == original.scores)
+        for (before, after) in zip(original.items, imported.items) {
+            #expect(before.text == after.text)
+            #expect(before.type == after.type, "\(key).\(before.id)")
+            #expect(original.options(of: before) == imported.options(of: after))
+        }
+    }
+
+    @Test("a FHIR questionnaire from elsewhere imports with its conditions")
+    func fhirFromElsewhere() throws {
+        let json = """
+            {"resourceType": "Questionnaire", "name": "SleepCheck", "title": "Sleep check", "status": "draft",
+             "item": [
+               {"linkId": "1", "text": "Did you sleep well?", "type": "boolean", "required": true},
+               {"linkId": "2", "text": "What kept you awake?", "type": "choice", "repeats": true,
+                "enableWhen": [{"question": "1", "operator": "=", "answerBoolean": false}],
+                "answerOption": [{"valueCoding": {"code": "noise", "display": "Noise"}}, {"valueString": "Worries"},
+                                 {"valueCoding": {"code": "none", "display": "Nothing"}, "extension": [{"url": "http://hl7.org/fhir/StructureDefinition/questionnaire-optionExclusive", "valueBoolean": true}]}]},
+               {"linkId": "3", "text": "Hours slept", "type": "decimal",
+                "extension": [{"url": "http://hl7.org/fhir/StructureDefinition/minValue", "valueDecimal": 0},
+                              {"url": "http://hl7.org/fhir/StructureDefinition/maxValue", "valueDecimal": 24}]}]}
+            """
+        let definition = try FHIRQuestionnaireImport.definition(from: Data(json.utf8))
+        #expect(definition.key == "sleepcheck")
+        #expect(definition.problems() == [])
+        #expect(definition.items.map(\.type) == [.boolean, .multiple, .number])
+        #expect(definition.items[1].options?.last?.exclusive == true)
+        #expect(InstrumentLogic(definition).missingRequired([:]) == ["1"])
+        #expect(InstrumentLogic(definition).visibility(["1": .bool(false)]).items.contains("2"))
+        #expect(!InstrumentLogic(definition).visibility(["1": .bool(true)]).items.contains("2"))
+    }
+
+    @Test("FHIR that Interlude cannot run is refused, naming the item")
+    func brokenFHIR() throws {
+        let attachment = #"{"resourceType": "Questionnaire", "name": "X", "item": [{"linkId": "photo", "text": "Photo", "type": "attachment"}]}"#
+        #expect(throws: ValidationFailure(field: "item.0.type", code: .notAllowed)) {
+            try FHIRQuestionnaireImport.definition(from: Data(attachment.utf8))
+        }
+        let valueSet = #"{"resourceType": "Questionnaire", "name": "X", "item": [{"linkId": "c", "text": "C", "type": "choice", "answerValueSet": "http://x"}]}"#
+        #expect(throws: ValidationFailure(field: "item.0.answerOption", code: .notAllowed)) {
+            try FHIRQuestionnaireImport.definition(from: Data(valueSet.utf8))
+        }
+        #expect(throws: ValidationFailure(field: "resourceType", code: .invalidValue)) {
+            try FHIRQuestionnaireImport.definition(from: Data(#"{"resourceType": "Patient"}"#.utf8))
+        }
+        #expect(throws: ValidationFailure(field: "questionnaire", code: .invalidFormat)) {
+            try FHIRQuestionnaireImport.definition(from: Data("not json".utf8))
+        }
+    }
+
+    static let redcap = #"""
+        Variable / Field Name,Form Name,Section Header,Field Type,Field Label,"Choices, Calculations, OR Slider Labels",Field Note,Text Validation Type OR Show Slider Number,Text Validation Min,Text Validation Max,Identifier?,Branching Logic (Show field only if...),Required Field?,Custom Alignment,Question Number (surveys only),Matrix Group Name,Matrix Ranking?,Field Annotation
+        slept_well,sleep_diary,,yesno,Did you sleep well?,,,,,,,,y,,,,,
+        awake_reasons,sleep_diary,,checkbox,What kept you awake?,"1, Noise | 2, Worries | 3, Pain, mostly",,,,,,[slept_well] = '0',,,,,,
+        worry_note,sleep_diary,,notes,<b>Describe</b> your worries,,,,,,,[awake_reasons(2)] = '1',,,,,,
+        hours,sleep_diary,Details,text,Hours slept,,,number,0,24,,,y,,,,,
+        rested,sleep_diary,,slider,How rested?,Not at all | | Fully,,,,,,,,,,,,
+        mood_1,sleep_diary,,radio,Morning,"0, bad | 1, ok | 2, good",,,,,,,y,,,mood,,
+        mood_2,sleep_diary,,radio,Evening,"0, bad | 1, ok | 2, good",,,,,,[hours] > 6 or [rested] < 20,y,,,mood,,
+        """#
+
+    @Test("a REDCap data dictionary imports with sections, matrix groups, choices and branching logic")
+    func redcapImport() throws {
+        let definition = try REDCapImport.definition(fromCSV: Self.redcap)
+        #expect(definition.key == "sleep-diary")
+        #expect(definition.problems() == [], "\(definition.problems())")
+        #expect(definition.sections.count == 3)
+        #expect(definition.sections[2].id == "mood")
+        #expect(definition.sections[2].options?.count == 3)
+        #expect(definition.items.map(\.type) == [.boolean, .multiple, .text, .number, .slider, .single, .single])
+        #expect(definition.item("awake_reasons")?.options?.last?.label.text(.en) == "Pain, mostly")
+        #expect(definition.item("worry_note")?.text.text(.en) == "Describe your worries")
+        #expect(definition.item("rested")?.maxLabel?.text(.en) == "Fully")
+        let logic = InstrumentLogic(definition)
+        #expect(logic.visibility(["slept_well": .bool(false)]).items.contains("awake_reasons"))
+        #expect(!logic.visibility(["slept_well": .bool(true)]).items.contains("awake_reasons"))
+        #expect(logic.visibility(["slept_well": .bool(false), "awake_reasons": .list(["2"])]).items.contains("worry_note"))
+        #expect(logic.visibility(["hours": .number(7)]).items.contains("mood_2"))
+        #expect(!logic.visibility(["hours": .number(5), "rested": .number(50)]).items.contains("mood_2"))
+    }
+
+    @Test("broken REDCap dictionaries are refused row by row")
+    func brokenREDCap() throws {
+        let header = Self.redcap.split(separator: "\n").first!
+        func problems(_ rows: String) -> [String] {
+            do {
+                _ = try REDCapImport.definition(fromCSV: header + "\n" + rows)
+                return []
+            } catch {
+                return error.errors.map { "\($0.field) \($0.code.rawValue)" }
+            }
+        }
+        #expect(problems("a,f,,calc,Sum,[x]+[y],,,,,,,,,,,,") == ["row.2.fieldType notAllowed"])
+        #expect(problems("a,f,,radio,Pick,no choices here,,,,,,,,,,,,") == ["row.2.choices invalidFormat"])
+        #expect(problems("a,f,,yesno,A,,,,,,,,,,,,,\nb,f,,text,B,,,,,,,([a] = '1' and [a] = '0') or [a] = '',,,,,,") == ["row.3.branchingLogic invalidFormat"])
+        #expect(problems("a,f,,text,A,,,,,,,,,,,,,\nb,other_form,,text,B,,,,,,,,,,,,,") == ["row.3.formName notAllowed"])
+        #expect(throws: ValidationFailure(field: "csv.header", code: .invalidFormat)) {
+            try REDCapImport.definition(fromCSV: "just,some,columns\n1,2,3")
+        }
+    }
+
+    @Test("CSV fields may hold commas, quotes and line breaks")
+    func csv() {
+        #expect(CSV.parse("a,\"b, c\",\"say \"\"hi\"\"\"\r\nline,\"two\nlines\",\n") == [["a", "b, c", "say \"hi\""], ["line", "two\nlines", ""]])
+    }
+}
