@@ -22,7 +22,9 @@ public func configure(
         passwords: try PasswordHashing(cost: settings.passwordCost, threadPool: app.threadPool),
         localizer: localizer,
         serverSecret: ServerSecret(),
-        metrics: metrics)
+        metrics: metrics,
+        cipher: try FieldCipher.load(base64Key: settings.dataKey, dataDirectory: settings.dataDirectory),
+        library: try InstrumentCatalog.loadLibrary(directory: app.directory.resourcesDirectory + "Instruments"))
     app.http.server.configuration.hostname = settings.hostname
     app.http.server.configuration.port = settings.port
     app.routes.defaultMaxBodySize = "1mb"
@@ -88,6 +90,8 @@ private func registerRoutes(_ app: Application) throws {
     let api = app.grouped("api", "v1")
     api.get("openapi.yaml") { _ in try OpenAPISpec.response() }
     let transport = VaporTransport(routesBuilder: app.grouped(CurrentRequestMiddleware()))
-    try APIHandler().registerHandlers(on: transport, serverURL: Servers.Server1.url())
+    try APIHandler().registerHandlers(
+        on: transport, serverURL: Servers.Server1.url(),
+        configuration: .init(dateTranscoder: APIDateTranscoder(), jsonEncodingOptions: [.sortedKeys]))
     try WebRoutes().register(on: app)
 }

@@ -68,6 +68,17 @@ struct ErasureTests {
             _ = try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
             _ = try await researcher.send(.GET, "/studies/\(studyID)/enrollments")
             _ = try await therapist.send(.GET, "/patients/\(patientID.uuidString)")
+            let assigned = try await therapist.send(
+                .POST, "/patients/\(patientID.uuidString)/prompts",
+                json: ["instrumentKey": "mood-vas", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
+                    "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(3600))])
+            let submitted = try await patient.send(
+                .POST, "/me/responses",
+                json: ["id": .string(UUID().uuidString), "promptId": .string(assigned.body["id"].string ?? ""),
+                    "instrumentKey": "mood-vas", "version": 1, "answers": ["mood": 40, "note": "Ada Lovelace wrote this"],
+                    "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+            #expect(submitted.status == .created)
+            _ = try await therapist.send(.GET, "/patients/\(patientID.uuidString)/responses")
             _ = try await app.api.send(.POST, "/password-resets", json: ["email": "ada@example.org"])
             _ = try await app.api.send(.POST, "/sessions", json: ["email": "ada@example.org", "password": "wrong password"])
             _ = try await patient.send(.PATCH, "/me", json: ["shareWithResearch": false])
@@ -94,6 +105,8 @@ struct ErasureTests {
                 #expect(leftovers.isEmpty, "table \(table) still holds \(leftovers)")
             }
             #expect(try await app.count("erasures") == 1)
+            #expect(try await app.count("responses") == 0)
+            #expect(try await app.count("prompts") == 0)
             #expect(try await app.count("rate_limit_events WHERE key IN ('\(accountKeys.joined(separator: "','"))')") == 0)
             #expect(try await app.count("audit_events") > 0)
             #expect(try await patient.send(.GET, "/me").status == .unauthorized)

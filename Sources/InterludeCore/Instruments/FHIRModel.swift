@@ -134,6 +134,11 @@ public enum FHIR {
     public struct Identifier: Codable, Sendable {
         public var system: String?
         public var value: String?
+
+        public init(system: String?, value: String?) {
+            self.system = system
+            self.value = value
+        }
     }
 
     public struct ResponseItem: Codable, Sendable {

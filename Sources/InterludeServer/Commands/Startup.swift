@@ -6,7 +6,7 @@ import Vapor
 /// What `serve` does before it listens: bring the schema up to date and, on an empty installation, create the
 /// first admin and say how to sign in.
 public func prepareToServe(_ app: Application) async throws {
-    try await app.autoMigrate()
+    try await migrate(app)
     let settings = app.interlude.settings
     let staff = StaffAccounts(database: app.db, services: app.interlude)
     var lines = ["", "Interlude is starting."]
@@ -26,6 +26,13 @@ public func prepareToServe(_ app: Application) async throws {
     print(lines.joined(separator: "\n"))
 }
 
+/// Brings the schema up to date and installs library instruments that are not in the database yet.
+func migrate(_ app: Application) async throws {
+    try await app.autoMigrate()
+    try await InstrumentCatalog(database: app.db, now: app.interlude.clock.now)
+        .installLibrary(app.interlude.library, logger: app.logger)
+}
+
 /// `interlude migrate`: applies every pending migration without asking.
 struct MigrateCommand: AsyncCommand {
     struct Signature: CommandSignature {}
@@ -33,7 +40,7 @@ struct MigrateCommand: AsyncCommand {
     var help: String { "Applies pending database migrations." }
 
     func run(using context: CommandContext, signature: Signature) async throws {
-        try await context.application.autoMigrate()
+        try await migrate(context.application)
         context.console.print("Database schema is up to date.")
     }
 }
@@ -64,7 +71,7 @@ struct UserCommand: AsyncCommand {
             throw SettingsError.invalid(name: "action", value: signature.action, expected: "create")
         }
         let app = context.application
-        try await app.autoMigrate()
+        try await migrate(app)
         do {
             let created = try await StaffAccounts(database: app.db, services: app.interlude).create(
                 email: signature.email ?? "", role: signature.role ?? "", name: signature.name,

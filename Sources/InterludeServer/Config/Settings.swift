@@ -31,6 +31,8 @@ public struct Settings: Sendable {
     public var adminEmail: String
     /// The bcrypt cost; lower only in tests.
     public var passwordCost: Int
+    /// The key for patient free text at rest (base64, 32 bytes); without it one is kept in the data directory.
+    public var dataKey: String?
     /// Whether the server sits behind a proxy whose `X-Forwarded-For` header names the real client.
     public var trustProxy: Bool
     /// Whether the console cookie is sent only over HTTPS.
@@ -39,7 +41,7 @@ public struct Settings: Sendable {
     public init(
         dataDirectory: String, database: Database, publicURL: String, hostname: String = "127.0.0.1",
         port: Int = 8080, mail: Mail, mailFrom: String, adminEmail: String = Settings.defaultAdminEmail,
-        passwordCost: Int = 12, trustProxy: Bool = false
+        passwordCost: Int = 12, trustProxy: Bool = false, dataKey: String? = nil
     ) {
         self.dataDirectory = dataDirectory
         self.database = database
@@ -51,6 +53,7 @@ public struct Settings: Sendable {
         self.adminEmail = adminEmail
         self.passwordCost = passwordCost
         self.trustProxy = trustProxy
+        self.dataKey = dataKey
     }
 
     public static let defaultAdminEmail = "admin@interlude.localhost"
@@ -119,7 +122,8 @@ public struct Settings: Sendable {
         let trustProxy = ["1", "true", "yes"].contains(value("TRUST_PROXY")?.lowercased() ?? "")
         return Settings(
             dataDirectory: dataDirectory, database: database, publicURL: publicURL, hostname: hostname, port: port,
-            mail: mail, mailFrom: mailFrom, adminEmail: adminEmail, trustProxy: trustProxy)
+            mail: mail, mailFrom: mailFrom, adminEmail: adminEmail, trustProxy: trustProxy,
+            dataKey: value("INTERLUDE_DATA_KEY"))
     }
 }
 

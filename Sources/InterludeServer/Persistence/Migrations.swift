@@ -17,5 +17,8 @@ enum Migrations {
         CreateAuditEvents(),
         CreateErasures(),
         CreateSettings(),
+        CreateInstrumentVersions(),
+        CreatePrompts(),
+        CreateResponses(),
     ]
 }

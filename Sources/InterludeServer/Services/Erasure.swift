@@ -9,6 +9,8 @@ import SQLKit
 enum ErasureMap {
     /// Tables with rows about a person, in the order they are emptied (children before parents).
     static let personalTables: [String] = [
+        ResponseRecord.schema,
+        PromptRecord.schema,
         SessionRecord.schema,
         EmailTokenRecord.schema,
         RateLimitEventRecord.schema,
@@ -25,6 +27,7 @@ enum ErasureMap {
     /// Tables that never hold data about a person.
     static let impersonalTables: Set<String> = [
         StudyRecord.schema,
+        InstrumentVersionRecord.schema,
         SettingRecord.schema,
         ErasureRecord.schema,
         "_fluent_migrations",
@@ -60,6 +63,10 @@ struct ErasureService: Sendable {
     private func erase(table: String, of user: UserRecord, tombstoneID: UUID, on database: any Database) async throws {
         let userID = try user.requireID()
         switch table {
+        case ResponseRecord.schema:
+            try await ResponseRecord.query(on: database).filter(\.$patient.$id == userID).delete()
+        case PromptRecord.schema:
+            try await PromptRecord.query(on: database).filter(\.$patient.$id == userID).delete()
         case SessionRecord.schema:
             try await SessionRecord.query(on: database).filter(\.$user.$id == userID).delete()
         case EmailTokenRecord.schema:

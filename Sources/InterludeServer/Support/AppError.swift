@@ -13,6 +13,8 @@ enum AppError: Error, Equatable {
     case conflict(Conflict)
     case rateLimited(retryAfter: Int)
     case malformedRequest
+    /// A timestamp that is not ISO 8601 with an offset; the decoder cannot say which field it was.
+    case invalidDateTime
 
     enum Refusal: String {
         case notAllowed
@@ -32,6 +34,11 @@ enum AppError: Error, Equatable {
         case pairingCodeExpired
         case studyClosed
         case notEnrolled
+        case versionExists
+        case alreadyPublished
+        case promptCompleted
+        case promptCancelled
+        case responseIDTaken
     }
 
     static func field(_ field: String, _ code: FieldError.Code, limit: Int? = nil) -> AppError {
@@ -40,7 +47,7 @@ enum AppError: Error, Equatable {
 
     var status: HTTPResponseStatus {
         switch self {
-        case .validation: return .unprocessableEntity
+        case .validation, .invalidDateTime: return .unprocessableEntity
         case .unauthenticated, .invalidCredentials: return .unauthorized
         case .forbidden: return .forbidden
         case .notFound: return .notFound
@@ -61,6 +68,7 @@ enum AppError: Error, Equatable {
         case .conflict(let conflict): return conflict.rawValue.kebabCased
         case .rateLimited: return "rate-limited"
         case .malformedRequest: return "malformed-request"
+        case .invalidDateTime: return "invalid-date-time"
         }
     }
 }

@@ -12,6 +12,9 @@ struct AppServices: Sendable {
     let localizer: Localizer
     let serverSecret: ServerSecret
     let metrics: PrometheusCollectorRegistry
+    let cipher: FieldCipher
+    /// The instruments shipped in Resources/Instruments, checked at start.
+    let library: [InstrumentDefinition]
 }
 
 extension Application {

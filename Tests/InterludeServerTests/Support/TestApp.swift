@@ -82,11 +82,12 @@ func withTestApp(
     let settings = Settings(
         dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent(schema).path,
         database: database, publicURL: "https://interlude.test", mail: .outbox("/nonexistent"),
-        mailFrom: "Interlude <noreply@interlude.test>", passwordCost: 4, trustProxy: true)
+        mailFrom: "Interlude <noreply@interlude.test>", passwordCost: 4, trustProxy: true,
+        dataKey: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString())
     let app = try await Application.make(.testing)
     do {
         try await configure(app, settings: settings, clock: clock.wallClock, mailer: mailer ?? capturing)
-        try await app.autoMigrate()
+        try await migrate(app)
         try await test(TestContext(app: app, clock: clock, mailer: capturing))
     } catch {
         await dropSchema(app, schema: schema, database: database)

@@ -1,0 +1,286 @@
+import Fluent
+import Foundation
+import InterludeCore
+import OpenAPIRuntime
+
+// MARK: - Instruments
+
+extension APIHandler {
+    func listInstruments(_ input: Operations.ListInstruments.Input) async throws -> Operations.ListInstruments.Output {
+        let context = try APIContext.current()
+        _ = try await context.user(.therapist, .researcher, .admin)
+        let records = try await context.catalog.overview()
+        return .ok(.init(body: .json(try records.map { try .init($0, language: context.request.language) })))
+    }
+
+    func importInstrument(_ input: Operations.ImportInstrument.Input) async throws -> Operations.ImportInstrument.Output {
+        let context = try APIContext.current()
+        let user = try await context.user(.researcher, .admin)
+        let data: Data
+        let format: InstrumentCatalog.Format?
+        switch input.body {
+        case .json(let object):
+            data = try JSONEncoder().encode(object)
+            format = nil
+        case .applicationFhirJson(let object):
+            data = try JSONEncoder().encode(object)
+            format = .fhir
+        case .csv(let body):
+            data = try await Data(collecting: body, upTo: 1_000_000)
+            format = .redcap
+        }
+        let (definition, detected) = try InstrumentCatalog.parse(data, format: format)
+        var record = try await context.catalog.importDraft(definition, format: detected, by: user)
+        if input.query.publish == true {
+            record = try await context.catalog.publish(record.key, record.version)
+        }
+        return .created(.init(body: .json(try .init(record, language: context.request.language))))
+    }
+
+    func getInstrumentVersion(_ input: Operations.GetInstrumentVersion.Input) async throws
+        -> Operations.GetInstrumentVersion.Output
+    {
+        let context = try APIContext.current()
+        _ = try await context.user(.therapist, .researcher, .admin)
+        guard let record = try await context.catalog.version(input.path.key, input.path.version) else {
+            throw AppError.notFound
+        }
+        let definition = try record.decodedDefinition()
+        let body: Data
+        if input.query.format == .fhir {
+            body = try JSONEncoder().encode(
+                definition.fhirQuestionnaire(canonicalURL: context.services.settings.questionnaireURL(definition.key)))
+        } else {
+            body = try JSONEncoder().encode(definition)
+        }
+        return .ok(.init(body: .json(try JSONDecoder().decode(OpenAPIObjectContainer.self, from: body))))
+    }
+
+    func publishInstrumentVersion(_ input: Operations.PublishInstrumentVersion.Input) async throws
+        -> Operations.PublishInstrumentVersion.Output
+    {
+        let context = try APIContext.current()
+        _ = try await context.user(.researcher, .admin)
+        let record = try await context.catalog.publish(input.path.key, input.path.version)
+        return .ok(.init(body: .json(try .init(record, language: context.request.language))))
+    }
+}
+
+// MARK: - Prompts and responses for therapists
+
+extension APIHandler {
+    func listPatientPrompts(_ input: Operations.ListPatientPrompts.Input) async throws
+        -> Operations.ListPatientPrompts.Output
+    {
+        let context = try APIContext.current()
+        let therapist = try await context.user(.therapist)
+        let patientID = try pathID(input.path.patientId)
+        _ = try await Caseloads(database: context.database).patient(patientID, of: therapist.requireID())
+        let prompts = try await context.prompts.prompts(of: patientID, statuses: Set(PromptStatus.allCases))
+        try await context.audit().record(actor: therapist, action: .promptsRead, patients: [patientID])
+        return .ok(.init(body: .json(try await context.promptBodies(prompts))))
+    }
+
+    func assignPrompt(_ input: Operations.AssignPrompt.Input) async throws -> Operations.AssignPrompt.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let therapist = try await context.user(.therapist)
+        let patientID = try pathID(input.path.patientId)
+        try checkLimits([(body.instrumentKey, "instrumentKey", InstrumentDefinition.keyMaxLength)])
+        let prompt = try await context.prompts.assign(
+            by: therapist, patientID: patientID, instrumentKey: body.instrumentKey, opensAt: body.opensAt,
+            closesAt: body.closesAt)
+        try await context.audit().record(
+            actor: therapist, action: .promptAssigned, patients: [patientID], target: "instrument:\(prompt.instrumentKey)")
+        return .created(.init(body: .json(try await context.promptBodies([context.prompts.current(prompt)])[0])))
+    }
+
+    func listPatientResponses(_ input: Operations.ListPatientResponses.Input) async throws
+        -> Operations.ListPatientResponses.Output
+    {
+        let context = try APIContext.current()
+        let therapist = try await context.user(.therapist)
+        let patientID = try pathID(input.path.patientId)
+        _ = try await Caseloads(database: context.database).patient(patientID, of: therapist.requireID())
+        let responses = try await context.responses.responses(of: patientID)
+        try await context.audit().record(actor: therapist, action: .responsesRead, patients: [patientID])
+        return .ok(.init(body: .json(try await context.responseBodies(responses))))
+    }
+}
+
+// MARK: - The patient's own questionnaires
+
+extension APIHandler {
+    func listMyPrompts(_ input: Operations.ListMyPrompts.Input) async throws -> Operations.ListMyPrompts.Output {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        let status: PromptStatus = input.query.status == .completed ? .completed : .open
+        let prompts = try await context.prompts.prompts(of: patient.requireID(), statuses: [status])
+        return .ok(.init(body: .json(try await context.promptBodies(prompts))))
+    }
+
+    func getMyPrompt(_ input: Operations.GetMyPrompt.Input) async throws -> Operations.GetMyPrompt.Output {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        let prompt = try await context.prompts.open(try pathID(input.path.promptId), for: patient.requireID())
+        guard
+            let record = try await context.catalog.version(prompt.record.instrumentKey, prompt.record.instrumentVersion)
+        else { throw AppError.notFound }
+        let definition = try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(record.definition.utf8))
+        let body = try await context.promptBodies([prompt])[0]
+        return .ok(.init(body: .json(.init(prompt: body, definition: definition))))
+    }
+
+    func listMyResponses(_ input: Operations.ListMyResponses.Input) async throws -> Operations.ListMyResponses.Output {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        let responses = try await context.responses.responses(of: patient.requireID())
+        return .ok(.init(body: .json(try await context.responseBodies(responses))))
+    }
+
+    func submitResponse(_ input: Operations.SubmitResponse.Input) async throws -> Operations.SubmitResponse.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let patient = try await context.user(.patient)
+        try checkLimits([(body.instrumentKey, "instrumentKey", InstrumentDefinition.keyMaxLength)])
+        var validator = FieldValidator()
+        let id = UUID(uuidString: body.id)
+        if id == nil { validator.add("id", .invalidFormat) }
+        let promptID = UUID(uuidString: body.promptId)
+        if promptID == nil { validator.add("promptId", .invalidFormat) }
+        let answers = Self.answers(from: body.answers, into: &validator)
+        try validator.check()
+        let outcome = try await context.responses.submit(
+            .init(
+                id: id!, promptID: promptID!, instrumentKey: body.instrumentKey, version: body.version, answers: answers,
+                startedAt: body.startedAt, completedAt: body.completedAt),
+            patient: patient)
+        switch outcome {
+        case .created(let stored):
+            return .created(.init(body: .json(try await context.responseBodies([stored])[0])))
+        case .repeated(let stored):
+            return .ok(.init(body: .json(try await context.responseBodies([stored])[0])))
+        }
+    }
+
+    func getResponse(_ input: Operations.GetResponse.Input) async throws -> Operations.GetResponse.Output {
+        let context = try APIContext.current()
+        let user = try await context.authenticated().user
+        guard let stored = try await context.responses.response(try pathID(input.path.responseId)) else {
+            throw AppError.notFound
+        }
+        let patientID = stored.record.$patient.id
+        switch user.roleValue {
+        case .patient:
+            guard patientID == user.id else { throw AppError.notFound }
+        case .therapist:
+            _ = try await Caseloads(database: context.database).patient(patientID, of: user.requireID())
+            try await context.audit().record(
+                actor: user, action: .responsesRead, patients: [patientID], target: "response:\(stored.record.id!)")
+        default:
+            throw AppError.notFound
+        }
+        let body: Data
+        if input.query.format == .fhir {
+            guard
+                let definition = try await context.catalog
+                    .version(stored.record.instrumentKey, stored.record.instrumentVersion)?.decodedDefinition()
+            else { throw AppError.notFound }
+            let pseudonym = try await PatientProfileRecord.query(on: context.database)
+                .filter(\.$user.$id == patientID).first()?.pseudonym
+            body = try JSONEncoder().encode(
+                definition.fhirResponse(
+                    id: stored.record.id!.uuidString.lowercased(), answers: stored.answers,
+                    questionnaireURL: context.services.settings.questionnaireURL(definition.key),
+                    authored: stored.record.completedAt,
+                    subject: pseudonym.map {
+                        FHIR.Identifier(system: context.services.settings.publicURL + "/pseudonym", value: $0)
+                    }))
+        } else {
+            body = try JSONEncoder().encode(
+                try await context.responseBodies([stored])[0])
+        }
+        return .ok(.init(body: .json(try JSONDecoder().decode(OpenAPIObjectContainer.self, from: body))))
+    }
+
+    /// Reads each answer on its own, so a value of the wrong kind is named by its item.
+    static func answers(from object: OpenAPIObjectContainer, into validator: inout FieldValidator) -> Answers {
+        var answers: Answers = [:]
+        let encoder = JSONEncoder()
+        for (itemID, value) in object.value {
+            guard let data = try? encoder.encode(OpenAPIValueContainer(unvalidatedValue: value)),
+                let answer = try? JSONDecoder().decode(AnswerValue.self, from: data)
+            else {
+                validator.add("answers.\(itemID)", .wrongType)
+                continue
+            }
+            answers[itemID] = answer
+        }
+        return answers
+    }
+}
+
+extension APIContext {
+    var catalog: InstrumentCatalog { InstrumentCatalog(database: database, now: now) }
+    var prompts: PromptService { PromptService(database: database, now: now) }
+    var responses: ResponseService { ResponseService(database: database, services: services) }
+
+    /// Prompts as the API shows them, titled in the caller's language.
+    func promptBodies(_ prompts: [PromptService.Current]) async throws -> [Components.Schemas.Prompt] {
+        let definitions = try await catalog.definitions(
+            Set(prompts.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
+        return try prompts.map { prompt in
+            let record = prompt.record
+            let title = definitions[InstrumentVersionKey(key: record.instrumentKey, version: record.instrumentVersion)]?
+                .title.text(request.language) ?? record.instrumentKey
+            return Components.Schemas.Prompt(
+                id: try record.requireID().uuidString.lowercased(), instrumentKey: record.instrumentKey,
+                instrumentVersion: record.instrumentVersion, title: title, opensAt: record.opensAt,
+                closesAt: record.closesAt, status: .init(rawValue: prompt.status.rawValue) ?? .open,
+                source: .init(rawValue: record.source) ?? .manual, completedAt: record.completedAt,
+                responseId: record.responseID?.uuidString.lowercased())
+        }
+    }
+
+    /// Responses as the API shows them. Patients get their scores too (it is their data); the patient app shows
+    /// them only where the instrument offers feedback.
+    func responseBodies(_ responses: [ResponseService.Stored]) async throws
+        -> [Components.Schemas.ResponseResult]
+    {
+        let definitions = try await catalog.definitions(
+            Set(responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
+        let language = request.language
+        return try responses.map { stored in
+            let record = stored.record
+            let definition = definitions[InstrumentVersionKey(key: record.instrumentKey, version: record.instrumentVersion)]
+            let scores: [Components.Schemas.Score] = stored.scores.map { score in
+                let rule = definition?.scores.first { $0.id == score.id }
+                return .init(
+                    id: score.id, title: rule?.title.text(language) ?? score.id, value: score.value,
+                    band: score.band.map { .init(level: $0.level, label: $0.label.text(language)) })
+            }
+            return .init(
+                id: try record.requireID().uuidString.lowercased(), promptId: record.$prompt.id?.uuidString.lowercased(),
+                instrumentKey: record.instrumentKey, version: record.instrumentVersion,
+                title: definition?.title.text(language) ?? record.instrumentKey, scores: scores,
+                answers: try JSONDecoder().decode(OpenAPIObjectContainer.self, from: JSONEncoder().encode(stored.answers)),
+                openedAt: record.openedAt, startedAt: record.startedAt, completedAt: record.completedAt,
+                receivedAt: record.receivedAt)
+        }
+    }
+}
+
+extension Components.Schemas.InstrumentSummary {
+    init(_ record: InstrumentVersionRecord, language: Language) throws {
+        let title = (try? record.decodedDefinition().title.text(language)) ?? record.title
+        self.init(
+            key: record.key, version: record.version, title: title,
+            status: record.isPublished ? .published : .draft, origin: .init(rawValue: record.origin) ?? .json,
+            publishedAt: record.publishedAt)
+    }
+}
+
+extension Settings {
+    /// The canonical URL of an instrument in FHIR exports.
+    func questionnaireURL(_ key: String) -> String { publicURL + "/fhir/Questionnaire/" + key }
+}

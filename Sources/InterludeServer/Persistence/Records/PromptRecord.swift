@@ -1,0 +1,47 @@
+import Fluent
+import Foundation
+
+/// One occurrence of an instrument for one participant, open from `opens_at` until `closes_at`.
+final class PromptRecord: Model, @unchecked Sendable {
+    static let schema = "prompts"
+
+    // managed
+    @ID(key: .id) var id: UUID?
+    @Field(key: "created_at") var createdAt: Date
+
+    // references
+    @Parent(key: "patient_id") var patient: UserRecord
+    @OptionalParent(key: "study_id") var study: StudyRecord?
+    @OptionalParent(key: "assigned_by") var assignedBy: UserRecord?
+
+    // data
+    @Field(key: "instrument_key") var instrumentKey: String
+    @Field(key: "instrument_version") var instrumentVersion: Int
+    @Field(key: "opens_at") var opensAt: Date
+    @Field(key: "closes_at") var closesAt: Date
+    @Field(key: "status") var status: String
+    @Field(key: "source") var source: String
+    @OptionalField(key: "plan_id") var planID: UUID?
+    @OptionalField(key: "occurrence") var occurrence: String?
+    @OptionalField(key: "opened_at") var openedAt: Date?
+    @OptionalField(key: "completed_at") var completedAt: Date?
+    @OptionalField(key: "response_id") var responseID: UUID?
+
+    init() {}
+
+    init(
+        patientID: UUID, studyID: UUID?, assignedBy: UUID?, instrumentKey: String, instrumentVersion: Int,
+        opensAt: Date, closesAt: Date, source: String, now: Date
+    ) {
+        self.$patient.id = patientID
+        self.$study.id = studyID
+        self.$assignedBy.id = assignedBy
+        self.instrumentKey = instrumentKey
+        self.instrumentVersion = instrumentVersion
+        self.opensAt = opensAt
+        self.closesAt = closesAt
+        self.status = "scheduled"
+        self.source = source
+        self.createdAt = now
+    }
+}

@@ -1,0 +1,44 @@
+import Fluent
+import Foundation
+
+/// A completed questionnaire: the answers (encrypted), the scores computed from them, and when it happened.
+/// The id is the one the client generated, so a retried submission finds the first.
+final class ResponseRecord: Model, @unchecked Sendable {
+    static let schema = "responses"
+
+    // managed
+    @ID(custom: .id, generatedBy: .user) var id: UUID?
+
+    // references
+    @Parent(key: "patient_id") var patient: UserRecord
+    @OptionalParent(key: "prompt_id") var prompt: PromptRecord?
+
+    // data
+    @Field(key: "instrument_key") var instrumentKey: String
+    @Field(key: "instrument_version") var instrumentVersion: Int
+    @Field(key: "answers") var answers: String
+    @Field(key: "scores") var scores: String
+    @OptionalField(key: "opened_at") var openedAt: Date?
+    @OptionalField(key: "started_at") var startedAt: Date?
+    @Field(key: "completed_at") var completedAt: Date
+    @Field(key: "received_at") var receivedAt: Date
+
+    init() {}
+
+    init(
+        id: UUID, patientID: UUID, promptID: UUID?, instrumentKey: String, instrumentVersion: Int, sealedAnswers: String,
+        scores: String, openedAt: Date?, startedAt: Date?, completedAt: Date, receivedAt: Date
+    ) {
+        self.id = id
+        self.$patient.id = patientID
+        self.$prompt.id = promptID
+        self.instrumentKey = instrumentKey
+        self.instrumentVersion = instrumentVersion
+        self.answers = sealedAnswers
+        self.scores = scores
+        self.openedAt = openedAt
+        self.startedAt = startedAt
+        self.completedAt = completedAt
+        self.receivedAt = receivedAt
+    }
+}

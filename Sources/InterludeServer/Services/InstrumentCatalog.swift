@@ -1,0 +1,179 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Vapor
+
+/// The instruments Interlude knows: the shipped library and what researchers import, each version a draft until
+/// published and unchangeable after.
+struct InstrumentCatalog: Sendable {
+    let database: any Database
+    let now: Date
+
+    /// What a file is, judged by its content.
+    enum Format: String, Sendable {
+        case json
+        case fhir
+        case redcap
+    }
+
+    /// Reads an instrument from our JSON, a FHIR Questionnaire or a REDCap data dictionary and checks it.
+    static func parse(_ data: Data, format: Format?) throws -> (InstrumentDefinition, Format) {
+        let detected = format ?? detect(data)
+        let definition: InstrumentDefinition
+        switch detected {
+        case .fhir:
+            definition = try FHIRQuestionnaireImport.definition(from: data)
+        case .redcap:
+            definition = try REDCapImport.definition(fromCSV: String(decoding: data, as: UTF8.self))
+        case .json:
+            do {
+                definition = try JSONDecoder().decode(InstrumentDefinition.self, from: data)
+            } catch let error as DecodingError {
+                throw ProblemMiddleware.map(error)
+            }
+        }
+        try definition.validate()
+        return (definition, detected)
+    }
+
+    static func detect(_ data: Data) -> Format {
+        guard let first = data.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }),
+            first == UInt8(ascii: "{")
+        else { return .redcap }
+        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return object?["resourceType"] as? String == "Questionnaire" ? .fhir : .json
+    }
+
+    /// Loads the shipped library files; a broken one stops the start, naming the file.
+    static func loadLibrary(directory: String) throws -> [InstrumentDefinition] {
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+        return try files.map { file in
+            let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file))
+            do {
+                return try parse(data, format: .json).0
+            } catch {
+                throw SettingsError.invalid(name: "Resources/Instruments/\(file)", value: "", expected: "a valid instrument: \(error)")
+            }
+        }
+    }
+
+    /// Stores every library instrument that is not in the database yet as a published version.
+    func installLibrary(_ library: [InstrumentDefinition], logger: Logger) async throws {
+        for definition in library {
+            if let stored = try await version(definition.key, definition.version) {
+                if try stored.decodedDefinition() != definition {
+                    logger.warning(
+                        "Library file for \(definition.key) version \(definition.version) differs from the stored version; the stored one stays. Give the file a new version to publish a change.")
+                }
+                continue
+            }
+            let record = InstrumentVersionRecord(
+                key: definition.key, version: definition.version, title: definition.title.text(.en), origin: .library,
+                definition: try Self.encode(definition), createdBy: nil, now: now)
+            record.status = InstrumentVersionRecord.Status.published.rawValue
+            record.publishedAt = now
+            try await record.create(on: database)
+        }
+    }
+
+    /// Imports a new version of an instrument as a draft: it replaces an earlier draft of the same key, or
+    /// follows the newest published version.
+    func importDraft(_ definition: InstrumentDefinition, format: Format, by user: UserRecord) async throws
+        -> InstrumentVersionRecord
+    {
+        var draft = definition
+        let existing = try await InstrumentVersionRecord.query(on: database)
+            .filter(\.$key == definition.key).sort(\.$version, .descending).first()
+        if let existing, existing.status == InstrumentVersionRecord.Status.draft.rawValue {
+            draft.version = existing.version
+            existing.definition = try Self.encode(draft)
+            existing.title = draft.title.text(.en)
+            existing.origin = format.rawValue
+            existing.$createdBy.id = try user.requireID()
+            existing.createdAt = now
+            try await existing.save(on: database)
+            return existing
+        }
+        draft.version = (existing?.version ?? 0) + 1
+        let record = InstrumentVersionRecord(
+            key: draft.key, version: draft.version, title: draft.title.text(.en),
+            origin: InstrumentVersionRecord.Origin(rawValue: format.rawValue) ?? .json,
+            definition: try Self.encode(draft), createdBy: try user.requireID(), now: now)
+        do {
+            try await record.create(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict(.versionExists)
+        }
+        return record
+    }
+
+    /// Makes a draft available for prompts; from now on it never changes.
+    func publish(_ key: String, _ version: Int) async throws -> InstrumentVersionRecord {
+        guard let record = try await self.version(key, version) else { throw AppError.notFound }
+        guard record.status == InstrumentVersionRecord.Status.draft.rawValue else {
+            throw AppError.conflict(.alreadyPublished)
+        }
+        record.status = InstrumentVersionRecord.Status.published.rawValue
+        record.publishedAt = now
+        try await record.save(on: database)
+        return record
+    }
+
+    func version(_ key: String, _ version: Int) async throws -> InstrumentVersionRecord? {
+        try await InstrumentVersionRecord.query(on: database)
+            .filter(\.$key == key).filter(\.$version == version).first()
+    }
+
+    /// The newest published version of `key`, the one new prompts use.
+    func latestPublished(_ key: String) async throws -> InstrumentVersionRecord? {
+        try await InstrumentVersionRecord.query(on: database)
+            .filter(\.$key == key)
+            .filter(\.$status == InstrumentVersionRecord.Status.published.rawValue)
+            .sort(\.$version, .descending)
+            .first()
+    }
+
+    /// Every instrument with its newest version (drafts included for staff who import).
+    func overview() async throws -> [InstrumentVersionRecord] {
+        let all = try await InstrumentVersionRecord.query(on: database).sort(\.$key).sort(\.$version, .descending).all()
+        var seen = Set<String>()
+        return all.filter { seen.insert($0.key).inserted }
+    }
+
+    /// Every version of `key`, newest first.
+    func versions(of key: String) async throws -> [InstrumentVersionRecord] {
+        try await InstrumentVersionRecord.query(on: database).filter(\.$key == key).sort(\.$version, .descending).all()
+    }
+
+    /// The definitions of several versions at once, keyed by key and version.
+    func definitions(_ pairs: Set<InstrumentVersionKey>) async throws -> [InstrumentVersionKey: InstrumentDefinition] {
+        guard !pairs.isEmpty else { return [:] }
+        let keys = Array(Set(pairs.map(\.key)))
+        let records = try await InstrumentVersionRecord.query(on: database).filter(\.$key ~~ keys).all()
+        var result: [InstrumentVersionKey: InstrumentDefinition] = [:]
+        for record in records where pairs.contains(InstrumentVersionKey(key: record.key, version: record.version)) {
+            result[InstrumentVersionKey(key: record.key, version: record.version)] = try record.decodedDefinition()
+        }
+        return result
+    }
+
+    static func encode(_ definition: InstrumentDefinition) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(definition), as: UTF8.self)
+    }
+}
+
+/// An instrument and one of its versions.
+struct InstrumentVersionKey: Hashable, Sendable {
+    let key: String
+    let version: Int
+}
+
+extension InstrumentVersionRecord {
+    func decodedDefinition() throws -> InstrumentDefinition {
+        try JSONDecoder().decode(InstrumentDefinition.self, from: Data(definition.utf8))
+    }
+
+    var isPublished: Bool { status == Status.published.rawValue }
+}

@@ -1,0 +1,74 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+/// Prompts: one instrument for one participant inside a time window. Therapists assign them by hand now;
+/// schedules and rules create them through the same `create`.
+struct PromptService: Sendable {
+    let database: any Database
+    let now: Date
+
+    /// A prompt with its status at this moment.
+    struct Current: Sendable {
+        let record: PromptRecord
+        let status: PromptStatus
+    }
+
+    func current(_ record: PromptRecord) -> Current {
+        Current(
+            record: record,
+            status: PromptStatus.at(
+                now, recorded: PromptStatus(rawValue: record.status) ?? .scheduled, opensAt: record.opensAt,
+                closesAt: record.closesAt))
+    }
+
+    /// Creates a prompt for the newest published version of `instrumentKey`.
+    func create(
+        patientID: UUID, studyID: UUID?, assignedBy: UUID?, instrumentKey: String, opensAt: Date, closesAt: Date,
+        source: PromptSource
+    ) async throws -> PromptRecord {
+        guard
+            let instrument = try await InstrumentCatalog(database: database, now: now).latestPublished(instrumentKey)
+        else { throw AppError.field("instrumentKey", .unknown) }
+        let prompt = PromptRecord(
+            patientID: patientID, studyID: studyID, assignedBy: assignedBy, instrumentKey: instrument.key,
+            instrumentVersion: instrument.version, opensAt: opensAt, closesAt: closesAt, source: source.rawValue, now: now)
+        try await prompt.create(on: database)
+        return prompt
+    }
+
+    /// A therapist assigns an instrument to one of their patients.
+    func assign(
+        by therapist: UserRecord, patientID: UUID, instrumentKey: String, opensAt: Date, closesAt: Date
+    ) async throws -> PromptRecord {
+        let entry = try await Caseloads(database: database).patient(patientID, of: therapist.requireID())
+        try PromptTiming.checkWindow(opensAt: opensAt, closesAt: closesAt, now: now)
+        return try await create(
+            patientID: patientID, studyID: entry.enrollment.$study.id, assignedBy: therapist.requireID(),
+            instrumentKey: instrumentKey, opensAt: opensAt, closesAt: closesAt, source: .manual)
+    }
+
+    /// The patient's prompts in the given states, soonest deadline first for open ones, newest first otherwise.
+    func prompts(of patientID: UUID, statuses: Set<PromptStatus>) async throws -> [Current] {
+        let all = try await PromptRecord.query(on: database)
+            .filter(\.$patient.$id == patientID)
+            .sort(\.$closesAt)
+            .all()
+            .map(current)
+            .filter { statuses.contains($0.status) }
+        return statuses == [.open] ? all : all.reversed()
+    }
+
+    /// One of the patient's own prompts; notes the first time it was opened.
+    func open(_ promptID: UUID, for patientID: UUID) async throws -> Current {
+        guard let record = try await PromptRecord.find(promptID, on: database), record.$patient.id == patientID else {
+            throw AppError.notFound
+        }
+        let prompt = current(record)
+        if prompt.status == .open, record.openedAt == nil {
+            record.openedAt = now
+            try await record.save(on: database)
+        }
+        return prompt
+    }
+}

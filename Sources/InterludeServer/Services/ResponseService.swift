@@ -1,0 +1,112 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Vapor
+
+/// Receiving, storing and reading completed questionnaires.
+struct ResponseService: Sendable {
+    let database: any Database
+    let services: AppServices
+
+    private var now: Date { services.clock.now }
+
+    /// A submission as the app sends it.
+    struct Submission: Sendable {
+        var id: UUID
+        var promptID: UUID
+        var instrumentKey: String
+        var version: Int
+        var answers: Answers
+        var startedAt: Date?
+        var completedAt: Date
+    }
+
+    /// A stored response with its answers opened and its scores decoded.
+    struct Stored: Sendable {
+        let record: ResponseRecord
+        let answers: Answers
+        let scores: [ScoreResult]
+    }
+
+    enum Outcome: Sendable {
+        case created(Stored)
+        /// The same submission arrived again; the first result, unchanged.
+        case repeated(Stored)
+    }
+
+    /// Checks a submission against its prompt and the exact instrument version, scores it and stores it once.
+    func submit(_ submission: Submission, patient: UserRecord) async throws -> Outcome {
+        let patientID = try patient.requireID()
+        if let existing = try await ResponseRecord.find(submission.id, on: database) {
+            guard existing.$patient.id == patientID else { throw AppError.conflict(.responseIDTaken) }
+            return .repeated(try open(existing))
+        }
+        guard let prompt = try await PromptRecord.find(submission.promptID, on: database), prompt.$patient.id == patientID
+        else { throw AppError.field("promptId", .unknown) }
+        var validator = FieldValidator()
+        if submission.instrumentKey != prompt.instrumentKey { validator.add("instrumentKey", .mismatch) }
+        if submission.version != prompt.instrumentVersion { validator.add("version", .mismatch) }
+        try validator.check()
+        switch PromptStatus(rawValue: prompt.status) {
+        case .completed: throw AppError.conflict(.promptCompleted)
+        case .cancelled: throw AppError.conflict(.promptCancelled)
+        default: break
+        }
+        try PromptTiming.checkSubmission(
+            startedAt: submission.startedAt, completedAt: submission.completedAt, opensAt: prompt.opensAt,
+            closesAt: prompt.closesAt, now: now)
+        guard
+            let definition = try await InstrumentCatalog(database: database, now: now)
+                .version(prompt.instrumentKey, prompt.instrumentVersion)?.decodedDefinition()
+        else { throw AppError.notFound }
+        try definition.validate(submission.answers)
+        let scores = definition.scores(for: submission.answers)
+        let record = ResponseRecord(
+            id: submission.id, patientID: patientID, promptID: submission.promptID, instrumentKey: definition.key,
+            instrumentVersion: definition.version, sealedAnswers: try seal(submission.answers),
+            scores: try Self.encode(scores), openedAt: prompt.openedAt, startedAt: submission.startedAt,
+            completedAt: submission.completedAt, receivedAt: now)
+        do {
+            try await database.transaction { database in
+                try await record.create(on: database)
+                prompt.status = PromptStatus.completed.rawValue
+                prompt.completedAt = submission.completedAt
+                prompt.responseID = submission.id
+                try await prompt.save(on: database)
+            }
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            // The same submission won a race with this one; answer with what was stored.
+            guard let stored = try await ResponseRecord.find(submission.id, on: database), stored.$patient.id == patientID
+            else { throw AppError.conflict(.responseIDTaken) }
+            return .repeated(try open(stored))
+        }
+        return .created(Stored(record: record, answers: submission.answers, scores: scores))
+    }
+
+    /// A patient's responses, newest first, optionally for one instrument.
+    func responses(of patientID: UUID, instrumentKey: String? = nil) async throws -> [Stored] {
+        var query = ResponseRecord.query(on: database).filter(\.$patient.$id == patientID)
+        if let instrumentKey { query = query.filter(\.$instrumentKey == instrumentKey) }
+        return try await query.sort(\.$completedAt, .descending).all().map(open)
+    }
+
+    func response(_ id: UUID) async throws -> Stored? {
+        try await ResponseRecord.find(id, on: database).map(open)
+    }
+
+    private func seal(_ answers: Answers) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try services.cipher.seal(String(decoding: try encoder.encode(answers), as: UTF8.self))
+    }
+
+    private func open(_ record: ResponseRecord) throws -> Stored {
+        let answers = try JSONDecoder().decode(Answers.self, from: Data(try services.cipher.open(record.answers).utf8))
+        let scores = try JSONDecoder().decode([ScoreResult].self, from: Data(record.scores.utf8))
+        return Stored(record: record, answers: answers, scores: scores)
+    }
+
+    static func encode(_ scores: [ScoreResult]) throws -> String {
+        String(decoding: try JSONEncoder().encode(scores), as: UTF8.self)
+    }
+}
