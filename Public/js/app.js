@@ -5,11 +5,13 @@ const TOKEN_KEY = "interlude.token";
 const PENDING_EMAIL_KEY = "interlude.pendingEmail";
 
 const messages = Object.fromEntries(
-  [...document.querySelectorAll("#messages [data-key]")].map((node) => [node.dataset.key, node.textContent]),
+  [...document.querySelectorAll("[data-messages] [data-key]")].map((node) => [node.dataset.key, node.textContent]),
 );
 
-function message(key) {
-  return messages[key] || key;
+export function message(key, values = {}) {
+  let text = messages[key] || key;
+  for (const [name, value] of Object.entries(values)) text = text.replaceAll(`{${name}}`, String(value));
+  return text;
 }
 
 const session = {
@@ -23,7 +25,7 @@ const session = {
 };
 
 /** Calls the API; resolves to { ok, status, data } and never throws, so a dropped connection is an answer too. */
-async function api(method, path, body) {
+export async function api(method, path, body) {
   const headers = { Accept: "application/json", "Accept-Language": document.documentElement.lang || "en" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (session.token) headers.Authorization = `Bearer ${session.token}`;
@@ -225,6 +227,12 @@ function formatDate(value) {
   return new Intl.DateTimeFormat(document.documentElement.lang, { dateStyle: "long" }).format(date);
 }
 
+function formatDateTime(value) {
+  return new Intl.DateTimeFormat(document.documentElement.lang, { dateStyle: "medium", timeStyle: "short" }).format(
+    new Date(value),
+  );
+}
+
 function setText(id, text) {
   const node = document.getElementById(id);
   if (node) node.textContent = text || "";
@@ -248,6 +256,12 @@ const pages = {
     const me = await loadMe();
     if (!me) return;
     setText("greeting", `${message("greeting")} ${me.name || me.email}`);
+    const open = await api("GET", "/me/prompts");
+    if (open.ok && open.data.length) {
+      const badge = document.getElementById("open-count");
+      badge.textContent = String(open.data.length);
+      badge.hidden = false;
+    }
     const paired = me.patient && me.patient.paired;
     document.getElementById("pairing-hint").hidden = paired;
     document.getElementById("therapist-tile").hidden = !paired;
@@ -449,6 +463,93 @@ const pages = {
       await api("DELETE", "/sessions/current");
       session.token = null;
       location.assign("/app/login");
+    });
+  },
+
+  async questionnaires() {
+    const { loadDraft } = await import("./questionnaire.js");
+    const fill = async (status, listID, emptyID) => {
+      const result = await api("GET", `/me/prompts?status=${status}`);
+      if (!result.ok) return;
+      const list = document.getElementById(listID);
+      list.replaceChildren();
+      document.getElementById(emptyID).hidden = result.data.length > 0;
+      for (const prompt of result.data) {
+        const item = document.createElement("li");
+        const link = document.createElement("a");
+        link.href = `/app/questionnaires/${prompt.id}`;
+        const title = document.createElement("span");
+        title.textContent = prompt.title;
+        const detail = document.createElement("span");
+        detail.className = "hint tile-detail";
+        if (status === "open") {
+          const draft = loadDraft(prompt.id);
+          const progressText = draft.progress
+            ? message("progress", { answered: draft.progress.answered, total: draft.progress.total })
+            : message("notStarted");
+          detail.textContent = `${message("deadline", { date: formatDateTime(prompt.closesAt) })} · ${progressText}`;
+        } else {
+          detail.textContent = message("completedOn", { date: formatDateTime(prompt.completedAt || prompt.closesAt) });
+        }
+        link.append(title, detail);
+        item.append(link);
+        list.append(item);
+      }
+    };
+    await Promise.all([fill("open", "open-list", "open-empty"), fill("completed", "done-list", "done-empty")]);
+  },
+
+  async questionnaire() {
+    const promptId = location.pathname.split("/").pop();
+    const result = await api("GET", `/me/prompts/${encodeURIComponent(promptId)}`);
+    const status = document.getElementById("questionnaire-status");
+    if (!result.ok) {
+      status.textContent = (result.data && result.data.detail) || message("network");
+      status.hidden = false;
+      return;
+    }
+    const { prompt, definition } = result.data;
+    const language = document.documentElement.lang;
+    const module = await import("./questionnaire.js");
+    const { localized } = await import("./instrument-logic.js");
+    document.getElementById("questionnaire-title").textContent = localized(definition.title, language);
+    document.title = `${localized(definition.title, language)} · Interlude`;
+    setText("questionnaire-description", definition.description ? localized(definition.description, language) : "");
+    setText("questionnaire-deadline", message("deadline", { date: formatDateTime(prompt.closesAt) }));
+    const showFeedback = (answers) => {
+      if (definition.patientFeedback) module.renderFeedback(definition, answers, language);
+    };
+    if (prompt.status === "completed" && prompt.responseId) {
+      const response = await api("GET", `/responses/${prompt.responseId}`);
+      if (!response.ok) return;
+      module.runQuestionnaire({ prompt, definition, language, message, readOnlyAnswers: response.data.answers });
+      status.textContent = message("readOnly");
+      status.hidden = false;
+      showFeedback(response.data.answers);
+      return;
+    }
+    const draft = module.loadDraft(prompt.id);
+    if (prompt.status === "scheduled" || (prompt.status === "expired" && !draft.completedAt)) {
+      status.textContent = message(prompt.status === "scheduled" ? "notOpen" : "expired");
+      status.hidden = false;
+      return;
+    }
+    module.runQuestionnaire({
+      prompt,
+      definition,
+      language,
+      message,
+      submit: (body) => api("POST", "/me/responses", body),
+      onDone: (response) => {
+        const form = document.getElementById("questionnaire");
+        form.querySelectorAll("input, textarea, select, button").forEach((input) => (input.disabled = true));
+        document.querySelector(".sticky-actions").hidden = true;
+        status.className = "notice ok";
+        status.textContent = message("submitted");
+        status.hidden = false;
+        status.focus?.();
+        showFeedback(response.answers);
+      },
     });
   },
 

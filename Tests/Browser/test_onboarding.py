@@ -7,112 +7,18 @@ with `interlude user create` opens a study, and the patient joins it.
 
 Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR, INTERLUDE_BIN, SERVER_LOG and CHROMIUM set.
 """
-import email
-import email.policy
-import glob
 import os
-import re
 import subprocess
 import unittest
 
-from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
-BASE = os.environ["INTERLUDE_URL"]
-DATA = os.environ["INTERLUDE_DATA_DIR"]
-
-
-def make_driver():
-    options = webdriver.ChromeOptions()
-    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=420,900", "--lang=en-GB"):
-        options.add_argument(argument)
-    options.add_experimental_option("prefs", {"intl.accept_languages": "en-GB,en"})
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    service = Service(executable_path=os.environ.get("CHROMEDRIVER", "chromedriver"))
-    driver = webdriver.Chrome(options=options, service=service)
-    driver.implicitly_wait(0)
-    return driver
+from browser_support import BrowserTestCase, admin_credentials, link_in_outbox
 
 
-def admin_credentials():
-    with open(os.environ["SERVER_LOG"], encoding="utf-8") as handle:
-        log = handle.read()
-    address = re.search(r"Email:\s+(\S+)", log).group(1)
-    password = re.search(r"One-time password:\s+(\S+)", log).group(1)
-    return address, password
-
-
-def link_in_outbox(recipient, path):
-    """The newest link to `path` in an email to `recipient` written to the outbox."""
-    for name in sorted(glob.glob(os.path.join(DATA, "outbox", "*.eml")), reverse=True):
-        with open(name, "rb") as handle:
-            message = email.message_from_binary_file(handle, policy=email.policy.default)
-        if message["To"] != recipient:
-            continue
-        text = message.get_body(preferencelist=("plain",)).get_content()
-        match = re.search(re.escape(BASE) + re.escape(path) + r"\?token=[A-Za-z0-9_-]+", text)
-        if match:
-            return match.group(0)
-    raise AssertionError(f"no {path} link for {recipient} in the outbox")
-
-
-class OnboardingTest(unittest.TestCase):
-    def setUp(self):
-        self.driver = make_driver()
-        # Pages re-render while the app loads data or navigates; an element gone stale is simply looked up again.
-        self.wait = WebDriverWait(
-            self.driver, 15, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
-
-    def tearDown(self):
-        logs = self.driver.get_log("browser") if hasattr(self.driver, "get_log") else []
-        # Refused API calls are expected in the story; script errors and policy violations are not.
-        severe = [entry for entry in logs if entry.get("level") == "SEVERE" and entry.get("source") != "network"]
-        self.driver.quit()
-        self.assertEqual(severe, [], "the browser reported errors (for example a blocked inline script)")
-
-    # helpers
-
-    def open(self, path):
-        self.driver.get(BASE + path)
-
-    def fill(self, field_id, value):
-        element = self.wait.until(EC.element_to_be_clickable((By.ID, field_id)))
-        element.clear()
-        element.send_keys(value)
-
-    def click(self, selector):
-        self.wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, selector))).click()
-
-    def wait_for_path(self, path):
-        self.wait.until(lambda driver: driver.current_url.split("?")[0].endswith(path))
-
-    def wait_for_text(self, selector, text):
-        self.wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, selector), text))
-
-    def console_sign_in(self, address, password):
-        self.open("/console/login")
-        self.fill("email", address)
-        self.fill("password", password)
-        self.click("main button[type=submit]")
-
-    def console_change_password(self, current, new):
-        self.wait_for_path("/console/password")
-        self.fill("currentPassword", current)
-        self.fill("newPassword", new)
-        self.fill("repeatPassword", new)
-        self.click("main button[type=submit]")
-
-    def console_sign_out(self):
-        self.click("header form button[type=submit]")
-        self.wait_for_path("/console/login")
-
-    # the story
-
+class OnboardingTest(BrowserTestCase):
     def test_first_day(self):
         driver = self.driver
 

@@ -123,5 +123,5 @@ extension ScoreRule {
     }
 
     /// The smallest difference between two scores.
-    var resolution: Double { pow(10, -Double(decimals)) }
+    public var resolution: Double { pow(10, -Double(decimals)) }
 }

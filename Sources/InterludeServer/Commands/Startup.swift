@@ -86,13 +86,6 @@ struct UserCommand: AsyncCommand {
             throw CommandFailure(message: describe(failure.appError, localizer: app.interlude.localizer))
         }
     }
-
-    private func describe(_ error: AppError, localizer: Localizer) -> String {
-        if case .validation(let errors) = error {
-            return errors.map { "--\($0.field): \(localizer.message(for: $0, .en))" }.joined(separator: "\n")
-        }
-        return localizer.text("problem.\(error.slug)", .en)
-    }
 }
 
 struct CommandFailure: Error, CustomStringConvertible {
@@ -104,4 +97,5 @@ struct CommandFailure: Error, CustomStringConvertible {
 public func registerCommands(_ app: Application) {
     app.asyncCommands.use(MigrateCommand(), as: "migrate")
     app.asyncCommands.use(UserCommand(), as: "user")
+    app.asyncCommands.use(InstrumentsCommand(), as: "instruments")
 }

@@ -5,12 +5,15 @@ import Vapor
 /// Messages to show next to form fields, and one for the whole form, after a refused submission.
 struct FormErrors: Encodable, Sendable {
     var fields: [String: String] = [:]
+    /// Every problem as "place: message", for forms (file imports) whose problems have no field of their own.
+    var list: [String] = []
     var form: String?
     /// The status the re-rendered form is answered with.
     var status: HTTPResponseStatus = .unprocessableEntity
 
     private enum CodingKeys: String, CodingKey {
         case fields
+        case list
         case form
     }
 
@@ -30,13 +33,15 @@ struct FormErrors: Encodable, Sendable {
         switch appError {
         case .validation(let errors):
             var result = FormErrors()
-            for error in errors where result.fields[error.field] == nil {
-                result.fields[error.field] = localizer.message(for: error, language)
+            for error in errors {
+                let message = localizer.message(for: error, language)
+                if result.fields[error.field] == nil { result.fields[error.field] = message }
+                result.list.append("\(error.field): \(message)")
             }
             result.form = localizer.text("form.fixErrors", language)
             return result
         case .conflict, .invalidCredentials, .forbidden(.accountDeactivated), .forbidden(.notAllowed),
-            .rateLimited:
+            .rateLimited, .invalidDateTime:
             return FormErrors(form: localizer.text("problem.\(appError.slug)", language), status: appError.status)
         default:
             return nil

@@ -12,5 +12,6 @@ struct WebRoutes {
         ConsoleAdminController().register(on: signedIn)
         ConsoleTherapistController().register(on: signedIn)
         ConsoleStudiesController().register(on: signedIn)
+        ConsoleInstrumentsController().register(on: signedIn)
     }
 }

@@ -29,6 +29,7 @@ struct PatientAppController {
         ("reset-password", "app/reset-password", "app.resetPassword.title"),
         ("therapist", "app/therapist", "app.therapist.title"),
         ("studies", "app/studies", "app.studies.title"),
+        ("questionnaires", "app/questionnaires", "app.questionnaires.title"),
     ]
 
     static let script = "/js/app.js"
@@ -41,6 +42,10 @@ struct PatientAppController {
                 try await request.renderPage(
                     page.template, titleKey: page.titleKey, content: NoContent(), script: Self.script)
             }
+        }
+        routes.get("questionnaires", ":promptID") { request in
+            try await request.renderPage(
+                "app/questionnaire", titleKey: "app.questionnaire.title", content: NoContent(), script: Self.script)
         }
         routes.get("register", use: register)
         routes.get("profile", use: profile)

@@ -115,11 +115,15 @@ enum ConsoleNavigation {
                 Link(href: "/console/profile", labelKey: "console.nav.profile"),
             ]
         case .researcher:
-            links = [Link(href: "/console/studies", labelKey: "console.nav.studies")]
+            links = [
+                Link(href: "/console/studies", labelKey: "console.nav.studies"),
+                Link(href: "/console/instruments", labelKey: "console.nav.instruments"),
+            ]
         case .admin:
             links = [
                 Link(href: "/console/users", labelKey: "console.nav.users"),
                 Link(href: "/console/studies", labelKey: "console.nav.studies"),
+                Link(href: "/console/instruments", labelKey: "console.nav.instruments"),
                 Link(href: "/console/audit", labelKey: "console.nav.audit"),
                 Link(href: "/console/settings", labelKey: "console.nav.settings"),
             ]

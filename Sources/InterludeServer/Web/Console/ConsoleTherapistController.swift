@@ -20,12 +20,39 @@ struct ConsoleTherapistController {
     }
 
     struct PatientContent: Encodable, Sendable {
+        var id: String
         var pseudonym: String
         var name: String?
         var dateOfBirth: String
         var gender: String
         var pairedSince: String
         var lastActivity: String
+        var instruments: [SelectOption]
+        var opensAt: String
+        var closesAt: String
+        var assigned: Bool
+        var errors: FormErrors
+        var prompts: [PatientResults.PromptRow]
+        var hasPrompts: Bool
+        var results: [PatientResults.InstrumentSection]
+        var hasResults: Bool
+    }
+
+    struct AssignForm: Content {
+        var instrumentKey: String
+        var opensAt: String
+        var closesAt: String
+    }
+
+    struct ResponseContent: Encodable, Sendable {
+        var patientID: String
+        var pseudonym: String
+        var title: String
+        var completedAt: String
+        var receivedAt: String
+        var scores: [PatientResults.ScoreCell]
+        var answers: [PatientResults.AnswerRow]
+        var fhirLink: String
     }
 
     struct CodeRow: Encodable, Sendable {
@@ -81,6 +108,9 @@ struct ConsoleTherapistController {
     func register(on routes: any RoutesBuilder) {
         routes.get("patients", use: caseload)
         routes.get("patients", ":patientID", use: patient)
+        routes.post("patients", ":patientID", "prompts", use: assign)
+        routes.get("patients", ":patientID", "responses", ":responseID", use: response)
+        routes.get("patients", ":patientID", "responses", ":responseID", "fhir", use: responseFHIR)
         routes.get("pairing-codes", use: codes)
         routes.post("pairing-codes", use: createCodes)
         routes.get("pairing-codes", "sheet", use: sheet)
@@ -107,21 +137,141 @@ struct ConsoleTherapistController {
     }
 
     func patient(_ request: Request) async throws -> Response {
+        try await renderPatient(request)
+    }
+
+    private func renderPatient(
+        _ request: Request, form: AssignForm? = nil, assigned: Bool = false, errors: FormErrors = FormErrors(),
+        status: HTTPResponseStatus = .ok
+    ) async throws -> Response {
         let therapist = try request.consoleUser(.therapist)
         guard let patientID = request.parameters.get("patientID", as: UUID.self) else { throw AppError.notFound }
         let entry = try await Caseloads(database: request.db).patient(patientID, of: therapist.requireID())
-        try await AuditLog(database: request.db, now: request.services.clock.now)
-            .record(actor: therapist, action: .patientRead, patients: [patientID])
+        let now = request.services.clock.now
+        let audit = AuditLog(database: request.db, now: now)
+        try await audit.record(actor: therapist, action: .patientRead, patients: [patientID])
         let display = therapist.dateDisplay
         let localizer = request.services.localizer
+        let language = therapist.language
+        let catalog = InstrumentCatalog(database: request.db, now: now)
+        let prompts = try await PromptService(database: request.db, now: now)
+            .prompts(of: patientID, statuses: Set(PromptStatus.allCases))
+        let responses = try await ResponseService(database: request.db, services: request.services).responses(of: patientID)
+        if !responses.isEmpty {
+            try await audit.record(actor: therapist, action: .responsesRead, patients: [patientID])
+        }
+        let definitions = try await catalog.definitions(
+            Set(prompts.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }
+                + responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
+        let results = PatientResults(language: language, display: display, localizer: localizer)
+        let zone = TimeZone(identifier: therapist.timeZone) ?? .gmt
+        let published = try await catalog.overview().filter(\.isPublished)
+        let instruments = published.map { record in
+            SelectOption(
+                value: record.key, label: (try? record.decodedDefinition().title.text(language)) ?? record.title,
+                selected: record.key == form?.instrumentKey)
+        }
+        let promptRows = results.prompts(prompts, definitions: definitions)
+        let sections = results.sections(responses, definitions: definitions)
         return try await request.renderConsole(
             "console/patient", titleKey: "console.patient.title",
             content: PatientContent(
-                pseudonym: entry.profile.pseudonym, name: entry.patient.name,
+                id: patientID.uuidString, pseudonym: entry.profile.pseudonym, name: entry.patient.name,
                 dateOfBirth: entry.profile.dateOfBirth ?? "",
-                gender: entry.profile.gender.map { localizer.text("gender.\($0)", therapist.language) } ?? "",
+                gender: entry.profile.gender.map { localizer.text("gender.\($0)", language) } ?? "",
                 pairedSince: display.date(entry.enrollment.createdAt),
-                lastActivity: display.dateTime(entry.patient.lastActiveAt)))
+                lastActivity: display.dateTime(entry.patient.lastActiveAt), instruments: instruments,
+                opensAt: form?.opensAt ?? LocalDateTime(now, in: zone).description,
+                closesAt: form?.closesAt ?? LocalDateTime(now.addingTimeInterval(7 * 24 * 3600), in: zone).description,
+                assigned: assigned, errors: errors, prompts: promptRows, hasPrompts: !promptRows.isEmpty,
+                results: sections, hasResults: !sections.isEmpty),
+            status: status)
+    }
+
+    /// Assigns a questionnaire from the patient's page; times are read in the therapist's time zone.
+    func assign(_ request: Request) async throws -> Response {
+        let therapist = try request.consoleUser(.therapist)
+        guard let patientID = request.parameters.get("patientID", as: UUID.self) else { throw AppError.notFound }
+        let form = try request.content.decode(AssignForm.self)
+        let zone = TimeZone(identifier: therapist.timeZone) ?? .gmt
+        do {
+            var validator = FieldValidator()
+            let opens = LocalDateTime(form.opensAt)
+            let closes = LocalDateTime(form.closesAt)
+            if opens == nil { validator.add("opensAt", .invalidFormat) }
+            if closes == nil { validator.add("closesAt", .invalidFormat) }
+            try validator.check()
+            let now = request.services.clock.now
+            let prompt = try await PromptService(database: request.db, now: now).assign(
+                by: therapist, patientID: patientID, instrumentKey: form.instrumentKey,
+                opensAt: opens!.instant(in: zone), closesAt: closes!.instant(in: zone))
+            try await AuditLog(database: request.db, now: now).record(
+                actor: therapist, action: .promptAssigned, patients: [patientID],
+                target: "instrument:\(prompt.instrumentKey)")
+            return try await renderPatient(request, assigned: true, status: .created)
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await renderPatient(request, form: form, errors: errors, status: errors.status)
+        }
+    }
+
+    /// One response's answers in the instrument's order.
+    func response(_ request: Request) async throws -> Response {
+        let (therapist, patientID, stored, definition) = try await loadResponse(request)
+        let entry = try await Caseloads(database: request.db).patient(patientID, of: therapist.requireID())
+        let display = therapist.dateDisplay
+        let results = PatientResults(
+            language: therapist.language, display: display, localizer: request.services.localizer)
+        return try await request.renderConsole(
+            "console/response", titleKey: "console.response.title",
+            content: ResponseContent(
+                patientID: patientID.uuidString, pseudonym: entry.profile.pseudonym,
+                title: definition.title.text(therapist.language), completedAt: display.dateTime(stored.record.completedAt),
+                receivedAt: display.dateTime(stored.record.receivedAt),
+                scores: results.sections([stored], definitions: [
+                    InstrumentVersionKey(key: definition.key, version: definition.version): definition
+                ]).first?.submissions.first?.scores ?? [],
+                answers: results.answers(stored, definition: definition),
+                fhirLink: "/console/patients/\(patientID.uuidString)/responses/\(stored.record.id!.uuidString)/fhir"))
+    }
+
+    /// The response as a FHIR R4 QuestionnaireResponse file.
+    func responseFHIR(_ request: Request) async throws -> Response {
+        let (_, patientID, stored, definition) = try await loadResponse(request)
+        let settings = request.services.settings
+        let pseudonym = try await PatientProfileRecord.query(on: request.db).filter(\.$user.$id == patientID).first()?.pseudonym
+        let resource = definition.fhirResponse(
+            id: stored.record.id!.uuidString.lowercased(), answers: stored.answers,
+            questionnaireURL: settings.questionnaireURL(definition.key), authored: stored.record.completedAt,
+            subject: pseudonym.map { FHIR.Identifier(system: settings.publicURL + "/pseudonym", value: $0) })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var headers = HTTPHeaders()
+        headers.contentType = HTTPMediaType(type: "application", subType: "fhir+json", parameters: ["charset": "utf-8"])
+        headers.replaceOrAdd(
+            name: .contentDisposition, value: "attachment; filename=\"QuestionnaireResponse-\(stored.record.id!.uuidString.lowercased()).json\"")
+        return Response(status: .ok, headers: headers, body: .init(data: try encoder.encode(resource)))
+    }
+
+    /// The therapist, the patient and the response named in the path; not found for anyone else's patient.
+    private func loadResponse(_ request: Request) async throws
+        -> (UserRecord, UUID, ResponseService.Stored, InstrumentDefinition)
+    {
+        let therapist = try request.consoleUser(.therapist)
+        guard let patientID = request.parameters.get("patientID", as: UUID.self),
+            let responseID = request.parameters.get("responseID", as: UUID.self)
+        else { throw AppError.notFound }
+        _ = try await Caseloads(database: request.db).patient(patientID, of: therapist.requireID())
+        let now = request.services.clock.now
+        guard
+            let stored = try await ResponseService(database: request.db, services: request.services).response(responseID),
+            stored.record.$patient.id == patientID,
+            let definition = try await InstrumentCatalog(database: request.db, now: now)
+                .version(stored.record.instrumentKey, stored.record.instrumentVersion)?.decodedDefinition()
+        else { throw AppError.notFound }
+        try await AuditLog(database: request.db, now: now).record(
+            actor: therapist, action: .responsesRead, patients: [patientID], target: "response:\(responseID)")
+        return (therapist, patientID, stored, definition)
     }
 
     private func renderCodes(

@@ -1,0 +1,390 @@
+// Fills in one questionnaire: renders it from its definition, shows and hides sections as answers require,
+// keeps every answer on the device at once, and submits only when complete and confirmed.
+import { isAnswered, localized, missingRequired, optionsOf, progress, scores, visibility } from "./instrument-logic.js";
+
+const STORE_PREFIX = "interlude.prompt.";
+
+/** A random UUID (version 4) even where crypto.randomUUID is unavailable (plain http on a LAN). */
+export function uuid() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** What is kept on the device for a prompt: answers, the touched sliders, the response id and progress. */
+export function loadDraft(promptId) {
+  try {
+    const stored = JSON.parse(localStorage.getItem(STORE_PREFIX + promptId) || "null");
+    if (stored && typeof stored === "object") return stored;
+  } catch {
+    // A damaged entry starts over rather than blocking the questionnaire.
+  }
+  return { answers: {}, responseId: uuid(), startedAt: null, progress: null };
+}
+
+function saveDraft(promptId, draft) {
+  localStorage.setItem(STORE_PREFIX + promptId, JSON.stringify(draft));
+}
+
+export function forgetDraft(promptId) {
+  localStorage.removeItem(STORE_PREFIX + promptId);
+}
+
+function element(tag, attributes = {}, text) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === false || value === undefined || value === null) continue;
+    node.setAttribute(name, value === true ? "" : String(value));
+  }
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** Renders and runs the questionnaire for `prompt` inside the page. */
+export function runQuestionnaire({ prompt, definition, language, message, submit, readOnlyAnswers, onDone }) {
+  const form = document.getElementById("questionnaire");
+  const container = document.getElementById("sections");
+  const draft = readOnlyAnswers ? { answers: readOnlyAnswers, responseId: null } : loadDraft(prompt.id);
+  const answers = draft.answers;
+  const readOnly = Boolean(readOnlyAnswers);
+  const itemNodes = new Map();
+  const sectionNodes = new Map();
+
+  const store = () => {
+    if (readOnly) return;
+    draft.progress = progress(definition, answers);
+    saveDraft(prompt.id, draft);
+  };
+
+  const setAnswer = (id, value) => {
+    if (value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0)) {
+      delete answers[id];
+    } else {
+      answers[id] = value;
+      if (!draft.startedAt) draft.startedAt = new Date().toISOString();
+    }
+    store();
+    update();
+  };
+
+  for (const section of definition.sections) {
+    const node = element("section", { class: "card question-section", "data-section": section.id });
+    if (section.title) node.append(element("h2", {}, localized(section.title, language)));
+    if (section.description) node.append(element("p", {}, localized(section.description, language)));
+    for (const item of section.items) {
+      const itemNode = renderItem(item, definition, language, message, answers, setAnswer, readOnly);
+      itemNodes.set(item.id, itemNode);
+      node.append(itemNode);
+    }
+    sectionNodes.set(section.id, node);
+    container.append(node);
+  }
+
+  const progressBar = document.getElementById("progress");
+  const progressText = document.getElementById("progress-text");
+  const submitButton = document.getElementById("submit");
+
+  function update() {
+    const visible = visibility(definition, answers);
+    for (const [id, node] of sectionNodes) node.hidden = !visible.sections.has(id);
+    for (const [id, node] of itemNodes) node.hidden = !visible.items.has(id);
+    const { answered, total } = progress(definition, answers);
+    progressBar.max = Math.max(total, 1);
+    progressBar.value = answered;
+    progressText.textContent = message("progress", { answered, total });
+    const missing = missingRequired(definition, answers);
+    submitButton.disabled = readOnly || missing.length > 0;
+    submitButton.setAttribute("aria-describedby", "progress-text");
+    document.getElementById("next-unanswered").hidden = readOnly || answered === total;
+  }
+
+  document.getElementById("progress-line").hidden = false;
+  form.hidden = false;
+  if (readOnly) {
+    form.querySelectorAll("input, textarea, select, button.clear").forEach((input) => (input.disabled = true));
+    document.querySelector(".sticky-actions").hidden = true;
+  }
+  update();
+
+  document.getElementById("next-unanswered").addEventListener("click", () => {
+    const visible = visibility(definition, answers).items;
+    const missing = missingRequired(definition, answers);
+    const target =
+      missing[0] ||
+      definition.sections
+        .flatMap((section) => section.items)
+        .find((item) => item.type !== "display" && visible.has(item.id) && !isAnswered(answers[item.id]))?.id;
+    if (!target) return;
+    const node = itemNodes.get(target);
+    node.scrollIntoView({ behavior: "smooth", block: "center" });
+    node.querySelector("input, textarea, select")?.focus();
+  });
+
+  const confirmPanel = document.getElementById("confirm");
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (readOnly) return;
+    if (missingRequired(definition, answers).length) {
+      document.getElementById("next-unanswered").click();
+      return;
+    }
+    confirmPanel.hidden = false;
+    confirmPanel.focus();
+  });
+  document.getElementById("confirm-no").addEventListener("click", () => {
+    confirmPanel.hidden = true;
+    submitButton.focus();
+  });
+  document.getElementById("confirm-yes").addEventListener("click", async () => {
+    confirmPanel.hidden = true;
+    const visible = visibility(definition, answers).items;
+    const sent = Object.fromEntries(Object.entries(answers).filter(([id]) => visible.has(id)));
+    const result = await submit({
+      id: draft.responseId,
+      promptId: prompt.id,
+      instrumentKey: definition.key,
+      version: definition.version,
+      answers: sent,
+      startedAt: draft.startedAt || undefined,
+      completedAt: draft.completedAt || (draft.completedAt = new Date().toISOString()),
+    });
+    store();
+    if (result.ok) {
+      forgetDraft(prompt.id);
+      onDone(result.data);
+      return;
+    }
+    if (result.status === 0) {
+      showStatus(message("savedLocally"), "warn");
+      return;
+    }
+    showErrors(result.data);
+  });
+
+  function showErrors(problem) {
+    const summary = form.querySelector("[data-summary]");
+    const errors = (problem && problem.errors) || [];
+    for (const error of errors) {
+      const id = String(error.field || "").replace(/^answers\./, "");
+      const slot = itemNodes.get(id)?.querySelector(".error");
+      if (slot) {
+        slot.textContent = error.detail;
+        slot.hidden = false;
+      }
+    }
+    summary.textContent = (problem && problem.detail) || "";
+    summary.hidden = false;
+    summary.focus();
+    if (errors.some((error) => error.field === "completedAt")) delete draft.completedAt;
+  }
+
+  function showStatus(text, kind) {
+    const status = document.getElementById("questionnaire-status");
+    status.className = `notice ${kind}`;
+    status.textContent = text;
+    status.hidden = false;
+  }
+
+  return { showStatus, answers };
+}
+
+function renderItem(item, definition, language, message, answers, setAnswer, readOnly) {
+  const id = `item-${item.id}`;
+  const wrapper = element("div", { class: "field question", "data-item": item.id });
+  const text = localized(item.text, language);
+  if (item.type === "display") {
+    wrapper.append(element("p", {}, text));
+    return wrapper;
+  }
+  const errorSlot = element("span", { class: "error", id: `${id}-error`, hidden: true });
+  const helpText = item.help ? localized(item.help, language) : "";
+  const help = helpText ? element("span", { class: "hint", id: `${id}-help` }, helpText) : null;
+  const describedBy = [help ? `${id}-help` : null, `${id}-error`].filter(Boolean).join(" ");
+  const requiredMark = item.required ? ` ${message("required")}` : "";
+
+  const choiceGroup = (type, choices, isChecked, onChange) => {
+    const fieldset = element("fieldset", { class: "choices", "aria-describedby": describedBy });
+    fieldset.append(element("legend", {}, text + requiredMark));
+    if (help) fieldset.append(help);
+    choices.forEach((choice, index) => {
+      const inputID = `${id}-${index}`;
+      const row = element("div", { class: "choice" });
+      const input = element("input", { type, id: inputID, name: id, value: choice.value });
+      input.checked = isChecked(choice.value);
+      input.addEventListener("change", () => onChange(choice.value, input.checked));
+      row.append(input, element("label", { for: inputID }, choice.label));
+      fieldset.append(row);
+    });
+    return fieldset;
+  };
+
+  switch (item.type) {
+    case "single":
+    case "boolean":
+    case "scale": {
+      let choices;
+      if (item.type === "single") {
+        choices = optionsOf(definition, item).map((option) => ({ value: String(option.code), label: localized(option.label, language) }));
+      } else if (item.type === "boolean") {
+        choices = [
+          { value: "true", label: message("yes") },
+          { value: "false", label: message("no") },
+        ];
+      } else {
+        choices = [];
+        for (let value = item.min; value <= item.max; value += 1) {
+          let label = String(value);
+          if (value === item.min && item.minLabel) label += ` – ${localized(item.minLabel, language)}`;
+          if (value === item.max && item.maxLabel) label += ` – ${localized(item.maxLabel, language)}`;
+          choices.push({ value: String(value), label });
+        }
+      }
+      const toAnswer = (value) => (item.type === "boolean" ? value === "true" : item.type === "scale" ? Number(value) : value);
+      const group = choiceGroup(
+        "radio",
+        choices,
+        (value) => answers[item.id] !== undefined && String(answers[item.id]) === value,
+        (value) => setAnswer(item.id, toAnswer(value)),
+      );
+      if (!item.required && !readOnly) {
+        const clear = element("button", { type: "button", class: "link clear" }, message("clear"));
+        clear.addEventListener("click", () => {
+          group.querySelectorAll("input").forEach((input) => (input.checked = false));
+          setAnswer(item.id, null);
+        });
+        group.append(clear);
+      }
+      wrapper.append(group);
+      break;
+    }
+    case "multiple": {
+      const options = optionsOf(definition, item);
+      const exclusive = new Set(options.filter((option) => option.exclusive).map((option) => String(option.code)));
+      const group = choiceGroup(
+        "checkbox",
+        options.map((option) => ({ value: String(option.code), label: localized(option.label, language) })),
+        (value) => Array.isArray(answers[item.id]) && answers[item.id].includes(value),
+        (value, checked) => {
+          let chosen = Array.isArray(answers[item.id]) ? [...answers[item.id]] : [];
+          if (checked) {
+            chosen = exclusive.has(value) ? [value] : chosen.filter((code) => !exclusive.has(code)).concat(value);
+          } else {
+            chosen = chosen.filter((code) => code !== value);
+          }
+          group.querySelectorAll("input").forEach((input) => (input.checked = chosen.includes(input.value)));
+          setAnswer(item.id, chosen);
+        },
+      );
+      wrapper.append(group);
+      break;
+    }
+    case "slider": {
+      wrapper.append(element("label", { for: id }, text + requiredMark));
+      if (help) wrapper.append(help);
+      const touched = answers[item.id] !== undefined;
+      const input = element("input", {
+        type: "range", id, min: item.min, max: item.max, step: item.step || "any",
+        class: touched ? "slider" : "slider untouched", "aria-describedby": `${id}-value ${describedBy}`,
+      });
+      // A slider never suggests an answer: until touched it shows no value and counts as unanswered.
+      input.value = touched ? answers[item.id] : (item.min + item.max) / 2;
+      const ends = element("div", { class: "slider-ends", "aria-hidden": "true" });
+      ends.append(element("span", {}, item.minLabel ? localized(item.minLabel, language) : String(item.min)));
+      ends.append(element("span", {}, item.maxLabel ? localized(item.maxLabel, language) : String(item.max)));
+      const value = element("span", { class: "status", id: `${id}-value`, "aria-live": "polite" },
+        touched ? String(answers[item.id]) : message("sliderUntouched"));
+      const touch = () => {
+        input.classList.remove("untouched");
+        value.textContent = input.value;
+        setAnswer(item.id, Number(input.value));
+      };
+      input.addEventListener("input", touch);
+      input.addEventListener("change", touch);
+      // Tapping the thumb where it already is chooses that value too.
+      input.addEventListener("pointerup", touch);
+      wrapper.append(input, ends, value);
+      break;
+    }
+    case "number": {
+      wrapper.append(element("label", { for: id }, text + (item.unit ? ` (${item.unit})` : "") + requiredMark));
+      if (help) wrapper.append(help);
+      const step = typeof item.decimals === "number" ? (item.decimals === 0 ? "1" : String(10 ** -item.decimals)) : "any";
+      const input = element("input", {
+        type: "number", id, inputmode: item.decimals === 0 ? "numeric" : "decimal", min: item.min, max: item.max, step,
+        "aria-describedby": describedBy,
+      });
+      if (answers[item.id] !== undefined) input.value = answers[item.id];
+      input.addEventListener("input", () => setAnswer(item.id, input.value === "" ? null : Number(input.value)));
+      wrapper.append(input);
+      break;
+    }
+    case "text": {
+      wrapper.append(element("label", { for: id }, text + requiredMark));
+      if (help) wrapper.append(help);
+      const limit = item.maxLength || 2000;
+      const input = element(item.multiline ? "textarea" : "input", {
+        id, maxlength: limit, type: item.multiline ? undefined : "text", "aria-describedby": `${id}-count ${describedBy}`,
+      });
+      input.value = answers[item.id] || "";
+      const count = element("span", { class: "status", id: `${id}-count` });
+      const refresh = () => (count.textContent = message("characters", { count: input.value.length, limit }));
+      input.addEventListener("input", () => {
+        refresh();
+        setAnswer(item.id, input.value);
+      });
+      refresh();
+      wrapper.append(input, count);
+      break;
+    }
+    case "date":
+    case "time":
+    case "dateTime": {
+      wrapper.append(element("label", { for: id }, text + requiredMark));
+      if (help) wrapper.append(help);
+      const type = item.type === "dateTime" ? "datetime-local" : item.type;
+      const input = element("input", { type, id, "aria-describedby": describedBy });
+      const stored = answers[item.id];
+      if (stored) input.value = item.type === "dateTime" ? toLocalInput(stored) : stored;
+      input.addEventListener("change", () => {
+        if (!input.value) return setAnswer(item.id, null);
+        setAnswer(item.id, item.type === "dateTime" ? withOffset(input.value) : input.value);
+      });
+      wrapper.append(input);
+      break;
+    }
+    default:
+      wrapper.append(element("p", {}, text));
+  }
+  wrapper.append(errorSlot);
+  return wrapper;
+}
+
+/** `2026-03-02T09:30` in the device's zone as ISO 8601 with its offset. */
+function withOffset(local) {
+  const date = new Date(local);
+  const offset = -date.getTimezoneOffset();
+  const sign = offset >= 0 ? "+" : "-";
+  const pad = (value) => String(Math.floor(Math.abs(value))).padStart(2, "0");
+  return `${local.length === 16 ? `${local}:00` : local}${sign}${pad(offset / 60)}:${pad(offset % 60)}`;
+}
+
+function toLocalInput(iso) {
+  const date = new Date(iso);
+  const pad = (value) => String(value).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** The scores a patient may see, as list items. */
+export function renderFeedback(definition, answers, language) {
+  const list = document.getElementById("feedback-scores");
+  list.replaceChildren();
+  for (const score of scores(definition, answers)) {
+    if (score.value === null) continue;
+    const rule = definition.scores.find((candidate) => candidate.id === score.id);
+    const band = score.band ? ` – ${localized(score.band.label, language)}` : "";
+    list.append(element("li", {}, `${localized(rule.title, language)}: ${score.value}${band}`));
+  }
+  document.getElementById("feedback").hidden = list.children.length === 0;
+}

@@ -1,0 +1,59 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Vapor
+
+/// `interlude instruments import FILE [--publish]`: imports Interlude JSON, a FHIR Questionnaire or a REDCap data
+/// dictionary as a new draft version, published at once with `--publish`.
+struct InstrumentsCommand: AsyncCommand {
+    struct Signature: CommandSignature {
+        @Argument(name: "action", help: "import")
+        var action: String
+
+        @Argument(name: "file", help: "The file to import (.json or .csv).")
+        var file: String
+
+        @Flag(name: "publish", help: "Publish the imported version at once.")
+        var publish: Bool
+    }
+
+    var help: String { "Imports a questionnaire: instruments import FILE [--publish]" }
+
+    func run(using context: CommandContext, signature: Signature) async throws {
+        let app = context.application
+        try await migrate(app)
+        let catalog = InstrumentCatalog(database: app.db, now: app.interlude.clock.now)
+        switch signature.action {
+        case "import":
+            guard let data = FileManager.default.contents(atPath: signature.file) else {
+                throw CommandFailure(message: "No file at \(signature.file).")
+            }
+            do {
+                let (definition, format) = try InstrumentCatalog.parse(data, format: nil)
+                guard
+                    let importer = try await UserRecord.query(on: app.db)
+                        .filter(\.$role ~~ [Role.admin.rawValue, Role.researcher.rawValue])
+                        .filter(\.$deactivatedAt == nil)
+                        .sort(\.$createdAt).first()
+                else { throw CommandFailure(message: "Create an admin or researcher first; imports are recorded under one.") }
+                var record = try await catalog.importDraft(definition, format: format, by: importer)
+                if signature.publish { record = try await catalog.publish(record.key, record.version) }
+                context.console.print("Imported \(record.key) version \(record.version) as \(record.status) (\(format.rawValue)).")
+            } catch let failure as ValidationFailure {
+                throw CommandFailure(message: describe(failure.appError, localizer: app.interlude.localizer))
+            } catch let failure as AppError {
+                throw CommandFailure(message: describe(failure, localizer: app.interlude.localizer))
+            }
+        default:
+            throw CommandFailure(message: "Use 'instruments import FILE [--publish]'.")
+        }
+    }
+}
+
+/// A refusal as a command-line user reads it: one line per field problem.
+func describe(_ error: AppError, localizer: Localizer) -> String {
+    if case .validation(let errors) = error {
+        return errors.map { "\($0.field): \(localizer.message(for: $0, .en))" }.joined(separator: "\n")
+    }
+    return localizer.text("problem.\(error.slug)", .en)
+}

@@ -1,0 +1,223 @@
+import Foundation
+import InterludeCore
+import Vapor
+
+/// The researcher's instrument catalog: import a file, preview it as patients will see it, publish it.
+struct ConsoleInstrumentsController {
+    struct Row: Encodable, Sendable {
+        var key: String
+        var version: Int
+        var title: String
+        var status: String
+        var statusLabel: String
+        var origin: String
+    }
+
+    struct ListContent: Encodable, Sendable {
+        var instruments: [Row]
+        var errors: FormErrors
+    }
+
+    struct ImportForm: Content {
+        var file: File
+    }
+
+    struct PreviewContent: Encodable, Sendable {
+        var key: String
+        var version: Int
+        var title: String
+        var description: String?
+        var source: String?
+        var licence: String?
+        var isDraft: Bool
+        var sections: [PreviewSection]
+        var scores: [PreviewScore]
+        var versions: [Row]
+        var justImported: Bool
+    }
+
+    struct PreviewSection: Encodable, Sendable {
+        var title: String?
+        var description: String?
+        var condition: String?
+        var items: [PreviewItem]
+    }
+
+    struct PreviewItem: Encodable, Sendable {
+        var id: String
+        var text: String
+        var help: String?
+        var kind: String
+        var required: Bool
+        var options: [String]
+        var range: String?
+        var condition: String?
+    }
+
+    struct PreviewScore: Encodable, Sendable {
+        var title: String
+        var method: String
+        var bands: [String]
+    }
+
+    func register(on routes: any RoutesBuilder) {
+        routes.get("instruments", use: list)
+        routes.post("instruments", use: upload)
+        routes.get("instruments", ":key", ":version", use: preview)
+        routes.post("instruments", ":key", ":version", "publication", use: publish)
+        routes.get("instruments", ":key", ":version", "fhir", use: fhir)
+    }
+
+    private func catalog(_ request: Request) -> InstrumentCatalog {
+        InstrumentCatalog(database: request.db, now: request.services.clock.now)
+    }
+
+    private func rows(_ records: [InstrumentVersionRecord], user: UserRecord, request: Request) -> [Row] {
+        let localizer = request.services.localizer
+        return records.map { record in
+            Row(
+                key: record.key, version: record.version,
+                title: (try? record.decodedDefinition().title.text(user.language)) ?? record.title,
+                status: record.status, statusLabel: localizer.text("instrumentStatus.\(record.status)", user.language),
+                origin: localizer.text("instrumentOrigin.\(record.origin)", user.language))
+        }
+    }
+
+    private func renderList(_ request: Request, errors: FormErrors = FormErrors(), status: HTTPResponseStatus = .ok)
+        async throws -> Response
+    {
+        let user = try request.consoleUser(.researcher, .admin)
+        let records = try await catalog(request).overview()
+        return try await request.renderConsole(
+            "console/instruments", titleKey: "console.instruments.title",
+            content: ListContent(instruments: rows(records, user: user, request: request), errors: errors), status: status)
+    }
+
+    func list(_ request: Request) async throws -> Response {
+        try await renderList(request)
+    }
+
+    /// Imports an uploaded file (JSON, FHIR or REDCap CSV, told apart by content) as a draft.
+    func upload(_ request: Request) async throws -> Response {
+        let user = try request.consoleUser(.researcher, .admin)
+        do {
+            let form = try request.content.decode(ImportForm.self)
+            let data = Data(buffer: form.file.data)
+            guard !data.isEmpty else { throw AppError.field("file", .required) }
+            let (definition, format) = try InstrumentCatalog.parse(data, format: nil)
+            let record = try await catalog(request).importDraft(definition, format: format, by: user)
+            return request.redirect(to: "/console/instruments/\(record.key)/\(record.version)?imported=1")
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await renderList(request, errors: errors, status: errors.status)
+        }
+    }
+
+    private func record(_ request: Request) async throws -> InstrumentVersionRecord {
+        guard let key = request.parameters.get("key"), let version = request.parameters.get("version", as: Int.self),
+            let record = try await catalog(request).version(key, version)
+        else { throw AppError.notFound }
+        return record
+    }
+
+    func preview(_ request: Request) async throws -> Response {
+        let user = try request.consoleUser(.researcher, .admin)
+        let record = try await record(request)
+        let definition = try record.decodedDefinition()
+        let language = user.language
+        let localizer = request.services.localizer
+        let describe = ConditionDescription(definition: definition, language: language, localizer: localizer)
+        let sections = definition.sections.map { section in
+            PreviewSection(
+                title: section.title?.text(language), description: section.description?.text(language),
+                condition: section.visibleWhen.map(describe.text),
+                items: section.items.map { item in
+                    PreviewItem(
+                        id: item.id, text: item.text.text(language), help: item.help?.text(language),
+                        kind: localizer.text("itemType.\(item.type.rawValue)", language),
+                        required: item.required,
+                        options: definition.options(of: item).map { option in
+                            option.label.text(language) + (option.numericValue.map { " (\(ScoreChart.number($0)))" } ?? "")
+                        },
+                        range: range(item, language: language), condition: item.visibleWhen.map(describe.text))
+                })
+        }
+        let scores = definition.scores.map { rule in
+            PreviewScore(
+                title: rule.title.text(language),
+                method: localizer.text("scoreMethod.\(rule.method.rawValue)", language, ["count": String(rule.items.count)]),
+                bands: rule.bands.map { "\(ScoreChart.number($0.min))–\(ScoreChart.number($0.max)): \($0.label.text(language))" })
+        }
+        let versions = try await catalog(request).versions(of: record.key)
+        return try await request.renderConsole(
+            "console/instrument", titleKey: "console.instrument.title",
+            content: PreviewContent(
+                key: record.key, version: record.version, title: definition.title.text(language),
+                description: definition.description?.text(language), source: definition.source,
+                licence: definition.licence, isDraft: !record.isPublished, sections: sections, scores: scores,
+                versions: rows(versions, user: user, request: request),
+                justImported: (try? request.query.get(String.self, at: "imported")) != nil))
+    }
+
+    private func range(_ item: Item, language: Language) -> String? {
+        guard let min = item.min, let max = item.max else { return nil }
+        let ends = [item.minLabel?.text(language), item.maxLabel?.text(language)].compactMap { $0 }
+        return "\(ScoreChart.number(min))–\(ScoreChart.number(max))" + (ends.isEmpty ? "" : " (\(ends.joined(separator: " … ")))")
+    }
+
+    func publish(_ request: Request) async throws -> Response {
+        _ = try request.consoleUser(.researcher, .admin)
+        let record = try await record(request)
+        _ = try await catalog(request).publish(record.key, record.version)
+        return request.redirect(to: "/console/instruments/\(record.key)/\(record.version)")
+    }
+
+    /// The version as a FHIR R4 Questionnaire file.
+    func fhir(_ request: Request) async throws -> Response {
+        _ = try request.consoleUser(.researcher, .admin)
+        let record = try await record(request)
+        let definition = try record.decodedDefinition()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(
+            definition.fhirQuestionnaire(canonicalURL: request.services.settings.questionnaireURL(definition.key)))
+        var headers = HTTPHeaders()
+        headers.contentType = HTTPMediaType(type: "application", subType: "fhir+json", parameters: ["charset": "utf-8"])
+        headers.replaceOrAdd(
+            name: .contentDisposition, value: "attachment; filename=\"Questionnaire-\(record.key)-\(record.version).json\"")
+        return Response(status: .ok, headers: headers, body: .init(data: data))
+    }
+}
+
+/// A visibility condition in words: "shown when 'Did you …' is Yes".
+struct ConditionDescription: Sendable {
+    let definition: InstrumentDefinition
+    let language: Language
+    let localizer: Localizer
+
+    func text(_ condition: Condition) -> String {
+        let parts = condition.clauses.map { clause -> String in
+            let item = definition.item(clause.item)
+            let question = "„\(item?.text.text(language) ?? clause.item)“"
+            let value = clause.value.map { describe($0, item: item) } ?? ""
+            return localizer.text(
+                "condition.\(clause.operator.rawValue)\(clause.operator == .answered && clause.value == .bool(false) ? ".not" : "")",
+                language, ["item": question, "value": value])
+        }
+        let joiner = localizer.text(condition.mode == .all ? "condition.and" : "condition.or", language)
+        return localizer.text("condition.shownWhen", language, ["clauses": parts.joined(separator: " \(joiner) ")])
+    }
+
+    private func describe(_ value: AnswerValue, item: Item?) -> String {
+        switch value {
+        case .bool(let flag): return localizer.text(flag ? "common.yes" : "common.no", language)
+        case .number(let number): return ScoreChart.number(number)
+        case .text(let code):
+            if let item, let option = definition.options(of: item).first(where: { $0.code == code }) {
+                return option.label.text(language)
+            }
+            return code
+        case .list(let codes): return codes.joined(separator: ", ")
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import InterludeCore
+
+/// A score over time as an accessible SVG line chart: shaded interpretation bands, axis labels, a point per
+/// response with its value, and a title and description a screen reader reads out.
+struct ScoreChart: Sendable {
+    struct Point: Sendable {
+        let date: Date
+        let value: Double
+    }
+
+    let title: String
+    let points: [Point]
+    let bands: [Band]
+    /// The lowest and highest value the score can take.
+    let range: ClosedRange<Double>
+    /// The smallest step between two values; a band from 3 to 3 is drawn from 2.5 to 3.5.
+    let resolution: Double
+    let display: DateDisplay
+    let language: Language
+    let id: String
+
+    static let width = 640.0
+    static let height = 240.0
+    private static let left = 48.0
+    private static let right = 16.0
+    private static let top = 16.0
+    private static let bottom = 44.0
+
+    /// Bands are told apart by alternating neutral shades and their labels; what is good or bad differs by
+    /// instrument, so no colour suggests it.
+    private static let bandFills = ["#e3eef6", "#f4f7fa"]
+
+    var svg: String {
+        let plotWidth = Self.width - Self.left - Self.right
+        let plotHeight = Self.height - Self.top - Self.bottom
+        let padding = bands.isEmpty ? 0 : resolution / 2
+        let low = range.lowerBound - padding
+        let high = max(range.upperBound + padding, low + 1)
+        func y(_ value: Double) -> Double {
+            Self.top + plotHeight * (1 - (min(max(value, low), high) - low) / (high - low))
+        }
+        let sorted = points.sorted { $0.date < $1.date }
+        let first = sorted.first?.date ?? Date()
+        let last = sorted.last?.date ?? first
+        let span = max(last.timeIntervalSince(first), 1)
+        func x(_ date: Date) -> Double {
+            sorted.count < 2 ? Self.left + plotWidth / 2 : Self.left + plotWidth * date.timeIntervalSince(first) / span
+        }
+        var parts: [String] = []
+        let titleID = "\(id)-title"
+        let descriptionID = "\(id)-desc"
+        parts.append(
+            ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \##(Self.number(Self.width)) \##(Self.number(Self.height))" role="img" aria-labelledby="\##(titleID) \##(descriptionID)" class="chart">"##
+        )
+        parts.append("<title id=\"\(titleID)\">\(title.htmlEscaped)</title>")
+        parts.append("<desc id=\"\(descriptionID)\">\(description.htmlEscaped)</desc>")
+        for (index, band) in bands.sorted(by: { $0.min < $1.min }).enumerated() {
+            let bandTop = y(band.max + padding)
+            let bandBottom = y(band.min - padding)
+            let fill = Self.bandFills[index % Self.bandFills.count]
+            parts.append(
+                ##"<rect x="\##(Self.number(Self.left))" y="\##(Self.number(bandTop))" width="\##(Self.number(plotWidth))" height="\##(Self.number(max(bandBottom - bandTop, 1)))" fill="\##(fill)"><title>\##(band.label.text(language).htmlEscaped): \##(Self.number(band.min))–\##(Self.number(band.max))</title></rect>"##
+            )
+            parts.append(
+                ##"<text x="\##(Self.number(Self.left + plotWidth - 4))" y="\##(Self.number(bandTop + 12))" text-anchor="end" font-size="11" fill="#4a5a6a">\##(band.label.text(language).htmlEscaped)</text>"##
+            )
+        }
+        parts.append(
+            ##"<line x1="\##(Self.number(Self.left))" y1="\##(Self.number(Self.top))" x2="\##(Self.number(Self.left))" y2="\##(Self.number(Self.top + plotHeight))" stroke="#4a5a6a"/>"##
+        )
+        parts.append(
+            ##"<line x1="\##(Self.number(Self.left))" y1="\##(Self.number(Self.top + plotHeight))" x2="\##(Self.number(Self.left + plotWidth))" y2="\##(Self.number(Self.top + plotHeight))" stroke="#4a5a6a"/>"##
+        )
+        for tick in yTicks(low: low, high: high) {
+            parts.append(
+                ##"<text x="\##(Self.number(Self.left - 6))" y="\##(Self.number(y(tick) + 4))" text-anchor="end" font-size="11" fill="#1b2733">\##(Self.number(tick))</text>"##
+            )
+        }
+        let labelled = sorted.count <= 2 ? sorted : [sorted.first!, sorted[sorted.count / 2], sorted.last!]
+        for (index, point) in labelled.enumerated() {
+            let anchor = labelled.count == 1 ? "middle" : (index == 0 ? "start" : (index == labelled.count - 1 ? "end" : "middle"))
+            parts.append(
+                ##"<text x="\##(Self.number(x(point.date)))" y="\##(Self.number(Self.height - 16))" text-anchor="\##(anchor)" font-size="11" fill="#1b2733">\##(display.date(point.date).htmlEscaped)</text>"##
+            )
+        }
+        if sorted.count > 1 {
+            let line = sorted.map { "\(Self.number(x($0.date))),\(Self.number(y($0.value)))" }.joined(separator: " ")
+            parts.append(##"<polyline points="\##(line)" fill="none" stroke="#1f5f8b" stroke-width="2.5"/>"##)
+        }
+        for point in sorted {
+            parts.append(
+                ##"<circle cx="\##(Self.number(x(point.date)))" cy="\##(Self.number(y(point.value)))" r="4.5" fill="#1f5f8b"><title>\##(display.dateTime(point.date).htmlEscaped): \##(Self.number(point.value))</title></circle>"##
+            )
+        }
+        parts.append("</svg>")
+        return parts.joined(separator: "\n")
+    }
+
+    /// What the chart shows, in words.
+    var description: String {
+        let sorted = points.sorted { $0.date < $1.date }
+        guard let first = sorted.first, let last = sorted.last else { return "" }
+        let band = bands.first { last.value >= $0.min && last.value <= $0.max }.map { " (\($0.label.text(language)))" } ?? ""
+        let count = sorted.count
+        switch language {
+        case .de:
+            return "\(count) Werte vom \(display.date(first.date)) bis \(display.date(last.date)); zuletzt \(Self.number(last.value))\(band)."
+        case .en:
+            return "\(count) value\(count == 1 ? "" : "s") from \(display.date(first.date)) to \(display.date(last.date)); latest \(Self.number(last.value))\(band)."
+        }
+    }
+
+    /// Band boundaries when there are bands, else five even steps.
+    private func yTicks(low: Double, high: Double) -> [Double] {
+        if !bands.isEmpty {
+            return Array(Set([range.lowerBound, range.upperBound] + bands.map(\.min))).filter { $0 >= low && $0 <= high }.sorted()
+        }
+        return (0...4).map { low + (high - low) * Double($0) / 4 }
+    }
+
+    /// A number without needless decimals.
+    static func number(_ value: Double) -> String {
+        if value == value.rounded() { return String(Int(value)) }
+        return String(format: "%.2f", value).replacingOccurrences(of: #"0+$"#, with: "", options: .regularExpression)
+    }
+}

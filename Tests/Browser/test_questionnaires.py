@@ -1,0 +1,169 @@
+"""Questionnaires in a real browser: a therapist assigns the Intersession-Daily in the console; the patient fills it
+in on a phone-sized screen — answering "no" hides the second section and allows submitting, "yes" shows it and
+requires it — answers survive a reload, the submission needs a confirmation and leaves the questionnaire
+read-only; the therapist then sees the scores as a chart and the answers in order.
+
+Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR, INTERLUDE_BIN and CHROMIUM set.
+"""
+import datetime
+import json
+import os
+import subprocess
+import unittest
+import urllib.request
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select
+
+from browser_support import BASE, BrowserTestCase, link_in_outbox
+
+API = BASE + "/api/v1"
+
+
+def call(method, path, body=None, token=None):
+    request = urllib.request.Request(API + path, method=method)
+    request.add_header("Content-Type", "application/json")
+    request.add_header("X-Forwarded-For", "198.51.100.40")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, json.dumps(body).encode() if body is not None else None) as response:
+        text = response.read().decode()
+        return json.loads(text) if text else None
+
+
+class QuestionnaireTest(BrowserTestCase):
+    def sign_in_patient(self, address, password):
+        self.open("/app/login")
+        self.fill("email", address)
+        self.fill("password", password)
+        self.click("form[data-form=login] button[type=submit]")
+        self.wait_for_path("/app")
+
+    def answer_yes_no(self, value):
+        self.click(f"[data-item=thought] label[for=item-thought-{0 if value else 1}]")
+
+    def test_intersession_daily(self):
+        driver = self.driver
+        subprocess.run(
+            [os.environ["INTERLUDE_BIN"], "user", "create", "--email", "daily-therapist@example.org", "--role", "therapist",
+             "--name", "Dr. Daily", "--password", "daily passphrase 1"],
+            check=True, capture_output=True,
+        )
+        therapist = call("POST", "/sessions", {"email": "daily-therapist@example.org", "password": "daily passphrase 1"})["token"]
+        call("POST", "/accounts", {"email": "daily@example.org", "password": "daily passphrase 2", "privacyPolicyVersion": "1",
+                                   "shareWithResearch": True, "locale": "en", "timeZone": "Europe/Vienna"})
+        driver.get(link_in_outbox("daily@example.org", "/app/verify"))
+        self.wait.until(EC.visibility_of_element_located((By.ID, "verify-done")))
+        patient = call("POST", "/sessions", {"email": "daily@example.org", "password": "daily passphrase 2"})["token"]
+        code = call("POST", "/pairing-codes", {"count": 2}, token=therapist)
+        call("POST", "/me/pairing", {"code": code[0]["code"], "dateOfBirth": "1990-01-01", "gender": "female"}, token=patient)
+        patient_id = call("GET", "/me", token=patient)["id"]
+
+        # The therapist assigns the Daily twice from the patient's page in the console.
+        self.console_sign_in("daily-therapist@example.org", "daily passphrase 1")
+        self.wait_for_path("/console/patients")
+        self.open(f"/console/patients/{patient_id}")
+        for _ in range(2):
+            Select(driver.find_element(By.ID, "instrumentKey")).select_by_value("intersession-daily")
+            self.click("form[action$='/prompts'] button[type=submit]")
+            self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "main .notice.ok")))
+        self.console_sign_out()
+
+        # First Daily: "no" hides the second section and is complete.
+        self.sign_in_patient("daily@example.org", "daily passphrase 2")
+        self.open("/app/questionnaires")
+        self.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#open-list a")) == 2)
+        driver.find_elements(By.CSS_SELECTOR, "#open-list a")[0].click()
+        self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-item=thought]")))
+        self.assertFalse(driver.find_element(By.CSS_SELECTOR, "[data-section=feeling]").is_displayed())
+        self.assertFalse(driver.find_element(By.ID, "submit").is_enabled())
+        self.answer_yes_no(True)
+        self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-section=feeling]")))
+        self.assertFalse(driver.find_element(By.ID, "submit").is_enabled(), "yes requires the second section")
+        self.assertIn("1 of 2", driver.find_element(By.ID, "progress-text").text)
+        self.answer_yes_no(False)
+        self.wait.until(EC.invisibility_of_element_located((By.CSS_SELECTOR, "[data-section=feeling]")))
+        self.assertIn("1 of 1", driver.find_element(By.ID, "progress-text").text)
+
+        # Nothing is lost on reload.
+        driver.refresh()
+        self.wait.until(EC.element_to_be_clickable((By.ID, "submit")))
+        self.assertTrue(driver.find_element(By.ID, "item-thought-1").is_selected())
+
+        # Submitting asks for confirmation first, then the questionnaire is read-only.
+        self.click("#submit")
+        self.wait.until(EC.visibility_of_element_located((By.ID, "confirm")))
+        self.click("#confirm-yes")
+        self.wait_for_text("#questionnaire-status", "submitted")
+        self.assertFalse(driver.find_element(By.ID, "item-thought-0").is_enabled())
+
+        # Second Daily: "yes" and a feeling.
+        self.open("/app/questionnaires")
+        self.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#open-list a")) == 1)
+        self.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#done-list a")) == 1)
+        driver.find_element(By.CSS_SELECTOR, "#open-list a").click()
+        self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-item=thought]")))
+        self.answer_yes_no(True)
+        self.click("#next-unanswered")
+        self.wait.until(lambda d: d.switch_to.active_element.get_attribute("name") == "item-feeling")
+        self.click("[data-item=feeling] label[for=item-feeling-1]")
+        self.click("#submit")
+        self.click("#confirm-yes")
+        self.wait_for_text("#questionnaire-status", "submitted")
+
+        # The completed one opens read-only from the list.
+        self.open("/app/questionnaires")
+        self.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#done-list a")) == 2)
+        driver.find_elements(By.CSS_SELECTOR, "#done-list a")[0].click()
+        self.wait_for_text("#questionnaire-status", "no longer be changed")
+
+        # The therapist sees both responses, a chart with an accessible title, and the answers in order.
+        self.console_sign_in("daily-therapist@example.org", "daily passphrase 1")
+        self.wait_for_path("/console/patients")
+        self.open(f"/console/patients/{patient_id}")
+        self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#results-intersession-daily svg[role=img]")))
+        titles = [chart.find_element(By.TAG_NAME, "title").get_attribute("textContent")
+                  for chart in driver.find_elements(By.CSS_SELECTOR, "#results-intersession-daily svg[role=img]")]
+        self.assertEqual(titles, ["Intersession Daily: Thought of therapy", "Intersession Daily: Feeling when thinking of therapy"])
+        rows = driver.find_elements(By.CSS_SELECTOR, "#results-intersession-daily tbody tr")
+        self.assertEqual(len(rows), 2)
+        rows[0].find_element(By.TAG_NAME, "a").click()
+        self.wait_for_text("main table", "Rather positive")
+
+    def test_slider_needs_a_touch(self):
+        driver = self.driver
+        call("POST", "/accounts", {"email": "slider@example.org", "password": "slider passphrase 2", "privacyPolicyVersion": "1",
+                                   "shareWithResearch": False, "locale": "en", "timeZone": "Europe/Vienna"})
+        driver.get(link_in_outbox("slider@example.org", "/app/verify"))
+        self.wait.until(EC.visibility_of_element_located((By.ID, "verify-done")))
+        subprocess.run(
+            [os.environ["INTERLUDE_BIN"], "user", "create", "--email", "slider-therapist@example.org", "--role", "therapist",
+             "--password", "slider passphrase 1"],
+            check=True, capture_output=True,
+        )
+        therapist = call("POST", "/sessions", {"email": "slider-therapist@example.org", "password": "slider passphrase 1"})["token"]
+        patient = call("POST", "/sessions", {"email": "slider@example.org", "password": "slider passphrase 2"})["token"]
+        code = call("POST", "/pairing-codes", {"count": 1}, token=therapist)[0]["code"]
+        call("POST", "/me/pairing", {"code": code, "dateOfBirth": "1990-01-01", "gender": "male"}, token=patient)
+        patient_id = call("GET", "/me", token=patient)["id"]
+        now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+        prompt = call("POST", f"/patients/{patient_id}/prompts", {
+            "instrumentKey": "mood-vas", "opensAt": now.isoformat(), "closesAt": (now + datetime.timedelta(hours=1)).isoformat()},
+            token=therapist)
+        self.sign_in_patient("slider@example.org", "slider passphrase 2")
+        self.open(f"/app/questionnaires/{prompt['id']}")
+        slider = self.wait.until(EC.presence_of_element_located((By.ID, "item-mood")))
+        self.assertIn("untouched", slider.get_attribute("class"))
+        self.assertFalse(driver.find_element(By.ID, "submit").is_enabled(), "an untouched slider is no answer")
+        slider.click()
+        self.wait.until(lambda d: "untouched" not in slider.get_attribute("class"))
+        self.assertTrue(driver.find_element(By.ID, "submit").is_enabled())
+        self.click("#submit")
+        self.click("#confirm-yes")
+        self.wait_for_text("#questionnaire-status", "submitted")
+        self.wait.until(EC.visibility_of_element_located((By.ID, "feedback")))
+
+
+if __name__ == "__main__":
+    unittest.main()
