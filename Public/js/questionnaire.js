@@ -202,7 +202,7 @@ function renderItem(item, definition, language, message, answers, setAnswer, rea
   const helpText = item.help ? localized(item.help, language) : "";
   const help = helpText ? element("span", { class: "hint", id: `${id}-help` }, helpText) : null;
   const describedBy = [help ? `${id}-help` : null, `${id}-error`].filter(Boolean).join(" ");
-  const requiredMark = item.required ? ` ${message("required")}` : "";
+  const requiredMark = item.required ? ` ${message("requiredMark")}` : "";
 
   const choiceGroup = (type, choices, isChecked, onChange) => {
     const fieldset = element("fieldset", { class: "choices", "aria-describedby": describedBy });
