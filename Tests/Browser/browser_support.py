@@ -1,10 +1,8 @@
 """What the browser tests share: a headless Chromium, the server's outbox, and helpers for the console and the
 patient app. Run through scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR, SERVER_LOG and CHROMIUM set."""
-import email
-import email.policy
-import glob
 import os
 import re
+import sys
 import unittest
 
 from selenium import webdriver
@@ -14,9 +12,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-BASE = os.environ["INTERLUDE_URL"]
-DATA = os.environ["INTERLUDE_DATA_DIR"]
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Support"))
 
+from interlude_e2e import BASE  # noqa: E402  (the path is set just above)
 
 def make_driver():
     options = webdriver.ChromeOptions()
@@ -37,20 +35,6 @@ def admin_credentials():
     address = re.search(r"Email:\s+(\S+)", log).group(1)
     password = re.search(r"One-time password:\s+(\S+)", log).group(1)
     return address, password
-
-
-def link_in_outbox(recipient, path):
-    """The newest link to `path` in an email to `recipient` written to the outbox."""
-    for name in sorted(glob.glob(os.path.join(DATA, "outbox", "*.eml")), reverse=True):
-        with open(name, "rb") as handle:
-            message = email.message_from_binary_file(handle, policy=email.policy.default)
-        if message["To"] != recipient:
-            continue
-        text = message.get_body(preferencelist=("plain",)).get_content()
-        match = re.search(re.escape(BASE) + re.escape(path) + r"\?token=[A-Za-z0-9_-]+", text)
-        if match:
-            return match.group(0)
-    raise AssertionError(f"no {path} link for {recipient} in the outbox")
 
 
 class BrowserTestCase(unittest.TestCase):

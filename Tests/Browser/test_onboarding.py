@@ -15,7 +15,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
-from browser_support import BrowserTestCase, admin_credentials, link_in_outbox
+from browser_support import BrowserTestCase, admin_credentials
+from interlude_e2e import link_in_outbox
 
 
 class OnboardingTest(BrowserTestCase):

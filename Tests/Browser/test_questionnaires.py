@@ -5,31 +5,14 @@ read-only; the therapist then sees the scores as a chart and the answers in orde
 
 Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR, INTERLUDE_BIN and CHROMIUM set.
 """
-import datetime
-import json
-import os
-import subprocess
 import unittest
-import urllib.request
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
-from browser_support import BASE, BrowserTestCase, link_in_outbox
-
-API = BASE + "/api/v1"
-
-
-def call(method, path, body=None, token=None):
-    request = urllib.request.Request(API + path, method=method)
-    request.add_header("Content-Type", "application/json")
-    request.add_header("X-Forwarded-For", "198.51.100.40")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, json.dumps(body).encode() if body is not None else None) as response:
-        text = response.read().decode()
-        return json.loads(text) if text else None
+from browser_support import BrowserTestCase
+from interlude_e2e import call, iso, link_in_outbox, pair, staff_token
 
 
 class QuestionnaireTest(BrowserTestCase):
@@ -45,20 +28,13 @@ class QuestionnaireTest(BrowserTestCase):
 
     def test_intersession_daily(self):
         driver = self.driver
-        subprocess.run(
-            [os.environ["INTERLUDE_BIN"], "user", "create", "--email", "daily-therapist@example.org", "--role", "therapist",
-             "--name", "Dr. Daily", "--password", "daily passphrase 1"],
-            check=True, capture_output=True,
-        )
-        therapist = call("POST", "/sessions", {"email": "daily-therapist@example.org", "password": "daily passphrase 1"})["token"]
+        therapist = staff_token("daily-therapist@example.org", "therapist", "daily passphrase 1")
         call("POST", "/accounts", {"email": "daily@example.org", "password": "daily passphrase 2", "privacyPolicyVersion": "1",
                                    "shareWithResearch": True, "locale": "en", "timeZone": "Europe/Vienna"})
         driver.get(link_in_outbox("daily@example.org", "/app/verify"))
         self.wait.until(EC.visibility_of_element_located((By.ID, "verify-done")))
         patient = call("POST", "/sessions", {"email": "daily@example.org", "password": "daily passphrase 2"})["token"]
-        code = call("POST", "/pairing-codes", {"count": 2}, token=therapist)
-        call("POST", "/me/pairing", {"code": code[0]["code"], "dateOfBirth": "1990-01-01", "gender": "female"}, token=patient)
-        patient_id = call("GET", "/me", token=patient)["id"]
+        patient_id = pair(patient, therapist)
 
         # The therapist assigns the Daily twice from the patient's page in the console.
         self.console_sign_in("daily-therapist@example.org", "daily passphrase 1")
@@ -137,20 +113,11 @@ class QuestionnaireTest(BrowserTestCase):
                                    "shareWithResearch": False, "locale": "en", "timeZone": "Europe/Vienna"})
         driver.get(link_in_outbox("slider@example.org", "/app/verify"))
         self.wait.until(EC.visibility_of_element_located((By.ID, "verify-done")))
-        subprocess.run(
-            [os.environ["INTERLUDE_BIN"], "user", "create", "--email", "slider-therapist@example.org", "--role", "therapist",
-             "--password", "slider passphrase 1"],
-            check=True, capture_output=True,
-        )
-        therapist = call("POST", "/sessions", {"email": "slider-therapist@example.org", "password": "slider passphrase 1"})["token"]
+        therapist = staff_token("slider-therapist@example.org", "therapist", "slider passphrase 1")
         patient = call("POST", "/sessions", {"email": "slider@example.org", "password": "slider passphrase 2"})["token"]
-        code = call("POST", "/pairing-codes", {"count": 1}, token=therapist)[0]["code"]
-        call("POST", "/me/pairing", {"code": code, "dateOfBirth": "1990-01-01", "gender": "male"}, token=patient)
-        patient_id = call("GET", "/me", token=patient)["id"]
-        now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
-        prompt = call("POST", f"/patients/{patient_id}/prompts", {
-            "instrumentKey": "mood-vas", "opensAt": now.isoformat(), "closesAt": (now + datetime.timedelta(hours=1)).isoformat()},
-            token=therapist)
+        patient_id = pair(patient, therapist)
+        prompt = call("POST", f"/patients/{patient_id}/prompts",
+                      {"instrumentKey": "mood-vas", "opensAt": iso(), "closesAt": iso(60)}, token=therapist)
         self.sign_in_patient("slider@example.org", "slider passphrase 2")
         self.open(f"/app/questionnaires/{prompt['id']}")
         slider = self.wait.until(EC.presence_of_element_located((By.ID, "item-mood")))

@@ -3,83 +3,37 @@ instrument's Questionnaire and the QuestionnaireResponse of real submissions, an
 
 Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR and INTERLUDE_BIN set.
 """
-import datetime
-import email
-import email.policy
-import glob
 import json
 import os
-import re
-import subprocess
+import sys
 import unittest
-import urllib.request
 import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Support"))
 
 import fhir.resources
 from fhir.resources.questionnaire import Questionnaire
 from fhir.resources.questionnaireresponse import QuestionnaireResponse
+from interlude_e2e import call, iso, pair, patient_token, staff_token
 from pydantic import ValidationError
 
-API = os.environ["INTERLUDE_URL"] + "/api/v1"
-DATA = os.environ["INTERLUDE_DATA_DIR"]
 LIBRARY = ["phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-daily", "tys-weekly", "mood-vas"]
-
-
-def call(method, path, body=None, token=None, client="198.51.100.20"):
-    request = urllib.request.Request(API + path, method=method)
-    request.add_header("Content-Type", "application/json")
-    request.add_header("X-Forwarded-For", client)
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    data = json.dumps(body).encode() if body is not None else None
-    with urllib.request.urlopen(request, data) as response:
-        text = response.read().decode()
-        return json.loads(text) if text else None
-
-
-def verification_token(recipient):
-    for name in sorted(glob.glob(os.path.join(DATA, "outbox", "*.eml")), reverse=True):
-        with open(name, "rb") as handle:
-            message = email.message_from_binary_file(handle, policy=email.policy.default)
-        if message["To"] == recipient:
-            text = message.get_body(preferencelist=("plain",)).get_content()
-            return re.search(r"/app/verify\?token=([A-Za-z0-9_-]+)", text).group(1)
-    raise AssertionError(f"no verification email for {recipient}")
-
-
-def now(offset_minutes=0):
-    moment = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(minutes=offset_minutes)
-    return moment.replace(microsecond=0).isoformat()
 
 
 class FHIRExportTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         assert fhir.resources.__fhir_version__ == "4.0.1", fhir.resources.__fhir_version__
-        subprocess.run(
-            [os.environ["INTERLUDE_BIN"], "user", "create", "--email", "fhir-therapist@example.org",
-             "--role", "therapist", "--password", "fhir passphrase 1"],
-            check=True, capture_output=True,
-        )
-        cls.therapist = call("POST", "/sessions", {"email": "fhir-therapist@example.org", "password": "fhir passphrase 1"})["token"]
-        address = "fhir-patient@example.org"
-        call("POST", "/accounts", {
-            "email": address, "password": "fhir passphrase 2", "privacyPolicyVersion": "1",
-            "shareWithResearch": False, "locale": "de", "timeZone": "Europe/Vienna",
-        })
-        call("POST", "/accounts/verification", {"token": verification_token(address)})
-        cls.patient = call("POST", "/sessions", {"email": address, "password": "fhir passphrase 2"})["token"]
-        code = call("POST", "/pairing-codes", {"count": 1}, token=cls.therapist)[0]["code"]
-        paired = call("POST", "/me/pairing", {"code": code, "dateOfBirth": "1985-02-11", "gender": "diverse"}, token=cls.patient)
-        cls.patient_id = call("GET", "/me", token=cls.patient)["id"]
-        assert paired["pseudonym"]
+        cls.therapist = staff_token("fhir-therapist@example.org", "therapist", "fhir passphrase 1")
+        cls.patient = patient_token("fhir-patient@example.org", "fhir passphrase 2", locale="de")
+        cls.patient_id = pair(cls.patient, cls.therapist)
 
     def submit(self, key, answers):
         prompt = call("POST", f"/patients/{self.patient_id}/prompts",
-                      {"instrumentKey": key, "opensAt": now(-1), "closesAt": now(60)}, token=self.therapist)
+                      {"instrumentKey": key, "opensAt": iso(-1), "closesAt": iso(60)}, token=self.therapist)
         result = call("POST", "/me/responses", {
             "id": str(uuid.uuid4()), "promptId": prompt["id"], "instrumentKey": key, "version": prompt["instrumentVersion"],
-            "answers": answers, "startedAt": now(-1), "completedAt": now(),
+            "answers": answers, "startedAt": iso(-1), "completedAt": iso(),
         }, token=self.patient)
         return call("GET", f"/responses/{result['id']}?format=fhir", token=self.therapist)
 
