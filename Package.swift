@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         .target(
@@ -56,7 +57,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InterludeCoreTests",
-            dependencies: ["InterludeCore"],
+            dependencies: ["InterludeCore", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(

@@ -1,0 +1,121 @@
+import Foundation
+
+/// A wall-clock time of day to the minute (`08:00`), encoded as `"HH:MM"`.
+public struct LocalTime: Codable, Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let hour: Int
+    public let minute: Int
+
+    public init?(hour: Int, minute: Int) {
+        guard (0..<24).contains(hour), (0..<60).contains(minute) else { return nil }
+        self.hour = hour
+        self.minute = minute
+    }
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, let hour = Int(parts[0]),
+            let minute = Int(parts[1])
+        else { return nil }
+        self.init(hour: hour, minute: minute)
+    }
+
+    /// Minutes since midnight.
+    public var minutes: Int { hour * 60 + minute }
+
+    public init?(minutes: Int) {
+        guard (0..<1440).contains(minutes) else { return nil }
+        self.init(hour: minutes / 60, minute: minutes % 60)
+    }
+
+    public var description: String { String(format: "%02d:%02d", hour, minute) }
+
+    public static func < (lhs: LocalTime, rhs: LocalTime) -> Bool { lhs.minutes < rhs.minutes }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let time = LocalTime(text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "Expected a time as HH:MM")
+        }
+        self = time
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+/// Days of the week, Monday first as ISO 8601 counts them; encoded by name (`"monday"`).
+public enum Weekday: String, Codable, CaseIterable, Comparable, Sendable {
+    case monday, tuesday, wednesday, thursday, friday, saturday, sunday
+
+    /// 1 for Monday … 7 for Sunday.
+    public var isoNumber: Int { Weekday.allCases.firstIndex(of: self)! + 1 }
+
+    public static func < (lhs: Weekday, rhs: Weekday) -> Bool { lhs.isoNumber < rhs.isoNumber }
+}
+
+extension LocalDate {
+    /// The day after (or `days` after) this one.
+    public func adding(days: Int) -> LocalDate {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let start = calendar.date(from: DateComponents(year: year, month: month, day: day))!
+        return LocalDate(calendar.date(byAdding: .day, value: days, to: start)!, in: calendar.timeZone)
+    }
+
+    public var weekday: Weekday {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let date = calendar.date(from: DateComponents(year: year, month: month, day: day))!
+        // Calendar counts Sunday as 1.
+        let sundayFirst = calendar.component(.weekday, from: date)
+        return Weekday.allCases[(sundayFirst + 5) % 7]
+    }
+
+    /// Whole days from `self` to `other` (negative when `other` is earlier).
+    public func days(to other: LocalDate) -> Int {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let from = calendar.date(from: DateComponents(year: year, month: month, day: day))!
+        let to = calendar.date(from: DateComponents(year: other.year, month: other.month, day: other.day))!
+        return calendar.dateComponents([.day], from: from, to: to).day!
+    }
+
+    /// The number of days in this date's month.
+    public var daysInMonth: Int {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let date = calendar.date(from: DateComponents(year: year, month: month, day: 1))!
+        return calendar.range(of: .day, in: .month, for: date)!.count
+    }
+}
+
+extension LocalDateTime {
+    public init(date: LocalDate, time: LocalTime) {
+        self.init(date: date, hour: time.hour, minute: time.minute)!
+    }
+
+    public var time: LocalTime { LocalTime(hour: hour, minute: minute)! }
+
+    /// Every instant this wall-clock time denotes in `timeZone`: none when a change skips it, two when a change
+    /// repeats it, else one.
+    public func occurrences(in timeZone: TimeZone) -> [Date] {
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let asUTC = utc.date(
+            from: DateComponents(year: date.year, month: date.month, day: date.day, hour: hour, minute: minute))!
+        let offsets = Set([-86_400.0, 0, 86_400].map { TimeInterval(timeZone.secondsFromGMT(for: asUTC.addingTimeInterval($0))) })
+        return offsets.map { asUTC.addingTimeInterval(-$0) }.filter { LocalDateTime($0, in: timeZone) == self }.sorted()
+    }
+
+    /// The latest instant whose local time is at most this one: its last occurrence, or the minute before the
+    /// gap when a change skips it.
+    public func lastInstant(in timeZone: TimeZone) -> Date {
+        if let last = occurrences(in: timeZone).last { return last }
+        let forward = instant(in: timeZone)
+        let transition = timeZone.nextDaylightSavingTimeTransition(after: forward.addingTimeInterval(-2 * 86_400)) ?? forward
+        return transition.addingTimeInterval(-60)
+    }
+}
