@@ -52,11 +52,18 @@ public struct StudyDraft: Sendable, Equatable {
     /// Present exactly when `joinMode` is `.password` and a new password is set.
     public var joinPassword: String?
     public var status: StudyStatus
+    /// The arms participants are split into, if any, and how.
+    public var arms: [String]
+    public var allocation: ArmAllocation
+
+    public static let armsMaxCount = 10
+    public static let armNameMaxLength = 60
 
     /// `hasPassword` tells whether the study already has a password, so an edit may keep it.
     public static func validate(
         title: String?, description: String?, consentText: String?, consentVersion: String?,
-        joinMode: String?, joinPassword: String?, status: String?, hasPassword: Bool = false
+        joinMode: String?, joinPassword: String?, status: String?, hasPassword: Bool = false, arms: [String] = [],
+        allocation: String? = nil
     ) throws(ValidationFailure) -> StudyDraft {
         var validator = FieldValidator()
         let cleanTitle = validator.text(title, field: "title", maxLength: titleMaxLength)
@@ -84,10 +91,18 @@ public struct StudyDraft: Sendable, Equatable {
         }
         let parsedStatus = StudyStatus(rawValue: status ?? StudyStatus.running.rawValue)
         if parsedStatus == nil { validator.add("status", .invalidValue) }
+        let cleanArms = arms.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if cleanArms.count > armsMaxCount { validator.add("arms", .tooLong, limit: armsMaxCount) }
+        if Set(cleanArms).count != cleanArms.count { validator.add("arms", .duplicate) }
+        if cleanArms.contains(where: { $0.count > armNameMaxLength }) { validator.add("arms", .tooLong, limit: armNameMaxLength) }
+        if cleanArms.count == 1 { validator.add("arms", .tooShort, limit: 2) }
+        let parsedAllocation = ArmAllocation(rawValue: allocation ?? ArmAllocation.alternating.rawValue)
+        if parsedAllocation == nil { validator.add("allocation", .invalidValue) }
         try validator.check()
         return StudyDraft(
             title: cleanTitle!, description: cleanDescription, consentText: cleanConsent!,
-            consentVersion: cleanVersion!, joinMode: mode!, joinPassword: password, status: parsedStatus!)
+            consentVersion: cleanVersion!, joinMode: mode!, joinPassword: password, status: parsedStatus!,
+            arms: cleanArms, allocation: parsedAllocation!)
     }
 }
 

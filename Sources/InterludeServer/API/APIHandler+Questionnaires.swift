@@ -116,7 +116,8 @@ extension APIHandler {
         let patient = try await context.user(.patient)
         let status: PromptStatus = input.query.status == .completed ? .completed : .open
         let prompts = try await context.prompts.prompts(of: patient.requireID(), statuses: [status])
-        return .ok(.init(body: .json(try await context.promptBodies(prompts))))
+        let blocked = try await context.prompts.blocked(among: prompts, patientID: patient.requireID())
+        return .ok(.init(body: .json(try await context.promptBodies(prompts, blocked: blocked))))
     }
 
     func getMyPrompt(_ input: Operations.GetMyPrompt.Input) async throws -> Operations.GetMyPrompt.Output {
@@ -226,7 +227,9 @@ extension APIContext {
     var responses: ResponseService { ResponseService(database: database, services: services) }
 
     /// Prompts as the API shows them, titled in the caller's language.
-    func promptBodies(_ prompts: [PromptService.Current]) async throws -> [Components.Schemas.Prompt] {
+    func promptBodies(_ prompts: [PromptService.Current], blocked: Set<UUID> = []) async throws
+        -> [Components.Schemas.Prompt]
+    {
         let definitions = try await catalog.definitions(
             Set(prompts.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
         return try prompts.map { prompt in
@@ -238,7 +241,7 @@ extension APIContext {
                 instrumentVersion: record.instrumentVersion, title: title, opensAt: record.opensAt,
                 closesAt: record.closesAt, status: .init(rawValue: prompt.status.rawValue) ?? .open,
                 source: .init(rawValue: record.source) ?? .manual, completedAt: record.completedAt,
-                responseId: record.responseID?.uuidString.lowercased())
+                responseId: record.responseID?.uuidString.lowercased(), blocked: blocked.contains(record.id!) ? true : nil)
         }
     }
 

@@ -93,7 +93,7 @@ extension Components.Schemas.StudyInput {
         try StudyDraft.validate(
             title: title, description: description, consentText: consentText, consentVersion: consentVersion,
             joinMode: joinMode.rawValue, joinPassword: joinPassword, status: status?.rawValue,
-            hasPassword: hasPassword)
+            hasPassword: hasPassword, arms: arms ?? [], allocation: allocation?.rawValue)
     }
 }
 

@@ -70,6 +70,7 @@ extension Components.Schemas.Study {
             joinMode: Components.Schemas.JoinMode(rawValue: study.joinMode) ?? .open,
             status: Components.Schemas.StudyStatus(rawValue: study.status) ?? .closed,
             consentText: study.consentText, consentVersion: study.consentVersion,
+            arms: StudyArms.names(of: study).isEmpty ? nil : StudyArms.names(of: study),
             enrollment: try enrollment.map(Components.Schemas.Enrollment.init))
     }
 }

@@ -24,6 +24,7 @@ public func prepareToServe(_ app: Application) async throws {
         "",
     ]
     print(lines.joined(separator: "\n"))
+    PlannerLoop.start(in: app)
 }
 
 /// Brings the schema up to date and installs library instruments that are not in the database yet.
@@ -98,4 +99,5 @@ public func registerCommands(_ app: Application) {
     app.asyncCommands.use(MigrateCommand(), as: "migrate")
     app.asyncCommands.use(UserCommand(), as: "user")
     app.asyncCommands.use(InstrumentsCommand(), as: "instruments")
+    app.asyncCommands.use(WorkerCommand(), as: "worker")
 }

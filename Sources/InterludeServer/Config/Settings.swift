@@ -31,6 +31,10 @@ public struct Settings: Sendable {
     public var adminEmail: String
     /// The bcrypt cost; lower only in tests.
     public var passwordCost: Int
+    /// Seconds between planner runs inside `serve` (0: only `interlude worker` plans).
+    public var plannerInterval: Int
+    /// How many days ahead prompts are materialised.
+    public var plannerHorizonDays: Int
     /// The key for patient free text at rest (base64, 32 bytes); without it one is kept in the data directory.
     public var dataKey: String?
     /// Whether the server sits behind a proxy whose `X-Forwarded-For` header names the real client.
@@ -41,7 +45,8 @@ public struct Settings: Sendable {
     public init(
         dataDirectory: String, database: Database, publicURL: String, hostname: String = "127.0.0.1",
         port: Int = 8080, mail: Mail, mailFrom: String, adminEmail: String = Settings.defaultAdminEmail,
-        passwordCost: Int = 12, trustProxy: Bool = false, dataKey: String? = nil
+        passwordCost: Int = 12, trustProxy: Bool = false, dataKey: String? = nil, plannerInterval: Int = 60,
+        plannerHorizonDays: Int = Settings.defaultPlannerHorizonDays
     ) {
         self.dataDirectory = dataDirectory
         self.database = database
@@ -54,9 +59,12 @@ public struct Settings: Sendable {
         self.passwordCost = passwordCost
         self.trustProxy = trustProxy
         self.dataKey = dataKey
+        self.plannerInterval = plannerInterval
+        self.plannerHorizonDays = plannerHorizonDays
     }
 
     public static let defaultAdminEmail = "admin@interlude.localhost"
+    public static let defaultPlannerHorizonDays = 14
 
     /// Whether `name` can be used unquoted as a PostgreSQL schema name.
     public static func isPlainIdentifier(_ name: String) -> Bool {
@@ -120,10 +128,20 @@ public struct Settings: Sendable {
             throw SettingsError.invalid(name: "ADMIN_EMAIL", value: adminEmail, expected: "an email address")
         }
         let trustProxy = ["1", "true", "yes"].contains(value("TRUST_PROXY")?.lowercased() ?? "")
+        func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
+            guard let raw = value(name) else { return fallback }
+            guard let parsed = Int(raw), range.contains(parsed) else {
+                throw SettingsError.invalid(
+                    name: name, value: raw, expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return parsed
+        }
+        let plannerInterval = try integer("PLANNER_INTERVAL", default: 60, in: 0...86_400)
+        let plannerHorizonDays = try integer("PLANNER_HORIZON_DAYS", default: Settings.defaultPlannerHorizonDays, in: 1...90)
         return Settings(
             dataDirectory: dataDirectory, database: database, publicURL: publicURL, hostname: hostname, port: port,
             mail: mail, mailFrom: mailFrom, adminEmail: adminEmail, trustProxy: trustProxy,
-            dataKey: value("INTERLUDE_DATA_KEY"))
+            dataKey: value("INTERLUDE_DATA_KEY"), plannerInterval: plannerInterval, plannerHorizonDays: plannerHorizonDays)
     }
 }
 

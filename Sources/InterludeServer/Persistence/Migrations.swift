@@ -20,5 +20,11 @@ enum Migrations {
         CreateInstrumentVersions(),
         CreatePrompts(),
         CreateResponses(),
+        CreatePlans(),
+        CreatePlanAdjustments(),
+        CreateAppointments(),
+        CreateCalendarFeeds(),
+        UpdatePromptsAddOccurrenceIndex(),
+        UpdateStudiesAddArms(),
     ]
 }

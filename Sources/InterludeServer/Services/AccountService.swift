@@ -216,6 +216,7 @@ struct AccountService: Sendable {
     func updateProfile(user: UserRecord, change: ProfileChange) async throws {
         let userID = try user.requireID()
         let now = self.now
+        let movedZone = change.timeZone.map { $0 != user.timeZone } ?? false
         try await database.transaction { database in
             if let name = change.name { user.name = name }
             if let language = change.language { user.locale = language.rawValue }
@@ -231,6 +232,8 @@ struct AccountService: Sendable {
                 try await Consents.recordResearchSharing(share, userID: userID, now: now, on: database)
             }
         }
+        // Future prompts follow the new local time.
+        if movedZone { _ = try await Planner(database: database).run(now: now, patients: [userID]) }
     }
 
     // MARK: Helpers

@@ -11,6 +11,10 @@ enum ErasureMap {
     static let personalTables: [String] = [
         ResponseRecord.schema,
         PromptRecord.schema,
+        PlanAdjustmentRecord.schema,
+        PlanRecord.schema,
+        AppointmentRecord.schema,
+        CalendarFeedRecord.schema,
         SessionRecord.schema,
         EmailTokenRecord.schema,
         RateLimitEventRecord.schema,
@@ -67,6 +71,17 @@ struct ErasureService: Sendable {
             try await ResponseRecord.query(on: database).filter(\.$patient.$id == userID).delete()
         case PromptRecord.schema:
             try await PromptRecord.query(on: database).filter(\.$patient.$id == userID).delete()
+        case PlanAdjustmentRecord.schema:
+            try await PlanAdjustmentRecord.query(on: database).filter(\.$patient.$id == userID).delete()
+        case PlanRecord.schema:
+            // Plans made for this patient alone; their adjustments went with the patient's above.
+            let own = try await PlanRecord.query(on: database).filter(\.$patient.$id == userID).all().compactMap(\.id)
+            try await PlanAdjustmentRecord.query(on: database).filter(\.$plan.$id ~~ own).delete()
+            try await PlanRecord.query(on: database).filter(\.$id ~~ own).delete()
+        case AppointmentRecord.schema:
+            try await AppointmentRecord.query(on: database).filter(\.$patient.$id == userID).delete()
+        case CalendarFeedRecord.schema:
+            try await CalendarFeedRecord.query(on: database).filter(\.$patient.$id == userID).delete()
         case SessionRecord.schema:
             try await SessionRecord.query(on: database).filter(\.$user.$id == userID).delete()
         case EmailTokenRecord.schema:

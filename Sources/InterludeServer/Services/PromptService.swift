@@ -48,7 +48,7 @@ struct PromptService: Sendable {
             instrumentKey: instrumentKey, opensAt: opensAt, closesAt: closesAt, source: .manual)
     }
 
-    /// The patient's prompts in the given states, soonest deadline first for open ones, newest first otherwise.
+    /// The patient's prompts in the given states: open ones one-time first, then by deadline; others newest first.
     func prompts(of patientID: UUID, statuses: Set<PromptStatus>) async throws -> [Current] {
         let all = try await PromptRecord.query(on: database)
             .filter(\.$patient.$id == patientID)
@@ -56,7 +56,29 @@ struct PromptService: Sendable {
             .all()
             .map(current)
             .filter { statuses.contains($0.status) }
-        return statuses == [.open] ? all : all.reversed()
+        guard statuses == [.open] else { return all.reversed() }
+        return all.filter { Self.isOneTime($0.record) } + all.filter { !Self.isOneTime($0.record) }
+    }
+
+    /// A one-time questionnaire from a plan, which comes before the study's repeated ones.
+    static func isOneTime(_ prompt: PromptRecord) -> Bool {
+        prompt.occurrence == "once"
+    }
+
+    /// Open prompts that wait because a one-time questionnaire of the same study is still open.
+    func blocked(among prompts: [Current], patientID: UUID) async throws -> Set<UUID> {
+        let openOnce = try await PromptRecord.query(on: database)
+            .filter(\.$patient.$id == patientID)
+            .filter(\.$occurrence == "once")
+            .all()
+            .map(current)
+            .filter { $0.status == .open }
+        let waitingStudies = Set(openOnce.compactMap { $0.record.$study.id })
+        return Set(
+            prompts.filter { prompt in
+                !Self.isOneTime(prompt.record) && prompt.status == .open
+                    && prompt.record.$study.id.map(waitingStudies.contains) == true
+            }.compactMap(\.record.id))
     }
 
     /// One of the patient's own prompts; notes the first time it was opened.

@@ -52,6 +52,10 @@ struct ResponseService: Sendable {
         case .cancelled: throw AppError.conflict(.promptCancelled)
         default: break
         }
+        let prompts = PromptService(database: database, now: now)
+        if try await prompts.blocked(among: [prompts.current(prompt)], patientID: patientID).contains(submission.promptID) {
+            throw AppError.conflict(.oneTimeFirst)
+        }
         try PromptTiming.checkSubmission(
             startedAt: submission.startedAt, completedAt: submission.completedAt, opensAt: prompt.opensAt,
             closesAt: prompt.closesAt, now: now)

@@ -84,7 +84,15 @@ struct StudyService: Sendable {
         let enrollment = EnrollmentRecord(
             studyID: studyID, patientID: patientID, therapistID: nil, status: initialStatus.rawValue,
             consentVersion: consentVersion, now: now)
+        let arms = StudyArms.names(of: study)
         try await database.transaction { database in
+            if !arms.isEmpty {
+                let joined = try await EnrollmentRecord.query(on: database)
+                    .filter(\.$study.$id == studyID).filter(\.$arm != nil).count()
+                var generator = SystemRandomNumberGenerator()
+                enrollment.arm = (ArmAllocation(rawValue: study.allocation ?? "") ?? .alternating)
+                    .arm(of: arms, joinedSoFar: joined, using: &generator)
+            }
             try await enrollment.create(on: database)
             try await ConsentRecord(
                 userID: patientID, document: .studyConsent, studyID: studyID, version: consentVersion, grantedAt: now
@@ -154,6 +162,8 @@ struct StudyService: Sendable {
             ownerID: try researcher.requireID(), title: draft.title, description: draft.description,
             consentText: draft.consentText, consentVersion: draft.consentVersion, joinMode: draft.joinMode.rawValue,
             joinPasswordHash: digest, status: draft.status.rawValue, now: now)
+        study.arms = try StudyService.encodeArms(draft.arms)
+        study.allocation = draft.arms.isEmpty ? nil : draft.allocation.rawValue
         try await database.transaction { database in
             try await study.create(on: database)
             try await StudyStaffRecord(
@@ -178,6 +188,8 @@ struct StudyService: Sendable {
         study.consentVersion = draft.consentVersion
         study.joinMode = draft.joinMode.rawValue
         study.status = draft.status.rawValue
+        study.arms = try StudyService.encodeArms(draft.arms)
+        study.allocation = draft.arms.isEmpty ? nil : draft.allocation.rawValue
         study.updatedAt = now
         try await study.save(on: database)
         return study
@@ -239,6 +251,12 @@ struct StudyService: Sendable {
             .filter(\.$study.$id ~~ studyIDs)
             .filter(\.$status == EnrollmentStatus.requested.rawValue)
             .count()
+    }
+}
+
+extension StudyService {
+    static func encodeArms(_ arms: [String]) throws -> String? {
+        arms.isEmpty ? nil : String(decoding: try JSONEncoder().encode(arms), as: UTF8.self)
     }
 }
 

@@ -39,6 +39,7 @@ enum AppError: Error, Equatable {
         case promptCompleted
         case promptCancelled
         case responseIDTaken
+        case oneTimeFirst
     }
 
     static func field(_ field: String, _ code: FieldError.Code, limit: Int? = nil) -> AppError {

@@ -4,6 +4,18 @@ import Vapor
 struct WebRoutes {
     func register(on app: Application) throws {
         app.get { request in request.redirect(to: "/app") }
+        app.get("calendar", ":feed") { request async throws -> Response in
+            // The feed name is the secret followed by .ics.
+            let name = request.parameters.get("feed") ?? ""
+            guard name.hasSuffix(".ics"),
+                let calendar = try await AppointmentService(database: request.db, services: request.services)
+                    .calendar(secret: String(name.dropLast(4)))
+            else { throw Abort(.notFound) }
+            var headers = HTTPHeaders()
+            headers.contentType = HTTPMediaType(type: "text", subType: "calendar", parameters: ["charset": "utf-8"])
+            headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=300")
+            return Response(status: .ok, headers: headers, body: .init(string: calendar))
+        }
         PatientAppController().register(on: app)
 
         let console = app.grouped("console")

@@ -65,6 +65,7 @@ struct TestContext: Sendable {
     let app: Application
     let clock: TestClock
     let mailer: CapturingMailer
+    let settings: Settings
 
     var database: any Database { app.db }
     var sql: any SQLDatabase { app.db as! any SQLDatabase }
@@ -88,7 +89,7 @@ func withTestApp(
     do {
         try await configure(app, settings: settings, clock: clock.wallClock, mailer: mailer ?? capturing)
         try await migrate(app)
-        try await test(TestContext(app: app, clock: clock, mailer: capturing))
+        try await test(TestContext(app: app, clock: clock, mailer: capturing, settings: settings))
     } catch {
         await dropSchema(app, schema: schema, database: database)
         try? await app.asyncShutdown()
@@ -96,6 +97,15 @@ func withTestApp(
     }
     await dropSchema(app, schema: schema, database: database)
     try await app.asyncShutdown()
+}
+
+extension TestContext {
+    /// A second server process on the same database, as in a scaled-out deployment; shut it down when done.
+    func twin() async throws -> Application {
+        let twin = try await Application.make(.testing)
+        try await configure(twin, settings: settings, clock: clock.wallClock, mailer: mailer)
+        return twin
+    }
 }
 
 private func dropSchema(_ app: Application, schema: String, database: Settings.Database) async {

@@ -18,6 +18,7 @@ final class EnrollmentRecord: Model, @unchecked Sendable {
     // data
     @Field(key: "status") var status: String
     @Field(key: "consent_version") var consentVersion: String
+    @OptionalField(key: "arm") var arm: String?
 
     init() {}
 

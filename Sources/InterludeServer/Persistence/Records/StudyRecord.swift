@@ -21,6 +21,9 @@ final class StudyRecord: Model, @unchecked Sendable {
     @Field(key: "join_mode") var joinMode: String
     @OptionalField(key: "join_password_hash") var joinPasswordHash: String?
     @Field(key: "status") var status: String
+    /// The arms' names as a JSON array, when participants are split.
+    @OptionalField(key: "arms") var arms: String?
+    @OptionalField(key: "allocation") var allocation: String?
 
     init() {}
 

@@ -27,6 +27,9 @@ struct ConsoleStudiesController {
         var joinMode: String
         var joinPassword: String?
         var status: String?
+        /// Arm names, separated by commas.
+        var arms: String?
+        var allocation: String?
     }
 
     struct FormContent: Encodable, Sendable {
@@ -182,7 +185,8 @@ struct ConsoleStudiesController {
             request, action: "/console/studies/\(studyID.uuidString)/edit", isNew: false,
             form: StudyForm(
                 title: study.title, description: study.description, consentText: study.consentText,
-                consentVersion: study.consentVersion, joinMode: study.joinMode, status: study.status),
+                consentVersion: study.consentVersion, joinMode: study.joinMode, status: study.status,
+                arms: StudyArms.names(of: study).joined(separator: ", "), allocation: study.allocation),
             hasPassword: study.joinPasswordHash != nil)
     }
 
@@ -220,7 +224,8 @@ extension ConsoleStudiesController.StudyForm {
     func draft(hasPassword: Bool) throws -> StudyDraft {
         try StudyDraft.validate(
             title: title, description: description, consentText: consentText, consentVersion: consentVersion,
-            joinMode: joinMode, joinPassword: joinPassword, status: status, hasPassword: hasPassword)
+            joinMode: joinMode, joinPassword: joinPassword, status: status, hasPassword: hasPassword,
+            arms: (arms ?? "").split(separator: ",").map(String.init), allocation: allocation)
     }
 
     /// The form as shown again: a typed password is never echoed back.

@@ -1,0 +1,279 @@
+import Fluent
+import Foundation
+import InterludeCore
+import OpenAPIRuntime
+
+// MARK: - Plans
+
+extension APIHandler {
+    func listPlans(_ input: Operations.ListPlans.Input) async throws -> Operations.ListPlans.Output {
+        let context = try APIContext.current()
+        let user = try await context.user(.therapist, .researcher, .admin)
+        let plans = try await context.schedules.plans(of: try pathID(input.path.studyId), for: user)
+        return .ok(.init(body: .json(try plans.map(Components.Schemas.Plan.init))))
+    }
+
+    func createPlan(_ input: Operations.CreatePlan.Input) async throws -> Operations.CreatePlan.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let user = try await context.user(.therapist, .researcher, .admin)
+        let (plan, patientID) = try body.plan()
+        let record = try await context.schedules.create(
+            plan, studyID: try pathID(input.path.studyId), patientID: patientID, arm: body.arm, by: user)
+        return .created(.init(body: .json(try .init(record))))
+    }
+
+    func updatePlan(_ input: Operations.UpdatePlan.Input) async throws -> Operations.UpdatePlan.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let user = try await context.user(.therapist, .researcher, .admin)
+        let (plan, patientID) = try body.plan()
+        let record = try await context.schedules.update(
+            try pathID(input.path.planId), with: plan, patientID: patientID, arm: body.arm, by: user)
+        return .ok(.init(body: .json(try .init(record))))
+    }
+
+    func deletePlan(_ input: Operations.DeletePlan.Input) async throws -> Operations.DeletePlan.Output {
+        let context = try APIContext.current()
+        let user = try await context.user(.therapist, .researcher, .admin)
+        try await context.schedules.delete(try pathID(input.path.planId), by: user)
+        return .noContent
+    }
+
+    func previewSchedule(_ input: Operations.PreviewSchedule.Input) async throws -> Operations.PreviewSchedule.Output {
+        let context = try APIContext.current()
+        let user = try await context.user(.therapist, .researcher, .admin)
+        let patientID = try pathID(input.path.patientId)
+        let days = input.query.days ?? 14
+        guard let from = LocalDate(input.query.from) else { throw AppError.field("from", .invalidFormat) }
+        guard (1...366).contains(days) else { throw AppError.field("days", .outOfRange, limit: 366) }
+        let studies = try await context.visibleStudies(of: patientID, for: user)
+        let (zone, planned) = try await context.schedules.preview(patientID: patientID, from: from, days: days, studies: studies)
+        try await context.audit().record(actor: user, action: .schedulePreviewed, patients: [patientID])
+        return .ok(
+            .init(
+                body: .json(
+                    planned.map { item in
+                        .init(
+                            planId: item.plan.id!.uuidString.lowercased(), instrumentKey: item.plan.instrumentKey,
+                            opensAt: item.occurrence.opensAt, closesAt: item.occurrence.closesAt, timeZone: zone.identifier,
+                            localOpensAt: LocalDateTime(item.occurrence.opensAt, in: zone).description,
+                            localClosesAt: LocalDateTime(item.occurrence.closesAt, in: zone).description)
+                    })))
+    }
+}
+
+// MARK: - Appointments
+
+extension APIHandler {
+    func listPatientAppointments(_ input: Operations.ListPatientAppointments.Input) async throws
+        -> Operations.ListPatientAppointments.Output
+    {
+        let context = try APIContext.current()
+        let therapist = try await context.user(.therapist)
+        let entry = try await Caseloads(database: context.database)
+            .patient(try pathID(input.path.patientId), of: therapist.requireID())
+        let appointments = try await context.appointments.appointments(of: entry.patient.requireID(), includePast: true)
+        try await context.audit().record(actor: therapist, action: .appointmentsRead, patients: [try entry.patient.requireID()])
+        return .ok(.init(body: .json(try appointments.map(Components.Schemas.Appointment.init))))
+    }
+
+    func createPatientAppointment(_ input: Operations.CreatePatientAppointment.Input) async throws
+        -> Operations.CreatePatientAppointment.Output
+    {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let therapist = try await context.user(.therapist)
+        let entry = try await Caseloads(database: context.database)
+            .patient(try pathID(input.path.patientId), of: therapist.requireID())
+        let shown = try await context.appointments.create(
+            for: entry.patient, by: therapist, title: body.title, startsAt: body.startsAt, endsAt: body.endsAt,
+            comment: body.comment)
+        try await context.audit().record(
+            actor: therapist, action: .appointmentAdded, patients: [try entry.patient.requireID()])
+        return .created(.init(body: .json(try .init(shown))))
+    }
+
+    func listMyAppointments(_ input: Operations.ListMyAppointments.Input) async throws
+        -> Operations.ListMyAppointments.Output
+    {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        let appointments = try await context.appointments.appointments(
+            of: patient.requireID(), includePast: input.query.includePast ?? false)
+        return .ok(.init(body: .json(try appointments.map(Components.Schemas.Appointment.init))))
+    }
+
+    func createMyAppointment(_ input: Operations.CreateMyAppointment.Input) async throws
+        -> Operations.CreateMyAppointment.Output
+    {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let patient = try await context.user(.patient)
+        let shown = try await context.appointments.create(
+            for: patient, by: patient, title: body.title, startsAt: body.startsAt, endsAt: body.endsAt,
+            comment: body.comment)
+        return .created(.init(body: .json(try .init(shown))))
+    }
+
+    func updateMyAppointment(_ input: Operations.UpdateMyAppointment.Input) async throws
+        -> Operations.UpdateMyAppointment.Output
+    {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let patient = try await context.user(.patient)
+        let shown = try await context.appointments.update(
+            try pathID(input.path.appointmentId), of: patient, title: body.title, startsAt: body.startsAt,
+            endsAt: body.endsAt, comment: body.comment)
+        return .ok(.init(body: .json(try .init(shown))))
+    }
+
+    func deleteMyAppointment(_ input: Operations.DeleteMyAppointment.Input) async throws
+        -> Operations.DeleteMyAppointment.Output
+    {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        try await context.appointments.delete(try pathID(input.path.appointmentId), of: patient)
+        return .noContent
+    }
+
+    func getMyCalendarFeed(_ input: Operations.GetMyCalendarFeed.Input) async throws -> Operations.GetMyCalendarFeed.Output {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        return .ok(.init(body: .json(.init(url: try await context.appointments.feedURL(for: patient)))))
+    }
+
+    func revokeMyCalendarFeed(_ input: Operations.RevokeMyCalendarFeed.Input) async throws
+        -> Operations.RevokeMyCalendarFeed.Output
+    {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        try await context.appointments.revokeFeed(for: patient)
+        return .noContent
+    }
+}
+
+// MARK: - The participant's own schedule
+
+extension APIHandler {
+    func listMyPlanAdjustments(_ input: Operations.ListMyPlanAdjustments.Input) async throws
+        -> Operations.ListMyPlanAdjustments.Output
+    {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        let plans = try await context.schedules.adjustablePlans(for: patient.requireID())
+        return .ok(.init(body: .json(try await context.adjustableBodies(plans))))
+    }
+
+    func setMyPlanAdjustment(_ input: Operations.SetMyPlanAdjustment.Input) async throws
+        -> Operations.SetMyPlanAdjustment.Output
+    {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let patient = try await context.user(.patient)
+        let adjustment: PlanAdjustment? = try body.adjustment.map { value in
+            do {
+                return try JSONDecoder().decode(PlanAdjustment.self, from: JSONEncoder().encode(value))
+            } catch let error as DecodingError {
+                throw ProblemMiddleware.map(error)
+            }
+        }
+        let result = try await context.schedules.adjust(
+            planID: try pathID(body.planId), patientID: patient.requireID(), to: adjustment)
+        return .ok(.init(body: .json(try await context.adjustableBodies([result])[0])))
+    }
+
+    func startOnDemandPrompt(_ input: Operations.StartOnDemandPrompt.Input) async throws
+        -> Operations.StartOnDemandPrompt.Output
+    {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let patient = try await context.user(.patient)
+        guard let planID = UUID(uuidString: body.planId) else { throw AppError.field("planId", .invalidFormat) }
+        let prompt = try await context.schedules.startOnDemand(planID: planID, patientID: patient.requireID())
+        return .created(.init(body: .json(try await context.promptBodies([context.prompts.current(prompt)])[0])))
+    }
+}
+
+extension APIContext {
+    var schedules: ScheduleService { ScheduleService(database: database, now: now) }
+    var appointments: AppointmentService { AppointmentService(database: database, services: services) }
+
+    /// The studies in which `user` may look at this patient: a therapist's practice with the patient, or the
+    /// studies a researcher works on that the patient takes part in.
+    func visibleStudies(of patientID: UUID, for user: UserRecord) async throws -> Set<UUID> {
+        if user.roleValue == .therapist {
+            let entry = try await Caseloads(database: database).patient(patientID, of: user.requireID())
+            return [entry.enrollment.$study.id]
+        }
+        let own = Set(try await StudyService(database: database, services: services).studies(forStaff: user).compactMap(\.id))
+        let enrolled = try await EnrollmentRecord.query(on: database)
+            .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
+            .map { $0.$study.id }
+        let visible = own.intersection(enrolled)
+        guard !visible.isEmpty else { throw AppError.notFound }
+        return visible
+    }
+
+    func adjustableBodies(_ plans: [ScheduleService.Adjustable]) async throws -> [Components.Schemas.AdjustablePlan] {
+        let language = request.language
+        var result: [Components.Schemas.AdjustablePlan] = []
+        for item in plans {
+            let title = try await catalog.latestPublished(item.definition.instrumentKey)?
+                .decodedDefinition().title.text(language) ?? item.definition.instrumentKey
+            let encoder = JSONEncoder()
+            result.append(
+                .init(
+                    planId: item.plan.id!.uuidString.lowercased(), instrumentKey: item.definition.instrumentKey,
+                    title: title,
+                    bounds: try JSONDecoder().decode(
+                        Components.Schemas.AdjustmentBounds.self, from: encoder.encode(item.definition.adjustment)),
+                    pattern: try JSONDecoder().decode(
+                        Components.Schemas.PlanPattern.self, from: encoder.encode(item.definition.pattern)),
+                    durationMinutes: item.definition.durationMinutes,
+                    adjustment: try item.adjustment.map {
+                        try JSONDecoder().decode(Components.Schemas.PlanAdjustmentValue.self, from: encoder.encode($0))
+                    }))
+        }
+        return result
+    }
+}
+
+extension Components.Schemas.PlanInput {
+    /// The plan in it, read the way Interlude stores plans; a malformed part is named by its place.
+    func plan() throws -> (SchedulePlan, UUID?) {
+        var patientID: UUID?
+        if let patientId {
+            guard let id = UUID(uuidString: patientId) else { throw AppError.field("patientId", .invalidFormat) }
+            patientID = id
+        }
+        do {
+            return (try JSONDecoder().decode(SchedulePlan.self, from: JSONEncoder().encode(self)), patientID)
+        } catch let error as DecodingError {
+            throw ProblemMiddleware.map(error)
+        }
+    }
+}
+
+extension Components.Schemas.Plan {
+    init(_ record: PlanRecord) throws {
+        var object = try JSONSerialization.jsonObject(with: Data(record.definition.utf8)) as? [String: Any] ?? [:]
+        object["id"] = record.id!.uuidString.lowercased()
+        object["studyId"] = record.$study.id.uuidString.lowercased()
+        object["patientId"] = record.$patient.id?.uuidString.lowercased()
+        object["arm"] = record.arm
+        object["createdAt"] = ISO8601DateFormatter().string(from: record.createdAt)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        self = try decoder.decode(Self.self, from: JSONSerialization.data(withJSONObject: object))
+    }
+}
+
+extension Components.Schemas.Appointment {
+    init(_ shown: AppointmentService.Shown) throws {
+        self.init(
+            id: try shown.record.requireID().uuidString.lowercased(), title: shown.title, startsAt: shown.record.startsAt,
+            endsAt: shown.record.endsAt, comment: shown.comment, timeZone: shown.record.timeZone,
+            version: shown.record.version)
+    }
+}

@@ -1,0 +1,43 @@
+import Fluent
+import Foundation
+
+/// A therapy session a patient (or their therapist) entered; title and comment are encrypted.
+final class AppointmentRecord: Model, @unchecked Sendable {
+    static let schema = "appointments"
+
+    // managed
+    @ID(key: .id) var id: UUID?
+    @Field(key: "created_at") var createdAt: Date
+    @Field(key: "updated_at") var updatedAt: Date
+    /// Counts every change, so two devices editing the same appointment can tell who was first.
+    @Field(key: "version") var version: Int
+
+    // references
+    @Parent(key: "patient_id") var patient: UserRecord
+    @OptionalParent(key: "created_by") var createdBy: UserRecord?
+
+    // data
+    @Field(key: "title") var title: String
+    @OptionalField(key: "comment") var comment: String?
+    @Field(key: "starts_at") var startsAt: Date
+    @Field(key: "ends_at") var endsAt: Date
+    @Field(key: "time_zone") var timeZone: String
+
+    init() {}
+
+    init(
+        patientID: UUID, createdBy: UUID?, sealedTitle: String, sealedComment: String?, startsAt: Date, endsAt: Date,
+        timeZone: String, now: Date
+    ) {
+        self.$patient.id = patientID
+        self.$createdBy.id = createdBy
+        self.title = sealedTitle
+        self.comment = sealedComment
+        self.startsAt = startsAt
+        self.endsAt = endsAt
+        self.timeZone = timeZone
+        self.createdAt = now
+        self.updatedAt = now
+        self.version = 1
+    }
+}

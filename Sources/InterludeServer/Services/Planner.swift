@@ -1,0 +1,206 @@
+import Fluent
+import FluentPostgresDriver
+import Foundation
+import InterludeCore
+import SQLKit
+
+/// Turns plans into prompts: materialises every active enrolment's openings for the next days, re-plans future
+/// prompts nobody has opened when plans, appointments, adjustments or time zones change, and marks closed ones
+/// expired. Running it twice, or in two processes at once, creates nothing twice.
+struct Planner: Sendable {
+    let database: any Database
+    var horizonDays: Int = Settings.defaultPlannerHorizonDays
+    /// Postgres advisory lock key for whole runs, so only one process plans at a time.
+    static let lockKey: Int64 = 0x1A7E_4C0D_E001
+
+    struct Report: Sendable, Equatable {
+        var created = 0
+        var updated = 0
+        var removed = 0
+        var expired = 0
+    }
+
+    /// A whole run over every enrolment; on PostgreSQL skipped while another process holds the planner lock.
+    func runAll(now: Date) async throws -> Report {
+        guard let postgres = database as? any SQLDatabase, postgres.dialect.name == "postgresql" else {
+            return try await plan(now: now, patients: nil, on: database)
+        }
+        return try await database.transaction { transaction in
+            let row = try await (transaction as! any SQLDatabase)
+                .raw("SELECT pg_try_advisory_xact_lock(\(bind: Self.lockKey)) AS locked").first()
+            guard try row?.decode(column: "locked", as: Bool.self) == true else { return Report() }
+            return try await plan(now: now, patients: nil, on: transaction)
+        }
+    }
+
+    /// Re-plans some patients at once, after something about them changed.
+    func run(now: Date, patients: Set<UUID>) async throws -> Report {
+        try await plan(now: now, patients: patients, on: database)
+    }
+
+    private func plan(now: Date, patients: Set<UUID>?, on database: any Database) async throws -> Report {
+        var report = Report()
+        report.expired = try await expire(now: now, patients: patients, on: database)
+        let plans = try await PlanRecord.query(on: database).all()
+        guard !plans.isEmpty else { return report }
+        var enrollmentQuery = EnrollmentRecord.query(on: database)
+            .filter(\.$status == EnrollmentStatus.active.rawValue)
+            .filter(\.$study.$id ~~ Array(Set(plans.map { $0.$study.id })))
+        if let patients { enrollmentQuery = enrollmentQuery.filter(\.$patient.$id ~~ Array(patients)) }
+        let enrollments = try await enrollmentQuery.all()
+        let decoded = try plans.map { ($0, try JSONDecoder().decode(SchedulePlan.self, from: Data($0.definition.utf8))) }
+        let byPatient = Dictionary(grouping: enrollments, by: { $0.$patient.id })
+        let patientIDs = Array(byPatient.keys)
+        for chunk in stride(from: 0, to: patientIDs.count, by: 500).map({ Array(patientIDs[$0..<min($0 + 500, patientIDs.count)]) }) {
+            let part = try await planChunk(
+                chunk, enrollments: byPatient, plans: decoded, now: now, on: database)
+            report.created += part.created
+            report.updated += part.updated
+            report.removed += part.removed
+        }
+        return report
+    }
+
+    /// Marks prompts whose window closed without an answer as expired.
+    private func expire(now: Date, patients: Set<UUID>?, on database: any Database) async throws -> Int {
+        var query = PromptRecord.query(on: database)
+            .filter(\.$status ~~ [PromptStatus.scheduled.rawValue, PromptStatus.open.rawValue])
+            .filter(\.$closesAt <= now)
+        if let patients { query = query.filter(\.$patient.$id ~~ Array(patients)) }
+        let count = try await query.count()
+        if count > 0 { try await query.set(\.$status, to: PromptStatus.expired.rawValue).update() }
+        return count
+    }
+
+    private func planChunk(
+        _ patientIDs: [UUID], enrollments: [UUID: [EnrollmentRecord]], plans: [(PlanRecord, SchedulePlan)], now: Date,
+        on database: any Database
+    ) async throws -> Report {
+        let users = try await UserRecord.query(on: database).filter(\.$id ~~ patientIDs).all()
+        let profiles = try await PatientProfileRecord.query(on: database).filter(\.$user.$id ~~ patientIDs).all()
+        let appointments = try await AppointmentRecord.query(on: database)
+            .filter(\.$patient.$id ~~ patientIDs)
+            .filter(\.$startsAt > now.addingTimeInterval(-86_400))
+            .all()
+        let adjustments = try await PlanAdjustmentRecord.query(on: database).filter(\.$patient.$id ~~ patientIDs).all()
+        let existing = try await PromptRecord.query(on: database)
+            .filter(\.$patient.$id ~~ patientIDs)
+            .filter(\.$planID != nil)
+            .filter(\.$closesAt > now)
+            .all()
+        let userByID = Dictionary(uniqueKeysWithValues: users.map { ($0.id!, $0) })
+        let therapyStart = Dictionary(uniqueKeysWithValues: profiles.map { ($0.$user.id, $0.therapyStart.flatMap(LocalDate.init)) })
+        let appointmentsByPatient = Dictionary(grouping: appointments, by: { $0.$patient.id })
+        var adjustmentByKey: [String: PlanAdjustment] = [:]
+        for adjustment in adjustments {
+            adjustmentByKey["\(adjustment.$patient.id)|\(adjustment.$plan.id)"] =
+                try? JSONDecoder().decode(PlanAdjustment.self, from: Data(adjustment.adjustment.utf8))
+        }
+        var existingByKey: [String: PromptRecord] = [:]
+        for prompt in existing {
+            existingByKey["\(prompt.$patient.id)|\(prompt.planID!)|\(prompt.occurrence ?? "")"] = prompt
+        }
+
+        var report = Report()
+        var inserts: [PromptRecord] = []
+        var wanted: Set<String> = []
+        let horizonEnd = now.addingTimeInterval(TimeInterval(horizonDays * 86_400))
+        for patientID in patientIDs {
+            guard let user = userByID[patientID] else { continue }
+            let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+            let today = LocalDate(now, in: zone)
+            let slots = (appointmentsByPatient[patientID] ?? []).map {
+                AppointmentSlot(id: $0.id!, startsAt: $0.startsAt, endsAt: $0.endsAt)
+            }
+            for enrollment in enrollments[patientID] ?? [] {
+                for (record, plan) in plans where Self.applies(record, to: enrollment) {
+                    let planID = record.id!
+                    let context = ScheduleContext(
+                        participantID: patientID, planID: planID, timeZone: zone, enrolledAt: enrollment.createdAt,
+                        planCreatedAt: record.createdAt, therapyStart: therapyStart[patientID] ?? nil,
+                        appointments: slots, adjustment: adjustmentByKey["\(patientID)|\(planID)"])
+                    let occurrences = plan.occurrences(
+                        from: today.adding(days: -1), through: today.adding(days: horizonDays), context: context
+                    ).filter { $0.closesAt > now && $0.opensAt < horizonEnd }
+                    for occurrence in occurrences {
+                        let key = "\(patientID)|\(planID)|\(occurrence.key)"
+                        wanted.insert(key)
+                        if let prompt = existingByKey[key] {
+                            if Self.replannable(prompt, now: now),
+                                prompt.opensAt != occurrence.opensAt || prompt.closesAt != occurrence.closesAt
+                            {
+                                prompt.opensAt = occurrence.opensAt
+                                prompt.closesAt = occurrence.closesAt
+                                try await prompt.save(on: database)
+                                report.updated += 1
+                            }
+                        } else {
+                            let prompt = PromptRecord(
+                                patientID: patientID, studyID: enrollment.$study.id, assignedBy: nil,
+                                instrumentKey: record.instrumentKey, instrumentVersion: 0, opensAt: occurrence.opensAt,
+                                closesAt: occurrence.closesAt, source: PromptSource.schedule.rawValue, now: now)
+                            prompt.planID = planID
+                            prompt.occurrence = occurrence.key
+                            inserts.append(prompt)
+                        }
+                    }
+                }
+            }
+        }
+        // Future prompts nobody opened whose occurrence the plans no longer produce.
+        let stale = existingByKey.filter { key, prompt in
+            !wanted.contains(key) && Self.replannable(prompt, now: now) && prompt.opensAt < horizonEnd
+        }.values.compactMap(\.id)
+        if !stale.isEmpty {
+            try await PromptRecord.query(on: database).filter(\.$id ~~ stale).delete()
+            report.removed = stale.count
+        }
+        report.created = try await insert(inserts, on: database)
+        return report
+    }
+
+    /// Whether a plan is meant for this enrolment: same study, and for everyone, this arm, or this patient.
+    static func applies(_ plan: PlanRecord, to enrollment: EnrollmentRecord) -> Bool {
+        guard plan.$study.id == enrollment.$study.id else { return false }
+        if let patient = plan.$patient.id, patient != enrollment.$patient.id { return false }
+        if let arm = plan.arm, arm != enrollment.arm { return false }
+        return true
+    }
+
+    /// Only prompts that have not opened yet and nobody looked at may move or go.
+    static func replannable(_ prompt: PromptRecord, now: Date) -> Bool {
+        prompt.opensAt > now && prompt.openedAt == nil && prompt.status == PromptStatus.scheduled.rawValue
+    }
+
+    /// Inserts new prompts with the instrument's newest published version, skipping any another run already made.
+    private func insert(_ prompts: [PromptRecord], on database: any Database) async throws -> Int {
+        guard !prompts.isEmpty else { return 0 }
+        let catalog = InstrumentCatalog(database: database, now: Date())
+        var versions: [String: Int] = [:]
+        for key in Set(prompts.map(\.instrumentKey)) {
+            versions[key] = try await catalog.latestPublished(key)?.version
+        }
+        let sql = database as! any SQLDatabase
+        var inserted = 0
+        let columns = [
+            "id", "created_at", "patient_id", "study_id", "instrument_key", "instrument_version", "opens_at", "closes_at",
+            "status", "source", "plan_id", "occurrence",
+        ]
+        let ready = prompts.filter { versions[$0.instrumentKey] != nil }
+        for start in stride(from: 0, to: ready.count, by: 500) {
+            let batch = ready[start..<min(start + 500, ready.count)]
+            var builder = sql.insert(into: PromptRecord.schema).columns(columns)
+            for prompt in batch {
+                builder = builder.values([
+                    SQLBind(UUID()), SQLBind(prompt.createdAt), SQLBind(prompt.$patient.id), SQLBind(prompt.$study.id),
+                    SQLBind(prompt.instrumentKey), SQLBind(versions[prompt.instrumentKey]!), SQLBind(prompt.opensAt),
+                    SQLBind(prompt.closesAt), SQLBind(prompt.status), SQLBind(prompt.source), SQLBind(prompt.planID),
+                    SQLBind(prompt.occurrence),
+                ])
+            }
+            let rows = try await builder.ignoringConflicts().returning("id").all()
+            inserted += rows.count
+        }
+        return inserted
+    }
+}

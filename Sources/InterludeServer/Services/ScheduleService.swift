@@ -1,0 +1,219 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+/// Attaching plans to studies and patients, previewing them, and participants' own adjustments.
+struct ScheduleService: Sendable {
+    let database: any Database
+    let now: Date
+
+    private var planner: Planner { Planner(database: database) }
+
+    /// The study if `user` may plan for it: a practice's therapist, a study's staff, or an admin.
+    func plannableStudy(_ studyID: UUID, for user: UserRecord) async throws -> StudyRecord {
+        guard let study = try await StudyRecord.find(studyID, on: database) else { throw AppError.notFound }
+        if study.joinMode == JoinMode.pairingCode.rawValue {
+            guard study.$owner.id == user.id else { throw AppError.notFound }
+            return study
+        }
+        if user.roleValue == .admin { return study }
+        let isStaff = try await StudyStaffRecord.query(on: database)
+            .filter(\.$study.$id == studyID).filter(\.$user.$id == user.requireID()).first() != nil
+        guard isStaff, user.roleValue == .researcher || user.roleValue == .therapist else { throw AppError.notFound }
+        return study
+    }
+
+    func plans(of studyID: UUID, for user: UserRecord) async throws -> [PlanRecord] {
+        _ = try await plannableStudy(studyID, for: user)
+        return try await PlanRecord.query(on: database).filter(\.$study.$id == studyID).sort(\.$createdAt).all()
+    }
+
+    /// Checks a plan for a study: the instrument is published, a named patient takes part, a named arm exists.
+    private func check(_ plan: SchedulePlan, study: StudyRecord, patientID: UUID?, arm: String?) async throws {
+        var validator = FieldValidator()
+        for problem in plan.problems() { validator.add(problem.field, problem.code, limit: problem.limit) }
+        if try await InstrumentCatalog(database: database, now: now).latestPublished(plan.instrumentKey) == nil {
+            validator.add("instrumentKey", .unknown)
+        }
+        if let patientID {
+            let enrolled = try await EnrollmentRecord.query(on: database)
+                .filter(\.$study.$id == study.requireID()).filter(\.$patient.$id == patientID)
+                .filter(\.$status == EnrollmentStatus.active.rawValue).first()
+            if enrolled == nil { validator.add("patientId", .unknown) }
+        }
+        if let arm, !StudyArms.names(of: study).contains(arm) { validator.add("arm", .unknown) }
+        try validator.check()
+    }
+
+    func create(
+        _ plan: SchedulePlan, studyID: UUID, patientID: UUID?, arm: String?, by user: UserRecord
+    ) async throws -> PlanRecord {
+        let study = try await plannableStudy(studyID, for: user)
+        try await check(plan, study: study, patientID: patientID, arm: arm)
+        let record = PlanRecord(
+            studyID: studyID, patientID: patientID, arm: arm, createdBy: try user.requireID(),
+            instrumentKey: plan.instrumentKey, definition: try Self.encode(plan), now: now)
+        try await record.create(on: database)
+        _ = try await planner.run(now: now, patients: try await participants(of: record))
+        return record
+    }
+
+    func update(_ planID: UUID, with plan: SchedulePlan, patientID: UUID?, arm: String?, by user: UserRecord) async throws
+        -> PlanRecord
+    {
+        guard let record = try await PlanRecord.find(planID, on: database) else { throw AppError.notFound }
+        let study = try await plannableStudy(record.$study.id, for: user)
+        try await check(plan, study: study, patientID: patientID, arm: arm)
+        let before = try await participants(of: record)
+        record.definition = try Self.encode(plan)
+        record.instrumentKey = plan.instrumentKey
+        record.$patient.id = patientID
+        record.arm = arm
+        record.updatedAt = now
+        try await record.save(on: database)
+        _ = try await planner.run(now: now, patients: before.union(try await participants(of: record)))
+        return record
+    }
+
+    /// Removes a plan with its future, unopened prompts; what was answered or is open stays.
+    func delete(_ planID: UUID, by user: UserRecord) async throws {
+        guard let record = try await PlanRecord.find(planID, on: database) else { throw AppError.notFound }
+        _ = try await plannableStudy(record.$study.id, for: user)
+        let now = self.now
+        try await database.transaction { database in
+            try await PromptRecord.query(on: database)
+                .filter(\.$planID == planID)
+                .filter(\.$opensAt > now)
+                .filter(\.$openedAt == nil)
+                .filter(\.$status == PromptStatus.scheduled.rawValue)
+                .delete()
+            try await PlanAdjustmentRecord.query(on: database).filter(\.$plan.$id == planID).delete()
+            try await record.delete(on: database)
+        }
+    }
+
+    /// The patients a plan applies to now.
+    private func participants(of plan: PlanRecord) async throws -> Set<UUID> {
+        let enrollments = try await EnrollmentRecord.query(on: database)
+            .filter(\.$study.$id == plan.$study.id)
+            .filter(\.$status == EnrollmentStatus.active.rawValue)
+            .all()
+        return Set(enrollments.filter { Planner.applies(plan, to: $0) }.map { $0.$patient.id })
+    }
+
+    /// One planned opening, for previews.
+    struct Planned: Sendable {
+        let plan: PlanRecord
+        let occurrence: Occurrence
+    }
+
+    /// What the plans that apply to a patient produce for any period, computed without storing anything.
+    /// `studies` limits it to the studies the viewer may see.
+    func preview(patientID: UUID, from: LocalDate, days: Int, studies: Set<UUID>) async throws -> (TimeZone, [Planned]) {
+        guard let patient = try await UserRecord.find(patientID, on: database) else { throw AppError.notFound }
+        let zone = TimeZone(identifier: patient.timeZone) ?? .gmt
+        let enrollments = try await EnrollmentRecord.query(on: database)
+            .filter(\.$patient.$id == patientID)
+            .filter(\.$status == EnrollmentStatus.active.rawValue)
+            .filter(\.$study.$id ~~ Array(studies))
+            .all()
+        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ enrollments.map { $0.$study.id }).all()
+        let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
+        let appointments = try await AppointmentRecord.query(on: database).filter(\.$patient.$id == patientID).all()
+            .map { AppointmentSlot(id: $0.id!, startsAt: $0.startsAt, endsAt: $0.endsAt) }
+        let adjustments = try await PlanAdjustmentRecord.query(on: database).filter(\.$patient.$id == patientID).all()
+        var result: [Planned] = []
+        for enrollment in enrollments {
+            for record in plans where Planner.applies(record, to: enrollment) {
+                let plan = try JSONDecoder().decode(SchedulePlan.self, from: Data(record.definition.utf8))
+                let adjustment = adjustments.first { $0.$plan.id == record.id }
+                    .flatMap { try? JSONDecoder().decode(PlanAdjustment.self, from: Data($0.adjustment.utf8)) }
+                let context = ScheduleContext(
+                    participantID: patientID, planID: record.id!, timeZone: zone, enrolledAt: enrollment.createdAt,
+                    planCreatedAt: record.createdAt, therapyStart: profile?.therapyStart.flatMap(LocalDate.init),
+                    appointments: appointments, adjustment: adjustment)
+                result += plan.occurrences(from: from, through: from.adding(days: days - 1), context: context)
+                    .map { Planned(plan: record, occurrence: $0) }
+            }
+        }
+        return (zone, result.sorted { $0.occurrence.opensAt < $1.occurrence.opensAt })
+    }
+
+    // MARK: Participants' adjustments
+
+    struct Adjustable: Sendable {
+        let plan: PlanRecord
+        let definition: SchedulePlan
+        let adjustment: PlanAdjustment?
+    }
+
+    /// The patient's plans that allow adjustments, with the patient's own times where set.
+    func adjustablePlans(for patientID: UUID) async throws -> [Adjustable] {
+        let enrollments = try await EnrollmentRecord.query(on: database)
+            .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
+        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ enrollments.map { $0.$study.id }).all()
+        let adjustments = try await PlanAdjustmentRecord.query(on: database).filter(\.$patient.$id == patientID).all()
+        return try plans.compactMap { record in
+            guard enrollments.contains(where: { Planner.applies(record, to: $0) }) else { return nil }
+            let plan = try JSONDecoder().decode(SchedulePlan.self, from: Data(record.definition.utf8))
+            guard plan.adjustment != nil else { return nil }
+            let own = adjustments.first { $0.$plan.id == record.id }
+                .flatMap { try? JSONDecoder().decode(PlanAdjustment.self, from: Data($0.adjustment.utf8)) }
+            return Adjustable(plan: record, definition: plan, adjustment: own)
+        }
+    }
+
+    /// Sets (or, with nil, removes) a patient's own times for a plan, refused outside the plan's bounds.
+    func adjust(planID: UUID, patientID: UUID, to adjustment: PlanAdjustment?) async throws -> Adjustable {
+        guard let target = try await adjustablePlans(for: patientID).first(where: { $0.plan.id == planID }) else {
+            throw AppError.field("planId", .notAllowed)
+        }
+        if let adjustment { try target.definition.check(adjustment) }
+        let existing = try await PlanAdjustmentRecord.query(on: database)
+            .filter(\.$plan.$id == planID).filter(\.$patient.$id == patientID).first()
+        if let adjustment {
+            let encoded = String(decoding: try JSONEncoder().encode(adjustment), as: UTF8.self)
+            if let existing {
+                existing.adjustment = encoded
+                existing.updatedAt = now
+                try await existing.save(on: database)
+            } else {
+                try await PlanAdjustmentRecord(planID: planID, patientID: patientID, adjustment: encoded, now: now)
+                    .create(on: database)
+            }
+        } else {
+            try await existing?.delete(on: database)
+        }
+        _ = try await planner.run(now: now, patients: [patientID])
+        return Adjustable(plan: target.plan, definition: target.definition, adjustment: adjustment)
+    }
+
+    /// Opens a prompt now for a plan the participant may answer whenever they want.
+    func startOnDemand(planID: UUID, patientID: UUID) async throws -> PromptRecord {
+        guard let record = try await PlanRecord.find(planID, on: database) else { throw AppError.field("planId", .unknown) }
+        let enrollment = try await EnrollmentRecord.query(on: database)
+            .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
+            .first { Planner.applies(record, to: $0) }
+        let plan = try JSONDecoder().decode(SchedulePlan.self, from: Data(record.definition.utf8))
+        guard let enrollment, plan.pattern == .onDemand else { throw AppError.field("planId", .notAllowed) }
+        let prompt = try await PromptService(database: database, now: now).create(
+            patientID: patientID, studyID: enrollment.$study.id, assignedBy: nil, instrumentKey: plan.instrumentKey,
+            opensAt: now, closesAt: now.addingTimeInterval(TimeInterval(plan.durationMinutes * 60)), source: .onDemand)
+        prompt.planID = planID
+        try await prompt.save(on: database)
+        return prompt
+    }
+
+    static func encode(_ plan: SchedulePlan) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(plan), as: UTF8.self)
+    }
+}
+
+/// The arms of a study, stored as a JSON list of names.
+enum StudyArms {
+    static func names(of study: StudyRecord) -> [String] {
+        study.arms.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
+    }
+}
