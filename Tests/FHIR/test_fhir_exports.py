@@ -17,7 +17,7 @@ from fhir.resources.questionnaireresponse import QuestionnaireResponse
 from interlude_e2e import call, iso, pair, patient_token, staff_token
 from pydantic import ValidationError
 
-LIBRARY = ["phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-daily", "tys-weekly", "mood-vas"]
+LIBRARY = ["phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly", "mood-vas"]
 
 
 class FHIRExportTest(unittest.TestCase):

@@ -9,7 +9,8 @@ enum Library {
         .deletingLastPathComponent().appendingPathComponent("Resources/Instruments")
 
     static let keys = [
-        "phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-daily", "tys-weekly", "mood-vas",
+        "phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly",
+        "mood-vas",
     ]
 
     static func definition(_ key: String) throws -> InstrumentDefinition {

@@ -42,7 +42,7 @@ struct QuestionnaireAPITests {
             let list = try await researcher.send(.GET, "/instruments")
             #expect(list.status == .ok)
             let keys = Set(list.body.array.compactMap { $0["key"].string })
-            #expect(keys == ["phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-daily", "tys-weekly", "mood-vas"])
+            #expect(keys == ["phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly", "mood-vas"])
             #expect(list.body.array.allSatisfy { $0["status"].string == "published" })
             let json = try await researcher.send(.GET, "/instruments/phq-9/versions/1")
             #expect(json.body["sections"][0]["items"].array.count == 9)

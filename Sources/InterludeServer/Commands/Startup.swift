@@ -100,4 +100,5 @@ public func registerCommands(_ app: Application) {
     app.asyncCommands.use(UserCommand(), as: "user")
     app.asyncCommands.use(InstrumentsCommand(), as: "instruments")
     app.asyncCommands.use(WorkerCommand(), as: "worker")
+    app.asyncCommands.use(DemoCommand(), as: "demo")
 }

@@ -26,14 +26,23 @@ struct AccountService: Sendable {
 
     /// Creates a patient account with its profile and privacy-policy consent, and sends the verification email.
     func register(_ registration: Registration) async throws -> UserRecord {
+        let token = SecretToken.generate()
+        let user = try await createPatient(registration, verification: token)
+        await deliver(composer.verification(to: user.email, token: token, language: registration.language))
+        return user
+    }
+
+    /// Stores a patient account with its profile and consents. With a verification token the address waits for
+    /// confirmation; without one it counts as confirmed, as for the demo accounts an operator creates.
+    func createPatient(_ registration: Registration, verification token: SecretToken?) async throws -> UserRecord {
         guard try await isEmailAvailable(registration.email.value) else { throw AppError.conflict(.emailTaken) }
         let digest = try await services.passwords.hash(registration.password)
         let now = self.now
-        let token = SecretToken.generate()
         let user = UserRecord(
             email: registration.email.value, passwordHash: digest, role: Role.patient.rawValue,
             name: registration.name, locale: registration.language.rawValue, timeZone: registration.timeZone,
             mustChangePassword: false, now: now)
+        if token == nil { user.emailVerifiedAt = now }
         do {
             try await database.transaction { database in
                 try await user.create(on: database)
@@ -50,15 +59,16 @@ struct AccountService: Sendable {
                         grantedAt: now
                     ).create(on: database)
                 }
-                try await EmailTokenRecord(
-                    userID: userID, purpose: .verification, tokenHash: token.hash, email: user.email,
-                    expiresAt: now.addingTimeInterval(AccountLifetimes.emailVerification), now: now
-                ).create(on: database)
+                if let token {
+                    try await EmailTokenRecord(
+                        userID: userID, purpose: .verification, tokenHash: token.hash, email: user.email,
+                        expiresAt: now.addingTimeInterval(AccountLifetimes.emailVerification), now: now
+                    ).create(on: database)
+                }
             }
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AppError.conflict(.emailTaken)
         }
-        await deliver(composer.verification(to: user.email, token: token, language: registration.language))
         return user
     }
 

@@ -98,7 +98,7 @@ struct PairingService: Sendable {
         let codeID = try code.requireID()
         let therapistID = code.$therapist.id
         let studyID = code.$study.id
-        return try await database.transaction { database in
+        let paired = try await database.transaction { database in
             // Claim the code only if nobody redeemed it in the meantime.
             let claimed = try await (database as! any SQLDatabase)
                 .update(PairingCodeRecord.schema)
@@ -120,5 +120,7 @@ struct PairingService: Sendable {
             try await enrollment.create(on: database)
             return Paired(profile: profile, enrollment: enrollment, therapistID: therapistID)
         }
+        _ = try await Planner(database: database).run(now: now, patients: [patientID])
+        return paired
     }
 }

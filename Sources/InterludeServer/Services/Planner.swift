@@ -41,19 +41,29 @@ struct Planner: Sendable {
     private func plan(now: Date, patients: Set<UUID>?, on database: any Database) async throws -> Report {
         var report = Report()
         report.expired = try await expire(now: now, patients: patients, on: database)
-        let plans = try await PlanRecord.query(on: database).all()
-        guard !plans.isEmpty else { return report }
+        let running = try await StudyRecord.query(on: database)
+            .filter(\.$status == StudyStatus.running.rawValue).all().compactMap(\.id)
+        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ running).all()
         var enrollmentQuery = EnrollmentRecord.query(on: database)
             .filter(\.$status == EnrollmentStatus.active.rawValue)
             .filter(\.$study.$id ~~ Array(Set(plans.map { $0.$study.id })))
         if let patients { enrollmentQuery = enrollmentQuery.filter(\.$patient.$id ~~ Array(patients)) }
-        let enrollments = try await enrollmentQuery.all()
+        let enrollments = plans.isEmpty ? [] : try await enrollmentQuery.all()
         let decoded = try plans.map { ($0, try JSONDecoder().decode(SchedulePlan.self, from: Data($0.definition.utf8))) }
         let byPatient = Dictionary(grouping: enrollments, by: { $0.$patient.id })
-        let patientIDs = Array(byPatient.keys)
-        for chunk in stride(from: 0, to: patientIDs.count, by: 500).map({ Array(patientIDs[$0..<min($0 + 500, patientIDs.count)]) }) {
+        // Patients who left, whose study closed or whose plan went still hold future prompts to take back.
+        var waitingQuery = PromptRecord.query(on: database)
+            .filter(\.$planID != nil)
+            .filter(\.$status == PromptStatus.scheduled.rawValue)
+            .filter(\.$opensAt > now)
+        if let patients { waitingQuery = waitingQuery.filter(\.$patient.$id ~~ Array(patients)) }
+        let waiting = try await waitingQuery.field(\.$patient.$id).unique().all().map { $0.$patient.id }
+        let patientIDs = Set(byPatient.keys).union(waiting)
+        let ordered = patientIDs.sorted { $0.uuidString < $1.uuidString }
+        for start in stride(from: 0, to: ordered.count, by: 500) {
             let part = try await planChunk(
-                chunk, enrollments: byPatient, plans: decoded, now: now, on: database)
+                Array(ordered[start..<min(start + 500, ordered.count)]), enrollments: byPatient, plans: decoded,
+                now: now, on: database)
             report.created += part.created
             report.updated += part.updated
             report.removed += part.removed

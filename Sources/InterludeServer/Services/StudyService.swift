@@ -98,6 +98,7 @@ struct StudyService: Sendable {
                 userID: patientID, document: .studyConsent, studyID: studyID, version: consentVersion, grantedAt: now
             ).create(on: database)
         }
+        if initialStatus == .active { _ = try await Planner(database: database).run(now: now, patients: [patientID]) }
         return enrollment
     }
 
@@ -119,6 +120,7 @@ struct StudyService: Sendable {
                 .set(\.$revokedAt, to: now)
                 .update()
         }
+        _ = try await Planner(database: database).run(now: now, patients: [patientID])
     }
 
     private func currentEnrollment(patientID: UUID, studyID: UUID) async throws -> EnrollmentRecord? {
@@ -187,11 +189,16 @@ struct StudyService: Sendable {
         study.consentText = draft.consentText
         study.consentVersion = draft.consentVersion
         study.joinMode = draft.joinMode.rawValue
-        study.status = draft.status.rawValue
         study.arms = try StudyService.encodeArms(draft.arms)
         study.allocation = draft.arms.isEmpty ? nil : draft.allocation.rawValue
+        let statusChanged = study.status != draft.status.rawValue
+        study.status = draft.status.rawValue
         study.updatedAt = now
         try await study.save(on: database)
+        if statusChanged {
+            let participants = try await EnrollmentRecord.query(on: database).filter(\.$study.$id == studyID).all()
+            _ = try await Planner(database: database).run(now: now, patients: Set(participants.map { $0.$patient.id }))
+        }
         return study
     }
 
@@ -238,6 +245,7 @@ struct StudyService: Sendable {
                 .record(actor: user, action: .enrollmentDecided, patients: [patientID],
                     target: "study:\(studyID):\(approve ? "approved" : "declined")")
         }
+        if approve { _ = try await Planner(database: database).run(now: now, patients: [patientID]) }
         guard let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
         else { throw AppError.notFound }
         return Participant(enrollment: enrollment, pseudonym: profile.pseudonym)

@@ -1,0 +1,146 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Logging
+
+/// Working demonstrations of the two schedules Interlude grew from: a demo therapist with a paired demo patient
+/// in Vienna and the plans of the chosen template, created through the same services the API uses.
+struct DemoSetup: Sendable {
+    enum Template: String, CaseIterable, Sendable {
+        /// Between therapy sessions: the Intersession-Daily three times a day, the ISF-K before each session.
+        case intersession
+        /// A research study: a one-time questionnaire first, then daily, weekly and monthly ones.
+        case trackYourStress = "track-your-stress"
+    }
+
+    /// A demo account and its password, for the one line printed per account.
+    struct Account: Sendable, Equatable {
+        let role: Role
+        let email: String
+        let password: String
+
+        var line: String { "\(role.rawValue): \(email) \(password)" }
+    }
+
+    static let timeZone = "Europe/Vienna"
+
+    let database: any Database
+    let services: AppServices
+    let logger: Logger
+
+    private var now: Date { services.clock.now }
+
+    func create(_ template: Template) async throws -> [Account] {
+        let suffix = String(UUID().uuidString.prefix(6)).lowercased()
+        let (therapist, therapistAccount) = try await staff(
+            .therapist, email: "demo-therapist-\(suffix)@example.org", name: "Dr. Demo Therapist")
+        let (patient, patientAccount) = try await pairedPatient(
+            email: "demo-patient-\(suffix)@example.org", therapist: therapist)
+        switch template {
+        case .intersession:
+            try await planIntersession(therapist: therapist, patient: patient)
+            return [therapistAccount, patientAccount]
+        case .trackYourStress:
+            let (researcher, researcherAccount) = try await staff(
+                .researcher, email: "demo-researcher-\(suffix)@example.org", name: "Demo Study Leader")
+            try await planTrackYourStress(researcher: researcher, patient: patient)
+            return [therapistAccount, patientAccount, researcherAccount]
+        }
+    }
+
+    private func staff(_ role: Role, email: String, name: String) async throws -> (UserRecord, Account) {
+        let password = StaffAccounts.generatePassword()
+        let created = try await StaffAccounts(database: database, services: services).create(
+            email: email, role: role.rawValue, name: name, password: password, forceChange: false, by: nil)
+        return (created.user, Account(role: role, email: email, password: password))
+    }
+
+    /// A verified patient in Vienna who redeemed a code of the therapist, as the app would.
+    private func pairedPatient(email: String, therapist: UserRecord) async throws -> (UserRecord, Account) {
+        let password = StaffAccounts.generatePassword()
+        let policy = try await SiteTexts(database: database).privacyPolicyVersion()
+        let registration = try Registration.validate(
+            email: email, password: password, privacyPolicyVersion: policy, currentPrivacyPolicyVersion: policy,
+            shareWithResearch: true, locale: Language.fallback.rawValue, timeZone: Self.timeZone, name: "Demo Patient")
+        let patient = try await AccountService(database: database, services: services, logger: logger)
+            .createPatient(registration, verification: nil)
+        let pairing = PairingService(database: database, services: services)
+        let code = try await pairing.createCodes(therapist: therapist, note: "Demo", count: 1)[0]
+        let today = LocalDate(now, in: TimeZone(identifier: Self.timeZone)!)
+        let request = try PairingRequest.validate(
+            code: code.code, dateOfBirth: "1990-05-17", gender: Gender.female.rawValue, today: today)
+        _ = try await pairing.redeem(patient: patient, request: request, client: .client("demo"))
+        return (patient, Account(role: .patient, email: email, password: password))
+    }
+
+    /// Seed 000: the Daily once in each of three windows, open 30 minutes; the ISF-K from 24 hours before each
+    /// session until it starts; and the next two sessions, so the ISF-K has something to precede.
+    private func planIntersession(therapist: UserRecord, patient: UserRecord) async throws {
+        let practiceID = try await PairingService(database: database, services: services)
+            .practice(of: try therapist.requireID()).requireID()
+        let schedules = ScheduleService(database: database, now: now)
+        let windows = [("08:00", "11:59"), ("12:00", "15:59"), ("16:00", "19:59")].map {
+            TimeWindow(start: LocalTime($0.0)!, end: LocalTime($0.1)!, count: 1)
+        }
+        let daily = SchedulePlan(
+            instrumentKey: "intersession-daily",
+            pattern: .randomWindows(days: Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, windows) })),
+            durationMinutes: 30, reminderMinutes: [15],
+            notification: LocalizedText([.en: "How are you right now?", .de: "Wie geht es Ihnen gerade?"]))
+        _ = try await schedules.create(daily, studyID: practiceID, patientID: nil, arm: nil, by: therapist)
+        let beforeSession = SchedulePlan(
+            instrumentKey: "isf-k", pattern: .appointment(opensBeforeMinutes: 24 * 60, closesAfterStartMinutes: 0),
+            durationMinutes: 24 * 60, reminderMinutes: [12 * 60],
+            notification: LocalizedText([
+                .en: "Your next session is tomorrow: a few questions to prepare it.",
+                .de: "Morgen ist Ihre nächste Sitzung: einige Fragen zur Vorbereitung.",
+            ]))
+        _ = try await schedules.create(beforeSession, studyID: practiceID, patientID: nil, arm: nil, by: therapist)
+        let zone = patient.zone
+        let today = LocalDate(now, in: zone)
+        for offset in [3, 10] {
+            let start = LocalDateTime(date: today.adding(days: offset), time: LocalTime("10:00")!).instant(in: zone)
+            _ = try await AppointmentService(database: database, services: services).create(
+                for: patient, by: therapist, title: "Therapy session", startsAt: start,
+                endsAt: start.addingTimeInterval(50 * 60), comment: nil)
+        }
+    }
+
+    /// Seed 001: a study whose one-time questionnaire comes first; the daily one three times inside per-weekday
+    /// windows that participants may change; a weekly one on Sunday evening and a monthly one on the first.
+    private func planTrackYourStress(researcher: UserRecord, patient: UserRecord) async throws {
+        let draft = try StudyDraft.validate(
+            title: "Track Your Stress", description: "How stressed are you, and when? A few questions a day.",
+            consentText: "I take part voluntarily and may leave at any time. My answers are stored under a pseudonym.",
+            consentVersion: "1", joinMode: JoinMode.open.rawValue, joinPassword: nil,
+            status: StudyStatus.running.rawValue)
+        let studies = StudyService(database: database, services: services)
+        let study = try await studies.create(by: researcher, draft: draft)
+        let studyID = try study.requireID()
+        let schedules = ScheduleService(database: database, now: now)
+        let weekdayWindow = [TimeWindow(start: LocalTime("08:00")!, end: LocalTime("20:00")!, count: 3)]
+        let weekendWindow = [TimeWindow(start: LocalTime("10:00")!, end: LocalTime("21:00")!, count: 2)]
+        var days: [Weekday: [TimeWindow]] = [:]
+        for weekday in Weekday.allCases {
+            days[weekday] = weekday == .saturday || weekday == .sunday ? weekendWindow : weekdayWindow
+        }
+        let plans = [
+            SchedulePlan(instrumentKey: "tys-baseline", pattern: .once, durationMinutes: 7 * 24 * 60),
+            SchedulePlan(
+                instrumentKey: "tys-daily", pattern: .randomWindows(days: days), durationMinutes: 60,
+                reminderMinutes: [30],
+                adjustment: AdjustmentBounds(
+                    earliest: LocalTime("07:00")!, latest: LocalTime("22:00")!, minCount: 1, maxCount: 6)),
+            SchedulePlan(
+                instrumentKey: "tys-weekly", pattern: .weekly(weekday: .sunday, time: LocalTime("18:00")!),
+                durationMinutes: 24 * 60, reminderMinutes: [3 * 60]),
+            SchedulePlan(
+                instrumentKey: "pss-10", pattern: .monthly(day: 1, time: LocalTime("18:00")!),
+                durationMinutes: 3 * 24 * 60, reminderMinutes: [24 * 60]),
+        ]
+        for plan in plans {
+            _ = try await schedules.create(plan, studyID: studyID, patientID: nil, arm: nil, by: researcher)
+        }
+        _ = try await studies.join(patient: patient, studyID: studyID, consentVersion: "1", password: nil)
+    }
+}
