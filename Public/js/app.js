@@ -107,12 +107,17 @@ function showSummary(form, text) {
   summary.focus();
 }
 
-/** Shows a problem response: each field's message beside it, the rest in the summary at the top. */
+/**
+ * Shows a problem response: each field's message beside it (or beside the nearest enclosing field, so
+ * `days.monday.0` lands at `days.monday`), the rest in the summary at the top.
+ */
 function showProblem(form, problem) {
   const errors = (problem && problem.errors) || [];
   const unplaced = [];
   for (const error of errors) {
-    if (!markField(form, error.field, error.detail)) unplaced.push(error.detail);
+    let field = error.field || "";
+    while (field && !markField(form, field, error.detail)) field = field.slice(0, Math.max(0, field.lastIndexOf(".")));
+    if (!field) unplaced.push(error.detail);
   }
   const summaryText = errors.length ? [message("fixErrors"), ...unplaced].join(" ") : (problem && problem.detail) || message("network");
   showSummary(form, summaryText);
@@ -176,6 +181,9 @@ function onSubmit(name, handler) {
     }
   });
 }
+
+/** The form helpers, for the page modules loaded on demand. */
+export const forms = { clearErrors, markField, showSummary, showProblem, values, requireFields, onSubmit };
 
 // Shared page parts ---------------------------------------------------------------------------------------
 
@@ -476,8 +484,10 @@ const pages = {
       document.getElementById(emptyID).hidden = result.data.length > 0;
       for (const prompt of result.data) {
         const item = document.createElement("li");
-        const link = document.createElement("a");
-        link.href = `/app/questionnaires/${prompt.id}`;
+        // A repeated questionnaire waits while a one-time one of the same study is unanswered.
+        const link = document.createElement(prompt.blocked ? "div" : "a");
+        if (prompt.blocked) link.className = "blocked";
+        else link.href = `/app/questionnaires/${prompt.id}`;
         const title = document.createElement("span");
         title.textContent = prompt.title;
         const detail = document.createElement("span");
@@ -487,7 +497,8 @@ const pages = {
           const progressText = draft.progress
             ? message("progress", { answered: draft.progress.answered, total: draft.progress.total })
             : message("notStarted");
-          detail.textContent = `${message("deadline", { date: formatDateTime(prompt.closesAt) })} · ${progressText}`;
+          const waiting = prompt.blocked ? ` · ${message("blocked")}` : "";
+          detail.textContent = `${message("deadline", { date: formatDateTime(prompt.closesAt) })} · ${progressText}${waiting}`;
         } else {
           detail.textContent = message("completedOn", { date: formatDateTime(prompt.completedAt || prompt.closesAt) });
         }
@@ -551,6 +562,14 @@ const pages = {
         showFeedback(response.answers);
       },
     });
+  },
+
+  async appointments() {
+    (await import("./appointments.js")).run();
+  },
+
+  async schedule() {
+    (await import("./schedule.js")).run();
   },
 
   pairing() {

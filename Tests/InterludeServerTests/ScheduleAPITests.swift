@@ -296,6 +296,9 @@ struct ScheduleAPITests {
             let created = try await therapist.send(
                 .POST, "/studies/\(practiceID)/plans", json: ["instrumentKey": "mood-vas", "durationMinutes": 60, "pattern": ["kind": "onDemand"]])
             let planID = try #require(created.body["id"].string)
+            let offered = try await patient.send(.GET, "/me/on-demand-prompts")
+            #expect(offered.body.array.map { $0["planId"].string } == [planID])
+            #expect(offered.body[0]["title"].string?.isEmpty == false)
             let started = try await patient.send(.POST, "/me/on-demand-prompts", json: ["planId": .string(planID)])
             #expect(started.status == .created)
             #expect(started.body["status"].string == "open")
@@ -303,6 +306,11 @@ struct ScheduleAPITests {
             let daily = try await therapist.send(.POST, "/studies/\(practiceID)/plans", json: Self.daily)
             let refused = try await patient.send(.POST, "/me/on-demand-prompts", json: ["planId": .string(daily.body["id"].string ?? "")])
             #expect(refused.status == .unprocessableEntity)
+            #expect(try await patient.send(.GET, "/me/on-demand-prompts").body.array.count == 1)
+            let (stranger, _) = try await app.patient("stranger@example.org")
+            #expect(try await stranger.send(.GET, "/me/on-demand-prompts").body.array.isEmpty)
+            let foreign = try await stranger.send(.POST, "/me/on-demand-prompts", json: ["planId": .string(planID)])
+            #expect(foreign.status == .unprocessableEntity)
         }
     }
 

@@ -183,6 +183,22 @@ extension APIHandler {
         return .ok(.init(body: .json(try await context.adjustableBodies([result])[0])))
     }
 
+    func listMyOnDemandPlans(_ input: Operations.ListMyOnDemandPlans.Input) async throws
+        -> Operations.ListMyOnDemandPlans.Output
+    {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        var bodies: [Components.Schemas.OnDemandPlan] = []
+        for item in try await context.schedules.onDemandPlans(for: patient.requireID()) {
+            bodies.append(
+                .init(
+                    planId: try item.plan.requireID().uuidString.lowercased(), instrumentKey: item.definition.instrumentKey,
+                    title: try await context.instrumentTitle(item.definition.instrumentKey),
+                    durationMinutes: item.definition.durationMinutes))
+        }
+        return .ok(.init(body: .json(bodies)))
+    }
+
     func startOnDemandPrompt(_ input: Operations.StartOnDemandPrompt.Input) async throws
         -> Operations.StartOnDemandPrompt.Output
     {
@@ -215,12 +231,17 @@ extension APIContext {
         return visible
     }
 
-    func adjustableBodies(_ plans: [ScheduleService.Adjustable]) async throws -> [Components.Schemas.AdjustablePlan] {
-        let language = request.language
+    /// An instrument's title in the request's language, or its key when it has none published.
+    func instrumentTitle(_ key: String) async throws -> String {
+        try await catalog.latestPublished(key)?.decodedDefinition().title.text(request.language) ?? key
+    }
+
+    func adjustableBodies(_ plans: [ScheduleService.ParticipantPlan]) async throws
+        -> [Components.Schemas.AdjustablePlan]
+    {
         var result: [Components.Schemas.AdjustablePlan] = []
         for item in plans {
-            let title = try await catalog.latestPublished(item.definition.instrumentKey)?
-                .decodedDefinition().title.text(language) ?? item.definition.instrumentKey
+            let title = try await instrumentTitle(item.definition.instrumentKey)
             let encoder = JSONEncoder()
             result.append(
                 .init(

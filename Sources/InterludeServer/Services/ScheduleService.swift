@@ -141,30 +141,43 @@ struct ScheduleService: Sendable {
 
     // MARK: Participants' adjustments
 
-    struct Adjustable: Sendable {
+    /// A plan that reaches a participant, with the participant's own times where set.
+    struct ParticipantPlan: Sendable {
         let plan: PlanRecord
         let definition: SchedulePlan
         let adjustment: PlanAdjustment?
     }
 
-    /// The patient's plans that allow adjustments, with the patient's own times where set.
-    func adjustablePlans(for patientID: UUID) async throws -> [Adjustable] {
+    /// Every plan that reaches the patient through an active enrolment.
+    func plans(reaching patientID: UUID) async throws -> [ParticipantPlan] {
         let enrollments = try await EnrollmentRecord.query(on: database)
             .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
-        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ enrollments.map { $0.$study.id }).all()
+        let running = try await StudyRecord.query(on: database)
+            .filter(\.$id ~~ enrollments.map { $0.$study.id }).filter(\.$status == StudyStatus.running.rawValue).all()
+            .compactMap(\.id)
+        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ running).sort(\.$createdAt).all()
         let adjustments = try await PlanAdjustmentRecord.query(on: database).filter(\.$patient.$id == patientID).all()
         return try plans.compactMap { record in
             guard enrollments.contains(where: { Planner.applies(record, to: $0) }) else { return nil }
             let plan = try JSONDecoder().decode(SchedulePlan.self, from: Data(record.definition.utf8))
-            guard plan.adjustment != nil else { return nil }
             let own = adjustments.first { $0.$plan.id == record.id }
                 .flatMap { try? JSONDecoder().decode(PlanAdjustment.self, from: Data($0.adjustment.utf8)) }
-            return Adjustable(plan: record, definition: plan, adjustment: own)
+            return ParticipantPlan(plan: record, definition: plan, adjustment: own)
         }
     }
 
+    /// The patient's plans that allow adjustments.
+    func adjustablePlans(for patientID: UUID) async throws -> [ParticipantPlan] {
+        try await plans(reaching: patientID).filter { $0.definition.adjustment != nil }
+    }
+
+    /// The patient's plans they may start whenever they want.
+    func onDemandPlans(for patientID: UUID) async throws -> [ParticipantPlan] {
+        try await plans(reaching: patientID).filter { $0.definition.pattern == .onDemand }
+    }
+
     /// Sets (or, with nil, removes) a patient's own times for a plan, refused outside the plan's bounds.
-    func adjust(planID: UUID, patientID: UUID, to adjustment: PlanAdjustment?) async throws -> Adjustable {
+    func adjust(planID: UUID, patientID: UUID, to adjustment: PlanAdjustment?) async throws -> ParticipantPlan {
         guard let target = try await adjustablePlans(for: patientID).first(where: { $0.plan.id == planID }) else {
             throw AppError.field("planId", .notAllowed)
         }
@@ -185,20 +198,18 @@ struct ScheduleService: Sendable {
             try await existing?.delete(on: database)
         }
         _ = try await planner.run(now: now, patients: [patientID])
-        return Adjustable(plan: target.plan, definition: target.definition, adjustment: adjustment)
+        return ParticipantPlan(plan: target.plan, definition: target.definition, adjustment: adjustment)
     }
 
     /// Opens a prompt now for a plan the participant may answer whenever they want.
     func startOnDemand(planID: UUID, patientID: UUID) async throws -> PromptRecord {
-        guard let record = try await PlanRecord.find(planID, on: database) else { throw AppError.field("planId", .unknown) }
-        let enrollment = try await EnrollmentRecord.query(on: database)
-            .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
-            .first { Planner.applies(record, to: $0) }
-        let plan = try JSONDecoder().decode(SchedulePlan.self, from: Data(record.definition.utf8))
-        guard let enrollment, plan.pattern == .onDemand else { throw AppError.field("planId", .notAllowed) }
+        guard let target = try await onDemandPlans(for: patientID).first(where: { $0.plan.id == planID }) else {
+            throw AppError.field("planId", try await PlanRecord.find(planID, on: database) == nil ? .unknown : .notAllowed)
+        }
         let prompt = try await PromptService(database: database, now: now).create(
-            patientID: patientID, studyID: enrollment.$study.id, assignedBy: nil, instrumentKey: plan.instrumentKey,
-            opensAt: now, closesAt: now.addingTimeInterval(TimeInterval(plan.durationMinutes * 60)), source: .onDemand)
+            patientID: patientID, studyID: target.plan.$study.id, assignedBy: nil,
+            instrumentKey: target.definition.instrumentKey, opensAt: now,
+            closesAt: now.addingTimeInterval(TimeInterval(target.definition.durationMinutes * 60)), source: .onDemand)
         prompt.planID = planID
         try await prompt.save(on: database)
         return prompt

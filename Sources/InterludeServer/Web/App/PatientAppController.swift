@@ -30,6 +30,8 @@ struct PatientAppController {
         ("therapist", "app/therapist", "app.therapist.title"),
         ("studies", "app/studies", "app.studies.title"),
         ("questionnaires", "app/questionnaires", "app.questionnaires.title"),
+        ("appointments", "app/appointments", "app.appointments.title"),
+        ("schedule", "app/schedule", "app.schedule.title"),
     ]
 
     static let script = "/js/app.js"

@@ -1,0 +1,253 @@
+// The appointments page: a month calendar with today and the next session, the list, the form on the
+// five-minute grid, and the private calendar address for the phone's own calendar.
+
+import { api, forms, message } from "./app.js";
+import { addMonths, fromZoned, minutesBetween, monthGrid, onGrid, toZoned } from "./calendar.js";
+
+const language = () => document.documentElement.lang || "en";
+
+export async function run() {
+  const me = await api("GET", "/me");
+  if (!me.ok) return;
+  const zone = me.data.timeZone;
+  const deviceZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (zone !== deviceZone) {
+    const note = document.getElementById("appointments-zone");
+    note.textContent = message("zone", { zone });
+    note.hidden = false;
+  }
+  const form = document.querySelector('form[data-form="appointment"]');
+  const state = { appointments: [], month: toZoned(Date.now(), zone).date.slice(0, 7), editing: null };
+  const today = () => toZoned(Date.now(), zone).date;
+  const dateTimeFormat = new Intl.DateTimeFormat(language(), { dateStyle: "medium", timeStyle: "short", timeZone: zone });
+
+  const announce = (text) => {
+    const status = document.getElementById("appointments-status");
+    status.textContent = text;
+    status.hidden = false;
+    status.focus();
+  };
+
+  const load = async () => {
+    const showPast = document.getElementById("show-past").checked;
+    const result = await api("GET", `/me/appointments${showPast ? "?includePast=true" : ""}`);
+    if (!result.ok) return;
+    state.appointments = result.data;
+    renderList();
+    renderMonth();
+  };
+
+  const timeRange = (appointment) => {
+    const start = toZoned(appointment.startsAt, zone);
+    const end = toZoned(appointment.endsAt, zone);
+    const day = new Intl.DateTimeFormat(language(), { dateStyle: "full", timeZone: "UTC" }).format(
+      new Date(`${start.date}T12:00:00Z`),
+    );
+    return `${day}, ${start.time}–${end.time}`;
+  };
+
+  const nextAppointment = () => state.appointments.find((appointment) => new Date(appointment.endsAt) > new Date());
+
+  const renderList = () => {
+    const list = document.getElementById("appointments-list");
+    list.replaceChildren();
+    document.getElementById("appointments-empty").hidden = state.appointments.length > 0;
+    const next = nextAppointment();
+    for (const appointment of state.appointments) {
+      const item = document.createElement("li");
+      item.className = "appointment card";
+      item.dataset.id = appointment.id;
+      if (next && appointment.id === next.id) item.classList.add("next");
+      if (new Date(appointment.endsAt) <= new Date()) item.classList.add("past");
+      const title = document.createElement("h3");
+      title.textContent = appointment.title;
+      const when = document.createElement("p");
+      when.className = "when";
+      when.textContent = timeRange(appointment);
+      item.append(title, when);
+      if (appointment.comment) {
+        const comment = document.createElement("p");
+        comment.className = "hint";
+        comment.textContent = appointment.comment;
+        item.append(comment);
+      }
+      const actions = document.createElement("div");
+      actions.className = "actions";
+      const edit = document.createElement("button");
+      edit.type = "button";
+      edit.className = "secondary";
+      edit.dataset.action = "edit";
+      edit.textContent = message("edit");
+      edit.addEventListener("click", () => startEditing(appointment));
+      const remove = document.createElement("button");
+      remove.type = "button";
+      remove.className = "secondary danger";
+      remove.dataset.action = "delete";
+      remove.textContent = message("delete");
+      remove.addEventListener("click", async () => {
+        if (!confirm(message("confirmDelete"))) return;
+        const result = await api("DELETE", `/me/appointments/${appointment.id}`);
+        if (result.ok) {
+          if (state.editing === appointment.id) stopEditing();
+          announce(message("appointmentDeleted"));
+          await load();
+        }
+      });
+      actions.append(edit, remove);
+      item.append(actions);
+      list.append(item);
+    }
+    const nextText = document.getElementById("next-appointment");
+    nextText.textContent = next
+      ? message("next", { when: dateTimeFormat.format(new Date(next.startsAt)), title: next.title })
+      : message("noNext");
+  };
+
+  const renderMonth = () => {
+    const [year, number] = state.month.split("-").map(Number);
+    document.getElementById("month-heading").textContent = new Intl.DateTimeFormat(language(), {
+      month: "long",
+      year: "numeric",
+      timeZone: "UTC",
+    }).format(new Date(Date.UTC(year, number - 1, 15)));
+    const names = document.getElementById("weekday-names");
+    if (!names.children.length) {
+      const format = new Intl.DateTimeFormat(language(), { weekday: "short", timeZone: "UTC" });
+      for (let day = 0; day < 7; day++) {
+        const cell = document.createElement("th");
+        cell.scope = "col";
+        cell.textContent = format.format(new Date(Date.UTC(2024, 0, 1 + day)));
+        names.append(cell);
+      }
+    }
+    const byDay = new Map();
+    for (const appointment of state.appointments) {
+      const day = toZoned(appointment.startsAt, zone).date;
+      byDay.set(day, [...(byDay.get(day) || []), appointment]);
+    }
+    const next = nextAppointment();
+    const nextDay = next ? toZoned(next.startsAt, zone).date : null;
+    const body = document.getElementById("month-days");
+    body.replaceChildren();
+    for (const week of monthGrid(state.month)) {
+      const row = document.createElement("tr");
+      for (const day of week) {
+        const cell = document.createElement("td");
+        cell.dataset.date = day.date;
+        if (!day.inMonth) cell.classList.add("outside");
+        const number = document.createElement("span");
+        number.className = "day";
+        number.textContent = String(Number(day.date.slice(8)));
+        cell.append(number);
+        const labels = [];
+        if (day.date === today()) {
+          cell.classList.add("today");
+          cell.setAttribute("aria-current", "date");
+          labels.push(message("todayLabel"));
+        }
+        const appointments = byDay.get(day.date) || [];
+        if (appointments.length) {
+          cell.classList.add("has-appointment");
+          const dot = document.createElement("span");
+          dot.className = "dot";
+          dot.setAttribute("aria-hidden", "true");
+          cell.append(dot);
+          labels.push(message("appointmentsOn", { titles: appointments.map((item) => item.title).join(", ") }));
+        }
+        if (day.date === nextDay) cell.classList.add("next");
+        if (labels.length) cell.title = labels.join(" · ");
+        row.append(cell);
+      }
+      body.append(row);
+    }
+  };
+
+  const startEditing = (appointment) => {
+    state.editing = appointment.id;
+    const start = toZoned(appointment.startsAt, zone);
+    form.elements.title.value = appointment.title;
+    form.elements.date.value = start.date;
+    form.elements.startTime.value = start.time;
+    form.elements.endTime.value = toZoned(appointment.endsAt, zone).time;
+    form.elements.comment.value = appointment.comment || "";
+    const heading = document.getElementById("form-heading");
+    heading.textContent = heading.dataset.edit;
+    form.querySelector('[data-action="cancel-edit"]').hidden = false;
+    form.elements.title.focus();
+  };
+
+  const stopEditing = () => {
+    state.editing = null;
+    form.reset();
+    forms.clearErrors(form);
+    const heading = document.getElementById("form-heading");
+    heading.textContent = heading.dataset.new;
+    form.querySelector('[data-action="cancel-edit"]').hidden = true;
+  };
+
+  /** The checks the server makes too, answered at once: required, the five-minute grid, end after start. */
+  const check = (data) => {
+    let valid = forms.requireFields(form, ["title", "date", "startTime", "endTime"]);
+    const refuse = (field, key) => {
+      forms.markField(form, field, message(key));
+      valid = false;
+    };
+    if (data.startTime && !onGrid(data.startTime)) refuse("startsAt", "offGrid");
+    if (data.endTime && !onGrid(data.endTime)) refuse("endsAt", "offGrid");
+    if (valid && minutesBetween(data.startTime, data.endTime) <= 0) refuse("endsAt", "endBeforeStart");
+    return valid;
+  };
+
+  forms.onSubmit("appointment", async () => {
+    const data = forms.values(form);
+    if (!check(data)) return forms.showSummary(form, message("fixErrors"));
+    const body = {
+      title: data.title.trim(),
+      startsAt: fromZoned(data.date, data.startTime, zone),
+      endsAt: fromZoned(data.date, data.endTime, zone),
+    };
+    if (data.comment.trim()) body.comment = data.comment.trim();
+    const result = state.editing
+      ? await api("PATCH", `/me/appointments/${state.editing}`, body)
+      : await api("POST", "/me/appointments", body);
+    if (!result.ok) return forms.showProblem(form, result.data);
+    stopEditing();
+    state.month = toZoned(result.data.startsAt, zone).date.slice(0, 7);
+    await load();
+    announce(message("appointmentSaved"));
+  });
+
+  form.querySelector('[data-action="cancel-edit"]').addEventListener("click", stopEditing);
+  document.getElementById("show-past").addEventListener("change", load);
+  document.querySelector('[data-action="previous-month"]').addEventListener("click", () => {
+    state.month = addMonths(state.month, -1);
+    renderMonth();
+  });
+  document.querySelector('[data-action="next-month"]').addEventListener("click", () => {
+    state.month = addMonths(state.month, 1);
+    renderMonth();
+  });
+  document.querySelector('[data-action="today"]').addEventListener("click", () => {
+    state.month = today().slice(0, 7);
+    renderMonth();
+  });
+
+  const feed = document.getElementById("feed");
+  document.querySelector('[data-action="show-feed"]').addEventListener("click", async () => {
+    const result = await api("GET", "/me/calendar-feed");
+    if (!result.ok) return;
+    document.getElementById("feed-url").value = result.data.url;
+    document.getElementById("feed-subscribe").href = result.data.url.replace(/^https?:/, "webcal:");
+    feed.hidden = false;
+  });
+  document.querySelector('[data-action="revoke-feed"]').addEventListener("click", async () => {
+    if (!confirm(message("confirmRevoke"))) return;
+    const result = await api("DELETE", "/me/calendar-feed");
+    if (!result.ok) return;
+    feed.hidden = true;
+    document.getElementById("feed-url").value = "";
+    announce(message("feedRevoked"));
+  });
+
+  await load();
+}
