@@ -109,7 +109,7 @@ public enum SchedulePattern: Hashable, Sendable {
     /// Whenever the participant asks for it.
     case onDemand
 
-    public enum Anchor: String, Codable, Hashable, Sendable {
+    public enum Anchor: String, Codable, Hashable, Sendable, CaseIterable {
         case enrollment
         case therapyStart
     }

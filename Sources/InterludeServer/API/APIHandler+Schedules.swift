@@ -47,7 +47,7 @@ extension APIHandler {
         let days = input.query.days ?? 14
         guard let from = LocalDate(input.query.from) else { throw AppError.field("from", .invalidFormat) }
         guard (1...366).contains(days) else { throw AppError.field("days", .outOfRange, limit: 366) }
-        let studies = try await context.visibleStudies(of: patientID, for: user)
+        let studies = try await context.schedules.visibleStudies(of: patientID, for: user)
         let (zone, planned) = try await context.schedules.preview(patientID: patientID, from: from, days: days, studies: studies)
         try await context.audit().record(actor: user, action: .schedulePreviewed, patients: [patientID])
         return .ok(
@@ -214,22 +214,6 @@ extension APIHandler {
 extension APIContext {
     var schedules: ScheduleService { ScheduleService(database: database, now: now) }
     var appointments: AppointmentService { AppointmentService(database: database, services: services) }
-
-    /// The studies in which `user` may look at this patient: a therapist's practice with the patient, or the
-    /// studies a researcher works on that the patient takes part in.
-    func visibleStudies(of patientID: UUID, for user: UserRecord) async throws -> Set<UUID> {
-        if user.roleValue == .therapist {
-            let entry = try await Caseloads(database: database).patient(patientID, of: user.requireID())
-            return [entry.enrollment.$study.id]
-        }
-        let own = Set(try await StudyService(database: database, services: services).studies(forStaff: user).compactMap(\.id))
-        let enrolled = try await EnrollmentRecord.query(on: database)
-            .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
-            .map { $0.$study.id }
-        let visible = own.intersection(enrolled)
-        guard !visible.isEmpty else { throw AppError.notFound }
-        return visible
-    }
 
     /// An instrument's title in the request's language, or its key when it has none published.
     func instrumentTitle(_ key: String) async throws -> String {

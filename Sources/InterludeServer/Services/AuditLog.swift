@@ -36,6 +36,7 @@ enum AuditAction: String, Sendable, CaseIterable {
     case promptsRead = "prompts.read"
     case responsesRead = "responses.read"
     case schedulePreviewed = "schedule.previewed"
+    case planChanged = "plan.changed"
     case appointmentsRead = "appointments.read"
     case appointmentAdded = "appointment.added"
     case userCreated = "user.created"

@@ -60,6 +60,38 @@ struct PromptService: Sendable {
         return all.filter { Self.isOneTime($0.record) } + all.filter { !Self.isOneTime($0.record) }
     }
 
+    /// How a participant keeps up: prompts answered, missed and open so far.
+    struct Compliance: Sendable, Equatable {
+        var completed = 0
+        var expired = 0
+        var open = 0
+
+        /// The share answered of those that closed or were answered, in percent; nil before any.
+        var percent: Int? {
+            let due = completed + expired
+            return due == 0 ? nil : Int((Double(completed) * 100 / Double(due)).rounded())
+        }
+    }
+
+    /// Compliance per patient over the prompts that have opened, in `studies` when given.
+    func compliance(of patientIDs: [UUID], studies: Set<UUID>? = nil) async throws -> [UUID: Compliance] {
+        var query = PromptRecord.query(on: database)
+            .filter(\.$patient.$id ~~ patientIDs)
+            .filter(\.$opensAt <= now)
+            .field(\.$patient.$id).field(\.$status).field(\.$opensAt).field(\.$closesAt).field(\.$study.$id)
+        if let studies { query = query.filter(\.$study.$id ~~ Array(studies)) }
+        var result = Dictionary(uniqueKeysWithValues: patientIDs.map { ($0, Compliance()) })
+        for record in try await query.all() {
+            switch current(record).status {
+            case .completed: result[record.$patient.id]?.completed += 1
+            case .expired: result[record.$patient.id]?.expired += 1
+            case .open: result[record.$patient.id]?.open += 1
+            case .scheduled, .cancelled: break
+            }
+        }
+        return result
+    }
+
     /// A one-time questionnaire from a plan, which comes before the study's repeated ones.
     static func isOneTime(_ prompt: PromptRecord) -> Bool {
         prompt.occurrence == "once"

@@ -54,8 +54,16 @@ struct ScheduleService: Sendable {
             studyID: studyID, patientID: patientID, arm: arm, createdBy: try user.requireID(),
             instrumentKey: plan.instrumentKey, definition: try Self.encode(plan), now: now)
         try await record.create(on: database)
+        try await audit(record, by: user)
         _ = try await planner.run(now: now, patients: try await participants(of: record))
         return record
+    }
+
+    /// Plans for one patient are part of that patient's record; every change to any plan is logged.
+    private func audit(_ record: PlanRecord, by user: UserRecord, removed: Bool = false) async throws {
+        try await AuditLog(database: database, now: now).record(
+            actor: user, action: .planChanged, patients: record.$patient.id.map { [$0] } ?? [],
+            target: "plan:\(try record.requireID())\(removed ? ":removed" : "")")
     }
 
     func update(_ planID: UUID, with plan: SchedulePlan, patientID: UUID?, arm: String?, by user: UserRecord) async throws
@@ -71,6 +79,7 @@ struct ScheduleService: Sendable {
         record.arm = arm
         record.updatedAt = now
         try await record.save(on: database)
+        try await audit(record, by: user)
         _ = try await planner.run(now: now, patients: before.union(try await participants(of: record)))
         return record
     }
@@ -90,6 +99,7 @@ struct ScheduleService: Sendable {
             try await PlanAdjustmentRecord.query(on: database).filter(\.$plan.$id == planID).delete()
             try await record.delete(on: database)
         }
+        try await audit(record, by: user, removed: true)
     }
 
     /// The patients a plan applies to now.
@@ -107,20 +117,32 @@ struct ScheduleService: Sendable {
         let occurrence: Occurrence
     }
 
+    /// What is known about a participant that plans depend on.
+    private struct Inputs {
+        let zone: TimeZone
+        let therapyStart: LocalDate?
+        let appointments: [AppointmentSlot]
+    }
+
+    private func inputs(of patientID: UUID) async throws -> Inputs {
+        guard let patient = try await UserRecord.find(patientID, on: database) else { throw AppError.notFound }
+        let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
+        let appointments = try await AppointmentRecord.query(on: database).filter(\.$patient.$id == patientID).all()
+            .map { AppointmentSlot(id: $0.id!, startsAt: $0.startsAt, endsAt: $0.endsAt) }
+        return Inputs(
+            zone: patient.zone, therapyStart: profile?.therapyStart.flatMap(LocalDate.init), appointments: appointments)
+    }
+
     /// What the plans that apply to a patient produce for any period, computed without storing anything.
     /// `studies` limits it to the studies the viewer may see.
     func preview(patientID: UUID, from: LocalDate, days: Int, studies: Set<UUID>) async throws -> (TimeZone, [Planned]) {
-        guard let patient = try await UserRecord.find(patientID, on: database) else { throw AppError.notFound }
-        let zone = TimeZone(identifier: patient.timeZone) ?? .gmt
+        let inputs = try await inputs(of: patientID)
         let enrollments = try await EnrollmentRecord.query(on: database)
             .filter(\.$patient.$id == patientID)
             .filter(\.$status == EnrollmentStatus.active.rawValue)
             .filter(\.$study.$id ~~ Array(studies))
             .all()
         let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ enrollments.map { $0.$study.id }).all()
-        let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
-        let appointments = try await AppointmentRecord.query(on: database).filter(\.$patient.$id == patientID).all()
-            .map { AppointmentSlot(id: $0.id!, startsAt: $0.startsAt, endsAt: $0.endsAt) }
         let adjustments = try await PlanAdjustmentRecord.query(on: database).filter(\.$patient.$id == patientID).all()
         var result: [Planned] = []
         for enrollment in enrollments {
@@ -129,14 +151,55 @@ struct ScheduleService: Sendable {
                 let adjustment = adjustments.first { $0.$plan.id == record.id }
                     .flatMap { try? JSONDecoder().decode(PlanAdjustment.self, from: Data($0.adjustment.utf8)) }
                 let context = ScheduleContext(
-                    participantID: patientID, planID: record.id!, timeZone: zone, enrolledAt: enrollment.createdAt,
-                    planCreatedAt: record.createdAt, therapyStart: profile?.therapyStart.flatMap(LocalDate.init),
-                    appointments: appointments, adjustment: adjustment)
+                    participantID: patientID, planID: record.id!, timeZone: inputs.zone, enrolledAt: enrollment.createdAt,
+                    planCreatedAt: record.createdAt, therapyStart: inputs.therapyStart,
+                    appointments: inputs.appointments, adjustment: adjustment)
                 result += plan.occurrences(from: from, through: from.adding(days: days - 1), context: context)
                     .map { Planned(plan: record, occurrence: $0) }
             }
         }
-        return (zone, result.sorted { $0.occurrence.opensAt < $1.occurrence.opensAt })
+        return (inputs.zone, result.sorted { $0.occurrence.opensAt < $1.occurrence.opensAt })
+    }
+
+    /// What a plan not attached yet would give one participant of the study, or, without one, someone who
+    /// joins now in `zone`.
+    func previewDraft(
+        _ plan: SchedulePlan, studyID: UUID, patientID: UUID?, zone: TimeZone, from: LocalDate, days: Int
+    ) async throws -> (TimeZone, [Occurrence]) {
+        var context = ScheduleContext(participantID: UUID(), planID: UUID(), timeZone: zone, enrolledAt: now, planCreatedAt: now)
+        if let patientID {
+            guard
+                let enrollment = try await EnrollmentRecord.query(on: database)
+                    .filter(\.$patient.$id == patientID).filter(\.$study.$id == studyID)
+                    .filter(\.$status == EnrollmentStatus.active.rawValue).first()
+            else { throw AppError.field("previewPatient", .unknown) }
+            let inputs = try await inputs(of: patientID)
+            context = ScheduleContext(
+                participantID: patientID, planID: context.planID, timeZone: inputs.zone, enrolledAt: enrollment.createdAt,
+                planCreatedAt: now, therapyStart: inputs.therapyStart, appointments: inputs.appointments)
+        }
+        return (context.timeZone, plan.occurrences(from: from, through: from.adding(days: days - 1), context: context))
+    }
+
+    /// The studies in which `user` may look at this patient's schedule: a therapist's practice with the
+    /// patient, or the studies a researcher works on (an admin: any study) that the patient takes part in.
+    func visibleStudies(of patientID: UUID, for user: UserRecord) async throws -> Set<UUID> {
+        if user.roleValue == .therapist {
+            let entry = try await Caseloads(database: database).patient(patientID, of: user.requireID())
+            return [entry.enrollment.$study.id]
+        }
+        let enrolled = try await EnrollmentRecord.query(on: database)
+            .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
+            .map { $0.$study.id }
+        var studies = StudyRecord.query(on: database)
+            .filter(\.$joinMode != JoinMode.pairingCode.rawValue).filter(\.$id ~~ enrolled)
+        if user.roleValue != .admin {
+            let staffed = try await StudyStaffRecord.query(on: database).filter(\.$user.$id == user.requireID()).all()
+            studies = studies.filter(\.$id ~~ staffed.map { $0.$study.id })
+        }
+        let visible = Set(try await studies.all().compactMap(\.id))
+        guard !visible.isEmpty else { throw AppError.notFound }
+        return visible
     }
 
     // MARK: Participants' adjustments

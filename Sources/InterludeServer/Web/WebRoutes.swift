@@ -25,5 +25,6 @@ struct WebRoutes {
         ConsoleTherapistController().register(on: signedIn)
         ConsoleStudiesController().register(on: signedIn)
         ConsoleInstrumentsController().register(on: signedIn)
+        ConsoleScheduleController().register(on: signedIn)
     }
 }

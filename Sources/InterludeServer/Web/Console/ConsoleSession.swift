@@ -79,7 +79,7 @@ extension Request {
 
     /// Renders a console page for the signed-in staff member, in their language, with their navigation.
     func renderConsole<Content: Encodable & Sendable>(
-        _ template: String, titleKey: String, content: Content, status: HTTPResponseStatus = .ok
+        _ template: String, titleKey: String, content: Content, script: String? = nil, status: HTTPResponseStatus = .ok
     ) async throws -> Response {
         guard let authenticated = ConsoleSession.get(self) else { throw AppError.unauthenticated }
         let user = authenticated.user
@@ -94,7 +94,7 @@ extension Request {
             email: user.email, role: localizer.text("role.\(user.role)", language), links: links)
         return try await renderPage(
             template, titleKey: titleKey, content: content, language: language,
-            csrf: authenticated.session.csrfToken, nav: nav, status: status)
+            csrf: authenticated.session.csrfToken, nav: nav, script: script, status: status)
     }
 }
 
@@ -111,6 +111,7 @@ enum ConsoleNavigation {
         case .therapist:
             links = [
                 Link(href: "/console/patients", labelKey: "console.nav.patients"),
+                Link(href: "/console/plans", labelKey: "console.nav.plans"),
                 Link(href: "/console/pairing-codes", labelKey: "console.nav.pairingCodes"),
                 Link(href: "/console/profile", labelKey: "console.nav.profile"),
             ]

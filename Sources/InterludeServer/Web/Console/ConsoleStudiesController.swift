@@ -44,6 +44,8 @@ struct ConsoleStudiesController {
 
     struct ParticipantRow: Encodable, Sendable {
         var enrollmentID: String
+        var patientID: String
+        var compliance: ConsoleTherapistController.ComplianceCell
         var pseudonym: String
         var status: String
         var statusLabel: String
@@ -154,9 +156,14 @@ struct ConsoleStudiesController {
         let enrolled = try await service(request).participants(of: studyID, for: user)
         let localizer = request.services.localizer
         let display = user.dateDisplay
+        let compliance = try await PromptService(database: request.db, now: request.services.clock.now)
+            .compliance(of: enrolled.map { $0.enrollment.$patient.id }, studies: [studyID])
         let rows = try enrolled.map { participant in
             ParticipantRow(
-                enrollmentID: try participant.enrollment.requireID().uuidString, pseudonym: participant.pseudonym,
+                enrollmentID: try participant.enrollment.requireID().uuidString,
+                patientID: participant.enrollment.$patient.id.uuidString,
+                compliance: .init(compliance[participant.enrollment.$patient.id] ?? PromptService.Compliance()),
+                pseudonym: participant.pseudonym,
                 status: participant.enrollment.status,
                 statusLabel: localizer.text("enrollmentStatus.\(participant.enrollment.status)", user.language),
                 since: display.date(participant.enrollment.createdAt))

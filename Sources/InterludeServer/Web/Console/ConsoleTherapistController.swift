@@ -11,6 +11,35 @@ struct ConsoleTherapistController {
         var name: String
         var pairedSince: String
         var lastActivity: String
+        var compliance: ComplianceCell
+    }
+
+    /// Prompts answered, missed and open so far, and the share answered.
+    struct ComplianceCell: Encodable, Sendable {
+        var completed: Int
+        var expired: Int
+        var open: Int
+        var percent: String
+
+        init(_ compliance: PromptService.Compliance) {
+            completed = compliance.completed
+            expired = compliance.expired
+            open = compliance.open
+            percent = compliance.percent.map { "\($0) %" } ?? "–"
+        }
+    }
+
+    struct AppointmentRow: Encodable, Sendable {
+        var title: String
+        var when: String
+        var comment: String?
+        var past: Bool
+    }
+
+    struct PatientPlanRow: Encodable, Sendable {
+        var title: String
+        var summary: String
+        var onlyForPatient: Bool
     }
 
     struct CaseloadContent: Encodable, Sendable {
@@ -36,6 +65,28 @@ struct ConsoleTherapistController {
         var hasPrompts: Bool
         var results: [PatientResults.InstrumentSection]
         var hasResults: Bool
+        var upcoming: Int
+        var compliance: ComplianceCell
+        var practiceID: String
+        var plans: [PatientPlanRow]
+        var hasPlans: Bool
+        var planAdded: Bool
+        var appointments: [AppointmentRow]
+        var hasAppointments: Bool
+        var showPastAppointments: Bool
+        var appointmentForm: AppointmentForm
+        var appointmentAdded: Bool
+        var appointmentErrors: FormErrors
+        var timeZone: String
+    }
+
+    /// An appointment as the therapist enters it, in the patient's local time.
+    struct AppointmentForm: Content {
+        var title: String
+        var date: String
+        var startTime: String
+        var endTime: String
+        var comment: String?
     }
 
     struct AssignForm: Content {
@@ -109,6 +160,7 @@ struct ConsoleTherapistController {
         routes.get("patients", use: caseload)
         routes.get("patients", ":patientID", use: patient)
         routes.post("patients", ":patientID", "prompts", use: assign)
+        routes.post("patients", ":patientID", "appointments", use: addAppointment)
         routes.get("patients", ":patientID", "responses", ":responseID", use: response)
         routes.get("patients", ":patientID", "responses", ":responseID", "fhir", use: responseFHIR)
         routes.get("pairing-codes", use: codes)
@@ -124,11 +176,15 @@ struct ConsoleTherapistController {
         let entries = try await Caseloads(database: request.db).caseload(of: therapist.requireID())
         try await AuditLog(database: request.db, now: request.services.clock.now)
             .record(actor: therapist, action: .caseloadRead, patients: try entries.map { try $0.patient.requireID() })
+        let compliance = try await PromptService(database: request.db, now: request.services.clock.now).compliance(
+            of: try entries.map { try $0.patient.requireID() }, studies: Set(entries.map { $0.enrollment.$study.id }))
         let rows = try entries.map { entry in
-            PatientRow(
-                id: try entry.patient.requireID().uuidString, pseudonym: entry.profile.pseudonym,
+            let id = try entry.patient.requireID()
+            return PatientRow(
+                id: id.uuidString, pseudonym: entry.profile.pseudonym,
                 name: entry.patient.name ?? "", pairedSince: display.date(entry.enrollment.createdAt),
-                lastActivity: display.dateTime(entry.patient.lastActiveAt))
+                lastActivity: display.dateTime(entry.patient.lastActiveAt),
+                compliance: ComplianceCell(compliance[id] ?? PromptService.Compliance()))
         }
         return try await request.renderConsole(
             "console/patients", titleKey: "console.patients.title",
@@ -142,11 +198,13 @@ struct ConsoleTherapistController {
 
     private func renderPatient(
         _ request: Request, form: AssignForm? = nil, assigned: Bool = false, errors: FormErrors = FormErrors(),
-        status: HTTPResponseStatus = .ok
+        appointment: AppointmentForm? = nil, appointmentAdded: Bool = false,
+        appointmentErrors: FormErrors = FormErrors(), status: HTTPResponseStatus = .ok
     ) async throws -> Response {
         let therapist = try request.consoleUser(.therapist)
         guard let patientID = request.parameters.get("patientID", as: UUID.self) else { throw AppError.notFound }
         let entry = try await Caseloads(database: request.db).patient(patientID, of: therapist.requireID())
+        let practiceID = entry.enrollment.$study.id
         let now = request.services.clock.now
         let audit = AuditLog(database: request.db, now: now)
         try await audit.record(actor: therapist, action: .patientRead, patients: [patientID])
@@ -154,9 +212,14 @@ struct ConsoleTherapistController {
         let localizer = request.services.localizer
         let language = therapist.language
         let catalog = InstrumentCatalog(database: request.db, now: now)
-        let prompts = try await PromptService(database: request.db, now: now)
-            .prompts(of: patientID, statuses: Set(PromptStatus.allCases))
+        // The practice's prompts only: what the patient answers in research studies is not the therapist's.
+        let promptService = PromptService(database: request.db, now: now)
+        let allPrompts = try await promptService.prompts(of: patientID, statuses: Set(PromptStatus.allCases))
+            .filter { $0.record.$study.id == nil || $0.record.$study.id == practiceID }
+        let prompts = allPrompts.filter { $0.status != .scheduled }
+        let practicePrompts = Set(allPrompts.compactMap(\.record.id))
         let responses = try await ResponseService(database: request.db, services: request.services).responses(of: patientID)
+            .filter { response in response.record.$prompt.id.map(practicePrompts.contains) ?? true }
         if !responses.isEmpty {
             try await audit.record(actor: therapist, action: .responsesRead, patients: [patientID])
         }
@@ -166,13 +229,37 @@ struct ConsoleTherapistController {
         let results = PatientResults(language: language, display: display, localizer: localizer)
         let zone = TimeZone(identifier: therapist.timeZone) ?? .gmt
         let published = try await catalog.overview().filter(\.isPublished)
+        var titles: [String: String] = [:]
+        for record in published { titles[record.key] = (try? record.decodedDefinition().title.text(language)) ?? record.title }
         let instruments = published.map { record in
-            SelectOption(
-                value: record.key, label: (try? record.decodedDefinition().title.text(language)) ?? record.title,
-                selected: record.key == form?.instrumentKey)
+            SelectOption(value: record.key, label: titles[record.key] ?? record.key, selected: record.key == form?.instrumentKey)
         }
         let promptRows = results.prompts(prompts, definitions: definitions)
         let sections = results.sections(responses, definitions: definitions)
+        let compliance = try await promptService.compliance(of: [patientID], studies: [practiceID])[patientID]
+
+        let summaries = PlanSummary(localizer: localizer, language: language)
+        let plans = try await ScheduleService(database: request.db, now: now).plans(reaching: patientID)
+            .filter { $0.plan.$study.id == practiceID }
+            .map { item in
+                PatientPlanRow(
+                    title: titles[item.definition.instrumentKey] ?? item.definition.instrumentKey,
+                    summary: summaries.describe(item.definition), onlyForPatient: item.plan.$patient.id == patientID)
+            }
+
+        let showPast = request.query[String.self, at: "pastAppointments"] != nil
+        let appointmentService = AppointmentService(database: request.db, services: request.services)
+        let patientZone = entry.patient.zone
+        let appointments = try await appointmentService.appointments(of: patientID, includePast: showPast)
+        try await audit.record(actor: therapist, action: .appointmentsRead, patients: [patientID])
+        let appointmentDisplay = DateDisplay(language: language, timeZone: patientZone)
+        let appointmentRows = appointments.map { shown in
+            let end = LocalDateTime(shown.record.endsAt, in: patientZone).time
+            return AppointmentRow(
+                title: shown.title, when: "\(appointmentDisplay.dateTime(shown.record.startsAt))–\(end)",
+                comment: shown.comment, past: shown.record.endsAt <= now)
+        }
+        let today = LocalDate(now, in: patientZone)
         return try await request.renderConsole(
             "console/patient", titleKey: "console.patient.title",
             content: PatientContent(
@@ -184,8 +271,45 @@ struct ConsoleTherapistController {
                 opensAt: form?.opensAt ?? LocalDateTime(now, in: zone).description,
                 closesAt: form?.closesAt ?? LocalDateTime(now.addingTimeInterval(7 * 24 * 3600), in: zone).description,
                 assigned: assigned, errors: errors, prompts: promptRows, hasPrompts: !promptRows.isEmpty,
-                results: sections, hasResults: !sections.isEmpty),
+                results: sections, hasResults: !sections.isEmpty,
+                upcoming: allPrompts.count - prompts.count,
+                compliance: ComplianceCell(compliance ?? PromptService.Compliance()),
+                practiceID: practiceID.uuidString, plans: plans, hasPlans: !plans.isEmpty,
+                planAdded: request.query[String.self, at: "planAdded"] != nil,
+                appointments: appointmentRows, hasAppointments: !appointmentRows.isEmpty, showPastAppointments: showPast,
+                appointmentForm: appointment
+                    ?? AppointmentForm(title: "", date: today.adding(days: 7).description, startTime: "", endTime: ""),
+                appointmentAdded: appointmentAdded, appointmentErrors: appointmentErrors, timeZone: patientZone.identifier),
             status: status)
+    }
+
+    /// Adds an appointment for the patient; date and times are the patient's local time.
+    func addAppointment(_ request: Request) async throws -> Response {
+        let therapist = try request.consoleUser(.therapist)
+        guard let patientID = request.parameters.get("patientID", as: UUID.self) else { throw AppError.notFound }
+        let entry = try await Caseloads(database: request.db).patient(patientID, of: therapist.requireID())
+        let form = try request.content.decode(AppointmentForm.self)
+        let zone = entry.patient.zone
+        do {
+            var validator = FieldValidator()
+            let date = LocalDate(form.date)
+            let start = LocalTime(form.startTime)
+            let end = LocalTime(form.endTime)
+            if date == nil { validator.add("date", form.date.isEmpty ? .required : .invalidFormat) }
+            if start == nil { validator.add("startsAt", form.startTime.isEmpty ? .required : .invalidFormat) }
+            if end == nil { validator.add("endsAt", form.endTime.isEmpty ? .required : .invalidFormat) }
+            try validator.check()
+            _ = try await AppointmentService(database: request.db, services: request.services).create(
+                for: entry.patient, by: therapist, title: form.title,
+                startsAt: LocalDateTime(date: date!, time: start!).instant(in: zone),
+                endsAt: LocalDateTime(date: date!, time: end!).instant(in: zone), comment: form.comment)
+            try await AuditLog(database: request.db, now: request.services.clock.now)
+                .record(actor: therapist, action: .appointmentAdded, patients: [patientID])
+            return try await renderPatient(request, appointmentAdded: true, status: .created)
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await renderPatient(request, appointment: form, appointmentErrors: errors, status: errors.status)
+        }
     }
 
     /// Assigns a questionnaire from the patient's page; times are read in the therapist's time zone.

@@ -1,0 +1,290 @@
+import Foundation
+
+/// A plan as a web form sends it: every field a string, windows and lists written out
+/// (`08:00-11:59 x1; 12:00-15:59 x1`, `08:30, 20:00`). Turns into a checked `SchedulePlan`, with every problem
+/// named by the form field it belongs to.
+public struct PlanForm: Codable, Sendable, Equatable {
+    public var instrumentKey: String = ""
+    public var kind: String = "fixedTimes"
+    public var times: String = ""
+    public var weekdays: [String] = Weekday.allCases.map(\.rawValue)
+    public var windowsMonday: String = ""
+    public var windowsTuesday: String = ""
+    public var windowsWednesday: String = ""
+    public var windowsThursday: String = ""
+    public var windowsFriday: String = ""
+    public var windowsSaturday: String = ""
+    public var windowsSunday: String = ""
+    public var weekday: String = Weekday.sunday.rawValue
+    public var time: String = ""
+    public var day: String = ""
+    public var anchor: String = SchedulePattern.Anchor.enrollment.rawValue
+    public var offsets: String = ""
+    public var every: String = ""
+    public var count: String = ""
+    public var opensBeforeMinutes: String = ""
+    public var closesAfterStartMinutes: String = ""
+    public var durationMinutes: String = ""
+    public var reminderMinutes: String = ""
+    public var notificationEn: String = ""
+    public var notificationDe: String = ""
+    public var startAfterDays: String = ""
+    public var firstDate: String = ""
+    public var lastDate: String = ""
+    public var adjustEarliest: String = ""
+    public var adjustLatest: String = ""
+    public var adjustMinCount: String = ""
+    public var adjustMaxCount: String = ""
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func text(_ key: CodingKeys) throws -> String { try container.decodeIfPresent(String.self, forKey: key) ?? "" }
+        instrumentKey = try text(.instrumentKey)
+        kind = try text(.kind)
+        times = try text(.times)
+        weekdays = try container.decodeIfPresent([String].self, forKey: .weekdays) ?? []
+        windowsMonday = try text(.windowsMonday)
+        windowsTuesday = try text(.windowsTuesday)
+        windowsWednesday = try text(.windowsWednesday)
+        windowsThursday = try text(.windowsThursday)
+        windowsFriday = try text(.windowsFriday)
+        windowsSaturday = try text(.windowsSaturday)
+        windowsSunday = try text(.windowsSunday)
+        weekday = try text(.weekday)
+        time = try text(.time)
+        day = try text(.day)
+        anchor = try text(.anchor)
+        offsets = try text(.offsets)
+        every = try text(.every)
+        count = try text(.count)
+        opensBeforeMinutes = try text(.opensBeforeMinutes)
+        closesAfterStartMinutes = try text(.closesAfterStartMinutes)
+        durationMinutes = try text(.durationMinutes)
+        reminderMinutes = try text(.reminderMinutes)
+        notificationEn = try text(.notificationEn)
+        notificationDe = try text(.notificationDe)
+        startAfterDays = try text(.startAfterDays)
+        firstDate = try text(.firstDate)
+        lastDate = try text(.lastDate)
+        adjustEarliest = try text(.adjustEarliest)
+        adjustLatest = try text(.adjustLatest)
+        adjustMinCount = try text(.adjustMinCount)
+        adjustMaxCount = try text(.adjustMaxCount)
+    }
+
+    /// The form field of each weekday's windows.
+    public static func windowsField(_ weekday: Weekday) -> String {
+        "windows" + weekday.rawValue.prefix(1).uppercased() + weekday.rawValue.dropFirst()
+    }
+
+    public func windows(on weekday: Weekday) -> String {
+        switch weekday {
+        case .monday: windowsMonday
+        case .tuesday: windowsTuesday
+        case .wednesday: windowsWednesday
+        case .thursday: windowsThursday
+        case .friday: windowsFriday
+        case .saturday: windowsSaturday
+        case .sunday: windowsSunday
+        }
+    }
+
+    /// The plan the form describes, or every problem at once.
+    public func plan() throws(ValidationFailure) -> SchedulePlan {
+        var validator = FieldValidator()
+        let pattern = self.pattern(into: &validator)
+        let duration = Self.integer(durationMinutes, field: "durationMinutes", required: true, into: &validator)
+        let reminders = Self.integers(reminderMinutes, field: "reminderMinutes", into: &validator)
+        let startAfter = Self.integer(startAfterDays, field: "startAfterDays", required: false, into: &validator)
+        let first = Self.date(firstDate, field: "firstDate", into: &validator)
+        let last = Self.date(lastDate, field: "lastDate", into: &validator)
+        var notification: LocalizedText?
+        var texts: [Language: String] = [:]
+        for (language, text) in [(Language.en, notificationEn), (.de, notificationDe)] {
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !trimmed.isEmpty { texts[language] = trimmed }
+        }
+        if !texts.isEmpty { notification = LocalizedText(texts) }
+        let bounds = self.bounds(into: &validator)
+        try validator.check()
+        let plan = SchedulePlan(
+            instrumentKey: instrumentKey, pattern: pattern!, durationMinutes: duration!, reminderMinutes: reminders,
+            notification: notification, startAfterDays: startAfter ?? 0, firstDate: first, lastDate: last,
+            adjustment: bounds)
+        let problems = plan.problems()
+        guard problems.isEmpty else {
+            throw ValidationFailure(problems.map { FieldError(field: Self.formField(for: $0.field), code: $0.code, limit: $0.limit) })
+        }
+        return plan
+    }
+
+    private func pattern(into validator: inout FieldValidator) -> SchedulePattern? {
+        switch kind {
+        case "fixedTimes":
+            let parsed = Self.times(times, field: "times", into: &validator)
+            let days = weekdays.compactMap(Weekday.init(rawValue:))
+            if days.isEmpty { validator.add("weekdays", .required) }
+            return .fixedTimes(times: parsed, weekdays: Weekday.allCases.filter(days.contains))
+        case "randomWindows":
+            var days: [Weekday: [TimeWindow]] = [:]
+            for weekday in Weekday.allCases {
+                let windows = Self.windows(windows(on: weekday), field: Self.windowsField(weekday), into: &validator)
+                if !windows.isEmpty { days[weekday] = windows }
+            }
+            if days.isEmpty { validator.add(Self.windowsField(.monday), .required) }
+            return .randomWindows(days: days)
+        case "weekly":
+            let parsedDay = Weekday(rawValue: weekday)
+            if parsedDay == nil { validator.add("weekday", .required) }
+            let parsedTime = Self.time(time, field: "time", into: &validator)
+            guard let parsedDay, let parsedTime else { return nil }
+            return .weekly(weekday: parsedDay, time: parsedTime)
+        case "monthly":
+            let parsedDay = Self.integer(day, field: "day", required: true, into: &validator)
+            let parsedTime = Self.time(time, field: "time", into: &validator)
+            guard let parsedDay, let parsedTime else { return nil }
+            return .monthly(day: parsedDay, time: parsedTime)
+        case "relative":
+            let parsedAnchor = SchedulePattern.Anchor(rawValue: anchor)
+            if parsedAnchor == nil { validator.add("anchor", .required) }
+            let parsedOffsets = Self.integers(offsets, field: "offsets", into: &validator)
+            let parsedEvery = Self.integer(every, field: "every", required: false, into: &validator)
+            let parsedCount = Self.integer(count, field: "count", required: false, into: &validator)
+            let parsedTime = Self.time(time, field: "time", into: &validator)
+            guard let parsedAnchor, let parsedTime else { return nil }
+            return .relative(
+                anchor: parsedAnchor, offsets: parsedOffsets, every: parsedEvery, count: parsedCount, time: parsedTime)
+        case "appointment":
+            let before = Self.integer(opensBeforeMinutes, field: "opensBeforeMinutes", required: true, into: &validator)
+            let after = Self.integer(
+                closesAfterStartMinutes, field: "closesAfterStartMinutes", required: false, into: &validator)
+            guard let before else { return nil }
+            return .appointment(opensBeforeMinutes: before, closesAfterStartMinutes: after ?? 0)
+        case "once":
+            return .once
+        case "onDemand":
+            return .onDemand
+        default:
+            validator.add("kind", kind.isEmpty ? .required : .invalidValue)
+            return nil
+        }
+    }
+
+    private func bounds(into validator: inout FieldValidator) -> AdjustmentBounds? {
+        let fields = [adjustEarliest, adjustLatest, adjustMinCount, adjustMaxCount]
+        guard fields.contains(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else { return nil }
+        let earliest = Self.time(adjustEarliest, field: "adjustEarliest", into: &validator)
+        let latest = Self.time(adjustLatest, field: "adjustLatest", into: &validator)
+        let least = Self.integer(adjustMinCount, field: "adjustMinCount", required: true, into: &validator)
+        let most = Self.integer(adjustMaxCount, field: "adjustMaxCount", required: true, into: &validator)
+        guard let earliest, let latest, let least, let most else { return nil }
+        return AdjustmentBounds(earliest: earliest, latest: latest, minCount: least, maxCount: most)
+    }
+
+    /// The form field a problem of the checked plan belongs to.
+    static func formField(for planField: String) -> String {
+        let parts = planField.split(separator: ".").map(String.init)
+        switch (parts.first, parts.count > 1 ? parts[1] : nil) {
+        case ("pattern", "days"):
+            return parts.count > 2 ? Weekday(rawValue: parts[2]).map(windowsField) ?? "windowsMonday" : "windowsMonday"
+        case ("pattern", let field?):
+            return field
+        case ("reminderMinutes", _):
+            return "reminderMinutes"
+        case ("adjustment", let field?):
+            return "adjust" + field.prefix(1).uppercased() + field.dropFirst()
+        case ("adjustment", nil):
+            return "adjustEarliest"
+        default:
+            return parts.first ?? planField
+        }
+    }
+
+    // MARK: Reading the fields
+
+    private static func clean(_ text: String) -> String { text.trimmingCharacters(in: .whitespacesAndNewlines) }
+
+    private static func items(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0 == "," || $0 == ";" || $0.isNewline }).map { clean(String($0)) }
+            .filter { !$0.isEmpty }
+    }
+
+    static func integer(_ text: String, field: String, required: Bool, into validator: inout FieldValidator) -> Int? {
+        let value = clean(text)
+        if value.isEmpty {
+            if required { validator.add(field, .required) }
+            return nil
+        }
+        guard let number = Int(value) else {
+            validator.add(field, .invalidFormat)
+            return nil
+        }
+        return number
+    }
+
+    static func integers(_ text: String, field: String, into validator: inout FieldValidator) -> [Int] {
+        var numbers: [Int] = []
+        for item in items(text) {
+            guard let number = Int(item) else {
+                validator.add(field, .invalidFormat)
+                return []
+            }
+            numbers.append(number)
+        }
+        return numbers
+    }
+
+    static func time(_ text: String, field: String, into validator: inout FieldValidator) -> LocalTime? {
+        let value = clean(text)
+        if value.isEmpty {
+            validator.add(field, .required)
+            return nil
+        }
+        guard let time = LocalTime(value) else {
+            validator.add(field, .invalidFormat)
+            return nil
+        }
+        return time
+    }
+
+    static func times(_ text: String, field: String, into validator: inout FieldValidator) -> [LocalTime] {
+        let parsed = items(text).map(LocalTime.init)
+        if parsed.contains(where: { $0 == nil }) { validator.add(field, .invalidFormat) }
+        if parsed.isEmpty { validator.add(field, .required) }
+        return parsed.compactMap { $0 }
+    }
+
+    static func date(_ text: String, field: String, into validator: inout FieldValidator) -> LocalDate? {
+        let value = clean(text)
+        guard !value.isEmpty else { return nil }
+        guard let date = LocalDate(value) else {
+            validator.add(field, .invalidFormat)
+            return nil
+        }
+        return date
+    }
+
+    /// `08:00-11:59 x1; 12:00-15:59 x2`: from, until, and how many (one when left out).
+    static func windows(_ text: String, field: String, into validator: inout FieldValidator) -> [TimeWindow] {
+        var windows: [TimeWindow] = []
+        for item in items(text) {
+            let parts = item.replacingOccurrences(of: "×", with: "x").replacingOccurrences(of: "–", with: "-")
+                .split(separator: "x", maxSplits: 1).map { clean(String($0)) }
+            let range = parts[0].split(separator: "-").map { LocalTime(clean(String($0))) }
+            let count = parts.count > 1 ? Int(parts[1]) : 1
+            guard range.count == 2, let start = range[0], let end = range[1], let count else {
+                validator.add(field, .invalidFormat)
+                return []
+            }
+            windows.append(TimeWindow(start: start, end: end, count: count))
+        }
+        return windows
+    }
+
+    /// The windows written the way the form reads them.
+    public static func describe(_ windows: [TimeWindow]) -> String {
+        windows.map { "\($0.start)-\($0.end) x\($0.count)" }.joined(separator: "; ")
+    }
+}

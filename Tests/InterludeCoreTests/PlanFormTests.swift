@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+@testable import InterludeCore
+
+@Suite("Plans from the console form")
+struct PlanFormTests {
+    func fields(_ failure: ValidationFailure) -> Set<String> { Set(failure.errors.map(\.field)) }
+
+    func refused(_ form: PlanForm) -> Set<String> {
+        do {
+            _ = try form.plan()
+            return []
+        } catch {
+            return fields(error)
+        }
+    }
+
+    @Test("the Intersession-Daily written as windows per weekday")
+    func windows() throws {
+        var form = PlanForm()
+        form.instrumentKey = "intersession-daily"
+        form.kind = "randomWindows"
+        for weekday in Weekday.allCases {
+            let value = "08:00-11:59 x1; 12:00–15:59 ×1\n16:00-19:59"
+            switch weekday {
+            case .monday: form.windowsMonday = value
+            case .tuesday: form.windowsTuesday = value
+            case .wednesday: form.windowsWednesday = value
+            case .thursday: form.windowsThursday = value
+            case .friday: form.windowsFriday = value
+            case .saturday: form.windowsSaturday = value
+            case .sunday: form.windowsSunday = value
+            }
+        }
+        form.durationMinutes = "30"
+        form.reminderMinutes = "10, 20"
+        form.notificationEn = "  How are you?  "
+        let plan = try form.plan()
+        let windows = [("08:00", "11:59"), ("12:00", "15:59"), ("16:00", "19:59")].map {
+            TimeWindow(start: LocalTime($0.0)!, end: LocalTime($0.1)!, count: 1)
+        }
+        #expect(plan.pattern == .randomWindows(days: Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, windows) })))
+        #expect(plan.durationMinutes == 30 && plan.reminderMinutes == [10, 20])
+        #expect(plan.notification?.text(.en) == "How are you?")
+        #expect(PlanForm.describe(windows) == "08:00-11:59 x1; 12:00-15:59 x1; 16:00-19:59 x1")
+    }
+
+    @Test("every kind reads its own fields")
+    func kinds() throws {
+        var form = PlanForm()
+        form.instrumentKey = "who-5"
+        form.durationMinutes = "60"
+        form.kind = "fixedTimes"
+        form.times = "20:00, 08:30"
+        form.weekdays = ["monday", "friday"]
+        form.adjustEarliest = "07:00"
+        form.adjustLatest = "22:00"
+        form.adjustMinCount = "1"
+        form.adjustMaxCount = "3"
+        let fixed = try form.plan()
+        #expect(fixed.pattern == .fixedTimes(times: [LocalTime("20:00")!, LocalTime("08:30")!], weekdays: [.monday, .friday]))
+        #expect(fixed.adjustment == AdjustmentBounds(earliest: LocalTime("07:00")!, latest: LocalTime("22:00")!, minCount: 1, maxCount: 3))
+        form.adjustEarliest = ""
+        form.adjustLatest = ""
+        form.adjustMinCount = ""
+        form.adjustMaxCount = ""
+        form.kind = "weekly"
+        form.weekday = "sunday"
+        form.time = "18:00"
+        #expect(try form.plan().pattern == .weekly(weekday: .sunday, time: LocalTime("18:00")!))
+        form.kind = "monthly"
+        form.day = "-1"
+        #expect(try form.plan().pattern == .monthly(day: -1, time: LocalTime("18:00")!))
+        form.kind = "relative"
+        form.anchor = "therapyStart"
+        form.offsets = "0, 7, 28"
+        #expect(try form.plan().pattern == .relative(anchor: .therapyStart, offsets: [0, 7, 28], every: nil, count: nil, time: LocalTime("18:00")!))
+        form.kind = "appointment"
+        form.opensBeforeMinutes = "1440"
+        form.durationMinutes = "1440"
+        #expect(try form.plan().pattern == .appointment(opensBeforeMinutes: 1440, closesAfterStartMinutes: 0))
+        form.kind = "once"
+        #expect(try form.plan().pattern == .once)
+    }
+
+    @Test("problems are named by the form field they belong to")
+    func problems() {
+        var form = PlanForm()
+        form.instrumentKey = "who-5"
+        form.kind = "randomWindows"
+        #expect(refused(form) == ["windowsMonday", "durationMinutes"])
+        form.durationMinutes = "thirty"
+        form.windowsTuesday = "08:00 to 10:00"
+        #expect(refused(form) == ["windowsTuesday", "windowsMonday", "durationMinutes"])
+        form.durationMinutes = "120"
+        form.windowsTuesday = "08:00-08:30 x2"
+        form.reminderMinutes = "200"
+        #expect(refused(form) == ["windowsTuesday", "reminderMinutes"])
+        form.windowsTuesday = "08:00-12:00 x1"
+        form.reminderMinutes = ""
+        form.adjustEarliest = "20:00"
+        form.adjustLatest = "08:00"
+        form.adjustMinCount = "1"
+        form.adjustMaxCount = "2"
+        #expect(refused(form) == ["adjustLatest"])
+        form.adjustEarliest = ""
+        form.adjustLatest = ""
+        #expect(refused(form) == ["adjustEarliest", "adjustLatest"])
+        form.kind = "sometimes"
+        #expect(refused(form).contains("kind"))
+        form = PlanForm()
+        form.instrumentKey = "who-5"
+        form.durationMinutes = "10"
+        form.weekdays = []
+        #expect(refused(form) == ["times", "weekdays"])
+    }
+}
