@@ -7,15 +7,43 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     public let day: Int
 
     public init?(year: Int, month: Int, day: Int) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let components = DateComponents(year: year, month: month, day: day)
-        guard (1...12).contains(month), (1...31).contains(day), let date = calendar.date(from: components),
-            calendar.component(.day, from: date) == day, calendar.component(.month, from: date) == month
-        else { return nil }
+        guard (1...12).contains(month), (1...Self.days(inMonth: month, of: year)).contains(day) else { return nil }
         self.year = year
         self.month = month
         self.day = day
+    }
+
+    /// The date `days` after 1970-01-01 in the proleptic Gregorian calendar.
+    public init(daysSinceEpoch days: Int) {
+        // Civil-from-days: eras of 400 years (146 097 days), years counted from March so leap days come last.
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let marchMonth = (5 * dayOfYear + 2) / 153
+        let month = marchMonth < 10 ? marchMonth + 3 : marchMonth - 9
+        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        self.month = month
+        day = dayOfYear - (153 * marchMonth + 2) / 5 + 1
+    }
+
+    /// Days from 1970-01-01 to this date (negative before it).
+    public var daysSinceEpoch: Int {
+        let marchYear = month <= 2 ? year - 1 : year
+        let era = (marchYear >= 0 ? marchYear : marchYear - 399) / 400
+        let yearOfEra = marchYear - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    static func days(inMonth month: Int, of year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     /// Parses `YYYY-MM-DD`; nil for anything else or a day that does not exist.
@@ -29,10 +57,14 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// The calendar day that `instant` falls on in `timeZone`.
     public init(_ instant: Date, in timeZone: TimeZone) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month, .day], from: instant)
-        self.init(year: parts.year!, month: parts.month!, day: parts.day!)!
+        self.init(daysSinceEpoch: Self.localSeconds(instant, in: timeZone).days)
+    }
+
+    /// Whole local days since the epoch and the seconds into that day, as `instant` reads in `timeZone`.
+    static func localSeconds(_ instant: Date, in timeZone: TimeZone) -> (days: Int, seconds: Int) {
+        let local = Int((instant.timeIntervalSince1970).rounded(.down)) + timeZone.secondsFromGMT(for: instant)
+        let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+        return (days, local - days * 86_400)
     }
 
     public var description: String {
@@ -70,19 +102,14 @@ public struct LocalDateTime: Hashable, Sendable, CustomStringConvertible {
 
     /// The wall-clock time at which `instant` reads in `timeZone`.
     public init(_ instant: Date, in timeZone: TimeZone) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.hour, .minute], from: instant)
-        self.init(date: LocalDate(instant, in: timeZone), hour: parts.hour!, minute: parts.minute!)!
+        let (days, seconds) = LocalDate.localSeconds(instant, in: timeZone)
+        self.init(date: LocalDate(daysSinceEpoch: days), hour: seconds / 3600, minute: seconds % 3600 / 60)!
     }
 
     /// The instant this wall-clock time denotes in `timeZone`. A time skipped by a daylight-saving change moves
     /// forward by the gap; a time that happens twice takes its first occurrence.
     public func instant(in timeZone: TimeZone) -> Date {
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC")!
-        let asUTC = utc.date(
-            from: DateComponents(year: date.year, month: date.month, day: date.day, hour: hour, minute: minute))!
+        let asUTC = wallClockAsUTC
         // The offsets in force a day before and a day after cover both sides of any change.
         let candidates = Set([-86_400.0, 0, 86_400].map { TimeInterval(timeZone.secondsFromGMT(for: asUTC.addingTimeInterval($0))) })
         let matches = candidates.map { asUTC.addingTimeInterval(-$0) }
@@ -92,6 +119,11 @@ public struct LocalDateTime: Hashable, Sendable, CustomStringConvertible {
         // Skipped by a change: read the time with the offset before the gap, which lands after it.
         let before = TimeInterval(timeZone.secondsFromGMT(for: asUTC.addingTimeInterval(-86_400)))
         return asUTC.addingTimeInterval(-before)
+    }
+
+    /// This wall-clock time read as if it were UTC.
+    var wallClockAsUTC: Date {
+        Date(timeIntervalSince1970: TimeInterval(date.daysSinceEpoch * 86_400 + hour * 3600 + minute * 60))
     }
 
     public var description: String {

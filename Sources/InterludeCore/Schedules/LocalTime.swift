@@ -59,36 +59,22 @@ public enum Weekday: String, Codable, CaseIterable, Comparable, Sendable {
 extension LocalDate {
     /// The day after (or `days` after) this one.
     public func adding(days: Int) -> LocalDate {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let start = calendar.date(from: DateComponents(year: year, month: month, day: day))!
-        return LocalDate(calendar.date(byAdding: .day, value: days, to: start)!, in: calendar.timeZone)
+        LocalDate(daysSinceEpoch: daysSinceEpoch + days)
     }
 
     public var weekday: Weekday {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let date = calendar.date(from: DateComponents(year: year, month: month, day: day))!
-        // Calendar counts Sunday as 1.
-        let sundayFirst = calendar.component(.weekday, from: date)
-        return Weekday.allCases[(sundayFirst + 5) % 7]
+        // 1970-01-01 was a Thursday, the fourth day of a Monday-first week.
+        Weekday.allCases[((daysSinceEpoch + 3) % 7 + 7) % 7]
     }
 
     /// Whole days from `self` to `other` (negative when `other` is earlier).
     public func days(to other: LocalDate) -> Int {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let from = calendar.date(from: DateComponents(year: year, month: month, day: day))!
-        let to = calendar.date(from: DateComponents(year: other.year, month: other.month, day: other.day))!
-        return calendar.dateComponents([.day], from: from, to: to).day!
+        other.daysSinceEpoch - daysSinceEpoch
     }
 
     /// The number of days in this date's month.
     public var daysInMonth: Int {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let date = calendar.date(from: DateComponents(year: year, month: month, day: 1))!
-        return calendar.range(of: .day, in: .month, for: date)!.count
+        LocalDate.days(inMonth: month, of: year)
     }
 }
 
@@ -102,10 +88,7 @@ extension LocalDateTime {
     /// Every instant this wall-clock time denotes in `timeZone`: none when a change skips it, two when a change
     /// repeats it, else one.
     public func occurrences(in timeZone: TimeZone) -> [Date] {
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC")!
-        let asUTC = utc.date(
-            from: DateComponents(year: date.year, month: date.month, day: date.day, hour: hour, minute: minute))!
+        let asUTC = wallClockAsUTC
         let offsets = Set([-86_400.0, 0, 86_400].map { TimeInterval(timeZone.secondsFromGMT(for: asUTC.addingTimeInterval($0))) })
         return offsets.map { asUTC.addingTimeInterval(-$0) }.filter { LocalDateTime($0, in: timeZone) == self }.sorted()
     }

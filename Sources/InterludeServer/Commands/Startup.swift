@@ -101,4 +101,5 @@ public func registerCommands(_ app: Application) {
     app.asyncCommands.use(InstrumentsCommand(), as: "instruments")
     app.asyncCommands.use(WorkerCommand(), as: "worker")
     app.asyncCommands.use(DemoCommand(), as: "demo")
+    app.asyncCommands.use(BenchmarkCommand(), as: "benchmark")
 }

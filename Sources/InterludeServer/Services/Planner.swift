@@ -12,6 +12,8 @@ struct Planner: Sendable {
     var horizonDays: Int = Settings.defaultPlannerHorizonDays
     /// Postgres advisory lock key for whole runs, so only one process plans at a time.
     static let lockKey: Int64 = 0x1A7E_4C0D_E001
+    /// Rows per INSERT: 12 columns each, well inside SQLite's limit on bound values.
+    static let insertBatch = 500
 
     struct Report: Sendable, Equatable {
         var created = 0
@@ -197,8 +199,8 @@ struct Planner: Sendable {
             "status", "source", "plan_id", "occurrence",
         ]
         let ready = prompts.filter { versions[$0.instrumentKey] != nil }
-        for start in stride(from: 0, to: ready.count, by: 500) {
-            let batch = ready[start..<min(start + 500, ready.count)]
+        for start in stride(from: 0, to: ready.count, by: Self.insertBatch) {
+            let batch = ready[start..<min(start + Self.insertBatch, ready.count)]
             var builder = sql.insert(into: PromptRecord.schema).columns(columns)
             for prompt in batch {
                 builder = builder.values([

@@ -1,0 +1,143 @@
+import Fluent
+import Foundation
+import InterludeCore
+import SQLKit
+import Vapor
+
+/// `interlude benchmark planner [--participants N]`: how fast this machine plans, measured against a raw batch
+/// insert of the same rows in the same run. It fills an empty database with made-up participants, so it
+/// refuses to run on a database that holds anyone.
+struct BenchmarkCommand: AsyncCommand {
+    struct Signature: CommandSignature {
+        @Argument(name: "subject", help: "planner")
+        var subject: String
+
+        @Option(name: "participants", help: "How many participants to plan for (default 10000).")
+        var participants: Int?
+    }
+
+    var help: String {
+        "Measures planning 14 days of the Intersession-Daily against a raw batch insert, on an empty database."
+    }
+
+    func run(using context: CommandContext, signature: Signature) async throws {
+        guard signature.subject == "planner" else { throw CommandFailure(message: "Only `benchmark planner` exists.") }
+        let app = context.application
+        try await migrate(app)
+        guard try await UserRecord.query(on: app.db).count() == 0 else {
+            throw CommandFailure(message: "The benchmark fills the database with made-up people; point INTERLUDE_DATA_DIR at an empty directory.")
+        }
+        let count = signature.participants ?? 10_000
+        let result = try await PlannerBenchmark(database: app.db, now: app.interlude.clock.now).run(participants: count)
+        context.console.print(result.report)
+    }
+}
+
+/// Plans the Intersession-Daily (three random prompts a day, 14 days ahead) for many participants, then inserts
+/// exactly the rows it made again with plain multi-row INSERTs, and compares the two rates.
+struct PlannerBenchmark {
+    let database: any Database
+    let now: Date
+
+    struct Result {
+        let participants: Int
+        let prompts: Int
+        let plannerSeconds: Double
+        let insertSeconds: Double
+
+        var plannerRate: Double { Double(prompts) / plannerSeconds }
+        var insertRate: Double { Double(prompts) / insertSeconds }
+        /// Planner throughput as a share of the raw insert's; the aim is at least 0.5.
+        var ratio: Double { plannerRate / insertRate }
+
+        var report: String {
+            [
+                "participants: \(participants)",
+                "prompts: \(prompts)",
+                String(format: "planner: %.2f s, %.0f prompts/s", plannerSeconds, plannerRate),
+                String(format: "raw batch insert: %.2f s, %.0f rows/s", insertSeconds, insertRate),
+                String(format: "ratio (planner / raw insert): %.2f (aim: at least 0.50)", ratio),
+            ].joined(separator: "\n")
+        }
+    }
+
+    func run(participants: Int) async throws -> Result {
+        try await populate(participants)
+        let clock = ContinuousClock()
+        var report = Planner.Report()
+        let planning = try await clock.measure {
+            report = try await Planner(database: database).runAll(now: now)
+        }
+        let sql = database as! any SQLDatabase
+        let columns = [
+            "id", "created_at", "patient_id", "study_id", "instrument_key", "instrument_version", "opens_at", "closes_at",
+            "status", "source", "plan_id", "occurrence",
+        ]
+        let rows = try await PromptRecord.query(on: database).all()
+        try await PromptRecord.query(on: database).delete()
+        let inserting = try await clock.measure {
+            for start in stride(from: 0, to: rows.count, by: Planner.insertBatch) {
+                var builder = sql.insert(into: PromptRecord.schema).columns(columns)
+                for prompt in rows[start..<min(start + Planner.insertBatch, rows.count)] {
+                    builder = builder.values([
+                        SQLBind(prompt.id!), SQLBind(prompt.createdAt), SQLBind(prompt.$patient.id),
+                        SQLBind(prompt.$study.id), SQLBind(prompt.instrumentKey), SQLBind(prompt.instrumentVersion),
+                        SQLBind(prompt.opensAt), SQLBind(prompt.closesAt), SQLBind(prompt.status), SQLBind(prompt.source),
+                        SQLBind(prompt.planID), SQLBind(prompt.occurrence),
+                    ])
+                }
+                try await builder.run()
+            }
+        }
+        return Result(
+            participants: participants, prompts: report.created, plannerSeconds: planning.seconds,
+            insertSeconds: inserting.seconds)
+    }
+
+    /// One therapist's practice with `count` paired participants in Vienna and the Daily for all of them.
+    private func populate(_ count: Int) async throws {
+        let therapist = UserRecord(
+            email: "benchmark-therapist@example.org", passwordHash: "-", role: Role.therapist.rawValue, name: nil,
+            locale: "en", timeZone: "Europe/Vienna", mustChangePassword: false, now: now)
+        try await therapist.create(on: database)
+        let practice = StudyRecord(
+            ownerID: try therapist.requireID(), title: "Benchmark", description: "", consentText: "",
+            consentVersion: StaffAccounts.practiceConsent, joinMode: JoinMode.pairingCode.rawValue,
+            joinPasswordHash: nil, status: StudyStatus.running.rawValue, now: now)
+        try await practice.create(on: database)
+        let practiceID = try practice.requireID()
+        for start in stride(from: 0, to: count, by: 500) {
+            let users = (start..<min(start + 500, count)).map { index in
+                UserRecord(
+                    id: UUID(), email: "benchmark-\(index)@example.org", passwordHash: "-",
+                    role: Role.patient.rawValue, name: nil, locale: "en", timeZone: "Europe/Vienna",
+                    mustChangePassword: false, now: now)
+            }
+            try await users.create(on: database)
+            try await users.map {
+                PatientProfileRecord(
+                    userID: $0.id!, pseudonym: "B-\($0.email.dropFirst(10).prefix { $0 != "@" })", shareWithResearch: false)
+            }.create(on: database)
+            try await users.map {
+                EnrollmentRecord(
+                    studyID: practiceID, patientID: $0.id!, therapistID: therapist.id, status: EnrollmentStatus.active.rawValue,
+                    consentVersion: StaffAccounts.practiceConsent, now: now)
+            }.create(on: database)
+        }
+        let windows = [("08:00", "11:59"), ("12:00", "15:59"), ("16:00", "19:59")].map {
+            TimeWindow(start: LocalTime($0.0)!, end: LocalTime($0.1)!, count: 1)
+        }
+        let daily = SchedulePlan(
+            instrumentKey: "intersession-daily",
+            pattern: .randomWindows(days: Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, windows) })),
+            durationMinutes: 30)
+        try await PlanRecord(
+            studyID: practiceID, patientID: nil, arm: nil, createdBy: try therapist.requireID(),
+            instrumentKey: daily.instrumentKey, definition: try ScheduleService.encode(daily), now: now
+        ).create(on: database)
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

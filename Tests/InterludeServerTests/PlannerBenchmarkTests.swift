@@ -1,0 +1,18 @@
+import Foundation
+import Testing
+
+@testable import InterludeServer
+
+@Suite("Planner benchmark")
+struct PlannerBenchmarkTests {
+    @Test("the benchmark plans 14 days for every made-up participant and inserts the same rows again")
+    func smallRun() async throws {
+        try await withTestApp { app in
+            let result = try await PlannerBenchmark(database: app.database, now: app.clock.now).run(participants: 12)
+            // Three a day for 14 days ahead, plus what is still to come today.
+            #expect(result.prompts >= 12 * 14 * 3 && result.prompts <= 12 * 15 * 3)
+            #expect(try await app.count("prompts") == result.prompts)
+            #expect(result.report.contains("ratio (planner / raw insert)"))
+        }
+    }
+}
