@@ -1,0 +1,111 @@
+"""The demo templates end to end: `interlude demo` against the running server's database, then only HTTP.
+
+Intersession (seed 000): the Daily opens once in each of 08:00-11:59, 12:00-15:59 and 16:00-19:59 Vienna time for
+30 minutes, every day; the ISF-K opens 24 hours before each session and closes when it starts.
+Track Your Stress (seed 001): the one-time questionnaire is open at once and comes first; daily prompts wait for
+it; three a weekday and two a weekend day inside their windows; weekly on Sunday 18:00, monthly on the 1st.
+
+Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR and INTERLUDE_BIN set.
+"""
+import datetime
+import os
+import re
+import subprocess
+import sys
+import unittest
+from zoneinfo import ZoneInfo
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Support"))
+
+from interlude_e2e import call  # noqa: E402  (the path is set just above)
+
+VIENNA = ZoneInfo("Europe/Vienna")
+
+
+def demo(template):
+    output = subprocess.run(
+        [os.environ["INTERLUDE_BIN"], "demo", "--template", template], check=True, capture_output=True, text=True,
+    ).stdout
+    lines = re.findall(r"^(therapist|patient|researcher): (\S+@\S+) (\S+)$", output, re.MULTILINE)
+    return {role: (email, password) for role, email, password in lines}
+
+
+def sign_in(account):
+    email, password = account
+    return call("POST", "/sessions", {"email": email, "password": password}, client="198.51.100.40")["token"]
+
+
+def instant(text):
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+class DemoTemplateTest(unittest.TestCase):
+    def tomorrow(self):
+        return (datetime.datetime.now(VIENNA) + datetime.timedelta(days=1)).date()
+
+    def test_intersession(self):
+        accounts = demo("intersession")
+        self.assertEqual(set(accounts), {"therapist", "patient"})
+        therapist, patient = sign_in(accounts["therapist"]), sign_in(accounts["patient"])
+        self.assertEqual(call("GET", "/me", token=patient)["timeZone"], "Europe/Vienna")
+        patient_id = call("GET", "/me", token=patient)["id"]
+        self.assertIn(patient_id, [row["id"] for row in call("GET", "/patients", token=therapist)])
+
+        start = self.tomorrow()
+        planned = call("GET", f"/patients/{patient_id}/schedule-preview?from={start}&days=13", token=therapist)
+        daily = [item for item in planned if item["instrumentKey"] == "intersession-daily"]
+        by_day = {}
+        for item in daily:
+            by_day.setdefault(item["localOpensAt"][:10], []).append(item["localOpensAt"][11:])
+        self.assertEqual(len(by_day), 13)
+        for day, times in by_day.items():
+            times.sort()
+            self.assertEqual(len(times), 3, day)
+            self.assertTrue("08:00" <= times[0] <= "11:59" and "12:00" <= times[1] <= "15:59", times)
+            self.assertTrue("16:00" <= times[2] <= "19:59", times)
+        for item in daily:
+            self.assertEqual(instant(item["closesAt"]) - instant(item["opensAt"]), datetime.timedelta(minutes=30))
+
+        sessions = call("GET", "/me/appointments", token=patient)
+        before = [item for item in planned if item["instrumentKey"] == "isf-k"]
+        self.assertEqual(len(sessions), 2)
+        self.assertEqual(len(before), 2)
+        for session, prompt in zip(sessions, before):
+            self.assertEqual(instant(prompt["opensAt"]), instant(session["startsAt"]) - datetime.timedelta(hours=24))
+            self.assertEqual(instant(prompt["closesAt"]), instant(session["startsAt"]))
+
+    def test_track_your_stress(self):
+        accounts = demo("track-your-stress")
+        self.assertEqual(set(accounts), {"therapist", "patient", "researcher"})
+        patient, researcher = sign_in(accounts["patient"]), sign_in(accounts["researcher"])
+        open_now = call("GET", "/me/prompts", token=patient)
+        self.assertEqual(open_now[0]["instrumentKey"], "tys-baseline")
+        self.assertFalse(open_now[0].get("blocked", False))
+        self.assertTrue(all(item.get("blocked") for item in open_now[1:]))
+        adjustable = call("GET", "/me/plan-adjustments", token=patient)
+        self.assertEqual([item["instrumentKey"] for item in adjustable], ["tys-daily"])
+
+        patient_id = call("GET", "/me", token=patient)["id"]
+        start = self.tomorrow()
+        planned = call("GET", f"/patients/{patient_id}/schedule-preview?from={start}&days=35", token=researcher)
+        weekly = [item["localOpensAt"] for item in planned if item["instrumentKey"] == "tys-weekly"]
+        self.assertEqual(len(weekly), 5)
+        for local in weekly:
+            self.assertEqual(datetime.date.fromisoformat(local[:10]).weekday(), 6)
+            self.assertTrue(local.endswith("T18:00"))
+        monthly = [item["localOpensAt"] for item in planned if item["instrumentKey"] == "pss-10"]
+        self.assertTrue(monthly)
+        self.assertTrue(all(local.endswith("-01T18:00") for local in monthly))
+        per_day = {}
+        for item in planned:
+            if item["instrumentKey"] == "tys-daily":
+                per_day.setdefault(item["localOpensAt"][:10], []).append(item["localOpensAt"][11:])
+        for day, times in per_day.items():
+            weekend = datetime.date.fromisoformat(day).weekday() >= 5
+            self.assertEqual(len(times), 2 if weekend else 3, day)
+            window = ("10:00", "21:00") if weekend else ("08:00", "20:00")
+            self.assertTrue(all(window[0] <= time <= window[1] for time in times), (day, times))
+
+
+if __name__ == "__main__":
+    unittest.main()
