@@ -47,6 +47,7 @@ struct ConsoleScheduleTests {
             #expect(preview.html.contains("UTC+02:00"))
             #expect(try await app.count("plans") == 0)
             #expect(try await app.count("prompts") == 0)
+            #expect(try await app.count("audit_events WHERE action = 'schedule.previewed'") == 1)
 
             // Refused: no times; nothing stored, the form comes back with the message beside the field.
             let refused = try await console.post(

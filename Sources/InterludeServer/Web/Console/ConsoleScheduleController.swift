@@ -200,6 +200,10 @@ struct ConsoleScheduleController {
             let chosen = submission.previewPatient.flatMap(UUID.init(uuidString:))
             let (previewZone, occurrences) = try await schedules.previewDraft(
                 draft, studyID: studyID, patientID: chosen, zone: zone, from: previewFrom, days: previewDays)
+            if let chosen {
+                try await AuditLog(database: request.db, now: now)
+                    .record(actor: user, action: .schedulePreviewed, patients: [chosen])
+            }
             table = PreviewTable(
                 from: previewFrom, days: previewDays, zone: previewZone, language: language, localizer: localizer,
                 items: occurrences.map { (titles[draft.instrumentKey] ?? draft.instrumentKey, $0) })
