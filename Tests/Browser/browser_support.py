@@ -6,7 +6,7 @@ import sys
 import unittest
 
 from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -40,9 +40,11 @@ def admin_credentials():
 class BrowserTestCase(unittest.TestCase):
     def setUp(self):
         self.driver = make_driver()
-        # Pages re-render while the app loads data or navigates; an element gone stale is simply looked up again.
+        # Pages re-render while the app loads data or navigates; an element gone stale (which Chromium sometimes
+        # reports as a node that "does not belong to the document") is simply looked up again.
         self.wait = WebDriverWait(
-            self.driver, 15, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
+            self.driver, 15,
+            ignored_exceptions=(NoSuchElementException, StaleElementReferenceException, WebDriverException))
 
     def tearDown(self):
         logs = self.driver.get_log("browser") if hasattr(self.driver, "get_log") else []
