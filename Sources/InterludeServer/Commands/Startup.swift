@@ -24,7 +24,7 @@ public func prepareToServe(_ app: Application) async throws {
         "",
     ]
     print(lines.joined(separator: "\n"))
-    PlannerLoop.start(in: app)
+    BackgroundJobs.start(in: app)
 }
 
 /// Brings the schema up to date and installs library instruments that are not in the database yet.

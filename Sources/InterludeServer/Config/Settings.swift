@@ -39,6 +39,8 @@ public struct Settings: Sendable {
     public var dataKey: String?
     /// Whether the server sits behind a proxy whose `X-Forwarded-For` header names the real client.
     public var trustProxy: Bool
+    /// How notifications leave the server.
+    public var push: Push
     /// Whether the console cookie is sent only over HTTPS.
     public var secureCookies: Bool { publicURL.lowercased().hasPrefix("https://") }
 
@@ -46,7 +48,7 @@ public struct Settings: Sendable {
         dataDirectory: String, database: Database, publicURL: String, hostname: String = "127.0.0.1",
         port: Int = 8080, mail: Mail, mailFrom: String, adminEmail: String = Settings.defaultAdminEmail,
         passwordCost: Int = 12, trustProxy: Bool = false, dataKey: String? = nil, plannerInterval: Int = 60,
-        plannerHorizonDays: Int = Settings.defaultPlannerHorizonDays
+        plannerHorizonDays: Int = Settings.defaultPlannerHorizonDays, push: Push = Push()
     ) {
         self.dataDirectory = dataDirectory
         self.database = database
@@ -61,7 +63,54 @@ public struct Settings: Sendable {
         self.dataKey = dataKey
         self.plannerInterval = plannerInterval
         self.plannerHorizonDays = plannerHorizonDays
+        self.push = push
     }
+
+    /// Web Push, APNs and the dispatcher that sends through them.
+    public struct Push: Sendable, Equatable {
+        /// The VAPID signing key (the P-256 private scalar, base64url); without it one is kept in the data directory.
+        public var vapidPrivateKey: String?
+        /// Who the push services may contact about this server: a `mailto:` or `https:` address.
+        public var subject: String?
+        /// Lets subscriptions point at loopback addresses over plain HTTP, for tests with a local push endpoint.
+        public var allowLoopback: Bool
+        public var apns: APNs?
+        /// Seconds between dispatcher runs inside `serve` (0: only `interlude worker` sends).
+        public var dispatchInterval: Int
+
+        public init(
+            vapidPrivateKey: String? = nil, subject: String? = nil, allowLoopback: Bool = false, apns: APNs? = nil,
+            dispatchInterval: Int = 10
+        ) {
+            self.vapidPrivateKey = vapidPrivateKey
+            self.subject = subject
+            self.allowLoopback = allowLoopback
+            self.apns = apns
+            self.dispatchInterval = dispatchInterval
+        }
+    }
+
+    /// Token-based APNs: the .p8 key, its id, the team, the app's bundle id and the endpoint.
+    public struct APNs: Sendable, Equatable {
+        public var keyFile: String
+        public var keyID: String
+        public var teamID: String
+        public var topic: String
+        public var endpoint: String
+        /// Extra certificates to trust for the endpoint (PEM), for a local test endpoint.
+        public var caFile: String?
+
+        public init(keyFile: String, keyID: String, teamID: String, topic: String, endpoint: String, caFile: String?) {
+            self.keyFile = keyFile
+            self.keyID = keyID
+            self.teamID = teamID
+            self.topic = topic
+            self.endpoint = endpoint
+            self.caFile = caFile
+        }
+    }
+
+    public static let defaultAPNsEndpoint = "https://api.push.apple.com"
 
     public static let defaultAdminEmail = "admin@interlude.localhost"
     public static let defaultPlannerHorizonDays = 14
@@ -138,10 +187,27 @@ public struct Settings: Sendable {
         }
         let plannerInterval = try integer("PLANNER_INTERVAL", default: 60, in: 0...86_400)
         let plannerHorizonDays = try integer("PLANNER_HORIZON_DAYS", default: Settings.defaultPlannerHorizonDays, in: 1...90)
+        var push = Push(
+            vapidPrivateKey: value("WEBPUSH_VAPID_PRIVATE_KEY"), subject: value("WEBPUSH_SUBJECT"),
+            allowLoopback: ["1", "true", "yes"].contains(value("WEBPUSH_ALLOW_LOOPBACK")?.lowercased() ?? ""),
+            dispatchInterval: try integer("DISPATCH_INTERVAL", default: 10, in: 0...3600))
+        if let subject = push.subject, !(subject.hasPrefix("mailto:") || subject.hasPrefix("https://")) {
+            throw SettingsError.invalid(name: "WEBPUSH_SUBJECT", value: subject, expected: "a mailto: or https:// address")
+        }
+        let apnsNames = ["APNS_KEY_FILE", "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC"]
+        let apnsValues = apnsNames.map(value)
+        if apnsValues.allSatisfy({ $0 != nil }) {
+            push.apns = APNs(
+                keyFile: apnsValues[0]!, keyID: apnsValues[1]!, teamID: apnsValues[2]!, topic: apnsValues[3]!,
+                endpoint: value("APNS_ENDPOINT") ?? defaultAPNsEndpoint, caFile: value("APNS_CA_FILE"))
+        } else if let missing = zip(apnsNames, apnsValues).first(where: { $0.1 == nil }), apnsValues.contains(where: { $0 != nil }) {
+            throw SettingsError.invalid(name: missing.0, value: "", expected: "a value, as the other APNS_ settings are set")
+        }
         return Settings(
             dataDirectory: dataDirectory, database: database, publicURL: publicURL, hostname: hostname, port: port,
             mail: mail, mailFrom: mailFrom, adminEmail: adminEmail, trustProxy: trustProxy,
-            dataKey: value("INTERLUDE_DATA_KEY"), plannerInterval: plannerInterval, plannerHorizonDays: plannerHorizonDays)
+            dataKey: value("INTERLUDE_DATA_KEY"), plannerInterval: plannerInterval, plannerHorizonDays: plannerHorizonDays,
+            push: push)
     }
 }
 

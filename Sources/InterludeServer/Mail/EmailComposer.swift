@@ -16,13 +16,27 @@ struct EmailComposer: Sendable {
         return compose(to: address, kind: "passwordReset", link: link, language: language)
     }
 
+    /// A notification for someone without a device that takes push messages.
+    func notification(to address: String, title: String, body: String, link: String, language: Language)
+        -> EmailMessage
+    {
+        compose(
+            to: address, subject: title, body: body, action: localizer.text("email.notification.action", language),
+            footer: localizer.text("email.notification.footer", language), link: link, language: language)
+    }
+
     private func compose(to address: String, kind: String, link: String, language: Language) -> EmailMessage {
         func text(_ key: String) -> String { localizer.text("email.\(kind).\(key)", language) }
-        let subject = text("subject")
+        return compose(
+            to: address, subject: text("subject"), body: text("body"), action: text("action"), footer: text("footer"),
+            link: link, language: language)
+    }
+
+    private func compose(
+        to address: String, subject: String, body: String, action: String, footer: String, link: String,
+        language: Language
+    ) -> EmailMessage {
         let greeting = localizer.text("email.greeting", language)
-        let body = text("body")
-        let action = text("action")
-        let footer = text("footer")
         let signature = localizer.text("email.signature", language)
         let plain = [greeting, "", body, "", link, "", footer, "", signature].joined(separator: "\n")
         let html = """

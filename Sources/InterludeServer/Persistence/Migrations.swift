@@ -26,5 +26,6 @@ enum Migrations {
         CreateCalendarFeeds(),
         UpdatePromptsAddOccurrenceIndex(),
         UpdateStudiesAddArms(),
+        CreateNotifications(),
     ]
 }

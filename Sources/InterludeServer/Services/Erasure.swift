@@ -9,6 +9,9 @@ import SQLKit
 enum ErasureMap {
     /// Tables with rows about a person, in the order they are emptied (children before parents).
     static let personalTables: [String] = [
+        NotificationRecord.schema,
+        DeviceRecord.schema,
+        NotificationPreferenceRecord.schema,
         ResponseRecord.schema,
         PromptRecord.schema,
         PlanAdjustmentRecord.schema,
@@ -67,6 +70,12 @@ struct ErasureService: Sendable {
     private func erase(table: String, of user: UserRecord, tombstoneID: UUID, on database: any Database) async throws {
         let userID = try user.requireID()
         switch table {
+        case NotificationRecord.schema:
+            try await NotificationRecord.query(on: database).filter(\.$user.$id == userID).delete()
+        case DeviceRecord.schema:
+            try await DeviceRecord.query(on: database).filter(\.$user.$id == userID).delete()
+        case NotificationPreferenceRecord.schema:
+            try await NotificationPreferenceRecord.query(on: database).filter(\.$user.$id == userID).delete()
         case ResponseRecord.schema:
             try await ResponseRecord.query(on: database).filter(\.$patient.$id == userID).delete()
         case PromptRecord.schema:

@@ -57,6 +57,9 @@ enum TestDatabase {
         ProcessInfo.processInfo.environment["TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// A fixed VAPID key, so tests write no key file.
+    static let vapidKey = "-8WjOK_X-T09CjunVL_RH3jEEpkM4fCP_9M3abyKKMA"
+
     static var engineName: String { postgresURL == nil ? "sqlite" : "postgres" }
 }
 
@@ -84,7 +87,8 @@ func withTestApp(
         dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent(schema).path,
         database: database, publicURL: "https://interlude.test", mail: .outbox("/nonexistent"),
         mailFrom: "Interlude <noreply@interlude.test>", passwordCost: 4, trustProxy: true,
-        dataKey: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString())
+        dataKey: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
+        push: .init(vapidPrivateKey: TestDatabase.vapidKey, subject: "mailto:ops@interlude.test", allowLoopback: true))
     let app = try await Application.make(.testing)
     do {
         try await configure(app, settings: settings, clock: clock.wallClock, mailer: mailer ?? capturing)

@@ -1,0 +1,94 @@
+import Foundation
+import Vapor
+
+/// The server's background work: the planner, and the notification outbox with its dispatcher. Inside `serve`
+/// each runs on its own timer; `interlude worker` runs both without serving HTTP.
+enum BackgroundJobs {
+    private struct TasksKey: StorageKey {
+        typealias Value = [Task<Void, Never>]
+    }
+
+    /// One planner pass; failures are logged and the next pass tries again.
+    static func plan(_ app: Application) async {
+        let services = app.interlude
+        do {
+            let report = try await Planner(database: app.db, horizonDays: services.settings.plannerHorizonDays)
+                .runAll(now: services.clock.now)
+            if report != Planner.Report() {
+                app.logger.info(
+                    "Planner: \(report.created) created, \(report.updated) moved, \(report.removed) removed, \(report.expired) expired")
+            }
+        } catch {
+            app.logger.error("Planner failed: \(String(describing: error))")
+        }
+    }
+
+    /// Queues what became due and sends it.
+    static func notify(_ app: Application) async {
+        let services = app.interlude
+        do {
+            let now = services.clock.now
+            let queued = try await NotificationOutbox(database: app.db, localizer: services.localizer).collect(now: now)
+            let report = try await NotificationDispatcher(
+                database: app.db, services: services, channels: app.notificationChannels
+            ).dispatch(now: now)
+            if queued > 0 || report != NotificationDispatcher.Report() {
+                app.logger.info(
+                    "Notifications: \(queued) queued, \(report.sent) sent, \(report.retrying) to retry, \(report.failed) failed, \(report.withheld) withheld, \(report.expired) expired")
+            }
+        } catch {
+            app.logger.error("Notifications failed: \(String(describing: error))")
+        }
+    }
+
+    /// Runs `job` every `interval` seconds until cancelled.
+    static func repeatEvery(_ interval: Int, _ job: @escaping @Sendable () async -> Void) async {
+        while !Task.isCancelled {
+            await job()
+            try? await Task.sleep(for: .seconds(interval))
+        }
+    }
+
+    /// Starts the jobs in the background of a serving process; they stop with the application.
+    static func start(in app: Application) {
+        let settings = app.interlude.settings
+        var tasks: [Task<Void, Never>] = []
+        if settings.plannerInterval > 0 {
+            tasks.append(Task { await repeatEvery(settings.plannerInterval) { await plan(app) } })
+        }
+        if settings.push.dispatchInterval > 0 {
+            tasks.append(Task { await repeatEvery(settings.push.dispatchInterval) { await notify(app) } })
+        }
+        guard !tasks.isEmpty else { return }
+        app.storage[TasksKey.self] = tasks
+        app.lifecycle.use(Stopper())
+    }
+
+    private struct Stopper: LifecycleHandler {
+        func shutdownAsync(_ app: Application) async {
+            for task in app.storage[TasksKey.self] ?? [] { task.cancel() }
+        }
+    }
+}
+
+/// `interlude worker`: plans and sends notifications without serving HTTP, for a deployment that runs jobs apart
+/// from web servers.
+struct WorkerCommand: AsyncCommand {
+    struct Signature: CommandSignature {}
+
+    var help: String { "Runs the background jobs (planner, notifications) without serving HTTP." }
+
+    func run(using context: CommandContext, signature: Signature) async throws {
+        let app = context.application
+        try await migrate(app)
+        let settings = app.interlude.settings
+        let planEvery = max(settings.plannerInterval, 1)
+        let notifyEvery = max(settings.push.dispatchInterval, 1)
+        context.console.print(
+            "Worker running; planning every \(planEvery) s, sending notifications every \(notifyEvery) s. Stop with Ctrl-C.")
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await BackgroundJobs.repeatEvery(planEvery) { await BackgroundJobs.plan(app) } }
+            group.addTask { await BackgroundJobs.repeatEvery(notifyEvery) { await BackgroundJobs.notify(app) } }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import AsyncHTTPClient
+import Foundation
+import Vapor
+
+/// The ways a notification leaves the server: Web Push for the patient app, APNs for native apps (when
+/// configured) and email for everyone else. Made once per application.
+struct NotificationChannels: Sendable {
+    let webPush: WebPushSender
+    let apns: APNsSender?
+
+    var vapidPublicKey: String { webPush.key.publicKey }
+
+    static func make(settings: Settings, client: HTTPClient) async throws -> NotificationChannels {
+        // Push services want a way to reach the operator: the public address when it is https, else the admin.
+        let subject = settings.push.subject
+            ?? (settings.publicURL.hasPrefix("https://") ? settings.publicURL : "mailto:\(settings.adminEmail)")
+        let key = try VAPIDKey.load(
+            base64URL: settings.push.vapidPrivateKey, subject: subject, dataDirectory: settings.dataDirectory)
+        let apns = try await settings.push.apns.asyncMap { try await APNsSender(settings: $0) }
+        return NotificationChannels(webPush: WebPushSender(client: client, key: key), apns: apns)
+    }
+}
+
+extension Application {
+    private struct NotificationChannelsKey: StorageKey {
+        typealias Value = NotificationChannels
+    }
+
+    var notificationChannels: NotificationChannels {
+        get {
+            guard let channels = storage[NotificationChannelsKey.self] else {
+                fatalError("configure(_:settings:) has not run on this application")
+            }
+            return channels
+        }
+        set { storage[NotificationChannelsKey.self] = newValue }
+    }
+
+    /// Closes the APNs connection when the application stops.
+    struct NotificationChannelsShutdown: LifecycleHandler {
+        func shutdownAsync(_ application: Application) async {
+            try? await application.notificationChannels.apns?.shutdown()
+        }
+    }
+}
+
+extension Request {
+    var notificationChannels: NotificationChannels { application.notificationChannels }
+}

@@ -1,0 +1,223 @@
+import Crypto
+import Fluent
+import Foundation
+import InterludeCore
+import SQLKit
+
+/// Sends what is due from the outbox. A dispatcher first claims a notification for a short lease with one
+/// conditional UPDATE, so of several processes exactly one sends it; a process that dies while holding it
+/// leaves it to the next after the lease. Push messages carry the dedupe key as their topic or collapse id, so
+/// a repeat after such a crash replaces the first at the push service instead of showing twice.
+struct NotificationDispatcher: Sendable {
+    let database: any Database
+    let services: AppServices
+    let channels: NotificationChannels
+
+    static let lease: TimeInterval = 120
+
+    struct Report: Sendable, Equatable {
+        var sent = 0
+        var failed = 0
+        var withheld = 0
+        var expired = 0
+        var postponed = 0
+        var retrying = 0
+    }
+
+    /// Sends up to `limit` due notifications; returns what became of them.
+    func dispatch(now: Date, limit: Int = 200) async throws -> Report {
+        var report = Report()
+        let due = try await NotificationRecord.query(on: database)
+            .filter(\.$status == NotificationStatus.queued.rawValue)
+            .filter(\.$nextAttemptAt <= now)
+            .sort(\.$nextAttemptAt)
+            .limit(limit)
+            .all()
+        for notification in due where try await claim(notification, now: now) {
+            try await process(notification, now: now, into: &report)
+        }
+        return report
+    }
+
+    /// Takes the notification for the lease unless another dispatcher holds it.
+    func claim(_ notification: NotificationRecord, now: Date) async throws -> Bool {
+        let claimed = try await (database as! any SQLDatabase)
+            .update(NotificationRecord.schema)
+            .set("claimed_until", to: SQLBind(now.addingTimeInterval(Self.lease)))
+            .where("id", .equal, SQLBind(try notification.requireID()))
+            .where("status", .equal, SQLBind(NotificationStatus.queued.rawValue))
+            .where(group: {
+                $0.where("claimed_until", .is, SQLLiteral.null).orWhere("claimed_until", .lessThanOrEqual, SQLBind(now))
+            })
+            .returning("id")
+            .all()
+        return !claimed.isEmpty
+    }
+
+    private func process(_ notification: NotificationRecord, now: Date, into report: inout Report) async throws {
+        guard notification.expiresAt > now else {
+            report.expired += 1
+            return try await finish(notification, .expired, receipt: "its moment passed before it could be sent")
+        }
+        guard try await stillMatters(notification, now: now) else {
+            report.expired += 1
+            return try await finish(notification, .expired, receipt: "answered, moved or removed before it was sent")
+        }
+        guard let user = try await UserRecord.find(notification.$user.id, on: database) else { return }
+        let devices = DeviceService(database: database, services: services)
+        let preferences = try await devices.preferences(of: try user.requireID())
+        let category = NotificationCategory(rawValue: notification.category) ?? .messages
+        switch preferences.decision(for: category, due: max(notification.dueAt, now), expires: notification.expiresAt, in: user.zone) {
+        case .withhold(let reason):
+            report.withheld += 1
+            return try await finish(notification, .withheld, receipt: reason.rawValue)
+        case .postpone(let until):
+            report.postponed += 1
+            notification.nextAttemptAt = until
+            notification.claimedUntil = nil
+            return try await notification.save(on: database)
+        case .send:
+            break
+        }
+        let outcomes = try await deliver(notification, to: user, now: now)
+        let receipt = outcomes.map(\.receipt).joined(separator: "; ")
+        if outcomes.contains(where: \.isDelivered) {
+            report.sent += 1
+            notification.channel = Set(outcomes.filter(\.isDelivered).map(\.channel)).sorted().joined(separator: "+")
+            notification.sentAt = now
+            return try await finish(notification, .sent, receipt: receipt)
+        }
+        notification.attempts += 1
+        if outcomes.contains(where: \.isRetry),
+            let next = NotificationRetry.next(afterAttempt: notification.attempts, at: now, expires: notification.expiresAt)
+        {
+            report.retrying += 1
+            notification.nextAttemptAt = next
+            notification.receipt = receipt
+            notification.claimedUntil = nil
+            return try await notification.save(on: database)
+        }
+        report.failed += 1
+        try await finish(notification, .failed, receipt: receipt.isEmpty ? "no way to reach the person" : receipt)
+    }
+
+    /// A questionnaire must still wait for an answer and have opened at the moment it was queued for; an
+    /// appointment must still start when it did.
+    private func stillMatters(_ notification: NotificationRecord, now: Date) async throws -> Bool {
+        if let promptID = notification.promptID {
+            guard let prompt = try await PromptRecord.find(promptID, on: database) else { return false }
+            let pending = [PromptStatus.scheduled.rawValue, PromptStatus.open.rawValue].contains(prompt.status)
+            return pending && prompt.opensAt <= now && prompt.closesAt > now
+        }
+        if let appointmentID = notification.appointmentID {
+            guard let appointment = try await AppointmentRecord.find(appointmentID, on: database) else { return false }
+            return notification.dedupeKey.hasSuffix(":\(Int(appointment.startsAt.timeIntervalSince1970))")
+                && appointment.startsAt > now
+        }
+        return true
+    }
+
+    struct Outcome: Sendable {
+        let channel: String
+        let result: PushOutcome
+
+        var isDelivered: Bool { if case .delivered = result { true } else { false } }
+        var isRetry: Bool { if case .retry = result { true } else { false } }
+        var receipt: String {
+            switch result {
+            case .delivered(let text), .gone(let text), .retry(let text), .failed(let text): text
+            }
+        }
+    }
+
+    /// Push to every active device; email when there is none (or none took it) and the address is confirmed.
+    private func deliver(_ notification: NotificationRecord, to user: UserRecord, now: Date) async throws -> [Outcome] {
+        let notificationID = try notification.requireID()
+        var outcomes: [Outcome] = []
+        let devices = try await DeviceRecord.query(on: database)
+            .filter(\.$user.$id == user.requireID()).filter(\.$disabledAt == nil).all()
+        let topic = Self.topic(of: notification.dedupeKey)
+        for device in devices {
+            let result: PushOutcome
+            switch DeviceRecord.Platform(rawValue: device.platform) {
+            case .webpush:
+                let payload = try await pushPayload(notification, id: notificationID, now: now)
+                result = await channels.webPush.send(
+                    .init(
+                        endpoint: device.address, p256dh: device.p256dh ?? "", auth: device.auth ?? "", payload: payload,
+                        topic: topic, timeToLive: max(60, Int(notification.expiresAt.timeIntervalSince(now)))),
+                    now: now)
+            case .apns:
+                guard let apns = channels.apns else {
+                    result = .failed("apns is not configured on this server")
+                    break
+                }
+                result = await apns.send(
+                    .init(
+                        deviceToken: device.address, title: notification.title, body: notification.body,
+                        path: notification.path, notificationID: notificationID, collapseID: topic,
+                        expiresAt: notification.expiresAt),
+                    now: now)
+            case nil:
+                result = .failed("unknown platform \(device.platform)")
+            }
+            if case .gone(let reason) = result {
+                device.disabledAt = now
+                device.disabledReason = reason
+                try await device.save(on: database)
+            }
+            outcomes.append(Outcome(channel: device.platform, result: result))
+        }
+        if !outcomes.contains(where: { $0.isDelivered || $0.isRetry }), user.emailVerifiedAt != nil {
+            outcomes.append(try await email(notification, to: user))
+        }
+        return outcomes
+    }
+
+    private func email(_ notification: NotificationRecord, to user: UserRecord) async throws -> Outcome {
+        let composer = EmailComposer(localizer: services.localizer, publicURL: services.settings.publicURL)
+        let message = composer.notification(
+            to: user.email, title: notification.title, body: notification.body,
+            link: services.settings.publicURL + notification.path, language: user.language)
+        do {
+            try await services.mailer.send(message)
+            return Outcome(channel: "email", result: .delivered("email accepted"))
+        } catch {
+            return Outcome(channel: "email", result: .retry("email \(String(describing: error))"))
+        }
+    }
+
+    /// What the patient app's service worker receives: the texts, the page to open and where to report a tap.
+    private func pushPayload(_ notification: NotificationRecord, id: UUID, now: Date) async throws -> Data {
+        struct Payload: Encodable {
+            let id: String
+            let title: String
+            let body: String
+            let path: String
+            let click: String
+        }
+        let key = try await Self.clickKey(for: id, services: services, on: database, now: now)
+        return try JSONEncoder().encode(
+            Payload(
+                id: id.uuidString.lowercased(), title: notification.title, body: notification.body,
+                path: notification.path,
+                click: "/api/v1/notifications/\(id.uuidString.lowercased())/click?key=\(key)"))
+    }
+
+    /// The key that lets a tap on a notification be recorded without a session (service workers have none).
+    static func clickKey(for id: UUID, services: AppServices, on database: any Database, now: Date) async throws -> String {
+        try await services.serverSecret.digest("notification-click:\(id.uuidString.lowercased())", on: database, now: now)
+    }
+
+    /// A Web Push topic (at most 32 URL-safe characters) and APNs collapse id for a dedupe key.
+    static func topic(of dedupeKey: String) -> String {
+        String(Data(SHA256.hash(data: Data(dedupeKey.utf8))).base64URLEncoded.prefix(32))
+    }
+
+    private func finish(_ notification: NotificationRecord, _ status: NotificationStatus, receipt: String) async throws {
+        notification.status = status.rawValue
+        notification.receipt = receipt
+        notification.claimedUntil = nil
+        try await notification.save(on: database)
+    }
+}

@@ -1,0 +1,124 @@
+import Fluent
+import Foundation
+import InterludeCore
+import SQLKit
+
+/// Puts notifications into the outbox: for questionnaires that open and their reminders, for appointments an
+/// hour before they start, and for whatever else calls `enqueue`. Each has a dedupe key naming the event and
+/// its moment, so collecting again, or in another process, adds nothing twice, and a prompt or appointment that
+/// moves gets a notification for its new moment.
+struct NotificationOutbox: Sendable {
+    let database: any Database
+    let localizer: Localizer
+
+    /// Notifications are queued this far ahead of their moment.
+    static let lead: TimeInterval = 15 * 60
+    /// A moment missed (the server was down) is still worth a notification this long afterwards.
+    static let lookBack: TimeInterval = 6 * 3600
+    static let appointmentNotice: TimeInterval = 3600
+
+    struct Item: Sendable {
+        let userID: UUID
+        let category: NotificationCategory
+        let dedupeKey: String
+        let title: String
+        let body: String
+        let path: String
+        let dueAt: Date
+        let expiresAt: Date
+        var promptID: UUID?
+        var appointmentID: UUID?
+    }
+
+    /// Queues the notifications whose moment lies between `lookBack` ago and `lead` ahead; returns how many are new.
+    func collect(now: Date) async throws -> Int {
+        var items: [Item] = []
+        // Prompts opened up to a week before the window still get the reminders that fall into it.
+        let prompts = try await PromptRecord.query(on: database)
+            .filter(\.$opensAt > now.addingTimeInterval(-Self.lookBack - 7 * 86_400))
+            .filter(\.$opensAt <= now.addingTimeInterval(Self.lead))
+            .filter(\.$closesAt > now)
+            .filter(\.$status ~~ [PromptStatus.scheduled.rawValue, PromptStatus.open.rawValue])
+            .all()
+        let appointments = try await AppointmentRecord.query(on: database)
+            .filter(\.$startsAt > now)
+            .filter(\.$startsAt <= now.addingTimeInterval(Self.appointmentNotice + Self.lead))
+            .all()
+        let userIDs = Set(prompts.map { $0.$patient.id } + appointments.map { $0.$patient.id })
+        guard !userIDs.isEmpty else { return 0 }
+        let users = Dictionary(
+            uniqueKeysWithValues: try await UserRecord.query(on: database).filter(\.$id ~~ Array(userIDs)).all().map { ($0.id!, $0) })
+        let planIDs = Set(prompts.compactMap(\.planID))
+        var reminders: [UUID: [Int]] = [:]
+        for plan in try await PlanRecord.query(on: database).filter(\.$id ~~ Array(planIDs)).all() {
+            reminders[plan.id!] = (try? JSONDecoder().decode(SchedulePlan.self, from: Data(plan.definition.utf8)))?.reminderMinutes
+        }
+        let window = now.addingTimeInterval(-Self.lookBack)...now.addingTimeInterval(Self.lead)
+        for prompt in prompts {
+            guard let user = users[prompt.$patient.id], let promptID = prompt.id else { continue }
+            let language = user.language
+            let closes = LocalDateTime(prompt.closesAt, in: user.zone).time.description
+            let body = localizer.text("notification.questionnaire.body", language, ["time": closes])
+            let opens = Int(prompt.opensAt.timeIntervalSince1970)
+            let path = "/app/questionnaires/\(promptID.uuidString.lowercased())"
+            if window.contains(prompt.opensAt) {
+                items.append(
+                    Item(
+                        userID: user.id!, category: .questionnaires, dedupeKey: "prompt:\(promptID):open:\(opens)",
+                        title: localizer.text("notification.questionnaire.title", language), body: body, path: path,
+                        dueAt: prompt.opensAt, expiresAt: prompt.closesAt, promptID: promptID))
+            }
+            for minutes in prompt.planID.flatMap({ reminders[$0] }) ?? [] {
+                let due = prompt.opensAt.addingTimeInterval(TimeInterval(minutes * 60))
+                guard window.contains(due), due < prompt.closesAt else { continue }
+                items.append(
+                    Item(
+                        userID: user.id!, category: .questionnaires,
+                        dedupeKey: "prompt:\(promptID):reminder:\(minutes):\(opens)",
+                        title: localizer.text("notification.reminder.title", language), body: body, path: path,
+                        dueAt: due, expiresAt: prompt.closesAt, promptID: promptID))
+            }
+        }
+        for appointment in appointments {
+            guard let user = users[appointment.$patient.id], let appointmentID = appointment.id else { continue }
+            let due = appointment.startsAt.addingTimeInterval(-Self.appointmentNotice)
+            let starts = LocalDateTime(appointment.startsAt, in: user.zone).time.description
+            items.append(
+                Item(
+                    userID: user.id!, category: .appointments,
+                    dedupeKey: "appointment:\(appointmentID):\(Int(appointment.startsAt.timeIntervalSince1970))",
+                    title: localizer.text("notification.appointment.title", user.language),
+                    body: localizer.text("notification.appointment.body", user.language, ["time": starts]),
+                    path: "/app/appointments", dueAt: max(due, now), expiresAt: appointment.startsAt,
+                    appointmentID: appointmentID))
+        }
+        return try await enqueue(items, now: now)
+    }
+
+    /// Adds the items whose dedupe key is new; returns how many were added.
+    @discardableResult
+    func enqueue(_ items: [Item], now: Date) async throws -> Int {
+        var added = 0
+        for start in stride(from: 0, to: items.count, by: 500) {
+            let batch = Array(items[start..<min(start + 500, items.count)])
+            let known = Set(
+                try await NotificationRecord.query(on: database).filter(\.$dedupeKey ~~ batch.map(\.dedupeKey))
+                    .all().map(\.dedupeKey))
+            let fresh = batch.filter { !known.contains($0.dedupeKey) }
+            guard !fresh.isEmpty else { continue }
+            var builder = (database as! any SQLDatabase).insert(into: NotificationRecord.schema).columns(
+                "id", "created_at", "user_id", "prompt_id", "appointment_id", "category", "dedupe_key", "title", "body",
+                "path", "due_at", "expires_at", "status", "attempts", "next_attempt_at")
+            for item in fresh {
+                builder = builder.values([
+                    SQLBind(UUID()), SQLBind(now), SQLBind(item.userID), SQLBind(item.promptID), SQLBind(item.appointmentID),
+                    SQLBind(item.category.rawValue), SQLBind(item.dedupeKey), SQLBind(item.title), SQLBind(item.body),
+                    SQLBind(item.path), SQLBind(item.dueAt), SQLBind(item.expiresAt),
+                    SQLBind(NotificationStatus.queued.rawValue), SQLBind(0), SQLBind(item.dueAt),
+                ])
+            }
+            added += try await builder.ignoringConflicts().returning("id").all().count
+        }
+        return added
+    }
+}

@@ -1,0 +1,43 @@
+import Fluent
+import Foundation
+
+/// Where a person's notifications can go: a browser's Web Push subscription or an app's APNs token.
+final class DeviceRecord: Model, @unchecked Sendable {
+    static let schema = "devices"
+
+    enum Platform: String, Codable, Sendable, CaseIterable {
+        case webpush
+        case apns
+    }
+
+    // managed
+    @ID(key: .id) var id: UUID?
+    @Field(key: "created_at") var createdAt: Date
+    @Field(key: "updated_at") var updatedAt: Date
+
+    // references
+    @Parent(key: "user_id") var user: UserRecord
+
+    // data
+    @Field(key: "platform") var platform: String
+    /// The push endpoint URL (Web Push) or the device token (APNs); one device per address.
+    @Field(key: "address") var address: String
+    /// Web Push: the browser's P-256 public key and authentication secret, base64url.
+    @OptionalField(key: "p256dh") var p256dh: String?
+    @OptionalField(key: "auth") var auth: String?
+    /// Set when the push service said the subscription is gone.
+    @OptionalField(key: "disabled_at") var disabledAt: Date?
+    @OptionalField(key: "disabled_reason") var disabledReason: String?
+
+    init() {}
+
+    init(userID: UUID, platform: Platform, address: String, p256dh: String?, auth: String?, now: Date) {
+        self.$user.id = userID
+        self.platform = platform.rawValue
+        self.address = address
+        self.p256dh = p256dh
+        self.auth = auth
+        self.createdAt = now
+        self.updatedAt = now
+    }
+}
