@@ -69,6 +69,7 @@ let package = Package(
             dependencies: [
                 "InterludeServer",
                 .product(name: "VaporTesting", package: "vapor"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),

@@ -37,6 +37,7 @@ enum AuditAction: String, Sendable, CaseIterable {
     case responsesRead = "responses.read"
     case schedulePreviewed = "schedule.previewed"
     case planChanged = "plan.changed"
+    case notificationsRead = "notifications.read"
     case appointmentsRead = "appointments.read"
     case appointmentAdded = "appointment.added"
     case userCreated = "user.created"
