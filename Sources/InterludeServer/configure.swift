@@ -66,6 +66,8 @@ public func configure(
 
     // Migrations (applied by `serve` on start and by `migrate`)
     app.migrations.add(Migrations.all)
+    app.databases.middleware.use(SyncStamps.Prompts(clock: clock))
+    app.databases.middleware.use(SyncStamps.Appointments(clock: clock))
 
     // Views
     app.views.use(.leaf)

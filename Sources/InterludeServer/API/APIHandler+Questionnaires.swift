@@ -143,6 +143,17 @@ extension APIHandler {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let patient = try await context.user(.patient)
+        let outcome = try await context.responses.submit(try Self.submission(from: body), patient: patient)
+        switch outcome {
+        case .created(let stored):
+            return .created(.init(body: .json(try await context.responseBodies([stored])[0])))
+        case .repeated(let stored):
+            return .ok(.init(body: .json(try await context.responseBodies([stored])[0])))
+        }
+    }
+
+    /// A submitted response checked for its ids and answers.
+    static func submission(from body: Components.Schemas.ResponseSubmission) throws -> ResponseService.Submission {
         try checkLimits([(body.instrumentKey, "instrumentKey", InstrumentDefinition.keyMaxLength)])
         var validator = FieldValidator()
         let id = UUID(uuidString: body.id)
@@ -151,17 +162,9 @@ extension APIHandler {
         if promptID == nil { validator.add("promptId", .invalidFormat) }
         let answers = Self.answers(from: body.answers, into: &validator)
         try validator.check()
-        let outcome = try await context.responses.submit(
-            .init(
-                id: id!, promptID: promptID!, instrumentKey: body.instrumentKey, version: body.version, answers: answers,
-                startedAt: body.startedAt, completedAt: body.completedAt),
-            patient: patient)
-        switch outcome {
-        case .created(let stored):
-            return .created(.init(body: .json(try await context.responseBodies([stored])[0])))
-        case .repeated(let stored):
-            return .ok(.init(body: .json(try await context.responseBodies([stored])[0])))
-        }
+        return .init(
+            id: id!, promptID: promptID!, instrumentKey: body.instrumentKey, version: body.version, answers: answers,
+            startedAt: body.startedAt, completedAt: body.completedAt)
     }
 
     func getResponse(_ input: Operations.GetResponse.Input) async throws -> Operations.GetResponse.Output {

@@ -71,7 +71,7 @@ struct PlannerBenchmark {
         let sql = database as! any SQLDatabase
         let columns = [
             "id", "created_at", "patient_id", "study_id", "instrument_key", "instrument_version", "opens_at", "closes_at",
-            "status", "source", "plan_id", "occurrence",
+            "status", "source", "plan_id", "occurrence", "changed_at",
         ]
         let rows = try await PromptRecord.query(on: database).all()
         try await PromptRecord.query(on: database).delete()
@@ -83,7 +83,7 @@ struct PlannerBenchmark {
                         SQLBind(prompt.id!), SQLBind(prompt.createdAt), SQLBind(prompt.$patient.id),
                         SQLBind(prompt.$study.id), SQLBind(prompt.instrumentKey), SQLBind(prompt.instrumentVersion),
                         SQLBind(prompt.opensAt), SQLBind(prompt.closesAt), SQLBind(prompt.status), SQLBind(prompt.source),
-                        SQLBind(prompt.planID), SQLBind(prompt.occurrence),
+                        SQLBind(prompt.planID), SQLBind(prompt.occurrence), SQLBind(prompt.changedAt),
                     ])
                 }
                 try await builder.run()

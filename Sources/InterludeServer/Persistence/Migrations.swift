@@ -27,5 +27,6 @@ enum Migrations {
         UpdatePromptsAddOccurrenceIndex(),
         UpdateStudiesAddArms(),
         CreateNotifications(),
+        CreateSync(),
     ]
 }

@@ -23,8 +23,10 @@ struct AppointmentService: Sendable {
         return try await query.sort(\.$startsAt).all().map(open)
     }
 
+    /// Adds an appointment; `id` lets an app that created it offline keep the id it already uses.
     func create(
-        for patient: UserRecord, by author: UserRecord, title: String, startsAt: Date, endsAt: Date, comment: String?
+        for patient: UserRecord, by author: UserRecord, title: String, startsAt: Date, endsAt: Date, comment: String?,
+        id: UUID? = nil
     ) async throws -> Shown {
         let draft = try AppointmentDraft.validate(
             title: title, startsAt: startsAt, endsAt: endsAt, comment: comment, timeZone: patient.zone)
@@ -32,6 +34,7 @@ struct AppointmentService: Sendable {
             patientID: try patient.requireID(), createdBy: try author.requireID(),
             sealedTitle: try services.cipher.seal(draft.title), sealedComment: try draft.comment.map(services.cipher.seal),
             startsAt: draft.startsAt, endsAt: draft.endsAt, timeZone: patient.timeZone, now: now)
+        record.id = id
         try await record.create(on: database)
         try await replan(patient)
         return try open(record)
@@ -73,7 +76,7 @@ struct AppointmentService: Sendable {
         _ = try await Planner(database: database).run(now: now, patients: [try patient.requireID()])
     }
 
-    private func open(_ record: AppointmentRecord) throws -> Shown {
+    func open(_ record: AppointmentRecord) throws -> Shown {
         Shown(
             record: record, title: try services.cipher.open(record.title),
             comment: try record.comment.map(services.cipher.open))

@@ -9,6 +9,8 @@ import SQLKit
 enum ErasureMap {
     /// Tables with rows about a person, in the order they are emptied (children before parents).
     static let personalTables: [String] = [
+        SyncMutationRecord.schema,
+        SyncTombstoneRecord.schema,
         NotificationRecord.schema,
         DeviceRecord.schema,
         NotificationPreferenceRecord.schema,
@@ -70,6 +72,10 @@ struct ErasureService: Sendable {
     private func erase(table: String, of user: UserRecord, tombstoneID: UUID, on database: any Database) async throws {
         let userID = try user.requireID()
         switch table {
+        case SyncMutationRecord.schema:
+            try await SyncMutationRecord.query(on: database).filter(\.$user.$id == userID).delete()
+        case SyncTombstoneRecord.schema:
+            try await SyncTombstoneRecord.query(on: database).filter(\.$user.$id == userID).delete()
         case NotificationRecord.schema:
             try await NotificationRecord.query(on: database).filter(\.$user.$id == userID).delete()
         case DeviceRecord.schema:

@@ -80,7 +80,9 @@ struct Planner: Sendable {
             .filter(\.$closesAt <= now)
         if let patients { query = query.filter(\.$patient.$id ~~ Array(patients)) }
         let count = try await query.count()
-        if count > 0 { try await query.set(\.$status, to: PromptStatus.expired.rawValue).update() }
+        if count > 0 {
+            try await query.set(\.$status, to: PromptStatus.expired.rawValue).set(\.$changedAt, to: now).update()
+        }
         return count
     }
 
@@ -162,9 +164,12 @@ struct Planner: Sendable {
         // Future prompts nobody opened whose occurrence the plans no longer produce.
         let stale = existingByKey.filter { key, prompt in
             !wanted.contains(key) && Self.replannable(prompt, now: now) && prompt.opensAt < horizonEnd
-        }.values.compactMap(\.id)
+        }.values.map { (id: $0.id!, patientID: $0.$patient.id) }
         if !stale.isEmpty {
-            try await PromptRecord.query(on: database).filter(\.$id ~~ stale).delete()
+            try await PromptRecord.query(on: database).filter(\.$id ~~ stale.map(\.id)).delete()
+            for (patientID, prompts) in Dictionary(grouping: stale, by: \.patientID) {
+                try await SyncStamps.bury(.prompt, ids: prompts.map(\.id), of: patientID, now: now, on: database)
+            }
             report.removed = stale.count
         }
         report.created = try await insert(inserts, on: database)
@@ -196,7 +201,7 @@ struct Planner: Sendable {
         var inserted = 0
         let columns = [
             "id", "created_at", "patient_id", "study_id", "instrument_key", "instrument_version", "opens_at", "closes_at",
-            "status", "source", "plan_id", "occurrence",
+            "status", "source", "plan_id", "occurrence", "changed_at",
         ]
         let ready = prompts.filter { versions[$0.instrumentKey] != nil }
         for start in stride(from: 0, to: ready.count, by: Self.insertBatch) {
@@ -207,7 +212,7 @@ struct Planner: Sendable {
                     SQLBind(UUID()), SQLBind(prompt.createdAt), SQLBind(prompt.$patient.id), SQLBind(prompt.$study.id),
                     SQLBind(prompt.instrumentKey), SQLBind(versions[prompt.instrumentKey]!), SQLBind(prompt.opensAt),
                     SQLBind(prompt.closesAt), SQLBind(prompt.status), SQLBind(prompt.source), SQLBind(prompt.planID),
-                    SQLBind(prompt.occurrence),
+                    SQLBind(prompt.occurrence), SQLBind(prompt.createdAt),
                 ])
             }
             let rows = try await builder.ignoringConflicts().returning("id").all()

@@ -90,12 +90,16 @@ struct ScheduleService: Sendable {
         _ = try await plannableStudy(record.$study.id, for: user)
         let now = self.now
         try await database.transaction { database in
-            try await PromptRecord.query(on: database)
+            let ahead = try await PromptRecord.query(on: database)
                 .filter(\.$planID == planID)
                 .filter(\.$opensAt > now)
                 .filter(\.$openedAt == nil)
                 .filter(\.$status == PromptStatus.scheduled.rawValue)
-                .delete()
+                .all()
+            try await PromptRecord.query(on: database).filter(\.$id ~~ ahead.compactMap(\.id)).delete()
+            for (patientID, prompts) in Dictionary(grouping: ahead, by: { $0.$patient.id }) {
+                try await SyncStamps.bury(.prompt, ids: prompts.compactMap(\.id), of: patientID, now: now, on: database)
+            }
             try await PlanAdjustmentRecord.query(on: database).filter(\.$plan.$id == planID).delete()
             try await record.delete(on: database)
         }

@@ -17,6 +17,27 @@ struct ProblemDocument: Codable {
     var status: Int
     var detail: String
     var errors: [FieldProblem]?
+
+    init(type: String, title: String, status: Int, detail: String, errors: [FieldProblem]?) {
+        self.type = type
+        self.title = title
+        self.status = status
+        self.detail = detail
+        self.errors = errors
+    }
+
+    /// The problem for an application error, in `language`.
+    init(_ appError: AppError, language: Language, localizer: Localizer) {
+        var fieldProblems: [FieldProblem]?
+        if case .validation(let errors) = appError {
+            fieldProblems = errors.map {
+                .init(field: $0.field, code: $0.code.rawValue, detail: localizer.message(for: $0, language), limit: $0.limit)
+            }
+        }
+        self.init(
+            type: "/problems/\(appError.slug)", title: appError.status.reasonPhrase, status: Int(appError.status.code),
+            detail: localizer.text("problem.\(appError.slug)", language), errors: fieldProblems)
+    }
 }
 
 /// Turns every error into the answer a client can act on: problem+json under `/api`, a friendly page elsewhere.
@@ -100,17 +121,7 @@ struct ProblemMiddleware: AsyncMiddleware {
         let headers: HTTPHeaders
         switch error {
         case .app(let appError):
-            var fieldProblems: [ProblemDocument.FieldProblem]?
-            if case .validation(let errors) = appError {
-                fieldProblems = errors.map {
-                    .init(
-                        field: $0.field, code: $0.code.rawValue, detail: localizer.message(for: $0, language),
-                        limit: $0.limit)
-                }
-            }
-            document = ProblemDocument(
-                type: "/problems/\(appError.slug)", title: appError.status.reasonPhrase, status: Int(appError.status.code),
-                detail: localizer.text("problem.\(appError.slug)", language), errors: fieldProblems)
+            document = ProblemDocument(appError, language: language, localizer: localizer)
             if case .rateLimited(let seconds) = appError {
                 headers = ["Retry-After": String(seconds)]
             } else {

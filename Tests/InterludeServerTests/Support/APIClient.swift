@@ -84,8 +84,11 @@ struct APIClient: Sendable {
         let text: String
     }
 
-    func send(_ method: HTTPMethod, _ path: String, json: JSONValue? = nil, raw: String? = nil) async throws -> Reply {
+    func send(
+        _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, raw: String? = nil, headers extra: HTTPHeaders = [:]
+    ) async throws -> Reply {
         var headers: HTTPHeaders = ["X-Forwarded-For": clientAddress]
+        headers.add(contentsOf: extra)
         if let token { headers.bearerAuthorization = BearerAuthorization(token: token) }
         if let language { headers.replaceOrAdd(name: .acceptLanguage, value: language) }
         var body: ByteBuffer?

@@ -26,6 +26,8 @@ final class PromptRecord: Model, @unchecked Sendable {
     @OptionalField(key: "opened_at") var openedAt: Date?
     @OptionalField(key: "completed_at") var completedAt: Date?
     @OptionalField(key: "response_id") var responseID: UUID?
+    /// When anything about it last changed, for apps that sync; set by `SyncStamps`.
+    @OptionalField(key: "changed_at") var changedAt: Date?
 
     init() {}
 

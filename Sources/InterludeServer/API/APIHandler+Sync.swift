@@ -1,0 +1,105 @@
+import Foundation
+import InterludeCore
+import OpenAPIRuntime
+
+extension APIHandler {
+    func pullChanges(_ input: Operations.PullChanges.Input) async throws -> Operations.PullChanges.Output {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        let changes = try await context.sync.pull(for: patient, since: input.query.since)
+        if let known = input.headers.ifNoneMatch, known == changes.etag {
+            return .notModified(.init())
+        }
+        let prompts = try await context.promptBodies(changes.prompts)
+        let instruments = try changes.instruments.map {
+            try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data($0.definition.utf8))
+        }
+        return .ok(
+            .init(
+                headers: .init(eTag: changes.etag),
+                body: .json(
+                    .init(
+                        cursor: changes.cursor, full: changes.full, prompts: prompts, instruments: instruments,
+                        appointments: try changes.appointments.map(Components.Schemas.Appointment.init),
+                        deleted: changes.deleted.map { .init(entity: .init(rawValue: $0.entity) ?? .prompt, id: $0.id.uuidString.lowercased()) },
+                        therapist: try changes.therapist.map { try .init($0.0, user: $0.1) }))))
+    }
+
+    func pushChanges(_ input: Operations.PushChanges.Input) async throws -> Operations.PushChanges.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let patient = try await context.user(.patient)
+        guard body.mutations.count <= 200 else { throw AppError.field("mutations", .tooLong, limit: 200) }
+        var validator = FieldValidator()
+        var mutations: [(id: UUID, mutation: SyncService.Mutation)] = []
+        for (index, item) in body.mutations.enumerated() {
+            let place = "mutations.\(index)"
+            guard let id = UUID(uuidString: item.id) else {
+                validator.add("\(place).id", .invalidFormat)
+                continue
+            }
+            do {
+                mutations.append((id, try Self.mutation(item, id: id, place: place)))
+            } catch let failure as ValidationFailure {
+                for error in failure.errors { validator.add(error.field, error.code, limit: error.limit) }
+            } catch AppError.validation(let errors) {
+                for error in errors { validator.add("\(place).\(error.field)", error.code, limit: error.limit) }
+            }
+        }
+        try validator.check()
+        let results = try await context.sync.push(mutations, for: patient, language: context.request.language)
+        var bodies: [Components.Schemas.SyncResult] = []
+        for result in results {
+            let appointment = try await result.appointmentID.asyncMap { try await context.sync.appointment($0, of: patient) }
+            bodies.append(
+                .init(
+                    id: result.id.uuidString.lowercased(), status: .init(rawValue: result.status.rawValue) ?? .rejected,
+                    replayed: result.replayed, appointment: try appointment.flatMap { $0 }.map(Components.Schemas.Appointment.init),
+                    deleted: result.deleted ? true : nil, responseId: result.responseID?.uuidString.lowercased(),
+                    problem: result.problem.map {
+                        .init(
+                            _type: $0.type, title: $0.title, status: $0.status, detail: $0.detail,
+                            errors: $0.errors?.compactMap { problem in
+                                Components.Schemas.FieldProblem.CodePayload(rawValue: problem.code).map {
+                                    .init(field: problem.field, code: $0, detail: problem.detail, limit: problem.limit)
+                                }
+                            })
+                    }))
+        }
+        return .ok(.init(body: .json(.init(results: bodies))))
+    }
+
+    /// One mutation as the service takes it; problems are named by their place in the batch.
+    static func mutation(_ item: Components.Schemas.SyncMutation, id: UUID, place: String) throws -> SyncService.Mutation {
+        func fields(_ input: Components.Schemas.AppointmentInput?) throws(ValidationFailure) -> SyncService.AppointmentFields {
+            guard let input else { throw ValidationFailure(field: "\(place).appointment", code: .required) }
+            return .init(title: input.title, startsAt: input.startsAt, endsAt: input.endsAt, comment: input.comment)
+        }
+        func appointmentID() throws(ValidationFailure) -> UUID {
+            guard let raw = item.appointmentId else { throw ValidationFailure(field: "\(place).appointmentId", code: .required) }
+            guard let id = UUID(uuidString: raw) else {
+                throw ValidationFailure(field: "\(place).appointmentId", code: .invalidFormat)
+            }
+            return id
+        }
+        func baseVersion() throws(ValidationFailure) -> Int {
+            guard let version = item.baseVersion else { throw ValidationFailure(field: "\(place).baseVersion", code: .required) }
+            return version
+        }
+        switch item._type {
+        case .response:
+            guard let response = item.response else { throw ValidationFailure(field: "\(place).response", code: .required) }
+            return .response(try submission(from: response))
+        case .appointment_create:
+            return .createAppointment(id: item.appointmentId == nil ? id : try appointmentID(), try fields(item.appointment))
+        case .appointment_update:
+            return .updateAppointment(id: try appointmentID(), baseVersion: try baseVersion(), try fields(item.appointment))
+        case .appointment_delete:
+            return .deleteAppointment(id: try appointmentID(), baseVersion: try baseVersion())
+        }
+    }
+}
+
+extension APIContext {
+    var sync: SyncService { SyncService(database: database, services: services) }
+}

@@ -1,0 +1,53 @@
+import Fluent
+import Foundation
+
+/// Marks changes for apps that sync: a prompt saved through its model gets `changed_at`; a prompt or
+/// appointment deleted through its model leaves a tombstone for its person. Bulk statements elsewhere
+/// (the planner) stamp and bury their rows themselves.
+struct SyncStamps {
+    static func bury(_ entity: SyncEntity, ids: [UUID], of userID: UUID, now: Date, on database: any Database)
+        async throws
+    {
+        guard !ids.isEmpty else { return }
+        try await ids.map { SyncTombstoneRecord(userID: userID, entity: entity.rawValue, entityID: $0, deletedAt: now) }
+            .create(on: database)
+    }
+
+    struct Prompts: AsyncModelMiddleware {
+        let clock: WallClock
+
+        func create(model: PromptRecord, on db: any Database, next: any AnyAsyncModelResponder) async throws {
+            model.changedAt = clock.now
+            try await next.create(model, on: db)
+        }
+
+        func update(model: PromptRecord, on db: any Database, next: any AnyAsyncModelResponder) async throws {
+            model.changedAt = clock.now
+            try await next.update(model, on: db)
+        }
+
+        func delete(model: PromptRecord, force: Bool, on db: any Database, next: any AnyAsyncModelResponder)
+            async throws
+        {
+            try await next.delete(model, force: force, on: db)
+            try await SyncStamps.bury(.prompt, ids: [model.requireID()], of: model.$patient.id, now: clock.now, on: db)
+        }
+    }
+
+    struct Appointments: AsyncModelMiddleware {
+        let clock: WallClock
+
+        func delete(model: AppointmentRecord, force: Bool, on db: any Database, next: any AnyAsyncModelResponder)
+            async throws
+        {
+            try await next.delete(model, force: force, on: db)
+            try await SyncStamps.bury(.appointment, ids: [model.requireID()], of: model.$patient.id, now: clock.now, on: db)
+        }
+    }
+}
+
+/// What apps sync.
+enum SyncEntity: String, Sendable, Codable {
+    case prompt
+    case appointment
+}

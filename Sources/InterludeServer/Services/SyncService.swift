@@ -1,0 +1,223 @@
+import Crypto
+import Fluent
+import Foundation
+import InterludeCore
+
+/// Keeps a patient's apps in step with the server: what changed since a cursor (pull), and the changes an app
+/// made offline (push), each applied once under the app's own id, appointments by the version they were based on.
+struct SyncService: Sendable {
+    let database: any Database
+    let services: AppServices
+
+    /// Changes this long before a cursor come again, so one committed late or stamped by a server whose clock
+    /// runs a little behind is not missed.
+    static let overlap: TimeInterval = 30
+    /// How far back a full picture reaches.
+    static let history: TimeInterval = 30 * 86_400
+
+    private var now: Date { services.clock.now }
+
+    // MARK: Pull
+
+    struct Changes: Sendable {
+        var full: Bool
+        var prompts: [PromptService.Current]
+        var instruments: [InstrumentVersionRecord]
+        var appointments: [AppointmentService.Shown]
+        var deleted: [(entity: String, id: UUID)]
+        var therapist: (TherapistProfileRecord, UserRecord)?
+        var cursor: String
+        /// Names the content; equal for equal content, so an unchanged answer can be 304.
+        var etag: String
+    }
+
+    /// `since` is a cursor from an earlier answer; without one (or an unreadable one) the full picture.
+    func pull(for patient: UserRecord, since: String?) async throws -> Changes {
+        let patientID = try patient.requireID()
+        let now = self.now
+        let changedAfter = since.flatMap(Self.date(ofCursor:)).map { $0.addingTimeInterval(-Self.overlap) }
+        var promptQuery = PromptRecord.query(on: database).filter(\.$patient.$id == patientID)
+        var appointmentQuery = AppointmentRecord.query(on: database).filter(\.$patient.$id == patientID)
+        var deleted: [(entity: String, id: UUID)] = []
+        if let changedAfter {
+            promptQuery = promptQuery.filter(\.$changedAt > changedAfter)
+            appointmentQuery = appointmentQuery.filter(\.$updatedAt > changedAfter)
+            deleted = try await SyncTombstoneRecord.query(on: database)
+                .filter(\.$user.$id == patientID).filter(\.$deletedAt > changedAfter).sort(\.$deletedAt).all()
+                .map { ($0.entity, $0.entityID) }
+        } else {
+            let horizon = now.addingTimeInterval(-Self.history)
+            promptQuery = promptQuery.filter(\.$closesAt > horizon)
+            appointmentQuery = appointmentQuery.filter(\.$endsAt > horizon)
+        }
+        let promptService = PromptService(database: database, now: now)
+        let prompts = try await promptQuery.sort(\.$opensAt).all().map(promptService.current)
+        let appointmentService = AppointmentService(database: database, services: services)
+        let appointments = try await appointmentQuery.sort(\.$startsAt).all().map(appointmentService.open)
+        let catalog = InstrumentCatalog(database: database, now: now)
+        var instruments: [InstrumentVersionRecord] = []
+        for key in Set(prompts.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) })
+            .sorted(by: { ($0.key, $0.version) < ($1.key, $1.version) })
+        {
+            if let record = try await catalog.version(key.key, key.version) { instruments.append(record) }
+        }
+        var therapist: (TherapistProfileRecord, UserRecord)?
+        if let practice = try await Caseloads(database: database).practiceEnrollment(of: patientID),
+            let therapistID = practice.$therapist.id
+        {
+            therapist = try await TherapistProfiles(database: database).profile(of: therapistID)
+        }
+        return Changes(
+            full: changedAfter == nil, prompts: prompts, instruments: instruments, appointments: appointments,
+            deleted: deleted, therapist: therapist, cursor: Self.cursor(for: now),
+            etag: Self.etag(prompts: prompts, appointments: appointments, deleted: deleted, therapist: therapist, full: changedAfter == nil))
+    }
+
+    static func cursor(for date: Date) -> String { "c\(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))" }
+
+    static func date(ofCursor cursor: String) -> Date? {
+        guard cursor.hasPrefix("c"), let millis = Int64(cursor.dropFirst()), millis > 0 else { return nil }
+        return Date(timeIntervalSince1970: Double(millis) / 1000)
+    }
+
+    private static func etag(
+        prompts: [PromptService.Current], appointments: [AppointmentService.Shown], deleted: [(entity: String, id: UUID)],
+        therapist: (TherapistProfileRecord, UserRecord)?, full: Bool
+    ) -> String {
+        var parts = [full ? "full" : "changes"]
+        parts += prompts.map { "p:\($0.record.id!):\($0.status.rawValue):\($0.record.changedAt?.timeIntervalSince1970 ?? 0)" }
+        parts += appointments.map { "a:\($0.record.id!):\($0.record.version)" }
+        parts += deleted.map { "d:\($0.entity):\($0.id)" }
+        if let (profile, user) = therapist {
+            parts.append(
+                "t:\(user.id!):\(profile.fullName):\(profile.gender ?? ""):\(profile.officeAddress ?? ""):\(profile.phone ?? ""):\(profile.emergencyNumber ?? ""):\(user.email)")
+        }
+        let digest = SHA256.hash(data: Data(parts.joined(separator: "\n").utf8))
+        return "\"" + Data(digest).base64URLEncoded.prefix(27) + "\""
+    }
+
+    // MARK: Push
+
+    enum Mutation: Sendable {
+        case response(ResponseService.Submission)
+        case createAppointment(id: UUID, AppointmentFields)
+        case updateAppointment(id: UUID, baseVersion: Int, AppointmentFields)
+        case deleteAppointment(id: UUID, baseVersion: Int)
+    }
+
+    struct AppointmentFields: Sendable {
+        var title: String
+        var startsAt: Date
+        var endsAt: Date
+        var comment: String?
+    }
+
+    /// What became of one mutation; kept under its id so a repeat gets the same answer. It holds ids only:
+    /// what patients wrote stays sealed in its own table.
+    struct Result: Codable, Sendable {
+        enum Status: String, Codable, Sendable {
+            case applied
+            case conflict
+            case rejected
+        }
+
+        var id: UUID
+        var status: Status
+        var replayed = false
+        var appointmentID: UUID?
+        var deleted = false
+        var responseID: UUID?
+        var problem: ProblemDocument?
+    }
+
+    /// Applies the mutations in order and answers each.
+    func push(_ mutations: [(id: UUID, mutation: Mutation)], for patient: UserRecord, language: Language) async throws
+        -> [Result]
+    {
+        let patientID = try patient.requireID()
+        var results: [Result] = []
+        for (id, mutation) in mutations {
+            if let earlier = try await SyncMutationRecord.find(id, on: database) {
+                guard earlier.$user.id == patientID,
+                    var result = try? JSONDecoder().decode(Result.self, from: Data(earlier.result.utf8))
+                else {
+                    results.append(rejected(id, .field("id", .duplicate), language: language))
+                    continue
+                }
+                result.replayed = true
+                results.append(result)
+                continue
+            }
+            var result: Result
+            do {
+                result = try await apply(mutation, id: id, for: patient)
+            } catch let error as AppError {
+                result = rejected(id, error, language: language)
+            } catch let failure as ValidationFailure {
+                result = rejected(id, failure.appError, language: language)
+            }
+            try await SyncMutationRecord(
+                id: id, userID: patientID, result: String(decoding: try JSONEncoder().encode(result), as: UTF8.self),
+                now: now
+            ).create(on: database)
+            results.append(result)
+        }
+        return results
+    }
+
+    private func rejected(_ id: UUID, _ error: AppError, language: Language) -> Result {
+        Result(id: id, status: .rejected, problem: ProblemDocument(error, language: language, localizer: services.localizer))
+    }
+
+    private func apply(_ mutation: Mutation, id: UUID, for patient: UserRecord) async throws -> Result {
+        let appointments = AppointmentService(database: database, services: services)
+        switch mutation {
+        case .response(let submission):
+            switch try await ResponseService(database: database, services: services).submit(submission, patient: patient) {
+            case .created(let stored), .repeated(let stored):
+                return Result(id: id, status: .applied, responseID: try stored.record.requireID())
+            }
+        case .createAppointment(let appointmentID, let fields):
+            if let existing = try await AppointmentRecord.find(appointmentID, on: database) {
+                guard existing.$patient.id == patient.id else { throw AppError.field("appointmentId", .duplicate) }
+                return Result(id: id, status: .applied, appointmentID: appointmentID)
+            }
+            let shown = try await appointments.create(
+                for: patient, by: patient, title: fields.title, startsAt: fields.startsAt, endsAt: fields.endsAt,
+                comment: fields.comment, id: appointmentID)
+            return Result(id: id, status: .applied, appointmentID: try shown.record.requireID())
+        case .updateAppointment(let appointmentID, let baseVersion, let fields):
+            guard let current = try await own(appointmentID, of: patient) else {
+                return Result(id: id, status: .conflict, appointmentID: appointmentID, deleted: true)
+            }
+            guard current.version == baseVersion else {
+                return Result(id: id, status: .conflict, appointmentID: appointmentID)
+            }
+            _ = try await appointments.update(
+                appointmentID, of: patient, title: fields.title, startsAt: fields.startsAt, endsAt: fields.endsAt,
+                comment: fields.comment)
+            return Result(id: id, status: .applied, appointmentID: appointmentID)
+        case .deleteAppointment(let appointmentID, let baseVersion):
+            // Gone already: what the change wanted is the case.
+            guard let current = try await own(appointmentID, of: patient) else {
+                return Result(id: id, status: .applied, appointmentID: appointmentID, deleted: true)
+            }
+            guard current.version == baseVersion else {
+                return Result(id: id, status: .conflict, appointmentID: appointmentID)
+            }
+            try await appointments.delete(appointmentID, of: patient)
+            return Result(id: id, status: .applied, appointmentID: appointmentID, deleted: true)
+        }
+    }
+
+    private func own(_ appointmentID: UUID, of patient: UserRecord) async throws -> AppointmentRecord? {
+        guard let record = try await AppointmentRecord.find(appointmentID, on: database), record.$patient.id == patient.id
+        else { return nil }
+        return record
+    }
+
+    /// The appointment as it is now, for a result that names one.
+    func appointment(_ id: UUID, of patient: UserRecord) async throws -> AppointmentService.Shown? {
+        try await own(id, of: patient).map(AppointmentService(database: database, services: services).open)
+    }
+}
