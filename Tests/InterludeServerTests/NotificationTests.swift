@@ -137,7 +137,7 @@ struct NotificationTests {
     func retriesAndFallback() async throws {
         let endpoint = try await LocalPushEndpoint.start()
         try await withTestApp { app in
-            let (_, patient, _, _) = try await setUp(app)
+            let (_, patient, patientID, _) = try await setUp(app)
             _ = try await patient.send(.POST, "/me/devices", json: Browser().subscription("\(endpoint.baseURL)/push/one"))
             endpoint.answer(.serviceUnavailable, .gone)
             app.clock.advance(by: 601)
@@ -156,6 +156,13 @@ struct NotificationTests {
             let devices = try await patient.send(.GET, "/me/devices")
             #expect(devices.body[0]["active"].bool == false)
             #expect(endpoint.received.count == 2)
+
+            // The therapist's page says how the patient can be reached and what became of the notification.
+            let console = ConsoleBrowser(app)
+            _ = try await console.signIn("berger@praxis.example")
+            let page = try await console.get("/console/patients/\(patientID)")
+            #expect(page.html.contains("<dd id=\"reach\">by email only</dd>"))
+            #expect(page.html.contains("webpush 410; email accepted"))
         }
         try await endpoint.stop()
     }

@@ -36,6 +36,15 @@ struct ConsoleTherapistController {
         var past: Bool
     }
 
+    struct NotificationRow: Encodable, Sendable {
+        var title: String
+        var due: String
+        var status: String
+        var statusLabel: String
+        var channel: String
+        var receipt: String
+    }
+
     struct PatientPlanRow: Encodable, Sendable {
         var title: String
         var summary: String
@@ -78,6 +87,9 @@ struct ConsoleTherapistController {
         var appointmentAdded: Bool
         var appointmentErrors: FormErrors
         var timeZone: String
+        var reach: String
+        var notifications: [NotificationRow]
+        var hasNotifications: Bool
     }
 
     /// An appointment as the therapist enters it, in the patient's local time.
@@ -260,6 +272,21 @@ struct ConsoleTherapistController {
                 comment: shown.comment, past: shown.record.endsAt <= now)
         }
         let today = LocalDate(now, in: patientZone)
+        let reach = try await DeviceService(database: request.db, services: request.services).reach(of: entry.patient)
+        let reachText: String
+        if reach.byPush {
+            reachText = localizer.text("console.notifications.reachPush", language, ["count": String(reach.webPush + reach.apns)])
+        } else {
+            reachText = localizer.text(reach.email ? "console.notifications.reachEmail" : "console.notifications.reachNone", language)
+        }
+        let sent = try await NotificationHistory(database: request.db, services: request.services).recent(of: patientID, limit: 20)
+        if !sent.isEmpty { try await audit.record(actor: therapist, action: .notificationsRead, patients: [patientID]) }
+        let notificationRows = sent.map { record in
+            NotificationRow(
+                title: record.title, due: display.dateTime(record.dueAt), status: record.status,
+                statusLabel: localizer.text("notificationStatus.\(record.status)", language), channel: record.channel ?? "",
+                receipt: record.receipt ?? "")
+        }
         return try await request.renderConsole(
             "console/patient", titleKey: "console.patient.title",
             content: PatientContent(
@@ -279,7 +306,8 @@ struct ConsoleTherapistController {
                 appointments: appointmentRows, hasAppointments: !appointmentRows.isEmpty, showPastAppointments: showPast,
                 appointmentForm: appointment
                     ?? AppointmentForm(title: "", date: today.adding(days: 7).description, startTime: "", endTime: ""),
-                appointmentAdded: appointmentAdded, appointmentErrors: appointmentErrors, timeZone: patientZone.identifier),
+                appointmentAdded: appointmentAdded, appointmentErrors: appointmentErrors, timeZone: patientZone.identifier,
+                reach: reachText, notifications: notificationRows, hasNotifications: !notificationRows.isEmpty),
             status: status)
     }
 
