@@ -269,6 +269,7 @@ const pages = {
       const badge = document.getElementById("open-count");
       badge.textContent = String(open.data.length);
       badge.hidden = false;
+      keepForOffline(open.data);
     }
     const paired = me.patient && me.patient.paired;
     document.getElementById("pairing-hint").hidden = paired;
@@ -470,8 +471,10 @@ const pages = {
     document.querySelector('[data-action="logout"]').addEventListener("click", async () => {
       await api("DELETE", "/sessions/current");
       session.token = null;
+      await forgetDevice();
       location.assign("/app/login");
     });
+    (await import("./push.js")).run({ api, message, forms });
   },
 
   async questionnaires() {
@@ -508,6 +511,8 @@ const pages = {
       }
     };
     await Promise.all([fill("open", "open-list", "open-empty"), fill("completed", "done-list", "done-empty")]);
+    const open = await api("GET", "/me/prompts?status=open");
+    if (open.ok) keepForOffline(open.data);
   },
 
   async questionnaire() {
@@ -540,6 +545,12 @@ const pages = {
       return;
     }
     const draft = module.loadDraft(prompt.id);
+    if (draft.queued) {
+      module.runQuestionnaire({ prompt, definition, language, message, readOnlyAnswers: draft.answers });
+      status.textContent = message("queued");
+      status.hidden = false;
+      return;
+    }
     if (prompt.status === "scheduled" || (prompt.status === "expired" && !draft.completedAt)) {
       status.textContent = message(prompt.status === "scheduled" ? "notOpen" : "expired");
       status.hidden = false;
@@ -550,13 +561,20 @@ const pages = {
       definition,
       language,
       message,
-      submit: (body) => api("POST", "/me/responses", body),
+      submit: async (body) => {
+        const result = await api("POST", "/me/responses", body);
+        if (result.status !== 0) return result;
+        // No connection: the answers wait on the device under their own id and go out when it returns.
+        const { enqueue } = await import("./outbox.js");
+        await enqueue({ id: module.uuid(), type: "response", response: body }, definition.key);
+        return { ok: true, status: 202, data: { ...body, queued: true } };
+      },
       onDone: (response) => {
         const form = document.getElementById("questionnaire");
         form.querySelectorAll("input, textarea, select, button").forEach((input) => (input.disabled = true));
         document.querySelector(".sticky-actions").hidden = true;
-        status.className = "notice ok";
-        status.textContent = message("submitted");
+        status.className = response.queued ? "notice warn" : "notice ok";
+        status.textContent = message(response.queued ? "queued" : "submitted");
         status.hidden = false;
         status.focus?.();
         showFeedback(response.answers);
@@ -718,9 +736,60 @@ const pages = {
   },
 };
 
+// Offline -------------------------------------------------------------------------------------------------
+
+/** Reads each open questionnaire once, so the service worker keeps it (and its definition) for offline use. */
+function keepForOffline(prompts) {
+  for (const prompt of prompts) api("GET", `/me/prompts/${encodeURIComponent(prompt.id)}`);
+}
+
+/** Shows how many changes wait to be sent and what the server refused, and sends them when possible. */
+async function watchOutbox() {
+  if (!session.token || !("indexedDB" in window)) return;
+  const outbox = await import("./outbox.js");
+  const status = document.getElementById("outbox-status");
+  const reportList = document.getElementById("outbox-reports");
+  const show = async () => {
+    const waiting = await outbox.pending();
+    status.textContent = message("waiting", { count: waiting.length });
+    status.hidden = waiting.length === 0;
+    const reports = await outbox.reports();
+    reportList.replaceChildren();
+    reportList.hidden = reports.length === 0;
+    for (const report of reports) {
+      const item = document.createElement("li");
+      item.textContent = `${message(report.status === "conflict" ? "conflict" : "refused")} ${report.detail}`.trim();
+      const dismiss = document.createElement("button");
+      dismiss.type = "button";
+      dismiss.className = "link";
+      dismiss.textContent = message("dismiss");
+      dismiss.addEventListener("click", () => outbox.dismiss(report.id));
+      item.append(" ", dismiss);
+      reportList.append(item);
+    }
+  };
+  window.addEventListener("interlude:outbox", show);
+  window.addEventListener("online", () => outbox.flush(api));
+  await show();
+  await outbox.flush(api);
+}
+
+/** Forgets what this device kept for the person who signs out. */
+async function forgetDevice() {
+  if ("caches" in window) for (const key of await caches.keys()) await caches.delete(key);
+  if ("indexedDB" in window) await (await import("./outbox.js")).clear();
+  localStorage.clear();
+}
+
+function registerServiceWorker() {
+  if ("serviceWorker" in navigator) navigator.serviceWorker.register("/app/sw.js", { scope: "/app" }).catch(() => {});
+}
+
 // Start -----------------------------------------------------------------------------------------------------
 
 watchConnection();
+registerServiceWorker();
+watchOutbox();
 keepLanguageSwitchOnPage();
 showSignedInParts();
 if (document.querySelector("[data-requires-session]") && !session.token) {

@@ -33,8 +33,40 @@ export async function run() {
     const result = await api("GET", `/me/appointments${showPast ? "?includePast=true" : ""}`);
     if (!result.ok) return;
     state.appointments = result.data;
+    await overlayWaitingChanges();
     renderList();
     renderMonth();
+  };
+
+  /** Changes made without a connection show as they will be once sent. */
+  const overlayWaitingChanges = async () => {
+    if (!("indexedDB" in window)) return;
+    const { pending } = await import("./outbox.js");
+    for (const change of await pending()) {
+      const index = state.appointments.findIndex((item) => item.id === change.appointmentId);
+      if (change.type === "appointment.create" && index < 0) {
+        state.appointments.push({ id: change.appointmentId, ...change.appointment, version: 1, timeZone: zone, pending: true });
+      } else if (change.type === "appointment.update" && index >= 0) {
+        Object.assign(state.appointments[index], change.appointment, { pending: true });
+      } else if (change.type === "appointment.delete" && index >= 0) {
+        state.appointments.splice(index, 1);
+      }
+    }
+    state.appointments.sort((a, b) => a.startsAt.localeCompare(b.startsAt));
+  };
+
+  /** Without a connection the change waits on the device, under its own id, and goes out when it returns. */
+  const queue = async (type, appointment, body) => {
+    const { enqueue } = await import("./outbox.js");
+    const { uuid } = await import("./questionnaire.js");
+    const mutation = { id: uuid(), type, appointmentId: appointment ? appointment.id : uuid() };
+    if (appointment) mutation.baseVersion = appointment.version;
+    if (body) mutation.appointment = body;
+    await enqueue(mutation, body ? body.title : appointment.title);
+    await overlayWaitingChanges();
+    renderList();
+    renderMonth();
+    announce(message("queuedChange"));
   };
 
   const timeRange = (appointment) => {
@@ -61,6 +93,12 @@ export async function run() {
       if (new Date(appointment.endsAt) <= new Date()) item.classList.add("past");
       const title = document.createElement("h3");
       title.textContent = appointment.title;
+      if (appointment.pending) {
+        const badge = document.createElement("span");
+        badge.className = "badge requested";
+        badge.textContent = message("pendingChange");
+        title.append(" ", badge);
+      }
       const when = document.createElement("p");
       when.className = "when";
       when.textContent = timeRange(appointment);
@@ -87,6 +125,10 @@ export async function run() {
       remove.addEventListener("click", async () => {
         if (!confirm(message("confirmDelete"))) return;
         const result = await api("DELETE", `/me/appointments/${appointment.id}`);
+        if (result.status === 0) {
+          if (state.editing === appointment.id) stopEditing();
+          return queue("appointment.delete", appointment);
+        }
         if (result.ok) {
           if (state.editing === appointment.id) stopEditing();
           announce(message("appointmentDeleted"));
@@ -207,9 +249,14 @@ export async function run() {
       endsAt: fromZoned(data.date, data.endTime, zone),
     };
     if (data.comment.trim()) body.comment = data.comment.trim();
-    const result = state.editing
-      ? await api("PATCH", `/me/appointments/${state.editing}`, body)
+    const editing = state.appointments.find((item) => item.id === state.editing);
+    const result = editing
+      ? await api("PATCH", `/me/appointments/${editing.id}`, body)
       : await api("POST", "/me/appointments", body);
+    if (result.status === 0) {
+      stopEditing();
+      return queue(editing ? "appointment.update" : "appointment.create", editing, body);
+    }
     if (!result.ok) return forms.showProblem(form, result.data);
     stopEditing();
     state.month = toZoned(result.data.startsAt, zone).date.slice(0, 7);
@@ -249,5 +296,7 @@ export async function run() {
     announce(message("feedRevoked"));
   });
 
+  // Once waiting changes are sent, show the server's state again.
+  window.addEventListener("interlude:outbox", () => navigator.onLine && load());
   await load();
 }

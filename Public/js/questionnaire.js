@@ -32,6 +32,7 @@ export function forgetDraft(promptId) {
   localStorage.removeItem(STORE_PREFIX + promptId);
 }
 
+
 function element(tag, attributes = {}, text) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
@@ -150,9 +151,11 @@ export function runQuestionnaire({ prompt, definition, language, message, submit
       startedAt: draft.startedAt || undefined,
       completedAt: draft.completedAt || (draft.completedAt = new Date().toISOString()),
     });
+    // Answers waiting in the outbox stay on the device, read-only, until they are sent.
+    if (result.ok && result.data.queued) draft.queued = true;
     store();
     if (result.ok) {
-      forgetDraft(prompt.id);
+      if (!draft.queued) forgetDraft(prompt.id);
       onDone(result.data);
       return;
     }

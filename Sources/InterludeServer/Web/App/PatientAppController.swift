@@ -55,6 +55,7 @@ struct PatientAppController {
         routes.get("privacy", use: privacy)
         routes.get("imprint", use: imprint)
         routes.get("manifest.webmanifest", use: manifest)
+        routes.get("sw.js", use: serviceWorker)
         app.get("language", use: chooseLanguage)
     }
 
@@ -114,6 +115,18 @@ struct PatientAppController {
         return try await request.renderPage(
             "app/text", titleKey: "app.imprint.title", content: TextContent(paragraphs: Self.paragraphs(text)),
             script: Self.script)
+    }
+
+    /// The service worker, allowed to control `/app` itself as well as the pages below it, and never taken from
+    /// a cache, so a new version reaches every phone.
+    func serviceWorker(_ request: Request) async throws -> Response {
+        let path = request.application.directory.resourcesDirectory + "App/service-worker.js"
+        guard let script = FileManager.default.contents(atPath: path) else { throw Abort(.notFound) }
+        var headers = HTTPHeaders()
+        headers.contentType = HTTPMediaType(type: "text", subType: "javascript", parameters: ["charset": "utf-8"])
+        headers.replaceOrAdd(name: "Service-Worker-Allowed", value: "/app")
+        headers.replaceOrAdd(name: .cacheControl, value: "no-cache")
+        return Response(status: .ok, headers: headers, body: .init(data: script))
     }
 
     /// The web app manifest that makes the patient app installable, in the person's language.

@@ -1,0 +1,120 @@
+// The patient app's service worker: keeps the app shell and what the app last read (open questionnaires with
+// their definitions, appointments) so the app opens and questionnaires can be answered without a connection;
+// shows push notifications and opens the page a tap asks for.
+
+const VERSION = "interlude-v1";
+const SHELL = [
+  "/app",
+  "/app/questionnaires",
+  "/app/appointments",
+  "/app/schedule",
+  "/app/profile",
+  "/app/login",
+  "/app/manifest.webmanifest",
+  "/css/interlude.css",
+  "/js/app.js",
+  "/js/instrument-logic.js",
+  "/js/questionnaire.js",
+  "/js/outbox.js",
+  "/js/calendar.js",
+  "/js/appointments.js",
+  "/js/schedule.js",
+  "/js/push.js",
+  "/icons/icon-192.png",
+  "/icons/icon.svg",
+];
+// Every questionnaire page is the same shell; the app fills it from the API.
+const QUESTIONNAIRE_SHELL = "/app/questionnaires/_";
+// What the app reads that should still be there offline.
+const READS = [/^\/api\/v1\/me$/, /^\/api\/v1\/me\/prompts(\/[0-9a-f-]+)?$/, /^\/api\/v1\/me\/appointments$/, /^\/api\/v1\/me\/therapist$/];
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(
+    caches
+      .open(VERSION)
+      .then((cache) => cache.addAll(SHELL))
+      .then(() => self.skipWaiting()),
+  );
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    caches
+      .keys()
+      .then((keys) => Promise.all(keys.filter((key) => key !== VERSION).map((key) => caches.delete(key))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+/** The network's answer, kept for later; the kept one when there is no network. */
+async function networkFirst(request, key = request) {
+  const cache = await caches.open(VERSION);
+  try {
+    const response = await fetch(request);
+    if (response.ok) await cache.put(key, response.clone());
+    return response;
+  } catch (error) {
+    const kept = await cache.match(key, { ignoreVary: true });
+    if (kept) return kept;
+    throw error;
+  }
+}
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin || request.method !== "GET") return;
+  if (url.pathname.startsWith("/api/")) {
+    // Only reads that belong to the person are kept; the query string is part of the key.
+    if (READS.some((pattern) => pattern.test(url.pathname))) event.respondWith(networkFirst(request));
+    return;
+  }
+  if (request.mode === "navigate" && url.pathname.startsWith("/app/questionnaires/")) {
+    event.respondWith(networkFirst(request, QUESTIONNAIRE_SHELL));
+    return;
+  }
+  if (request.mode === "navigate" || SHELL.includes(url.pathname)) {
+    event.respondWith(networkFirst(request, url.pathname));
+  }
+});
+
+self.addEventListener("push", (event) => {
+  let message = {};
+  try {
+    message = event.data ? event.data.json() : {};
+  } catch {
+    message = { title: event.data ? event.data.text() : "Interlude" };
+  }
+  event.waitUntil(
+    self.registration.showNotification(message.title || "Interlude", {
+      body: message.body || "",
+      icon: "/icons/icon-192.png",
+      tag: message.id,
+      data: { path: message.path || "/app", click: message.click },
+    }),
+  );
+});
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const { path, click } = event.notification.data || {};
+  event.waitUntil(
+    (async () => {
+      if (click) {
+        try {
+          await fetch(click, { method: "POST" });
+        } catch {
+          // Recording the tap is a courtesy; opening the page matters more.
+        }
+      }
+      const target = new URL(path || "/app", self.location.origin).href;
+      const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+      const existing = windows.find((client) => client.url.startsWith(self.location.origin + "/app"));
+      if (existing) {
+        await existing.navigate(target);
+        return existing.focus();
+      }
+      return self.clients.openWindow(target);
+    })(),
+  );
+});
