@@ -448,6 +448,36 @@ struct ScheduleAPITests {
         }
     }
 
+    @Test(
+        "while one process plans on PostgreSQL, a second process's planner run waits its turn and creates nothing",
+        .enabled(if: TestDatabase.postgresURL != nil))
+    func plannerRunsInOneProcessAtATime() async throws {
+        try await withTestApp { app in
+            let (therapist, _, patientID, practiceID) = try await practice(app)
+            let plan = try JSONDecoder().decode(SchedulePlan.self, from: JSONEncoder().encode(Self.daily))
+            let therapistID = try #require(try await UserRecord.query(on: app.database).filter(\.$email == "berger@praxis.example").first()?.id)
+            _ = therapist
+            try await PlanRecord(
+                studyID: UUID(uuidString: practiceID)!, patientID: nil, arm: nil, createdBy: therapistID,
+                instrumentKey: "intersession-daily", definition: ScheduleService.encode(plan), now: app.clock.now
+            ).create(on: app.database)
+            let twin = try await app.twin()
+            let now = app.clock.now
+            // The first process holds the planner's lock for the length of its run.
+            try await app.database.transaction { holder in
+                let locked = try await (holder as! any SQLDatabase)
+                    .raw("SELECT pg_try_advisory_xact_lock(\(bind: Planner.lockKey)) AS locked").first()
+                #expect(try locked?.decode(column: "locked", as: Bool.self) == true)
+                let skipped = try await Planner(database: twin.db).runAll(now: now)
+                #expect(skipped == Planner.Report())
+            }
+            let planned = try await Planner(database: twin.db).runAll(now: now)
+            try await twin.asyncShutdown()
+            #expect(planned.created >= 39)
+            #expect(try await prompts(app, patientID).count == planned.created)
+        }
+    }
+
     func allPatients(_ app: TestContext) async throws -> [UUID] {
         try await UserRecord.query(on: app.database).filter(\.$role == "patient").all().compactMap(\.id)
     }
