@@ -4,32 +4,49 @@ import InterludeCore
 import SQLKit
 import Vapor
 
-/// `interlude benchmark planner [--participants N]`: how fast this machine plans, measured against a raw batch
-/// insert of the same rows in the same run. It fills an empty database with made-up participants, so it
-/// refuses to run on a database that holds anyone.
+/// `interlude benchmark planner|dispatcher|sync-fixtures`: how fast this machine plans and sends, each measured
+/// against a ceiling in the same run, and the fixtures `scripts/benchmark-sync` loads with wrk. It fills an empty
+/// database with made-up people, so it refuses to run on a database that holds anyone.
 struct BenchmarkCommand: AsyncCommand {
     struct Signature: CommandSignature {
-        @Argument(name: "subject", help: "planner")
+        @Argument(name: "subject", help: "planner, dispatcher or sync-fixtures")
         var subject: String
 
-        @Option(name: "participants", help: "How many participants to plan for (default 10000).")
+        @Option(name: "participants", help: "How many participants (default 10000 for planner, 100 otherwise).")
         var participants: Int?
+
+        @Option(name: "notifications", help: "How many notifications the dispatcher sends (default 2000).")
+        var notifications: Int?
+
+        @Option(name: "tokens", help: "sync-fixtures: the file to write one API token per participant to.")
+        var tokens: String?
     }
 
     var help: String {
-        "Measures planning 14 days of the Intersession-Daily against a raw batch insert, on an empty database."
+        "Measures the planner or the dispatcher against a ceiling, or writes sync fixtures, on an empty database."
     }
 
     func run(using context: CommandContext, signature: Signature) async throws {
-        guard signature.subject == "planner" else { throw CommandFailure(message: "Only `benchmark planner` exists.") }
         let app = context.application
         try await migrate(app)
         guard try await UserRecord.query(on: app.db).count() == 0 else {
             throw CommandFailure(message: "The benchmark fills the database with made-up people; point INTERLUDE_DATA_DIR at an empty directory.")
         }
-        let count = signature.participants ?? 10_000
-        let result = try await PlannerBenchmark(database: app.db, now: app.interlude.clock.now).run(participants: count)
-        context.console.print(result.report)
+        let now = app.interlude.clock.now
+        switch signature.subject {
+        case "planner":
+            let result = try await PlannerBenchmark(database: app.db, now: now).run(participants: signature.participants ?? 10_000)
+            context.console.print(result.report)
+        case "dispatcher":
+            let result = try await DispatcherBenchmark(app: app).run(notifications: signature.notifications ?? 2000)
+            context.console.print(result.report)
+        case "sync-fixtures":
+            guard let file = signature.tokens else { throw CommandFailure(message: "Name the token file with --tokens.") }
+            try await SyncFixtures(database: app.db, services: app.interlude).write(
+                participants: signature.participants ?? 100, tokensFile: file)
+        default:
+            throw CommandFailure(message: "Choose planner, dispatcher or sync-fixtures.")
+        }
     }
 }
 
@@ -96,22 +113,50 @@ struct PlannerBenchmark {
 
     /// One therapist's practice with `count` paired participants in Vienna and the Daily for all of them.
     private func populate(_ count: Int) async throws {
+        let population = try await BenchmarkPopulation.make(count, on: database, now: now)
+        let windows = [("08:00", "11:59"), ("12:00", "15:59"), ("16:00", "19:59")].map {
+            TimeWindow(start: LocalTime($0.0)!, end: LocalTime($0.1)!, count: 1)
+        }
+        let daily = SchedulePlan(
+            instrumentKey: "intersession-daily",
+            pattern: .randomWindows(days: Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, windows) })),
+            durationMinutes: 30)
+        try await PlanRecord(
+            studyID: population.practiceID, patientID: nil, arm: nil, createdBy: population.therapistID,
+            instrumentKey: daily.instrumentKey, definition: try ScheduleService.encode(daily), now: now
+        ).create(on: database)
+    }
+}
+
+/// Made-up people for benchmarks: a therapist's practice with `count` paired participants in Vienna.
+enum BenchmarkPopulation {
+    struct Made {
+        let therapistID: UUID
+        let practiceID: UUID
+        let patients: [UserRecord]
+    }
+
+    static func make(_ count: Int, on database: any Database, now: Date) async throws -> Made {
         let therapist = UserRecord(
             email: "benchmark-therapist@example.org", passwordHash: "-", role: Role.therapist.rawValue, name: nil,
             locale: "en", timeZone: "Europe/Vienna", mustChangePassword: false, now: now)
         try await therapist.create(on: database)
+        try await TherapistProfileRecord(userID: try therapist.requireID(), fullName: "Dr. Benchmark").create(on: database)
         let practice = StudyRecord(
             ownerID: try therapist.requireID(), title: "Benchmark", description: "", consentText: "",
             consentVersion: StaffAccounts.practiceConsent, joinMode: JoinMode.pairingCode.rawValue,
             joinPasswordHash: nil, status: StudyStatus.running.rawValue, now: now)
         try await practice.create(on: database)
         let practiceID = try practice.requireID()
+        var patients: [UserRecord] = []
         for start in stride(from: 0, to: count, by: 500) {
             let users = (start..<min(start + 500, count)).map { index in
-                UserRecord(
+                let user = UserRecord(
                     id: UUID(), email: "benchmark-\(index)@example.org", passwordHash: "-",
                     role: Role.patient.rawValue, name: nil, locale: "en", timeZone: "Europe/Vienna",
                     mustChangePassword: false, now: now)
+                user.emailVerifiedAt = now
+                return user
             }
             try await users.create(on: database)
             try await users.map {
@@ -123,18 +168,9 @@ struct PlannerBenchmark {
                     studyID: practiceID, patientID: $0.id!, therapistID: therapist.id, status: EnrollmentStatus.active.rawValue,
                     consentVersion: StaffAccounts.practiceConsent, now: now)
             }.create(on: database)
+            patients += users
         }
-        let windows = [("08:00", "11:59"), ("12:00", "15:59"), ("16:00", "19:59")].map {
-            TimeWindow(start: LocalTime($0.0)!, end: LocalTime($0.1)!, count: 1)
-        }
-        let daily = SchedulePlan(
-            instrumentKey: "intersession-daily",
-            pattern: .randomWindows(days: Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, windows) })),
-            durationMinutes: 30)
-        try await PlanRecord(
-            studyID: practiceID, patientID: nil, arm: nil, createdBy: try therapist.requireID(),
-            instrumentKey: daily.instrumentKey, definition: try ScheduleService.encode(daily), now: now
-        ).create(on: database)
+        return Made(therapistID: try therapist.requireID(), practiceID: practiceID, patients: patients)
     }
 }
 

@@ -24,17 +24,45 @@ struct NotificationDispatcher: Sendable {
         var retrying = 0
     }
 
-    /// Sends up to `limit` due notifications; returns what became of them.
+    /// How many notifications are on their way at once.
+    static let concurrency = 16
+
+    /// What became of one notification.
+    enum Disposition: Sendable {
+        case sent, failed, withheld, expired, postponed, retrying, skipped
+    }
+
+    /// Sends up to `limit` due notifications, several at a time; returns what became of them.
     func dispatch(now: Date, limit: Int = 200) async throws -> Report {
-        var report = Report()
         let due = try await NotificationRecord.query(on: database)
             .filter(\.$status == NotificationStatus.queued.rawValue)
             .filter(\.$nextAttemptAt <= now)
             .sort(\.$nextAttemptAt)
             .limit(limit)
             .all()
-        for notification in due where try await claim(notification, now: now) {
-            try await process(notification, now: now, into: &report)
+        var report = Report()
+        try await withThrowingTaskGroup(of: Disposition.self) { group in
+            var pending = due[...]
+            func startNext() {
+                guard let notification = pending.popFirst() else { return }
+                group.addTask {
+                    guard try await claim(notification, now: now) else { return .skipped }
+                    return try await process(notification, now: now)
+                }
+            }
+            for _ in 0..<Self.concurrency { startNext() }
+            while let disposition = try await group.next() {
+                switch disposition {
+                case .sent: report.sent += 1
+                case .failed: report.failed += 1
+                case .withheld: report.withheld += 1
+                case .expired: report.expired += 1
+                case .postponed: report.postponed += 1
+                case .retrying: report.retrying += 1
+                case .skipped: break
+                }
+                startNext()
+            }
         }
         return report
     }
@@ -54,51 +82,51 @@ struct NotificationDispatcher: Sendable {
         return !claimed.isEmpty
     }
 
-    private func process(_ notification: NotificationRecord, now: Date, into report: inout Report) async throws {
+    private func process(_ notification: NotificationRecord, now: Date) async throws -> Disposition {
         guard notification.expiresAt > now else {
-            report.expired += 1
-            return try await finish(notification, .expired, receipt: "its moment passed before it could be sent")
+            try await finish(notification, .expired, receipt: "its moment passed before it could be sent")
+            return .expired
         }
         guard try await stillMatters(notification, now: now) else {
-            report.expired += 1
-            return try await finish(notification, .expired, receipt: "answered, moved or removed before it was sent")
+            try await finish(notification, .expired, receipt: "answered, moved or removed before it was sent")
+            return .expired
         }
-        guard let user = try await UserRecord.find(notification.$user.id, on: database) else { return }
+        guard let user = try await UserRecord.find(notification.$user.id, on: database) else { return .skipped }
         let devices = DeviceService(database: database, services: services)
         let preferences = try await devices.preferences(of: try user.requireID())
         let category = NotificationCategory(rawValue: notification.category) ?? .messages
         switch preferences.decision(for: category, due: max(notification.dueAt, now), expires: notification.expiresAt, in: user.zone) {
         case .withhold(let reason):
-            report.withheld += 1
-            return try await finish(notification, .withheld, receipt: reason.rawValue)
+            try await finish(notification, .withheld, receipt: reason.rawValue)
+            return .withheld
         case .postpone(let until):
-            report.postponed += 1
             notification.nextAttemptAt = until
             notification.claimedUntil = nil
-            return try await notification.save(on: database)
+            try await notification.save(on: database)
+            return .postponed
         case .send:
             break
         }
         let outcomes = try await deliver(notification, to: user, now: now)
         let receipt = outcomes.map(\.receipt).joined(separator: "; ")
         if outcomes.contains(where: \.isDelivered) {
-            report.sent += 1
             notification.channel = Set(outcomes.filter(\.isDelivered).map(\.channel)).sorted().joined(separator: "+")
             notification.sentAt = now
-            return try await finish(notification, .sent, receipt: receipt)
+            try await finish(notification, .sent, receipt: receipt)
+            return .sent
         }
         notification.attempts += 1
         if outcomes.contains(where: \.isRetry),
             let next = NotificationRetry.next(afterAttempt: notification.attempts, at: now, expires: notification.expiresAt)
         {
-            report.retrying += 1
             notification.nextAttemptAt = next
             notification.receipt = receipt
             notification.claimedUntil = nil
-            return try await notification.save(on: database)
+            try await notification.save(on: database)
+            return .retrying
         }
-        report.failed += 1
         try await finish(notification, .failed, receipt: receipt.isEmpty ? "no way to reach the person" : receipt)
+        return .failed
     }
 
     /// A questionnaire must still wait for an answer and have opened at the moment it was queued for; an

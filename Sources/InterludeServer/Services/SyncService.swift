@@ -63,9 +63,11 @@ struct SyncService: Sendable {
         }
         var therapist: (TherapistProfileRecord, UserRecord)?
         if let practice = try await Caseloads(database: database).practiceEnrollment(of: patientID),
-            let therapistID = practice.$therapist.id
+            let therapistID = practice.$therapist.id,
+            let profile = try await TherapistProfileRecord.query(on: database)
+                .filter(\.$user.$id == therapistID).with(\.$user).first()
         {
-            therapist = try await TherapistProfiles(database: database).profile(of: therapistID)
+            therapist = (profile, profile.user)
         }
         return Changes(
             full: changedAfter == nil, prompts: prompts, instruments: instruments, appointments: appointments,
