@@ -79,6 +79,26 @@ struct ErasureTests {
                     "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
             #expect(submitted.status == .created)
             _ = try await therapist.send(.GET, "/patients/\(patientID.uuidString)/responses")
+            let sent = try await therapist.send(
+                .POST, "/patients/\(patientID.uuidString)/interventions", json: ["kind": "commendation", "text": "Well done."])
+            #expect(sent.status == .created)
+            let phq = try await therapist.send(
+                .POST, "/patients/\(patientID.uuidString)/prompts",
+                json: ["instrumentKey": "phq-9", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
+                    "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(3600))])
+            let risk = try await patient.send(
+                .POST, "/me/responses",
+                json: ["id": .string(UUID().uuidString), "promptId": .string(phq.body["id"].string ?? ""),
+                    "instrumentKey": "phq-9", "version": 1, "answers": QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 1]),
+                    "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+            #expect(risk.status == .created)
+            #expect(try await app.count("alerts") == 1)
+            let backup = try await patient.send(
+                .PUT, "/me/backup",
+                json: ["baseVersion": 0, "envelope": ["algorithm": "PBKDF2-SHA256+AES-256-GCM", "iterations": 600_000,
+                    "salt": .string(Data(count: 16).base64EncodedString()), "nonce": .string(Data(count: 12).base64EncodedString()),
+                    "ciphertext": .string(Data(count: 32).base64EncodedString())]])
+            #expect(backup.status == .ok)
             _ = try await app.api.send(.POST, "/password-resets", json: ["email": "ada@example.org"])
             _ = try await app.api.send(.POST, "/sessions", json: ["email": "ada@example.org", "password": "wrong password"])
             _ = try await patient.send(.PATCH, "/me", json: ["shareWithResearch": false])
@@ -107,6 +127,9 @@ struct ErasureTests {
             #expect(try await app.count("erasures") == 1)
             #expect(try await app.count("responses") == 0)
             #expect(try await app.count("prompts") == 0)
+            for table in ["interventions", "alerts", "rule_firings", "intervention_backups"] {
+                #expect(try await app.count(table) == 0, "\(table)")
+            }
             #expect(try await app.count("rate_limit_events WHERE key IN ('\(accountKeys.joined(separator: "','"))')") == 0)
             #expect(try await app.count("audit_events") > 0)
             #expect(try await patient.send(.GET, "/me").status == .unauthorized)

@@ -1,7 +1,8 @@
 import Foundation
 import Vapor
 
-/// The server's background work: the planner, and the notification outbox with its dispatcher. Inside `serve`
+/// The server's background work: the planner (with message plans and rules about missed prompts), and the
+/// notification outbox with its dispatcher and alert escalation. Inside `serve`
 /// each runs on its own timer; `interlude worker` runs both without serving HTTP.
 enum BackgroundJobs {
     private struct TasksKey: StorageKey {
@@ -18,6 +19,13 @@ enum BackgroundJobs {
                 app.logger.info(
                     "Planner: \(report.created) created, \(report.updated) moved, \(report.removed) removed, \(report.expired) expired")
             }
+            let now = services.clock.now
+            let messages = try await MessagePlanner(database: app.db, services: services).run(now: now)
+            let fired = try await RuleService(database: app.db, services: services)
+                .evaluateMissed(since: now.addingTimeInterval(-RuleService.missedLookBack))
+            if messages > 0 || fired > 0 {
+                app.logger.info("Planner: \(messages) messages planned, \(fired) rules fired for missed prompts")
+            }
         } catch {
             app.logger.error("Planner failed: \(String(describing: error))")
         }
@@ -28,6 +36,8 @@ enum BackgroundJobs {
         let services = app.interlude
         do {
             let now = services.clock.now
+            let escalated = try await AlertService(database: app.db, services: services).escalateOverdue()
+            if escalated > 0 { app.logger.info("Alerts: \(escalated) escalated") }
             let queued = try await NotificationOutbox(database: app.db, localizer: services.localizer).collect(now: now)
             let report = try await NotificationDispatcher(
                 database: app.db, services: services, channels: app.notificationChannels

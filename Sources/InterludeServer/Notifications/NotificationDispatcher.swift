@@ -130,7 +130,8 @@ struct NotificationDispatcher: Sendable {
     }
 
     /// A questionnaire must still wait for an answer and have opened at the moment it was queued for; an
-    /// appointment must still start when it did.
+    /// appointment must still start when it did; an intervention must still be there; an alert must still wait
+    /// for its acknowledgement.
     private func stillMatters(_ notification: NotificationRecord, now: Date) async throws -> Bool {
         if let promptID = notification.promptID {
             guard let prompt = try await PromptRecord.find(promptID, on: database) else { return false }
@@ -141,6 +142,14 @@ struct NotificationDispatcher: Sendable {
             guard let appointment = try await AppointmentRecord.find(appointmentID, on: database) else { return false }
             return notification.dedupeKey.hasSuffix(":\(Int(appointment.startsAt.timeIntervalSince1970))")
                 && appointment.startsAt > now
+        }
+        let parts = notification.dedupeKey.split(separator: ":")
+        if parts.count >= 2, let id = UUID(uuidString: String(parts[1])) {
+            switch parts[0] {
+            case "intervention": return try await InterventionRecord.find(id, on: database) != nil
+            case "alert": return try await AlertRecord.find(id, on: database)?.acknowledgedAt == nil
+            default: break
+            }
         }
         return true
     }

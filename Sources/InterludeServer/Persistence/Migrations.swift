@@ -28,5 +28,6 @@ enum Migrations {
         UpdateStudiesAddArms(),
         CreateNotifications(),
         CreateSync(),
+        CreateInterventions(),
     ]
 }

@@ -11,6 +11,10 @@ enum ErasureMap {
     static let personalTables: [String] = [
         SyncMutationRecord.schema,
         SyncTombstoneRecord.schema,
+        AlertRecord.schema,
+        RuleFiringRecord.schema,
+        InterventionRecord.schema,
+        InterventionBackupRecord.schema,
         NotificationRecord.schema,
         DeviceRecord.schema,
         NotificationPreferenceRecord.schema,
@@ -37,6 +41,10 @@ enum ErasureMap {
     static let impersonalTables: Set<String> = [
         StudyRecord.schema,
         InstrumentVersionRecord.schema,
+        InterventionTemplateRecord.schema,
+        StudyMessageRecord.schema,
+        MessagePlanRecord.schema,
+        RuleRecord.schema,
         SettingRecord.schema,
         ErasureRecord.schema,
         "_fluent_migrations",
@@ -76,6 +84,14 @@ struct ErasureService: Sendable {
             try await SyncMutationRecord.query(on: database).filter(\.$user.$id == userID).delete()
         case SyncTombstoneRecord.schema:
             try await SyncTombstoneRecord.query(on: database).filter(\.$user.$id == userID).delete()
+        case AlertRecord.schema:
+            try await AlertRecord.query(on: database).filter(\.$patient.$id == userID).delete()
+        case RuleFiringRecord.schema:
+            try await RuleFiringRecord.query(on: database).filter(\.$patient.$id == userID).delete()
+        case InterventionRecord.schema:
+            try await InterventionRecord.query(on: database).filter(\.$patient.$id == userID).delete()
+        case InterventionBackupRecord.schema:
+            try await InterventionBackupRecord.query(on: database).filter(\.$user.$id == userID).delete()
         case NotificationRecord.schema:
             try await NotificationRecord.query(on: database).filter(\.$user.$id == userID).delete()
         case DeviceRecord.schema:

@@ -77,6 +77,9 @@ struct ResponseService: Sendable {
                 prompt.completedAt = submission.completedAt
                 prompt.responseID = submission.id
                 try await prompt.save(on: database)
+                try await RuleService(database: database, services: services).evaluate(
+                    submission: Stored(record: record, answers: submission.answers, scores: scores), definition: definition,
+                    patientID: patientID, studyID: prompt.$study.id)
             }
         } catch let error as any DatabaseError where error.isConstraintFailure {
             // The same submission won a race with this one; answer with what was stored.

@@ -26,6 +26,7 @@ struct SyncService: Sendable {
         var appointments: [AppointmentService.Shown]
         var deleted: [(entity: String, id: UUID)]
         var therapist: (TherapistProfileRecord, UserRecord)?
+        var interventions: [InterventionService.Opened]
         var cursor: String
         /// Names the content; equal for equal content, so an unchanged answer can be 304.
         var etag: String
@@ -38,10 +39,16 @@ struct SyncService: Sendable {
         let changedAfter = since.flatMap(Self.date(ofCursor:)).map { $0.addingTimeInterval(-Self.overlap) }
         var promptQuery = PromptRecord.query(on: database).filter(\.$patient.$id == patientID)
         var appointmentQuery = AppointmentRecord.query(on: database).filter(\.$patient.$id == patientID)
+        // Interventions count once they arrive: messages planned ahead appear when their moment comes.
+        var interventionQuery = InterventionRecord.query(on: database)
+            .filter(\.$patient.$id == patientID).filter(\.$deliverAt <= now)
         var deleted: [(entity: String, id: UUID)] = []
         if let changedAfter {
             promptQuery = promptQuery.filter(\.$changedAt > changedAfter)
             appointmentQuery = appointmentQuery.filter(\.$updatedAt > changedAfter)
+            interventionQuery = interventionQuery.group(.or) {
+                $0.filter(\.$changedAt > changedAfter).filter(\.$deliverAt > changedAfter)
+            }
             deleted = try await SyncTombstoneRecord.query(on: database)
                 .filter(\.$user.$id == patientID).filter(\.$deletedAt > changedAfter).sort(\.$deletedAt).all()
                 .map { ($0.entity, $0.entityID) }
@@ -49,11 +56,14 @@ struct SyncService: Sendable {
             let horizon = now.addingTimeInterval(-Self.history)
             promptQuery = promptQuery.filter(\.$closesAt > horizon)
             appointmentQuery = appointmentQuery.filter(\.$endsAt > horizon)
+            interventionQuery = interventionQuery.filter(\.$deliverAt > horizon)
         }
         let promptService = PromptService(database: database, now: now)
         let prompts = try await promptQuery.sort(\.$opensAt).all().map(promptService.current)
         let appointmentService = AppointmentService(database: database, services: services)
         let appointments = try await appointmentQuery.sort(\.$startsAt).all().map(appointmentService.open)
+        let interventionService = InterventionService(database: database, services: services)
+        let interventions = try await interventionQuery.sort(\.$deliverAt).all().map(interventionService.open)
         let catalog = InstrumentCatalog(database: database, now: now)
         var instruments: [InstrumentVersionRecord] = []
         for key in Set(prompts.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) })
@@ -71,8 +81,10 @@ struct SyncService: Sendable {
         }
         return Changes(
             full: changedAfter == nil, prompts: prompts, instruments: instruments, appointments: appointments,
-            deleted: deleted, therapist: therapist, cursor: Self.cursor(for: now),
-            etag: Self.etag(prompts: prompts, appointments: appointments, deleted: deleted, therapist: therapist, full: changedAfter == nil))
+            deleted: deleted, therapist: therapist, interventions: interventions, cursor: Self.cursor(for: now),
+            etag: Self.etag(
+                prompts: prompts, appointments: appointments, interventions: interventions, deleted: deleted,
+                therapist: therapist, full: changedAfter == nil))
     }
 
     static func cursor(for date: Date) -> String { "c\(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))" }
@@ -83,12 +95,13 @@ struct SyncService: Sendable {
     }
 
     private static func etag(
-        prompts: [PromptService.Current], appointments: [AppointmentService.Shown], deleted: [(entity: String, id: UUID)],
-        therapist: (TherapistProfileRecord, UserRecord)?, full: Bool
+        prompts: [PromptService.Current], appointments: [AppointmentService.Shown],
+        interventions: [InterventionService.Opened], deleted: [(entity: String, id: UUID)], therapist: (TherapistProfileRecord, UserRecord)?, full: Bool
     ) -> String {
         var parts = [full ? "full" : "changes"]
         parts += prompts.map { "p:\($0.record.id!):\($0.status.rawValue):\($0.record.changedAt?.timeIntervalSince1970 ?? 0)" }
         parts += appointments.map { "a:\($0.record.id!):\($0.record.version)" }
+        parts += interventions.map { "i:\($0.record.id!):\($0.state.rawValue)" }
         parts += deleted.map { "d:\($0.entity):\($0.id)" }
         if let (profile, user) = therapist {
             parts.append(

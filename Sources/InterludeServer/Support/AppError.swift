@@ -40,6 +40,10 @@ enum AppError: Error, Equatable {
         case promptCancelled
         case responseIDTaken
         case oneTimeFirst
+        case interventionIDTaken
+        case interventionCompleted
+        case alertAcknowledged
+        case backupOutdated
     }
 
     static func field(_ field: String, _ code: FieldError.Code, limit: Int? = nil) -> AppError {

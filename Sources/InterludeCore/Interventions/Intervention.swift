@@ -1,0 +1,102 @@
+import Foundation
+
+/// What a patient receives between sessions: a commendation to read, a task to mark done, a question to answer
+/// (the answer stays on the patient's device), or a short message from the study's pool.
+public enum InterventionKind: String, Codable, Sendable, CaseIterable {
+    case commendation
+    case task
+    case question
+    case message
+
+    /// The kinds a therapist writes; messages come from a study's pool.
+    public static let written: [InterventionKind] = [.commendation, .task, .question]
+}
+
+/// Where an intervention came from.
+public enum InterventionOrigin: String, Codable, Sendable {
+    case therapist
+    case rule
+    case messagePlan
+}
+
+/// How far the patient got with an intervention. The server knows only these moments, never an answer.
+public enum InterventionState: String, Codable, Sendable {
+    case sent
+    case seen
+    case completed
+
+    public init(seenAt: Date?, completedAt: Date?) {
+        self = completedAt != nil ? .completed : seenAt != nil ? .seen : .sent
+    }
+}
+
+/// A checked intervention text as a therapist or a rule writes it.
+public struct InterventionDraft: Codable, Hashable, Sendable {
+    public static let textMaxLength = 2000
+
+    public var kind: InterventionKind
+    public var text: String
+
+    public init(kind: InterventionKind, text: String) {
+        self.kind = kind
+        self.text = text
+    }
+
+    /// Trims the text and refuses an empty or overlong one, or a kind nobody writes.
+    public static func validate(kind: InterventionKind, text: String?, fieldPrefix: String = "") throws(ValidationFailure)
+        -> InterventionDraft
+    {
+        var validator = FieldValidator()
+        if !InterventionKind.written.contains(kind) { validator.add(fieldPrefix + "kind", .notAllowed) }
+        let trimmed = validator.text(text, field: fieldPrefix + "text", maxLength: textMaxLength)
+        try validator.check()
+        return InterventionDraft(kind: kind, text: trimmed!)
+    }
+}
+
+/// How many of a study's pool of short reinforcement messages a patient receives a day, at random moments
+/// inside a daily window of local time.
+public struct MessagePlan: Codable, Hashable, Sendable {
+    public static let mostPerDay = 12
+    public static let messageMaxLength = 280
+
+    public var perDay: Int
+    public var windowStart: LocalTime
+    /// The last minute a message may arrive at.
+    public var windowEnd: LocalTime
+
+    public init(perDay: Int, windowStart: LocalTime, windowEnd: LocalTime) {
+        self.perDay = perDay
+        self.windowStart = windowStart
+        self.windowEnd = windowEnd
+    }
+
+    public func validate() throws(ValidationFailure) {
+        var validator = FieldValidator()
+        if perDay < 1 || perDay > Self.mostPerDay { validator.add("perDay", .outOfRange, limit: Self.mostPerDay) }
+        if windowEnd <= windowStart {
+            validator.add("windowEnd", .invalidValue)
+        } else if windowEnd.minutes - windowStart.minutes + 1 < perDay {
+            validator.add("windowEnd", .tooShort)
+        }
+        try validator.check()
+    }
+
+    /// The moments of one day's messages: distinct minutes inside the window, the same for the same seed.
+    public func moments(on date: LocalDate, seed: String) -> [LocalTime] {
+        var generator = SeededGenerator(seed: "\(seed)|\(date)")
+        let span = max(windowEnd.minutes - windowStart.minutes + 1, 1)
+        var chosen = Set<Int>()
+        while chosen.count < min(perDay, span) {
+            chosen.insert(windowStart.minutes + Int.random(in: 0..<span, using: &generator))
+        }
+        return chosen.sorted().compactMap { LocalTime(minutes: $0) }
+    }
+
+    /// Which of a pool of `count` messages a moment carries, the same for the same seed.
+    public static func pick(from count: Int, seed: String) -> Int {
+        guard count > 1 else { return 0 }
+        var generator = SeededGenerator(seed: seed)
+        return Int.random(in: 0..<count, using: &generator)
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import InterludeCore
+import OpenAPIRuntime
+
+extension APIHandler {
+    func listPatientInterventions(_ input: Operations.ListPatientInterventions.Input) async throws
+        -> Operations.ListPatientInterventions.Output
+    {
+        let context = try APIContext.current()
+        let therapist = try await context.user(.therapist)
+        let list = try await context.interventions.sent(to: try pathID(input.path.patientId), readBy: therapist)
+        return .ok(.init(body: .json(try list.map(Components.Schemas.Intervention.init))))
+    }
+
+    func sendIntervention(_ input: Operations.SendIntervention.Input) async throws -> Operations.SendIntervention.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let therapist = try await context.user(.therapist)
+        var id: UUID?
+        if let raw = body.id {
+            guard let parsed = UUID(uuidString: raw) else { throw AppError.field("id", .invalidFormat) }
+            id = parsed
+        }
+        let draft = try InterventionDraft.validate(kind: InterventionKind(rawValue: body.kind.rawValue)!, text: body.text)
+        let sent = try await context.interventions.send(
+            draft, to: try pathID(input.path.patientId), by: therapist, id: id)
+        return .created(.init(body: .json(try .init(sent))))
+    }
+
+    func listMyInterventions(_ input: Operations.ListMyInterventions.Input) async throws
+        -> Operations.ListMyInterventions.Output
+    {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        let list = try await context.interventions.received(by: patient.requireID())
+        return .ok(.init(body: .json(try list.map(Components.Schemas.Intervention.init))))
+    }
+
+    func markMyInterventionSeen(_ input: Operations.MarkMyInterventionSeen.Input) async throws
+        -> Operations.MarkMyInterventionSeen.Output
+    {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        let seen = try await context.interventions.markSeen(try pathID(input.path.interventionId), by: patient)
+        return .ok(.init(body: .json(try .init(seen))))
+    }
+
+    func completeMyIntervention(_ input: Operations.CompleteMyIntervention.Input) async throws
+        -> Operations.CompleteMyIntervention.Output
+    {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        let completed = try await context.interventions.complete(try pathID(input.path.interventionId), by: patient)
+        return .ok(.init(body: .json(try .init(completed))))
+    }
+
+    func getMyBackup(_ input: Operations.GetMyBackup.Input) async throws -> Operations.GetMyBackup.Output {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        guard let backup = try await context.backups.backup(of: patient) else { throw AppError.notFound }
+        return .ok(.init(body: .json(.init(backup))))
+    }
+
+    func putMyBackup(_ input: Operations.PutMyBackup.Input) async throws -> Operations.PutMyBackup.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let patient = try await context.user(.patient)
+        let envelope = BackupService.Envelope(
+            algorithm: body.envelope.algorithm.rawValue, iterations: body.envelope.iterations, salt: body.envelope.salt,
+            nonce: body.envelope.nonce, ciphertext: body.envelope.ciphertext)
+        let stored = try await context.backups.store(envelope, baseVersion: body.baseVersion, for: patient)
+        return .ok(.init(body: .json(.init(stored))))
+    }
+
+    func listStudyRules(_ input: Operations.ListStudyRules.Input) async throws -> Operations.ListStudyRules.Output {
+        let context = try APIContext.current()
+        let staff = try await context.user(.therapist, .researcher, .admin)
+        let rules = try await context.rules.rules(of: try pathID(input.path.studyId), for: staff)
+        return .ok(.init(body: .json(try rules.map(Components.Schemas.Rule.init))))
+    }
+
+    func addStudyRule(_ input: Operations.AddStudyRule.Input) async throws -> Operations.AddStudyRule.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let staff = try await context.user(.therapist, .researcher, .admin)
+        let stored = try await context.rules.add(try StudyRule(body), to: try pathID(input.path.studyId), by: staff)
+        return .created(.init(body: .json(try .init(stored))))
+    }
+
+    func deleteStudyRule(_ input: Operations.DeleteStudyRule.Input) async throws -> Operations.DeleteStudyRule.Output {
+        let context = try APIContext.current()
+        let staff = try await context.user(.therapist, .researcher, .admin)
+        try await context.rules.remove(try pathID(input.path.ruleId), from: try pathID(input.path.studyId), by: staff)
+        return .noContent
+    }
+
+    func dryRunStudyRule(_ input: Operations.DryRunStudyRule.Input) async throws -> Operations.DryRunStudyRule.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let staff = try await context.user(.therapist, .researcher, .admin)
+        guard let patientID = UUID(uuidString: body.patientId) else { throw AppError.field("patientId", .invalidFormat) }
+        let lines = try await context.rules.dryRun(
+            try StudyRule(body.rule), in: try pathID(input.path.studyId), patientID: patientID, by: staff)
+        return .ok(.init(body: .json(lines.map { .init(at: $0.at, fires: $0.reason != nil, reason: $0.reason) })))
+    }
+
+    func listAlerts(_ input: Operations.ListAlerts.Input) async throws -> Operations.ListAlerts.Output {
+        let context = try APIContext.current()
+        let staff = try await context.user(.therapist, .researcher, .admin)
+        let alerts = try await context.alerts.alerts(for: staff)
+        return .ok(.init(body: .json(try alerts.map { try .init($0, for: staff) })))
+    }
+
+    func acknowledgeAlert(_ input: Operations.AcknowledgeAlert.Input) async throws -> Operations.AcknowledgeAlert.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let staff = try await context.user(.therapist, .researcher, .admin)
+        let alert = try await context.alerts.acknowledge(try pathID(input.path.alertId), note: body.note, by: staff)
+        return .ok(.init(body: .json(try .init(alert, for: staff))))
+    }
+}
+
+extension APIContext {
+    var interventions: InterventionService { InterventionService(database: database, services: services) }
+    var backups: BackupService { BackupService(database: database, services: services) }
+    var rules: RuleService { RuleService(database: database, services: services) }
+    var alerts: AlertService { AlertService(database: database, services: services) }
+}
+
+extension Components.Schemas.Intervention {
+    init(_ opened: InterventionService.Opened) throws {
+        let record = opened.record
+        self.init(
+            id: try record.requireID().uuidString.lowercased(), kind: .init(rawValue: record.kind) ?? .message,
+            origin: .init(rawValue: record.origin) ?? .therapist, text: opened.text,
+            state: .init(rawValue: opened.state.rawValue) ?? .sent, sentAt: record.deliverAt, seenAt: record.seenAt,
+            completedAt: record.completedAt)
+    }
+}
+
+extension Components.Schemas.Backup {
+    init(_ stored: BackupService.Stored) {
+        self.init(
+            version: stored.version, updatedAt: stored.updatedAt,
+            envelope: .init(
+                algorithm: .init(rawValue: stored.envelope.algorithm) ?? .pbkdf2Sha256Aes256Gcm,
+                iterations: stored.envelope.iterations, salt: stored.envelope.salt, nonce: stored.envelope.nonce,
+                ciphertext: stored.envelope.ciphertext))
+    }
+}
+
+extension Components.Schemas.Alert {
+    init(_ opened: AlertService.Opened, for staff: UserRecord) throws {
+        let record = opened.record
+        self.init(
+            id: try record.requireID().uuidString.lowercased(), patientId: record.$patient.id.uuidString.lowercased(),
+            patientCode: opened.patientCode, priority: .init(rawValue: record.priority) ?? .normal, reason: record.reason,
+            createdAt: record.createdAt, acknowledgedAt: record.acknowledgedAt, note: opened.note,
+            escalatedAt: record.escalatedAt, escalated: record.$escalatedTo.id != nil && record.$escalatedTo.id == staff.id)
+    }
+}
+
+extension Components.Schemas.Rule {
+    init(_ stored: RuleService.Stored) throws {
+        let definition = try JSONDecoder().decode(
+            Components.Schemas.RuleDefinition.self, from: try JSONEncoder().encode(stored.rule))
+        self.init(
+            id: stored.id?.uuidString.lowercased() ?? "", name: definition.name, trigger: definition.trigger,
+            action: definition.action)
+    }
+}
+
+extension StudyRule {
+    /// Reads a rule as the API receives it; a missing or wrong part is a problem with that field.
+    init(_ body: Components.Schemas.RuleDefinition) throws {
+        do {
+            self = try JSONDecoder().decode(StudyRule.self, from: try JSONEncoder().encode(body))
+        } catch let error as DecodingError {
+            switch error {
+            case .keyNotFound(let key, let context):
+                throw AppError.field(Self.field(context.codingPath + [key]), .required)
+            case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+                throw AppError.field(Self.field(context.codingPath), .invalidValue)
+            @unknown default:
+                throw AppError.malformedRequest
+            }
+        }
+    }
+
+    /// `trigger.condition.clauses.0.id`, as validation names fields.
+    private static func field(_ path: [any CodingKey]) -> String {
+        path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    }
+}

@@ -1,0 +1,161 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+/// A study's ready-made intervention texts, its pool of reinforcement messages and its message plan.
+struct InterventionLibrary: Sendable {
+    let database: any Database
+    let services: AppServices
+
+    private var now: Date { services.clock.now }
+    private var access: StudyStaffAccess { StudyStaffAccess(database: database) }
+
+    struct Contents: Sendable {
+        let templates: [InterventionTemplateRecord]
+        let messages: [StudyMessageRecord]
+        let plan: MessagePlan?
+    }
+
+    func contents(of studyID: UUID, for staff: UserRecord) async throws -> Contents {
+        try await access.role(in: studyID, of: staff)
+        return try await contents(of: studyID)
+    }
+
+    func contents(of studyID: UUID) async throws -> Contents {
+        Contents(
+            templates: try await InterventionTemplateRecord.query(on: database).filter(\.$study.$id == studyID)
+                .sort(\.$createdAt).all(),
+            messages: try await StudyMessageRecord.query(on: database).filter(\.$study.$id == studyID)
+                .sort(\.$createdAt).all(),
+            plan: try await plan(of: studyID))
+    }
+
+    /// The templates of the studies a therapist's patient is in, for the send form.
+    func templates(forPatient patientID: UUID) async throws -> [InterventionTemplateRecord] {
+        let studies = try await EnrollmentRecord.query(on: database)
+            .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
+            .map { $0.$study.id }
+        return try await InterventionTemplateRecord.query(on: database).filter(\.$study.$id ~~ studies)
+            .sort(\.$createdAt).all()
+    }
+
+    func addTemplate(_ draft: InterventionDraft, to studyID: UUID, by staff: UserRecord) async throws {
+        try await access.requireEditor(of: studyID, staff)
+        let checked = try InterventionDraft.validate(kind: draft.kind, text: draft.text)
+        try await InterventionTemplateRecord(studyID: studyID, kind: checked.kind.rawValue, text: checked.text, now: now)
+            .create(on: database)
+    }
+
+    func removeTemplate(_ id: UUID, from studyID: UUID, by staff: UserRecord) async throws {
+        try await access.requireEditor(of: studyID, staff)
+        try await InterventionTemplateRecord.query(on: database).filter(\.$id == id).filter(\.$study.$id == studyID).delete()
+    }
+
+    func addMessage(_ text: String?, to studyID: UUID, by staff: UserRecord) async throws {
+        try await access.requireEditor(of: studyID, staff)
+        var validator = FieldValidator()
+        let checked = validator.text(text, field: "text", maxLength: MessagePlan.messageMaxLength)
+        try validator.check()
+        try await StudyMessageRecord(studyID: studyID, text: checked!, now: now).create(on: database)
+    }
+
+    func removeMessage(_ id: UUID, from studyID: UUID, by staff: UserRecord) async throws {
+        try await access.requireEditor(of: studyID, staff)
+        try await StudyMessageRecord.query(on: database).filter(\.$id == id).filter(\.$study.$id == studyID).delete()
+    }
+
+    /// Sets the study's message plan, or removes it (nil); messages planned ahead that did not arrive yet go.
+    func setPlan(_ plan: MessagePlan?, of studyID: UUID, by staff: UserRecord) async throws {
+        try await access.requireEditor(of: studyID, staff)
+        try plan?.validate()
+        try await database.transaction { database in
+            try await MessagePlanRecord.query(on: database).filter(\.$study.$id == studyID).delete()
+            try await InterventionRecord.query(on: database)
+                .filter(\.$study.$id == studyID)
+                .filter(\.$origin == InterventionOrigin.messagePlan.rawValue)
+                .filter(\.$deliverAt > now)
+                .delete()
+            if let plan {
+                try await MessagePlanRecord(
+                    studyID: studyID, definition: String(decoding: try JSONEncoder().encode(plan), as: UTF8.self), now: now
+                ).create(on: database)
+            }
+        }
+    }
+
+    func plan(of studyID: UUID) async throws -> MessagePlan? {
+        guard let record = try await MessagePlanRecord.query(on: database).filter(\.$study.$id == studyID).first() else {
+            return nil
+        }
+        return try JSONDecoder().decode(MessagePlan.self, from: Data(record.definition.utf8))
+    }
+}
+
+/// Plans each active participant's reinforcement messages for today and tomorrow: random moments inside the
+/// study's window, each with a message drawn from the pool, stored ahead and notified when they arrive. The
+/// occurrence key makes planning twice, or in two processes, add nothing twice.
+struct MessagePlanner: Sendable {
+    let database: any Database
+    let services: AppServices
+
+    func run(now: Date) async throws -> Int {
+        let running = try await StudyRecord.query(on: database)
+            .filter(\.$status == StudyStatus.running.rawValue).all().compactMap(\.id)
+        let plans = try await MessagePlanRecord.query(on: database).filter(\.$study.$id ~~ running).all()
+        var created = 0
+        for record in plans {
+            let studyID = record.$study.id
+            let plan = try JSONDecoder().decode(MessagePlan.self, from: Data(record.definition.utf8))
+            let pool = try await StudyMessageRecord.query(on: database).filter(\.$study.$id == studyID).sort(\.$createdAt).all()
+            guard !pool.isEmpty else { continue }
+            let enrollments = try await EnrollmentRecord.query(on: database)
+                .filter(\.$study.$id == studyID).filter(\.$status == EnrollmentStatus.active.rawValue)
+                .with(\.$patient).all()
+            for enrollment in enrollments {
+                created += try await deliveries(
+                    of: plan, pool: pool, for: enrollment.patient, studyID: studyID, since: enrollment.createdAt, now: now)
+            }
+        }
+        return created
+    }
+
+    private func deliveries(
+        of plan: MessagePlan, pool: [StudyMessageRecord], for patient: UserRecord, studyID: UUID, since: Date, now: Date
+    ) async throws -> Int {
+        let patientID = try patient.requireID()
+        let zone = patient.zone
+        let today = LocalDate(now, in: zone)
+        var records: [InterventionRecord] = []
+        for date in [today, today.adding(days: 1)] {
+            for moment in plan.moments(on: date, seed: "\(patientID)|\(studyID)") {
+                let deliverAt = LocalDateTime(date: date, time: moment).instant(in: zone)
+                guard deliverAt > now, deliverAt > since else { continue }
+                let occurrence = "\(patientID)|\(studyID)|\(date)|\(moment)"
+                let message = pool[MessagePlan.pick(from: pool.count, seed: occurrence)]
+                let record = InterventionRecord(
+                    patientID: patientID, studyID: studyID, senderID: nil, origin: InterventionOrigin.messagePlan.rawValue,
+                    kind: InterventionKind.message.rawValue, sealedText: try services.cipher.seal(message.text),
+                    deliverAt: deliverAt, now: now)
+                record.occurrence = occurrence
+                records.append(record)
+            }
+        }
+        let known = Set(
+            try await InterventionRecord.query(on: database).filter(\.$occurrence ~~ records.compactMap(\.occurrence))
+                .all().compactMap(\.occurrence))
+        var added = 0
+        for record in records where !known.contains(record.occurrence ?? "") {
+            do {
+                try await database.transaction { transaction in
+                    try await record.create(on: transaction)
+                    try await InterventionService(database: transaction, services: services).notify(about: [record])
+                }
+                added += 1
+            } catch let error as any DatabaseError where error.isConstraintFailure {
+                // Another process planned the same moment.
+                continue
+            }
+        }
+        return added
+    }
+}

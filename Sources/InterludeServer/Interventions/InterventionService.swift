@@ -1,0 +1,133 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+/// Sending interventions to patients and following what becomes of them. The server keeps the text it sent and
+/// the moments it was seen and completed; a patient's answer to a question never arrives here.
+struct InterventionService: Sendable {
+    let database: any Database
+    let services: AppServices
+
+    private var now: Date { services.clock.now }
+
+    /// An intervention with its text opened.
+    struct Opened: Sendable {
+        let record: InterventionRecord
+        let text: String
+
+        var kind: InterventionKind { InterventionKind(rawValue: record.kind) ?? .message }
+        var state: InterventionState { InterventionState(seenAt: record.seenAt, completedAt: record.completedAt) }
+    }
+
+    /// A therapist sends one of their patients an intervention. The client's id makes a retried request harmless.
+    func send(_ draft: InterventionDraft, to patientID: UUID, by therapist: UserRecord, id: UUID?) async throws -> Opened {
+        let entry = try await Caseloads(database: database).patient(patientID, of: therapist.requireID())
+        if let id, let existing = try await InterventionRecord.find(id, on: database) {
+            guard existing.$patient.id == patientID, existing.$sender.id == therapist.id else {
+                throw AppError.conflict(.interventionIDTaken)
+            }
+            return try open(existing)
+        }
+        let opened = try await deliver(
+            draft, to: patientID, studyID: entry.enrollment.$study.id, origin: .therapist, senderID: therapist.requireID(),
+            id: id ?? UUID())
+        try await AuditLog(database: database, now: now)
+            .record(actor: therapist, action: .interventionSent, patients: [patientID], target: draft.kind.rawValue)
+        return opened
+    }
+
+    /// Stores an intervention for the patient and queues its notification for the moment it arrives.
+    func deliver(
+        _ draft: InterventionDraft, to patientID: UUID, studyID: UUID?, origin: InterventionOrigin, senderID: UUID?,
+        ruleID: UUID? = nil, id: UUID = UUID(), deliverAt: Date? = nil
+    ) async throws -> Opened {
+        let record = InterventionRecord(
+            id: id, patientID: patientID, studyID: studyID, senderID: senderID, origin: origin.rawValue,
+            kind: draft.kind.rawValue, sealedText: try services.cipher.seal(draft.text), deliverAt: deliverAt ?? now, now: now)
+        record.ruleID = ruleID
+        do {
+            try await record.create(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict(.interventionIDTaken)
+        }
+        try await notify(about: [record])
+        return Opened(record: record, text: draft.text)
+    }
+
+    /// Queues one notification per intervention, due when it arrives; texts never show the content.
+    func notify(about records: [InterventionRecord]) async throws {
+        guard !records.isEmpty else { return }
+        let patients = try await UserRecord.query(on: database)
+            .filter(\.$id ~~ Array(Set(records.map { $0.$patient.id }))).all()
+        let language = Dictionary(uniqueKeysWithValues: patients.map { ($0.id!, $0.language) })
+        let items = records.compactMap { record -> NotificationOutbox.Item? in
+            guard let id = record.id, let patientLanguage = language[record.$patient.id] else { return nil }
+            let isMessage = record.kind == InterventionKind.message.rawValue
+            let prefix = isMessage ? "notification.message" : "notification.intervention"
+            return NotificationOutbox.Item(
+                userID: record.$patient.id, category: isMessage ? .messages : .interventions,
+                dedupeKey: Self.dedupeKey(of: id), title: services.localizer.text("\(prefix).title", patientLanguage),
+                body: services.localizer.text("\(prefix).body", patientLanguage),
+                path: "/app/interventions/\(id.uuidString.lowercased())", dueAt: record.deliverAt,
+                expiresAt: record.deliverAt.addingTimeInterval(Self.notificationLifetime))
+        }
+        try await NotificationOutbox(database: database, localizer: services.localizer).enqueue(items, now: now)
+    }
+
+    /// A notification about an intervention is worth sending for this long after it arrived.
+    static let notificationLifetime: TimeInterval = 24 * 3600
+
+    static func dedupeKey(of id: UUID) -> String { "intervention:\(id.uuidString.lowercased())" }
+
+    /// What the patient has received so far, newest first.
+    func received(by patientID: UUID) async throws -> [Opened] {
+        try await InterventionRecord.query(on: database)
+            .filter(\.$patient.$id == patientID)
+            .filter(\.$deliverAt <= now)
+            .sort(\.$deliverAt, .descending)
+            .all()
+            .map(open)
+    }
+
+    /// The patient opened it; the first time counts.
+    func markSeen(_ id: UUID, by patient: UserRecord) async throws -> Opened {
+        let record = try await own(id, of: patient)
+        if record.seenAt == nil {
+            record.seenAt = now
+            record.changedAt = now
+            try await record.save(on: database)
+        }
+        return try open(record)
+    }
+
+    /// The patient confirmed it (a task done, a question answered on the device); after that it is read-only.
+    func complete(_ id: UUID, by patient: UserRecord) async throws -> Opened {
+        let record = try await own(id, of: patient)
+        guard record.completedAt == nil else { throw AppError.conflict(.interventionCompleted) }
+        record.seenAt = record.seenAt ?? now
+        record.completedAt = now
+        record.changedAt = now
+        try await record.save(on: database)
+        return try open(record)
+    }
+
+    private func own(_ id: UUID, of patient: UserRecord) async throws -> InterventionRecord {
+        guard let record = try await InterventionRecord.find(id, on: database), record.$patient.id == patient.id,
+            record.deliverAt <= now
+        else { throw AppError.notFound }
+        return record
+    }
+
+    /// A therapist's view of what their patient received and how far each got.
+    func sent(to patientID: UUID, readBy therapist: UserRecord) async throws -> [Opened] {
+        _ = try await Caseloads(database: database).patient(patientID, of: therapist.requireID())
+        let list = try await received(by: patientID)
+        try await AuditLog(database: database, now: now)
+            .record(actor: therapist, action: .interventionsRead, patients: [patientID])
+        return list
+    }
+
+    func open(_ record: InterventionRecord) throws -> Opened {
+        Opened(record: record, text: try services.cipher.open(record.text))
+    }
+}

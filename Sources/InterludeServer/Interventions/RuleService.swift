@@ -1,0 +1,267 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+/// A study's rules: kept per study, evaluated after each submission and for runs of missed prompts, every
+/// firing logged with its reason and done once.
+struct RuleService: Sendable {
+    let database: any Database
+    let services: AppServices
+
+    private var now: Date { services.clock.now }
+    private var access: StudyStaffAccess { StudyStaffAccess(database: database) }
+
+    struct Stored: Sendable {
+        let id: UUID?
+        let studyID: UUID?
+        let rule: StudyRule
+    }
+
+    // MARK: Configuration
+
+    /// The study's rules; any staff member of the study may read them.
+    func rules(of studyID: UUID, for staff: UserRecord) async throws -> [Stored] {
+        try await access.role(in: studyID, of: staff)
+        return try await stored(in: [studyID])
+    }
+
+    /// Adds a rule; the study's owner and researchers (and admins) may.
+    func add(_ rule: StudyRule, to studyID: UUID, by staff: UserRecord) async throws -> Stored {
+        try await access.requireEditor(of: studyID, staff)
+        let checked = try StudyRule.validate(rule, instruments: try await instruments())
+        let record = RuleRecord(
+            studyID: studyID, createdBy: try staff.requireID(), definition: try Self.encode(checked), now: now)
+        try await record.create(on: database)
+        try await AuditLog(database: database, now: now).record(actor: staff, action: .ruleChanged, target: checked.name)
+        return Stored(id: record.id, studyID: studyID, rule: checked)
+    }
+
+    func remove(_ ruleID: UUID, from studyID: UUID, by staff: UserRecord) async throws {
+        try await access.requireEditor(of: studyID, staff)
+        guard let record = try await RuleRecord.find(ruleID, on: database), record.$study.id == studyID else {
+            throw AppError.notFound
+        }
+        try await record.delete(on: database)
+        try await AuditLog(database: database, now: now).record(actor: staff, action: .ruleChanged, target: ruleID.uuidString)
+    }
+
+    /// Every published instrument's newest definition, which rules may name.
+    private func instruments() async throws -> [String: InstrumentDefinition] {
+        let catalog = InstrumentCatalog(database: database, now: now)
+        var result: [String: InstrumentDefinition] = [:]
+        for record in try await catalog.overview() {
+            let latest = record.isPublished ? record : try await catalog.latestPublished(record.key)
+            if let latest { result[latest.key] = try latest.decodedDefinition() }
+        }
+        return result
+    }
+
+    private func stored(in studyIDs: [UUID]) async throws -> [Stored] {
+        try await RuleRecord.query(on: database).filter(\.$study.$id ~~ studyIDs).sort(\.$createdAt).all().map {
+            Stored(
+                id: $0.id, studyID: $0.$study.id,
+                rule: try JSONDecoder().decode(StudyRule.self, from: Data($0.definition.utf8)))
+        }
+    }
+
+    static func encode(_ rule: StudyRule) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(rule), as: UTF8.self)
+    }
+
+    // MARK: Evaluation
+
+    /// The rules that apply to the patient: the built-in ones, and those of `context` (the study a prompt
+    /// belongs to) or, without one, of each study the patient is active in.
+    private func applicable(to patientID: UUID, context: UUID? = nil) async throws -> [Stored] {
+        let studies = try await EnrollmentRecord.query(on: database)
+            .filter(\.$patient.$id == patientID)
+            .filter(\.$status == EnrollmentStatus.active.rawValue)
+            .sort(\.$createdAt)
+            .all()
+            .map { $0.$study.id }
+        let builtIn = Stored(id: nil, studyID: context ?? studies.first, rule: .phq9Item9)
+        let scope = context.map { studies.contains($0) ? [$0] : [] } ?? studies
+        return [builtIn] + (try await stored(in: scope))
+    }
+
+    /// After a submission, inside the transaction that stores it: fires every rule the response meets.
+    @discardableResult
+    func evaluate(
+        submission: ResponseService.Stored, definition: InstrumentDefinition, patientID: UUID, studyID: UUID?
+    ) async throws -> [RuleFiringRecord] {
+        let facts = ResponseFacts(definition: definition, answers: submission.answers, scores: submission.scores)
+        var firings: [RuleFiringRecord] = []
+        for stored in try await applicable(to: patientID, context: studyID) {
+            guard let match = stored.rule.evaluate(facts) else { continue }
+            let key = "submitted:\(stored.id?.uuidString ?? "built-in:\(stored.rule.name)"):\(try submission.record.requireID())"
+            if let firing = try await fire(stored, match: match, patientID: patientID, responseID: submission.record.id, key: key) {
+                firings.append(firing)
+            }
+        }
+        return firings
+    }
+
+    /// How far back the planner looks for prompts that expired, to find runs of missed ones.
+    static let missedLookBack: TimeInterval = 86_400
+
+    /// For patients whose prompts expired lately: fires the missed-in-a-row rules their runs reach. A run fires a
+    /// rule once, however long it grows. Returns how many fired.
+    @discardableResult
+    func evaluateMissed(since: Date) async throws -> Int {
+        let patients = try await PromptRecord.query(on: database)
+            .filter(\.$status == PromptStatus.expired.rawValue)
+            .filter(\.$closesAt > since)
+            .filter(\.$closesAt <= now)
+            .field(\.$patient.$id).unique().all().map { $0.$patient.id }
+        var fired = 0
+        for patientID in patients {
+            let rules = try await applicable(to: patientID).filter {
+                if case .missedInARow = $0.rule.trigger { return true } else { return false }
+            }
+            guard !rules.isEmpty else { continue }
+            let closed = try await PromptRecord.query(on: database)
+                .filter(\.$patient.$id == patientID)
+                .filter(\.$status ~~ [PromptStatus.expired.rawValue, PromptStatus.completed.rawValue])
+                .filter(\.$closesAt <= now)
+                .sort(\.$closesAt, .descending)
+                .limit(500)
+                .all()
+            for stored in rules {
+                guard case .missedInARow(_, let instrumentKey) = stored.rule.trigger else { continue }
+                let relevant = closed.filter {
+                    $0.$study.id == stored.studyID && (instrumentKey == nil || $0.instrumentKey == instrumentKey)
+                }
+                let streak = MissedStreak.length(ofNewestFirst: relevant.compactMap { PromptStatus(rawValue: $0.status) })
+                guard let match = stored.rule.evaluateMissed(streak: streak, instrumentKey: instrumentKey),
+                    let first = relevant.prefix(streak).last?.id
+                else { continue }
+                let key = "missed:\(stored.id?.uuidString ?? stored.rule.name):\(patientID):\(first)"
+                do {
+                    let firing = try await database.transaction { transaction in
+                        try await RuleService(database: transaction, services: services)
+                            .fire(stored, match: match, patientID: patientID, responseID: nil, key: key)
+                    }
+                    if firing != nil { fired += 1 }
+                } catch let error as any DatabaseError where error.isConstraintFailure {
+                    // Another process fired it at the same moment.
+                    continue
+                }
+            }
+        }
+        return fired
+    }
+
+    /// Logs the firing (once per key) and carries out the rule's action; callers run it in a transaction, so
+    /// the firing and its action are stored together or not at all.
+    private func fire(_ stored: Stored, match: RuleMatch, patientID: UUID, responseID: UUID?, key: String) async throws
+        -> RuleFiringRecord?
+    {
+        if try await RuleFiringRecord.query(on: database).filter(\.$dedupeKey == key).first() != nil { return nil }
+        let firing = RuleFiringRecord()
+        firing.id = UUID()
+        firing.createdAt = now
+        firing.ruleID = stored.id
+        firing.ruleName = stored.rule.name
+        firing.studyID = stored.studyID
+        firing.$patient.id = patientID
+        firing.responseID = responseID
+        firing.dedupeKey = key
+        firing.reason = match.reason
+        firing.outcome = stored.rule.action.kind
+        try await firing.create(on: database)
+        firing.outcome = try await act(stored, reason: match.reason, patientID: patientID, firingID: firing.requireID())
+        try await firing.save(on: database)
+        return firing
+    }
+
+    private func act(_ stored: Stored, reason: String, patientID: UUID, firingID: UUID) async throws -> String {
+        switch stored.rule.action {
+        case .intervention(let draft):
+            let sent = try await InterventionService(database: database, services: services).deliver(
+                draft, to: patientID, studyID: stored.studyID, origin: .rule, senderID: nil, ruleID: stored.id)
+            return "intervention \(sent.record.id?.uuidString.lowercased() ?? "")"
+        case .alert(let priority, let message):
+            let alert = try await AlertService(database: database, services: services).raise(
+                about: patientID, studyID: stored.studyID, priority: priority, reason: "\(message) (\(reason))",
+                firingID: firingID)
+            return alert.map { "alert \($0.id?.uuidString.lowercased() ?? "")" } ?? "alert: nobody to alert"
+        case .prompt(let instrumentKey, let openHours):
+            guard let version = try await InstrumentCatalog(database: database, now: now).latestPublished(instrumentKey) else {
+                return "prompt: \(instrumentKey) is not published"
+            }
+            let prompt = PromptRecord(
+                patientID: patientID, studyID: stored.studyID, assignedBy: nil, instrumentKey: instrumentKey,
+                instrumentVersion: version.version, opensAt: now,
+                closesAt: now.addingTimeInterval(TimeInterval(openHours * 3600)), source: PromptSource.rule.rawValue, now: now)
+            try await prompt.create(on: database)
+            return "prompt \(prompt.id?.uuidString.lowercased() ?? "")"
+        }
+    }
+
+    /// The log of firings for a patient or a study, newest first.
+    func firings(ofStudy studyID: UUID, for staff: UserRecord, limit: Int = 200) async throws -> [RuleFiringRecord] {
+        try await access.role(in: studyID, of: staff)
+        return try await RuleFiringRecord.query(on: database)
+            .filter(\.$studyID == studyID).sort(\.$createdAt, .descending).limit(limit).all()
+    }
+
+    // MARK: Dry run
+
+    struct DryRunLine: Sendable {
+        let at: Date
+        let reason: String?
+    }
+
+    /// What the rule would have done with the patient's past responses (or runs of missed prompts); changes
+    /// nothing. The patient must be in the study.
+    func dryRun(_ rule: StudyRule, in studyID: UUID, patientID: UUID, by staff: UserRecord) async throws -> [DryRunLine] {
+        try await access.role(in: studyID, of: staff)
+        let checked = try StudyRule.validate(rule, instruments: try await instruments())
+        guard
+            try await EnrollmentRecord.query(on: database).filter(\.$study.$id == studyID)
+                .filter(\.$patient.$id == patientID).first() != nil
+        else { throw AppError.field("patientId", .unknown) }
+        try await AuditLog(database: database, now: now).record(actor: staff, action: .ruleDryRun, patients: [patientID])
+        switch checked.trigger {
+        case .submitted(let instrumentKey, _):
+            let responses = try await ResponseService(database: database, services: services)
+                .responses(of: patientID, instrumentKey: instrumentKey)
+            let catalog = InstrumentCatalog(database: database, now: now)
+            let definitions = try await catalog.definitions(
+                Set(responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
+            return responses.compactMap { response in
+                guard
+                    let definition = definitions[
+                        InstrumentVersionKey(key: response.record.instrumentKey, version: response.record.instrumentVersion)]
+                else { return nil }
+                let facts = ResponseFacts(definition: definition, answers: response.answers, scores: response.scores)
+                return DryRunLine(at: response.record.completedAt, reason: checked.evaluate(facts)?.reason)
+            }
+        case .missedInARow(_, let instrumentKey):
+            var query = PromptRecord.query(on: database)
+                .filter(\.$patient.$id == patientID)
+                .filter(\.$study.$id == studyID)
+                .filter(\.$status ~~ [PromptStatus.expired.rawValue, PromptStatus.completed.rawValue])
+                .filter(\.$closesAt <= now)
+            if let instrumentKey { query = query.filter(\.$instrumentKey == instrumentKey) }
+            let closed = try await query.sort(\.$closesAt).limit(1000).all()
+            var streak = 0
+            var lines: [DryRunLine] = []
+            var firedInRun = false
+            for prompt in closed {
+                if prompt.status == PromptStatus.completed.rawValue {
+                    streak = 0
+                    firedInRun = false
+                    continue
+                }
+                streak += 1
+                let match = checked.evaluateMissed(streak: streak, instrumentKey: instrumentKey)
+                lines.append(DryRunLine(at: prompt.closesAt, reason: firedInRun ? nil : match?.reason))
+                if match != nil { firedInRun = true }
+            }
+            return lines.reversed()
+        }
+    }
+}

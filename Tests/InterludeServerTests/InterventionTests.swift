@@ -1,0 +1,348 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Testing
+import VaporTesting
+
+@testable import InterludeServer
+
+@Suite("Interventions, rules and alerts")
+struct InterventionTests {
+    static let iso = QuestionnaireAPITests.iso
+
+    /// A therapist with a paired patient.
+    func paired(_ app: TestContext) async throws -> (therapist: APIClient, patient: APIClient, patientID: UUID) {
+        let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
+        let (patient, patientID) = try await app.patient()
+        try await app.pair(patient, with: therapist)
+        return (therapist, patient, patientID)
+    }
+
+    /// Assigns a questionnaire open for a week and answers it.
+    func answer(
+        _ app: TestContext, therapist: APIClient, patient: APIClient, patientID: UUID, instrument: String = "phq-9",
+        answers: JSONValue
+    ) async throws -> JSON {
+        let assigned = try await therapist.send(
+            .POST, "/patients/\(patientID.uuidString)/prompts",
+            json: ["instrumentKey": .string(instrument), "opensAt": Self.iso(app.clock.now),
+                "closesAt": Self.iso(app.clock.now.addingTimeInterval(7 * 86_400))])
+        try #require(assigned.status == .created, "\(assigned.text)")
+        app.clock.advance(by: 300)
+        let submitted = try await patient.send(
+            .POST, "/me/responses",
+            json: [
+                "id": .string(UUID().uuidString), "promptId": .string(assigned.body["id"].string ?? ""),
+                "instrumentKey": .string(instrument), "version": 1, "answers": answers,
+                "startedAt": Self.iso(app.clock.now.addingTimeInterval(-120)), "completedAt": Self.iso(app.clock.now),
+            ])
+        try #require(submitted.status == .created, "\(submitted.text)")
+        return submitted.body
+    }
+
+    func dispatch(_ app: TestContext) async throws {
+        _ = try await NotificationDispatcher(
+            database: app.database, services: app.app.interlude, channels: app.app.notificationChannels
+        ).dispatch(now: app.clock.now)
+    }
+
+    @Test("a therapist sends a task; the patient is notified, opens it and completes it once; nobody else reaches it")
+    func sendAndComplete() async throws {
+        try await withTestApp { app in
+            let (therapist, patient, patientID) = try await paired(app)
+            let id = UUID()
+            let body: JSONValue = ["id": .string(id.uuidString), "kind": "task", "text": "  Take a ten-minute walk today.  "]
+            let sent = try await therapist.send(.POST, "/patients/\(patientID.uuidString)/interventions", json: body)
+            #expect(sent.status == .created, "\(sent.text)")
+            #expect(sent.body["text"].string == "Take a ten-minute walk today.")
+            #expect(sent.body["state"].string == "sent")
+            #expect(sent.body["origin"].string == "therapist")
+            let retried = try await therapist.send(.POST, "/patients/\(patientID.uuidString)/interventions", json: body)
+            #expect(retried.status == .created)
+            #expect(retried.body["id"].string == id.uuidString.lowercased())
+            #expect(try await app.count("interventions") == 1)
+            let stored = try #require(try await InterventionRecord.find(id, on: app.database))
+            #expect(!stored.text.contains("walk"), "the text is encrypted at rest")
+
+            // Refused: another therapist's patient, a patient sending, bad input.
+            let (stranger, _) = try await app.staff("therapist", "other@praxis.example")
+            let foreign = try await stranger.send(.POST, "/patients/\(patientID.uuidString)/interventions", json: ["kind": "task", "text": "x"])
+            #expect(foreign.status == .notFound)
+            #expect(try await stranger.send(.GET, "/patients/\(patientID.uuidString)/interventions").status == .notFound)
+            #expect(try await patient.send(.POST, "/patients/\(patientID.uuidString)/interventions", json: ["kind": "task", "text": "x"]).status == .forbidden)
+            let empty = try await therapist.send(.POST, "/patients/\(patientID.uuidString)/interventions", json: ["kind": "question", "text": " "])
+            #expect(empty.status == .unprocessableEntity)
+            #expect(empty.body.problemFields == ["text"])
+            let message = try await therapist.send(.POST, "/patients/\(patientID.uuidString)/interventions", json: ["kind": "message", "text": "x"])
+            #expect(message.status == .unprocessableEntity)
+            let taken = try await stranger.send(.POST, "/patients/\(patientID.uuidString)/interventions", json: body)
+            #expect(taken.status == .notFound)
+            #expect(try await app.count("interventions") == 1)
+
+            // The notification names no content.
+            let queued = try await NotificationRecord.query(on: app.database).filter(\.$category == "interventions").all()
+            #expect(queued.count == 1)
+            #expect(queued.first?.path == "/app/interventions/\(id.uuidString.lowercased())")
+            #expect(queued.first.map { !$0.body.contains("walk") && !$0.title.contains("walk") } == true)
+            try await dispatch(app)
+            #expect(app.mailer.sent.contains { $0.to == "patient@example.org" })
+
+            let inbox = try await patient.send(.GET, "/me/interventions")
+            #expect(inbox.body.array.map { $0["id"].string } == [id.uuidString.lowercased()])
+            let seen = try await patient.send(.POST, "/me/interventions/\(id.uuidString)/seen")
+            #expect(seen.body["state"].string == "seen")
+            let firstSeen = seen.body["seenAt"].string
+            app.clock.advance(by: 60)
+            #expect(try await patient.send(.POST, "/me/interventions/\(id.uuidString)/seen").body["seenAt"].string == firstSeen)
+            let done = try await patient.send(.POST, "/me/interventions/\(id.uuidString)/completion")
+            #expect(done.status == .ok)
+            #expect(done.body["state"].string == "completed")
+            let twice = try await patient.send(.POST, "/me/interventions/\(id.uuidString)/completion")
+            #expect(twice.status == .conflict)
+            #expect(twice.body["type"].string?.hasSuffix("intervention-completed") == true)
+
+            let (other, _) = try await app.patient("other@example.org")
+            #expect(try await other.send(.POST, "/me/interventions/\(id.uuidString)/seen").status == .notFound)
+            #expect(try await other.send(.GET, "/me/interventions").body.array.isEmpty)
+
+            let followed = try await therapist.send(.GET, "/patients/\(patientID.uuidString)/interventions")
+            #expect(followed.body[0]["state"].string == "completed")
+            #expect(followed.body[0]["completedAt"].string != nil)
+            #expect(try await app.count("audit_events WHERE action = 'interventions.read'") == 1)
+
+            let synced = try await patient.send(.GET, "/sync")
+            #expect(synced.body["interventions"].array.map { $0["state"].string } == ["completed"])
+        }
+    }
+
+    @Test("PHQ-9 item 9 above 0 raises exactly one alert; only its recipient acknowledges it, with a note, once")
+    func riskAlert() async throws {
+        try await withTestApp { app in
+            let (therapist, patient, patientID) = try await paired(app)
+            _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([1, 1, 0, 0, 0, 0, 0, 0, 0]))
+            #expect(try await therapist.send(.GET, "/alerts").body.array.isEmpty)
+            _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([1, 1, 0, 0, 0, 0, 0, 0, 2]))
+            let alerts = try await therapist.send(.GET, "/alerts")
+            #expect(alerts.body.array.count == 1)
+            let alert = alerts.body[0]
+            #expect(alert["priority"].string == "high")
+            #expect(alert["patientId"].string == patientID.uuidString.lowercased())
+            #expect(alert["reason"].string?.contains("item phq9_9 = 2") == true)
+            #expect(alert["acknowledgedAt"].isNull)
+            #expect(try await app.count("rule_firings") == 1)
+
+            try await dispatch(app)
+            let email = app.mailer.sent.filter { $0.to == "berger@praxis.example" }
+            #expect(email.count == 1)
+            #expect(email.first.map { !$0.text.contains("phq9") } == true)
+
+            let alertID = try #require(alert["id"].string)
+            let (stranger, _) = try await app.staff("therapist", "other@praxis.example")
+            #expect(try await stranger.send(.GET, "/alerts").body.array.isEmpty)
+            #expect(try await stranger.send(.POST, "/alerts/\(alertID)/acknowledgement", json: ["note": "x"]).status == .notFound)
+            #expect(try await patient.send(.GET, "/alerts").status == .forbidden)
+            let noNote = try await therapist.send(.POST, "/alerts/\(alertID)/acknowledgement", json: ["note": "  "])
+            #expect(noNote.status == .unprocessableEntity)
+            #expect(noNote.body.problemFields == ["note"])
+            let acknowledged = try await therapist.send(
+                .POST, "/alerts/\(alertID)/acknowledgement", json: ["note": "Called the patient; safety plan agreed."])
+            #expect(acknowledged.status == .ok, "\(acknowledged.text)")
+            #expect(acknowledged.body["note"].string == "Called the patient; safety plan agreed.")
+            #expect(try await therapist.send(.POST, "/alerts/\(alertID)/acknowledgement", json: ["note": "again"]).status == .conflict)
+            let stored = try #require(try await AlertRecord.find(UUID(uuidString: alertID), on: app.database))
+            #expect(stored.note.map { !$0.contains("safety") } == true, "the note is encrypted at rest")
+
+            // Acknowledged in time: nothing escalates.
+            app.clock.advance(by: 2 * 86_400)
+            #expect(try await AlertService(database: app.database, services: app.app.interlude).escalateOverdue() == 0)
+        }
+    }
+
+    @Test("an unacknowledged high alert escalates after 24 hours to the study owner, once; the owner may acknowledge it")
+    func escalation() async throws {
+        try await withTestApp { app in
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let (therapist, patient, patientID) = try await paired(app)
+            let studyID = try #require(
+                try await researcher.send(.POST, "/studies", json: StudyAPITests.study("open")).body["id"].string)
+            #expect(try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"]).status == .created)
+            let plan = try await researcher.send(
+                .POST, "/studies/\(studyID)/plans",
+                json: ["instrumentKey": "phq-9", "durationMinutes": 10080, "pattern": ["kind": "once"]])
+            try #require(plan.status == .created, "\(plan.text)")
+            let prompt = try #require(
+                try await PromptRecord.query(on: app.database).filter(\.$instrumentKey == "phq-9").first())
+            #expect(prompt.$study.id?.uuidString.lowercased() == studyID)
+            app.clock.advance(by: 300)
+            let submitted = try await patient.send(
+                .POST, "/me/responses",
+                json: [
+                    "id": .string(UUID().uuidString), "promptId": .string(prompt.id!.uuidString), "instrumentKey": "phq-9",
+                    "version": 1, "answers": QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 1]),
+                    "completedAt": Self.iso(app.clock.now),
+                ])
+            #expect(submitted.status == .created, "\(submitted.text)")
+            let alerts = try await therapist.send(.GET, "/alerts")
+            #expect(alerts.body.array.count == 1)
+            let alertID = try #require(alerts.body[0]["id"].string)
+            #expect(try await researcher.send(.GET, "/alerts").body.array.isEmpty)
+
+            let escalation = AlertService(database: app.database, services: app.app.interlude)
+            app.clock.advance(by: 23 * 3600)
+            #expect(try await escalation.escalateOverdue() == 0)
+            app.clock.advance(by: 3600)
+            #expect(try await escalation.escalateOverdue() == 1)
+            #expect(try await escalation.escalateOverdue() == 0)
+            let owner = try await researcher.send(.GET, "/alerts")
+            #expect(owner.body.array.count == 1)
+            #expect(owner.body[0]["escalated"].bool == true)
+            #expect(owner.body[0]["escalatedAt"].string != nil)
+            try await dispatch(app)
+            #expect(app.mailer.sent.filter { $0.to == "lab@uni.example" }.count == 1)
+            let done = try await researcher.send(.POST, "/alerts/\(alertID)/acknowledgement", json: ["note": "Reached the therapist."])
+            #expect(done.status == .ok)
+            #expect(try await therapist.send(.GET, "/alerts").body[0]["acknowledgedAt"].string != nil)
+        }
+    }
+
+    @Test("in a therapist's own practice an overdue alert goes to the administrator")
+    func practiceEscalation() async throws {
+        try await withTestApp { app in
+            let (admin, _) = try await app.staff("admin", "admin@clinic.example")
+            let (therapist, patient, patientID) = try await paired(app)
+            _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 3]))
+            app.clock.advance(by: 86_400)
+            #expect(try await AlertService(database: app.database, services: app.app.interlude).escalateOverdue() == 1)
+            #expect(try await admin.send(.GET, "/alerts").body.array.count == 1)
+        }
+    }
+
+    @Test("study rules: editors add them, bad ones are refused by field, they fire after a submission with their reason")
+    func rules() async throws {
+        try await withTestApp { app in
+            let (therapist, patient, patientID) = try await paired(app)
+            let practice = try #require(try await StudyRecord.query(on: app.database).first())
+            let path = "/studies/\(practice.id!.uuidString)/rules"
+            let severe: JSONValue = [
+                "name": "Severe depression",
+                "trigger": ["kind": "submitted", "instrumentKey": "phq-9",
+                    "condition": ["mode": "any", "clauses": [["subject": "score", "id": "total", "operator": "greaterOrEqual", "value": 15]]]],
+                "action": ["kind": "intervention", "interventionKind": "question", "text": "What helped you most this week?"],
+            ]
+            let bad: JSONValue = [
+                "name": "x",
+                "trigger": ["kind": "submitted", "instrumentKey": "phq-9",
+                    "condition": ["mode": "all", "clauses": [["subject": "item", "id": "nope", "operator": "greater", "value": 1]]]],
+                "action": ["kind": "prompt", "instrumentKey": "gad-7", "openHours": 1000],
+            ]
+            let refused = try await therapist.send(.POST, path, json: bad)
+            #expect(refused.status == .unprocessableEntity)
+            #expect(Set(refused.body.problemFields) == ["trigger.condition.clauses.0.id", "action.openHours"])
+            let missing = try await therapist.send(.POST, path, json: ["name": "x", "trigger": ["kind": "submitted"], "action": ["kind": "alert", "message": "m"]])
+            #expect(missing.status == .unprocessableEntity)
+            #expect(missing.body.problemFields == ["trigger.instrumentKey"])
+            let added = try await therapist.send(.POST, path, json: severe)
+            #expect(added.status == .created, "\(added.text)")
+            #expect(added.body["trigger"]["condition"]["clauses"][0]["value"].int == 15)
+            #expect(try await therapist.send(.GET, path).body.array.count == 1)
+            let (stranger, _) = try await app.staff("therapist", "other@praxis.example")
+            #expect(try await stranger.send(.GET, path).status == .notFound)
+            #expect(try await stranger.send(.POST, path, json: severe).status == .notFound)
+            #expect(try await patient.send(.GET, path).status == .forbidden)
+
+            _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([1, 1, 1, 1, 1, 1, 1, 1, 0]))
+            #expect(try await patient.send(.GET, "/me/interventions").body.array.isEmpty)
+
+            // A dry run against the past: fires for none so far, changes nothing.
+            let dry = try await therapist.send(.POST, "\(path)/dry-run", json: ["patientId": .string(patientID.uuidString), "rule": severe])
+            #expect(dry.status == .ok, "\(dry.text)")
+            #expect(dry.body.array.map { $0["fires"].bool } == [false])
+            #expect(try await stranger.send(.POST, "\(path)/dry-run", json: ["patientId": .string(patientID.uuidString), "rule": severe]).status == .notFound)
+
+            _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([2, 2, 2, 2, 2, 2, 2, 2, 0]))
+            let inbox = try await patient.send(.GET, "/me/interventions")
+            #expect(inbox.body.array.count == 1)
+            #expect(inbox.body[0]["origin"].string == "rule")
+            #expect(inbox.body[0]["kind"].string == "question")
+            let firing = try #require(try await RuleFiringRecord.query(on: app.database).first())
+            #expect(firing.reason == "Severe depression: phq-9 score total = 16 (≥ 15)")
+            #expect(firing.outcome.hasPrefix("intervention "))
+            let again = try await therapist.send(.POST, "\(path)/dry-run", json: ["patientId": .string(patientID.uuidString), "rule": severe])
+            #expect(again.body.array.map { $0["fires"].bool } == [true, false])
+            #expect(try await app.count("rule_firings") == 1)
+
+            let ruleID = try #require(added.body["id"].string)
+            #expect(try await stranger.send(.DELETE, "\(path)/\(ruleID)").status == .notFound)
+            #expect(try await therapist.send(.DELETE, "\(path)/\(ruleID)").status == .noContent)
+            #expect(try await therapist.send(.GET, path).body.array.isEmpty)
+        }
+    }
+
+    @Test("three missed prompts in a row alert the therapist once; an answer starts a new run")
+    func missedInARow() async throws {
+        try await withTestApp { app in
+            let (therapist, _, patientID) = try await paired(app)
+            let practice = try #require(try await StudyRecord.query(on: app.database).first())
+            let added = try await therapist.send(
+                .POST, "/studies/\(practice.id!.uuidString)/rules",
+                json: ["name": "Three missed", "trigger": ["kind": "missedInARow", "count": 3],
+                    "action": ["kind": "alert", "priority": "normal", "message": "Ask how things are going."]])
+            #expect(added.status == .created, "\(added.text)")
+            func assignShort() async throws {
+                let reply = try await therapist.send(
+                    .POST, "/patients/\(patientID.uuidString)/prompts",
+                    json: ["instrumentKey": "who-5", "opensAt": Self.iso(app.clock.now),
+                        "closesAt": Self.iso(app.clock.now.addingTimeInterval(3600))])
+                try #require(reply.status == .created, "\(reply.text)")
+                app.clock.advance(by: 3700)
+                _ = try await Planner(database: app.database).runAll(now: app.clock.now)
+            }
+            let rules = RuleService(database: app.database, services: app.app.interlude)
+            for _ in 0..<2 { try await assignShort() }
+            #expect(try await rules.evaluateMissed(since: app.clock.now.addingTimeInterval(-86_400)) == 0)
+            try await assignShort()
+            #expect(try await rules.evaluateMissed(since: app.clock.now.addingTimeInterval(-86_400)) == 1)
+            try await assignShort()
+            #expect(try await rules.evaluateMissed(since: app.clock.now.addingTimeInterval(-86_400)) == 0)
+            let alerts = try await therapist.send(.GET, "/alerts")
+            #expect(alerts.body.array.count == 1)
+            #expect(alerts.body[0]["priority"].string == "normal")
+            #expect(alerts.body[0]["reason"].string == "Ask how things are going. (Three missed: 3 prompts in a row expired)")
+            #expect(try await app.count("notifications WHERE category = 'alerts'") == 0)
+        }
+    }
+
+    @Test("the encrypted backup: stored as sent, replaced only on the version it was based on, the patient's alone")
+    func backup() async throws {
+        try await withTestApp { app in
+            let (therapist, patient, _) = try await paired(app)
+            let envelope: JSONValue = [
+                "algorithm": "PBKDF2-SHA256+AES-256-GCM", "iterations": 600_000,
+                "salt": .string(Data(repeating: 7, count: 16).base64EncodedString()),
+                "nonce": .string(Data(repeating: 9, count: 12).base64EncodedString()),
+                "ciphertext": .string(Data(repeating: 1, count: 40).base64EncodedString()),
+            ]
+            #expect(try await patient.send(.GET, "/me/backup").status == .notFound)
+            let weak = try await patient.send(
+                .PUT, "/me/backup", json: ["baseVersion": 0, "envelope": ["algorithm": "PBKDF2-SHA256+AES-256-GCM", "iterations": 1000, "salt": "AAAA", "nonce": "!!", "ciphertext": "x"]])
+            #expect(weak.status == .badRequest || weak.status == .unprocessableEntity)
+            let short = try await patient.send(
+                .PUT, "/me/backup",
+                json: ["baseVersion": 0, "envelope": ["algorithm": "PBKDF2-SHA256+AES-256-GCM", "iterations": 600_000, "salt": "AAAA", "nonce": "!!", "ciphertext": "x"]])
+            #expect(short.status == .unprocessableEntity)
+            #expect(Set(short.body.problemFields) == ["envelope.salt", "envelope.nonce", "envelope.ciphertext"])
+            #expect(try await app.count("intervention_backups") == 0)
+            let first = try await patient.send(.PUT, "/me/backup", json: ["baseVersion": 0, "envelope": envelope])
+            #expect(first.status == .ok, "\(first.text)")
+            #expect(first.body["version"].int == 1)
+            let stale = try await patient.send(.PUT, "/me/backup", json: ["baseVersion": 0, "envelope": envelope])
+            #expect(stale.status == .conflict)
+            #expect(try await patient.send(.PUT, "/me/backup", json: ["baseVersion": 1, "envelope": envelope]).body["version"].int == 2)
+            let read = try await patient.send(.GET, "/me/backup")
+            #expect(read.body["envelope"]["ciphertext"].string == Data(repeating: 1, count: 40).base64EncodedString())
+            #expect(try await therapist.send(.GET, "/me/backup").status == .forbidden)
+            let (other, _) = try await app.patient("other@example.org")
+            #expect(try await other.send(.GET, "/me/backup").status == .notFound)
+        }
+    }
+}
