@@ -169,3 +169,25 @@ struct RuleTests {
         #expect(counts.allSatisfy { $0 > 60 }, "\(counts)")
     }
 }
+
+@Suite("Intersession timeline")
+struct IntersessionDayTests {
+    @Test("Dailies group by local day with the share of thinking of therapy and the mean feeling")
+    func days() {
+        let vienna = TimeZone(identifier: "Europe/Vienna")!
+        func at(_ text: String) -> Date { LocalDateTime(text)!.instant(in: vienna) }
+        let entries = [
+            IntersessionDay.Entry(completedAt: at("2026-11-20T09:10"), answers: ["thought": .bool(true), "feeling": .text("4")]),
+            IntersessionDay.Entry(completedAt: at("2026-11-20T13:40"), answers: ["thought": .bool(false)]),
+            IntersessionDay.Entry(completedAt: at("2026-11-20T23:50"), answers: ["thought": .bool(true), "feeling": .text("1")]),
+            IntersessionDay.Entry(completedAt: at("2026-11-21T00:10"), answers: ["thought": .bool(false), "feeling": .text("5")]),
+            IntersessionDay.Entry(completedAt: at("2026-11-21T08:00"), answers: ["mood": .number(40)]),
+        ].compactMap { $0 }
+        #expect(entries.count == 4)
+        let days = IntersessionDay.days(entries, in: vienna)
+        #expect(days.map(\.date.description) == ["2026-11-20", "2026-11-21"])
+        #expect(days[0].answered == 3 && days[0].thought == 2 && days[0].meanFeeling == 2.5)
+        #expect(abs(days[0].thoughtShare - 2.0 / 3.0) < 0.0001)
+        #expect(days[1].answered == 1 && days[1].thought == 0 && days[1].meanFeeling == nil && days[1].thoughtShare == 0)
+    }
+}

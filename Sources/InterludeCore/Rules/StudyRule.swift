@@ -92,7 +92,7 @@ public struct RuleClause: Codable, Hashable, Sendable {
         case greater
         case greaterOrEqual
 
-        var symbol: String {
+        public var symbol: String {
             switch self {
             case .equals: "="
             case .notEquals: "≠"

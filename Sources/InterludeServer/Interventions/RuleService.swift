@@ -214,15 +214,31 @@ struct RuleService: Sendable {
         let reason: String?
     }
 
+    /// The participants whose past a staff member may try a rule on: their own patients, and participants
+    /// who share their data with research.
+    func dryRunCandidates(in studyID: UUID, for staff: UserRecord) async throws -> [(patientID: UUID, pseudonym: String)] {
+        try await access.role(in: studyID, of: staff)
+        let enrollments = try await EnrollmentRecord.query(on: database)
+            .filter(\.$study.$id == studyID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
+        let profiles = try await PatientProfileRecord.query(on: database)
+            .filter(\.$user.$id ~~ enrollments.map { $0.$patient.id }).all()
+        let byPatient = Dictionary(uniqueKeysWithValues: profiles.map { ($0.$user.id, $0) })
+        return enrollments.compactMap { enrollment in
+            guard let profile = byPatient[enrollment.$patient.id],
+                enrollment.$therapist.id == staff.id || profile.shareWithResearch
+            else { return nil }
+            return (enrollment.$patient.id, profile.pseudonym)
+        }.sorted { $0.pseudonym < $1.pseudonym }
+    }
+
     /// What the rule would have done with the patient's past responses (or runs of missed prompts); changes
-    /// nothing. The patient must be in the study.
+    /// nothing. The patient must be one of `dryRunCandidates`.
     func dryRun(_ rule: StudyRule, in studyID: UUID, patientID: UUID, by staff: UserRecord) async throws -> [DryRunLine] {
         try await access.role(in: studyID, of: staff)
         let checked = try StudyRule.validate(rule, instruments: try await instruments())
-        guard
-            try await EnrollmentRecord.query(on: database).filter(\.$study.$id == studyID)
-                .filter(\.$patient.$id == patientID).first() != nil
-        else { throw AppError.field("patientId", .unknown) }
+        guard try await dryRunCandidates(in: studyID, for: staff).contains(where: { $0.patientID == patientID }) else {
+            throw AppError.field("patientId", .unknown)
+        }
         try await AuditLog(database: database, now: now).record(actor: staff, action: .ruleDryRun, patients: [patientID])
         switch checked.trigger {
         case .submitted(let instrumentKey, _):

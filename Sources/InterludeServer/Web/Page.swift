@@ -23,6 +23,8 @@ struct ConsoleNav: Encodable, Sendable {
         let href: String
         let label: String
         let current: Bool
+        /// A count that waits for the person (open alerts); 0 shows none.
+        var badge = 0
     }
 
     let email: String

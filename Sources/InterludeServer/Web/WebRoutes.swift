@@ -26,5 +26,7 @@ struct WebRoutes {
         ConsoleStudiesController().register(on: signedIn)
         ConsoleInstrumentsController().register(on: signedIn)
         ConsoleScheduleController().register(on: signedIn)
+        ConsoleInterventionsController().register(on: signedIn)
+        ConsoleRulesController().register(on: signedIn)
     }
 }

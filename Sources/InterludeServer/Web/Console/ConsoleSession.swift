@@ -85,10 +85,12 @@ extension Request {
         let user = authenticated.user
         let language = user.language
         let localizer = services.localizer
+        let openAlerts = try await AlertService(database: db, services: services).openCount(for: user)
         let links = ConsoleNavigation.links(for: user.roleValue).map { link in
             ConsoleNav.Link(
                 href: link.href, label: localizer.text(link.labelKey, language),
-                current: url.path == link.href || url.path.hasPrefix(link.href + "/"))
+                current: url.path == link.href || url.path.hasPrefix(link.href + "/"),
+                badge: link.href == ConsoleNavigation.alerts ? openAlerts : 0)
         }
         let nav = ConsoleNav(
             email: user.email, role: localizer.text("role.\(user.role)", language), links: links)
@@ -105,24 +107,30 @@ enum ConsoleNavigation {
         let labelKey: String
     }
 
+    static let alerts = "/console/alerts"
+
     static func links(for role: Role) -> [Link] {
         var links: [Link] = []
         switch role {
         case .therapist:
             links = [
                 Link(href: "/console/patients", labelKey: "console.nav.patients"),
+                Link(href: alerts, labelKey: "console.nav.alerts"),
                 Link(href: "/console/plans", labelKey: "console.nav.plans"),
+                Link(href: "/console/rules", labelKey: "console.nav.rules"),
                 Link(href: "/console/pairing-codes", labelKey: "console.nav.pairingCodes"),
                 Link(href: "/console/profile", labelKey: "console.nav.profile"),
             ]
         case .researcher:
             links = [
                 Link(href: "/console/studies", labelKey: "console.nav.studies"),
+                Link(href: alerts, labelKey: "console.nav.alerts"),
                 Link(href: "/console/instruments", labelKey: "console.nav.instruments"),
             ]
         case .admin:
             links = [
                 Link(href: "/console/users", labelKey: "console.nav.users"),
+                Link(href: alerts, labelKey: "console.nav.alerts"),
                 Link(href: "/console/studies", labelKey: "console.nav.studies"),
                 Link(href: "/console/instruments", labelKey: "console.nav.instruments"),
                 Link(href: "/console/audit", labelKey: "console.nav.audit"),

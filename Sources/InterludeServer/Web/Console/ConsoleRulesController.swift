@@ -1,0 +1,347 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Vapor
+
+/// A study's rules (with a dry run against a participant's past), its log of firings, its intervention
+/// templates, and its pool of reinforcement messages with the plan that sends them.
+struct ConsoleRulesController {
+    struct RuleRow: Encodable, Sendable {
+        var id: String
+        var name: String
+        var summary: String
+    }
+
+    struct FiringRow: Encodable, Sendable {
+        var at: String
+        var rule: String
+        var participant: String
+        var reason: String
+        var outcome: String
+    }
+
+    struct DryRunRow: Encodable, Sendable {
+        var at: String
+        var fires: Bool
+        var reason: String
+    }
+
+    struct TextRow: Encodable, Sendable {
+        var id: String
+        var label: String
+        var text: String
+    }
+
+    /// One clause row of the form, as sent or empty.
+    struct ClauseRow: Encodable, Sendable {
+        var index: Int
+        var subjects: [SelectOption]
+        var id: String
+        var operators: [SelectOption]
+        var value: String
+    }
+
+    struct PlanForm: Content {
+        var perDay: String
+        var windowStart: String
+        var windowEnd: String
+    }
+
+    struct TextForm: Content {
+        var kind: String?
+        var text: String?
+    }
+
+    struct RulesContent: Encodable, Sendable {
+        var studyID: String
+        var studyTitle: String
+        var canEdit: Bool
+        var rules: [RuleRow]
+        var hasRules: Bool
+        var form: RuleForm
+        var clauses: [ClauseRow]
+        var errors: FormErrors
+        var added: Bool
+        var instruments: [SelectOption]
+        var participants: [SelectOption]
+        var dryRun: [DryRunRow]
+        var triedDryRun: Bool
+        var firings: [FiringRow]
+        var hasFirings: Bool
+        var templates: [TextRow]
+        var templateErrors: FormErrors
+        var kinds: [SelectOption]
+        var messages: [TextRow]
+        var messageErrors: FormErrors
+        var plan: PlanForm
+        var hasPlan: Bool
+        var planErrors: FormErrors
+    }
+
+    func register(on routes: any RoutesBuilder) {
+        routes.get("rules", use: practiceRules)
+        routes.get("studies", ":studyID", "rules", use: show)
+        routes.post("studies", ":studyID", "rules", use: submit)
+        routes.post("studies", ":studyID", "rules", ":ruleID", "delete", use: deleteRule)
+        routes.post("studies", ":studyID", "templates", use: addTemplate)
+        routes.post("studies", ":studyID", "templates", ":itemID", "delete", use: deleteTemplate)
+        routes.post("studies", ":studyID", "messages", use: addMessage)
+        routes.post("studies", ":studyID", "messages", ":itemID", "delete", use: deleteMessage)
+        routes.post("studies", ":studyID", "message-plan", use: setPlan)
+    }
+
+    /// A therapist's rules live in their practice.
+    func practiceRules(_ request: Request) async throws -> Response {
+        let therapist = try request.consoleUser(.therapist)
+        let practice = try await PairingService(database: request.db, services: request.services)
+            .practice(of: therapist.requireID())
+        return request.redirect(to: "/console/studies/\(try practice.requireID())/rules")
+    }
+
+    func show(_ request: Request) async throws -> Response {
+        try await render(request, added: (try? request.query.get(String.self, at: "added")) != nil)
+    }
+
+    struct Overrides {
+        var form: RuleForm?
+        var errors = FormErrors()
+        var dryRun: [DryRunRow]?
+        var templateErrors = FormErrors()
+        var messageErrors = FormErrors()
+        var plan: PlanForm?
+        var planErrors = FormErrors()
+        var status: HTTPResponseStatus = .ok
+    }
+
+    private func render(_ request: Request, added: Bool = false, overrides: Overrides = Overrides()) async throws -> Response {
+        let staff = try request.consoleUser(.therapist, .researcher, .admin)
+        let studyID = try Self.studyID(request)
+        let services = request.services
+        let language = staff.language
+        let localizer = services.localizer
+        let display = staff.dateDisplay
+        let access = StudyStaffAccess(database: request.db)
+        let role = try await access.role(in: studyID, of: staff)
+        guard let study = try await StudyRecord.find(studyID, on: request.db) else { throw AppError.notFound }
+        let rules = RuleService(database: request.db, services: services)
+        let stored = try await rules.rules(of: studyID, for: staff)
+        let catalog = InstrumentCatalog(database: request.db, now: services.clock.now)
+        var titles: [String: String] = [:]
+        for record in try await catalog.overview() {
+            titles[record.key] = (try? record.decodedDefinition().title.text(language)) ?? record.key
+        }
+        let candidates = try await rules.dryRunCandidates(in: studyID, for: staff)
+        let pseudonyms = Dictionary(uniqueKeysWithValues: candidates.map { ($0.patientID, $0.pseudonym) })
+        let firings = try await rules.firings(ofStudy: studyID, for: staff)
+        let library = try await InterventionLibrary(database: request.db, services: services).contents(of: studyID)
+        let form = overrides.form ?? RuleForm()
+        let content = RulesContent(
+            studyID: studyID.uuidString, studyTitle: study.title,
+            canEdit: staff.roleValue == .admin || role == .owner || role == .researcher,
+            rules: stored.map {
+                RuleRow(id: $0.id?.uuidString ?? "", name: $0.rule.name, summary: Self.summary(of: $0.rule, titles: titles, localizer: localizer, language: language))
+            },
+            hasRules: !stored.isEmpty, form: form,
+            clauses: Self.clauseRows(form, localizer: localizer, language: language), errors: overrides.errors, added: added,
+            instruments: titles.keys.sorted().map { SelectOption(value: $0, label: titles[$0] ?? $0, selected: $0 == form.instrumentKey) },
+            participants: candidates.map { SelectOption(value: $0.patientID.uuidString, label: $0.pseudonym, selected: false) },
+            dryRun: overrides.dryRun ?? [], triedDryRun: overrides.dryRun != nil,
+            firings: firings.map {
+                FiringRow(
+                    at: display.dateTime($0.createdAt), rule: $0.ruleName,
+                    participant: pseudonyms[$0.$patient.id] ?? "–", reason: $0.reason, outcome: $0.outcome)
+            },
+            hasFirings: !firings.isEmpty,
+            templates: library.templates.map {
+                TextRow(id: $0.id?.uuidString ?? "", label: localizer.text("intervention.kind.\($0.kind)", language), text: $0.text)
+            },
+            templateErrors: overrides.templateErrors,
+            kinds: InterventionKind.written.map {
+                SelectOption(value: $0.rawValue, label: localizer.text("intervention.kind.\($0.rawValue)", language), selected: $0.rawValue == form.interventionKind)
+            },
+            messages: library.messages.map { TextRow(id: $0.id?.uuidString ?? "", label: "", text: $0.text) },
+            messageErrors: overrides.messageErrors,
+            plan: overrides.plan
+                ?? library.plan.map {
+                    PlanForm(perDay: String($0.perDay), windowStart: $0.windowStart.description, windowEnd: $0.windowEnd.description)
+                } ?? PlanForm(perDay: "2", windowStart: "09:00", windowEnd: "20:00"),
+            hasPlan: library.plan != nil, planErrors: overrides.planErrors)
+        return try await request.renderConsole(
+            "console/rules", titleKey: "console.rules.title", content: content, status: overrides.status)
+    }
+
+    static func clauseRows(_ form: RuleForm, localizer: Localizer, language: Language) -> [ClauseRow] {
+        let rows = [
+            (form.subject0, form.id0, form.operator0, form.value0), (form.subject1, form.id1, form.operator1, form.value1),
+            (form.subject2, form.id2, form.operator2, form.value2),
+        ]
+        let operators: [RuleClause.Operator] = [.greaterOrEqual, .greater, .equals, .notEquals, .lessOrEqual, .less]
+        return rows.enumerated().map { index, row in
+            ClauseRow(
+                index: index,
+                subjects: [SelectOption(value: "", label: "–", selected: row.0.isEmpty)]
+                    + RuleClause.Subject.allCases.map {
+                        SelectOption(
+                            value: $0.rawValue, label: localizer.text("console.rules.subject.\($0.rawValue)", language),
+                            selected: $0.rawValue == row.0)
+                    },
+                id: row.1,
+                operators: operators.map { SelectOption(value: $0.rawValue, label: $0.symbol, selected: $0.rawValue == row.2) },
+                value: row.3)
+        }
+    }
+
+    /// A rule in a sentence: "When PHQ-9 is submitted (score total ≥ 15) → alert (high)".
+    static func summary(of rule: StudyRule, titles: [String: String], localizer: Localizer, language: Language) -> String {
+        let when: String
+        switch rule.trigger {
+        case .submitted(let key, let condition):
+            let clauses = condition.clauses.map { clause -> String in
+                let what = clause.subject == .band ? clause.level ?? "" : clause.value.map(ScoreChart.number) ?? ""
+                return "\(localizer.text("console.rules.subject.\(clause.subject.rawValue)", language)) \(clause.id) \(clause.operator.symbol) \(what)"
+            }
+            let joiner = " \(localizer.text("console.rules.mode.\(condition.mode.rawValue)", language)) "
+            when = localizer.text("console.rules.whenSubmitted", language, ["instrument": titles[key] ?? key])
+                + (clauses.isEmpty ? "" : " (\(clauses.joined(separator: joiner)))")
+        case .missedInARow(let count, let key):
+            when = localizer.text(
+                "console.rules.whenMissed", language,
+                ["count": String(count), "instrument": key.map { titles[$0] ?? $0 } ?? localizer.text("console.rules.anyInstrument", language)])
+        }
+        let then: String
+        switch rule.action {
+        case .intervention(let draft):
+            then = "\(localizer.text("intervention.kind.\(draft.kind.rawValue)", language)): “\(draft.text)”"
+        case .alert(let priority, let message):
+            then = "\(localizer.text("console.rules.action.alert", language)) (\(localizer.text("alert.priority.\(priority.rawValue)", language))): “\(message)”"
+        case .prompt(let key, let hours):
+            then = localizer.text("console.rules.action.promptSummary", language, ["instrument": titles[key] ?? key, "hours": String(hours)])
+        }
+        return "\(when) → \(then)"
+    }
+
+    static func studyID(_ request: Request) throws -> UUID {
+        guard let id = request.parameters.get("studyID", as: UUID.self) else { throw AppError.notFound }
+        return id
+    }
+
+    func submit(_ request: Request) async throws -> Response {
+        let staff = try request.consoleUser(.therapist, .researcher, .admin)
+        let studyID = try Self.studyID(request)
+        let form = try request.content.decode(RuleForm.self)
+        let intent = try? request.content.get(String.self, at: "intent")
+        let rules = RuleService(database: request.db, services: request.services)
+        do {
+            let rule = try form.rule()
+            if intent == "dry-run" {
+                let patient = (try? request.content.get(String.self, at: "patientID")).flatMap(UUID.init(uuidString:))
+                guard let patient else { throw AppError.field("patientID", .required) }
+                let lines = try await rules.dryRun(rule, in: studyID, patientID: patient, by: staff)
+                let display = staff.dateDisplay
+                return try await render(
+                    request,
+                    overrides: Overrides(
+                        form: form,
+                        dryRun: lines.map { DryRunRow(at: display.dateTime($0.at), fires: $0.reason != nil, reason: $0.reason ?? "") }))
+            }
+            _ = try await rules.add(rule, to: studyID, by: staff)
+            return request.redirect(to: "/console/studies/\(studyID.uuidString)/rules?added=1")
+        } catch {
+            guard var errors = FormErrors.from(Self.formError(error), request: request) else { throw error }
+            if errors.fields["patientId"] != nil { errors.fields["patientID"] = errors.fields["patientId"] }
+            return try await render(request, overrides: Overrides(form: form, errors: errors, status: errors.status))
+        }
+    }
+
+    /// Renames the fields of a rule's validation problems to the form's.
+    private static func formError(_ error: any Error) -> any Error {
+        let errors: [FieldError]
+        if let failure = error as? ValidationFailure {
+            errors = failure.errors
+        } else if case .validation(let list) = error as? AppError {
+            errors = list
+        } else {
+            return error
+        }
+        return ValidationFailure(errors.map { FieldError(field: RuleForm.formField(for: $0.field), code: $0.code, limit: $0.limit) })
+    }
+
+    func deleteRule(_ request: Request) async throws -> Response {
+        let staff = try request.consoleUser(.therapist, .researcher, .admin)
+        let studyID = try Self.studyID(request)
+        guard let ruleID = request.parameters.get("ruleID", as: UUID.self) else { throw AppError.notFound }
+        try await RuleService(database: request.db, services: request.services).remove(ruleID, from: studyID, by: staff)
+        return request.redirect(to: "/console/studies/\(studyID.uuidString)/rules")
+    }
+
+    func addTemplate(_ request: Request) async throws -> Response {
+        let staff = try request.consoleUser(.therapist, .researcher, .admin)
+        let studyID = try Self.studyID(request)
+        let form = try request.content.decode(TextForm.self)
+        do {
+            guard let kind = InterventionKind(rawValue: form.kind ?? "") else { throw AppError.field("kind", .notAllowed) }
+            try await InterventionLibrary(database: request.db, services: request.services)
+                .addTemplate(InterventionDraft(kind: kind, text: form.text ?? ""), to: studyID, by: staff)
+            return request.redirect(to: "/console/studies/\(studyID.uuidString)/rules#templates")
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await render(request, overrides: Overrides(templateErrors: errors, status: errors.status))
+        }
+    }
+
+    func deleteTemplate(_ request: Request) async throws -> Response {
+        let staff = try request.consoleUser(.therapist, .researcher, .admin)
+        let studyID = try Self.studyID(request)
+        guard let id = request.parameters.get("itemID", as: UUID.self) else { throw AppError.notFound }
+        try await InterventionLibrary(database: request.db, services: request.services).removeTemplate(id, from: studyID, by: staff)
+        return request.redirect(to: "/console/studies/\(studyID.uuidString)/rules#templates")
+    }
+
+    func addMessage(_ request: Request) async throws -> Response {
+        let staff = try request.consoleUser(.therapist, .researcher, .admin)
+        let studyID = try Self.studyID(request)
+        let form = try request.content.decode(TextForm.self)
+        do {
+            try await InterventionLibrary(database: request.db, services: request.services)
+                .addMessage(form.text, to: studyID, by: staff)
+            return request.redirect(to: "/console/studies/\(studyID.uuidString)/rules#messages")
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await render(request, overrides: Overrides(messageErrors: errors, status: errors.status))
+        }
+    }
+
+    func deleteMessage(_ request: Request) async throws -> Response {
+        let staff = try request.consoleUser(.therapist, .researcher, .admin)
+        let studyID = try Self.studyID(request)
+        guard let id = request.parameters.get("itemID", as: UUID.self) else { throw AppError.notFound }
+        try await InterventionLibrary(database: request.db, services: request.services).removeMessage(id, from: studyID, by: staff)
+        return request.redirect(to: "/console/studies/\(studyID.uuidString)/rules#messages")
+    }
+
+    func setPlan(_ request: Request) async throws -> Response {
+        let staff = try request.consoleUser(.therapist, .researcher, .admin)
+        let studyID = try Self.studyID(request)
+        let form = try request.content.decode(PlanForm.self)
+        let remove = (try? request.content.get(String.self, at: "intent")) == "remove"
+        do {
+            var plan: MessagePlan?
+            if !remove {
+                var validator = FieldValidator()
+                let perDay = Int(form.perDay.trimmingCharacters(in: .whitespaces))
+                let start = LocalTime(form.windowStart)
+                let end = LocalTime(form.windowEnd)
+                if perDay == nil { validator.add("perDay", .invalidFormat) }
+                if start == nil { validator.add("windowStart", .invalidFormat) }
+                if end == nil { validator.add("windowEnd", .invalidFormat) }
+                try validator.check()
+                plan = MessagePlan(perDay: perDay!, windowStart: start!, windowEnd: end!)
+            }
+            try await InterventionLibrary(database: request.db, services: request.services).setPlan(plan, of: studyID, by: staff)
+            return request.redirect(to: "/console/studies/\(studyID.uuidString)/rules#messages")
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await render(request, overrides: Overrides(plan: form, planErrors: errors, status: errors.status))
+        }
+    }
+}

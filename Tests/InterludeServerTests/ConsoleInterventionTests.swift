@@ -1,0 +1,174 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Testing
+import VaporTesting
+
+@testable import InterludeServer
+
+@Suite("Console: between sessions, alerts, rules, templates and messages")
+struct ConsoleInterventionTests {
+    /// Assigns a questionnaire through the patient page, open from now for a day; returns the prompt's id.
+    func assign(_ app: TestContext, patientID: UUID, instrument: String, console: ConsoleBrowser) async throws -> String {
+        let vienna = TimeZone(identifier: "Europe/Vienna")!
+        let opens = LocalDateTime(app.clock.now.addingTimeInterval(-60), in: vienna)
+        let closes = LocalDateTime(app.clock.now.addingTimeInterval(86_400), in: vienna)
+        let reply = try await console.post(
+            "/console/patients/\(patientID.uuidString)/prompts",
+            [("instrumentKey", instrument), ("opensAt", opens.description), ("closesAt", closes.description)])
+        try #require(reply.status == .created, "\(reply.html.prefix(300))")
+        let prompt = try #require(
+            try await PromptRecord.query(on: app.database).filter(\.$instrumentKey == instrument)
+                .sort(\.$createdAt, .descending).first())
+        return prompt.id!.uuidString
+    }
+
+    @Test("a therapist sends an intervention and a template, follows the Daily timeline and acknowledges an alert")
+    func betweenSessions() async throws {
+        try await withTestApp { app in
+            let (console, patient, patientID, practiceID) = try await ConsoleScheduleTests().practice(app)
+            let base = "/console/patients/\(patientID.uuidString)"
+            #expect(try await console.get(base).html.contains("\(base)/intersession"))
+            let empty = try await console.get("\(base)/intersession")
+            #expect(empty.status == .ok)
+            #expect(empty.html.contains("No Intersession-Daily answered"))
+
+            let refused = try await console.post("\(base)/interventions", [("kind", "task"), ("text", "  ")])
+            #expect(refused.status == .unprocessableEntity)
+            #expect(refused.html.contains("aria-invalid=\"true\" aria-describedby=\"text-error\""))
+            let sent = try await console.post("\(base)/interventions", [("kind", "task"), ("text", "Walk <10> minutes")])
+            #expect(sent.status == .seeOther)
+            let page = try await console.get("\(base)/intersession?sent=1")
+            #expect(page.html.contains("Walk &lt;10&gt; minutes"))
+            #expect(page.html.contains("data-state=\"sent\""))
+
+            // A template from the practice's rules page.
+            _ = try await console.post("/console/studies/\(practiceID)/templates", [("kind", "commendation"), ("text", "Well done this week!")])
+            let template = try #require(try await InterventionTemplateRecord.query(on: app.database).first())
+            _ = try await console.post("\(base)/interventions/template", [("templateID", template.id!.uuidString)])
+            #expect(try await patient.send(.GET, "/me/interventions").body.array.count == 2)
+
+            // Dailies over two days give a chart and a table.
+            let vienna = TimeZone(identifier: "Europe/Vienna")!
+            for (thought, feeling) in [(true, "4"), (false, ""), (true, "2")] {
+                let assigned = try await assign(app, patientID: patientID, instrument: "intersession-daily", console: console)
+                var answers: JSONValue = ["thought": .bool(thought)]
+                if thought { answers = ["thought": true, "feeling": .string(feeling)] }
+                let reply = try await patient.send(
+                    .POST, "/me/responses",
+                    json: ["id": .string(UUID().uuidString), "promptId": .string(assigned), "instrumentKey": "intersession-daily",
+                        "version": 1, "answers": answers, "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+                #expect(reply.status == .created, "\(reply.text)")
+                app.clock.advance(by: 3600)
+            }
+            let timeline = try await console.get("\(base)/intersession")
+            #expect(timeline.html.contains("<svg"))
+            #expect(timeline.html.contains("chart-feeling"))
+            #expect(timeline.html.contains("<td>3</td><td>2</td><td>3</td>"), "answered, thought, mean feeling \(LocalDate(app.clock.now, in: vienna))")
+            #expect(try await app.count("audit_events WHERE action = 'timeline.read'") >= 2)
+
+            // A PHQ-9 item 9 answer: a badge in the navigation, then acknowledged with a note.
+            let phq = try await assign(app, patientID: patientID, instrument: "phq-9", console: console)
+            _ = try await patient.send(
+                .POST, "/me/responses",
+                json: ["id": .string(UUID().uuidString), "promptId": .string(phq), "instrumentKey": "phq-9", "version": 1,
+                    "answers": QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 1]),
+                    "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+            let inbox = try await console.get("/console/alerts")
+            #expect(inbox.html.contains("id=\"alert-badge\">1<"))
+            #expect(inbox.html.contains("High priority"))
+            let alert = try #require(try await AlertRecord.query(on: app.database).first())
+            let noNote = try await console.post("/console/alerts/\(alert.id!.uuidString)/acknowledgement", [("note", "")])
+            #expect(noNote.status == .unprocessableEntity)
+            let done = try await console.post("/console/alerts/\(alert.id!.uuidString)/acknowledgement", [("note", "Called; safe.")])
+            #expect(done.status == .seeOther)
+            let after = try await console.get("/console/alerts?acknowledged=1")
+            #expect(!after.html.contains("id=\"alert-badge\""))
+            #expect(after.html.contains("Called; safe."))
+
+            let (_, _) = try await app.staff("therapist", "other@praxis.example")
+            let other = ConsoleBrowser(app)
+            _ = try await other.signIn("other@praxis.example")
+            _ = try await other.get("/console/patients")
+            #expect(try await other.get("\(base)/intersession").status == .notFound)
+            #expect(try await other.post("\(base)/interventions", [("kind", "task"), ("text", "x")]).status == .notFound)
+            #expect(try await other.post("/console/alerts/\(alert.id!.uuidString)/acknowledgement", [("note", "x")]).status == .notFound)
+        }
+    }
+
+    @Test("rules from the form: refused by field, tried on a participant's past, saved; messages planned from the pool")
+    func rulesAndMessages() async throws {
+        try await withTestApp { app in
+            let (console, patient, patientID, practiceID) = try await ConsoleScheduleTests().practice(app)
+            #expect(try await console.get("/console/rules").location == "/console/studies/\(practiceID)/rules")
+            let path = "/console/studies/\(practiceID)/rules"
+            let rule: [(String, String)] = [
+                ("name", "Severe"), ("trigger", "submitted"), ("instrumentKey", "phq-9"), ("mode", "all"),
+                ("subject0", "score"), ("id0", "total"), ("operator0", "greaterOrEqual"), ("value0", "15"),
+                ("action", "alert"), ("priority", "high"), ("message", "Severe depression"),
+            ]
+            let bad = try await console.post(path, rule.map { $0.0 == "id0" ? ("id0", "nope") : $0 } + [("intent", "add")])
+            #expect(bad.status == .unprocessableEntity)
+            #expect(bad.html.contains("id0: "))
+            #expect(try await app.count("study_rules") == 0)
+
+            let phq = try await assign(app, patientID: patientID, instrument: "phq-9", console: console)
+            _ = try await patient.send(
+                .POST, "/me/responses",
+                json: ["id": .string(UUID().uuidString), "promptId": .string(phq), "instrumentKey": "phq-9", "version": 1,
+                    "answers": QuestionnaireAPITests.phqAnswers([3, 3, 3, 3, 3, 0, 0, 0, 0]),
+                    "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+            let dry = try await console.post(path, rule + [("intent", "dry-run"), ("patientID", patientID.uuidString)])
+            #expect(dry.status == .ok)
+            #expect(dry.html.contains("data-fires=\"true\""))
+            #expect(dry.html.contains("score total = 15 (≥ 15)"))
+            #expect(try await app.count("study_rules") == 0)
+            let saved = try await console.post(path, rule + [("intent", "add")])
+            #expect(saved.location == "\(path)?added=1")
+            let listed = try await console.get("\(path)?added=1")
+            #expect(listed.html.contains("When Patient Health Questionnaire (PHQ-9) is submitted (score total ≥ 15)"))
+
+            _ = try await console.post("/console/studies/\(practiceID)/messages", [("text", "Notice one thing you value today.")])
+            _ = try await console.post("/console/studies/\(practiceID)/messages", [("text", "Breathe, then act on what matters.")])
+            let wrongPlan = try await console.post(
+                "/console/studies/\(practiceID)/message-plan", [("perDay", "3"), ("windowStart", "20:00"), ("windowEnd", "09:00"), ("intent", "save")])
+            #expect(wrongPlan.status == .unprocessableEntity)
+            _ = try await console.post(
+                "/console/studies/\(practiceID)/message-plan", [("perDay", "3"), ("windowStart", "09:00"), ("windowEnd", "20:00"), ("intent", "save")])
+            let planner = MessagePlanner(database: app.database, services: app.app.interlude)
+            let created = try await planner.run(now: app.clock.now)
+            #expect(created >= 3 && created <= 6, "today's remaining moments and tomorrow's three")
+            #expect(try await planner.run(now: app.clock.now) == 0)
+            let planned = try await InterventionRecord.query(on: app.database).filter(\.$kind == "message").all()
+            let vienna = TimeZone(identifier: "Europe/Vienna")!
+            #expect(planned.allSatisfy {
+                let time = LocalDateTime($0.deliverAt, in: vienna).time
+                return time >= LocalTime("09:00")! && time <= LocalTime("20:00")! && $0.deliverAt > app.clock.now
+            })
+            #expect(try await app.count("notifications WHERE category = 'messages'") == planned.count)
+            #expect(try await patient.send(.GET, "/me/interventions").body.array.allSatisfy { $0["kind"].string != "message" })
+            app.clock.advance(by: 2 * 86_400)
+            let inbox = try await patient.send(.GET, "/me/interventions")
+            let messages = inbox.body.array.filter { $0["kind"].string == "message" }
+            #expect(messages.count == planned.count)
+            #expect(messages.allSatisfy { ["Notice one thing you value today.", "Breathe, then act on what matters."].contains($0["text"].string ?? "") })
+
+            // Two days later the console session has lapsed: sign in again.
+            _ = try await console.signIn("berger@praxis.example")
+            _ = try await console.get(path)
+            let stopped = try await console.post(
+                "/console/studies/\(practiceID)/message-plan",
+                [("perDay", "3"), ("windowStart", "09:00"), ("windowEnd", "20:00"), ("intent", "remove")])
+            #expect(stopped.status == .seeOther, "\(stopped.html.prefix(500))")
+            #expect(try await app.count("message_plans") == 0)
+
+            // A researcher who is not in the practice reaches none of it.
+            _ = try await app.staff("researcher", "lab@uni.example")
+            let lab = ConsoleBrowser(app)
+            _ = try await lab.signIn("lab@uni.example")
+            _ = try await lab.get("/console/studies")
+            #expect(try await lab.get(path).status == .notFound)
+            #expect(try await lab.post("/console/studies/\(practiceID)/messages", [("text", "x")]).status == .notFound)
+        }
+    }
+}
