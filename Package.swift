@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "InterludeCore", targets: ["InterludeCore"]),
         .library(name: "InterludeServer", targets: ["InterludeServer"]),
+        .library(name: "InterludeKit", targets: ["InterludeKit"]),
         .executable(name: "interlude", targets: ["interlude"]),
     ],
     dependencies: [
@@ -21,7 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -54,6 +55,15 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+        .target(
+            name: "InterludeKit",
+            dependencies: [
+                "InterludeCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .executableTarget(
             name: "interlude",
             dependencies: ["InterludeServer", .product(name: "Vapor", package: "vapor")],
@@ -65,9 +75,15 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(
+            name: "InterludeKitTests",
+            dependencies: ["InterludeKit"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
             name: "InterludeServerTests",
             dependencies: [
                 "InterludeServer",
+                "InterludeKit",
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -2,6 +2,7 @@ import Fluent
 import Foundation
 import InterludeCore
 import Testing
+import InterludeKit
 import VaporTesting
 
 @testable import InterludeServer
@@ -343,6 +344,36 @@ struct InterventionTests {
             #expect(try await therapist.send(.GET, "/me/backup").status == .forbidden)
             let (other, _) = try await app.patient("other@example.org")
             #expect(try await other.send(.GET, "/me/backup").status == .notFound)
+        }
+    }
+
+    @Test("answers sealed on one device are restored on another with the passphrase; the server never holds them in clear")
+    func backupRestore() async throws {
+        try await withTestApp { app in
+            let (_, patient, _) = try await paired(app)
+            let answers = ["0c5b8a0e-2f4d-4e7a-9c61-5b1d3e8f2a47": ["answer": "I talked to my sister about the fight.", "done": "true"]]
+            let envelope = try InterventionBackup.seal(answers, passphrase: "blue heron at dawn")
+            let stored = try await patient.send(
+                .PUT, "/me/backup",
+                json: ["baseVersion": 0, "envelope": ["algorithm": .string(envelope.algorithm), "iterations": .int(envelope.iterations),
+                    "salt": .string(envelope.salt), "nonce": .string(envelope.nonce), "ciphertext": .string(envelope.ciphertext)]])
+            #expect(stored.status == .ok, "\(stored.text)")
+            for row in try await InterventionBackupRecord.query(on: app.database).all() {
+                #expect(!row.envelope.contains("sister") && !row.envelope.contains("heron"))
+            }
+            #expect(try await app.count("intervention_backups") == 1)
+
+            // Another device: signed in afresh, it has nothing but the passphrase.
+            let otherDevice = try await app.signIn("patient@example.org")
+            let fetched = try await otherDevice.send(.GET, "/me/backup")
+            let restored = InterventionBackup.Envelope(
+                algorithm: fetched.body["envelope"]["algorithm"].string ?? "", iterations: fetched.body["envelope"]["iterations"].int ?? 0,
+                salt: fetched.body["envelope"]["salt"].string ?? "", nonce: fetched.body["envelope"]["nonce"].string ?? "",
+                ciphertext: fetched.body["envelope"]["ciphertext"].string ?? "")
+            #expect(try InterventionBackup.open(restored, passphrase: "blue heron at dawn", as: [String: [String: String]].self) == answers)
+            #expect(throws: InterventionBackup.Failure.cannotOpen) {
+                try InterventionBackup.open(restored, passphrase: "blue heron at dusk", as: [String: [String: String]].self)
+            }
         }
     }
 }

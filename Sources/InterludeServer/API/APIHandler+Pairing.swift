@@ -28,13 +28,9 @@ extension APIHandler {
     func getMyTherapist(_ input: Operations.GetMyTherapist.Input) async throws -> Operations.GetMyTherapist.Output {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
-        guard
-            let enrollment = try await Caseloads(database: context.database)
-                .practiceEnrollment(of: patient.requireID()),
-            let therapistID = enrollment.$therapist.id
+        guard let profile = try await TherapistProfiles(database: context.database).profile(ofTherapistOf: patient.requireID())
         else { throw AppError.notFound }
-        let (profile, therapist) = try await TherapistProfiles(database: context.database).profile(of: therapistID)
-        return .ok(.init(body: .json(try .init(profile, user: therapist))))
+        return .ok(.init(body: .json(try .init(profile, user: profile.user))))
     }
 
     func getOwnTherapistProfile(_ input: Operations.GetOwnTherapistProfile.Input) async throws

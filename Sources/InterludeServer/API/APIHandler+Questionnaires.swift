@@ -129,7 +129,15 @@ extension APIHandler {
         else { throw AppError.notFound }
         let definition = try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(record.definition.utf8))
         let body = try await context.promptBodies([prompt])[0]
-        return .ok(.init(body: .json(.init(prompt: body, definition: definition))))
+        let crisisItems = StudyRule.crisisItems(of: prompt.record.instrumentKey)
+        var crisis: Components.Schemas.CrisisSupport?
+        if !crisisItems.isEmpty {
+            let therapist = try await TherapistProfiles(database: context.database).profile(ofTherapistOf: patient.requireID())
+            crisis = .init(
+                items: crisisItems.map { .init(itemId: $0.id, above: $0.value ?? 0) },
+                emergencyNumber: therapist?.emergencyNumber, therapistName: therapist?.fullName)
+        }
+        return .ok(.init(body: .json(.init(prompt: body, definition: definition, crisis: crisis))))
     }
 
     func listMyResponses(_ input: Operations.ListMyResponses.Input) async throws -> Operations.ListMyResponses.Output {

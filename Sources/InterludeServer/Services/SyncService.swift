@@ -71,14 +71,8 @@ struct SyncService: Sendable {
         {
             if let record = try await catalog.version(key.key, key.version) { instruments.append(record) }
         }
-        var therapist: (TherapistProfileRecord, UserRecord)?
-        if let practice = try await Caseloads(database: database).practiceEnrollment(of: patientID),
-            let therapistID = practice.$therapist.id,
-            let profile = try await TherapistProfileRecord.query(on: database)
-                .filter(\.$user.$id == therapistID).with(\.$user).first()
-        {
-            therapist = (profile, profile.user)
-        }
+        let therapist = try await TherapistProfiles(database: database).profile(ofTherapistOf: patientID)
+            .map { ($0, $0.user) }
         return Changes(
             full: changedAfter == nil, prompts: prompts, instruments: instruments, appointments: appointments,
             deleted: deleted, therapist: therapist, interventions: interventions, cursor: Self.cursor(for: now),

@@ -18,6 +18,13 @@ struct TherapistProfiles: Sendable {
         return (profile, profile.user)
     }
 
+    /// The profile of the patient's therapist (with the account loaded), when the patient is paired.
+    func profile(ofTherapistOf patientID: UUID) async throws -> TherapistProfileRecord? {
+        guard let therapistID = try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$therapist.id
+        else { return nil }
+        return try await TherapistProfileRecord.query(on: database).filter(\.$user.$id == therapistID).with(\.$user).first()
+    }
+
     func update(
         therapistID: UUID, fullName: String?, gender: String?, officeAddress: String?, phone: String?,
         emergencyNumber: String?
