@@ -271,6 +271,13 @@ const pages = {
       badge.hidden = false;
       keepForOffline(open.data);
     }
+    const received = await api("GET", "/me/interventions");
+    const unseen = received.ok ? received.data.filter((item) => item.state === "sent").length : 0;
+    if (unseen) {
+      const badge = document.getElementById("new-interventions");
+      badge.textContent = String(unseen);
+      badge.hidden = false;
+    }
     const paired = me.patient && me.patient.paired;
     document.getElementById("pairing-hint").hidden = paired;
     document.getElementById("therapist-tile").hidden = !paired;
@@ -524,7 +531,7 @@ const pages = {
       status.hidden = false;
       return;
     }
-    const { prompt, definition } = result.data;
+    const { prompt, definition, crisis } = result.data;
     const language = document.documentElement.lang;
     const module = await import("./questionnaire.js");
     const { localized } = await import("./instrument-logic.js");
@@ -556,11 +563,14 @@ const pages = {
       status.hidden = false;
       return;
     }
+    const watchCrisis = crisis ? await crisisWatcher(definition, crisis) : undefined;
+    watchCrisis?.(draft.answers);
     module.runQuestionnaire({
       prompt,
       definition,
       language,
       message,
+      onAnswer: watchCrisis,
       submit: async (body) => {
         const result = await api("POST", "/me/responses", body);
         if (result.status !== 0) return result;
@@ -584,6 +594,14 @@ const pages = {
 
   async appointments() {
     (await import("./appointments.js")).run();
+  },
+
+  async interventions() {
+    (await import("./interventions.js")).runList({ api, message, forms });
+  },
+
+  async intervention() {
+    (await import("./interventions.js")).runOne({ api, message });
   },
 
   async schedule() {
@@ -739,6 +757,33 @@ const pages = {
 // Offline -------------------------------------------------------------------------------------------------
 
 /** Reads each open questionnaire once, so the service worker keeps it (and its definition) for offline use. */
+/**
+ * Shows the therapist's emergency number and crisis help as soon as an answer calls for it (PHQ-9 item 9 above
+ * "not at all"); returns the check to run after every answer.
+ */
+async function crisisWatcher(definition, crisis) {
+  const { numericValue } = await import("./instrument-logic.js");
+  const items = new Map(definition.sections.flatMap((section) => section.items).map((item) => [item.id, item]));
+  const panel = document.getElementById("crisis");
+  if (crisis.emergencyNumber) {
+    const link = document.getElementById("crisis-number");
+    link.textContent = crisis.therapistName ? `${crisis.therapistName}: ${crisis.emergencyNumber}` : crisis.emergencyNumber;
+    link.href = `tel:${crisis.emergencyNumber.replace(/[^+0-9]/g, "")}`;
+    document.getElementById("crisis-therapist").hidden = false;
+  }
+  return (answers) => {
+    const needed = crisis.items.some(({ itemId, above }) => {
+      const item = items.get(itemId);
+      const value = item && answers[itemId] !== undefined ? numericValue(definition, item, answers[itemId]) : null;
+      return value !== null && value > above;
+    });
+    if (needed && panel.hidden) {
+      panel.hidden = false;
+      panel.focus();
+    }
+  };
+}
+
 function keepForOffline(prompts) {
   for (const prompt of prompts) api("GET", `/me/prompts/${encodeURIComponent(prompt.id)}`);
 }
@@ -769,7 +814,10 @@ async function watchOutbox() {
     }
   };
   window.addEventListener("interlude:outbox", show);
-  window.addEventListener("online", () => outbox.flush(api));
+  window.addEventListener("online", async () => {
+    await outbox.flush(api);
+    await (await import("./interventions.js")).sendPending(api);
+  });
   await show();
   await outbox.flush(api);
 }

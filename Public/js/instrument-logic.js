@@ -153,7 +153,7 @@ function optionValue(option) {
   return numeric(String(option.code));
 }
 
-function numericValue(definition, item, answer) {
+export function numericValue(definition, item, answer) {
   switch (item.type) {
     case "single": {
       const option = optionsOf(definition, item).find((candidate) => String(candidate.code) === answer);

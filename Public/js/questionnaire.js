@@ -44,7 +44,7 @@ function element(tag, attributes = {}, text) {
 }
 
 /** Renders and runs the questionnaire for `prompt` inside the page. */
-export function runQuestionnaire({ prompt, definition, language, message, submit, readOnlyAnswers, onDone }) {
+export function runQuestionnaire({ prompt, definition, language, message, submit, readOnlyAnswers, onDone, onAnswer }) {
   const form = document.getElementById("questionnaire");
   const container = document.getElementById("sections");
   const draft = readOnlyAnswers ? { answers: readOnlyAnswers, responseId: null } : loadDraft(prompt.id);
@@ -68,6 +68,7 @@ export function runQuestionnaire({ prompt, definition, language, message, submit
     }
     store();
     update();
+    onAnswer?.(answers);
   };
 
   for (const section of definition.sections) {

@@ -2,12 +2,13 @@
 // their definitions, appointments) so the app opens and questionnaires can be answered without a connection;
 // shows push notifications and opens the page a tap asks for.
 
-const VERSION = "interlude-v1";
+const VERSION = "interlude-v2";
 const SHELL = [
   "/app",
   "/app/questionnaires",
   "/app/appointments",
   "/app/schedule",
+  "/app/interventions",
   "/app/profile",
   "/app/login",
   "/app/manifest.webmanifest",
@@ -20,13 +21,24 @@ const SHELL = [
   "/js/appointments.js",
   "/js/schedule.js",
   "/js/push.js",
+  "/js/interventions.js",
+  "/js/backup-crypto.js",
   "/icons/icon-192.png",
   "/icons/icon.svg",
 ];
-// Every questionnaire page is the same shell; the app fills it from the API.
-const QUESTIONNAIRE_SHELL = "/app/questionnaires/_";
+// Every questionnaire (and every intervention) page is the same shell; the app fills it from the API.
+const SHELLS = [
+  ["/app/questionnaires/", "/app/questionnaires/_"],
+  ["/app/interventions/", "/app/interventions/_"],
+];
 // What the app reads that should still be there offline.
-const READS = [/^\/api\/v1\/me$/, /^\/api\/v1\/me\/prompts(\/[0-9a-f-]+)?$/, /^\/api\/v1\/me\/appointments$/, /^\/api\/v1\/me\/therapist$/];
+const READS = [
+  /^\/api\/v1\/me$/,
+  /^\/api\/v1\/me\/prompts(\/[0-9a-f-]+)?$/,
+  /^\/api\/v1\/me\/appointments$/,
+  /^\/api\/v1\/me\/therapist$/,
+  /^\/api\/v1\/me\/interventions$/,
+];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(
@@ -69,8 +81,9 @@ self.addEventListener("fetch", (event) => {
     if (READS.some((pattern) => pattern.test(url.pathname))) event.respondWith(networkFirst(request));
     return;
   }
-  if (request.mode === "navigate" && url.pathname.startsWith("/app/questionnaires/")) {
-    event.respondWith(networkFirst(request, QUESTIONNAIRE_SHELL));
+  const shell = request.mode === "navigate" && SHELLS.find(([prefix]) => url.pathname.startsWith(prefix));
+  if (shell) {
+    event.respondWith(networkFirst(request, shell[1]));
     return;
   }
   if (request.mode === "navigate" || SHELL.includes(url.pathname)) {

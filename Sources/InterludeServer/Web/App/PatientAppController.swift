@@ -32,6 +32,7 @@ struct PatientAppController {
         ("questionnaires", "app/questionnaires", "app.questionnaires.title"),
         ("appointments", "app/appointments", "app.appointments.title"),
         ("schedule", "app/schedule", "app.schedule.title"),
+        ("interventions", "app/interventions", "app.interventions.title"),
     ]
 
     static let script = "/js/app.js"
@@ -48,6 +49,10 @@ struct PatientAppController {
         routes.get("questionnaires", ":promptID") { request in
             try await request.renderPage(
                 "app/questionnaire", titleKey: "app.questionnaire.title", content: NoContent(), script: Self.script)
+        }
+        routes.get("interventions", ":interventionID") { request in
+            try await request.renderPage(
+                "app/intervention", titleKey: "app.interventions.title", content: NoContent(), script: Self.script)
         }
         routes.get("register", use: register)
         routes.get("profile", use: profile)
