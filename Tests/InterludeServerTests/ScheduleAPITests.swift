@@ -465,9 +465,7 @@ struct ScheduleAPITests {
             let now = app.clock.now
             // The first process holds the planner's lock for the length of its run.
             try await app.database.transaction { holder in
-                let locked = try await (holder as! any SQLDatabase)
-                    .raw("SELECT pg_try_advisory_xact_lock(\(bind: Planner.lockKey)) AS locked").first()
-                #expect(try locked?.decode(column: "locked", as: Bool.self) == true)
+                #expect(try await Planner.tryLock(on: holder as! any SQLDatabase))
                 let skipped = try await Planner(database: twin.db).runAll(now: now)
                 #expect(skipped == Planner.Report())
             }

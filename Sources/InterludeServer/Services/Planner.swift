@@ -10,8 +10,9 @@ import SQLKit
 struct Planner: Sendable {
     let database: any Database
     var horizonDays: Int = Settings.defaultPlannerHorizonDays
-    /// Postgres advisory lock key for whole runs, so only one process plans at a time.
-    static let lockKey: Int64 = 0x1A7E_4C0D_E001
+    /// The first half of the Postgres advisory lock for whole runs, so only one process plans at a time; the second
+    /// half is the schema's hash.
+    static let lockClass: Int32 = 0x1A7E_4C0D
     /// Rows per INSERT: 12 columns each, well inside SQLite's limit on bound values.
     static let insertBatch = 500
 
@@ -28,11 +29,17 @@ struct Planner: Sendable {
             return try await plan(now: now, patients: nil, on: database)
         }
         return try await database.transaction { transaction in
-            let row = try await (transaction as! any SQLDatabase)
-                .raw("SELECT pg_try_advisory_xact_lock(\(bind: Self.lockKey)) AS locked").first()
-            guard try row?.decode(column: "locked", as: Bool.self) == true else { return Report() }
+            guard try await Self.tryLock(on: transaction as! any SQLDatabase) else { return Report() }
             return try await plan(now: now, patients: nil, on: transaction)
         }
+    }
+
+    /// Takes the planner's lock for the running transaction unless another process holds it. The lock belongs to
+    /// the schema, so installations (and test runs) in other schemas of the same database never wait for each other.
+    static func tryLock(on transaction: any SQLDatabase) async throws -> Bool {
+        let row = try await transaction
+            .raw("SELECT pg_try_advisory_xact_lock(\(bind: lockClass), hashtext(current_schema())) AS locked").first()
+        return try row?.decode(column: "locked", as: Bool.self) == true
     }
 
     /// Re-plans some patients at once, after something about them changed.
