@@ -93,7 +93,8 @@ private func registerRoutes(_ app: Application) throws {
     HealthRoutes().register(on: app)
     let api = app.grouped("api", "v1")
     api.get("openapi.yaml") { _ in try OpenAPISpec.response() }
-    let transport = VaporTransport(routesBuilder: app.grouped(CurrentRequestMiddleware()))
+    let transport = VaporTransport(
+        routesBuilder: app.grouped(CurrentRequestMiddleware(), APIBodyLimitMiddleware()))
     try APIHandler().registerHandlers(
         on: transport, serverURL: Servers.Server1.url(),
         configuration: .init(dateTranscoder: APIDateTranscoder(), jsonEncodingOptions: [.sortedKeys]))

@@ -80,7 +80,7 @@ struct AccountAPITests {
         }
     }
 
-    @Test("malformed JSON is a 400 problem and stores nothing")
+    @Test("malformed JSON is a 400 problem, an oversized body a 413 problem, and neither stores anything")
     func malformedJSON() async throws {
         try await withTestApp { app in
             let reply = try await app.api.send(.POST, "/accounts", raw: #"{"email": "a@b.cd", "#)
@@ -88,6 +88,10 @@ struct AccountAPITests {
             #expect(reply.body["type"].string == "/problems/malformed-request")
             let wrongType = try await app.api.send(.POST, "/sessions", raw: "[1, 2]")
             #expect(wrongType.status.code >= 400 && wrongType.status.code < 500)
+            let huge = #"{"email": "a@b.cd", "name": ""# + String(repeating: "x", count: 6 * 1024 * 1024) + #""}"#
+            let tooLarge = try await app.api.send(.POST, "/accounts", raw: huge)
+            #expect(tooLarge.status == .payloadTooLarge)
+            #expect(tooLarge.headers.contentType?.subType == "problem+json")
             #expect(try await app.count("users") == 0)
         }
     }
