@@ -66,6 +66,8 @@ class DemoTemplateTest(unittest.TestCase):
         for item in daily:
             self.assertEqual(instant(item["closesAt"]) - instant(item["opensAt"]), datetime.timedelta(minutes=30))
 
+        practice = call("GET", "/me/therapist", token=patient)
+        self.assertEqual(practice["emergencyNumber"], "+43 1 000 00 99")
         sessions = call("GET", "/me/appointments", token=patient)
         before = [item for item in planned if item["instrumentKey"] == "isf-k"]
         self.assertEqual(len(sessions), 2)

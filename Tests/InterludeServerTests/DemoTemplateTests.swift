@@ -47,7 +47,11 @@ struct DemoTemplateTests {
             let therapist = try await app.signIn(therapistAccount.email, password: therapistAccount.password)
             let patient = try await app.signIn(patientAccount.email, password: patientAccount.password)
             #expect(try await patient.send(.GET, "/me").body["timeZone"].string == "Europe/Vienna")
-            #expect(try await patient.send(.GET, "/me/therapist").status == .ok)
+            #expect(try await patient.send(.GET, "/me/therapist").body["emergencyNumber"].string == "+43 1 000 00 99")
+            let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$joinMode == "pairingCode").first())
+            let rules = try await therapist.send(.GET, "/studies/\(practice.id!.uuidString)/rules")
+            #expect(rules.body.array.map { $0["name"].string } == ["Three Dailies missed"])
+            #expect(try await app.count("intervention_templates") == 2)
 
             let caseload = try await therapist.send(.GET, "/patients")
             let patientID = try #require(caseload.body[0]["id"].string)

@@ -74,10 +74,26 @@ struct DemoSetup: Sendable {
     }
 
     /// Seed 000: the Daily once in each of three windows, open 30 minutes; the ISF-K from 24 hours before each
-    /// session until it starts; and the next two sessions, so the ISF-K has something to precede.
+    /// session until it starts; the next two sessions, so the ISF-K has something to precede; the therapist's
+    /// profile with an emergency number, two intervention templates and a rule for three missed Dailies.
     private func planIntersession(therapist: UserRecord, patient: UserRecord) async throws {
-        let practiceID = try await PairingService(database: database, services: services)
-            .practice(of: try therapist.requireID()).requireID()
+        let therapistID = try therapist.requireID()
+        let practiceID = try await PairingService(database: database, services: services).practice(of: therapistID).requireID()
+        _ = try await TherapistProfiles(database: database).update(
+            therapistID: therapistID, fullName: "Dr. Demo Therapist", gender: nil,
+            officeAddress: "Praxis am Ring 1, 1010 Wien", phone: "+43 1 000 00 00", emergencyNumber: "+43 1 000 00 99")
+        let library = InterventionLibrary(database: database, services: services)
+        try await library.addTemplate(
+            InterventionDraft(kind: .commendation, text: "You kept at it this week. Well done."), to: practiceID, by: therapist)
+        try await library.addTemplate(
+            InterventionDraft(
+                kind: .task, text: "Before our next session, note one moment you thought of therapy and how you felt."),
+            to: practiceID, by: therapist)
+        _ = try await RuleService(database: database, services: services).add(
+            StudyRule(
+                name: "Three Dailies missed", trigger: .missedInARow(count: 3, instrumentKey: "intersession-daily"),
+                action: .alert(priority: .normal, message: "Three Dailies in a row went unanswered.")),
+            to: practiceID, by: therapist)
         let schedules = ScheduleService(database: database, now: now)
         let windows = [("08:00", "11:59"), ("12:00", "15:59"), ("16:00", "19:59")].map {
             TimeWindow(start: LocalTime($0.0)!, end: LocalTime($0.1)!, count: 1)
