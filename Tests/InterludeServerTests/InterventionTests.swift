@@ -376,4 +376,52 @@ struct InterventionTests {
             }
         }
     }
+
+    @Test("a study's messages are planned for its participants, arrive with a notification, and stop when one leaves")
+    func reinforcementMessages() async throws {
+        try await withTestApp { app in
+            let (researcher, researcherID) = try await app.staff("researcher", "lab@uni.example")
+            let (patient, patientID) = try await app.patient()
+            let studyID = try #require(
+                try await researcher.send(.POST, "/studies", json: StudyAPITests.study("open")).body["id"].string)
+            #expect(try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"]).status == .created)
+            let study = try #require(UUID(uuidString: studyID))
+            let owner = try #require(try await UserRecord.find(researcherID, on: app.database))
+            let library = InterventionLibrary(database: app.database, services: app.app.interlude)
+            try await library.addMessage("Notice one thing you value today.", to: study, by: owner)
+            await #expect(throws: ValidationFailure.self) {
+                try await library.addMessage(String(repeating: "x", count: 281), to: study, by: owner)
+            }
+            try await library.setPlan(
+                MessagePlan(perDay: 4, windowStart: LocalTime("00:00")!, windowEnd: LocalTime("23:59")!), of: study, by: owner)
+            let planner = MessagePlanner(database: app.database, services: app.app.interlude)
+            let planned = try await planner.run(now: app.clock.now)
+            #expect(planned >= 4 && planned <= 8)
+            #expect(try await app.count("notifications WHERE category = 'messages'") == planned)
+
+            // The first arrives: the patient reads it in the inbox; the rest wait for their moment.
+            let first = try #require(
+                try await InterventionRecord.query(on: app.database).sort(\.$deliverAt).first())
+            app.clock.advance(by: first.deliverAt.timeIntervalSince(app.clock.now) + 1)
+            let inbox = try await patient.send(.GET, "/me/interventions")
+            #expect(inbox.body.array.map { $0["text"].string } == ["Notice one thing you value today."])
+            #expect(inbox.body[0]["kind"].string == "message")
+
+            // Leaving the study takes back what had not arrived yet; planning again adds nothing, and the
+            // notifications of the messages taken back are not sent.
+            let next = try #require(
+                try await InterventionRecord.query(on: app.database).filter(\.$deliverAt > app.clock.now).sort(\.$deliverAt).first())
+            #expect(try await patient.send(.DELETE, "/studies/\(studyID)/enrollment").status == .noContent)
+            #expect(try await app.count("interventions") == 1)
+            #expect(try await planner.run(now: app.clock.now) == 0)
+            _ = try await NotificationDispatcher(
+                database: app.database, services: app.app.interlude, channels: app.app.notificationChannels
+            ).dispatch(now: next.deliverAt.addingTimeInterval(1))
+            let sent = try await NotificationRecord.query(on: app.database).filter(\.$status == "sent").all().map(\.dedupeKey)
+            #expect(sent == [InterventionService.dedupeKey(of: first.id!)])
+            let taken = try await NotificationRecord.query(on: app.database)
+                .filter(\.$dedupeKey == InterventionService.dedupeKey(of: next.id!)).first()
+            #expect(taken?.status == "expired")
+        }
+    }
 }

@@ -56,8 +56,11 @@ struct RuleService: Sendable {
         return result
     }
 
-    private func stored(in studyIDs: [UUID]) async throws -> [Stored] {
-        try await RuleRecord.query(on: database).filter(\.$study.$id ~~ studyIDs).sort(\.$createdAt).all().map {
+    /// The stored rules of the studies (nil: of every study).
+    private func stored(in studyIDs: [UUID]?) async throws -> [Stored] {
+        var query = RuleRecord.query(on: database)
+        if let studyIDs { query = query.filter(\.$study.$id ~~ studyIDs) }
+        return try await query.sort(\.$createdAt).all().map {
             Stored(
                 id: $0.id, studyID: $0.$study.id,
                 rule: try JSONDecoder().decode(StudyRule.self, from: Data($0.definition.utf8)))
@@ -110,16 +113,25 @@ struct RuleService: Sendable {
     /// rule once, however long it grows. Returns how many fired.
     @discardableResult
     func evaluateMissed(since: Date) async throws -> Int {
+        // Only studies with such a rule matter, and in them only patients still taking part.
+        let missedRules = try await stored(in: nil).filter {
+            if case .missedInARow = $0.rule.trigger { return true } else { return false }
+        }
+        let studies = Array(Set(missedRules.compactMap(\.studyID)))
+        guard !studies.isEmpty else { return 0 }
         let patients = try await PromptRecord.query(on: database)
             .filter(\.$status == PromptStatus.expired.rawValue)
             .filter(\.$closesAt > since)
             .filter(\.$closesAt <= now)
+            .filter(\.$study.$id ~~ studies)
             .field(\.$patient.$id).unique().all().map { $0.$patient.id }
         var fired = 0
         for patientID in patients {
-            let rules = try await applicable(to: patientID).filter {
-                if case .missedInARow = $0.rule.trigger { return true } else { return false }
-            }
+            let active = Set(
+                try await EnrollmentRecord.query(on: database)
+                    .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active.rawValue)
+                    .filter(\.$study.$id ~~ studies).all().map { $0.$study.id })
+            let rules = missedRules.filter { $0.studyID.map(active.contains) == true }
             guard !rules.isEmpty else { continue }
             let closed = try await PromptRecord.query(on: database)
                 .filter(\.$patient.$id == patientID)

@@ -119,6 +119,13 @@ struct StudyService: Sendable {
                 .filter(\.$revokedAt == nil)
                 .set(\.$revokedAt, to: now)
                 .update()
+            // Reinforcement messages planned ahead in the study do not arrive after leaving it.
+            try await InterventionRecord.query(on: database)
+                .filter(\.$patient.$id == patientID)
+                .filter(\.$study.$id == studyID)
+                .filter(\.$origin == InterventionOrigin.messagePlan.rawValue)
+                .filter(\.$deliverAt > now)
+                .delete()
         }
         _ = try await Planner(database: database).run(now: now, patients: [patientID])
     }
