@@ -814,10 +814,7 @@ async function watchOutbox() {
     }
   };
   window.addEventListener("interlude:outbox", show);
-  window.addEventListener("online", async () => {
-    await outbox.flush(api);
-    await (await import("./interventions.js")).sendPending(api);
-  });
+  window.addEventListener("online", () => outbox.flush(api));
   await show();
   await outbox.flush(api);
 }

@@ -1,8 +1,8 @@
 // The patient's interventions: the list, one intervention to read, do or answer, and the encrypted backup of
-// the answers. Answers to questions stay on this device; the server hears only "seen" and "completed".
+// the answers. Answers to questions stay on this device; the server hears only "seen" and "completed" (through
+// the outbox when there is no connection).
 
 const ANSWERS_KEY = "interlude.interventionAnswers";
-const PENDING_KEY = "interlude.pendingCompletions";
 const NOTICE_KEY = "interlude.answerNoticeSeen";
 const BACKUP_VERSION_KEY = "interlude.backupVersion";
 
@@ -29,16 +29,19 @@ function keepAnswer(id, entry) {
   write(ANSWERS_KEY, all);
 }
 
-/** Sends the completions made without a connection; an intervention completed meanwhile counts as sent. */
-export async function sendPending(api) {
-  const pending = read(PENDING_KEY, []);
-  const left = [];
-  for (const id of pending) {
-    const result = await api("POST", `/me/interventions/${encodeURIComponent(id)}/completion`);
-    if (result.status === 0 || result.status >= 500) left.push(id);
-  }
-  write(PENDING_KEY, left);
-  return left;
+/** The ids of interventions whose `type` change ("intervention.complete", "intervention.seen") waits in the outbox. */
+async function waiting(type) {
+  if (!("indexedDB" in window)) return [];
+  const { pending } = await import("./outbox.js");
+  return (await pending()).filter((item) => item.type === type).map((item) => item.interventionId);
+}
+
+/** Keeps a change to an intervention for when the connection returns, once per kind of change. */
+async function queue(type, id, label) {
+  if ((await waiting(type)).includes(id)) return;
+  const { enqueue } = await import("./outbox.js");
+  const { uuid } = await import("./questionnaire.js");
+  await enqueue({ id: uuid(), type, interventionId: id }, label);
 }
 
 function formatDateTime(value) {
@@ -47,7 +50,7 @@ function formatDateTime(value) {
 
 /** The list page: new ones first, then completed ones; and the backup form. */
 export async function runList({ api, message, forms }) {
-  const pending = await sendPending(api);
+  const pending = await waiting("intervention.complete");
   const result = await api("GET", "/me/interventions");
   if (result.ok) {
     const local = answers();
@@ -169,7 +172,11 @@ export async function runOne({ api, message }) {
   document.getElementById("intervention-kind").textContent = message(`kind-${item.kind}`);
   document.getElementById("intervention-date").textContent = message("receivedOn", { date: formatDateTime(item.sentAt) });
   document.getElementById("intervention-text").textContent = item.text;
-  if (item.state === "sent") api("POST", `/me/interventions/${encodeURIComponent(id)}/seen`);
+  if (item.state === "sent") {
+    api("POST", `/me/interventions/${encodeURIComponent(id)}/seen`).then((seen) => {
+      if (seen.status === 0) queue("intervention.seen", id, message(`kind-${item.kind}`));
+    });
+  }
 
   const local = answers()[id] || {};
   const form = document.getElementById("intervention-form");
@@ -196,13 +203,13 @@ export async function runOne({ api, message }) {
   answer.addEventListener("input", () => keepAnswer(id, { answer: answer.value }));
   done.addEventListener("change", () => keepAnswer(id, { done: done.checked }));
 
-  const pending = read(PENDING_KEY, []);
+  const pending = await waiting("intervention.complete");
   const completed = item.state === "completed" || local.completedAt || pending.includes(id);
-  const showCompleted = (when, waiting) => {
+  const showCompleted = (when, queued) => {
     form.querySelectorAll("input, textarea, button").forEach((input) => (input.disabled = true));
     document.getElementById("confirm").hidden = true;
-    status.className = waiting ? "notice warn" : "notice ok";
-    status.textContent = waiting ? message("waitingToSend") : message("completedOn", { date: formatDateTime(when) });
+    status.className = queued ? "notice warn" : "notice ok";
+    status.textContent = queued ? message("waitingToSend") : message("completedOn", { date: formatDateTime(when) });
     status.hidden = false;
   };
   if (completed) {
@@ -228,8 +235,9 @@ export async function runOne({ api, message }) {
     const completedAt = new Date().toISOString();
     keepAnswer(id, { answer: answer.value, done: done.checked, completedAt });
     const sent = await api("POST", `/me/interventions/${encodeURIComponent(id)}/completion`);
-    const waiting = sent.status === 0 || sent.status >= 500;
-    if (waiting) write(PENDING_KEY, [...new Set([...read(PENDING_KEY, []), id])]);
-    showCompleted(completedAt, waiting);
+    // No connection: the completion waits in the outbox under its own id and goes out when it returns.
+    const offline = sent.status === 0;
+    if (offline) await queue("intervention.complete", id, message(`kind-${item.kind}`));
+    showCompleted(completedAt, offline);
   });
 }

@@ -98,6 +98,38 @@ class InterventionsTest(BrowserTestCase):
         self.wait.until(lambda driver: driver.find_element(By.ID, "answer").get_attribute("value") == ANSWER)
         self.wait_for_text("#intervention-status", "Completed on")
 
+    def test_a_commendation_confirmed_offline_is_reported_when_the_connection_returns(self):
+        driver = self.driver
+        suffix = uuid.uuid4().hex[:8]
+        therapist = staff_token(f"iv-offline-therapist-{suffix}@example.org", "therapist", PASSWORD)
+        address = f"iv-offline-patient-{suffix}@example.org"
+        patient = patient_token(address, PASSWORD)
+        patient_id = pair(patient, therapist)
+        commendation = call("POST", f"/patients/{patient_id}/interventions",
+                            {"kind": "commendation", "text": "You kept every appointment."}, token=therapist)
+
+        self.sign_in(address)
+        driver.execute_async_script("navigator.serviceWorker.ready.then(() => arguments[0](true))")
+        self.wait.until(lambda driver: driver.execute_script("return Boolean(navigator.serviceWorker.controller)"))
+        self.open("/app/interventions")
+        self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, f"a[data-intervention='{commendation['id']}']")))
+        self.open(f"/app/interventions/{commendation['id']}")
+        self.wait_for_text("#intervention-text", "You kept every appointment.")
+
+        driver.set_network_conditions(offline=True, latency=5, download_throughput=1024 * 1024, upload_throughput=1024 * 1024)
+        try:
+            self.open(f"/app/interventions/{commendation['id']}")
+            self.wait_for_text("#intervention-text", "You kept every appointment.")
+            self.click("#confirm")
+            self.wait_for_text("#intervention-status", "will be reported when you are online")
+            self.wait_for_text("#outbox-status", "1 change(s) wait")
+            self.assertEqual(call("GET", "/me/interventions", token=patient)[0]["state"], "seen")
+        finally:
+            driver.set_network_conditions(offline=False, latency=5, download_throughput=1024 * 1024, upload_throughput=1024 * 1024)
+        driver.execute_script("window.dispatchEvent(new Event('online'))")
+        self.wait.until(EC.invisibility_of_element_located((By.CSS_SELECTOR, "#outbox-status")))
+        self.assertEqual(call("GET", "/me/interventions", token=patient)[0]["state"], "completed")
+
     def test_crisis_help_appears_at_once_for_phq9_item_9(self):
         suffix = uuid.uuid4().hex[:8]
         therapist = staff_token(f"crisis-therapist-{suffix}@example.org", "therapist", PASSWORD)

@@ -169,4 +169,44 @@ struct SyncTests {
             #expect(stolen.body["results"][0]["appointment"].isNull)
         }
     }
+
+    @Test("interventions seen and completed offline go out with the batch; completing twice, or on two devices, is applied once")
+    func interventionMutations() async throws {
+        try await withTestApp { app in
+            let (therapist, patient, patientID, _) = try await QuestionnaireAPITests().setUp(app, instrument: "who-5")
+            let sent = try await therapist.send(
+                .POST, "/patients/\(patientID.uuidString)/interventions", json: ["kind": "task", "text": "Walk."])
+            let interventionID = try #require(sent.body["id"].string)
+            let seen = UUID().uuidString
+            let complete = UUID().uuidString
+            let batch: JSONValue = ["mutations": [
+                ["id": .string(seen), "type": "intervention.seen", "interventionId": .string(interventionID)],
+                ["id": .string(complete), "type": "intervention.complete", "interventionId": .string(interventionID)],
+            ]]
+            let first = try await patient.send(.POST, "/sync", json: batch)
+            #expect(first.body["results"].array.map { $0["status"].string } == ["applied", "applied"], "\(first.text)")
+            #expect(first.body["results"][1]["intervention"]["state"].string == "completed")
+            let completedAt = first.body["results"][1]["intervention"]["completedAt"].string
+            app.clock.advance(by: 60)
+            let otherDevice: JSONValue = ["mutations": [
+                ["id": .string(UUID().uuidString), "type": "intervention.complete", "interventionId": .string(interventionID)],
+            ]]
+            let second = try await patient.send(.POST, "/sync", json: otherDevice)
+            #expect(second.body["results"][0]["status"].string == "applied")
+            #expect(second.body["results"][0]["intervention"]["completedAt"].string == completedAt)
+            #expect(try await patient.send(.POST, "/sync", json: batch).body["results"][1]["replayed"].bool == true)
+
+            // Someone else's intervention, or none named, is refused.
+            let (other, _) = try await app.patient("other@example.org")
+            let foreign = try await other.send(.POST, "/sync", json: ["mutations": [
+                ["id": .string(UUID().uuidString), "type": "intervention.complete", "interventionId": .string(interventionID)],
+            ]])
+            #expect(foreign.body["results"][0]["status"].string == "rejected")
+            let unnamed = try await patient.send(.POST, "/sync", json: ["mutations": [
+                ["id": .string(UUID().uuidString), "type": "intervention.seen"],
+            ]])
+            #expect(unnamed.status == .unprocessableEntity)
+            #expect(unnamed.body.problemFields == ["mutations.0.interventionId"])
+        }
+    }
 }

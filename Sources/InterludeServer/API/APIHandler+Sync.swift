@@ -52,11 +52,13 @@ extension APIHandler {
         var bodies: [Components.Schemas.SyncResult] = []
         for result in results {
             let appointment = try await result.appointmentID.asyncMap { try await context.sync.appointment($0, of: patient) }
+            let intervention = try await result.interventionID.asyncMap { try await context.sync.intervention($0, of: patient) }
             bodies.append(
                 .init(
                     id: result.id.uuidString.lowercased(), status: .init(rawValue: result.status.rawValue) ?? .rejected,
                     replayed: result.replayed, appointment: try appointment.flatMap { $0 }.map(Components.Schemas.Appointment.init),
                     deleted: result.deleted ? true : nil, responseId: result.responseID?.uuidString.lowercased(),
+                    intervention: try intervention.flatMap { $0 }.map(Components.Schemas.Intervention.init),
                     problem: result.problem.map {
                         .init(
                             _type: $0.type, title: $0.title, status: $0.status, detail: $0.detail,
@@ -76,13 +78,12 @@ extension APIHandler {
             guard let input else { throw ValidationFailure(field: "\(place).appointment", code: .required) }
             return .init(title: input.title, startsAt: input.startsAt, endsAt: input.endsAt, comment: input.comment)
         }
-        func appointmentID() throws(ValidationFailure) -> UUID {
-            guard let raw = item.appointmentId else { throw ValidationFailure(field: "\(place).appointmentId", code: .required) }
-            guard let id = UUID(uuidString: raw) else {
-                throw ValidationFailure(field: "\(place).appointmentId", code: .invalidFormat)
-            }
+        func uuid(_ raw: String?, _ name: String) throws(ValidationFailure) -> UUID {
+            guard let raw else { throw ValidationFailure(field: "\(place).\(name)", code: .required) }
+            guard let id = UUID(uuidString: raw) else { throw ValidationFailure(field: "\(place).\(name)", code: .invalidFormat) }
             return id
         }
+        func appointmentID() throws(ValidationFailure) -> UUID { try uuid(item.appointmentId, "appointmentId") }
         func baseVersion() throws(ValidationFailure) -> Int {
             guard let version = item.baseVersion else { throw ValidationFailure(field: "\(place).baseVersion", code: .required) }
             return version
@@ -97,6 +98,10 @@ extension APIHandler {
             return .updateAppointment(id: try appointmentID(), baseVersion: try baseVersion(), try fields(item.appointment))
         case .appointment_delete:
             return .deleteAppointment(id: try appointmentID(), baseVersion: try baseVersion())
+        case .intervention_seen:
+            return .interventionSeen(id: try uuid(item.interventionId, "interventionId"))
+        case .intervention_complete:
+            return .completeIntervention(id: try uuid(item.interventionId, "interventionId"))
         }
     }
 }

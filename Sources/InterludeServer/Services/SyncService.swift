@@ -112,6 +112,8 @@ struct SyncService: Sendable {
         case createAppointment(id: UUID, AppointmentFields)
         case updateAppointment(id: UUID, baseVersion: Int, AppointmentFields)
         case deleteAppointment(id: UUID, baseVersion: Int)
+        case interventionSeen(id: UUID)
+        case completeIntervention(id: UUID)
     }
 
     struct AppointmentFields: Sendable {
@@ -136,6 +138,7 @@ struct SyncService: Sendable {
         var appointmentID: UUID?
         var deleted = false
         var responseID: UUID?
+        var interventionID: UUID?
         var problem: ProblemDocument?
     }
 
@@ -216,7 +219,25 @@ struct SyncService: Sendable {
             }
             try await appointments.delete(appointmentID, of: patient)
             return Result(id: id, status: .applied, appointmentID: appointmentID, deleted: true)
+        case .interventionSeen(let interventionID):
+            _ = try await InterventionService(database: database, services: services).markSeen(interventionID, by: patient)
+            return Result(id: id, status: .applied, interventionID: interventionID)
+        case .completeIntervention(let interventionID):
+            do {
+                _ = try await InterventionService(database: database, services: services).complete(interventionID, by: patient)
+            } catch AppError.conflict(.interventionCompleted) {
+                // Completed from another device meanwhile: what this change wanted is the case.
+            }
+            return Result(id: id, status: .applied, interventionID: interventionID)
         }
+    }
+
+    /// The intervention as it is now, for a result that names one.
+    func intervention(_ id: UUID, of patient: UserRecord) async throws -> InterventionService.Opened? {
+        guard let record = try await InterventionRecord.find(id, on: database), record.$patient.id == patient.id else {
+            return nil
+        }
+        return try InterventionService(database: database, services: services).open(record)
     }
 
     private func own(_ appointmentID: UUID, of patient: UserRecord) async throws -> AppointmentRecord? {
