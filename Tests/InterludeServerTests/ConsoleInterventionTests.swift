@@ -74,6 +74,7 @@ struct ConsoleInterventionTests {
                 json: ["id": .string(UUID().uuidString), "promptId": .string(phq), "instrumentKey": "phq-9", "version": 1,
                     "answers": QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 1]),
                     "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+            #expect(try await console.get("/console/patients").html.contains("data-open-alerts=\"1\""))
             let inbox = try await console.get("/console/alerts")
             #expect(inbox.html.contains("id=\"alert-badge\">1<"))
             #expect(inbox.html.contains("High priority"))
@@ -84,6 +85,7 @@ struct ConsoleInterventionTests {
             #expect(done.status == .seeOther)
             let after = try await console.get("/console/alerts?acknowledged=1")
             #expect(!after.html.contains("id=\"alert-badge\""))
+            #expect(!(try await console.get("/console/patients").html.contains("data-open-alerts")))
             #expect(after.html.contains("Called; safe."))
 
             let (_, _) = try await app.staff("therapist", "other@praxis.example")

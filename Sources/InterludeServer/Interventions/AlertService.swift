@@ -87,11 +87,20 @@ struct AlertService: Sendable {
 
     /// How many alerts wait for the staff member's acknowledgement.
     func openCount(for staff: UserRecord) async throws -> Int {
+        try await waiting(for: staff).count()
+    }
+
+    /// How many alerts about each of the staff member's patients wait for acknowledgement.
+    func openCounts(for staff: UserRecord) async throws -> [UUID: Int] {
+        Dictionary(grouping: try await waiting(for: staff).all(), by: { $0.$patient.id }).mapValues(\.count)
+    }
+
+    /// The alerts for the staff member (theirs or escalated to them) that nobody acknowledged yet.
+    private func waiting(for staff: UserRecord) throws -> QueryBuilder<AlertRecord> {
         let staffID = try staff.requireID()
-        return try await AlertRecord.query(on: database)
+        return AlertRecord.query(on: database)
             .filter(\.$acknowledgedAt == nil)
             .group(.or) { $0.filter(\.$recipient.$id == staffID).filter(\.$escalatedTo.$id == staffID) }
-            .count()
     }
 
     /// The alerts about one patient, for the patient's page.

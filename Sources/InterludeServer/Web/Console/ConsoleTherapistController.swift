@@ -12,6 +12,8 @@ struct ConsoleTherapistController {
         var pairedSince: String
         var lastActivity: String
         var compliance: ComplianceCell
+        /// Alerts about the patient that wait for acknowledgement.
+        var openAlerts: Int
     }
 
     /// Prompts answered, missed and open so far, and the share answered.
@@ -190,13 +192,14 @@ struct ConsoleTherapistController {
             .record(actor: therapist, action: .caseloadRead, patients: try entries.map { try $0.patient.requireID() })
         let compliance = try await PromptService(database: request.db, now: request.services.clock.now).compliance(
             of: try entries.map { try $0.patient.requireID() }, studies: Set(entries.map { $0.enrollment.$study.id }))
+        let alerts = try await AlertService(database: request.db, services: request.services).openCounts(for: therapist)
         let rows = try entries.map { entry in
             let id = try entry.patient.requireID()
             return PatientRow(
                 id: id.uuidString, pseudonym: entry.profile.pseudonym,
                 name: entry.patient.name ?? "", pairedSince: display.date(entry.enrollment.createdAt),
                 lastActivity: display.dateTime(entry.patient.lastActiveAt),
-                compliance: ComplianceCell(compliance[id] ?? PromptService.Compliance()))
+                compliance: ComplianceCell(compliance[id] ?? PromptService.Compliance()), openAlerts: alerts[id] ?? 0)
         }
         return try await request.renderConsole(
             "console/patients", titleKey: "console.patients.title",
