@@ -424,4 +424,31 @@ struct InterventionTests {
             #expect(taken?.status == "expired")
         }
     }
+
+    @Test("a rule opens a prompt of another instrument for the hours it names, once per response")
+    func ruleOpensPrompt() async throws {
+        try await withTestApp { app in
+            let (therapist, patient, patientID) = try await paired(app)
+            let practice = try #require(try await StudyRecord.query(on: app.database).first())
+            let added = try await therapist.send(
+                .POST, "/studies/\(practice.id!.uuidString)/rules",
+                json: ["name": "Anxiety too", "trigger": ["kind": "submitted", "instrumentKey": "phq-9",
+                    "condition": ["mode": "all", "clauses": [["subject": "band", "id": "total", "operator": "notEquals", "level": "minimal"]]]],
+                    "action": ["kind": "prompt", "instrumentKey": "gad-7", "openHours": 48]])
+            #expect(added.status == .created, "\(added.text)")
+            _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 1, 0]))
+            #expect(try await PromptRecord.query(on: app.database).filter(\.$instrumentKey == "gad-7").count() == 0)
+            _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([2, 1, 1, 1, 0, 0, 0, 1, 0]))
+            let opened = try await PromptRecord.query(on: app.database).filter(\.$instrumentKey == "gad-7").all()
+            #expect(opened.count == 1)
+            #expect(opened.first?.source == "rule")
+            #expect(opened.first.map { abs($0.closesAt.timeIntervalSince($0.opensAt) - 48 * 3600) < 1 } == true)
+            #expect(opened.first?.$study.id == practice.id)
+            let open = try await patient.send(.GET, "/me/prompts")
+            #expect(open.body.array.contains { $0["instrumentKey"].string == "gad-7" && $0["status"].string == "open" })
+            let firing = try #require(try await RuleFiringRecord.query(on: app.database).filter(\.$ruleName == "Anxiety too").first())
+            #expect(firing.reason == "Anxiety too: phq-9 band of total is mild")
+            #expect(firing.outcome == "prompt \(opened.first!.id!.uuidString.lowercased())")
+        }
+    }
 }
