@@ -135,6 +135,8 @@ struct RuleTests {
             try InterventionDraft.validate(kind: .commendation, text: String(repeating: "a", count: 2001))
         }
         #expect(throws: ValidationFailure(field: "kind", code: .notAllowed)) { try InterventionDraft.validate(kind: .message, text: "hi") }
+        #expect(throws: ValidationFailure(field: "kind", code: .notAllowed)) { try InterventionDraft.validate(kindNamed: "praise", text: "hi") }
+        #expect(try InterventionDraft.validate(kindNamed: "question", text: "Why?") == InterventionDraft(kind: .question, text: "Why?"))
         let now = Date()
         #expect(InterventionState(seenAt: nil, completedAt: nil) == .sent)
         #expect(InterventionState(seenAt: now, completedAt: nil) == .seen)
@@ -163,6 +165,13 @@ struct RuleTests {
         }
         #expect(throws: ValidationFailure([FieldError(field: "perDay", code: .outOfRange, limit: 12), FieldError(field: "windowEnd", code: .invalidValue)])) {
             try MessagePlan(perDay: 13, windowStart: LocalTime("10:00")!, windowEnd: LocalTime("09:00")!).validate()
+        }
+        #expect(try MessagePlan.parse(perDay: " 2 ", windowStart: "09:00", windowEnd: "20:00") == MessagePlan(perDay: 2, windowStart: LocalTime("09:00")!, windowEnd: LocalTime("20:00")!))
+        #expect(throws: ValidationFailure([FieldError(field: "perDay", code: .invalidFormat), FieldError(field: "windowStart", code: .invalidFormat)])) {
+            try MessagePlan.parse(perDay: "two", windowStart: "9", windowEnd: "20:00")
+        }
+        #expect(throws: ValidationFailure(field: "windowEnd", code: .invalidValue)) {
+            try MessagePlan.parse(perDay: "2", windowStart: "20:00", windowEnd: "09:00")
         }
         var counts = [0, 0, 0, 0]
         for index in 0..<400 { counts[MessagePlan.pick(from: 4, seed: "m\(index)")] += 1 }

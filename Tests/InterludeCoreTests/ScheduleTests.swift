@@ -122,14 +122,7 @@ struct ScheduleTests {
         }
     }
 
-    static let daily = SchedulePlan(
-        instrumentKey: "intersession-daily",
-        pattern: .randomWindows(days: Dictionary(uniqueKeysWithValues: Weekday.allCases.map { weekday in
-            (weekday, [("08:00", "11:59"), ("12:00", "15:59"), ("16:00", "19:59")].map {
-                TimeWindow(start: LocalTime($0.0)!, end: LocalTime($0.1)!, count: 1)
-            })
-        })),
-        durationMinutes: 30)
+    static let daily = SchedulePlan.intersessionDaily()
 
     @Test("the Intersession-Daily: one opening in each of three windows, thirty minutes each, never overlapping")
     func intersessionDaily() throws {

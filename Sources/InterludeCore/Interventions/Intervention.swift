@@ -42,6 +42,14 @@ public struct InterventionDraft: Codable, Hashable, Sendable {
         self.text = text
     }
 
+    /// A draft as a form sends it, the kind by name.
+    public static func validate(kindNamed name: String?, text: String?) throws(ValidationFailure) -> InterventionDraft {
+        guard let kind = name.flatMap(InterventionKind.init(rawValue:)) else {
+            throw ValidationFailure(field: "kind", code: .notAllowed)
+        }
+        return try validate(kind: kind, text: text)
+    }
+
     /// Trims the text and refuses an empty or overlong one, or a kind nobody writes.
     public static func validate(kind: InterventionKind, text: String?, fieldPrefix: String = "") throws(ValidationFailure)
         -> InterventionDraft
@@ -69,6 +77,21 @@ public struct MessagePlan: Codable, Hashable, Sendable {
         self.perDay = perDay
         self.windowStart = windowStart
         self.windowEnd = windowEnd
+    }
+
+    /// A plan as a form sends it (`"3"`, `"09:00"`, `"20:00"`), checked.
+    public static func parse(perDay: String, windowStart: String, windowEnd: String) throws(ValidationFailure) -> MessagePlan {
+        var validator = FieldValidator()
+        let count = Int(perDay.trimmingCharacters(in: .whitespaces))
+        let start = LocalTime(windowStart)
+        let end = LocalTime(windowEnd)
+        if count == nil { validator.add("perDay", .invalidFormat) }
+        if start == nil { validator.add("windowStart", .invalidFormat) }
+        if end == nil { validator.add("windowEnd", .invalidFormat) }
+        try validator.check()
+        let plan = MessagePlan(perDay: count!, windowStart: start!, windowEnd: end!)
+        try plan.validate()
+        return plan
     }
 
     public func validate() throws(ValidationFailure) {

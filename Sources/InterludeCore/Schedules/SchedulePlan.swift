@@ -77,6 +77,20 @@ public struct SchedulePlan: Codable, Hashable, Sendable {
     }
 }
 
+extension SchedulePlan {
+    /// Seed 000's Intersession-Daily: every day one opening at random in each of 08:00–11:59, 12:00–15:59 and
+    /// 16:00–19:59, open 30 minutes.
+    public static func intersessionDaily(reminderMinutes: [Int] = [], notification: LocalizedText? = nil) -> SchedulePlan {
+        let windows = [("08:00", "11:59"), ("12:00", "15:59"), ("16:00", "19:59")].map {
+            TimeWindow(start: LocalTime($0.0)!, end: LocalTime($0.1)!, count: 1)
+        }
+        return SchedulePlan(
+            instrumentKey: "intersession-daily",
+            pattern: .randomWindows(days: Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, windows) })),
+            durationMinutes: 30, reminderMinutes: reminderMinutes, notification: notification)
+    }
+}
+
 /// A time window of a day with how many prompts open at random inside it (`08:00`–`11:59`, 1).
 public struct TimeWindow: Codable, Hashable, Sendable {
     public var start: LocalTime

@@ -113,27 +113,24 @@ struct PlannerBenchmark {
 
     /// One therapist's practice with `count` paired participants in Vienna and the Daily for all of them.
     private func populate(_ count: Int) async throws {
-        let population = try await BenchmarkPopulation.make(count, on: database, now: now)
-        let windows = [("08:00", "11:59"), ("12:00", "15:59"), ("16:00", "19:59")].map {
-            TimeWindow(start: LocalTime($0.0)!, end: LocalTime($0.1)!, count: 1)
-        }
-        let daily = SchedulePlan(
-            instrumentKey: "intersession-daily",
-            pattern: .randomWindows(days: Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, windows) })),
-            durationMinutes: 30)
-        try await PlanRecord(
-            studyID: population.practiceID, patientID: nil, arm: nil, createdBy: population.therapistID,
-            instrumentKey: daily.instrumentKey, definition: try ScheduleService.encode(daily), now: now
-        ).create(on: database)
+        try await BenchmarkPopulation.make(count, on: database, now: now).planDaily(on: database, now: now)
     }
 }
 
-/// Made-up people for benchmarks: a therapist's practice with `count` paired participants in Vienna.
 enum BenchmarkPopulation {
     struct Made {
         let therapistID: UUID
         let practiceID: UUID
         let patients: [UserRecord]
+
+        /// Gives the practice the Intersession-Daily for everyone in it.
+        func planDaily(on database: any Database, now: Date) async throws {
+            let daily = SchedulePlan.intersessionDaily()
+            try await PlanRecord(
+                studyID: practiceID, patientID: nil, arm: nil, createdBy: therapistID, instrumentKey: daily.instrumentKey,
+                definition: try ScheduleService.encode(daily), now: now
+            ).create(on: database)
+        }
     }
 
     static func make(_ count: Int, on database: any Database, now: Date) async throws -> Made {

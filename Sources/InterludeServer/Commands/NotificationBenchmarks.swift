@@ -123,17 +123,7 @@ struct SyncFixtures {
     func write(participants count: Int, tokensFile: String) async throws {
         let now = services.clock.now
         let people = try await BenchmarkPopulation.make(count, on: database, now: now)
-        let windows = [("08:00", "11:59"), ("12:00", "15:59"), ("16:00", "19:59")].map {
-            TimeWindow(start: LocalTime($0.0)!, end: LocalTime($0.1)!, count: 1)
-        }
-        let daily = SchedulePlan(
-            instrumentKey: "intersession-daily",
-            pattern: .randomWindows(days: Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, windows) })),
-            durationMinutes: 30)
-        try await PlanRecord(
-            studyID: people.practiceID, patientID: nil, arm: nil, createdBy: people.therapistID,
-            instrumentKey: daily.instrumentKey, definition: try ScheduleService.encode(daily), now: now
-        ).create(on: database)
+        try await people.planDaily(on: database, now: now)
         _ = try await Planner(database: database).runAll(now: now)
         var tokens: [String] = []
         let appointments = AppointmentService(database: database, services: services)

@@ -95,14 +95,8 @@ struct DemoSetup: Sendable {
                 action: .alert(priority: .normal, message: "Three Dailies in a row went unanswered.")),
             to: practiceID, by: therapist)
         let schedules = ScheduleService(database: database, now: now)
-        let windows = [("08:00", "11:59"), ("12:00", "15:59"), ("16:00", "19:59")].map {
-            TimeWindow(start: LocalTime($0.0)!, end: LocalTime($0.1)!, count: 1)
-        }
-        let daily = SchedulePlan(
-            instrumentKey: "intersession-daily",
-            pattern: .randomWindows(days: Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, windows) })),
-            durationMinutes: 30, reminderMinutes: [15],
-            notification: LocalizedText([.en: "How are you right now?", .de: "Wie geht es Ihnen gerade?"]))
+        let daily = SchedulePlan.intersessionDaily(
+            reminderMinutes: [15], notification: LocalizedText([.en: "How are you right now?", .de: "Wie geht es Ihnen gerade?"]))
         _ = try await schedules.create(daily, studyID: practiceID, patientID: nil, arm: nil, by: therapist)
         let beforeSession = SchedulePlan(
             instrumentKey: "isf-k", pattern: .appointment(opensBeforeMinutes: 24 * 60, closesAfterStartMinutes: 0),

@@ -209,8 +209,7 @@ struct ConsoleInterventionsController {
         guard let patientID = request.parameters.get("patientID", as: UUID.self) else { throw AppError.notFound }
         let form = try request.content.decode(SendForm.self)
         do {
-            guard let kind = InterventionKind(rawValue: form.kind) else { throw AppError.field("kind", .notAllowed) }
-            let draft = try InterventionDraft.validate(kind: kind, text: form.text)
+            let draft = try InterventionDraft.validate(kindNamed: form.kind, text: form.text)
             _ = try await InterventionService(database: request.db, services: request.services)
                 .send(draft, to: patientID, by: therapist, id: nil)
             return request.redirect(to: "/console/patients/\(patientID.uuidString)/intersession?sent=1#interventions")

@@ -275,73 +275,63 @@ struct ConsoleRulesController {
     }
 
     func addTemplate(_ request: Request) async throws -> Response {
-        let staff = try request.consoleUser(.therapist, .researcher, .admin)
-        let studyID = try Self.studyID(request)
         let form = try request.content.decode(TextForm.self)
-        do {
-            guard let kind = InterventionKind(rawValue: form.kind ?? "") else { throw AppError.field("kind", .notAllowed) }
-            try await InterventionLibrary(database: request.db, services: request.services)
-                .addTemplate(InterventionDraft(kind: kind, text: form.text ?? ""), to: studyID, by: staff)
-            return request.redirect(to: "/console/studies/\(studyID.uuidString)/rules#templates")
-        } catch {
-            guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await render(request, overrides: Overrides(templateErrors: errors, status: errors.status))
+        return try await changeLibrary(request, section: "templates", errorsAt: \.templateErrors) { library, staff, studyID in
+            try await library.addTemplate(try InterventionDraft.validate(kindNamed: form.kind, text: form.text), to: studyID, by: staff)
         }
     }
 
     func deleteTemplate(_ request: Request) async throws -> Response {
-        let staff = try request.consoleUser(.therapist, .researcher, .admin)
-        let studyID = try Self.studyID(request)
-        guard let id = request.parameters.get("itemID", as: UUID.self) else { throw AppError.notFound }
-        try await InterventionLibrary(database: request.db, services: request.services).removeTemplate(id, from: studyID, by: staff)
-        return request.redirect(to: "/console/studies/\(studyID.uuidString)/rules#templates")
+        let id = try Self.itemID(request)
+        return try await changeLibrary(request, section: "templates") { try await $0.removeTemplate(id, from: $2, by: $1) }
     }
 
     func addMessage(_ request: Request) async throws -> Response {
-        let staff = try request.consoleUser(.therapist, .researcher, .admin)
-        let studyID = try Self.studyID(request)
         let form = try request.content.decode(TextForm.self)
-        do {
-            try await InterventionLibrary(database: request.db, services: request.services)
-                .addMessage(form.text, to: studyID, by: staff)
-            return request.redirect(to: "/console/studies/\(studyID.uuidString)/rules#messages")
-        } catch {
-            guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await render(request, overrides: Overrides(messageErrors: errors, status: errors.status))
+        return try await changeLibrary(request, section: "messages", errorsAt: \.messageErrors) {
+            try await $0.addMessage(form.text, to: $2, by: $1)
         }
     }
 
     func deleteMessage(_ request: Request) async throws -> Response {
-        let staff = try request.consoleUser(.therapist, .researcher, .admin)
-        let studyID = try Self.studyID(request)
-        guard let id = request.parameters.get("itemID", as: UUID.self) else { throw AppError.notFound }
-        try await InterventionLibrary(database: request.db, services: request.services).removeMessage(id, from: studyID, by: staff)
-        return request.redirect(to: "/console/studies/\(studyID.uuidString)/rules#messages")
+        let id = try Self.itemID(request)
+        return try await changeLibrary(request, section: "messages") { try await $0.removeMessage(id, from: $2, by: $1) }
     }
 
     func setPlan(_ request: Request) async throws -> Response {
-        let staff = try request.consoleUser(.therapist, .researcher, .admin)
-        let studyID = try Self.studyID(request)
         let form = try request.content.decode(PlanForm.self)
         let remove = (try? request.content.get(String.self, at: "intent")) == "remove"
+        return try await changeLibrary(request, section: "messages", errorsAt: \.planErrors, keeping: { $0.plan = form }) {
+            library, staff, studyID in
+            let plan = remove
+                ? nil : try MessagePlan.parse(perDay: form.perDay, windowStart: form.windowStart, windowEnd: form.windowEnd)
+            try await library.setPlan(plan, of: studyID, by: staff)
+        }
+    }
+
+    private static func itemID(_ request: Request) throws -> UUID {
+        guard let id = request.parameters.get("itemID", as: UUID.self) else { throw AppError.notFound }
+        return id
+    }
+
+    /// Makes one change to the study's templates, messages or message plan and returns to that section; a refused
+    /// change shows the page again with its problems next to the form it came from.
+    private func changeLibrary(
+        _ request: Request, section: String, errorsAt errors: WritableKeyPath<Overrides, FormErrors>? = nil,
+        keeping: (inout Overrides) -> Void = { _ in },
+        _ change: (InterventionLibrary, UserRecord, UUID) async throws -> Void
+    ) async throws -> Response {
+        let staff = try request.consoleUser(.therapist, .researcher, .admin)
+        let studyID = try Self.studyID(request)
         do {
-            var plan: MessagePlan?
-            if !remove {
-                var validator = FieldValidator()
-                let perDay = Int(form.perDay.trimmingCharacters(in: .whitespaces))
-                let start = LocalTime(form.windowStart)
-                let end = LocalTime(form.windowEnd)
-                if perDay == nil { validator.add("perDay", .invalidFormat) }
-                if start == nil { validator.add("windowStart", .invalidFormat) }
-                if end == nil { validator.add("windowEnd", .invalidFormat) }
-                try validator.check()
-                plan = MessagePlan(perDay: perDay!, windowStart: start!, windowEnd: end!)
-            }
-            try await InterventionLibrary(database: request.db, services: request.services).setPlan(plan, of: studyID, by: staff)
-            return request.redirect(to: "/console/studies/\(studyID.uuidString)/rules#messages")
+            try await change(InterventionLibrary(database: request.db, services: request.services), staff, studyID)
+            return request.redirect(to: "/console/studies/\(studyID.uuidString)/rules#\(section)")
         } catch {
-            guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await render(request, overrides: Overrides(plan: form, planErrors: errors, status: errors.status))
+            guard let errors, let problems = FormErrors.from(error, request: request) else { throw error }
+            var overrides = Overrides(status: problems.status)
+            overrides[keyPath: errors] = problems
+            keeping(&overrides)
+            return try await render(request, overrides: overrides)
         }
     }
 }
