@@ -1,0 +1,22 @@
+import Fluent
+import Foundation
+
+/// A ready-made intervention text of a study, for therapists to send with one click.
+final class InterventionTemplateRecord: Model, @unchecked Sendable {
+    static let schema = "intervention_templates"
+
+    @ID(key: .id) var id: UUID?
+    @Field(key: "created_at") var createdAt: Date
+    @Parent(key: "study_id") var study: StudyRecord
+    @Field(key: "kind") var kind: String
+    @Field(key: "text") var text: String
+
+    init() {}
+
+    init(studyID: UUID, kind: String, text: String, now: Date) {
+        self.$study.id = studyID
+        self.kind = kind
+        self.text = text
+        self.createdAt = now
+    }
+}
