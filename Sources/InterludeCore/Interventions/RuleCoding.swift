@@ -122,6 +122,7 @@ extension StudyRule {
     private static func check(
         _ clause: RuleClause, against definition: InstrumentDefinition, field: String, into validator: inout FieldValidator
     ) {
+        validator.number(clause.value, field: field + ".value")
         switch clause.subject {
         case .item:
             if definition.item(clause.id) == nil { validator.add(field + ".id", .unknown) }

@@ -200,12 +200,8 @@ extension RuleClause {
         case .score, .item:
             let source = subject == .score ? facts.scores : facts.items
             guard let actual = source[id], let value, `operator`.holds(actual, value) else { return nil }
-            return "\(subject.rawValue) \(id) = \(Self.format(actual)) (\(`operator`.symbol) \(Self.format(value)))"
+            return "\(subject.rawValue) \(id) = \(actual.plainText()) (\(`operator`.symbol) \(value.plainText()))"
         }
-    }
-
-    static func format(_ number: Double) -> String {
-        number == number.rounded() ? String(Int(number)) : String(format: "%.2f", number)
     }
 }
 

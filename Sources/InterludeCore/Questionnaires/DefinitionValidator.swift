@@ -79,10 +79,15 @@ private struct DefinitionChecker {
             if option.code.isEmpty { validator.add("\(path).\(index).code", .required) }
             if !codes.insert(option.code).inserted { validator.add("\(path).\(index).code", .duplicate) }
             if option.label.isEmpty { validator.add("\(path).\(index).label", .required) }
+            validator.number(option.score, field: "\(path).\(index).score")
+            if option.score == nil { validator.number(option.numericValue, field: "\(path).\(index).code") }
         }
     }
 
     private mutating func checkItem(_ item: Item, path: String) {
+        let bounds = [("min", item.min), ("max", item.max), ("step", item.step)]
+        for (name, value) in bounds { validator.number(value, field: "\(path).\(name)") }
+        guard bounds.allSatisfy({ $0.1.map { NumberLimits.accepts($0) } ?? true }) else { return }
         switch item.type {
         case .single, .multiple:
             let options = definition.options(of: item)
@@ -231,7 +236,8 @@ private struct DefinitionChecker {
             if let minimum = rule.minAnswered, !(1...max(1, rule.items.count)).contains(minimum) {
                 validator.add("\(path).minAnswered", .outOfRange)
             }
-            if rule.factor == 0 || !rule.factor.isFinite { validator.add("\(path).factor", .invalidValue) }
+            if rule.factor == 0 { validator.add("\(path).factor", .invalidValue) }
+            validator.number(rule.factor, field: "\(path).factor")
             if !(0...4).contains(rule.decimals) { validator.add("\(path).decimals", .invalidValue) }
             checkBands(rule, path: path)
         }
@@ -243,7 +249,10 @@ private struct DefinitionChecker {
         for (index, band) in rule.bands.enumerated() {
             if band.label.isEmpty { validator.add("\(path).bands.\(index).label", .required) }
             if band.min > band.max { validator.add("\(path).bands.\(index).max", .invalidValue) }
+            validator.number(band.min, field: "\(path).bands.\(index).min")
+            validator.number(band.max, field: "\(path).bands.\(index).max")
         }
+        guard rule.bands.allSatisfy({ NumberLimits.accepts($0.min) && NumberLimits.accepts($0.max) }) else { return }
         let sorted = rule.bands.enumerated().sorted { $0.element.min < $1.element.min }
         let tolerance = rule.resolution / 2
         for (previous, next) in zip(sorted, sorted.dropFirst()) {

@@ -120,11 +120,11 @@ extension InstrumentDefinition {
             case (.boolean, .bool(let flag)):
                 enable.answerBoolean = flag
             case (.single, _), (.multiple, _):
-                let code = value.text ?? value.number.map { String(Int($0)) } ?? ""
+                let code = value.text ?? value.number.map { $0.plainText() } ?? ""
                 enable.answerCoding = FHIR.Coding(code: code, display: nil)
             case (.scale, .number(let number)), (.slider, .number(let number)), (.number, .number(let number)):
                 if Self.fhirType(of: target) == "integer" {
-                    enable.answerInteger = Int(number)
+                    enable.answerInteger = number.clampedInt
                 } else {
                     enable.answerDecimal = number
                 }
@@ -195,7 +195,7 @@ extension InstrumentDefinition {
         case (.boolean, .bool(let flag)): answer.valueBoolean = flag
         case (.scale, .number(let number)), (.slider, .number(let number)), (.number, .number(let number)):
             if Self.fhirType(of: item) == "integer" {
-                answer.valueInteger = Int(number)
+                answer.valueInteger = number.clampedInt
             } else {
                 answer.valueDecimal = number
             }

@@ -199,7 +199,7 @@ extension FHIR.Extension {
 
     static func number(_ url: String, _ value: Double, integer: Bool) -> FHIR.Extension {
         var ext = FHIR.Extension(url: url)
-        if integer { ext.valueInteger = Int(value) } else { ext.valueDecimal = value }
+        if integer { ext.valueInteger = value.clampedInt } else { ext.valueDecimal = value }
         return ext
     }
 

@@ -80,7 +80,7 @@ extension InstrumentDefinition {
     }
 
     private func inRange(_ number: Double, _ item: Item) -> Bool {
-        guard number.isFinite else { return false }
+        guard NumberLimits.accepts(number) else { return false }
         if let min = item.min, number < min - 1e-9 { return false }
         if let max = item.max, number > max + 1e-9 { return false }
         return true

@@ -119,9 +119,5 @@ struct ScoreChart: Sendable {
         return (0...4).map { low + (high - low) * Double($0) / 4 }
     }
 
-    /// A number without needless decimals.
-    static func number(_ value: Double) -> String {
-        if value == value.rounded() { return String(Int(value)) }
-        return String(format: "%.2f", value).replacingOccurrences(of: #"0+$"#, with: "", options: .regularExpression)
-    }
+    private static func number(_ value: Double) -> String { value.plainText() }
 }

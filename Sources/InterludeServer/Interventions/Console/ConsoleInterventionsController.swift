@@ -160,7 +160,7 @@ struct ConsoleInterventionsController {
             days: days.reversed().map {
                 DayRow(
                     date: display.date(noon($0)), answered: $0.answered, thought: $0.thought,
-                    meanFeeling: $0.meanFeeling.map { ScoreChart.number(($0 * 10).rounded() / 10) } ?? "–")
+                    meanFeeling: $0.meanFeeling.map { (($0 * 10).rounded() / 10).plainText() } ?? "–")
             },
             hasDays: !days.isEmpty, interventions: interventions.map { row($0, display: display, localizer: localizer, language: language) },
             hasInterventions: !interventions.isEmpty,

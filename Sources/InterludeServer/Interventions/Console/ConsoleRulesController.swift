@@ -197,7 +197,7 @@ struct ConsoleRulesController {
         switch rule.trigger {
         case .submitted(let key, let condition):
             let clauses = condition.clauses.map { clause -> String in
-                let what = clause.subject == .band ? clause.level ?? "" : clause.value.map(ScoreChart.number) ?? ""
+                let what = clause.subject == .band ? clause.level ?? "" : clause.value.map { $0.plainText() } ?? ""
                 return "\(localizer.text("console.rules.subject.\(clause.subject.rawValue)", language)) \(clause.id) \(clause.operator.symbol) \(what)"
             }
             let joiner = " \(localizer.text("console.rules.mode.\(condition.mode.rawValue)", language)) "

@@ -137,7 +137,7 @@ struct ConsoleInstrumentsController {
                         kind: localizer.text("itemType.\(item.type.rawValue)", language),
                         required: item.required,
                         options: definition.options(of: item).map { option in
-                            option.label.text(language) + (option.numericValue.map { " (\(ScoreChart.number($0)))" } ?? "")
+                            option.label.text(language) + (option.numericValue.map { " (\($0.plainText()))" } ?? "")
                         },
                         range: range(item, language: language), condition: item.visibleWhen.map(describe.text))
                 })
@@ -146,7 +146,7 @@ struct ConsoleInstrumentsController {
             PreviewScore(
                 title: rule.title.text(language),
                 method: localizer.text("scoreMethod.\(rule.method.rawValue)", language, ["count": String(rule.items.count)]),
-                bands: rule.bands.map { "\(ScoreChart.number($0.min))–\(ScoreChart.number($0.max)): \($0.label.text(language))" })
+                bands: rule.bands.map { "\($0.min.plainText())–\($0.max.plainText()): \($0.label.text(language))" })
         }
         let versions = try await catalog(request).versions(of: record.key)
         return try await request.renderConsole(
@@ -162,7 +162,7 @@ struct ConsoleInstrumentsController {
     private func range(_ item: Item, language: Language) -> String? {
         guard let min = item.min, let max = item.max else { return nil }
         let ends = [item.minLabel?.text(language), item.maxLabel?.text(language)].compactMap { $0 }
-        return "\(ScoreChart.number(min))–\(ScoreChart.number(max))" + (ends.isEmpty ? "" : " (\(ends.joined(separator: " … ")))")
+        return "\(min.plainText())–\(max.plainText())" + (ends.isEmpty ? "" : " (\(ends.joined(separator: " … ")))")
     }
 
     func publish(_ request: Request) async throws -> Response {
@@ -211,7 +211,7 @@ struct ConditionDescription: Sendable {
     private func describe(_ value: AnswerValue, item: Item?) -> String {
         switch value {
         case .bool(let flag): return localizer.text(flag ? "common.yes" : "common.no", language)
-        case .number(let number): return ScoreChart.number(number)
+        case .number(let number): return number.plainText()
         case .text(let code):
             if let item, let option = definition.options(of: item).first(where: { $0.code == code }) {
                 return option.label.text(language)

@@ -97,7 +97,7 @@ struct PatientResults: Sendable {
                             .scores.first { $0.id == score.id }
                         return ScoreCell(
                             title: rule?.title.text(language) ?? score.id,
-                            value: score.value.map(ScoreChart.number) ?? "–", band: score.band?.label.text(language))
+                            value: score.value.map { $0.plainText() } ?? "–", band: score.band?.label.text(language))
                     })
             }
             return InstrumentSection(
@@ -134,7 +134,7 @@ struct PatientResults: Sendable {
         case .bool(let flag):
             return localizer.text(flag ? "common.yes" : "common.no", language)
         case .number(let number):
-            return ScoreChart.number(number) + (item.unit.map { " \($0)" } ?? "")
+            return number.plainText() + (item.unit.map { " \($0)" } ?? "")
         case .text(let text):
             return text
         }
