@@ -159,11 +159,13 @@ struct InterventionTests {
         }
     }
 
-    @Test("an unacknowledged high alert escalates after 24 hours to the study owner, once; the owner may acknowledge it")
-    func escalation() async throws {
+    @Test("PHQ-9 item 9 in a research study alerts the study's staff, never the therapist; a day later, the administrator")
+    func researchAlertAndEscalation() async throws {
         try await withTestApp { app in
+            // setup: a paired patient who also takes part in a research study with a one-time PHQ-9
             let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
-            let (therapist, patient, patientID) = try await paired(app)
+            let (admin, _) = try await app.staff("admin", "root@interlude.example")
+            let (therapist, patient, _) = try await paired(app)
             let studyID = try #require(
                 try await researcher.send(.POST, "/studies", json: StudyAPITests.study("open")).body["id"].string)
             #expect(try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"]).status == .created)
@@ -175,6 +177,7 @@ struct InterventionTests {
                 try await PromptRecord.query(on: app.database).filter(\.$instrumentKey == "phq-9").first())
             #expect(prompt.$study.id?.uuidString.lowercased() == studyID)
             app.clock.advance(by: 300)
+            // act
             let submitted = try await patient.send(
                 .POST, "/me/responses",
                 json: [
@@ -182,11 +185,14 @@ struct InterventionTests {
                     "version": 1, "answers": QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 1]),
                     "completedAt": Self.iso(app.clock.now),
                 ])
+            // verify: the study's owner has it with its reason; the therapist learns nothing of the study
             #expect(submitted.status == .created, "\(submitted.text)")
-            let alerts = try await therapist.send(.GET, "/alerts")
+            #expect(try await therapist.send(.GET, "/alerts").body.array.isEmpty)
+            let alerts = try await researcher.send(.GET, "/alerts")
             #expect(alerts.body.array.count == 1)
+            #expect(alerts.body[0]["reason"].string?.contains("phq9_9 = 1") == true)
             let alertID = try #require(alerts.body[0]["id"].string)
-            #expect(try await researcher.send(.GET, "/alerts").body.array.isEmpty)
+            #expect(try await admin.send(.GET, "/alerts").body.array.isEmpty)
 
             let escalation = AlertService(database: app.database, services: app.app.interlude)
             app.clock.advance(by: 23 * 3600)
@@ -194,15 +200,16 @@ struct InterventionTests {
             app.clock.advance(by: 3600)
             #expect(try await escalation.escalateOverdue() == 1)
             #expect(try await escalation.escalateOverdue() == 0)
-            let owner = try await researcher.send(.GET, "/alerts")
-            #expect(owner.body.array.count == 1)
-            #expect(owner.body[0]["escalated"].bool == true)
-            #expect(owner.body[0]["escalatedAt"].string != nil)
+            let escalated = try await admin.send(.GET, "/alerts")
+            #expect(escalated.body.array.count == 1)
+            #expect(escalated.body[0]["escalated"].bool == true)
+            #expect(escalated.body[0]["escalatedAt"].string != nil)
             try await dispatch(app)
-            #expect(app.mailer.sent.filter { $0.to == "lab@uni.example" }.count == 1)
-            let done = try await researcher.send(.POST, "/alerts/\(alertID)/acknowledgement", json: ["note": "Reached the therapist."])
+            #expect(app.mailer.sent.filter { $0.to == "root@interlude.example" }.count == 1)
+            #expect(try await therapist.send(.POST, "/alerts/\(alertID)/acknowledgement", json: ["note": "x"]).status == .notFound)
+            let done = try await admin.send(.POST, "/alerts/\(alertID)/acknowledgement", json: ["note": "Called the study lead."])
             #expect(done.status == .ok)
-            #expect(try await therapist.send(.GET, "/alerts").body[0]["acknowledgedAt"].string != nil)
+            #expect(try await researcher.send(.GET, "/alerts").body[0]["acknowledgedAt"].string != nil)
         }
     }
 
@@ -388,12 +395,13 @@ struct InterventionTests {
             let study = try #require(UUID(uuidString: studyID))
             let owner = try #require(try await UserRecord.find(researcherID, on: app.database))
             let library = InterventionLibrary(database: app.database, services: app.app.interlude)
-            try await library.addMessage("Notice one thing you value today.", to: study, by: owner)
+            let grant = try await StudyAccess(database: app.database, now: app.clock.now).require(.editLibrary, in: study, by: owner)
+            try await library.addMessage("Notice one thing you value today.", in: grant)
             await #expect(throws: ValidationFailure.self) {
-                try await library.addMessage(String(repeating: "x", count: 281), to: study, by: owner)
+                try await library.addMessage(String(repeating: "x", count: 281), in: grant)
             }
             try await library.setPlan(
-                MessagePlan(perDay: 4, windowStart: LocalTime("00:00")!, windowEnd: LocalTime("23:59")!), of: study, by: owner)
+                MessagePlan(perDay: 4, windowStart: LocalTime("00:00")!, windowEnd: LocalTime("23:59")!), in: grant)
             let planner = MessagePlanner(database: app.database, services: app.app.interlude)
             let planned = try await planner.run(now: app.clock.now)
             #expect(planned >= 4 && planned <= 8)

@@ -16,6 +16,8 @@ struct AlertService: Sendable {
 
     struct Opened: Sendable {
         let record: AlertRecord
+        /// Why it was raised: the rule's message and the values that met it.
+        var reason: String
         let note: String?
         let patientCode: String?
 
@@ -41,13 +43,11 @@ struct AlertService: Sendable {
         return alert
     }
 
-    /// The patient's therapist (their practice's), or else the owner of the study the alert is about.
+    /// Whoever leads the study the alert is about: a practice's therapist, a research study's owner (its other staff
+    /// who receive alerts see it too). Without a study, the patient's therapist. Never someone of another study.
     private func recipient(for patientID: UUID, studyID: UUID?) async throws -> UUID? {
-        if let therapist = try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$therapist.id {
-            return therapist
-        }
-        guard let studyID else { return nil }
-        return try await StudyRecord.find(studyID, on: database)?.$owner.id
+        if let studyID { return try await StudyRecord.find(studyID, on: database)?.$owner.id }
+        return try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$therapist.id
     }
 
     private func notify(_ recipientID: UUID, about alert: AlertRecord, escalated: Bool) async throws {
@@ -64,60 +64,53 @@ struct AlertService: Sendable {
             ], now: now)
     }
 
-    /// The alerts for the staff member (theirs and those escalated to them), open ones first, newest first.
-    func alerts(for staff: UserRecord) async throws -> [Opened] {
-        let staffID = try staff.requireID()
-        let records = try await AlertRecord.query(on: database)
-            .group(.or) { $0.filter(\.$recipient.$id == staffID).filter(\.$escalatedTo.$id == staffID) }
-            .sort(\.$createdAt, .descending)
-            .limit(500)
-            .all()
-        let codes = try await patientCodes(Set(records.map { $0.$patient.id }))
-        let opened = try records.map {
-            Opened(record: $0, note: try $0.note.map(services.cipher.open), patientCode: codes[$0.$patient.id])
-        }
-        let open = opened.filter { $0.record.acknowledgedAt == nil }
-        let done = opened.filter { $0.record.acknowledgedAt != nil }
-        if !opened.isEmpty {
-            try await AuditLog(database: database, now: now)
-                .record(actor: staff, action: .alertsRead, patients: Array(Set(records.map { $0.$patient.id })))
-        }
-        return open + done
-    }
+    /// Who may see an alert: its recipient, whom it was escalated to, and the staff of `studies`.
+    struct Audience: Sendable {
+        let staffID: UUID
+        let studies: [UUID]
 
-    /// How many alerts wait for the staff member's acknowledgement.
-    func openCount(for staff: UserRecord) async throws -> Int {
-        try await waiting(for: staff).count()
-    }
-
-    /// How many alerts about each of the staff member's patients wait for acknowledgement.
-    func openCounts(for staff: UserRecord) async throws -> [UUID: Int] {
-        Dictionary(grouping: try await waiting(for: staff).all(), by: { $0.$patient.id }).mapValues(\.count)
-    }
-
-    /// The alerts for the staff member (theirs or escalated to them) that nobody acknowledged yet.
-    private func waiting(for staff: UserRecord) throws -> QueryBuilder<AlertRecord> {
-        let staffID = try staff.requireID()
-        return AlertRecord.query(on: database)
-            .filter(\.$acknowledgedAt == nil)
-            .group(.or) { $0.filter(\.$recipient.$id == staffID).filter(\.$escalatedTo.$id == staffID) }
-    }
-
-    /// The alerts about one patient, for the patient's page.
-    func alerts(about patientID: UUID) async throws -> [Opened] {
-        try await AlertRecord.query(on: database)
-            .filter(\.$patient.$id == patientID)
-            .sort(\.$createdAt, .descending)
-            .all()
-            .map { Opened(record: $0, note: try $0.note.map(services.cipher.open), patientCode: nil) }
-    }
-
-    /// The recipient, or the person it was escalated to, acknowledges it with a note; only once.
-    func acknowledge(_ id: UUID, note: String?, by staff: UserRecord) async throws -> Opened {
-        let staffID = try staff.requireID()
-        guard let alert = try await AlertRecord.find(id, on: database),
+        func includes(_ alert: AlertRecord) -> Bool {
             alert.$recipient.id == staffID || alert.$escalatedTo.id == staffID
-        else { throw AppError.notFound }
+                || alert.studyID.map(studies.contains) == true
+        }
+    }
+
+    /// The audience's alerts, open ones first, newest first.
+    func alerts(for audience: Audience) async throws -> [Opened] {
+        let records = try await query(for: audience).sort(\.$createdAt, .descending).limit(500).all()
+        let opened = try await open(records)
+        return opened.filter { $0.record.acknowledgedAt == nil } + opened.filter { $0.record.acknowledgedAt != nil }
+    }
+
+    /// The audience's alerts that nobody acknowledged yet.
+    func waiting(for audience: Audience) async throws -> [AlertRecord] {
+        try await query(for: audience).filter(\.$acknowledgedAt == nil).all()
+    }
+
+    private func query(for audience: Audience) -> QueryBuilder<AlertRecord> {
+        AlertRecord.query(on: database).group(.or) {
+            $0.filter(\.$recipient.$id == audience.staffID).filter(\.$escalatedTo.$id == audience.staffID)
+            if !audience.studies.isEmpty { $0.filter(\.$studyID ~~ audience.studies) }
+        }
+    }
+
+    /// The alerts about one patient in `studies`, for the patient's page.
+    func alerts(about patientID: UUID, studies: Set<UUID>) async throws -> [Opened] {
+        try await open(
+            AlertRecord.query(on: database)
+                .filter(\.$patient.$id == patientID)
+                .filter(\.$studyID ~~ Array(studies))
+                .sort(\.$createdAt, .descending)
+                .all())
+    }
+
+    func alert(_ id: UUID) async throws -> Opened? {
+        try await AlertRecord.find(id, on: database).asyncMap { try await open([$0])[0] }
+    }
+
+    /// Acknowledges it with a note; only once. Whether the staff member may is the caller's to decide.
+    func acknowledge(_ alert: AlertRecord, note: String?, by staff: UserRecord) async throws -> Opened {
+        let staffID = try staff.requireID()
         var validator = FieldValidator()
         let text = validator.text(note, field: "note", maxLength: InterventionDraft.textMaxLength)
         try validator.check()
@@ -126,10 +119,15 @@ struct AlertService: Sendable {
         alert.$acknowledgedBy.id = staffID
         alert.note = try services.cipher.seal(text!)
         try await alert.save(on: database)
-        try await AuditLog(database: database, now: now)
-            .record(actor: staff, action: .alertAcknowledged, patients: [alert.$patient.id], target: id.uuidString)
-        let codes = try await patientCodes([alert.$patient.id])
-        return Opened(record: alert, note: text, patientCode: codes[alert.$patient.id])
+        return try await open([alert])[0]
+    }
+
+    private func open(_ records: [AlertRecord]) async throws -> [Opened] {
+        let codes = try await patientCodes(Set(records.map { $0.$patient.id }))
+        return try records.map {
+            Opened(
+                record: $0, reason: $0.reason, note: try $0.note.map(services.cipher.open), patientCode: codes[$0.$patient.id])
+        }
     }
 
     /// Hands high-priority alerts unacknowledged for a day to the owner of the study they are about (or, when

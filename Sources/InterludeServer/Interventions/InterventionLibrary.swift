@@ -8,17 +8,11 @@ struct InterventionLibrary: Sendable {
     let services: AppServices
 
     private var now: Date { services.clock.now }
-    private var access: StudyStaffAccess { StudyStaffAccess(database: database) }
 
     struct Contents: Sendable {
         let templates: [InterventionTemplateRecord]
         let messages: [StudyMessageRecord]
         let plan: MessagePlan?
-    }
-
-    func contents(of studyID: UUID, for staff: UserRecord) async throws -> Contents {
-        try await access.role(in: studyID, of: staff)
-        return try await contents(of: studyID)
     }
 
     func contents(of studyID: UUID) async throws -> Contents {
@@ -30,44 +24,42 @@ struct InterventionLibrary: Sendable {
             plan: try await plan(of: studyID))
     }
 
-    /// The templates of the studies a therapist's patient is in, for the send form.
-    func templates(forPatient patientID: UUID) async throws -> [InterventionTemplateRecord] {
-        let studies = try await EnrollmentRecord.query(on: database)
-            .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
-            .map { $0.$study.id }
-        return try await InterventionTemplateRecord.query(on: database).filter(\.$study.$id ~~ studies)
-            .sort(\.$createdAt).all()
-    }
-
-    func addTemplate(_ draft: InterventionDraft, to studyID: UUID, by staff: UserRecord) async throws {
-        try await access.requireEditor(of: studyID, staff)
+    func addTemplate(_ draft: InterventionDraft, in grant: StudyGrant) async throws {
+        try grant.require(.editLibrary)
         let checked = try InterventionDraft.validate(kind: draft.kind, text: draft.text)
-        try await InterventionTemplateRecord(studyID: studyID, kind: checked.kind.rawValue, text: checked.text, now: now)
-            .create(on: database)
+        let record = InterventionTemplateRecord(studyID: grant.studyID, kind: checked.kind.rawValue, text: checked.text, now: now)
+        try await record.create(on: database)
+        try await grant.record(.libraryChanged, target: "template:\(try record.requireID())")
     }
 
-    func removeTemplate(_ id: UUID, from studyID: UUID, by staff: UserRecord) async throws {
-        try await access.requireEditor(of: studyID, staff)
-        try await InterventionTemplateRecord.query(on: database).filter(\.$id == id).filter(\.$study.$id == studyID).delete()
+    func removeTemplate(_ id: UUID, in grant: StudyGrant) async throws {
+        try grant.require(.editLibrary)
+        try await InterventionTemplateRecord.query(on: database).filter(\.$id == id).filter(\.$study.$id == grant.studyID)
+            .delete()
+        try await grant.record(.libraryChanged, target: "template:\(id):removed")
     }
 
-    func addMessage(_ text: String?, to studyID: UUID, by staff: UserRecord) async throws {
-        try await access.requireEditor(of: studyID, staff)
+    func addMessage(_ text: String?, in grant: StudyGrant) async throws {
+        try grant.require(.editLibrary)
         var validator = FieldValidator()
         let checked = validator.text(text, field: "text", maxLength: MessagePlan.messageMaxLength)
         try validator.check()
-        try await StudyMessageRecord(studyID: studyID, text: checked!, now: now).create(on: database)
+        let record = StudyMessageRecord(studyID: grant.studyID, text: checked!, now: now)
+        try await record.create(on: database)
+        try await grant.record(.libraryChanged, target: "message:\(try record.requireID())")
     }
 
-    func removeMessage(_ id: UUID, from studyID: UUID, by staff: UserRecord) async throws {
-        try await access.requireEditor(of: studyID, staff)
-        try await StudyMessageRecord.query(on: database).filter(\.$id == id).filter(\.$study.$id == studyID).delete()
+    func removeMessage(_ id: UUID, in grant: StudyGrant) async throws {
+        try grant.require(.editLibrary)
+        try await StudyMessageRecord.query(on: database).filter(\.$id == id).filter(\.$study.$id == grant.studyID).delete()
+        try await grant.record(.libraryChanged, target: "message:\(id):removed")
     }
 
     /// Sets the study's message plan, or removes it (nil); messages planned ahead that did not arrive yet go.
-    func setPlan(_ plan: MessagePlan?, of studyID: UUID, by staff: UserRecord) async throws {
-        try await access.requireEditor(of: studyID, staff)
+    func setPlan(_ plan: MessagePlan?, in grant: StudyGrant) async throws {
+        try grant.require(.editLibrary)
         try plan?.validate()
+        let studyID = grant.studyID
         try await database.transaction { database in
             try await MessagePlanRecord.query(on: database).filter(\.$study.$id == studyID).delete()
             try await InterventionRecord.query(on: database)
@@ -81,6 +73,7 @@ struct InterventionLibrary: Sendable {
                 ).create(on: database)
             }
         }
+        try await grant.record(.libraryChanged, target: plan == nil ? "message-plan:removed" : "message-plan")
     }
 
     func plan(of studyID: UUID) async throws -> MessagePlan? {

@@ -19,21 +19,19 @@ struct InterventionService: Sendable {
         var state: InterventionState { InterventionState(seenAt: record.seenAt, completedAt: record.completedAt) }
     }
 
-    /// A therapist sends one of their patients an intervention. The client's id makes a retried request harmless.
-    func send(_ draft: InterventionDraft, to patientID: UUID, by therapist: UserRecord, id: UUID?) async throws -> Opened {
-        let entry = try await Caseloads(database: database).patient(patientID, of: therapist.requireID())
+    /// A therapist sends a patient an intervention in the study they follow the patient in. The client's id makes
+    /// a retried request harmless.
+    func send(_ draft: InterventionDraft, to patientID: UUID, in studyID: UUID, by therapist: UserRecord, id: UUID?)
+        async throws -> Opened
+    {
         if let id, let existing = try await InterventionRecord.find(id, on: database) {
             guard existing.$patient.id == patientID, existing.$sender.id == therapist.id else {
                 throw AppError.conflict(.interventionIDTaken)
             }
             return try open(existing)
         }
-        let opened = try await deliver(
-            draft, to: patientID, studyID: entry.enrollment.$study.id, origin: .therapist, senderID: therapist.requireID(),
-            id: id ?? UUID())
-        try await AuditLog(database: database, now: now)
-            .record(actor: therapist, action: .interventionSent, patients: [patientID], target: draft.kind.rawValue)
-        return opened
+        return try await deliver(
+            draft, to: patientID, studyID: studyID, origin: .therapist, senderID: therapist.requireID(), id: id ?? UUID())
     }
 
     /// Stores an intervention for the patient and queues its notification for the moment it arrives.
@@ -79,10 +77,16 @@ struct InterventionService: Sendable {
 
     static func dedupeKey(of id: UUID) -> String { "intervention:\(id.uuidString.lowercased())" }
 
-    /// What the patient has received so far, newest first.
-    func received(by patientID: UUID) async throws -> [Opened] {
-        try await InterventionRecord.query(on: database)
-            .filter(\.$patient.$id == patientID)
+    /// The intervention a notification's key names, if it names one.
+    static func interventionID(inDedupeKey key: String) -> UUID? {
+        key.hasPrefix("intervention:") ? UUID(uuidString: String(key.dropFirst("intervention:".count))) : nil
+    }
+
+    /// What the patient has received so far (or only in `studies`), newest first.
+    func received(by patientID: UUID, studies: Set<UUID>? = nil) async throws -> [Opened] {
+        var query = InterventionRecord.query(on: database).filter(\.$patient.$id == patientID)
+        if let studies { query = query.filter(\.$study.$id ~~ Array(studies)) }
+        return try await query
             .filter(\.$deliverAt <= now)
             .sort(\.$deliverAt, .descending)
             .all()
@@ -116,15 +120,6 @@ struct InterventionService: Sendable {
             record.deliverAt <= now
         else { throw AppError.notFound }
         return record
-    }
-
-    /// A therapist's view of what their patient received and how far each got.
-    func sent(to patientID: UUID, readBy therapist: UserRecord) async throws -> [Opened] {
-        _ = try await Caseloads(database: database).patient(patientID, of: therapist.requireID())
-        let list = try await received(by: patientID)
-        try await AuditLog(database: database, now: now)
-            .record(actor: therapist, action: .interventionsRead, patients: [patientID])
-        return list
     }
 
     func open(_ record: InterventionRecord) throws -> Opened {

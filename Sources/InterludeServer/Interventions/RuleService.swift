@@ -9,7 +9,6 @@ struct RuleService: Sendable {
     let services: AppServices
 
     private var now: Date { services.clock.now }
-    private var access: StudyStaffAccess { StudyStaffAccess(database: database) }
 
     struct Stored: Sendable {
         let id: UUID?
@@ -19,30 +18,28 @@ struct RuleService: Sendable {
 
     // MARK: Configuration
 
-    /// The study's rules; any staff member of the study may read them.
-    func rules(of studyID: UUID, for staff: UserRecord) async throws -> [Stored] {
-        try await access.role(in: studyID, of: staff)
-        return try await stored(in: [studyID])
+    func rules(in grant: StudyGrant) async throws -> [Stored] {
+        try grant.require(.viewRules)
+        return try await stored(in: [grant.studyID])
     }
 
-    /// Adds a rule; the study's owner and researchers (and admins) may.
-    func add(_ rule: StudyRule, to studyID: UUID, by staff: UserRecord) async throws -> Stored {
-        try await access.requireEditor(of: studyID, staff)
+    func add(_ rule: StudyRule, in grant: StudyGrant) async throws -> Stored {
+        try grant.require(.editRules)
         let checked = try StudyRule.validate(rule, instruments: try await instruments())
         let record = RuleRecord(
-            studyID: studyID, createdBy: try staff.requireID(), definition: try Self.encode(checked), now: now)
+            studyID: grant.studyID, createdBy: try grant.viewer.requireID(), definition: try Self.encode(checked), now: now)
         try await record.create(on: database)
-        try await AuditLog(database: database, now: now).record(actor: staff, action: .ruleChanged, target: checked.name)
-        return Stored(id: record.id, studyID: studyID, rule: checked)
+        try await grant.record(.ruleChanged, target: "rule:\(try record.requireID())")
+        return Stored(id: record.id, studyID: grant.studyID, rule: checked)
     }
 
-    func remove(_ ruleID: UUID, from studyID: UUID, by staff: UserRecord) async throws {
-        try await access.requireEditor(of: studyID, staff)
-        guard let record = try await RuleRecord.find(ruleID, on: database), record.$study.id == studyID else {
+    func remove(_ ruleID: UUID, in grant: StudyGrant) async throws {
+        try grant.require(.editRules)
+        guard let record = try await RuleRecord.find(ruleID, on: database), record.$study.id == grant.studyID else {
             throw AppError.notFound
         }
         try await record.delete(on: database)
-        try await AuditLog(database: database, now: now).record(actor: staff, action: .ruleChanged, target: ruleID.uuidString)
+        try await grant.record(.ruleChanged, target: "rule:\(ruleID):removed")
     }
 
     /// Every published instrument's newest definition, which rules may name.
@@ -75,18 +72,19 @@ struct RuleService: Sendable {
 
     // MARK: Evaluation
 
-    /// The rules that apply to the patient: the built-in ones, and those of `context` (the study a prompt
-    /// belongs to) or, without one, of each study the patient is active in.
-    private func applicable(to patientID: UUID, context: UUID? = nil) async throws -> [Stored] {
-        let studies = try await EnrollmentRecord.query(on: database)
-            .filter(\.$patient.$id == patientID)
-            .filter(\.$status == EnrollmentStatus.active.rawValue)
-            .sort(\.$createdAt)
-            .all()
-            .map { $0.$study.id }
-        let builtIn = Stored(id: nil, studyID: context ?? studies.first, rule: .phq9Item9)
-        let scope = context.map { studies.contains($0) ? [$0] : [] } ?? studies
-        return [builtIn] + (try await stored(in: scope))
+    /// The rules that apply to a response: the built-in ones, in the study the response belongs to (without one,
+    /// the patient's practice), and that study's own rules while the patient takes part in it. A study's rules
+    /// never look at another study's answers.
+    private func applicable(to patientID: UUID, context: UUID?) async throws -> [Stored] {
+        var home = context
+        if home == nil { home = try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$study.id }
+        let builtIn = Stored(id: nil, studyID: home, rule: .phq9Item9)
+        guard let context,
+            try await EnrollmentRecord.query(on: database)
+                .filter(\.$patient.$id == patientID).filter(\.$study.$id == context)
+                .filter(\.$status == EnrollmentStatus.active.rawValue).first() != nil
+        else { return [builtIn] }
+        return [builtIn] + (try await stored(in: [context]))
     }
 
     /// After a submission, inside the transaction that stores it: fires every rule the response meets.
@@ -212,11 +210,29 @@ struct RuleService: Sendable {
         }
     }
 
-    /// The log of firings for a patient or a study, newest first.
-    func firings(ofStudy studyID: UUID, for staff: UserRecord, limit: Int = 200) async throws -> [RuleFiringRecord] {
-        try await access.role(in: studyID, of: staff)
-        return try await RuleFiringRecord.query(on: database)
-            .filter(\.$studyID == studyID).sort(\.$createdAt, .descending).limit(limit).all()
+    /// A firing as its reader sees it: why it fired only when they may read the participant's data.
+    struct Firing: Sendable {
+        let record: RuleFiringRecord
+        let pseudonym: String?
+        let reason: String?
+    }
+
+    /// The study's log of firings, newest first.
+    func firings(in grant: StudyGrant, limit: Int = 200) async throws -> [Firing] {
+        try grant.require(.viewFirings)
+        let firings = try await RuleFiringRecord.query(on: database)
+            .filter(\.$studyID == grant.studyID).sort(\.$createdAt, .descending).limit(limit).all()
+        let patients = Array(Set(firings.map { $0.$patient.id }))
+        guard !patients.isEmpty else { return [] }
+        try await grant.record(.firingsRead, patients: patients)
+        let profiles = try await PatientProfileRecord.query(on: database).filter(\.$user.$id ~~ patients).all()
+        let byPatient = Dictionary(uniqueKeysWithValues: profiles.map { ($0.$user.id, $0) })
+        return firings.map { firing in
+            let profile = byPatient[firing.$patient.id]
+            let readable = grant.allows(.readParticipantData)
+                && (grant.kind == .practice || profile?.shareWithResearch == true)
+            return Firing(record: firing, pseudonym: profile?.pseudonym, reason: readable ? firing.reason : nil)
+        }
     }
 
     // MARK: Dry run
@@ -226,36 +242,37 @@ struct RuleService: Sendable {
         let reason: String?
     }
 
-    /// The participants whose past a staff member may try a rule on: their own patients, and participants
-    /// who share their data with research.
-    func dryRunCandidates(in studyID: UUID, for staff: UserRecord) async throws -> [(patientID: UUID, pseudonym: String)] {
-        try await access.role(in: studyID, of: staff)
+    /// The participants whose past the staff member may try a rule on: those whose data they may read in the study.
+    func dryRunCandidates(in grant: StudyGrant) async throws -> [(patientID: UUID, pseudonym: String)] {
+        guard grant.allows(.dryRunRules) else { return [] }
         let enrollments = try await EnrollmentRecord.query(on: database)
-            .filter(\.$study.$id == studyID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
+            .filter(\.$study.$id == grant.studyID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
         let profiles = try await PatientProfileRecord.query(on: database)
             .filter(\.$user.$id ~~ enrollments.map { $0.$patient.id }).all()
         let byPatient = Dictionary(uniqueKeysWithValues: profiles.map { ($0.$user.id, $0) })
         return enrollments.compactMap { enrollment in
-            guard let profile = byPatient[enrollment.$patient.id],
-                enrollment.$therapist.id == staff.id || profile.shareWithResearch
-            else { return nil }
-            return (enrollment.$patient.id, profile.pseudonym)
+            guard let profile = byPatient[enrollment.$patient.id] else { return nil }
+            let readable = grant.kind == .practice ? enrollment.$therapist.id == grant.viewer.id : profile.shareWithResearch
+            return readable ? (enrollment.$patient.id, profile.pseudonym) : nil
         }.sorted { $0.pseudonym < $1.pseudonym }
     }
 
-    /// What the rule would have done with the patient's past responses (or runs of missed prompts); changes
-    /// nothing. The patient must be one of `dryRunCandidates`.
-    func dryRun(_ rule: StudyRule, in studyID: UUID, patientID: UUID, by staff: UserRecord) async throws -> [DryRunLine] {
-        try await access.role(in: studyID, of: staff)
+    /// What the rule would have done with the participant's past responses in this study (or runs of missed
+    /// prompts); changes nothing. The participant must be one of `dryRunCandidates`.
+    func dryRun(_ rule: StudyRule, in grant: StudyGrant, patientID: UUID) async throws -> [DryRunLine] {
+        try grant.require(.dryRunRules)
         let checked = try StudyRule.validate(rule, instruments: try await instruments())
-        guard try await dryRunCandidates(in: studyID, for: staff).contains(where: { $0.patientID == patientID }) else {
+        let chart: PatientChart
+        do {
+            chart = try await PatientChart.open(patientID, in: grant, database: database, services: services)
+        } catch AppError.notFound {
             throw AppError.field("patientId", .unknown)
         }
-        try await AuditLog(database: database, now: now).record(actor: staff, action: .ruleDryRun, patients: [patientID])
+        try await grant.record(.ruleDryRun, patients: [patientID])
+        let studyID = grant.studyID
         switch checked.trigger {
         case .submitted(let instrumentKey, _):
-            let responses = try await ResponseService(database: database, services: services)
-                .responses(of: patientID, instrumentKey: instrumentKey)
+            let responses = try await chart.responses(instrumentKey: instrumentKey)
             let catalog = InstrumentCatalog(database: database, now: now)
             let definitions = try await catalog.definitions(
                 Set(responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))

@@ -29,5 +29,6 @@ enum Migrations {
         CreateNotifications(),
         CreateSync(),
         CreateInterventions(),
+        UpdateResponsesAddStudy(),
     ]
 }

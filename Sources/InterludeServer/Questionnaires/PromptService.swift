@@ -37,21 +37,22 @@ struct PromptService: Sendable {
         return prompt
     }
 
-    /// A therapist assigns an instrument to one of their patients.
+    /// A staff member assigns an instrument to a participant of the study.
     func assign(
-        by therapist: UserRecord, patientID: UUID, instrumentKey: String, opensAt: Date, closesAt: Date
+        by staff: UserRecord, patientID: UUID, studyID: UUID, instrumentKey: String, opensAt: Date, closesAt: Date
     ) async throws -> PromptRecord {
-        let entry = try await Caseloads(database: database).patient(patientID, of: therapist.requireID())
         try PromptTiming.checkWindow(opensAt: opensAt, closesAt: closesAt, now: now)
         return try await create(
-            patientID: patientID, studyID: entry.enrollment.$study.id, assignedBy: therapist.requireID(),
+            patientID: patientID, studyID: studyID, assignedBy: staff.requireID(),
             instrumentKey: instrumentKey, opensAt: opensAt, closesAt: closesAt, source: .manual)
     }
 
-    /// The patient's prompts in the given states: open ones one-time first, then by deadline; others newest first.
-    func prompts(of patientID: UUID, statuses: Set<PromptStatus>) async throws -> [Current] {
-        let all = try await PromptRecord.query(on: database)
-            .filter(\.$patient.$id == patientID)
+    /// The patient's prompts in the given states, or only those in `studies`: open ones one-time first, then by
+    /// deadline; others newest first.
+    func prompts(of patientID: UUID, statuses: Set<PromptStatus>, studies: Set<UUID>? = nil) async throws -> [Current] {
+        var query = PromptRecord.query(on: database).filter(\.$patient.$id == patientID)
+        if let studies { query = query.filter(\.$study.$id ~~ Array(studies)) }
+        let all = try await query
             .sort(\.$closesAt)
             .all()
             .map(current)

@@ -70,6 +70,7 @@ struct ResponseService: Sendable {
             instrumentVersion: definition.version, sealedAnswers: try seal(submission.answers),
             scores: try Self.encode(scores), openedAt: prompt.openedAt, startedAt: submission.startedAt,
             completedAt: submission.completedAt, receivedAt: now)
+        record.studyID = prompt.$study.id
         do {
             try await database.transaction { database in
                 try await record.create(on: database)
@@ -90,15 +91,32 @@ struct ResponseService: Sendable {
         return .created(Stored(record: record, answers: submission.answers, scores: scores))
     }
 
-    /// A patient's responses, newest first, optionally for one instrument.
-    func responses(of patientID: UUID, instrumentKey: String? = nil) async throws -> [Stored] {
+    /// A patient's responses, newest first, optionally for one instrument, or only those in `studies`.
+    func responses(of patientID: UUID, instrumentKey: String? = nil, studies: Set<UUID>? = nil) async throws -> [Stored] {
         var query = ResponseRecord.query(on: database).filter(\.$patient.$id == patientID)
         if let instrumentKey { query = query.filter(\.$instrumentKey == instrumentKey) }
+        if let studies { query = query.filter(\.$studyID ~~ Array(studies)) }
         return try await query.sort(\.$completedAt, .descending).all().map(open)
     }
 
     func response(_ id: UUID) async throws -> Stored? {
         try await ResponseRecord.find(id, on: database).map(open)
+    }
+
+    /// The response as a FHIR R4 QuestionnaireResponse, its subject the patient's pseudonym.
+    func fhirDocument(of stored: Stored) async throws -> FHIR.QuestionnaireResponse {
+        let record = stored.record
+        guard
+            let definition = try await InstrumentCatalog(database: database, now: now)
+                .version(record.instrumentKey, record.instrumentVersion)?.decodedDefinition()
+        else { throw AppError.notFound }
+        let settings = services.settings
+        let pseudonym = try await PatientProfileRecord.query(on: database)
+            .filter(\.$user.$id == record.$patient.id).first()?.pseudonym
+        return definition.fhirResponse(
+            id: try record.requireID().uuidString.lowercased(), answers: stored.answers,
+            questionnaireURL: settings.questionnaireURL(definition.key), authored: record.completedAt,
+            subject: pseudonym.map { FHIR.Identifier(system: settings.publicURL + "/pseudonym", value: $0) })
     }
 
     private func seal(_ answers: Answers) throws -> String {

@@ -9,23 +9,15 @@ struct ScheduleService: Sendable {
 
     private var planner: Planner { Planner(database: database) }
 
-    /// The study if `user` may plan for it: a practice's therapist, a study's staff, or an admin.
-    func plannableStudy(_ studyID: UUID, for user: UserRecord) async throws -> StudyRecord {
-        guard let study = try await StudyRecord.find(studyID, on: database) else { throw AppError.notFound }
-        if study.joinMode == JoinMode.pairingCode.rawValue {
-            guard study.$owner.id == user.id else { throw AppError.notFound }
-            return study
-        }
-        if user.roleValue == .admin { return study }
-        let isStaff = try await StudyStaffRecord.query(on: database)
-            .filter(\.$study.$id == studyID).filter(\.$user.$id == user.requireID()).first() != nil
-        guard isStaff, user.roleValue == .researcher || user.roleValue == .therapist else { throw AppError.notFound }
-        return study
+    func plans(in grant: StudyGrant) async throws -> [PlanRecord] {
+        try grant.require(.viewPlans)
+        return try await PlanRecord.query(on: database).filter(\.$study.$id == grant.studyID).sort(\.$createdAt).all()
     }
 
-    func plans(of studyID: UUID, for user: UserRecord) async throws -> [PlanRecord] {
-        _ = try await plannableStudy(studyID, for: user)
-        return try await PlanRecord.query(on: database).filter(\.$study.$id == studyID).sort(\.$createdAt).all()
+    /// A plan of any study; who may see or change it is the study's business.
+    func plan(_ planID: UUID) async throws -> PlanRecord {
+        guard let record = try await PlanRecord.find(planID, on: database) else { throw AppError.notFound }
+        return record
     }
 
     /// Checks a plan for a study: the instrument is published, a named patient takes part, a named arm exists.
@@ -45,33 +37,31 @@ struct ScheduleService: Sendable {
         try validator.check()
     }
 
-    func create(
-        _ plan: SchedulePlan, studyID: UUID, patientID: UUID?, arm: String?, by user: UserRecord
-    ) async throws -> PlanRecord {
-        let study = try await plannableStudy(studyID, for: user)
-        try await check(plan, study: study, patientID: patientID, arm: arm)
+    func create(_ plan: SchedulePlan, in grant: StudyGrant, patientID: UUID?, arm: String?) async throws -> PlanRecord {
+        try grant.require(.editPlans)
+        try await check(plan, study: grant.study, patientID: patientID, arm: arm)
         let record = PlanRecord(
-            studyID: studyID, patientID: patientID, arm: arm, createdBy: try user.requireID(),
+            studyID: grant.studyID, patientID: patientID, arm: arm, createdBy: try grant.viewer.requireID(),
             instrumentKey: plan.instrumentKey, definition: try Self.encode(plan), now: now)
         try await record.create(on: database)
-        try await audit(record, by: user)
+        try await audit(record, in: grant)
         _ = try await planner.run(now: now, patients: try await participants(of: record))
         return record
     }
 
     /// Plans for one patient are part of that patient's record; every change to any plan is logged.
-    private func audit(_ record: PlanRecord, by user: UserRecord, removed: Bool = false) async throws {
-        try await AuditLog(database: database, now: now).record(
-            actor: user, action: .planChanged, patients: record.$patient.id.map { [$0] } ?? [],
+    private func audit(_ record: PlanRecord, in grant: StudyGrant, removed: Bool = false) async throws {
+        try await grant.record(
+            .planChanged, patients: record.$patient.id.map { [$0] } ?? [],
             target: "plan:\(try record.requireID())\(removed ? ":removed" : "")")
     }
 
-    func update(_ planID: UUID, with plan: SchedulePlan, patientID: UUID?, arm: String?, by user: UserRecord) async throws
-        -> PlanRecord
+    func update(_ record: PlanRecord, with plan: SchedulePlan, in grant: StudyGrant, patientID: UUID?, arm: String?)
+        async throws -> PlanRecord
     {
-        guard let record = try await PlanRecord.find(planID, on: database) else { throw AppError.notFound }
-        let study = try await plannableStudy(record.$study.id, for: user)
-        try await check(plan, study: study, patientID: patientID, arm: arm)
+        try grant.require(.editPlans)
+        guard record.$study.id == grant.studyID else { throw AppError.notFound }
+        try await check(plan, study: grant.study, patientID: patientID, arm: arm)
         let before = try await participants(of: record)
         record.definition = try Self.encode(plan)
         record.instrumentKey = plan.instrumentKey
@@ -79,15 +69,16 @@ struct ScheduleService: Sendable {
         record.arm = arm
         record.updatedAt = now
         try await record.save(on: database)
-        try await audit(record, by: user)
+        try await audit(record, in: grant)
         _ = try await planner.run(now: now, patients: before.union(try await participants(of: record)))
         return record
     }
 
     /// Removes a plan with its future, unopened prompts; what was answered or is open stays.
-    func delete(_ planID: UUID, by user: UserRecord) async throws {
-        guard let record = try await PlanRecord.find(planID, on: database) else { throw AppError.notFound }
-        _ = try await plannableStudy(record.$study.id, for: user)
+    func delete(_ record: PlanRecord, in grant: StudyGrant) async throws {
+        try grant.require(.editPlans)
+        guard record.$study.id == grant.studyID else { throw AppError.notFound }
+        let planID = try record.requireID()
         let now = self.now
         try await database.transaction { database in
             let ahead = try await PromptRecord.query(on: database)
@@ -103,7 +94,7 @@ struct ScheduleService: Sendable {
             try await PlanAdjustmentRecord.query(on: database).filter(\.$plan.$id == planID).delete()
             try await record.delete(on: database)
         }
-        try await audit(record, by: user, removed: true)
+        try await audit(record, in: grant, removed: true)
     }
 
     /// The patients a plan applies to now.
@@ -183,27 +174,6 @@ struct ScheduleService: Sendable {
                 planCreatedAt: now, therapyStart: inputs.therapyStart, appointments: inputs.appointments)
         }
         return (context.timeZone, plan.occurrences(from: from, through: from.adding(days: days - 1), context: context))
-    }
-
-    /// The studies in which `user` may look at this patient's schedule: a therapist's practice with the
-    /// patient, or the studies a researcher works on (an admin: any study) that the patient takes part in.
-    func visibleStudies(of patientID: UUID, for user: UserRecord) async throws -> Set<UUID> {
-        if user.roleValue == .therapist {
-            let entry = try await Caseloads(database: database).patient(patientID, of: user.requireID())
-            return [entry.enrollment.$study.id]
-        }
-        let enrolled = try await EnrollmentRecord.query(on: database)
-            .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
-            .map { $0.$study.id }
-        var studies = StudyRecord.query(on: database)
-            .filter(\.$joinMode != JoinMode.pairingCode.rawValue).filter(\.$id ~~ enrolled)
-        if user.roleValue != .admin {
-            let staffed = try await StudyStaffRecord.query(on: database).filter(\.$user.$id == user.requireID()).all()
-            studies = studies.filter(\.$id ~~ staffed.map { $0.$study.id })
-        }
-        let visible = Set(try await studies.all().compactMap(\.id))
-        guard !visible.isEmpty else { throw AppError.notFound }
-        return visible
     }
 
     // MARK: Participants' adjustments

@@ -140,27 +140,6 @@ struct StudyService: Sendable {
 
     // MARK: Staff
 
-    /// The studies a staff member works on (an admin sees all); practices are not listed.
-    func studies(forStaff user: UserRecord) async throws -> [StudyRecord] {
-        let query = StudyRecord.query(on: database)
-            .filter(\.$joinMode != JoinMode.pairingCode.rawValue)
-            .sort(\.$createdAt, .descending)
-        if user.roleValue == .admin { return try await query.all() }
-        let studyIDs = try await StudyStaffRecord.query(on: database)
-            .filter(\.$user.$id == user.requireID())
-            .all()
-            .map { $0.$study.id }
-        return try await query.filter(\.$id ~~ studyIDs).all()
-    }
-
-    /// A study the staff member works on; not found for any other.
-    func study(_ studyID: UUID, forStaff user: UserRecord) async throws -> StudyRecord {
-        guard let study = try await studies(forStaff: user).first(where: { $0.id == studyID }) else {
-            throw AppError.notFound
-        }
-        return study
-    }
-
     func create(by researcher: UserRecord, draft: StudyDraft) async throws -> StudyRecord {
         guard researcher.roleValue == .researcher || researcher.roleValue == .admin else {
             throw AppError.forbidden(.notAllowed)
@@ -182,10 +161,10 @@ struct StudyService: Sendable {
         return study
     }
 
-    /// Changes a study; only its owner (or an admin) may.
-    func update(_ studyID: UUID, by user: UserRecord, draft: StudyDraft) async throws -> StudyRecord {
-        let study = try await self.study(studyID, forStaff: user)
-        guard study.$owner.id == user.id || user.roleValue == .admin else { throw AppError.forbidden(.notAllowed) }
+    /// Changes a study's settings.
+    func update(_ grant: StudyGrant, draft: StudyDraft) async throws -> StudyRecord {
+        try grant.require(.editStudy)
+        let study = grant.study
         if let password = draft.joinPassword {
             study.joinPasswordHash = try await services.passwords.hash(password)
         } else if draft.joinMode != .password {
@@ -202,8 +181,9 @@ struct StudyService: Sendable {
         study.status = draft.status.rawValue
         study.updatedAt = now
         try await study.save(on: database)
+        try await grant.record(.studyChanged)
         if statusChanged {
-            let participants = try await EnrollmentRecord.query(on: database).filter(\.$study.$id == studyID).all()
+            let participants = try await EnrollmentRecord.query(on: database).filter(\.$study.$id == grant.studyID).all()
             _ = try await Planner(database: database).run(now: now, patients: Set(participants.map { $0.$patient.id }))
         }
         return study
@@ -215,29 +195,27 @@ struct StudyService: Sendable {
     }
 
     /// Participants and pending requests under their pseudonyms; every one listed is an audited read.
-    func participants(of studyID: UUID, for user: UserRecord) async throws -> [Participant] {
-        _ = try await study(studyID, forStaff: user)
+    func participants(of grant: StudyGrant) async throws -> [Participant] {
+        try grant.require(.viewParticipants)
         let enrollments = try await EnrollmentRecord.query(on: database)
-            .filter(\.$study.$id == studyID)
+            .filter(\.$study.$id == grant.studyID)
             .sort(\.$createdAt, .descending)
             .all()
         let profiles = try await PatientProfileRecord.query(on: database)
             .filter(\.$user.$id ~~ enrollments.map { $0.$patient.id })
             .all()
         let pseudonyms = Dictionary(uniqueKeysWithValues: profiles.map { ($0.$user.id, $0.pseudonym) })
-        try await AuditLog(database: database, now: now)
-            .record(actor: user, action: .participantsRead, patients: enrollments.map { $0.$patient.id },
-                target: "study:\(studyID)")
+        try await grant.record(.participantsRead, patients: enrollments.map { $0.$patient.id })
         return enrollments.compactMap { enrollment in
             pseudonyms[enrollment.$patient.id].map { Participant(enrollment: enrollment, pseudonym: $0) }
         }
     }
 
     /// Approves or declines a pending request.
-    func decide(studyID: UUID, enrollmentID: UUID, approve: Bool, by user: UserRecord) async throws -> Participant {
-        _ = try await study(studyID, forStaff: user)
+    func decide(in grant: StudyGrant, enrollmentID: UUID, approve: Bool) async throws -> Participant {
+        try grant.require(.decideEnrollment)
         guard let enrollment = try await EnrollmentRecord.find(enrollmentID, on: database),
-            enrollment.$study.id == studyID
+            enrollment.$study.id == grant.studyID
         else { throw AppError.notFound }
         guard enrollment.status == EnrollmentStatus.requested.rawValue else {
             throw AppError.conflict(.alreadyDecided)
@@ -248,19 +226,17 @@ struct StudyService: Sendable {
             enrollment.status = (approve ? EnrollmentStatus.active : .declined).rawValue
             enrollment.updatedAt = now
             try await enrollment.save(on: database)
-            try await AuditLog(database: database, now: now)
-                .record(actor: user, action: .enrollmentDecided, patients: [patientID],
-                    target: "study:\(studyID):\(approve ? "approved" : "declined")")
         }
+        try await grant.record(.enrollmentDecided, patients: [patientID], target: approve ? "approved" : "declined")
         if approve { _ = try await Planner(database: database).run(now: now, patients: [patientID]) }
         guard let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
         else { throw AppError.notFound }
         return Participant(enrollment: enrollment, pseudonym: profile.pseudonym)
     }
 
-    /// Requests waiting for a decision in the studies the staff member works on.
-    func pendingRequestCount(for user: UserRecord) async throws -> Int {
-        let studyIDs = try await studies(forStaff: user).compactMap(\.id)
+    /// Requests waiting for a decision in these studies.
+    func pendingRequestCount(in studies: [StudyRecord]) async throws -> Int {
+        let studyIDs = studies.compactMap(\.id)
         guard !studyIDs.isEmpty else { return 0 }
         return try await EnrollmentRecord.query(on: database)
             .filter(\.$study.$id ~~ studyIDs)

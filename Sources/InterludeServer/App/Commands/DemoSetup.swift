@@ -82,22 +82,23 @@ struct DemoSetup: Sendable {
         _ = try await TherapistProfiles(database: database).update(
             therapistID: therapistID, fullName: "Dr. Demo Therapist", gender: nil,
             officeAddress: "Praxis am Ring 1, 1010 Wien", phone: "+43 1 000 00 00", emergencyNumber: "+43 1 000 00 99")
+        let practice = try await StudyAccess(database: database, now: now).require(.editLibrary, in: practiceID, by: therapist)
         let library = InterventionLibrary(database: database, services: services)
         try await library.addTemplate(
-            InterventionDraft(kind: .commendation, text: "You kept at it this week. Well done."), to: practiceID, by: therapist)
+            InterventionDraft(kind: .commendation, text: "You kept at it this week. Well done."), in: practice)
         try await library.addTemplate(
             InterventionDraft(
                 kind: .task, text: "Before our next session, note one moment you thought of therapy and how you felt."),
-            to: practiceID, by: therapist)
+            in: practice)
         _ = try await RuleService(database: database, services: services).add(
             StudyRule(
                 name: "Three Dailies missed", trigger: .missedInARow(count: 3, instrumentKey: "intersession-daily"),
                 action: .alert(priority: .normal, message: "Three Dailies in a row went unanswered.")),
-            to: practiceID, by: therapist)
+            in: practice)
         let schedules = ScheduleService(database: database, now: now)
         let daily = SchedulePlan.intersessionDaily(
             reminderMinutes: [15], notification: LocalizedText([.en: "How are you right now?", .de: "Wie geht es Ihnen gerade?"]))
-        _ = try await schedules.create(daily, studyID: practiceID, patientID: nil, arm: nil, by: therapist)
+        _ = try await schedules.create(daily, in: practice, patientID: nil, arm: nil)
         let beforeSession = SchedulePlan(
             instrumentKey: "isf-k", pattern: .appointment(opensBeforeMinutes: 24 * 60, closesAfterStartMinutes: 0),
             durationMinutes: 24 * 60, reminderMinutes: [12 * 60],
@@ -105,7 +106,7 @@ struct DemoSetup: Sendable {
                 .en: "Your next session is tomorrow: a few questions to prepare it.",
                 .de: "Morgen ist Ihre nächste Sitzung: einige Fragen zur Vorbereitung.",
             ]))
-        _ = try await schedules.create(beforeSession, studyID: practiceID, patientID: nil, arm: nil, by: therapist)
+        _ = try await schedules.create(beforeSession, in: practice, patientID: nil, arm: nil)
         let zone = patient.zone
         let today = LocalDate(now, in: zone)
         for offset in [3, 10] {
@@ -127,6 +128,7 @@ struct DemoSetup: Sendable {
         let studies = StudyService(database: database, services: services)
         let study = try await studies.create(by: researcher, draft: draft)
         let studyID = try study.requireID()
+        let grant = try await StudyAccess(database: database, now: now).require(.editPlans, in: studyID, by: researcher)
         let schedules = ScheduleService(database: database, now: now)
         let weekdayWindow = [TimeWindow(start: LocalTime("08:00")!, end: LocalTime("20:00")!, count: 3)]
         let weekendWindow = [TimeWindow(start: LocalTime("10:00")!, end: LocalTime("21:00")!, count: 2)]
@@ -149,7 +151,7 @@ struct DemoSetup: Sendable {
                 durationMinutes: 3 * 24 * 60, reminderMinutes: [24 * 60]),
         ]
         for plan in plans {
-            _ = try await schedules.create(plan, studyID: studyID, patientID: nil, arm: nil, by: researcher)
+            _ = try await schedules.create(plan, in: grant, patientID: nil, arm: nil)
         }
         _ = try await studies.join(patient: patient, studyID: studyID, consentVersion: "1", password: nil)
     }

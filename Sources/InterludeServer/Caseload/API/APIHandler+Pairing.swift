@@ -77,19 +77,14 @@ extension APIHandler {
     func listPatients(_ input: Operations.ListPatients.Input) async throws -> Operations.ListPatients.Output {
         let context = try APIContext.current()
         let therapist = try await context.user(.therapist)
-        let entries = try await Caseloads(database: context.database).caseload(of: therapist.requireID())
-        try await context.audit().record(
-            actor: therapist, action: .caseloadRead, patients: try entries.map { try $0.patient.requireID() })
-        return .ok(.init(body: .json(try entries.map(Components.Schemas.CaseloadPatient.init))))
+        let rows = try await CaseloadView.read(for: therapist, database: context.database, services: context.services)
+        return .ok(.init(body: .json(try rows.map { try Components.Schemas.CaseloadPatient($0.entry) })))
     }
 
     func getPatient(_ input: Operations.GetPatient.Input) async throws -> Operations.GetPatient.Output {
         let context = try APIContext.current()
-        let therapist = try await context.user(.therapist)
-        let patientID = try pathID(input.path.patientId)
-        let entry = try await Caseloads(database: context.database).patient(patientID, of: therapist.requireID())
-        try await context.audit().record(actor: therapist, action: .patientRead, patients: [patientID])
-        return .ok(.init(body: .json(try .init(entry))))
+        let chart = try await context.chart(of: input.path.patientId).overview()
+        return .ok(.init(body: .json(try .init(Caseloads.Entry(patient: chart.patient, profile: chart.profile, enrollment: chart.enrollment)))))
     }
 }
 

@@ -187,19 +187,14 @@ struct ConsoleTherapistController {
     func caseload(_ request: Request) async throws -> Response {
         let therapist = try request.consoleUser(.therapist)
         let display = therapist.dateDisplay
-        let entries = try await Caseloads(database: request.db).caseload(of: therapist.requireID())
-        try await AuditLog(database: request.db, now: request.services.clock.now)
-            .record(actor: therapist, action: .caseloadRead, patients: try entries.map { try $0.patient.requireID() })
-        let compliance = try await PromptService(database: request.db, now: request.services.clock.now).compliance(
-            of: try entries.map { try $0.patient.requireID() }, studies: Set(entries.map { $0.enrollment.$study.id }))
-        let alerts = try await AlertService(database: request.db, services: request.services).openCounts(for: therapist)
-        let rows = try entries.map { entry in
-            let id = try entry.patient.requireID()
+        let caseload = try await CaseloadView.read(for: therapist, database: request.db, services: request.services)
+        let rows = caseload.map { row in
+            let entry = row.entry
             return PatientRow(
-                id: id.uuidString, pseudonym: entry.profile.pseudonym,
+                id: entry.enrollment.$patient.id.uuidString, pseudonym: entry.profile.pseudonym,
                 name: entry.patient.name ?? "", pairedSince: display.date(entry.enrollment.createdAt),
-                lastActivity: display.dateTime(entry.patient.lastActiveAt),
-                compliance: ComplianceCell(compliance[id] ?? PromptService.Compliance()), openAlerts: alerts[id] ?? 0)
+                lastActivity: display.dateTime(entry.patient.lastActiveAt), compliance: ComplianceCell(row.compliance),
+                openAlerts: row.openAlerts)
         }
         return try await request.renderConsole(
             "console/patients", titleKey: "console.patients.title",
@@ -217,27 +212,18 @@ struct ConsoleTherapistController {
         appointmentErrors: FormErrors = FormErrors(), status: HTTPResponseStatus = .ok
     ) async throws -> Response {
         let therapist = try request.consoleUser(.therapist)
-        guard let patientID = request.parameters.get("patientID", as: UUID.self) else { throw AppError.notFound }
-        let entry = try await Caseloads(database: request.db).patient(patientID, of: therapist.requireID())
-        let practiceID = entry.enrollment.$study.id
+        let chart = try await Self.chart(request, therapist)
+        let entry = try await chart.overview()
+        let patientID = entry.patientID
+        let practiceID = entry.studyID
         let now = request.services.clock.now
-        let audit = AuditLog(database: request.db, now: now)
-        try await audit.record(actor: therapist, action: .patientRead, patients: [patientID])
         let display = therapist.dateDisplay
         let localizer = request.services.localizer
         let language = therapist.language
         let catalog = InstrumentCatalog(database: request.db, now: now)
-        // The practice's prompts only: what the patient answers in research studies is not the therapist's.
-        let promptService = PromptService(database: request.db, now: now)
-        let allPrompts = try await promptService.prompts(of: patientID, statuses: Set(PromptStatus.allCases))
-            .filter { $0.record.$study.id == nil || $0.record.$study.id == practiceID }
+        let allPrompts = try await chart.prompts()
         let prompts = allPrompts.filter { $0.status != .scheduled }
-        let practicePrompts = Set(allPrompts.compactMap(\.record.id))
-        let responses = try await ResponseService(database: request.db, services: request.services).responses(of: patientID)
-            .filter { response in response.record.$prompt.id.map(practicePrompts.contains) ?? true }
-        if !responses.isEmpty {
-            try await audit.record(actor: therapist, action: .responsesRead, patients: [patientID])
-        }
+        let responses = try await chart.responses()
         let definitions = try await catalog.definitions(
             Set(prompts.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }
                 + responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
@@ -251,11 +237,10 @@ struct ConsoleTherapistController {
         }
         let promptRows = results.prompts(prompts, definitions: definitions)
         let sections = results.sections(responses, definitions: definitions)
-        let compliance = try await promptService.compliance(of: [patientID], studies: [practiceID])[patientID]
+        let compliance = try await chart.compliance()
 
         let summaries = PlanSummary(localizer: localizer, language: language)
-        let plans = try await ScheduleService(database: request.db, now: now).plans(reaching: patientID)
-            .filter { $0.plan.$study.id == practiceID }
+        let plans = try await chart.plans()
             .map { item in
                 PatientPlanRow(
                     title: titles[item.definition.instrumentKey] ?? item.definition.instrumentKey,
@@ -263,10 +248,8 @@ struct ConsoleTherapistController {
             }
 
         let showPast = request.query[String.self, at: "pastAppointments"] != nil
-        let appointmentService = AppointmentService(database: request.db, services: request.services)
         let patientZone = entry.patient.zone
-        let appointments = try await appointmentService.appointments(of: patientID, includePast: showPast)
-        try await audit.record(actor: therapist, action: .appointmentsRead, patients: [patientID])
+        let appointments = try await chart.appointments(includePast: showPast)
         let appointmentDisplay = DateDisplay(language: language, timeZone: patientZone)
         let appointmentRows = appointments.map { shown in
             let end = LocalDateTime(shown.record.endsAt, in: patientZone).time
@@ -275,15 +258,13 @@ struct ConsoleTherapistController {
                 comment: shown.comment, past: shown.record.endsAt <= now)
         }
         let today = LocalDate(now, in: patientZone)
-        let reach = try await DeviceService(database: request.db, services: request.services).reach(of: entry.patient)
+        let (reach, sent) = try await chart.notifications(limit: 20)
         let reachText: String
         if reach.byPush {
             reachText = localizer.text("console.notifications.reachPush", language, ["count": String(reach.webPush + reach.apns)])
         } else {
             reachText = localizer.text(reach.email ? "console.notifications.reachEmail" : "console.notifications.reachNone", language)
         }
-        let sent = try await NotificationHistory(database: request.db, services: request.services).recent(of: patientID, limit: 20)
-        if !sent.isEmpty { try await audit.record(actor: therapist, action: .notificationsRead, patients: [patientID]) }
         let notificationRows = sent.map { record in
             NotificationRow(
                 title: record.title, due: display.dateTime(record.dueAt), status: record.status,
@@ -303,7 +284,7 @@ struct ConsoleTherapistController {
                 assigned: assigned, errors: errors, prompts: promptRows, hasPrompts: !promptRows.isEmpty,
                 results: sections, hasResults: !sections.isEmpty,
                 upcoming: allPrompts.count - prompts.count,
-                compliance: ComplianceCell(compliance ?? PromptService.Compliance()),
+                compliance: ComplianceCell(compliance),
                 practiceID: practiceID.uuidString, plans: plans, hasPlans: !plans.isEmpty,
                 planAdded: request.query[String.self, at: "planAdded"] != nil,
                 appointments: appointmentRows, hasAppointments: !appointmentRows.isEmpty, showPastAppointments: showPast,
@@ -317,10 +298,9 @@ struct ConsoleTherapistController {
     /// Adds an appointment for the patient; date and times are the patient's local time.
     func addAppointment(_ request: Request) async throws -> Response {
         let therapist = try request.consoleUser(.therapist)
-        guard let patientID = request.parameters.get("patientID", as: UUID.self) else { throw AppError.notFound }
-        let entry = try await Caseloads(database: request.db).patient(patientID, of: therapist.requireID())
+        let chart = try await Self.chart(request, therapist)
         let form = try request.content.decode(AppointmentForm.self)
-        let zone = entry.patient.zone
+        let zone = chart.patient.zone
         do {
             var validator = FieldValidator()
             let date = LocalDate(form.date)
@@ -330,12 +310,9 @@ struct ConsoleTherapistController {
             if start == nil { validator.add("startsAt", form.startTime.isEmpty ? .required : .invalidFormat) }
             if end == nil { validator.add("endsAt", form.endTime.isEmpty ? .required : .invalidFormat) }
             try validator.check()
-            _ = try await AppointmentService(database: request.db, services: request.services).create(
-                for: entry.patient, by: therapist, title: form.title,
-                startsAt: LocalDateTime(date: date!, time: start!).instant(in: zone),
+            _ = try await chart.addAppointment(
+                title: form.title, startsAt: LocalDateTime(date: date!, time: start!).instant(in: zone),
                 endsAt: LocalDateTime(date: date!, time: end!).instant(in: zone), comment: form.comment)
-            try await AuditLog(database: request.db, now: request.services.clock.now)
-                .record(actor: therapist, action: .appointmentAdded, patients: [patientID])
             return try await renderPatient(request, appointmentAdded: true, status: .created)
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
@@ -346,7 +323,7 @@ struct ConsoleTherapistController {
     /// Assigns a questionnaire from the patient's page; times are read in the therapist's time zone.
     func assign(_ request: Request) async throws -> Response {
         let therapist = try request.consoleUser(.therapist)
-        guard let patientID = request.parameters.get("patientID", as: UUID.self) else { throw AppError.notFound }
+        let chart = try await Self.chart(request, therapist)
         let form = try request.content.decode(AssignForm.self)
         let zone = TimeZone(identifier: therapist.timeZone) ?? .gmt
         do {
@@ -356,13 +333,8 @@ struct ConsoleTherapistController {
             if opens == nil { validator.add("opensAt", .invalidFormat) }
             if closes == nil { validator.add("closesAt", .invalidFormat) }
             try validator.check()
-            let now = request.services.clock.now
-            let prompt = try await PromptService(database: request.db, now: now).assign(
-                by: therapist, patientID: patientID, instrumentKey: form.instrumentKey,
-                opensAt: opens!.instant(in: zone), closesAt: closes!.instant(in: zone))
-            try await AuditLog(database: request.db, now: now).record(
-                actor: therapist, action: .promptAssigned, patients: [patientID],
-                target: "instrument:\(prompt.instrumentKey)")
+            _ = try await chart.assignPrompt(
+                instrumentKey: form.instrumentKey, opensAt: opens!.instant(in: zone), closesAt: closes!.instant(in: zone))
             return try await renderPatient(request, assigned: true, status: .created)
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
@@ -372,15 +344,16 @@ struct ConsoleTherapistController {
 
     /// One response's answers in the instrument's order.
     func response(_ request: Request) async throws -> Response {
-        let (therapist, patientID, stored, definition) = try await loadResponse(request)
-        let entry = try await Caseloads(database: request.db).patient(patientID, of: therapist.requireID())
+        let (chart, stored, definition) = try await loadResponse(request)
+        let therapist = chart.viewer
+        let patientID = chart.patientID
         let display = therapist.dateDisplay
         let results = PatientResults(
             language: therapist.language, display: display, localizer: request.services.localizer)
         return try await request.renderConsole(
             "console/response", titleKey: "console.response.title",
             content: ResponseContent(
-                patientID: patientID.uuidString, pseudonym: entry.profile.pseudonym,
+                patientID: patientID.uuidString, pseudonym: chart.profile.pseudonym,
                 title: definition.title.text(therapist.language), completedAt: display.dateTime(stored.record.completedAt),
                 receivedAt: display.dateTime(stored.record.receivedAt),
                 scores: results.sections([stored], definitions: [
@@ -392,13 +365,8 @@ struct ConsoleTherapistController {
 
     /// The response as a FHIR R4 QuestionnaireResponse file.
     func responseFHIR(_ request: Request) async throws -> Response {
-        let (_, patientID, stored, definition) = try await loadResponse(request)
-        let settings = request.services.settings
-        let pseudonym = try await PatientProfileRecord.query(on: request.db).filter(\.$user.$id == patientID).first()?.pseudonym
-        let resource = definition.fhirResponse(
-            id: stored.record.id!.uuidString.lowercased(), answers: stored.answers,
-            questionnaireURL: settings.questionnaireURL(definition.key), authored: stored.record.completedAt,
-            subject: pseudonym.map { FHIR.Identifier(system: settings.publicURL + "/pseudonym", value: $0) })
+        let (_, stored, _) = try await loadResponse(request)
+        let resource = try await ResponseService(database: request.db, services: request.services).fhirDocument(of: stored)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         var headers = HTTPHeaders()
@@ -408,25 +376,25 @@ struct ConsoleTherapistController {
         return Response(status: .ok, headers: headers, body: .init(data: try encoder.encode(resource)))
     }
 
-    /// The therapist, the patient and the response named in the path; not found for anyone else's patient.
+    /// The therapist's chart of the patient named in the path.
+    static func chart(_ request: Request, _ therapist: UserRecord) async throws -> PatientChart {
+        guard let patientID = request.parameters.get("patientID", as: UUID.self) else { throw AppError.notFound }
+        return try await PatientChart.open(patientID, for: therapist, database: request.db, services: request.services)
+    }
+
+    /// The chart and the response named in the path, with the instrument version it answers; not found for
+    /// anyone else's patient and for answers given in another study.
     private func loadResponse(_ request: Request) async throws
-        -> (UserRecord, UUID, ResponseService.Stored, InstrumentDefinition)
+        -> (PatientChart, ResponseService.Stored, InstrumentDefinition)
     {
-        let therapist = try request.consoleUser(.therapist)
-        guard let patientID = request.parameters.get("patientID", as: UUID.self),
-            let responseID = request.parameters.get("responseID", as: UUID.self)
-        else { throw AppError.notFound }
-        _ = try await Caseloads(database: request.db).patient(patientID, of: therapist.requireID())
-        let now = request.services.clock.now
+        let chart = try await Self.chart(request, try request.consoleUser(.therapist))
+        guard let responseID = request.parameters.get("responseID", as: UUID.self) else { throw AppError.notFound }
+        let stored = try await chart.response(responseID)
         guard
-            let stored = try await ResponseService(database: request.db, services: request.services).response(responseID),
-            stored.record.$patient.id == patientID,
-            let definition = try await InstrumentCatalog(database: request.db, now: now)
+            let definition = try await InstrumentCatalog(database: request.db, now: request.services.clock.now)
                 .version(stored.record.instrumentKey, stored.record.instrumentVersion)?.decodedDefinition()
         else { throw AppError.notFound }
-        try await AuditLog(database: request.db, now: now).record(
-            actor: therapist, action: .responsesRead, patients: [patientID], target: "response:\(responseID)")
-        return (therapist, patientID, stored, definition)
+        return (chart, stored, definition)
     }
 
     private func renderCodes(

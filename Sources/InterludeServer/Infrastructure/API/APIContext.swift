@@ -37,7 +37,13 @@ struct APIContext: Sendable {
         return user
     }
 
-    func audit() -> AuditLog { AuditLog(database: database, now: now) }
+    var access: StudyAccess { StudyAccess(database: database, now: now) }
+
+    /// The signed-in therapist's chart of the patient named in the path.
+    func chart(of rawPatientID: String) async throws -> PatientChart {
+        let therapist = try await user(.therapist)
+        return try await PatientChart.open(try pathID(rawPatientID), for: therapist, database: database, services: services)
+    }
 }
 
 extension Request {

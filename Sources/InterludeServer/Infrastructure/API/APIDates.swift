@@ -17,3 +17,16 @@ struct APIDateTranscoder: DateTranscoder {
         throw AppError.invalidDateTime
     }
 }
+
+/// Encodes API types by hand, where a body is built as a JSON object first: dates as the transcoder writes them.
+enum APIJSON {
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(try APIDateTranscoder().encode(date))
+        }
+        return encoder
+    }
+}

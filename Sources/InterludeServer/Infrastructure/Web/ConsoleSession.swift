@@ -85,7 +85,7 @@ extension Request {
         let user = authenticated.user
         let language = user.language
         let localizer = services.localizer
-        let openAlerts = try await AlertService(database: db, services: services).openCount(for: user)
+        let openAlerts = try await AlertInbox(staff: user, database: db, services: services).openCount()
         let links = ConsoleNavigation.links(for: user.roleValue).map { link in
             ConsoleNav.Link(
                 href: link.href, label: localizer.text(link.labelKey, language),

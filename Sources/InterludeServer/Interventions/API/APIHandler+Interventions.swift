@@ -7,23 +7,21 @@ extension APIHandler {
         -> Operations.ListPatientInterventions.Output
     {
         let context = try APIContext.current()
-        let therapist = try await context.user(.therapist)
-        let list = try await context.interventions.sent(to: try pathID(input.path.patientId), readBy: therapist)
+        let list = try await context.chart(of: input.path.patientId).interventions()
         return .ok(.init(body: .json(try list.map(Components.Schemas.Intervention.init))))
     }
 
     func sendIntervention(_ input: Operations.SendIntervention.Input) async throws -> Operations.SendIntervention.Output {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
-        let therapist = try await context.user(.therapist)
+        let chart = try await context.chart(of: input.path.patientId)
         var id: UUID?
         if let raw = body.id {
             guard let parsed = UUID(uuidString: raw) else { throw AppError.field("id", .invalidFormat) }
             id = parsed
         }
         let draft = try InterventionDraft.validate(kind: InterventionKind(rawValue: body.kind.rawValue)!, text: body.text)
-        let sent = try await context.interventions.send(
-            draft, to: try pathID(input.path.patientId), by: therapist, id: id)
+        let sent = try await chart.sendIntervention(draft, id: id)
         return .created(.init(body: .json(try .init(sent))))
     }
 
@@ -75,7 +73,8 @@ extension APIHandler {
     func listStudyRules(_ input: Operations.ListStudyRules.Input) async throws -> Operations.ListStudyRules.Output {
         let context = try APIContext.current()
         let staff = try await context.user(.therapist, .researcher, .admin)
-        let rules = try await context.rules.rules(of: try pathID(input.path.studyId), for: staff)
+        let grant = try await context.access.require(.viewRules, in: try pathID(input.path.studyId), by: staff)
+        let rules = try await context.rules.rules(in: grant)
         return .ok(.init(body: .json(try rules.map(Components.Schemas.Rule.init))))
     }
 
@@ -83,14 +82,16 @@ extension APIHandler {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let staff = try await context.user(.therapist, .researcher, .admin)
-        let stored = try await context.rules.add(try StudyRule(body), to: try pathID(input.path.studyId), by: staff)
+        let grant = try await context.access.require(.editRules, in: try pathID(input.path.studyId), by: staff)
+        let stored = try await context.rules.add(try StudyRule(body), in: grant)
         return .created(.init(body: .json(try .init(stored))))
     }
 
     func deleteStudyRule(_ input: Operations.DeleteStudyRule.Input) async throws -> Operations.DeleteStudyRule.Output {
         let context = try APIContext.current()
         let staff = try await context.user(.therapist, .researcher, .admin)
-        try await context.rules.remove(try pathID(input.path.ruleId), from: try pathID(input.path.studyId), by: staff)
+        let grant = try await context.access.require(.editRules, in: try pathID(input.path.studyId), by: staff)
+        try await context.rules.remove(try pathID(input.path.ruleId), in: grant)
         return .noContent
     }
 
@@ -98,16 +99,16 @@ extension APIHandler {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let staff = try await context.user(.therapist, .researcher, .admin)
+        let grant = try await context.access.require(.dryRunRules, in: try pathID(input.path.studyId), by: staff)
         guard let patientID = UUID(uuidString: body.patientId) else { throw AppError.field("patientId", .invalidFormat) }
-        let lines = try await context.rules.dryRun(
-            try StudyRule(body.rule), in: try pathID(input.path.studyId), patientID: patientID, by: staff)
+        let lines = try await context.rules.dryRun(try StudyRule(body.rule), in: grant, patientID: patientID)
         return .ok(.init(body: .json(lines.map { .init(at: $0.at, fires: $0.reason != nil, reason: $0.reason) })))
     }
 
     func listAlerts(_ input: Operations.ListAlerts.Input) async throws -> Operations.ListAlerts.Output {
         let context = try APIContext.current()
         let staff = try await context.user(.therapist, .researcher, .admin)
-        let alerts = try await context.alerts.alerts(for: staff)
+        let alerts = try await context.alertInbox(staff).alerts()
         return .ok(.init(body: .json(try alerts.map { try .init($0, for: staff) })))
     }
 
@@ -115,7 +116,7 @@ extension APIHandler {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let staff = try await context.user(.therapist, .researcher, .admin)
-        let alert = try await context.alerts.acknowledge(try pathID(input.path.alertId), note: body.note, by: staff)
+        let alert = try await context.alertInbox(staff).acknowledge(try pathID(input.path.alertId), note: body.note)
         return .ok(.init(body: .json(try .init(alert, for: staff))))
     }
 }
@@ -124,7 +125,7 @@ extension APIContext {
     var interventions: InterventionService { InterventionService(database: database, services: services) }
     var backups: BackupService { BackupService(database: database, services: services) }
     var rules: RuleService { RuleService(database: database, services: services) }
-    var alerts: AlertService { AlertService(database: database, services: services) }
+    func alertInbox(_ staff: UserRecord) -> AlertInbox { AlertInbox(staff: staff, database: database, services: services) }
 }
 
 extension Components.Schemas.Intervention {
@@ -150,11 +151,12 @@ extension Components.Schemas.Backup {
 }
 
 extension Components.Schemas.Alert {
-    init(_ opened: AlertService.Opened, for staff: UserRecord) throws {
+    init(_ shown: AlertInbox.Shown, for staff: UserRecord) throws {
+        let opened = shown.opened
         let record = opened.record
         self.init(
             id: try record.requireID().uuidString.lowercased(), patientId: record.$patient.id.uuidString.lowercased(),
-            patientCode: opened.patientCode, priority: .init(rawValue: record.priority) ?? .normal, reason: record.reason,
+            patientCode: opened.patientCode, priority: .init(rawValue: record.priority) ?? .normal, reason: opened.reason,
             createdAt: record.createdAt, acknowledgedAt: record.acknowledgedAt, note: opened.note,
             escalatedAt: record.escalatedAt, escalated: record.$escalatedTo.id != nil && record.$escalatedTo.id == staff.id)
     }

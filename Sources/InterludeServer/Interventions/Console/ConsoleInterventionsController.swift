@@ -107,21 +107,17 @@ struct ConsoleInterventionsController {
         status: HTTPResponseStatus = .ok
     ) async throws -> Response {
         let therapist = try request.consoleUser(.therapist)
-        guard let patientID = request.parameters.get("patientID", as: UUID.self) else { throw AppError.notFound }
-        let entry = try await Caseloads(database: request.db).patient(patientID, of: therapist.requireID())
+        let chart = try await ConsoleTherapistController.chart(request, therapist)
+        let patientID = chart.patientID
         let services = request.services
         let now = services.clock.now
         let display = therapist.dateDisplay
         let language = therapist.language
         let localizer = services.localizer
-        let audit = AuditLog(database: request.db, now: now)
 
         let since = now.addingTimeInterval(-Double(Self.timelineDays) * 86_400)
-        let dailies = try await ResponseService(database: request.db, services: services)
-            .responses(of: patientID, instrumentKey: IntersessionDay.instrumentKey)
-            .filter { $0.record.completedAt > since }
-        try await audit.record(actor: therapist, action: .timelineRead, patients: [patientID])
-        let zone = entry.patient.zone
+        let dailies = try await chart.responses(instrumentKey: IntersessionDay.instrumentKey, since: since)
+        let zone = chart.patient.zone
         let days = IntersessionDay.days(
             dailies.compactMap { IntersessionDay.Entry(completedAt: $0.record.completedAt, answers: $0.answers) }, in: zone)
         let noon = { (day: IntersessionDay) in LocalDateTime(date: day.date, time: LocalTime(hour: 12, minute: 0)!).instant(in: zone) }
@@ -147,15 +143,13 @@ struct ConsoleInterventionsController {
                         ).svg))
             }
         }
-        let compliance = try await PromptService(database: request.db, now: now)
-            .compliance(of: [patientID])[patientID] ?? PromptService.Compliance()
-        let interventions = try await InterventionService(database: request.db, services: services)
-            .sent(to: patientID, readBy: therapist)
-        let templates = try await InterventionLibrary(database: request.db, services: services).templates(forPatient: patientID)
-        let alerts = try await AlertService(database: request.db, services: services).alerts(about: patientID)
+        let compliance = try await chart.compliance()
+        let interventions = try await chart.interventions()
+        let templates = try await chart.templates()
+        let alerts = try await chart.alerts()
         let shown = form ?? SendForm(kind: InterventionKind.commendation.rawValue, text: "")
         let content = IntersessionContent(
-            id: patientID.uuidString, pseudonym: entry.profile.pseudonym, lastActivity: display.dateTime(entry.patient.lastActiveAt),
+            id: patientID.uuidString, pseudonym: chart.profile.pseudonym, lastActivity: display.dateTime(chart.patient.lastActiveAt),
             compliance: .init(compliance), charts: charts,
             days: days.reversed().map {
                 DayRow(
@@ -173,7 +167,11 @@ struct ConsoleInterventionsController {
                     label: "\(localizer.text("intervention.kind.\($0.kind)", language)): \($0.text)", selected: false)
             },
             hasTemplates: !templates.isEmpty, form: shown, sent: sent, errors: errors,
-            alerts: alerts.map { Self.alertRow($0, for: therapist, display: display, localizer: localizer, language: language, canOpen: true) },
+            alerts: alerts.map {
+                Self.alertRow(
+                    AlertInbox.Shown(opened: $0, detailed: true, ownPatient: true), for: therapist, display: display,
+                    localizer: localizer, language: language)
+            },
             hasAlerts: !alerts.isEmpty)
         return try await request.renderConsole(
             "console/intersession", titleKey: "console.intersession.title", content: content, status: status)
@@ -191,28 +189,27 @@ struct ConsoleInterventionsController {
     }
 
     static func alertRow(
-        _ opened: AlertService.Opened, for staff: UserRecord, display: DateDisplay, localizer: Localizer, language: Language,
-        canOpen: Bool
+        _ shown: AlertInbox.Shown, for staff: UserRecord, display: DateDisplay, localizer: Localizer, language: Language
     ) -> AlertRow {
+        let opened = shown.opened
         let record = opened.record
         return AlertRow(
             id: record.id?.uuidString ?? "", patientID: record.$patient.id.uuidString, patientCode: opened.patientCode ?? "",
             high: opened.priority == .high, priorityLabel: localizer.text("alert.priority.\(opened.priority.rawValue)", language),
-            reason: record.reason, createdAt: display.dateTime(record.createdAt), open: record.acknowledgedAt == nil,
+            reason: opened.reason, createdAt: display.dateTime(record.createdAt), open: record.acknowledgedAt == nil,
             acknowledgedAt: display.dateTime(record.acknowledgedAt), note: opened.note ?? "",
             escalated: record.$escalatedTo.id != nil && record.$escalatedTo.id == staff.id,
-            escalatedAt: display.dateTime(record.escalatedAt), canOpenPatient: canOpen)
+            escalatedAt: display.dateTime(record.escalatedAt), canOpenPatient: shown.ownPatient)
     }
 
     func send(_ request: Request) async throws -> Response {
         let therapist = try request.consoleUser(.therapist)
-        guard let patientID = request.parameters.get("patientID", as: UUID.self) else { throw AppError.notFound }
+        let chart = try await ConsoleTherapistController.chart(request, therapist)
         let form = try request.content.decode(SendForm.self)
         do {
             let draft = try InterventionDraft.validate(kindNamed: form.kind, text: form.text)
-            _ = try await InterventionService(database: request.db, services: request.services)
-                .send(draft, to: patientID, by: therapist, id: nil)
-            return request.redirect(to: "/console/patients/\(patientID.uuidString)/intersession?sent=1#interventions")
+            _ = try await chart.sendIntervention(draft, id: nil)
+            return request.redirect(to: "/console/patients/\(chart.patientID.uuidString)/intersession?sent=1#interventions")
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderIntersession(request, form: form, errors: errors, status: errors.status)
@@ -221,16 +218,11 @@ struct ConsoleInterventionsController {
 
     func sendTemplate(_ request: Request) async throws -> Response {
         let therapist = try request.consoleUser(.therapist)
-        guard let patientID = request.parameters.get("patientID", as: UUID.self) else { throw AppError.notFound }
+        let chart = try await ConsoleTherapistController.chart(request, therapist)
         let form = try request.content.decode(TemplateForm.self)
-        let services = request.services
-        let templates = try await InterventionLibrary(database: request.db, services: services).templates(forPatient: patientID)
-        guard let template = templates.first(where: { $0.id?.uuidString == form.templateID }),
-            let kind = InterventionKind(rawValue: template.kind)
-        else { throw AppError.notFound }
-        _ = try await InterventionService(database: request.db, services: services)
-            .send(InterventionDraft(kind: kind, text: template.text), to: patientID, by: therapist, id: nil)
-        return request.redirect(to: "/console/patients/\(patientID.uuidString)/intersession?sent=1#interventions")
+        guard let templateID = UUID(uuidString: form.templateID) else { throw AppError.notFound }
+        _ = try await chart.sendTemplate(templateID)
+        return request.redirect(to: "/console/patients/\(chart.patientID.uuidString)/intersession?sent=1#interventions")
     }
 
     func alerts(_ request: Request) async throws -> Response {
@@ -243,12 +235,10 @@ struct ConsoleInterventionsController {
     ) async throws -> Response {
         let staff = try request.consoleUser(.therapist, .researcher, .admin)
         let services = request.services
-        let alerts = try await AlertService(database: request.db, services: services).alerts(for: staff)
+        let alerts = try await AlertInbox(staff: staff, database: request.db, services: services).alerts()
         let display = staff.dateDisplay
         let rows = alerts.map {
-            Self.alertRow(
-                $0, for: staff, display: display, localizer: services.localizer, language: staff.language,
-                canOpen: staff.roleValue == .therapist && $0.record.$recipient.id == staff.id)
+            Self.alertRow($0, for: staff, display: display, localizer: services.localizer, language: staff.language)
         }
         return try await request.renderConsole(
             "console/alerts", titleKey: "console.alerts.title",
@@ -262,8 +252,8 @@ struct ConsoleInterventionsController {
         guard let alertID = request.parameters.get("alertID", as: UUID.self) else { throw AppError.notFound }
         let form = try request.content.decode(AcknowledgeForm.self)
         do {
-            _ = try await AlertService(database: request.db, services: request.services)
-                .acknowledge(alertID, note: form.note, by: staff)
+            _ = try await AlertInbox(staff: staff, database: request.db, services: request.services)
+                .acknowledge(alertID, note: form.note)
             return request.redirect(to: localPath(form.back, fallback: "/console/alerts?acknowledged=1"))
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }

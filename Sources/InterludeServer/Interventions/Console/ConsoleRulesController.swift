@@ -120,24 +120,23 @@ struct ConsoleRulesController {
         let language = staff.language
         let localizer = services.localizer
         let display = staff.dateDisplay
-        let access = StudyStaffAccess(database: request.db)
-        let role = try await access.role(in: studyID, of: staff)
-        guard let study = try await StudyRecord.find(studyID, on: request.db) else { throw AppError.notFound }
+        let grant = try await Self.grant(.viewRules, request, staff)
+        let study = grant.study
         let rules = RuleService(database: request.db, services: services)
-        let stored = try await rules.rules(of: studyID, for: staff)
+        let stored = try await rules.rules(in: grant)
         let catalog = InstrumentCatalog(database: request.db, now: services.clock.now)
         var titles: [String: String] = [:]
         for record in try await catalog.overview() {
             titles[record.key] = (try? record.decodedDefinition().title.text(language)) ?? record.key
         }
-        let candidates = try await rules.dryRunCandidates(in: studyID, for: staff)
-        let pseudonyms = Dictionary(uniqueKeysWithValues: candidates.map { ($0.patientID, $0.pseudonym) })
-        let firings = try await rules.firings(ofStudy: studyID, for: staff)
+        let candidates = try await rules.dryRunCandidates(in: grant)
+        let firings = grant.allows(.viewFirings) ? try await rules.firings(in: grant) : []
         let library = try await InterventionLibrary(database: request.db, services: services).contents(of: studyID)
+        let withheld = localizer.text("alert.withheld", language)
         let form = overrides.form ?? RuleForm()
         let content = RulesContent(
             studyID: studyID.uuidString, studyTitle: study.title,
-            canEdit: staff.roleValue == .admin || role == .owner || role == .researcher,
+            canEdit: grant.allows(.editRules),
             rules: stored.map {
                 RuleRow(id: $0.id?.uuidString ?? "", name: $0.rule.name, summary: Self.summary(of: $0.rule, titles: titles, localizer: localizer, language: language))
             },
@@ -148,8 +147,8 @@ struct ConsoleRulesController {
             dryRun: overrides.dryRun ?? [], triedDryRun: overrides.dryRun != nil,
             firings: firings.map {
                 FiringRow(
-                    at: display.dateTime($0.createdAt), rule: $0.ruleName,
-                    participant: pseudonyms[$0.$patient.id] ?? "–", reason: $0.reason, outcome: $0.outcome)
+                    at: display.dateTime($0.record.createdAt), rule: $0.record.ruleName, participant: $0.pseudonym ?? "–",
+                    reason: $0.reason ?? withheld, outcome: $0.record.outcome)
             },
             hasFirings: !firings.isEmpty,
             templates: library.templates.map {
@@ -225,18 +224,24 @@ struct ConsoleRulesController {
         return id
     }
 
+    /// The study in the path, if the staff member holds `permission` in it.
+    static func grant(_ permission: StudyPermission, _ request: Request, _ staff: UserRecord) async throws -> StudyGrant {
+        try await StudyAccess(database: request.db, now: request.services.clock.now)
+            .require(permission, in: try studyID(request), by: staff)
+    }
+
     func submit(_ request: Request) async throws -> Response {
         let staff = try request.consoleUser(.therapist, .researcher, .admin)
-        let studyID = try Self.studyID(request)
         let form = try request.content.decode(RuleForm.self)
         let intent = try? request.content.get(String.self, at: "intent")
+        let grant = try await Self.grant(intent == "dry-run" ? .dryRunRules : .editRules, request, staff)
         let rules = RuleService(database: request.db, services: request.services)
         do {
             let rule = try form.rule()
             if intent == "dry-run" {
                 let patient = (try? request.content.get(String.self, at: "patientID")).flatMap(UUID.init(uuidString:))
                 guard let patient else { throw AppError.field("patientID", .required) }
-                let lines = try await rules.dryRun(rule, in: studyID, patientID: patient, by: staff)
+                let lines = try await rules.dryRun(rule, in: grant, patientID: patient)
                 let display = staff.dateDisplay
                 return try await render(
                     request,
@@ -244,8 +249,8 @@ struct ConsoleRulesController {
                         form: form,
                         dryRun: lines.map { DryRunRow(at: display.dateTime($0.at), fires: $0.reason != nil, reason: $0.reason ?? "") }))
             }
-            _ = try await rules.add(rule, to: studyID, by: staff)
-            return request.redirect(to: "/console/studies/\(studyID.uuidString)/rules?added=1")
+            _ = try await rules.add(rule, in: grant)
+            return request.redirect(to: "/console/studies/\(grant.studyID.uuidString)/rules?added=1")
         } catch {
             guard var errors = FormErrors.from(Self.formError(error), request: request) else { throw error }
             if errors.fields["patientId"] != nil { errors.fields["patientID"] = errors.fields["patientId"] }
@@ -267,45 +272,44 @@ struct ConsoleRulesController {
     }
 
     func deleteRule(_ request: Request) async throws -> Response {
-        let staff = try request.consoleUser(.therapist, .researcher, .admin)
-        let studyID = try Self.studyID(request)
+        let grant = try await Self.grant(.editRules, request, try request.consoleUser(.therapist, .researcher, .admin))
         guard let ruleID = request.parameters.get("ruleID", as: UUID.self) else { throw AppError.notFound }
-        try await RuleService(database: request.db, services: request.services).remove(ruleID, from: studyID, by: staff)
-        return request.redirect(to: "/console/studies/\(studyID.uuidString)/rules")
+        try await RuleService(database: request.db, services: request.services).remove(ruleID, in: grant)
+        return request.redirect(to: "/console/studies/\(grant.studyID.uuidString)/rules")
     }
 
     func addTemplate(_ request: Request) async throws -> Response {
         let form = try request.content.decode(TextForm.self)
-        return try await changeLibrary(request, section: "templates", errorsAt: \.templateErrors) { library, staff, studyID in
-            try await library.addTemplate(try InterventionDraft.validate(kindNamed: form.kind, text: form.text), to: studyID, by: staff)
+        return try await changeLibrary(request, section: "templates", errorsAt: \.templateErrors) { library, grant in
+            try await library.addTemplate(try InterventionDraft.validate(kindNamed: form.kind, text: form.text), in: grant)
         }
     }
 
     func deleteTemplate(_ request: Request) async throws -> Response {
         let id = try Self.itemID(request)
-        return try await changeLibrary(request, section: "templates") { try await $0.removeTemplate(id, from: $2, by: $1) }
+        return try await changeLibrary(request, section: "templates") { try await $0.removeTemplate(id, in: $1) }
     }
 
     func addMessage(_ request: Request) async throws -> Response {
         let form = try request.content.decode(TextForm.self)
         return try await changeLibrary(request, section: "messages", errorsAt: \.messageErrors) {
-            try await $0.addMessage(form.text, to: $2, by: $1)
+            try await $0.addMessage(form.text, in: $1)
         }
     }
 
     func deleteMessage(_ request: Request) async throws -> Response {
         let id = try Self.itemID(request)
-        return try await changeLibrary(request, section: "messages") { try await $0.removeMessage(id, from: $2, by: $1) }
+        return try await changeLibrary(request, section: "messages") { try await $0.removeMessage(id, in: $1) }
     }
 
     func setPlan(_ request: Request) async throws -> Response {
         let form = try request.content.decode(PlanForm.self)
         let remove = (try? request.content.get(String.self, at: "intent")) == "remove"
         return try await changeLibrary(request, section: "messages", errorsAt: \.planErrors, keeping: { $0.plan = form }) {
-            library, staff, studyID in
+            library, grant in
             let plan = remove
                 ? nil : try MessagePlan.parse(perDay: form.perDay, windowStart: form.windowStart, windowEnd: form.windowEnd)
-            try await library.setPlan(plan, of: studyID, by: staff)
+            try await library.setPlan(plan, in: grant)
         }
     }
 
@@ -319,13 +323,12 @@ struct ConsoleRulesController {
     private func changeLibrary(
         _ request: Request, section: String, errorsAt errors: WritableKeyPath<Overrides, FormErrors>? = nil,
         keeping: (inout Overrides) -> Void = { _ in },
-        _ change: (InterventionLibrary, UserRecord, UUID) async throws -> Void
+        _ change: (InterventionLibrary, StudyGrant) async throws -> Void
     ) async throws -> Response {
-        let staff = try request.consoleUser(.therapist, .researcher, .admin)
-        let studyID = try Self.studyID(request)
+        let grant = try await Self.grant(.editLibrary, request, try request.consoleUser(.therapist, .researcher, .admin))
         do {
-            try await change(InterventionLibrary(database: request.db, services: request.services), staff, studyID)
-            return request.redirect(to: "/console/studies/\(studyID.uuidString)/rules#\(section)")
+            try await change(InterventionLibrary(database: request.db, services: request.services), grant)
+            return request.redirect(to: "/console/studies/\(grant.studyID.uuidString)/rules#\(section)")
         } catch {
             guard let errors, let problems = FormErrors.from(error, request: request) else { throw error }
             var overrides = Overrides(status: problems.status)

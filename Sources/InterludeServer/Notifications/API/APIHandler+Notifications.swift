@@ -58,13 +58,7 @@ extension APIHandler {
         -> Operations.ListPatientNotifications.Output
     {
         let context = try APIContext.current()
-        let therapist = try await context.user(.therapist)
-        let entry = try await Caseloads(database: context.database)
-            .patient(try pathID(input.path.patientId), of: therapist.requireID())
-        let patientID = try entry.patient.requireID()
-        let reach = try await context.devices.reach(of: entry.patient)
-        let sent = try await NotificationHistory(database: context.database, services: context.services).recent(of: patientID)
-        try await context.audit().record(actor: therapist, action: .notificationsRead, patients: [patientID])
+        let (reach, sent) = try await context.chart(of: input.path.patientId).notifications(limit: 100)
         return .ok(
             .init(
                 body: .json(

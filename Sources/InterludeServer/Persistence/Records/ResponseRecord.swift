@@ -12,6 +12,8 @@ final class ResponseRecord: Model, @unchecked Sendable {
     // references
     @Parent(key: "patient_id") var patient: UserRecord
     @OptionalParent(key: "prompt_id") var prompt: PromptRecord?
+    /// The study of the prompt it answers.
+    @OptionalField(key: "study_id") var studyID: UUID?
 
     // data
     @Field(key: "instrument_key") var instrumentKey: String

@@ -73,25 +73,17 @@ extension APIHandler {
         -> Operations.ListPatientPrompts.Output
     {
         let context = try APIContext.current()
-        let therapist = try await context.user(.therapist)
-        let patientID = try pathID(input.path.patientId)
-        _ = try await Caseloads(database: context.database).patient(patientID, of: therapist.requireID())
-        let prompts = try await context.prompts.prompts(of: patientID, statuses: Set(PromptStatus.allCases))
-        try await context.audit().record(actor: therapist, action: .promptsRead, patients: [patientID])
-        return .ok(.init(body: .json(try await context.promptBodies(prompts))))
+        let chart = try await context.chart(of: input.path.patientId)
+        return .ok(.init(body: .json(try await context.promptBodies(try await chart.prompts()))))
     }
 
     func assignPrompt(_ input: Operations.AssignPrompt.Input) async throws -> Operations.AssignPrompt.Output {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
-        let therapist = try await context.user(.therapist)
-        let patientID = try pathID(input.path.patientId)
+        let chart = try await context.chart(of: input.path.patientId)
         try checkLimits([(body.instrumentKey, "instrumentKey", InstrumentDefinition.keyMaxLength)])
-        let prompt = try await context.prompts.assign(
-            by: therapist, patientID: patientID, instrumentKey: body.instrumentKey, opensAt: body.opensAt,
-            closesAt: body.closesAt)
-        try await context.audit().record(
-            actor: therapist, action: .promptAssigned, patients: [patientID], target: "instrument:\(prompt.instrumentKey)")
+        let prompt = try await chart.assignPrompt(
+            instrumentKey: body.instrumentKey, opensAt: body.opensAt, closesAt: body.closesAt)
         return .created(.init(body: .json(try await context.promptBodies([context.prompts.current(prompt)])[0])))
     }
 
@@ -99,12 +91,8 @@ extension APIHandler {
         -> Operations.ListPatientResponses.Output
     {
         let context = try APIContext.current()
-        let therapist = try await context.user(.therapist)
-        let patientID = try pathID(input.path.patientId)
-        _ = try await Caseloads(database: context.database).patient(patientID, of: therapist.requireID())
-        let responses = try await context.responses.responses(of: patientID)
-        try await context.audit().record(actor: therapist, action: .responsesRead, patients: [patientID])
-        return .ok(.init(body: .json(try await context.responseBodies(responses))))
+        let chart = try await context.chart(of: input.path.patientId)
+        return .ok(.init(body: .json(try await context.responseBodies(try await chart.responses()))))
     }
 }
 
@@ -178,39 +166,26 @@ extension APIHandler {
     func getResponse(_ input: Operations.GetResponse.Input) async throws -> Operations.GetResponse.Output {
         let context = try APIContext.current()
         let user = try await context.authenticated().user
-        guard let stored = try await context.responses.response(try pathID(input.path.responseId)) else {
-            throw AppError.notFound
-        }
-        let patientID = stored.record.$patient.id
+        let responseID = try pathID(input.path.responseId)
+        let stored: ResponseService.Stored
         switch user.roleValue {
         case .patient:
-            guard patientID == user.id else { throw AppError.notFound }
+            guard let own = try await context.responses.response(responseID), own.record.$patient.id == user.id else {
+                throw AppError.notFound
+            }
+            stored = own
         case .therapist:
-            _ = try await Caseloads(database: context.database).patient(patientID, of: user.requireID())
-            try await context.audit().record(
-                actor: user, action: .responsesRead, patients: [patientID], target: "response:\(stored.record.id!)")
+            stored = try await PatientChart.open(
+                response: responseID, for: user, database: context.database, services: context.services
+            ).1
         default:
             throw AppError.notFound
         }
         let body: Data
         if input.query.format == .fhir {
-            guard
-                let definition = try await context.catalog
-                    .version(stored.record.instrumentKey, stored.record.instrumentVersion)?.decodedDefinition()
-            else { throw AppError.notFound }
-            let pseudonym = try await PatientProfileRecord.query(on: context.database)
-                .filter(\.$user.$id == patientID).first()?.pseudonym
-            body = try JSONEncoder().encode(
-                definition.fhirResponse(
-                    id: stored.record.id!.uuidString.lowercased(), answers: stored.answers,
-                    questionnaireURL: context.services.settings.questionnaireURL(definition.key),
-                    authored: stored.record.completedAt,
-                    subject: pseudonym.map {
-                        FHIR.Identifier(system: context.services.settings.publicURL + "/pseudonym", value: $0)
-                    }))
+            body = try JSONEncoder().encode(try await context.responses.fhirDocument(of: stored))
         } else {
-            body = try JSONEncoder().encode(
-                try await context.responseBodies([stored])[0])
+            body = try APIJSON.encoder.encode(try await context.responseBodies([stored])[0])
         }
         return .ok(.init(body: .json(try JSONDecoder().decode(OpenAPIObjectContainer.self, from: body))))
     }

@@ -9,7 +9,8 @@ extension APIHandler {
     func listPlans(_ input: Operations.ListPlans.Input) async throws -> Operations.ListPlans.Output {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
-        let plans = try await context.schedules.plans(of: try pathID(input.path.studyId), for: user)
+        let grant = try await context.access.require(.viewPlans, in: try pathID(input.path.studyId), by: user)
+        let plans = try await context.schedules.plans(in: grant)
         return .ok(.init(body: .json(try plans.map(Components.Schemas.Plan.init))))
     }
 
@@ -18,8 +19,8 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let user = try await context.user(.therapist, .researcher, .admin)
         let (plan, patientID) = try body.plan()
-        let record = try await context.schedules.create(
-            plan, studyID: try pathID(input.path.studyId), patientID: patientID, arm: body.arm, by: user)
+        let grant = try await context.access.require(.editPlans, in: try pathID(input.path.studyId), by: user)
+        let record = try await context.schedules.create(plan, in: grant, patientID: patientID, arm: body.arm)
         return .created(.init(body: .json(try .init(record))))
     }
 
@@ -28,15 +29,18 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let user = try await context.user(.therapist, .researcher, .admin)
         let (plan, patientID) = try body.plan()
-        let record = try await context.schedules.update(
-            try pathID(input.path.planId), with: plan, patientID: patientID, arm: body.arm, by: user)
+        let existing = try await context.schedules.plan(try pathID(input.path.planId))
+        let grant = try await context.access.require(.editPlans, in: existing.$study.id, by: user)
+        let record = try await context.schedules.update(existing, with: plan, in: grant, patientID: patientID, arm: body.arm)
         return .ok(.init(body: .json(try .init(record))))
     }
 
     func deletePlan(_ input: Operations.DeletePlan.Input) async throws -> Operations.DeletePlan.Output {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
-        try await context.schedules.delete(try pathID(input.path.planId), by: user)
+        let existing = try await context.schedules.plan(try pathID(input.path.planId))
+        let grant = try await context.access.require(.editPlans, in: existing.$study.id, by: user)
+        try await context.schedules.delete(existing, in: grant)
         return .noContent
     }
 
@@ -47,9 +51,14 @@ extension APIHandler {
         let days = input.query.days ?? 14
         guard let from = LocalDate(input.query.from) else { throw AppError.field("from", .invalidFormat) }
         guard (1...366).contains(days) else { throw AppError.field("days", .outOfRange, limit: 366) }
-        let studies = try await context.schedules.visibleStudies(of: patientID, for: user)
-        let (zone, planned) = try await context.schedules.preview(patientID: patientID, from: from, days: days, studies: studies)
-        try await context.audit().record(actor: user, action: .schedulePreviewed, patients: [patientID])
+        var zone = TimeZone.gmt
+        var planned: [ScheduleService.Planned] = []
+        for chart in try await PatientChart.charts(of: patientID, for: user, database: context.database, services: context.services) {
+            let schedule = try await chart.schedule(from: from, days: days)
+            zone = schedule.0
+            planned += schedule.1
+        }
+        planned.sort { $0.occurrence.opensAt < $1.occurrence.opensAt }
         return .ok(
             .init(
                 body: .json(
@@ -70,11 +79,7 @@ extension APIHandler {
         -> Operations.ListPatientAppointments.Output
     {
         let context = try APIContext.current()
-        let therapist = try await context.user(.therapist)
-        let entry = try await Caseloads(database: context.database)
-            .patient(try pathID(input.path.patientId), of: therapist.requireID())
-        let appointments = try await context.appointments.appointments(of: entry.patient.requireID(), includePast: true)
-        try await context.audit().record(actor: therapist, action: .appointmentsRead, patients: [try entry.patient.requireID()])
+        let appointments = try await context.chart(of: input.path.patientId).appointments(includePast: true)
         return .ok(.init(body: .json(try appointments.map(Components.Schemas.Appointment.init))))
     }
 
@@ -83,14 +88,8 @@ extension APIHandler {
     {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
-        let therapist = try await context.user(.therapist)
-        let entry = try await Caseloads(database: context.database)
-            .patient(try pathID(input.path.patientId), of: therapist.requireID())
-        let shown = try await context.appointments.create(
-            for: entry.patient, by: therapist, title: body.title, startsAt: body.startsAt, endsAt: body.endsAt,
-            comment: body.comment)
-        try await context.audit().record(
-            actor: therapist, action: .appointmentAdded, patients: [try entry.patient.requireID()])
+        let shown = try await context.chart(of: input.path.patientId).addAppointment(
+            title: body.title, startsAt: body.startsAt, endsAt: body.endsAt, comment: body.comment)
         return .created(.init(body: .json(try .init(shown))))
     }
 

@@ -76,9 +76,10 @@ struct ConsoleScheduleController {
         ScheduleService(database: request.db, now: request.services.clock.now)
     }
 
-    private func studyID(_ request: Request) throws -> UUID {
+    /// The study in the path, if the staff member holds `permission` in it.
+    private func grant(_ permission: StudyPermission, _ request: Request, _ user: UserRecord) async throws -> StudyGrant {
         guard let id = request.parameters.get("studyID", as: UUID.self) else { throw AppError.notFound }
-        return id
+        return try await StudyAccess(database: request.db, now: request.services.clock.now).require(permission, in: id, by: user)
     }
 
     /// A therapist's plans live in their practice.
@@ -101,16 +102,17 @@ struct ConsoleScheduleController {
     /// Attaches the plan, or with `action=preview` shows what it would give without attaching anything.
     func submit(_ request: Request) async throws -> Response {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
-        let studyID = try studyID(request)
         let form = try request.content.decode(PlanForm.self)
         let submission = try request.content.decode(PlanSubmission.self)
+        let grant = try await grant(submission.action == "preview" ? .viewPlans : .editPlans, request, user)
+        let studyID = grant.studyID
         do {
             let plan = try form.plan()
             if submission.action == "preview" {
                 return try await render(request, form: form, submission: submission, preview: plan)
             }
             let (patientID, arm) = try Self.target(submission.target)
-            _ = try await schedules(request).create(plan, studyID: studyID, patientID: patientID, arm: arm, by: user)
+            _ = try await schedules(request).create(plan, in: grant, patientID: patientID, arm: arm)
             let back = patientID.map { "/console/patients/\($0)?planAdded=1" }
             return request.redirect(
                 to: user.roleValue == .therapist && back != nil ? back! : "/console/studies/\(studyID)/plans?created=1")
@@ -123,12 +125,10 @@ struct ConsoleScheduleController {
     }
 
     func delete(_ request: Request) async throws -> Response {
-        let user = try request.consoleUser(.therapist, .researcher, .admin)
-        let studyID = try studyID(request)
-        guard let planID = request.parameters.get("planID", as: UUID.self),
-            try await PlanRecord.find(planID, on: request.db)?.$study.id == studyID
-        else { throw AppError.notFound }
-        try await schedules(request).delete(planID, by: user)
+        let grant = try await grant(.editPlans, request, try request.consoleUser(.therapist, .researcher, .admin))
+        let studyID = grant.studyID
+        guard let planID = request.parameters.get("planID", as: UUID.self) else { throw AppError.notFound }
+        try await schedules(request).delete(try await schedules(request).plan(planID), in: grant)
         return request.redirect(to: "/console/studies/\(studyID)/plans?removed=1")
     }
 
@@ -146,9 +146,10 @@ struct ConsoleScheduleController {
         errors: FormErrors = FormErrors(), created: Bool = false, removed: Bool = false
     ) async throws -> Response {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
-        let studyID = try studyID(request)
+        let grant = try await grant(.viewPlans, request, user)
+        let studyID = grant.studyID
         let schedules = schedules(request)
-        let study = try await schedules.plannableStudy(studyID, for: user)
+        let study = grant.study
         let now = request.services.clock.now
         let localizer = request.services.localizer
         let language = user.language
@@ -161,7 +162,7 @@ struct ConsoleScheduleController {
         let pseudonyms = Dictionary(uniqueKeysWithValues: participants.map { ($0.id, $0.label) })
         let summaries = PlanSummary(localizer: localizer, language: language)
         let display = user.dateDisplay
-        let rows = try await schedules.plans(of: studyID, for: user).map { record in
+        let rows = try await schedules.plans(in: grant).map { record in
             let plan = try JSONDecoder().decode(SchedulePlan.self, from: Data(record.definition.utf8))
             let target: String
             if let patient = record.$patient.id {
@@ -197,12 +198,19 @@ struct ConsoleScheduleController {
         let previewDays = submission.previewDays.flatMap { Int($0) }.map { min(max($0, 1), 62) } ?? 14
         var table: PreviewTable?
         if let draft {
-            let chosen = submission.previewPatient.flatMap(UUID.init(uuidString:))
-            let (previewZone, occurrences) = try await schedules.previewDraft(
-                draft, studyID: studyID, patientID: chosen, zone: zone, from: previewFrom, days: previewDays)
-            if let chosen {
-                try await AuditLog(database: request.db, now: now)
-                    .record(actor: user, action: .schedulePreviewed, patients: [chosen])
+            let previewZone: TimeZone
+            let occurrences: [Occurrence]
+            if let chosen = submission.previewPatient.flatMap(UUID.init(uuidString:)) {
+                let chart: PatientChart
+                do {
+                    chart = try await PatientChart.open(chosen, in: grant, database: request.db, services: request.services)
+                } catch AppError.notFound, AppError.forbidden {
+                    throw AppError.field("previewPatient", .unknown)
+                }
+                (previewZone, occurrences) = try await chart.preview(draft, zone: zone, from: previewFrom, days: previewDays)
+            } else {
+                (previewZone, occurrences) = try await schedules.previewDraft(
+                    draft, studyID: studyID, patientID: nil, zone: zone, from: previewFrom, days: previewDays)
             }
             table = PreviewTable(
                 from: previewFrom, days: previewDays, zone: previewZone, language: language, localizer: localizer,
@@ -269,8 +277,7 @@ struct ConsoleScheduleController {
     func patientSchedule(_ request: Request) async throws -> Response {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
         guard let patientID = request.parameters.get("patientID", as: UUID.self) else { throw AppError.notFound }
-        let schedules = schedules(request)
-        let studies = try await schedules.visibleStudies(of: patientID, for: user)
+        let charts = try await PatientChart.charts(of: patientID, for: user, database: request.db, services: request.services)
         let now = request.services.clock.now
         let localizer = request.services.localizer
         var errors = FormErrors()
@@ -280,21 +287,24 @@ struct ConsoleScheduleController {
         let days = Int(daysText).flatMap { (1...366).contains($0) ? $0 : nil }
         if !fromText.isEmpty, from == nil { errors.fields["from"] = localizer.text("field.invalidFormat", user.language) }
         if days == nil { errors.fields["days"] = localizer.text("field.outOfRange", user.language, ["limit": "366"]) }
-        guard let patient = try await UserRecord.find(patientID, on: request.db),
-            let profile = try await PatientProfileRecord.query(on: request.db).filter(\.$user.$id == patientID).first()
-        else { throw AppError.notFound }
+        let patient = charts[0].patient
+        let profile = charts[0].profile
         if from == nil { from = LocalDate(now, in: patient.zone) }
-        let (zone, planned) = try await schedules.preview(
-            patientID: patientID, from: from!, days: days ?? 14, studies: studies)
-        try await AuditLog(database: request.db, now: now)
-            .record(actor: user, action: .schedulePreviewed, patients: [patientID])
+        var zone = patient.zone
+        var planned: [ScheduleService.Planned] = []
+        for chart in charts {
+            let schedule = try await chart.schedule(from: from!, days: days ?? 14)
+            zone = schedule.0
+            planned += schedule.1
+        }
+        planned.sort { $0.occurrence.opensAt < $1.occurrence.opensAt }
         let catalog = InstrumentCatalog(database: request.db, now: now)
         var titles: [String: String] = [:]
         for key in Set(planned.map(\.plan.instrumentKey)) {
             titles[key] = try await catalog.latestPublished(key)?.decodedDefinition().title.text(user.language) ?? key
         }
         let back = user.roleValue == .therapist
-            ? "/console/patients/\(patientID)" : "/console/studies/\(studies.sorted { $0.uuidString < $1.uuidString }[0])"
+            ? "/console/patients/\(patientID)" : "/console/studies/\(charts[0].studyID)"
         return try await request.renderConsole(
             "console/schedule", titleKey: "console.schedule.title",
             content: PatientScheduleContent(

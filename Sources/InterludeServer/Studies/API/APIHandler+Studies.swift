@@ -12,7 +12,7 @@ extension APIHandler {
             let entries = try await context.studies.studies(forPatient: user.requireID())
             return .ok(.init(body: .json(try entries.map { try .init($0.study, enrollment: $0.enrollment) })))
         }
-        let studies = try await context.studies.studies(forStaff: user)
+        let studies = try await context.access.studies(where: .viewStudy, for: user, kind: .research)
         return .ok(.init(body: .json(try studies.map { try .init($0, enrollment: nil) })))
     }
 
@@ -32,8 +32,9 @@ extension APIHandler {
             let entry = try await context.studies.study(studyID, forPatient: user.requireID())
             return .ok(.init(body: .json(try .init(entry.study, enrollment: entry.enrollment))))
         }
-        let study = try await context.studies.study(studyID, forStaff: user)
-        return .ok(.init(body: .json(try .init(study, enrollment: nil))))
+        let grant = try await context.access.require(.viewStudy, in: studyID, by: user)
+        guard grant.kind == .research else { throw AppError.notFound }
+        return .ok(.init(body: .json(try .init(grant.study, enrollment: nil))))
     }
 
     func updateStudy(_ input: Operations.UpdateStudy.Input) async throws -> Operations.UpdateStudy.Output {
@@ -41,9 +42,9 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let user = try await context.user(.researcher, .admin)
         let studyID = try pathID(input.path.studyId)
-        let existing = try await context.studies.study(studyID, forStaff: user)
-        let draft = try body.draft(hasPassword: existing.joinPasswordHash != nil)
-        let study = try await context.studies.update(studyID, by: user, draft: draft)
+        let grant = try await context.access.require(.editStudy, in: studyID, by: user)
+        let draft = try body.draft(hasPassword: grant.study.joinPasswordHash != nil)
+        let study = try await context.studies.update(grant, draft: draft)
         return .ok(.init(body: .json(try .init(study, enrollment: nil))))
     }
 
@@ -71,7 +72,8 @@ extension APIHandler {
     func listEnrollments(_ input: Operations.ListEnrollments.Input) async throws -> Operations.ListEnrollments.Output {
         let context = try APIContext.current()
         let user = try await context.user(.researcher, .therapist, .admin)
-        let participants = try await context.studies.participants(of: try pathID(input.path.studyId), for: user)
+        let grant = try await context.access.require(.viewParticipants, in: try pathID(input.path.studyId), by: user)
+        let participants = try await context.studies.participants(of: grant)
         return .ok(.init(body: .json(try participants.map(Components.Schemas.Participant.init))))
     }
 
@@ -81,9 +83,9 @@ extension APIHandler {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let user = try await context.user(.researcher, .therapist, .admin)
+        let grant = try await context.access.require(.decideEnrollment, in: try pathID(input.path.studyId), by: user)
         let participant = try await context.studies.decide(
-            studyID: try pathID(input.path.studyId), enrollmentID: try pathID(input.path.enrollmentId),
-            approve: body.approve, by: user)
+            in: grant, enrollmentID: try pathID(input.path.enrollmentId), approve: body.approve)
         return .ok(.init(body: .json(try .init(participant))))
     }
 }

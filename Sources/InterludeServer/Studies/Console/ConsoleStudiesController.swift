@@ -81,10 +81,22 @@ struct ConsoleStudiesController {
         StudyService(database: request.db, services: request.services)
     }
 
+    private func access(_ request: Request) -> StudyAccess {
+        StudyAccess(database: request.db, now: request.services.clock.now)
+    }
+
+    /// A research study the staff member may do `permission` in; a practice is not shown here.
+    private func grant(_ permission: StudyPermission, _ request: Request, _ user: UserRecord) async throws -> StudyGrant {
+        let grant = try await access(request).require(permission, in: try studyID(request), by: user)
+        guard grant.kind == .research else { throw AppError.notFound }
+        return grant
+    }
+
     func list(_ request: Request) async throws -> Response {
         let user = try request.consoleUser(.researcher, .admin)
         let localizer = request.services.localizer
-        let studies = try await service(request).studies(forStaff: user)
+        let studies = try await access(request).studies(where: .viewStudy, for: user, kind: .research)
+        let deciding = try await access(request).studies(where: .decideEnrollment, for: user, kind: .research)
         let rows = try studies.map { study in
             StudyRow(
                 id: try study.requireID().uuidString, title: study.title,
@@ -94,7 +106,8 @@ struct ConsoleStudiesController {
         return try await request.renderConsole(
             "console/studies", titleKey: "console.studies.title",
             content: StudiesContent(
-                studies: rows, hasStudies: !rows.isEmpty, pendingRequests: try await service(request).pendingRequestCount(for: user)))
+                studies: rows, hasStudies: !rows.isEmpty,
+                pendingRequests: try await service(request).pendingRequestCount(in: deciding)))
     }
 
     private func renderForm(
@@ -151,9 +164,10 @@ struct ConsoleStudiesController {
 
     func show(_ request: Request) async throws -> Response {
         let user = try request.consoleUser(.researcher, .admin)
-        let studyID = try studyID(request)
-        let study = try await service(request).study(studyID, forStaff: user)
-        let enrolled = try await service(request).participants(of: studyID, for: user)
+        let grant = try await grant(.viewParticipants, request, user)
+        let studyID = grant.studyID
+        let study = grant.study
+        let enrolled = try await service(request).participants(of: grant)
         let localizer = request.services.localizer
         let display = user.dateDisplay
         let compliance = try await PromptService(database: request.db, now: request.services.clock.now)
@@ -177,7 +191,7 @@ struct ConsoleStudiesController {
                 joinMode: localizer.text("joinMode.\(study.joinMode)", user.language),
                 statusLabel: localizer.text("studyStatus.\(study.status)", user.language),
                 consentVersion: study.consentVersion,
-                canEdit: study.$owner.id == user.id || user.roleValue == .admin,
+                canEdit: grant.allows(.editStudy),
                 requests: requests, hasRequests: !requests.isEmpty,
                 participants: participants, hasParticipants: !participants.isEmpty,
                 saved: (try? request.query.get(String.self, at: "saved")) != nil))
@@ -185,9 +199,9 @@ struct ConsoleStudiesController {
 
     func showEdit(_ request: Request) async throws -> Response {
         let user = try request.consoleUser(.researcher, .admin)
-        let studyID = try studyID(request)
-        let study = try await service(request).study(studyID, forStaff: user)
-        guard study.$owner.id == user.id || user.roleValue == .admin else { throw AppError.forbidden(.notAllowed) }
+        let grant = try await grant(.editStudy, request, user)
+        let studyID = grant.studyID
+        let study = grant.study
         return try await renderForm(
             request, action: "/console/studies/\(studyID.uuidString)/edit", isNew: false,
             form: StudyForm(
@@ -199,12 +213,12 @@ struct ConsoleStudiesController {
 
     func update(_ request: Request) async throws -> Response {
         let user = try request.consoleUser(.researcher, .admin)
-        let studyID = try studyID(request)
-        let existing = try await service(request).study(studyID, forStaff: user)
+        let grant = try await grant(.editStudy, request, user)
+        let studyID = grant.studyID
+        let existing = grant.study
         let form = try request.content.decode(StudyForm.self)
         do {
-            _ = try await service(request).update(
-                studyID, by: user, draft: try form.draft(hasPassword: existing.joinPasswordHash != nil))
+            _ = try await service(request).update(grant, draft: try form.draft(hasPassword: existing.joinPasswordHash != nil))
             return request.redirect(to: "/console/studies/\(studyID.uuidString)?saved=1")
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
@@ -217,13 +231,13 @@ struct ConsoleStudiesController {
 
     func decide(_ request: Request) async throws -> Response {
         let user = try request.consoleUser(.researcher, .admin)
-        let studyID = try studyID(request)
+        let grant = try await grant(.decideEnrollment, request, user)
         guard let enrollmentID = request.parameters.get("enrollmentID", as: UUID.self) else {
             throw AppError.notFound
         }
         let approve = try request.content.get(String.self, at: "decision") == "approve"
-        _ = try await service(request).decide(studyID: studyID, enrollmentID: enrollmentID, approve: approve, by: user)
-        return request.redirect(to: "/console/studies/\(studyID.uuidString)")
+        _ = try await service(request).decide(in: grant, enrollmentID: enrollmentID, approve: approve)
+        return request.redirect(to: "/console/studies/\(grant.studyID.uuidString)")
     }
 }
 

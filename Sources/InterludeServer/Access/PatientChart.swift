@@ -1,0 +1,257 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+/// A staff member's view of one patient: only the data of the one study they follow the patient in, and every
+/// read and change made through it written to the audit log. A therapist sees their practice's data with the
+/// patient's name; research staff see pseudonymised data of a participant who shares with research, from their
+/// own study only. Handlers and console controllers read patient data through nothing else.
+struct PatientChart: Sendable {
+    let viewer: UserRecord
+    let patient: UserRecord
+    let profile: PatientProfileRecord
+    /// The patient's enrolment in the study this chart is for.
+    let enrollment: EnrollmentRecord
+    let kind: StudyKind
+    let database: any Database
+    let services: AppServices
+
+    var patientID: UUID { enrollment.$patient.id }
+    var studyID: UUID { enrollment.$study.id }
+    /// Data of these studies, and of no other, appears in the chart.
+    var studies: Set<UUID> { [studyID] }
+    /// The name, date of birth and gender belong to the therapist's view, never to research.
+    var showsIdentity: Bool { kind == .practice }
+    private var now: Date { services.clock.now }
+    private var audit: AuditLog { AuditLog(database: database, now: now) }
+
+    /// The chart of one of the therapist's own patients, in the therapist's practice.
+    static func open(_ patientID: UUID, for therapist: UserRecord, database: any Database, services: AppServices)
+        async throws -> PatientChart
+    {
+        guard therapist.roleValue == .therapist else { throw AppError.forbidden(.notAllowed) }
+        let entry = try await Caseloads(database: database).patient(patientID, of: therapist.requireID())
+        return PatientChart(
+            viewer: therapist, patient: entry.patient, profile: entry.profile, enrollment: entry.enrollment, kind: .practice,
+            database: database, services: services)
+    }
+
+    /// The chart of a participant of the study the grant is for: a practice's therapist sees their patients; a
+    /// research study's owner and researchers see participants who share with research; a therapist on its staff
+    /// sees their own patients. Not found for anyone else.
+    static func open(_ patientID: UUID, in grant: StudyGrant, database: any Database, services: AppServices)
+        async throws -> PatientChart
+    {
+        try grant.require(.readParticipantData)
+        guard
+            let enrollment = try await EnrollmentRecord.query(on: database)
+                .filter(\.$study.$id == grant.studyID).filter(\.$patient.$id == patientID)
+                .filter(\.$status == EnrollmentStatus.active.rawValue).with(\.$patient).first(),
+            let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
+        else { throw AppError.notFound }
+        let visible: Bool
+        switch (grant.kind, grant.standing) {
+        case (.practice, _):
+            visible = enrollment.$therapist.id == grant.viewer.id
+        case (.research, .therapist):
+            visible = try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$therapist.id == grant.viewer.id
+        case (.research, _):
+            visible = profile.shareWithResearch
+        }
+        guard visible else { throw AppError.notFound }
+        return PatientChart(
+            viewer: grant.viewer, patient: enrollment.patient, profile: profile, enrollment: enrollment, kind: grant.kind,
+            database: database, services: services)
+    }
+
+    /// Every chart the viewer may open of the patient: one per study the patient takes part in and the viewer may
+    /// read their data in. Not found when there is none.
+    static func charts(of patientID: UUID, for viewer: UserRecord, database: any Database, services: AppServices)
+        async throws -> [PatientChart]
+    {
+        let access = StudyAccess(database: database, now: services.clock.now)
+        let studies = try await EnrollmentRecord.query(on: database)
+            .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
+            .map { $0.$study.id }
+        var charts: [PatientChart] = []
+        for studyID in studies {
+            do {
+                let grant = try await access.require(.readParticipantData, in: studyID, by: viewer)
+                charts.append(try await open(patientID, in: grant, database: database, services: services))
+            } catch AppError.notFound, AppError.forbidden {
+                continue
+            }
+        }
+        guard !charts.isEmpty else { throw AppError.notFound }
+        return charts
+    }
+
+    /// The chart a response belongs to, for the therapist who follows its patient; not found for anyone else.
+    static func open(response responseID: UUID, for therapist: UserRecord, database: any Database, services: AppServices)
+        async throws -> (PatientChart, ResponseService.Stored)
+    {
+        guard let record = try await ResponseRecord.find(responseID, on: database) else { throw AppError.notFound }
+        let chart = try await open(record.$patient.id, for: therapist, database: database, services: services)
+        return (chart, try await chart.response(responseID))
+    }
+
+    // MARK: Reads
+
+    /// Who the patient is, as far as the viewer may know.
+    func overview() async throws -> PatientChart {
+        try await audit.record(actor: viewer, action: .patientRead, patients: [patientID])
+        return self
+    }
+
+    func prompts(statuses: Set<PromptStatus> = Set(PromptStatus.allCases)) async throws -> [PromptService.Current] {
+        let prompts = try await PromptService(database: database, now: now)
+            .prompts(of: patientID, statuses: statuses, studies: studies)
+        try await audit.record(actor: viewer, action: .promptsRead, patients: [patientID])
+        return prompts
+    }
+
+    /// Prompts answered, missed and open so far.
+    func compliance() async throws -> PromptService.Compliance {
+        let compliance = try await PromptService(database: database, now: now).compliance(of: [patientID], studies: studies)
+        try await audit.record(actor: viewer, action: .promptsRead, patients: [patientID])
+        return compliance[patientID] ?? PromptService.Compliance()
+    }
+
+    /// Responses, newest first; of one instrument and since a moment when given.
+    func responses(instrumentKey: String? = nil, since: Date? = nil) async throws -> [ResponseService.Stored] {
+        let responses = try await ResponseService(database: database, services: services)
+            .responses(of: patientID, instrumentKey: instrumentKey, studies: studies)
+            .filter { since == nil || $0.record.completedAt > since! }
+        try await audit.record(
+            actor: viewer, action: instrumentKey == IntersessionDay.instrumentKey ? .timelineRead : .responsesRead,
+            patients: [patientID])
+        return responses
+    }
+
+    func response(_ responseID: UUID) async throws -> ResponseService.Stored {
+        guard let stored = try await ResponseService(database: database, services: services).response(responseID),
+            stored.record.$patient.id == patientID, stored.record.studyID.map(studies.contains) == true
+        else { throw AppError.notFound }
+        try await audit.record(actor: viewer, action: .responsesRead, patients: [patientID], target: "response:\(responseID)")
+        return stored
+    }
+
+    func interventions() async throws -> [InterventionService.Opened] {
+        let list = try await InterventionService(database: database, services: services)
+            .received(by: patientID, studies: studies)
+        try await audit.record(actor: viewer, action: .interventionsRead, patients: [patientID])
+        return list
+    }
+
+    /// The patient's own appointments: kept with their therapist, never shown to research.
+    func appointments(includePast: Bool) async throws -> [AppointmentService.Shown] {
+        guard kind == .practice else { return [] }
+        let list = try await AppointmentService(database: database, services: services)
+            .appointments(of: patientID, includePast: includePast)
+        try await audit.record(actor: viewer, action: .appointmentsRead, patients: [patientID])
+        return list
+    }
+
+    /// How the patient can be reached now, and what was sent to them about this study's prompts and interventions
+    /// and about appointments: their therapist's business, never research's.
+    func notifications(limit: Int) async throws -> (reach: DeviceService.Reach, sent: [NotificationRecord]) {
+        guard kind == .practice else { return (DeviceService.Reach(), []) }
+        let reach = try await DeviceService(database: database, services: services).reach(of: patient)
+        let recent = try await NotificationHistory(database: database, services: services).recent(of: patientID, limit: 200)
+        let promptIDs = recent.compactMap(\.promptID)
+        let inScope = Set(
+            try await PromptRecord.query(on: database).filter(\.$id ~~ promptIDs).filter(\.$study.$id ~~ Array(studies))
+                .all().compactMap(\.id))
+        let interventions = Set(
+            try await InterventionRecord.query(on: database).filter(\.$patient.$id == patientID)
+                .filter(\.$study.$id ~~ Array(studies)).all().compactMap(\.id))
+        let shown = recent.filter { record in
+            if let promptID = record.promptID { return inScope.contains(promptID) }
+            if let interventionID = InterventionService.interventionID(inDedupeKey: record.dedupeKey) {
+                return interventions.contains(interventionID)
+            }
+            return record.appointmentID != nil
+        }.prefix(limit)
+        try await audit.record(actor: viewer, action: .notificationsRead, patients: [patientID])
+        return (reach, Array(shown))
+    }
+
+    /// The alerts about the patient in this study.
+    func alerts() async throws -> [AlertService.Opened] {
+        let list = try await AlertService(database: database, services: services).alerts(about: patientID, studies: studies)
+        if !list.isEmpty { try await audit.record(actor: viewer, action: .alertsRead, patients: [patientID]) }
+        return list
+    }
+
+    /// The plans of this study that reach the patient.
+    func plans() async throws -> [ScheduleService.ParticipantPlan] {
+        let plans = try await ScheduleService(database: database, now: now).plans(reaching: patientID)
+            .filter { $0.plan.$study.id == studyID }
+        try await audit.record(actor: viewer, action: .schedulePreviewed, patients: [patientID])
+        return plans
+    }
+
+    /// What this study's plans give the patient for any period, in their local time.
+    func schedule(from: LocalDate, days: Int) async throws -> (TimeZone, [ScheduleService.Planned]) {
+        let planned = try await ScheduleService(database: database, now: now)
+            .preview(patientID: patientID, from: from, days: days, studies: studies)
+        try await audit.record(actor: viewer, action: .schedulePreviewed, patients: [patientID])
+        return planned
+    }
+
+    /// What a plan not attached yet would give the patient.
+    func preview(_ plan: SchedulePlan, zone: TimeZone, from: LocalDate, days: Int) async throws -> (TimeZone, [Occurrence]) {
+        let planned = try await ScheduleService(database: database, now: now)
+            .previewDraft(plan, studyID: studyID, patientID: patientID, zone: zone, from: from, days: days)
+        try await audit.record(actor: viewer, action: .schedulePreviewed, patients: [patientID])
+        return planned
+    }
+
+    /// The study's intervention templates, for sending one to the patient.
+    func templates() async throws -> [InterventionTemplateRecord] {
+        try await InterventionLibrary(database: database, services: services).contents(of: studyID).templates
+    }
+
+    // MARK: Changes
+
+    private func requireActing() async throws {
+        _ = try await StudyAccess(database: database, now: now).require(.actForParticipant, in: studyID, by: viewer)
+    }
+
+    func assignPrompt(instrumentKey: String, opensAt: Date, closesAt: Date) async throws -> PromptRecord {
+        try await requireActing()
+        let prompt = try await PromptService(database: database, now: now).assign(
+            by: viewer, patientID: patientID, studyID: studyID, instrumentKey: instrumentKey, opensAt: opensAt,
+            closesAt: closesAt)
+        try await audit.record(
+            actor: viewer, action: .promptAssigned, patients: [patientID], target: "instrument:\(prompt.instrumentKey)")
+        return prompt
+    }
+
+    func addAppointment(title: String, startsAt: Date, endsAt: Date, comment: String?) async throws
+        -> AppointmentService.Shown
+    {
+        try await requireActing()
+        guard kind == .practice else { throw AppError.forbidden(.notAllowed) }
+        let shown = try await AppointmentService(database: database, services: services).create(
+            for: patient, by: viewer, title: title, startsAt: startsAt, endsAt: endsAt, comment: comment)
+        try await audit.record(actor: viewer, action: .appointmentAdded, patients: [patientID])
+        return shown
+    }
+
+    func sendIntervention(_ draft: InterventionDraft, id: UUID?) async throws -> InterventionService.Opened {
+        try await requireActing()
+        let sent = try await InterventionService(database: database, services: services)
+            .send(draft, to: patientID, in: studyID, by: viewer, id: id)
+        try await audit.record(actor: viewer, action: .interventionSent, patients: [patientID], target: draft.kind.rawValue)
+        return sent
+    }
+
+    /// Sends one of the study's templates.
+    func sendTemplate(_ templateID: UUID) async throws -> InterventionService.Opened {
+        guard let template = try await templates().first(where: { $0.id == templateID }),
+            let kind = InterventionKind(rawValue: template.kind)
+        else { throw AppError.notFound }
+        return try await sendIntervention(InterventionDraft(kind: kind, text: template.text), id: nil)
+    }
+}

@@ -1,0 +1,89 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+/// Decides what a staff member may do with a study, from `StudyAccessPolicy` and nothing else. Someone without
+/// any standing in a study learns nothing about it (not found); a member whose standing lacks the permission is
+/// refused (forbidden).
+struct StudyAccess: Sendable {
+    let database: any Database
+    let now: Date
+
+    /// The person's standing in the study: owner, researcher or therapist by membership, admin by role; nil for
+    /// anyone else, patients always.
+    func standing(of user: UserRecord, in studyID: UUID) async throws -> StudyStanding? {
+        guard user.roleValue.isStaff else { return nil }
+        let membership = try await StudyStaffRecord.query(on: database)
+            .filter(\.$study.$id == studyID).filter(\.$user.$id == user.requireID()).first()
+        if let role = membership.flatMap({ StudyRole(rawValue: $0.role) }) { return StudyStanding(role) }
+        return user.roleValue == .admin ? .admin : nil
+    }
+
+    /// The study, with proof that `user` holds `permission` in it.
+    func require(_ permission: StudyPermission, in studyID: UUID, by user: UserRecord) async throws -> StudyGrant {
+        guard let study = try await StudyRecord.find(studyID, on: database),
+            let standing = try await standing(of: user, in: studyID)
+        else { throw AppError.notFound }
+        let grant = StudyGrant(
+            study: study, studyID: studyID, kind: study.kind, standing: standing, viewer: user,
+            audit: AuditLog(database: database, now: now))
+        // A practice is invisible to everyone but its therapist, as it is to patients.
+        guard grant.allows(.viewStudy) else { throw AppError.notFound }
+        guard grant.allows(permission) else { throw AppError.forbidden(.notAllowed) }
+        return grant
+    }
+
+    /// The studies of `kind` in which `user` holds `permission`, newest first.
+    func studies(where permission: StudyPermission, for user: UserRecord, kind: StudyKind) async throws -> [StudyRecord] {
+        guard user.roleValue.isStaff else { return [] }
+        let query = StudyRecord.query(on: database).sort(\.$createdAt, .descending)
+        switch kind {
+        case .practice: query.filter(\.$joinMode == JoinMode.pairingCode.rawValue)
+        case .research: query.filter(\.$joinMode != JoinMode.pairingCode.rawValue)
+        }
+        if user.roleValue == .admin && StudyAccessPolicy.allows(.admin, permission, in: kind) {
+            return try await query.all()
+        }
+        let memberships = try await StudyStaffRecord.query(on: database).filter(\.$user.$id == user.requireID()).all()
+        let allowed = memberships.filter { membership in
+            StudyRole(rawValue: membership.role).map { StudyAccessPolicy.allows(StudyStanding($0), permission, in: kind) }
+                ?? false
+        }
+        query.filter(\.$id ~~ allowed.map { $0.$study.id })
+        return try await query.all()
+    }
+}
+
+/// Proof that a staff member may do something with one study, and the way every change they make there is written
+/// to the audit log.
+struct StudyGrant: Sendable {
+    let study: StudyRecord
+    let studyID: UUID
+    let kind: StudyKind
+    let standing: StudyStanding
+    let viewer: UserRecord
+    let audit: AuditLog
+
+    func allows(_ permission: StudyPermission) -> Bool {
+        StudyAccessPolicy.allows(standing, permission, in: kind)
+    }
+
+    /// Refuses (forbidden) what the standing does not allow.
+    func require(_ permission: StudyPermission) throws {
+        guard allows(permission) else { throw AppError.forbidden(.notAllowed) }
+    }
+
+    /// Records a change to the study's set-up, or a read of its participants.
+    func record(_ action: AuditAction, patients: [UUID] = [], target: String? = nil) async throws {
+        let target = target.map { "study:\(studyID):\($0)" } ?? "study:\(studyID)"
+        if patients.isEmpty {
+            try await audit.record(actor: viewer, action: action, target: target)
+        } else {
+            try await audit.record(actor: viewer, action: action, patients: patients, target: target)
+        }
+    }
+}
+
+extension StudyRecord {
+    var kind: StudyKind { StudyKind(joinMode: JoinMode(rawValue: joinMode) ?? .open) }
+}
