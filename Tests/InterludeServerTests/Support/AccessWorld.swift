@@ -1,0 +1,241 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Testing
+import VaporTesting
+
+@testable import InterludeServer
+
+/// Everyone the access rules are about, with data of a practice and of a research study: a therapist's two
+/// patients who both take part in a researcher's study, one sharing with research and one not, and outsiders of
+/// every role. Built through the API and the services real use goes through.
+struct AccessWorld: Sendable {
+    /// Who sends a request.
+    enum Actor: String, CaseIterable, Sendable {
+        /// Ada, acting on her own data.
+        case patientSelf = "self"
+        /// Another therapist's patient, acting on Ada's data.
+        case otherPatient = "other"
+        /// Ada's (and Ben's) therapist.
+        case ownTherapist = "own"
+        case otherTherapist = "otherT"
+        /// The research study's owner, looking at Ada, who shares with research.
+        case studyResearcher = "res"
+        /// The same researcher, looking at Ben, who does not share with research.
+        case studyResearcherNotSharing = "resNS"
+        case otherResearcher = "otherR"
+        case admin = "admin"
+    }
+
+    /// Which object a request is about: one of the practice, or one of the research study.
+    enum Scope: String, CaseIterable, Sendable {
+        case practice
+        case research
+    }
+
+    /// A patient with an answered questionnaire, an intervention and an alert in each scope.
+    struct Subject: Sendable {
+        let id: UUID
+        let email: String
+        let client: APIClient
+        let practicePrompt: String
+        let practiceResponse: String
+        let researchPrompt: String
+        let researchResponse: String
+        let practiceIntervention: String
+        let researchIntervention: String
+        let practiceAlert: String
+        let researchAlert: String
+        let appointment: String
+
+        func prompt(_ scope: Scope) -> String { scope == .practice ? practicePrompt : researchPrompt }
+        func response(_ scope: Scope) -> String { scope == .practice ? practiceResponse : researchResponse }
+        func intervention(_ scope: Scope) -> String { scope == .practice ? practiceIntervention : researchIntervention }
+        func alert(_ scope: Scope) -> String { scope == .practice ? practiceAlert : researchAlert }
+    }
+
+    let app: TestContext
+    let ada: Subject
+    let ben: Subject
+    let other: (client: APIClient, id: UUID)
+    let ownTherapist: APIClient
+    let otherTherapist: APIClient
+    let researcher: APIClient
+    let otherResearcher: APIClient
+    let admin: APIClient
+    let practice: UUID
+    let otherPractice: UUID
+    let study: UUID
+    let otherStudy: UUID
+    let practiceRule: String
+    let researchRule: String
+    let practiceTemplate: String
+    let researchTemplate: String
+    let practicePlan: String
+    let researchPlan: String
+    let researchEnrollment: String
+
+    static let practiceTemplateText = "PRACTICE-TEMPLATE-MARKER keep going"
+    static let researchTemplateText = "RESEARCH-TEMPLATE-MARKER thank you"
+    static let researchInterventionText = "RESEARCH-INTERVENTION-MARKER"
+    static let practiceInterventionText = "PRACTICE-INTERVENTION-MARKER"
+    static let emails: [Actor: String] = [
+        .ownTherapist: "berger@praxis.example", .otherTherapist: "huber@praxis.example", .studyResearcher: "lab@uni.example",
+        .studyResearcherNotSharing: "lab@uni.example", .otherResearcher: "other-lab@uni.example", .admin: "root@interlude.example",
+    ]
+
+    /// The patient a request of `actor` is about.
+    func subject(_ actor: Actor) -> Subject { actor == .studyResearcherNotSharing ? ben : ada }
+
+    func client(_ actor: Actor) -> APIClient {
+        switch actor {
+        case .patientSelf: ada.client
+        case .otherPatient: other.client
+        case .ownTherapist: ownTherapist
+        case .otherTherapist: otherTherapist
+        case .studyResearcher, .studyResearcherNotSharing: researcher
+        case .otherResearcher: otherResearcher
+        case .admin: admin
+        }
+    }
+
+    func studyID(_ scope: Scope) -> UUID { scope == .practice ? practice : study }
+    func rule(_ scope: Scope) -> String { scope == .practice ? practiceRule : researchRule }
+    func template(_ scope: Scope) -> String { scope == .practice ? practiceTemplate : researchTemplate }
+    func plan(_ scope: Scope) -> String { scope == .practice ? practicePlan : researchPlan }
+
+    static func build(_ app: TestContext) async throws -> AccessWorld {
+        let iso = QuestionnaireAPITests.iso
+        let (ownTherapist, ownTherapistID) = try await app.staff("therapist", emails[.ownTherapist]!, name: "Dr. Berger")
+        let (otherTherapist, otherTherapistID) = try await app.staff("therapist", emails[.otherTherapist]!)
+        let (researcher, researcherID) = try await app.staff("researcher", emails[.studyResearcher]!)
+        let (otherResearcher, _) = try await app.staff("researcher", emails[.otherResearcher]!)
+        let (admin, _) = try await app.staff("admin", emails[.admin]!)
+        let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$owner.$id == ownTherapistID).first()?.id)
+        let otherPractice = try #require(
+            try await StudyRecord.query(on: app.database).filter(\.$owner.$id == otherTherapistID).first()?.id)
+        let study = try #require(UUID(uuidString: try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))))
+        let otherStudy = try #require(UUID(uuidString: try await StudyAPITests().createStudy(otherResearcher, StudyAPITests.study("open"))))
+        let owner = try #require(try await UserRecord.find(researcherID, on: app.database))
+        let therapistUser = try #require(try await UserRecord.find(ownTherapistID, on: app.database))
+        let access = StudyAccess(database: app.database, now: app.clock.now)
+        let researchGrant = try await access.require(.editLibrary, in: study, by: owner)
+        let practiceGrant = try await access.require(.editLibrary, in: practice, by: therapistUser)
+        let library = InterventionLibrary(database: app.database, services: app.app.interlude)
+        try await library.addTemplate(InterventionDraft(kind: .commendation, text: practiceTemplateText), in: practiceGrant)
+        try await library.addTemplate(InterventionDraft(kind: .commendation, text: researchTemplateText), in: researchGrant)
+        let templates = try await InterventionTemplateRecord.query(on: app.database).all()
+        let practiceTemplate = try #require(templates.first { $0.text == practiceTemplateText }?.id?.uuidString)
+        let researchTemplate = try #require(templates.first { $0.text == researchTemplateText }?.id?.uuidString)
+
+        // Each study's own rule answers a PHQ-9 with an intervention; the built-in rule raises the alert.
+        func addRule(_ client: APIClient, _ studyID: UUID, text: String) async throws -> String {
+            let reply = try await client.send(
+                .POST, "/studies/\(studyID)/rules",
+                json: [
+                    "name": "Reply to PHQ-9",
+                    "trigger": ["kind": "submitted", "instrumentKey": "phq-9", "condition": ["mode": "all", "clauses": []]],
+                    "action": ["kind": "intervention", "interventionKind": "question", "text": .string(text)],
+                ])
+            try #require(reply.status == .created, "\(reply.text)")
+            return try #require(reply.body["id"].string)
+        }
+        let practiceRule = try await addRule(ownTherapist, practice, text: practiceInterventionText)
+        let researchRule = try await addRule(researcher, study, text: researchInterventionText)
+        func addPlan(_ client: APIClient, _ studyID: UUID, instrument: String) async throws -> String {
+            let reply = try await client.send(
+                .POST, "/studies/\(studyID)/plans",
+                json: ["instrumentKey": .string(instrument), "durationMinutes": 10080, "pattern": ["kind": "once"]])
+            try #require(reply.status == .created, "\(reply.text)")
+            return try #require(reply.body["id"].string)
+        }
+        let researchPlan = try await addPlan(researcher, study, instrument: "phq-9")
+
+        func subject(_ email: String, name: String, sharing: Bool) async throws -> Subject {
+            let (client, id) = try await app.patient(email, name: name, shareWithResearch: sharing)
+            try await app.pair(client, with: ownTherapist)
+            let joined = try await client.send(.POST, "/studies/\(study)/enrollment", json: ["consentVersion": "2026-1"])
+            try #require(joined.status == .created, "\(joined.text)")
+            let researchPrompt = try #require(
+                try await PromptRecord.query(on: app.database).filter(\.$patient.$id == id).filter(\.$study.$id == study)
+                    .first()?.id?.uuidString)
+            let assigned = try await ownTherapist.send(
+                .POST, "/patients/\(id)/prompts",
+                json: ["instrumentKey": "phq-9", "opensAt": iso(app.clock.now), "closesAt": iso(app.clock.now.addingTimeInterval(7 * 86_400))])
+            let practicePrompt = try #require(assigned.body["id"].string)
+            func answer(_ promptID: String) async throws -> String {
+                let reply = try await client.send(
+                    .POST, "/me/responses",
+                    json: [
+                        "id": .string(UUID().uuidString), "promptId": .string(promptID), "instrumentKey": "phq-9", "version": 1,
+                        "answers": QuestionnaireAPITests.phqAnswers([1, 1, 1, 1, 1, 1, 1, 1, 1]),
+                        "completedAt": iso(app.clock.now),
+                    ])
+                try #require(reply.status == .created, "\(reply.text)")
+                return try #require(reply.body["id"].string)
+            }
+            let practiceResponse = try await answer(practicePrompt)
+            let researchResponse = try await answer(researchPrompt)
+            let interventions = try await InterventionRecord.query(on: app.database).filter(\.$patient.$id == id).all()
+            let alerts = try await AlertRecord.query(on: app.database).filter(\.$patient.$id == id).all()
+            let appointment = try await client.send(
+                .POST, "/me/appointments",
+                json: ["title": "Session", "startsAt": iso(app.clock.now.addingTimeInterval(3 * 86_400)),
+                    "endsAt": iso(app.clock.now.addingTimeInterval(3 * 86_400 + 3000))])
+            try #require(appointment.status == .created, "\(appointment.text)")
+            return Subject(
+                id: id, email: email, client: client, practicePrompt: practicePrompt, practiceResponse: practiceResponse,
+                researchPrompt: researchPrompt, researchResponse: researchResponse,
+                practiceIntervention: try #require(interventions.first { $0.$study.id == practice }?.id?.uuidString.lowercased()),
+                researchIntervention: try #require(interventions.first { $0.$study.id == study }?.id?.uuidString.lowercased()),
+                practiceAlert: try #require(alerts.first { $0.studyID == practice }?.id?.uuidString.lowercased()),
+                researchAlert: try #require(alerts.first { $0.studyID == study }?.id?.uuidString.lowercased()),
+                appointment: try #require(appointment.body["id"].string))
+        }
+        let ada = try await subject("ada@example.org", name: "Ada Lovelace", sharing: true)
+        let ben = try await subject("ben@example.org", name: "Ben Sharp", sharing: false)
+        let practicePlan = try await addPlan(ownTherapist, practice, instrument: "mood-vas")
+        let (otherClient, otherID) = try await app.patient("cleo@example.org", name: "Cleo Other")
+        try await app.pair(otherClient, with: otherTherapist)
+        let enrollment = try #require(
+            try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == ada.id).filter(\.$study.$id == study)
+                .first()?.id?.uuidString)
+        return AccessWorld(
+            app: app, ada: ada, ben: ben, other: (otherClient, otherID), ownTherapist: ownTherapist,
+            otherTherapist: otherTherapist, researcher: researcher, otherResearcher: otherResearcher, admin: admin,
+            practice: practice, otherPractice: otherPractice, study: study, otherStudy: otherStudy,
+            practiceRule: practiceRule, researchRule: researchRule, practiceTemplate: practiceTemplate,
+            researchTemplate: researchTemplate, practicePlan: practicePlan, researchPlan: researchPlan,
+            researchEnrollment: enrollment)
+    }
+
+    /// What may never appear in an answer to `actor`, whatever they asked: another scope's data.
+    func forbidden(for actor: Actor) -> [String] {
+        func research(_ subject: Subject) -> [String] {
+            [subject.researchResponse, subject.researchPrompt, subject.researchIntervention, subject.researchAlert]
+        }
+        func practice(_ subject: Subject) -> [String] {
+            [subject.practiceResponse, subject.practicePrompt, subject.practiceIntervention, subject.practiceAlert]
+        }
+        let identities = [ada.email, ben.email, "Ada Lovelace", "Ben Sharp", "1990-05-17"]
+        let researchOnly = research(ada) + research(ben) + [Self.researchTemplateText, Self.researchInterventionText]
+        let practiceOnly = practice(ada) + practice(ben) + [Self.practiceTemplateText, Self.practiceInterventionText]
+        switch actor {
+        case .patientSelf:
+            return research(ben) + practice(ben) + [ben.email, "cleo@example.org"]
+        case .otherPatient:
+            return researchOnly + practiceOnly + identities
+        case .ownTherapist:
+            return researchOnly + [study.uuidString, study.uuidString.lowercased()]
+        case .otherTherapist:
+            return researchOnly + practiceOnly + identities
+        case .studyResearcher, .studyResearcherNotSharing:
+            return practiceOnly + identities + [ben.researchResponse, ben.researchPrompt, ben.researchIntervention]
+        case .otherResearcher:
+            return researchOnly + practiceOnly + identities
+        case .admin:
+            // An administrator manages the research study (its rules and templates) but reads nobody's data.
+            return research(ada) + research(ben) + practiceOnly + identities
+        }
+    }
+}
