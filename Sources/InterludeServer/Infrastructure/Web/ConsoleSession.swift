@@ -118,6 +118,8 @@ enum ConsoleNavigation {
                 Link(href: alerts, labelKey: "console.nav.alerts"),
                 Link(href: "/console/plans", labelKey: "console.nav.plans"),
                 Link(href: "/console/rules", labelKey: "console.nav.rules"),
+                Link(href: "/console/studies", labelKey: "console.nav.studies"),
+                Link(href: "/console/instruments", labelKey: "console.nav.instruments"),
                 Link(href: "/console/pairing-codes", labelKey: "console.nav.pairingCodes"),
                 Link(href: "/console/profile", labelKey: "console.nav.profile"),
             ]

@@ -148,7 +148,8 @@ struct ConsoleRulesController {
             firings: firings.map {
                 FiringRow(
                     at: display.dateTime($0.record.createdAt), rule: $0.record.ruleName, participant: $0.pseudonym ?? "–",
-                    reason: $0.reason ?? withheld, outcome: $0.record.outcome)
+                    reason: $0.reason ?? withheld,
+                    outcome: localizer.text("console.rules.outcome.\(FiringOutcome(stored: $0.record.outcome).rawValue)", language))
             },
             hasFirings: !firings.isEmpty,
             templates: library.templates.map {

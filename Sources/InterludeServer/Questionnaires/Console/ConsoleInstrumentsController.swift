@@ -15,6 +15,8 @@ struct ConsoleInstrumentsController {
 
     struct ListContent: Encodable, Sendable {
         var instruments: [Row]
+        /// Researchers and administrators import and publish; a therapist reads the instruments they assign.
+        var canManage: Bool
         var errors: FormErrors
     }
 
@@ -30,6 +32,7 @@ struct ConsoleInstrumentsController {
         var source: String?
         var licence: String?
         var isDraft: Bool
+        var canManage: Bool
         var sections: [PreviewSection]
         var scores: [PreviewScore]
         var versions: [Row]
@@ -86,11 +89,13 @@ struct ConsoleInstrumentsController {
     private func renderList(_ request: Request, errors: FormErrors = FormErrors(), status: HTTPResponseStatus = .ok)
         async throws -> Response
     {
-        let user = try request.consoleUser(.researcher, .admin)
+        let user = try request.consoleUser(.therapist, .researcher, .admin)
         let records = try await catalog(request).overview()
         return try await request.renderConsole(
             "console/instruments", titleKey: "console.instruments.title",
-            content: ListContent(instruments: rows(records, user: user, request: request), errors: errors), status: status)
+            content: ListContent(
+                instruments: rows(records, user: user, request: request), canManage: user.roleValue != .therapist, errors: errors),
+            status: status)
     }
 
     func list(_ request: Request) async throws -> Response {
@@ -121,7 +126,7 @@ struct ConsoleInstrumentsController {
     }
 
     func preview(_ request: Request) async throws -> Response {
-        let user = try request.consoleUser(.researcher, .admin)
+        let user = try request.consoleUser(.therapist, .researcher, .admin)
         let record = try await record(request)
         let definition = try record.decodedDefinition()
         let language = user.language
@@ -154,7 +159,7 @@ struct ConsoleInstrumentsController {
             content: PreviewContent(
                 key: record.key, version: record.version, title: definition.title.text(language),
                 description: definition.description?.text(language), source: definition.source,
-                licence: definition.licence, isDraft: !record.isPublished, sections: sections, scores: scores,
+                licence: definition.licence, isDraft: !record.isPublished, canManage: user.roleValue != .therapist, sections: sections, scores: scores,
                 versions: rows(versions, user: user, request: request),
                 justImported: (try? request.query.get(String.self, at: "imported")) != nil))
     }
@@ -174,7 +179,7 @@ struct ConsoleInstrumentsController {
 
     /// The version as a FHIR R4 Questionnaire file.
     func fhir(_ request: Request) async throws -> Response {
-        _ = try request.consoleUser(.researcher, .admin)
+        _ = try request.consoleUser(.therapist, .researcher, .admin)
         let record = try await record(request)
         let definition = try record.decodedDefinition()
         let encoder = JSONEncoder()

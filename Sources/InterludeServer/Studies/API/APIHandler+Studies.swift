@@ -33,7 +33,6 @@ extension APIHandler {
             return .ok(.init(body: .json(try .init(entry.study, enrollment: entry.enrollment))))
         }
         let grant = try await context.access.require(.viewStudy, in: studyID, by: user)
-        guard grant.kind == .research else { throw AppError.notFound }
         return .ok(.init(body: .json(try .init(grant.study, enrollment: nil))))
     }
 

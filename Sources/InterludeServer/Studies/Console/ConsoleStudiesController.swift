@@ -16,6 +16,8 @@ struct ConsoleStudiesController {
     struct StudiesContent: Encodable, Sendable {
         var studies: [StudyRow]
         var hasStudies: Bool
+        /// Researchers and administrators start studies; a therapist sees those on whose staff they are.
+        var canCreate: Bool
         var pendingRequests: Int
     }
 
@@ -60,6 +62,7 @@ struct ConsoleStudiesController {
         var statusLabel: String
         var consentVersion: String
         var canEdit: Bool
+        var canDecide: Bool
         var requests: [ParticipantRow]
         var hasRequests: Bool
         var participants: [ParticipantRow]
@@ -87,13 +90,11 @@ struct ConsoleStudiesController {
 
     /// A research study the staff member may do `permission` in; a practice is not shown here.
     private func grant(_ permission: StudyPermission, _ request: Request, _ user: UserRecord) async throws -> StudyGrant {
-        let grant = try await access(request).require(permission, in: try studyID(request), by: user)
-        guard grant.kind == .research else { throw AppError.notFound }
-        return grant
+        try await access(request).require(permission, in: try studyID(request), by: user)
     }
 
     func list(_ request: Request) async throws -> Response {
-        let user = try request.consoleUser(.researcher, .admin)
+        let user = try request.consoleUser(.therapist, .researcher, .admin)
         let localizer = request.services.localizer
         let studies = try await access(request).studies(where: .viewStudy, for: user, kind: .research)
         let deciding = try await access(request).studies(where: .decideEnrollment, for: user, kind: .research)
@@ -106,7 +107,7 @@ struct ConsoleStudiesController {
         return try await request.renderConsole(
             "console/studies", titleKey: "console.studies.title",
             content: StudiesContent(
-                studies: rows, hasStudies: !rows.isEmpty,
+                studies: rows, hasStudies: !rows.isEmpty, canCreate: user.roleValue != .therapist,
                 pendingRequests: try await service(request).pendingRequestCount(in: deciding)))
     }
 
@@ -163,7 +164,7 @@ struct ConsoleStudiesController {
     }
 
     func show(_ request: Request) async throws -> Response {
-        let user = try request.consoleUser(.researcher, .admin)
+        let user = try request.consoleUser(.therapist, .researcher, .admin)
         let grant = try await grant(.viewParticipants, request, user)
         let studyID = grant.studyID
         let study = grant.study
@@ -191,7 +192,7 @@ struct ConsoleStudiesController {
                 joinMode: localizer.text("joinMode.\(study.joinMode)", user.language),
                 statusLabel: localizer.text("studyStatus.\(study.status)", user.language),
                 consentVersion: study.consentVersion,
-                canEdit: grant.allows(.editStudy),
+                canEdit: grant.allows(.editStudy), canDecide: grant.allows(.decideEnrollment),
                 requests: requests, hasRequests: !requests.isEmpty,
                 participants: participants, hasParticipants: !participants.isEmpty,
                 saved: (try? request.query.get(String.self, at: "saved")) != nil))
