@@ -22,7 +22,7 @@ struct StaffAccounts: Sendable {
     /// first sign-in; `forceChange` also forces a change of a given password.
     func create(
         email rawEmail: String, role rawRole: String, name rawName: String?, password: String?,
-        forceChange: Bool = true, by actor: UserRecord?
+        forceChange: Bool = true, by grant: AdminGrant?
     ) async throws -> Created {
         var validator = FieldValidator()
         let email = AccountFields.email(rawEmail, into: &validator)
@@ -48,10 +48,7 @@ struct StaffAccounts: Sendable {
                 if role == .therapist {
                     try await Self.openPractice(for: user, on: database, now: now)
                 }
-                if let actor {
-                    try await AuditLog(database: database, now: now)
-                        .record(actor: actor, action: .userCreated, target: "user:\(try user.requireID())")
-                }
+                try await grant?.record(.userCreated, target: "user:\(try user.requireID())", on: database)
             }
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AppError.conflict(.emailTaken)
@@ -84,11 +81,11 @@ struct StaffAccounts: Sendable {
     }
 
     /// Deactivates (signing out everywhere) or reactivates a staff account. Admins cannot deactivate themselves.
-    func setActive(_ active: Bool, userID: UUID, by actor: UserRecord) async throws -> UserRecord {
+    func setActive(_ active: Bool, userID: UUID, by grant: AdminGrant) async throws -> UserRecord {
         guard let user = try await UserRecord.find(userID, on: database), user.roleValue.isStaff else {
             throw AppError.notFound
         }
-        if !active && user.id == actor.id { throw AppError.forbidden(.notAllowed) }
+        if !active && user.id == grant.admin.id { throw AppError.forbidden(.notAllowed) }
         let now = self.now
         try await database.transaction { database in
             user.deactivatedAt = active ? nil : (user.deactivatedAt ?? now)
@@ -97,8 +94,7 @@ struct StaffAccounts: Sendable {
             if !active {
                 try await SessionRecord.query(on: database).filter(\.$user.$id == userID).delete()
             }
-            try await AuditLog(database: database, now: now)
-                .record(actor: actor, action: active ? .userReactivated : .userDeactivated, target: "user:\(userID)")
+            try await grant.record(active ? .userReactivated : .userDeactivated, target: "user:\(userID)", on: database)
         }
         return user
     }

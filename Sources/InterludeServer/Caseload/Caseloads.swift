@@ -6,6 +6,11 @@ import InterludeCore
 struct Caseloads: Sendable {
     let database: any Database
 
+    /// The patient's own profile, as the patient reads it.
+    func profile(of patientID: UUID) async throws -> PatientProfileRecord? {
+        try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
+    }
+
     /// The patient's current practice enrolment, if paired.
     func practiceEnrollment(of patientID: UUID) async throws -> EnrollmentRecord? {
         try await EnrollmentRecord.query(on: database)

@@ -26,8 +26,16 @@ struct SiteTexts: Sendable {
         return localizer.text("site.\(kind.rawValue).default", language)
     }
 
-    /// Stores a new text; a changed privacy policy gets the version the admin gives it.
-    func update(_ kind: Kind, texts: [Language: String], version: String?, now: Date) async throws {
+    /// Stores the privacy policy under the version the admin gives it, and the imprint; audited.
+    func update(
+        privacyPolicy: [Language: String], version: String, imprint: [Language: String], by grant: AdminGrant
+    ) async throws {
+        try await update(.privacyPolicy, texts: privacyPolicy, version: version, now: grant.now)
+        try await update(.imprint, texts: imprint, version: nil, now: grant.now)
+        try await grant.record(.siteTextChanged, target: "privacyPolicy:\(version)", on: database)
+    }
+
+    private func update(_ kind: Kind, texts: [Language: String], version: String?, now: Date) async throws {
         var validator = FieldValidator()
         var checked: [Language: String] = [:]
         for (language, text) in texts {

@@ -192,6 +192,11 @@ struct StudyService: Sendable {
     struct Participant: Sendable {
         let enrollment: EnrollmentRecord
         let pseudonym: String
+        /// The patient's name, shown to a practice's own therapist only; research staff see the pseudonym.
+        let name: String?
+
+        /// The pseudonym, with the name beside it where there is one: how staff pick a participant.
+        var label: String { name.map { "\(pseudonym) · \($0)" } ?? pseudonym }
     }
 
     /// Participants and pending requests under their pseudonyms; every one listed is an audited read.
@@ -205,9 +210,17 @@ struct StudyService: Sendable {
             .filter(\.$user.$id ~~ enrollments.map { $0.$patient.id })
             .all()
         let pseudonyms = Dictionary(uniqueKeysWithValues: profiles.map { ($0.$user.id, $0.pseudonym) })
+        var names: [UUID: String] = [:]
+        if grant.kind == .practice {
+            for user in try await UserRecord.query(on: database).filter(\.$id ~~ enrollments.map { $0.$patient.id }).all() {
+                if let id = user.id, let name = user.name { names[id] = name }
+            }
+        }
         try await grant.record(.participantsRead, patients: enrollments.map { $0.$patient.id })
         return enrollments.compactMap { enrollment in
-            pseudonyms[enrollment.$patient.id].map { Participant(enrollment: enrollment, pseudonym: $0) }
+            pseudonyms[enrollment.$patient.id].map {
+                Participant(enrollment: enrollment, pseudonym: $0, name: names[enrollment.$patient.id])
+            }
         }
     }
 
@@ -231,7 +244,7 @@ struct StudyService: Sendable {
         if approve { _ = try await Planner(database: database).run(now: now, patients: [patientID]) }
         guard let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
         else { throw AppError.notFound }
-        return Participant(enrollment: enrollment, pseudonym: profile.pseudonym)
+        return Participant(enrollment: enrollment, pseudonym: profile.pseudonym, name: nil)
     }
 
     /// Requests waiting for a decision in these studies.

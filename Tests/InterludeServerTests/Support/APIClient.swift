@@ -117,6 +117,12 @@ struct APIClient: Sendable {
         copy.clientAddress = address
         return copy
     }
+
+    /// The same client, seen from an address no other request came from: for tests that are not about rate limits.
+    var fromNewAddress: APIClient {
+        let bytes = UUID().uuid
+        return from("198.18.\(bytes.0).\(bytes.1)")
+    }
 }
 
 extension TestContext {
@@ -128,7 +134,7 @@ extension TestContext {
     func patient(_ email: String = "patient@example.org", name: String? = nil, shareWithResearch: Bool = true) async throws
         -> (client: APIClient, id: UUID)
     {
-        let registered = try await api.send(
+        let registered = try await api.fromNewAddress.send(
             .POST, "/accounts",
             json: [
                 "email": .string(email), "password": .string(Self.password), "privacyPolicyVersion": "1",
@@ -163,10 +169,10 @@ extension TestContext {
     }
 
     /// Pairs `patient` with `therapist` through a new code.
-    func pair(_ patient: APIClient, with therapist: APIClient) async throws {
+    func pair(_ patient: APIClient, with therapist: APIClient, born: String = "1990-05-17") async throws {
         let code = try await pairingCode(therapist)
         let reply = try await patient.send(
-            .POST, "/me/pairing", json: ["code": .string(code), "dateOfBirth": "1990-05-17", "gender": "female"])
+            .POST, "/me/pairing", json: ["code": .string(code), "dateOfBirth": .string(born), "gender": "female"])
         try #require(reply.status == .created, "\(reply.text)")
     }
 

@@ -77,6 +77,8 @@ struct AccessWorld: Sendable {
 
     static let practiceTemplateText = "PRACTICE-TEMPLATE-MARKER keep going"
     static let researchTemplateText = "RESEARCH-TEMPLATE-MARKER thank you"
+    /// Ada's and Ben's date of birth, which nobody else in the world shares.
+    static let birthDate = "1984-11-09"
     static let researchInterventionText = "RESEARCH-INTERVENTION-MARKER"
     static let practiceInterventionText = "PRACTICE-INTERVENTION-MARKER"
     static let emails: [Actor: String] = [
@@ -142,18 +144,18 @@ struct AccessWorld: Sendable {
         }
         let practiceRule = try await addRule(ownTherapist, practice, text: practiceInterventionText)
         let researchRule = try await addRule(researcher, study, text: researchInterventionText)
-        func addPlan(_ client: APIClient, _ studyID: UUID, instrument: String) async throws -> String {
+        func addPlan(_ client: APIClient, _ studyID: UUID, instrument: String, pattern: String) async throws -> String {
             let reply = try await client.send(
                 .POST, "/studies/\(studyID)/plans",
-                json: ["instrumentKey": .string(instrument), "durationMinutes": 10080, "pattern": ["kind": "once"]])
+                json: ["instrumentKey": .string(instrument), "durationMinutes": 10080, "pattern": ["kind": .string(pattern)]])
             try #require(reply.status == .created, "\(reply.text)")
             return try #require(reply.body["id"].string)
         }
-        let researchPlan = try await addPlan(researcher, study, instrument: "phq-9")
+        let researchPlan = try await addPlan(researcher, study, instrument: "phq-9", pattern: "once")
 
         func subject(_ email: String, name: String, sharing: Bool) async throws -> Subject {
             let (client, id) = try await app.patient(email, name: name, shareWithResearch: sharing)
-            try await app.pair(client, with: ownTherapist)
+            try await app.pair(client, with: ownTherapist, born: Self.birthDate)
             let joined = try await client.send(.POST, "/studies/\(study)/enrollment", json: ["consentVersion": "2026-1"])
             try #require(joined.status == .created, "\(joined.text)")
             let researchPrompt = try #require(
@@ -194,7 +196,7 @@ struct AccessWorld: Sendable {
         }
         let ada = try await subject("ada@example.org", name: "Ada Lovelace", sharing: true)
         let ben = try await subject("ben@example.org", name: "Ben Sharp", sharing: false)
-        let practicePlan = try await addPlan(ownTherapist, practice, instrument: "mood-vas")
+        let practicePlan = try await addPlan(ownTherapist, practice, instrument: "mood-vas", pattern: "onDemand")
         let (otherClient, otherID) = try await app.patient("cleo@example.org", name: "Cleo Other")
         try await app.pair(otherClient, with: otherTherapist)
         let enrollment = try #require(
@@ -217,7 +219,7 @@ struct AccessWorld: Sendable {
         func practice(_ subject: Subject) -> [String] {
             [subject.practiceResponse, subject.practicePrompt, subject.practiceIntervention, subject.practiceAlert]
         }
-        let identities = [ada.email, ben.email, "Ada Lovelace", "Ben Sharp", "1990-05-17"]
+        let identities = [ada.email, ben.email, "Ada Lovelace", "Ben Sharp", Self.birthDate]
         let researchOnly = research(ada) + research(ben) + [Self.researchTemplateText, Self.researchInterventionText]
         let practiceOnly = practice(ada) + practice(ben) + [Self.practiceTemplateText, Self.practiceInterventionText]
         switch actor {
@@ -237,5 +239,85 @@ struct AccessWorld: Sendable {
             // An administrator manages the research study (its rules and templates) but reads nobody's data.
             return research(ada) + research(ben) + practiceOnly + identities
         }
+    }
+}
+
+/// Fresh objects for the cells of the access matrix that change or remove what they act on, so that no cell
+/// depends on the ones before it.
+extension AccessWorld {
+    static let otherEmail = "cleo@example.org"
+
+    /// The address `actor` signs in with.
+    func email(_ actor: Actor) -> String {
+        switch actor {
+        case .patientSelf: ada.email
+        case .otherPatient: Self.otherEmail
+        default: Self.emails[actor]!
+        }
+    }
+
+    /// Who runs the study of `scope`: the therapist of the practice, the owner of the research study.
+    func owner(_ scope: Scope) -> APIClient { scope == .practice ? ownTherapist : researcher }
+
+    /// A new account of the same role as `actor`, signed in: for cells whose request ends or changes the account.
+    func freshAccount(like actor: Actor) async throws -> APIClient {
+        let email = "fresh-\(UUID().uuidString.prefix(8).lowercased())@example.org"
+        switch actor {
+        case .patientSelf, .otherPatient: return try await app.patient(email, name: "Fresh").client
+        case .ownTherapist, .otherTherapist: return try await app.staff("therapist", email).client
+        case .studyResearcher, .studyResearcherNotSharing, .otherResearcher: return try await app.staff("researcher", email).client
+        case .admin: return try await app.staff("admin", email).client
+        }
+    }
+
+    func freshPlan(_ scope: Scope) async throws -> String {
+        let reply = try await owner(scope).send(
+            .POST, "/studies/\(studyID(scope))/plans",
+            json: ["instrumentKey": "mood-vas", "durationMinutes": 60, "pattern": ["kind": "onDemand"]])
+        try #require(reply.status == .created, "\(reply.text)")
+        return try #require(reply.body["id"].string)
+    }
+
+    func freshRule(_ scope: Scope) async throws -> String {
+        let reply = try await owner(scope).send(.POST, "/studies/\(studyID(scope))/rules", json: Self.ruleBody)
+        try #require(reply.status == .created, "\(reply.text)")
+        return try #require(reply.body["id"].string)
+    }
+
+    static let ruleBody: JSONValue = [
+        "name": "Mood check",
+        "trigger": ["kind": "submitted", "instrumentKey": "mood-vas", "condition": ["mode": "all", "clauses": []]],
+        "action": ["kind": "intervention", "interventionKind": "question", "text": "How was today?"],
+    ]
+
+    /// A request of the subject to join the study of `scope`, waiting for a decision.
+    func pendingEnrollment(_ scope: Scope, of subject: Subject) async throws -> String {
+        let record = EnrollmentRecord(
+            studyID: studyID(scope), patientID: subject.id, therapistID: nil, status: EnrollmentStatus.requested.rawValue, consentVersion: "2026-1",
+            now: app.clock.now)
+        try await record.save(on: app.database)
+        return try record.requireID().uuidString
+    }
+
+    /// A practice prompt of Ada's, open now and unanswered.
+    func freshPrompt() async throws -> String {
+        let reply = try await ownTherapist.send(
+            .POST, "/patients/\(ada.id)/prompts",
+            json: ["instrumentKey": "mood-vas", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
+                "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(86_400))])
+        try #require(reply.status == .created, "\(reply.text)")
+        return try #require(reply.body["id"].string)
+    }
+
+    /// A new patient who joined the research study, or was paired into the practice.
+    func freshParticipant(_ scope: Scope) async throws -> APIClient {
+        let client = try await freshAccount(like: .patientSelf)
+        if scope == .practice {
+            try await app.pair(client, with: ownTherapist)
+        } else {
+            let joined = try await client.send(.POST, "/studies/\(study)/enrollment", json: ["consentVersion": "2026-1"])
+            try #require(joined.status == .created, "\(joined.text)")
+        }
+        return client
     }
 }

@@ -7,10 +7,9 @@ extension Components.Schemas.User {
     static func load(_ user: UserRecord, on database: any Database) async throws -> Self {
         let userID = try user.requireID()
         var patient: Components.Schemas.PatientProfile?
-        if user.roleValue == .patient,
-            let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == userID).first()
-        {
-            let pairing = try await Caseloads(database: database).practiceEnrollment(of: userID)
+        let caseloads = Caseloads(database: database)
+        if user.roleValue == .patient, let profile = try await caseloads.profile(of: userID) {
+            let pairing = try await caseloads.practiceEnrollment(of: userID)
             patient = .init(
                 pseudonym: profile.pseudonym, shareWithResearch: profile.shareWithResearch, paired: pairing != nil,
                 dateOfBirth: profile.dateOfBirth, gender: profile.gender.flatMap(Components.Schemas.Gender.init),

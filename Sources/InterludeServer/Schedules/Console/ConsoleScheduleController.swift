@@ -158,8 +158,9 @@ struct ConsoleScheduleController {
         var titles: [String: String] = [:]
         for record in published { titles[record.key] = (try? record.decodedDefinition().title.text(language)) ?? record.title }
 
-        let participants = try await Self.participants(of: study, on: request.db)
-        let pseudonyms = Dictionary(uniqueKeysWithValues: participants.map { ($0.id, $0.label) })
+        let participants = try await StudyService(database: request.db, services: request.services).participants(of: grant)
+            .filter { $0.enrollment.status == EnrollmentStatus.active.rawValue }.sorted { $0.label < $1.label }
+        let pseudonyms = Dictionary(participants.map { ($0.enrollment.$patient.id, $0.label) }, uniquingKeysWith: { first, _ in first })
         let summaries = PlanSummary(localizer: localizer, language: language)
         let display = user.dateDisplay
         let rows = try await schedules.plans(in: grant).map { record in
@@ -185,12 +186,14 @@ struct ConsoleScheduleController {
                 selected: chosenTarget == "arm:\($0)")
         }
         targets += participants.map {
-            SelectOption(value: "patient:\($0.id)", label: $0.label, selected: chosenTarget == "patient:\($0.id)")
+            let id = $0.enrollment.$patient.id
+            return SelectOption(value: "patient:\(id)", label: $0.label, selected: chosenTarget == "patient:\(id)")
         }
         let previewPatients =
             [SelectOption(value: "", label: localizer.text("console.plans.previewSomeone", language), selected: false)]
             + participants.map {
-                SelectOption(value: $0.id.uuidString, label: $0.label, selected: submission.previewPatient == $0.id.uuidString)
+                let id = $0.enrollment.$patient.id.uuidString
+                return SelectOption(value: id, label: $0.label, selected: submission.previewPatient == id)
             }
 
         let zone = user.zone
@@ -250,27 +253,6 @@ struct ConsoleScheduleController {
                 previewPatients: previewPatients, previewFrom: previewFrom.description,
                 previewDays: String(previewDays), preview: table, errors: errors, created: created, removed: removed),
             script: "/js/plan-form.js", status: errors.isEmpty ? .ok : errors.status)
-    }
-
-    struct Participant {
-        let id: UUID
-        let label: String
-    }
-
-    /// A study's active participants: a practice's patients by pseudonym and name, a study's by pseudonym.
-    static func participants(of study: StudyRecord, on database: any Database) async throws -> [Participant] {
-        let enrollments = try await EnrollmentRecord.query(on: database)
-            .filter(\.$study.$id == study.requireID()).filter(\.$status == EnrollmentStatus.active.rawValue).all()
-        let ids = enrollments.map { $0.$patient.id }
-        let profiles = try await PatientProfileRecord.query(on: database).filter(\.$user.$id ~~ ids).all()
-        let isPractice = study.joinMode == JoinMode.pairingCode.rawValue
-        let names = isPractice
-            ? Dictionary(uniqueKeysWithValues: try await UserRecord.query(on: database).filter(\.$id ~~ ids).all().map { ($0.id!, $0.name) })
-            : [:]
-        return profiles.map { profile in
-            let name = names[profile.$user.id].flatMap { $0 }
-            return Participant(id: profile.$user.id, label: name.map { "\(profile.pseudonym) · \($0)" } ?? profile.pseudonym)
-        }.sorted { $0.label < $1.label }
     }
 
     /// One participant's prompts for any period, as their plans produce them, in their local time.

@@ -1,0 +1,22 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+/// Proof that a person administers the installation, and the one way administrative changes (accounts, site texts)
+/// are written to the audit log.
+struct AdminGrant: Sendable {
+    let admin: UserRecord
+    let now: Date
+
+    /// Refuses (forbidden) anyone but an administrator.
+    init(_ user: UserRecord, now: Date) throws {
+        guard user.roleValue == .admin else { throw AppError.forbidden(.notAllowed) }
+        admin = user
+        self.now = now
+    }
+
+    /// Records a change, in the transaction that makes it when one is given.
+    func record(_ action: AuditAction, target: String, on database: any Database) async throws {
+        try await AuditLog(database: database, now: now).record(actor: admin, action: action, target: target)
+    }
+}
