@@ -1,0 +1,139 @@
+import Foundation
+import NIOHTTP1
+
+/// The operations of staff: studies, instruments, a patient's chart, plans, rules, interventions and alerts.
+/// Outsiders to a study or a patient learn nothing (404); members lacking the permission, and patients, are
+/// refused (403).
+extension APIRow {
+    private static func iso(_ date: Date) -> JSONValue { QuestionnaireAPITests.iso(date) }
+
+    static let studies: [APIRow] = [
+        APIRow("listStudies", "* 200") { _ in .init(.GET, "/studies") },
+        APIRow("createStudy", "* 403, res 201, resNS 201, otherR 201, admin 201") { _ in .init(.POST, "/studies", json: StudyAPITests.study("open")) },
+        APIRow("getStudy", scoped: true, "* 404, self 200, other@research 200, own@practice 200, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .init(.GET, "/studies/\(cell.studyID)")
+        },
+        APIRow("updateStudy", scoped: true, "* 404, self 403, other 403, own 403, otherT 403, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .init(.PUT, "/studies/\(cell.studyID)", json: StudyAPITests.study("open"))
+        },
+        APIRow("joinStudy", scoped: true, "* 403, self@practice 404, other@practice 404, self@research 201, other@research 201") { cell in
+            let patient = [.patientSelf, .otherPatient].contains(cell.actor) ? try await cell.world.freshAccount(like: cell.actor) : nil
+            return .init(.POST, "/studies/\(cell.studyID)/enrollment", json: ["consentVersion": "2026-1"], as: patient)
+        },
+        APIRow("leaveStudy", scoped: true, "* 403, self 204, other 204") { cell in
+            let patient = [.patientSelf, .otherPatient].contains(cell.actor) ? try await cell.world.freshParticipant(cell.scope) : nil
+            return .init(.DELETE, "/studies/\(cell.studyID)/enrollment", as: patient)
+        },
+        APIRow("listEnrollments", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .init(.GET, "/studies/\(cell.studyID)/enrollments")
+        },
+        APIRow("decideEnrollment", scoped: true, "* 404, self 403, other 403, own@practice 403, res@research 200, resNS@research 200, admin@research 200") { cell in
+            let enrollment = try await cell.world.pendingEnrollment(cell.scope, of: cell.subject)
+            return .init(.POST, "/studies/\(cell.studyID)/enrollments/\(enrollment)/decision", json: ["approve": false])
+        },
+    ]
+
+    static let administration: [APIRow] = [
+        APIRow("listUsers", "* 403, admin 200") { _ in .init(.GET, "/users") },
+        APIRow("createUser", "* 403, admin 201") { _ in
+            .init(.POST, "/users", json: ["email": .string("staff-\(UUID().uuidString.prefix(8))@praxis.example"), "role": "therapist"])
+        },
+        APIRow("updateUser", "* 403, admin 200") { cell in
+            let (_, id) = try await cell.world.app.staff("therapist", "leaving-\(UUID().uuidString.prefix(8))@praxis.example")
+            return .init(.PATCH, "/users/\(id)", json: ["active": false])
+        },
+    ]
+
+    static let instruments: [APIRow] = [
+        APIRow("listInstruments", "* 200, self 403, other 403") { _ in .init(.GET, "/instruments") },
+        APIRow("importInstrument", "* 403, res 201, resNS 201, otherR 201, admin 201") { _ in .init(.POST, "/instruments", json: instrument()) },
+        APIRow("getInstrumentVersion", "* 200, self 403, other 403") { _ in .init(.GET, "/instruments/phq-9/versions/1") },
+        APIRow("publishInstrumentVersion", "* 403, res 200, resNS 200, otherR 200, admin 200") { cell in
+            let draft = instrument()
+            _ = try await cell.world.researcher.send(.POST, "/instruments", json: draft)
+            guard case .object(let fields) = draft, case .string(let key) = fields["key"] else { return .init(.POST, "/") }
+            return .init(.POST, "/instruments/\(key)/versions/1/publication")
+        },
+    ]
+
+    private static func instrument() -> JSONValue {
+        [
+            "key": .string("sleep-\(UUID().uuidString.prefix(8).lowercased())"), "title": "Sleep", "language": "en",
+            "sections": [["id": "s", "items": [["id": "hours", "type": "number", "text": "Hours slept", "min": 0, "max": 24, "required": true]]]],
+        ]
+    }
+
+    /// A patient's chart: their own therapist for the practice, the study's researchers for the research study
+    /// (only of a participant who shares with research).
+    static let chart: [APIRow] = [
+        APIRow("listPatients", "* 403, own 200, otherT 200") { _ in .init(.GET, "/patients") },
+        APIRow("getPatient", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)") },
+        APIRow("listPatientPrompts", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/prompts") },
+        APIRow("assignPrompt", "* 403, otherT 404, own 201") { cell in
+            .init(.POST, "/patients/\(cell.subject.id)/prompts", json: [
+                "instrumentKey": "mood-vas", "opensAt": iso(cell.world.app.clock.now),
+                "closesAt": iso(cell.world.app.clock.now.addingTimeInterval(3600)),
+            ])
+        },
+        APIRow("listPatientResponses", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/responses") },
+        APIRow("getResponse", scoped: true, "* 404, self 200, own@practice 200") { cell in
+            .init(.GET, "/responses/\(cell.subject.response(cell.scope))")
+        },
+        APIRow("getResponse", scoped: true, "* 404, self 200, own@practice 200") { cell in
+            .init(.GET, "/responses/\(cell.subject.response(cell.scope))?format=fhir")
+        },
+        APIRow("previewSchedule", "* 404, self 403, other 403, own 200, res 200") { cell in
+            .init(.GET, "/patients/\(cell.subject.id)/schedule-preview?from=2026-03-03&days=7")
+        },
+        APIRow("listPatientAppointments", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/appointments") },
+        APIRow("createPatientAppointment", "* 403, otherT 404, own 201") { cell in
+            let start = cell.world.app.clock.now.addingTimeInterval(4 * 86_400)
+            return .init(.POST, "/patients/\(cell.subject.id)/appointments",
+                json: ["title": "Session", "startsAt": iso(start), "endsAt": iso(start.addingTimeInterval(3000))])
+        },
+        APIRow("listPatientNotifications", "* 403, otherT 404, own 200") { cell in
+            .init(.GET, "/patients/\(cell.subject.id)/notifications")
+        },
+        APIRow("listPatientInterventions", "* 403, otherT 404, own 200") { cell in
+            .init(.GET, "/patients/\(cell.subject.id)/interventions")
+        },
+        APIRow("sendIntervention", "* 403, otherT 404, own 201") { cell in
+            .init(.POST, "/patients/\(cell.subject.id)/interventions", json: ["kind": "commendation", "text": "Well done."])
+        },
+    ]
+
+    /// What a study plans and how it reacts: plans, rules, dry runs and alerts.
+    static let studyWork: [APIRow] = [
+        APIRow("listPlans", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .init(.GET, "/studies/\(cell.studyID)/plans")
+        },
+        APIRow("createPlan", scoped: true, "* 404, self 403, other 403, own@practice 201, res@research 201, resNS@research 201, admin@research 201") { cell in
+            .init(.POST, "/studies/\(cell.studyID)/plans", json: ["instrumentKey": "mood-vas", "durationMinutes": 60, "pattern": ["kind": "once"]])
+        },
+        APIRow("updatePlan", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .init(.PATCH, "/plans/\(try await cell.world.freshPlan(cell.scope))",
+                json: ["instrumentKey": "mood-vas", "durationMinutes": 30, "pattern": ["kind": "once"]])
+        },
+        APIRow("deletePlan", scoped: true, "* 404, self 403, other 403, own@practice 204, res@research 204, resNS@research 204, admin@research 204") { cell in
+            .init(.DELETE, "/plans/\(try await cell.world.freshPlan(cell.scope))")
+        },
+        APIRow("listStudyRules", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .init(.GET, "/studies/\(cell.studyID)/rules")
+        },
+        APIRow("addStudyRule", scoped: true, "* 404, self 403, other 403, own@practice 201, res@research 201, resNS@research 201, admin@research 201") { cell in
+            .init(.POST, "/studies/\(cell.studyID)/rules", json: AccessWorld.ruleBody)
+        },
+        APIRow("deleteStudyRule", scoped: true, "* 404, self 403, other 403, own@practice 204, res@research 204, resNS@research 204, admin@research 204") { cell in
+            .init(.DELETE, "/studies/\(cell.studyID)/rules/\(try await cell.world.freshRule(cell.scope))")
+        },
+        APIRow("dryRunStudyRule", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 422, admin@research 403") { cell in
+            .init(.POST, "/studies/\(cell.studyID)/rules/dry-run", json: ["patientId": .string(cell.subject.id.uuidString), "rule": AccessWorld.ruleBody])
+        },
+        APIRow("listAlerts", "* 200, self 403, other 403") { _ in .init(.GET, "/alerts") },
+        APIRow("acknowledgeAlert", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200") { cell in
+            .init(.POST, "/alerts/\(cell.subject.alert(cell.scope))/acknowledgement", json: ["note": "Called, all well."])
+        },
+    ]
+
+    static let all: [APIRow] = accounts + me + studies + administration + instruments + chart + studyWork
+}

@@ -1,0 +1,258 @@
+import Foundation
+import NIOHTTP1
+import Testing
+
+@testable import InterludeServer
+
+/// One console request: a page to get or a form to post, in the actor's browser unless the row needs a fresh one
+/// (to sign in, out, or change a password).
+struct ConsoleRequest: Sendable {
+    let method: HTTPMethod
+    let path: String
+    var form: [(String, String)] = []
+    var browser: (@Sendable (AccessCell) async throws -> ConsoleBrowser)? = nil
+
+    static func get(_ path: String) -> Self { Self(method: .GET, path: path) }
+    static func post(_ path: String, _ form: [(String, String)] = []) -> Self { Self(method: .POST, path: path, form: form) }
+}
+
+/// One route of the console, as the router names it.
+struct ConsoleRow: MatrixRow {
+    let route: String
+    var name: String { route }
+    let scoped: Bool
+    let expect: Expectation
+    /// The audit log names every patient by design; only an administrator reads it.
+    let auditLog: Bool
+    let request: @Sendable (AccessCell) async throws -> ConsoleRequest
+
+    init(
+        _ route: String, scoped: Bool = false, auditLog: Bool = false, _ expect: String,
+        _ request: @escaping @Sendable (AccessCell) async throws -> ConsoleRequest
+    ) {
+        self.route = route
+        self.scoped = scoped
+        self.auditLog = auditLog
+        self.expect = Expectation(expect)
+        self.request = request
+    }
+}
+
+/// The console as each actor sees it: signed in for staff, signed out for patients, who have no console.
+struct ConsoleBrowsers {
+    private let browsers: [AccessWorld.Actor: ConsoleBrowser]
+
+    init(_ world: AccessWorld) async throws {
+        var browsers: [AccessWorld.Actor: ConsoleBrowser] = [:]
+        let outsider = ConsoleBrowser(world.app)
+        for actor in AccessWorld.Actor.allCases {
+            switch actor {
+            case .patientSelf, .otherPatient:
+                browsers[actor] = outsider
+            case .studyResearcherNotSharing:
+                continue
+            default:
+                let browser = ConsoleBrowser(world.app)
+                let signedIn = try await browser.signIn(world.email(actor))
+                try #require(signedIn.status == .seeOther)
+                _ = try await browser.get("/console/password")
+                browsers[actor] = browser
+            }
+        }
+        browsers[.studyResearcherNotSharing] = browsers[.studyResearcher]
+        self.browsers = browsers
+    }
+
+    subscript(actor: AccessWorld.Actor) -> ConsoleBrowser { browsers[actor]! }
+}
+
+extension ConsoleRow {
+    private static let staffOnly = "self login, other login"
+
+    /// A browser signed in to a fresh account like the actor's (signed out for patients).
+    private static func freshBrowser(_ cell: AccessCell) async throws -> ConsoleBrowser {
+        let browser = ConsoleBrowser(cell.world.app)
+        guard ![.patientSelf, .otherPatient].contains(cell.actor) else { return browser }
+        let me = try await cell.world.freshAccount(like: cell.actor).send(.GET, "/me")
+        _ = try await browser.signIn(me.body["email"].string ?? "")
+        _ = try await browser.get("/console/password")
+        return browser
+    }
+
+    static let account: [ConsoleRow] = [
+        ConsoleRow("GET /console/login", "* 200") { _ in
+            ConsoleRequest(method: .GET, path: "/console/login", browser: { ConsoleBrowser($0.world.app) })
+        },
+        ConsoleRow("POST /console/login", "* 303, self 403, other 403") { cell in
+            ConsoleRequest(
+                method: .POST, path: "/console/login",
+                form: [("email", cell.world.email(cell.actor)), ("password", TestContext.password), ("next", "")],
+                browser: { cell in
+                    let browser = ConsoleBrowser(cell.world.app)
+                    _ = try await browser.get("/console/login")
+                    return browser
+                })
+        },
+        ConsoleRow("POST /console/logout", "* login") { _ in
+            ConsoleRequest(method: .POST, path: "/console/logout", browser: freshBrowser)
+        },
+        ConsoleRow("GET /console/password", "\(staffOnly), * 200") { _ in .get("/console/password") },
+        ConsoleRow("POST /console/password", "\(staffOnly), * 303") { _ in
+            ConsoleRequest(
+                method: .POST, path: "/console/password",
+                form: [("currentPassword", TestContext.password), ("newPassword", "a different long password"),
+                    ("repeatPassword", "a different long password")],
+                browser: freshBrowser)
+        },
+        ConsoleRow("POST /console/preferences", "\(staffOnly), * 303") { _ in
+            .post("/console/preferences", [("locale", "en"), ("timeZone", "Europe/Vienna")])
+        },
+        ConsoleRow("GET /console", "\(staffOnly), * 303") { _ in .get("/console") },
+    ]
+
+    static let administration: [ConsoleRow] = [
+        ConsoleRow("GET /console/users", "\(staffOnly), * 403, admin 200") { _ in .get("/console/users") },
+        ConsoleRow("POST /console/users", "\(staffOnly), * 403, admin 201") { _ in
+            .post("/console/users", [("email", "staff-\(UUID().uuidString.prefix(8))@praxis.example"), ("name", "New"), ("role", "therapist")])
+        },
+        ConsoleRow("POST /console/users/:userID/active", "\(staffOnly), * 403, admin 303") { cell in
+            let (_, id) = try await cell.world.app.staff("therapist", "leaving-\(UUID().uuidString.prefix(8))@praxis.example")
+            return .post("/console/users/\(id)/active", [("active", "false")])
+        },
+        ConsoleRow("GET /console/audit", auditLog: true, "\(staffOnly), * 403, admin 200") { _ in .get("/console/audit") },
+        ConsoleRow("GET /console/settings", "\(staffOnly), * 403, admin 200") { _ in .get("/console/settings") },
+        ConsoleRow("POST /console/settings", "\(staffOnly), * 403, admin 303") { _ in
+            .post("/console/settings", [("privacyVersion", "1"), ("privacyDe", "Datenschutz"), ("privacyEn", "Privacy"),
+                ("imprintDe", "Impressum"), ("imprintEn", "Imprint")])
+        },
+    ]
+
+    static let caseload: [ConsoleRow] = [
+        ConsoleRow("GET /console/patients", "\(staffOnly), * 403, own 200, otherT 200") { _ in .get("/console/patients") },
+        ConsoleRow("GET /console/patients/:patientID", "\(staffOnly), * 403, otherT 404, own 200") { cell in .get("/console/patients/\(cell.subject.id)") },
+        ConsoleRow("POST /console/patients/:patientID/prompts", "\(staffOnly), * 403, otherT 404, own 201") { cell in
+            .post("/console/patients/\(cell.subject.id)/prompts", [("instrumentKey", "mood-vas"), ("opensAt", "2026-03-02T10:00"), ("closesAt", "2026-03-03T10:00")])
+        },
+        ConsoleRow("POST /console/patients/:patientID/appointments", "\(staffOnly), * 403, otherT 404, own 201") { cell in
+            .post("/console/patients/\(cell.subject.id)/appointments", [("title", "Session"), ("date", "2026-03-10"), ("startTime", "10:00"), ("endTime", "10:50")])
+        },
+        ConsoleRow("GET /console/patients/:patientID/responses/:responseID", scoped: true, "\(staffOnly), * 403, otherT 404, own 404, own@practice 200") { cell in
+            .get("/console/patients/\(cell.subject.id)/responses/\(cell.subject.response(cell.scope))")
+        },
+        ConsoleRow("GET /console/patients/:patientID/responses/:responseID/fhir", scoped: true, "\(staffOnly), * 403, otherT 404, own 404, own@practice 200") { cell in
+            .get("/console/patients/\(cell.subject.id)/responses/\(cell.subject.response(cell.scope))/fhir")
+        },
+        ConsoleRow("GET /console/schedule/:patientID", "\(staffOnly), * 404, own 200, res 200") { cell in .get("/console/schedule/\(cell.subject.id)") },
+        ConsoleRow("GET /console/patients/:patientID/intersession", "\(staffOnly), * 403, otherT 404, own 200") { cell in
+            .get("/console/patients/\(cell.subject.id)/intersession")
+        },
+        ConsoleRow("POST /console/patients/:patientID/interventions", "\(staffOnly), * 403, otherT 404, own 303") { cell in
+            .post("/console/patients/\(cell.subject.id)/interventions", [("kind", "task"), ("text", "A short walk")])
+        },
+        ConsoleRow("POST /console/patients/:patientID/interventions/template", scoped: true, "\(staffOnly), * 403, otherT 404, own 404, own@practice 303") { cell in
+            .post("/console/patients/\(cell.subject.id)/interventions/template", [("templateID", cell.world.template(cell.scope))])
+        },
+        ConsoleRow("GET /console/pairing-codes", "\(staffOnly), * 403, own 200, otherT 200") { _ in .get("/console/pairing-codes") },
+        ConsoleRow("POST /console/pairing-codes", "\(staffOnly), * 403, own 201, otherT 201") { _ in .post("/console/pairing-codes", [("count", "1")]) },
+        ConsoleRow("GET /console/pairing-codes/sheet", "\(staffOnly), * 403, own 200, otherT 200") { _ in .get("/console/pairing-codes/sheet") },
+        ConsoleRow("GET /console/profile", "\(staffOnly), * 403, own 200, otherT 200") { _ in .get("/console/profile") },
+        ConsoleRow("POST /console/profile", "\(staffOnly), * 403, own 303, otherT 303") { _ in .post("/console/profile", [("fullName", "Dr. Someone")]) },
+        ConsoleRow("GET /console/alerts", "\(staffOnly), * 200") { _ in .get("/console/alerts") },
+        ConsoleRow("POST /console/alerts/:alertID/acknowledgement", scoped: true, "\(staffOnly), * 404, own@practice 303, res@research 303, resNS@research 303") { cell in
+            .post("/console/alerts/\(cell.subject.alert(cell.scope))/acknowledgement", [("note", "Called")])
+        },
+    ]
+
+    private static let team = "own@practice %@, res@research %@, resNS@research %@, admin@research %@"
+    private static func team(_ status: Int) -> String { team.replacingOccurrences(of: "%@", with: String(status)) }
+
+    static let studies: [ConsoleRow] = [
+        ConsoleRow("GET /console/studies", "\(staffOnly), * 200") { _ in .get("/console/studies") },
+        ConsoleRow("GET /console/studies/new", "\(staffOnly), * 403, res 200, resNS 200, otherR 200, admin 200") { _ in .get("/console/studies/new") },
+        ConsoleRow("POST /console/studies/new", "\(staffOnly), * 403, res 303, resNS 303, otherR 303, admin 303") { _ in
+            .post("/console/studies/new", studyForm)
+        },
+        ConsoleRow("GET /console/studies/:studyID", scoped: true, "\(staffOnly), * 404, \(team(200))") { cell in .get("/console/studies/\(cell.studyID)") },
+        ConsoleRow("GET /console/studies/:studyID/edit", scoped: true, "\(staffOnly), * 404, own 403, otherT 403, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .get("/console/studies/\(cell.studyID)/edit")
+        },
+        ConsoleRow("POST /console/studies/:studyID/edit", scoped: true, "\(staffOnly), * 404, own 403, otherT 403, res@research 303, resNS@research 303, admin@research 303") { cell in
+            .post("/console/studies/\(cell.studyID)/edit", studyForm)
+        },
+        ConsoleRow("POST /console/studies/:studyID/enrollments/:enrollmentID/decision", scoped: true, "\(staffOnly), * 404, own 403, otherT 403, res@research 303, resNS@research 303, admin@research 303") { cell in
+            let enrollment = try await cell.world.pendingEnrollment(cell.scope, of: cell.subject)
+            return .post("/console/studies/\(cell.studyID)/enrollments/\(enrollment)/decision", [("decision", "decline")])
+        },
+        ConsoleRow("GET /console/plans", "\(staffOnly), * 403, own 303, otherT 303") { _ in .get("/console/plans") },
+        ConsoleRow("GET /console/studies/:studyID/plans", scoped: true, "\(staffOnly), * 404, \(team(200))") { cell in .get("/console/studies/\(cell.studyID)/plans") },
+        ConsoleRow("POST /console/studies/:studyID/plans", scoped: true, "\(staffOnly), * 404, \(team(303))") { cell in
+            .post("/console/studies/\(cell.studyID)/plans", ConsoleScheduleTests.fixedTwiceDaily + [("target", "all"), ("action", "attach")])
+        },
+        ConsoleRow("POST /console/studies/:studyID/plans/:planID/delete", scoped: true, "\(staffOnly), * 404, \(team(303))") { cell in
+            .post("/console/studies/\(cell.studyID)/plans/\(try await cell.world.freshPlan(cell.scope))/delete")
+        },
+        ConsoleRow("GET /console/rules", "\(staffOnly), * 403, own 303, otherT 303") { _ in .get("/console/rules") },
+        ConsoleRow("GET /console/studies/:studyID/rules", scoped: true, "\(staffOnly), * 404, \(team(200))") { cell in .get("/console/studies/\(cell.studyID)/rules") },
+        ConsoleRow("POST /console/studies/:studyID/rules", scoped: true, "\(staffOnly), * 404, \(team(303))") { cell in
+            .post("/console/studies/\(cell.studyID)/rules", ruleForm)
+        },
+        ConsoleRow("POST /console/studies/:studyID/rules/:ruleID/delete", scoped: true, "\(staffOnly), * 404, \(team(303))") { cell in
+            .post("/console/studies/\(cell.studyID)/rules/\(try await cell.world.freshRule(cell.scope))/delete")
+        },
+        ConsoleRow("POST /console/studies/:studyID/templates", scoped: true, "\(staffOnly), * 404, \(team(303))") { cell in
+            .post("/console/studies/\(cell.studyID)/templates", [("kind", "commendation"), ("text", "Well done!")])
+        },
+        ConsoleRow("POST /console/studies/:studyID/templates/:itemID/delete", scoped: true, "\(staffOnly), * 404, \(team(303))") { cell in
+            .post("/console/studies/\(cell.studyID)/templates/\(try await freshTemplate(cell))/delete")
+        },
+        ConsoleRow("POST /console/studies/:studyID/messages", scoped: true, "\(staffOnly), * 404, \(team(303))") { cell in
+            .post("/console/studies/\(cell.studyID)/messages", [("text", "Notice one thing you value today.")])
+        },
+        ConsoleRow("POST /console/studies/:studyID/messages/:itemID/delete", scoped: true, "\(staffOnly), * 404, \(team(303))") { cell in
+            .post("/console/studies/\(cell.studyID)/messages/\(try await freshMessage(cell))/delete")
+        },
+        ConsoleRow("POST /console/studies/:studyID/message-plan", scoped: true, "\(staffOnly), * 404, \(team(303))") { cell in
+            .post("/console/studies/\(cell.studyID)/message-plan", [("perDay", "2"), ("windowStart", "09:00"), ("windowEnd", "20:00"), ("intent", "save")])
+        },
+    ]
+
+    static let instruments: [ConsoleRow] = [
+        ConsoleRow("GET /console/instruments", "\(staffOnly), * 200") { _ in .get("/console/instruments") },
+        ConsoleRow("POST /console/instruments", "\(staffOnly), * 403, res 422, resNS 422, otherR 422, admin 422") { _ in .post("/console/instruments") },
+        ConsoleRow("GET /console/instruments/:key/:version", "\(staffOnly), * 200") { _ in .get("/console/instruments/phq-9/1") },
+        ConsoleRow("POST /console/instruments/:key/:version/publication", "\(staffOnly), * 403, res 303, resNS 303, otherR 303, admin 303") { cell in
+            let key = "sleep-\(UUID().uuidString.prefix(8).lowercased())"
+            _ = try await cell.world.researcher.send(.POST, "/instruments", json: [
+                "key": .string(key), "title": "Sleep", "language": "en",
+                "sections": [["id": "s", "items": [["id": "hours", "type": "number", "text": "Hours slept", "min": 0, "max": 24, "required": true]]]],
+            ])
+            return .post("/console/instruments/\(key)/1/publication")
+        },
+        ConsoleRow("GET /console/instruments/:key/:version/fhir", "\(staffOnly), * 200") { _ in .get("/console/instruments/phq-9/1/fhir") },
+    ]
+
+    static let all: [ConsoleRow] = account + administration + caseload + studies + instruments
+
+    private static let studyForm: [(String, String)] = [
+        ("title", "Sleep and mood"), ("description", "Four weeks"), ("consentText", "I agree."), ("consentVersion", "2026-1"),
+        ("joinMode", "open"), ("status", "running"),
+    ]
+
+    private static let ruleForm: [(String, String)] = [
+        ("name", "Low mood"), ("trigger", "submitted"), ("instrumentKey", "mood-vas"), ("mode", "all"),
+        ("subject0", "item"), ("id0", "mood"), ("operator0", "lessOrEqual"), ("value0", "20"),
+        ("action", "alert"), ("priority", "normal"), ("message", "Mood is low"), ("intent", "add"),
+    ]
+
+    private static func freshTemplate(_ cell: AccessCell) async throws -> String {
+        let record = InterventionTemplateRecord(studyID: cell.studyID, kind: "task", text: "Stretch", now: cell.world.app.clock.now)
+        try await record.create(on: cell.world.app.database)
+        return try record.requireID().uuidString
+    }
+
+    private static func freshMessage(_ cell: AccessCell) async throws -> String {
+        let record = StudyMessageRecord(studyID: cell.studyID, text: "Breathe", now: cell.world.app.clock.now)
+        try await record.create(on: cell.world.app.database)
+        return try record.requireID().uuidString
+    }
+}
