@@ -1,6 +1,8 @@
 // The patient app: wires the server-rendered pages to the Interlude API.
 // Texts come from the page (#messages) so the script itself speaks no language.
 
+import { safeNext } from "./lib/navigation.js";
+
 const TOKEN_KEY = "interlude.token";
 const PENDING_EMAIL_KEY = "interlude.pendingEmail";
 
@@ -61,10 +63,6 @@ function goToLogin(expired) {
   location.assign(`/app/login?next=${next}${expired ? "&expired=1" : ""}`);
 }
 
-function safeNext(value, fallback) {
-  if (value && value.startsWith("/") && !value.startsWith("//") && !value.includes("\\")) return value;
-  return fallback;
-}
 
 // Forms ---------------------------------------------------------------------------------------------------
 

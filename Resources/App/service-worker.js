@@ -2,7 +2,7 @@
 // their definitions, appointments) so the app opens and questionnaires can be answered without a connection;
 // shows push notifications and opens the page a tap asks for.
 
-const VERSION = "interlude-v2";
+const VERSION = "interlude-v3";
 const SHELL = [
   "/app",
   "/app/questionnaires",
@@ -14,6 +14,7 @@ const SHELL = [
   "/app/manifest.webmanifest",
   "/css/interlude.css",
   "/js/app.js",
+  "/js/lib/navigation.js",
   "/js/instrument-logic.js",
   "/js/questionnaire.js",
   "/js/outbox.js",

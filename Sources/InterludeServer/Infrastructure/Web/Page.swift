@@ -138,8 +138,5 @@ extension UserRecord {
 
 /// A local path to return to after an action; anything that could lead to another host becomes `fallback`.
 func localPath(_ candidate: String?, fallback: String) -> String {
-    guard let candidate, candidate.hasPrefix("/"), !candidate.hasPrefix("//"), !candidate.contains("\\"),
-        !candidate.contains(where: { $0.isNewline || $0 == "\0" })
-    else { return fallback }
-    return candidate
+    LocalPath.safe(candidate) ?? fallback
 }
