@@ -44,7 +44,10 @@ struct SyncTests {
             #expect(full.body["appointments"][0]["title"].string == "Session")
             #expect(full.body["therapist"]["fullName"].string?.isEmpty == false)
             let cursor = try #require(full.body["cursor"].string)
-            #expect(full.headers.first(name: "ETag") != nil)
+            // The ETag is the quoted string HTTP defines, never URI-encoded; nothing of the answer may be cached.
+            let tag = try #require(full.headers.first(name: "ETag"))
+            #expect(tag.wholeMatch(of: /"[A-Za-z0-9_-]{27}"/) != nil, "\(tag)")
+            #expect(full.headers.first(name: .cacheControl) == "no-store")
 
             // What changed just before the cursor comes once more; a minute later, nothing is new.
             app.clock.advance(by: 60)
@@ -57,6 +60,7 @@ struct SyncTests {
             let etag = try #require(quiet.headers.first(name: "ETag"))
             let unchanged = try await pull(patient, since: quietCursor, etag: etag)
             #expect(unchanged.status == .notModified)
+            #expect(try await pull(patient, since: quietCursor, etag: "\"other\", \(etag)").status == .notModified)
 
             // An edit elsewhere and a deletion show up, the deletion as a tombstone.
             app.clock.advance(by: 60)

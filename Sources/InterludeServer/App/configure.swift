@@ -35,7 +35,8 @@ public func configure(
     app.middleware = Middlewares()
     app.middleware.use(RouteLoggingMiddleware(logLevel: .info))
     app.middleware.use(RequestMetricsMiddleware(registry: metrics))
-    app.middleware.use(SecurityHeadersMiddleware())
+    app.middleware.use(SecurityHeadersMiddleware(strictTransport: settings.secureCookies))
+    app.middleware.use(APIResponseHeadersMiddleware())
     app.middleware.use(ProblemMiddleware())
     app.middleware.use(FileMiddleware(publicDirectory: app.directory.publicDirectory, defaultFile: nil))
 

@@ -1,7 +1,14 @@
 import Vapor
 
-/// Strict browser security headers on every response: no inline script, no framing, no sniffing.
+/// Strict browser security headers on every response: no inline script, no framing, no sniffing; and, when the
+/// installation is served over https, HSTS so browsers never fall back to plain http.
 struct SecurityHeadersMiddleware: AsyncMiddleware {
+    /// Whether `PUBLIC_URL` is https.
+    let strictTransport: Bool
+
+    /// A year, with subdomains: the value browsers' HSTS preload lists ask for.
+    static let strictTransportSecurity = "max-age=31536000; includeSubDomains"
+
     static let contentSecurityPolicy = [
         "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:",
         "connect-src 'self'", "font-src 'self'", "object-src 'none'", "base-uri 'self'", "form-action 'self'",
@@ -16,7 +23,7 @@ struct SecurityHeadersMiddleware: AsyncMiddleware {
             ("X-Frame-Options", "DENY"),
             ("Referrer-Policy", "no-referrer"),
             ("Permissions-Policy", "camera=(), microphone=(), geolocation=()"),
-        ]
+        ] + (strictTransport ? [("Strict-Transport-Security", Self.strictTransportSecurity)] : [])
         for (name, value) in headers where !response.headers.contains(name: name) {
             response.headers.replaceOrAdd(name: name, value: value)
         }

@@ -7,7 +7,8 @@ extension APIHandler {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
         let changes = try await context.sync.pull(for: patient, since: input.query.since)
-        if let known = input.headers.ifNoneMatch, known == changes.etag {
+        let known = input.headers.ifNoneMatch?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+        if known.contains(changes.etag) || known.contains("*") {
             return .notModified(.init())
         }
         let prompts = try await context.promptBodies(changes.prompts)
