@@ -32,6 +32,35 @@ struct HealthTests {
         }
     }
 
+    @Test("with METRICS_TOKEN set, metrics need it as a bearer token")
+    func metricsToken() async throws {
+        try await withTestApp(settings: { $0.metricsToken = "scrape-secret" }) { app in
+            // act
+            let anonymous = try await app.app.testing().sendRequest(.GET, "/metrics")
+            let wrong = try await app.app.testing().sendRequest(.GET, "/metrics", headers: ["Authorization": "Bearer guess"])
+            let right = try await app.app.testing().sendRequest(.GET, "/metrics", headers: ["Authorization": "Bearer scrape-secret"])
+            // verify
+            #expect(anonymous.status == .unauthorized)
+            #expect(wrong.status == .unauthorized)
+            #expect(right.status == .ok)
+            #expect(right.body.string.contains("interlude_http_requests_total"))
+        }
+    }
+
+    @Test("served over https, every answer asks for HSTS; API answers are never cached")
+    func transportHeaders() async throws {
+        try await withTestApp { app in
+            let health = try await app.app.testing().sendRequest(.GET, "/health")
+            #expect(health.headers.first(name: "Strict-Transport-Security") == SecurityHeadersMiddleware.strictTransportSecurity)
+            let me = try await app.api.send(.GET, "/me")
+            #expect(me.headers.first(name: .cacheControl) == "no-store")
+        }
+        try await withTestApp(settings: { $0.publicURL = "http://localhost:8080" }) { app in
+            let health = try await app.app.testing().sendRequest(.GET, "/health")
+            #expect(health.headers.first(name: "Strict-Transport-Security") == nil)
+        }
+    }
+
     @Test("unknown API paths and unsupported methods answer with problem+json, never a stack trace")
     func unknownPaths() async throws {
         try await withTestApp { app in

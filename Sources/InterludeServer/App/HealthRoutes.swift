@@ -22,6 +22,10 @@ struct HealthRoutes {
             }
         }
         app.get("metrics") { request -> Response in
+            if let token = request.services.settings.metricsToken {
+                let sent = request.headers.bearerAuthorization?.token ?? ""
+                guard SecretToken.constantTimeEqual(sent, token) else { throw Abort(.unauthorized) }
+            }
             let text = request.services.metrics.emitToString()
             var headers = HTTPHeaders()
             headers.contentType = HTTPMediaType(

@@ -41,6 +41,8 @@ public struct Settings: Sendable {
     public var trustProxy: Bool
     /// How notifications leave the server.
     public var push: Push
+    /// When set, `/metrics` answers only a request that sends it as a bearer token.
+    public var metricsToken: String?
     /// Whether the console cookie is sent only over HTTPS.
     public var secureCookies: Bool { publicURL.lowercased().hasPrefix("https://") }
 
@@ -48,7 +50,7 @@ public struct Settings: Sendable {
         dataDirectory: String, database: Database, publicURL: String, hostname: String = "127.0.0.1",
         port: Int = 8080, mail: Mail, mailFrom: String, adminEmail: String = Settings.defaultAdminEmail,
         passwordCost: Int = 12, trustProxy: Bool = false, dataKey: String? = nil, plannerInterval: Int = 60,
-        plannerHorizonDays: Int = Settings.defaultPlannerHorizonDays, push: Push = Push()
+        plannerHorizonDays: Int = Settings.defaultPlannerHorizonDays, push: Push = Push(), metricsToken: String? = nil
     ) {
         self.dataDirectory = dataDirectory
         self.database = database
@@ -64,6 +66,7 @@ public struct Settings: Sendable {
         self.plannerInterval = plannerInterval
         self.plannerHorizonDays = plannerHorizonDays
         self.push = push
+        self.metricsToken = metricsToken
     }
 
     /// Web Push, APNs and the dispatcher that sends through them.
@@ -207,7 +210,7 @@ public struct Settings: Sendable {
             dataDirectory: dataDirectory, database: database, publicURL: publicURL, hostname: hostname, port: port,
             mail: mail, mailFrom: mailFrom, adminEmail: adminEmail, trustProxy: trustProxy,
             dataKey: value("INTERLUDE_DATA_KEY"), plannerInterval: plannerInterval, plannerHorizonDays: plannerHorizonDays,
-            push: push)
+            push: push, metricsToken: value("METRICS_TOKEN"))
     }
 }
 

@@ -21,6 +21,13 @@ struct SecretToken: Sendable {
     static func hash(_ value: String) -> String {
         SHA256.hash(data: Data(value.utf8)).map { String(format: "%02x", $0) }.joined()
     }
+
+    /// Compares a sent secret with the expected one in time that does not depend on where they differ.
+    static func constantTimeEqual(_ sent: String, _ expected: String) -> Bool {
+        let left = Array(SHA256.hash(data: Data(sent.utf8)))
+        let right = Array(SHA256.hash(data: Data(expected.utf8)))
+        return zip(left, right).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
 }
 
 extension Data {

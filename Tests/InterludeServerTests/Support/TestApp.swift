@@ -76,19 +76,21 @@ struct TestContext: Sendable {
 
 /// Runs `test` against a fresh, migrated application and removes its database afterwards.
 func withTestApp(
-    mailer: (any Mailer)? = nil, _ test: (TestContext) async throws -> Void
+    mailer: (any Mailer)? = nil, settings change: (inout Settings) -> Void = { _ in },
+    _ test: (TestContext) async throws -> Void
 ) async throws {
     let clock = TestClock()
     let capturing = CapturingMailer()
     let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
     let database: Settings.Database =
         TestDatabase.postgresURL.map { .postgres(url: $0, schema: schema) } ?? .sqliteMemory
-    let settings = Settings(
+    var settings = Settings(
         dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent(schema).path,
         database: database, publicURL: "https://interlude.test", mail: .outbox("/nonexistent"),
         mailFrom: "Interlude <noreply@interlude.test>", passwordCost: 4, trustProxy: true,
         dataKey: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
         push: .init(vapidPrivateKey: TestDatabase.vapidKey, subject: "mailto:ops@interlude.test", allowLoopback: true))
+    change(&settings)
     let app = try await Application.make(.testing)
     do {
         try await configure(app, settings: settings, clock: clock.wallClock, mailer: mailer ?? capturing)
