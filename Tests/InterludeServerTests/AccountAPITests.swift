@@ -286,6 +286,29 @@ struct AccountAPITests {
         }
     }
 
+    @Test("using one reset link spends the older ones still out for the account")
+    func olderResetLinksDie() async throws {
+        try await withTestApp { app in
+            // setup
+            _ = try await app.patient()
+            let first = try await app.api.send(.POST, "/password-resets", json: ["email": "patient@example.org"])
+            let older = try #require(app.mailer.token(for: "/app/reset-password", to: "patient@example.org"))
+            _ = try await app.api.send(.POST, "/password-resets", json: ["email": "patient@example.org"])
+            let newer = try #require(app.mailer.token(for: "/app/reset-password", to: "patient@example.org"))
+            #expect(first.status == .accepted && older != newer)
+            // act
+            let used = try await app.api.send(
+                .POST, "/password-resets/confirmation", json: ["token": .string(newer), "newPassword": "a brand new passphrase"])
+            let stale = try await app.api.send(
+                .POST, "/password-resets/confirmation", json: ["token": .string(older), "newPassword": "an attacker's passphrase"])
+            // verify
+            #expect(used.status == .noContent || used.status == .ok)
+            #expect(stale.status == .unprocessableEntity)
+            #expect(stale.body.problemFields == ["token"])
+            #expect(try await app.signIn("patient@example.org", password: "a brand new passphrase").token != nil)
+        }
+    }
+
     @Test("password reset: same answer for any address, link works once within an hour, every session ends")
     func passwordReset() async throws {
         try await withTestApp { app in

@@ -183,8 +183,10 @@ struct AccountService: Sendable {
         let now = self.now
         let userID = try user.requireID()
         try await database.transaction { database in
-            record.usedAt = now
-            try await record.save(on: database)
+            // This link and every other reset link still out for the account are spent.
+            try await EmailTokenRecord.query(on: database).filter(\.$user.$id == userID)
+                .filter(\.$purpose == EmailTokenRecord.Purpose.passwordReset.rawValue).filter(\.$usedAt == nil)
+                .set(\.$usedAt, to: now).update()
             user.passwordHash = digest
             user.mustChangePassword = false
             // Following the emailed link proves the address.
