@@ -21,8 +21,13 @@ const session = {
     return localStorage.getItem(TOKEN_KEY);
   },
   set token(value) {
-    if (value) localStorage.setItem(TOKEN_KEY, value);
-    else localStorage.removeItem(TOKEN_KEY);
+    if (value) {
+      localStorage.setItem(TOKEN_KEY, value);
+    } else {
+      localStorage.removeItem(TOKEN_KEY);
+      // What the service worker kept of this person's reads must not outlive the session.
+      navigator.serviceWorker?.controller?.postMessage({ type: "signed-out" });
+    }
   },
 };
 

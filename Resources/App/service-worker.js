@@ -59,12 +59,20 @@ self.addEventListener("activate", (event) => {
   );
 });
 
+/** Drops every kept API answer: after signing out, or when the server no longer knows the session. */
+async function forgetReads() {
+  const cache = await caches.open(VERSION);
+  const keys = await cache.keys();
+  await Promise.all(keys.filter((key) => new URL(key.url).pathname.startsWith("/api/")).map((key) => cache.delete(key)));
+}
+
 /** The network's answer, kept for later; the kept one when there is no network. */
 async function networkFirst(request, key = request) {
   const cache = await caches.open(VERSION);
   try {
     const response = await fetch(request);
     if (response.ok) await cache.put(key, response.clone());
+    if (response.status === 401) await forgetReads();
     return response;
   } catch (error) {
     const kept = await cache.match(key, { ignoreVary: true });
@@ -90,6 +98,10 @@ self.addEventListener("fetch", (event) => {
   if (request.mode === "navigate" || SHELL.includes(url.pathname)) {
     event.respondWith(networkFirst(request, url.pathname));
   }
+});
+
+self.addEventListener("message", (event) => {
+  if (event.data && event.data.type === "signed-out") event.waitUntil(forgetReads());
 });
 
 self.addEventListener("push", (event) => {

@@ -129,3 +129,44 @@ class OfflineTest(BrowserTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+    def kept_api_reads(self):
+        """The API answers the service worker keeps for offline use."""
+        return self.driver.execute_async_script("""
+            const done = arguments[0];
+            caches.keys()
+              .then((names) => Promise.all(names.map((name) => caches.open(name).then((cache) => cache.keys()))))
+              .then((lists) => done(lists.flat().map((key) => new URL(key.url).pathname).filter((path) => path.startsWith("/api/"))));
+        """)
+
+    def test_kept_reads_are_forgotten_on_sign_out_and_when_the_session_ends(self):
+        suffix = uuid.uuid4().hex[:8]
+        address = f"shared-device-{suffix}@example.org"
+        patient_token(address, "a long enough password")
+
+        def sign_in():
+            self.open("/app/login")
+            self.fill("email", address)
+            self.fill("password", "a long enough password")
+            self.click("form[data-form=login] button[type=submit]")
+            self.wait_for_path("/app")
+            self.driver.execute_async_script("navigator.serviceWorker.ready.then(() => arguments[0](true))")
+            self.wait.until(lambda driver: driver.execute_script("return Boolean(navigator.serviceWorker.controller)"))
+            self.open("/app/questionnaires")
+            self.wait.until(lambda driver: "/api/v1/me/prompts" in self.kept_api_reads())
+
+        # Signing out on a shared device leaves nothing of the person's reads behind.
+        sign_in()
+        self.open("/app/profile")
+        self.click("[data-action=logout]")
+        self.wait_for_path("/app/login")
+        self.wait.until(lambda driver: self.kept_api_reads() == [])
+
+        # A session the server ended (signed out elsewhere, or expired) is forgotten at the first 401.
+        sign_in()
+        token = self.driver.execute_script("return localStorage.getItem('interlude.token')")
+        call("DELETE", "/sessions/current", token=token)
+        self.open("/app/questionnaires")
+        self.wait_for_path("/app/login")
+        self.wait.until(lambda driver: self.kept_api_reads() == [])
+
