@@ -49,14 +49,18 @@ public enum ICalendar {
         return formatter.string(from: date)
     }
 
-    /// Backslash, semicolon, comma and line breaks escaped as TEXT values require.
+    /// Backslash, semicolon, comma and line breaks escaped as TEXT values require; other control characters, which
+    /// a TEXT value may not hold (tab aside), are dropped.
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\")
+        let escaped = text.replacingOccurrences(of: "\\", with: "\\\\")
             .replacingOccurrences(of: ";", with: "\\;")
             .replacingOccurrences(of: ",", with: "\\,")
             .replacingOccurrences(of: "\r\n", with: "\\n")
             .replacingOccurrences(of: "\n", with: "\\n")
             .replacingOccurrences(of: "\r", with: "\\n")
+        return String(String.UnicodeScalarView(escaped.unicodeScalars.filter { scalar in
+            scalar == "\t" || !(scalar.value < 0x20 || scalar.value == 0x7F)
+        }))
     }
 
     /// Lines longer than 75 octets continue on the next line after a space, never inside a character.
