@@ -98,7 +98,24 @@ struct PairingService: Sendable {
         let codeID = try code.requireID()
         let therapistID = code.$therapist.id
         let studyID = code.$study.id
-        let paired = try await database.transaction { database in
+        let paired: Paired
+        do {
+            paired = try await pair(patientID, codeID: codeID, therapistID: therapistID, studyID: studyID, request: request)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            // Another code was redeemed for this patient at the same moment; the database kept one pairing.
+            throw AppError.conflict(.alreadyPaired)
+        }
+        _ = try await Planner(database: database).run(now: now, patients: [patientID])
+        return paired
+    }
+
+    /// Claims the code and pairs, in one transaction: a code already claimed, or a pairing made in the meantime,
+    /// undoes both.
+    private func pair(_ patientID: UUID, codeID: UUID, therapistID: UUID, studyID: UUID, request: PairingRequest)
+        async throws -> Paired
+    {
+        let now = self.now
+        return try await database.transaction { database in
             // Claim the code only if nobody redeemed it in the meantime.
             let claimed = try await (database as! any SQLDatabase)
                 .update(PairingCodeRecord.schema)
@@ -120,7 +137,5 @@ struct PairingService: Sendable {
             try await enrollment.create(on: database)
             return Paired(profile: profile, enrollment: enrollment, therapistID: therapistID)
         }
-        _ = try await Planner(database: database).run(now: now, patients: [patientID])
-        return paired
     }
 }

@@ -30,5 +30,7 @@ enum Migrations {
         CreateSync(),
         CreateInterventions(),
         UpdateResponsesAddStudy(),
+        UpdateResponsesUniquePrompt(),
+        UpdateEnrollmentsUniqueCurrent(),
     ]
 }

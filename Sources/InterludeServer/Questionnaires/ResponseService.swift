@@ -48,7 +48,12 @@ struct ResponseService: Sendable {
         if submission.version != prompt.instrumentVersion { validator.add("version", .mismatch) }
         try validator.check()
         switch PromptStatus(rawValue: prompt.status) {
-        case .completed: throw AppError.conflict(.promptCompleted)
+        case .completed:
+            // The same submission, stored by a request that overtook this one since the lookup above.
+            if prompt.responseID == submission.id, let stored = try await ResponseRecord.find(submission.id, on: database) {
+                return .repeated(try open(stored))
+            }
+            throw AppError.conflict(.promptCompleted)
         case .cancelled: throw AppError.conflict(.promptCancelled)
         default: break
         }
@@ -83,10 +88,13 @@ struct ResponseService: Sendable {
                     patientID: patientID, studyID: prompt.$study.id)
             }
         } catch let error as any DatabaseError where error.isConstraintFailure {
-            // The same submission won a race with this one; answer with what was stored.
-            guard let stored = try await ResponseRecord.find(submission.id, on: database), stored.$patient.id == patientID
-            else { throw AppError.conflict(.responseIDTaken) }
-            return .repeated(try open(stored))
+            // Another request won the race: the same submission (answer with what was stored), or another one for
+            // this prompt, which the database's one-response-per-prompt rule turned away.
+            if let stored = try await ResponseRecord.find(submission.id, on: database) {
+                guard stored.$patient.id == patientID else { throw AppError.conflict(.responseIDTaken) }
+                return .repeated(try open(stored))
+            }
+            throw AppError.conflict(.promptCompleted)
         }
         return .created(Stored(record: record, answers: submission.answers, scores: scores))
     }

@@ -85,18 +85,23 @@ struct StudyService: Sendable {
             studyID: studyID, patientID: patientID, therapistID: nil, status: initialStatus.rawValue,
             consentVersion: consentVersion, now: now)
         let arms = StudyArms.names(of: study)
-        try await database.transaction { database in
-            if !arms.isEmpty {
-                let joined = try await EnrollmentRecord.query(on: database)
-                    .filter(\.$study.$id == studyID).filter(\.$arm != nil).count()
-                var generator = SystemRandomNumberGenerator()
-                enrollment.arm = (ArmAllocation(rawValue: study.allocation ?? "") ?? .alternating)
-                    .arm(of: arms, joinedSoFar: joined, using: &generator)
+        do {
+            try await database.transaction { database in
+                if !arms.isEmpty {
+                    let joined = try await EnrollmentRecord.query(on: database)
+                        .filter(\.$study.$id == studyID).filter(\.$arm != nil).count()
+                    var generator = SystemRandomNumberGenerator()
+                    enrollment.arm = (ArmAllocation(rawValue: study.allocation ?? "") ?? .alternating)
+                        .arm(of: arms, joinedSoFar: joined, using: &generator)
+                }
+                try await enrollment.create(on: database)
+                try await ConsentRecord(
+                    userID: patientID, document: .studyConsent, studyID: studyID, version: consentVersion, grantedAt: now
+                ).create(on: database)
             }
-            try await enrollment.create(on: database)
-            try await ConsentRecord(
-                userID: patientID, document: .studyConsent, studyID: studyID, version: consentVersion, grantedAt: now
-            ).create(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            // A join sent twice at once: the database kept the first.
+            throw AppError.conflict(.alreadyEnrolled)
         }
         if initialStatus == .active { _ = try await Planner(database: database).run(now: now, patients: [patientID]) }
         return enrollment

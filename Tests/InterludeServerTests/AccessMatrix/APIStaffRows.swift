@@ -28,7 +28,7 @@ extension APIRow {
             .init(.GET, "/studies/\(cell.studyID)/enrollments")
         },
         APIRow("decideEnrollment", scoped: true, "* 404, self 403, other 403, own@practice 403, res@research 200, resNS@research 200, admin@research 200") { cell in
-            let enrollment = try await cell.world.pendingEnrollment(cell.scope, of: cell.subject)
+            let enrollment = try await cell.world.pendingEnrollment(cell.scope)
             return .init(.POST, "/studies/\(cell.studyID)/enrollments/\(enrollment)/decision", json: ["approve": false])
         },
     ]

@@ -180,7 +180,7 @@ extension ConsoleRow {
             .post("/console/studies/\(cell.studyID)/edit", studyForm)
         },
         ConsoleRow("POST /console/studies/:studyID/enrollments/:enrollmentID/decision", scoped: true, "\(staffOnly), * 404, own 403, otherT 403, res@research 303, resNS@research 303, admin@research 303") { cell in
-            let enrollment = try await cell.world.pendingEnrollment(cell.scope, of: cell.subject)
+            let enrollment = try await cell.world.pendingEnrollment(cell.scope)
             return .post("/console/studies/\(cell.studyID)/enrollments/\(enrollment)/decision", [("decision", "decline")])
         },
         ConsoleRow("GET /console/plans", "\(staffOnly), * 403, own 303, otherT 303") { _ in .get("/console/plans") },

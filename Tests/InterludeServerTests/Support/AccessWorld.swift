@@ -290,10 +290,11 @@ extension AccessWorld {
         "action": ["kind": "intervention", "interventionKind": "question", "text": "How was today?"],
     ]
 
-    /// A request of the subject to join the study of `scope`, waiting for a decision.
-    func pendingEnrollment(_ scope: Scope, of subject: Subject) async throws -> String {
+    /// A request of a new patient to join the study of `scope`, waiting for a decision.
+    func pendingEnrollment(_ scope: Scope) async throws -> String {
+        let patient = try await app.patient("pending-\(UUID().uuidString.prefix(8).lowercased())@example.org", name: "Pending")
         let record = EnrollmentRecord(
-            studyID: studyID(scope), patientID: subject.id, therapistID: nil, status: EnrollmentStatus.requested.rawValue, consentVersion: "2026-1",
+            studyID: studyID(scope), patientID: patient.id, therapistID: nil, status: EnrollmentStatus.requested.rawValue, consentVersion: "2026-1",
             now: app.clock.now)
         try await record.save(on: app.database)
         return try record.requireID().uuidString

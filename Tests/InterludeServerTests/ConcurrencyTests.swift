@@ -1,0 +1,120 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Testing
+import VaporTesting
+
+@testable import InterludeServer
+
+/// Integrity under truly parallel requests against a running server: what the database must hold once is held
+/// once, by its constraints, and every request gets an answer that says what happened — never a 500.
+@Suite("Races keep integrity", .serialized)
+struct ConcurrencyTests {
+    static let parallelism = 24
+
+    /// A paired patient with one open mood prompt.
+    func promptOfAPatient(_ app: TestContext) async throws -> (patient: APIClient, promptID: String) {
+        let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
+        let (patient, patientID) = try await app.patient(name: "Ada")
+        try await app.pair(patient, with: therapist)
+        let prompt = try await therapist.send(
+            .POST, "/patients/\(patientID)/prompts",
+            json: ["instrumentKey": "mood-vas", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
+                "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(3600))])
+        return (patient, try #require(prompt.body["id"].string))
+    }
+
+    static func submission(_ id: UUID, prompt: String, at date: Date) -> JSONValue {
+        [
+            "id": .string(id.uuidString), "promptId": .string(prompt), "instrumentKey": "mood-vas", "version": 1,
+            "answers": ["mood": 50], "completedAt": QuestionnaireAPITests.iso(date),
+        ]
+    }
+
+    @Test("one prompt never gets two responses: of different submissions sent at once, one is taken, the rest refused")
+    func oneResponsePerPrompt() async throws {
+        try await withTestApp { app in
+            // setup
+            let (patient, promptID) = try await promptOfAPatient(app)
+            let server = try await RunningServer.start(app)
+            // act
+            let replies = try await server.parallel(Self.parallelism) { _ in
+                try await server.send(patient, .POST, "/me/responses", json: Self.submission(UUID(), prompt: promptID, at: app.clock.now))
+            }
+            await server.stop()
+            // verify
+            #expect(replies.filter { $0.status == .created }.count == 1)
+            #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
+            #expect(try await app.count("responses") == 1)
+        }
+    }
+
+    @Test("an identical submission sent many times at once is stored once, and every retry gets the first result")
+    func identicalRetries() async throws {
+        try await withTestApp { app in
+            // setup
+            let (patient, promptID) = try await promptOfAPatient(app)
+            let server = try await RunningServer.start(app)
+            let id = UUID()
+            // act
+            let replies = try await server.parallel(Self.parallelism) { _ in
+                try await server.send(patient, .POST, "/me/responses", json: Self.submission(id, prompt: promptID, at: app.clock.now))
+            }
+            await server.stop()
+            // verify
+            #expect(replies.filter { $0.status == .created }.count == 1)
+            #expect(replies.filter { $0.status == .ok }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
+            #expect(Set(replies.compactMap { $0.body["id"].string }) == [id.uuidString.lowercased()])
+            #expect(try await app.count("responses") == 1)
+        }
+    }
+
+    @Test("a patient redeeming many codes at once is paired with one therapist, once")
+    func onePairing() async throws {
+        try await withTestApp { app in
+            // setup
+            var codes: [String] = []
+            for number in 0..<Self.parallelism {
+                let (therapist, _) = try await app.staff("therapist", "therapist-\(number)@praxis.example")
+                codes.append(try await app.pairingCode(therapist))
+            }
+            let (patient, patientID) = try await app.patient(name: "Ada")
+            let server = try await RunningServer.start(app)
+            let issued = codes
+            // act
+            let replies = try await server.parallel(Self.parallelism) { index in
+                try await server.send(
+                    patient, .POST, "/me/pairing",
+                    json: ["code": .string(issued[index]), "dateOfBirth": "1990-05-17", "gender": "female"])
+            }
+            await server.stop()
+            // verify
+            #expect(replies.filter { $0.status == .created }.count == 1)
+            #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
+            let active = try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == patientID)
+                .filter(\.$status == EnrollmentStatus.active.rawValue).all()
+            #expect(active.count == 1)
+            #expect(try await PairingCodeRecord.query(on: app.database).filter(\.$redeemedAt != nil).count() == 1)
+        }
+    }
+
+    @Test("joining a study many times at once makes one membership")
+    func oneMembership() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let study = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
+            let (patient, patientID) = try await app.patient(name: "Ada")
+            let server = try await RunningServer.start(app)
+            // act
+            let replies = try await server.parallel(Self.parallelism) { _ in
+                try await server.send(patient, .POST, "/studies/\(study)/enrollment", json: ["consentVersion": "2026-1"])
+            }
+            await server.stop()
+            // verify
+            #expect(replies.filter { $0.status == .created }.count == 1)
+            #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
+            #expect(try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == patientID).count() == 1)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import NIOCore
+import Testing
+import Vapor
+
+@testable import InterludeServer
+
+/// The test app listening on a real loopback port, for claims about truly parallel requests: each request goes
+/// through the network stack and the server's event loops, as a client's would.
+struct RunningServer: Sendable {
+    let context: TestContext
+    let port: Int
+
+    static func start(_ context: TestContext) async throws -> RunningServer {
+        try await context.app.server.start(address: .hostname("127.0.0.1", port: 0))
+        let port = try #require(context.app.http.server.shared.localAddress?.port)
+        return RunningServer(context: context, port: port)
+    }
+
+    func stop() async {
+        await context.app.server.shutdown()
+    }
+
+    /// One API request over HTTP, with the client's token and address.
+    func send(_ client: APIClient, _ method: HTTPMethod, _ path: String, json: JSONValue? = nil) async throws -> APIClient.Reply {
+        // A connection per request: the server's shutdown waits for open connections, and a pooled one would stay.
+        var headers: HTTPHeaders = ["X-Forwarded-For": client.clientAddress, "Connection": "close"]
+        if let token = client.token { headers.bearerAuthorization = BearerAuthorization(token: token) }
+        var body: ByteBuffer?
+        if let json {
+            body = ByteBuffer(data: try JSONEncoder().encode(json))
+            headers.contentType = .json
+        }
+        let request = ClientRequest(
+            method: method, url: URI(string: "http://127.0.0.1:\(port)/api/v1\(path)"), headers: headers, body: body)
+        let response = try await context.app.client.send(request)
+        let data = response.body.map { Data(buffer: $0) } ?? Data()
+        return APIClient.Reply(
+            status: response.status, headers: response.headers, body: JSON(data: data), text: String(decoding: data, as: UTF8.self))
+    }
+
+    /// Sends `count` requests at once and returns every reply.
+    func parallel(
+        _ count: Int, _ request: @escaping @Sendable (Int) async throws -> APIClient.Reply
+    ) async throws -> [APIClient.Reply] {
+        try await withThrowingTaskGroup(of: APIClient.Reply.self) { group in
+            for index in 0..<count { group.addTask { try await request(index) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+}
