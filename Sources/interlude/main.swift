@@ -2,7 +2,10 @@ import InterludeServer
 import Vapor
 
 var environment = try Environment.detect()
-try LoggingSystem.bootstrap(from: &environment)
+try LoggingSystem.bootstrap(from: &environment) { level in
+    let console = Terminal()
+    return { label in SafeLogHandler(wrapping: ConsoleLogger(label: label, console: console, level: level)) }
+}
 let app = try await Application.make(environment)
 do {
     let settings = try Settings.fromEnvironment()

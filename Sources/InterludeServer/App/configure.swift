@@ -33,7 +33,7 @@ public func configure(
 
     // Middleware, outermost first
     app.middleware = Middlewares()
-    app.middleware.use(RouteLoggingMiddleware(logLevel: .info))
+    app.middleware.use(RequestLogMiddleware())
     app.middleware.use(RequestMetricsMiddleware(registry: metrics))
     app.middleware.use(SecurityHeadersMiddleware(strictTransport: settings.secureCookies))
     app.middleware.use(APIResponseHeadersMiddleware())

@@ -93,7 +93,9 @@ struct APIClient: Sendable {
         if let language { headers.replaceOrAdd(name: .acceptLanguage, value: language) }
         var body: ByteBuffer?
         if let json {
-            body = ByteBuffer(data: try JSONEncoder().encode(json))
+            let encoded = try JSONEncoder().encode(json)
+            TestSecrets.record(json: encoded)
+            body = ByteBuffer(data: encoded)
             headers.contentType = .json
         } else if let raw {
             body = ByteBuffer(string: raw)
@@ -101,6 +103,7 @@ struct APIClient: Sendable {
         }
         let response = try await context.app.testing().sendRequest(method, "/api/v1" + path, headers: headers, body: body)
         let data = Data(buffer: response.body)
+        TestSecrets.record(json: data)
         return Reply(
             status: response.status, headers: response.headers, body: JSON(data: data),
             text: String(decoding: data, as: UTF8.self))

@@ -48,6 +48,7 @@ final class ConsoleBrowser: @unchecked Sendable {
         }
         var body: ByteBuffer?
         if let form {
+            TestSecrets.record(form.filter { ["email", "password", "newPassword", "token"].contains($0.0) }.map(\.1))
             var allowed = CharacterSet.alphanumerics
             allowed.insert(charactersIn: "-._~")
             let encoded = form.map {
@@ -65,6 +66,7 @@ final class ConsoleBrowser: @unchecked Sendable {
                 cookies.removeValue(forKey: parts[0])
             } else {
                 cookies[parts[0]] = parts[1]
+                TestSecrets.record([parts[1]])
             }
         }
         let html = response.body.string

@@ -21,6 +21,7 @@ final class LocalPushEndpoint: Sendable {
     }
 
     static func start() async throws -> LocalPushEndpoint {
+        TestLog.start()
         let app = try await Application.make(.testing)
         app.http.server.configuration.hostname = "127.0.0.1"
         app.http.server.configuration.port = 0

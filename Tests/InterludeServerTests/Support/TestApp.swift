@@ -31,9 +31,14 @@ final class CapturingMailer: Mailer {
 
     func send(_ message: EmailMessage) async throws {
         messages.withLockedValue { $0.append(message) }
+        TestSecrets.record([message.to] + Self.linkTokens(in: message.text))
     }
 
     var sent: [EmailMessage] { messages.withLockedValue { $0 } }
+
+    private static func linkTokens(in text: String) -> [String] {
+        text.components(separatedBy: "?token=").dropFirst().map { String($0.prefix { !$0.isWhitespace }) }
+    }
 
     /// The token of the newest link to `path` sent to `address`.
     func token(for path: String, to address: String) -> String? {
@@ -91,6 +96,7 @@ func withTestApp(
         dataKey: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
         push: .init(vapidPrivateKey: TestDatabase.vapidKey, subject: "mailto:ops@interlude.test", allowLoopback: true))
     change(&settings)
+    TestLog.start()
     let app = try await Application.make(.testing)
     do {
         try await configure(app, settings: settings, clock: clock.wallClock, mailer: mailer ?? capturing)

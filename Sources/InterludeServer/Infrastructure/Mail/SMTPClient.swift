@@ -67,7 +67,11 @@ public enum SMTPError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .invalidConfiguration(let message): return message
         case .unexpectedReply(let command, let code, let text):
-            return "SMTP server answered \(command) with \(code) \(text)"
+            // The reply's own words often repeat the recipient's address; only the enhanced status code is kept.
+            let enhanced = text.split(separator: " ").first.flatMap { word in
+                word.split(separator: ".").count == 3 && word.allSatisfy({ $0.isNumber || $0 == "." }) ? " \(word)" : nil
+            }
+            return "SMTP server answered \(command) with \(code)\(enhanced ?? "")"
         case .startTLSNotOffered: return "SMTP server does not offer STARTTLS"
         case .noSupportedAuthMechanism: return "SMTP server offers neither AUTH PLAIN nor AUTH LOGIN"
         case .connectionClosed: return "SMTP server closed the connection"

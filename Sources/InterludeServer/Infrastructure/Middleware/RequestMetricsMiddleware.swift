@@ -25,7 +25,7 @@ struct RequestMetricsMiddleware: AsyncMiddleware {
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let start = ContinuousClock.now
         let response = try await next.respond(to: request)
-        let route = request.route.map { "/" + $0.path.map(\.description).joined(separator: "/") } ?? "unmatched"
+        let route = RequestLogMiddleware.pattern(of: request)
         let method = request.method.rawValue
         registry.makeCounter(
             descriptor: Self.requests,
