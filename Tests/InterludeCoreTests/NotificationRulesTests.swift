@@ -23,12 +23,47 @@ struct NotificationRulesTests {
             "https://[::1]/push", "https://[fd00::1]/push", "https://[fe80::1]/push", "https://printer.local/x",
             "https://metadata.internal/x", "https://intranet/x", "ftp://example.org/x", "not a url",
             "https://user:secret@example.org/x", "https://100.64.0.1/", "https://0.0.0.0/",
+            // Every way a resolver reads a host: shorthand, octal, hex and whole-number IPv4, trailing dots,
+            // IPv4 inside IPv6, and numeric hosts that are no address at all.
+            "https://127.1/", "https://0177.0.0.1/", "https://0x7f.0.0.1/", "https://0x7f000001/", "https://2130706433/",
+            "https://017700000001/", "https://10.1/", "https://192.168.257/", "https://localhost./",
+            "https://127.0.0.1./", "https://foo.localhost/", "https://[0:0:0:0:0:ffff:7f00:1]/",
+            "https://[::ffff:127.0.0.1]/", "https://[::ffff:10.0.0.1]/", "https://[64:ff9b::a9fe:a9fe]/",
+            "https://[2002:7f00:1::]/", "https://[::]/", "https://[::127.0.0.1]/", "https://[ff02::1]/",
+            "https://[fec0::1]/", "https://[2001:db8::1]/", "https://256.1.1.1/", "https://1.2.3.4.5/",
+            "https://08.1.1.1/", "https://198.18.0.1/", "https://224.0.0.1/", "https://255.255.255.255/",
+            "https://metadata.google.internal./x", "https://router.lan/", "https://example.org\t.evil/",
         ] {
             #expect(!PushEndpointPolicy.accepts(endpoint, allowLoopback: false), "\(endpoint)")
         }
+        #expect(PushEndpointPolicy.accepts("https://fcm.googleapis.com./fcm/send/abc", allowLoopback: false))
+        #expect(PushEndpointPolicy.accepts("https://[2a00:1450:4001:82a::200a]/push", allowLoopback: false))
+        #expect(PushEndpointPolicy.accepts("https://0x5d.0xb8.0xd8.0x22/push", allowLoopback: false), "93.184.216.34 in hex")
         #expect(PushEndpointPolicy.accepts("http://127.0.0.1:9000/push/1", allowLoopback: true))
+        #expect(PushEndpointPolicy.accepts("http://127.1:9000/push/1", allowLoopback: true))
         #expect(!PushEndpointPolicy.accepts("http://10.0.0.5/push", allowLoopback: true))
         #expect(!PushEndpointPolicy.accepts("http://example.org/push", allowLoopback: true))
+    }
+
+    @Test("addresses are read as the resolver reads them")
+    func addresses() {
+        #expect(NetworkAddress.parse(host: "127.1") == .address(.v4(0x7F00_0001)))
+        #expect(NetworkAddress.parse(host: "0177.0.0.1") == .address(.v4(0x7F00_0001)))
+        #expect(NetworkAddress.parse(host: "0x7f.1") == .address(.v4(0x7F00_0001)))
+        #expect(NetworkAddress.parse(host: "2130706433") == .address(.v4(0x7F00_0001)))
+        #expect(NetworkAddress.parse(host: "10.0.0.1.") == .address(.v4(0x0A00_0001)))
+        #expect(NetworkAddress.parse(host: "1.2.3.0400") == .invalid)
+        #expect(NetworkAddress.parse(host: "4294967296") == .invalid)
+        #expect(NetworkAddress.parse(host: "push.example.") == .name("push.example"))
+        #expect(NetworkAddress.parse(host: "1.2.3.example") == .name("1.2.3.example"))
+        #expect(NetworkAddress.parse(host: "[::ffff:7f00:1]") == NetworkAddress.parse(host: "::ffff:127.0.0.1"))
+        #expect(NetworkAddress.parse(host: "[fe80::1%25eth0]") == .invalid)
+        #expect(NetworkAddress.parse(host: "1::2::3") == .invalid)
+        #expect(NetworkAddress.parse(host: "[::ffff:127.0.0.1]").isLoopbackAddress)
+        #expect(PushEndpointPolicy.permits(.v4(0x5DB8_D822), allowLoopback: false))
+        #expect(!PushEndpointPolicy.permits(.v4(0x7F00_0001), allowLoopback: false))
+        #expect(PushEndpointPolicy.permits(.v4(0x7F00_0001), allowLoopback: true))
+        #expect(!PushEndpointPolicy.permits(.v4(0xC0A8_0001), allowLoopback: true))
     }
 
     @Test("preferences withhold a category; quiet hours postpone to their end, or withhold when it is too late")
@@ -68,5 +103,12 @@ struct NotificationRulesTests {
         #expect(NotificationRetry.next(afterAttempt: 1, at: now, expires: now + 3600) == now + 30)
         #expect(NotificationRetry.next(afterAttempt: 3, at: now, expires: now + 100) == nil)
         #expect(NotificationRetry.next(afterAttempt: NotificationRetry.mostAttempts, at: now, expires: now + 86_400) == nil)
+    }
+}
+
+extension NetworkAddress.Parsed {
+    var isLoopbackAddress: Bool {
+        if case .address(let address) = self { return address.isLoopback }
+        return false
     }
 }

@@ -167,6 +167,56 @@ struct NotificationTests {
         try await endpoint.stop()
     }
 
+    @Test("the push host is checked again when a message is sent: an inside address is not called, a redirect not followed")
+    func sendTimeChecks() async throws {
+        let endpoint = try await LocalPushEndpoint.start()
+        try await withTestApp(settings: { $0.push.allowLoopback = false }) { app in
+            let (_, _, patientID, _) = try await setUp(app)
+            let browser = Browser()
+            // Stored before the rules were as they are now: the address is refused when the message goes out.
+            try await DeviceRecord(
+                userID: patientID, platform: .webpush, address: "\(endpoint.baseURL)/push/inside",
+                p256dh: browser.key.publicKey.x963Representation.base64URLEncoded, auth: browser.auth.base64URLEncoded,
+                now: app.clock.now
+            ).create(on: app.database)
+            app.clock.advance(by: 601)
+            #expect(try await run(app).sent == 1)
+            #expect(endpoint.received.isEmpty)
+            let sent = try #require(try await notifications(app).first)
+            #expect(sent.channel == "email")
+            #expect(sent.receipt?.contains("inside the network") == true, "\(sent.receipt ?? "")")
+            #expect(try await DeviceRecord.query(on: app.database).first()?.disabledAt != nil)
+        }
+        try await withTestApp { app in
+            let (_, patient, _, _) = try await setUp(app)
+            _ = try await patient.send(.POST, "/me/devices", json: Browser().subscription("\(endpoint.baseURL)/push/one"))
+            endpoint.answer(.temporaryRedirect)
+            app.clock.advance(by: 601)
+            _ = try await run(app)
+            #expect(endpoint.received.map(\.path) == ["/push/one"])
+            #expect(try #require(try await notifications(app).first).receipt?.contains("webpush 307") == true)
+        }
+        try await endpoint.stop()
+    }
+
+    @Test("push hosts are resolved at send time and every address must be public")
+    func resolution() async throws {
+        let inside: NetworkAddress = .v4(0x0A00_0001)
+        let outside: NetworkAddress = .v4(0x5DB8_D822)
+        let answers: [String: [NetworkAddress]] = ["mixed.example.org": [outside, inside], "push.example.org": [outside]]
+        let clients = PushClients(allowLoopback: false) { answers[$0] ?? [] }
+        await #expect(throws: PushClients.Refusal.insideAddress) { try await clients.client(for: "mixed.example.org") }
+        await #expect(throws: PushClients.Refusal.unresolvable) { try await clients.client(for: "nowhere.example.org") }
+        await #expect(throws: PushClients.Refusal.insideAddress) { try await clients.client(for: "0x7f.1") }
+        _ = try await clients.client(for: "push.example.org")
+        // The system resolver, with the machine's own hosts file.
+        let system = PushClients(allowLoopback: false)
+        await #expect(throws: PushClients.Refusal.insideAddress) { try await system.client(for: "localhost") }
+        #expect(await PushClients.systemResolve("localhost").contains(.v4(0x7F00_0001)))
+        await clients.shutdown()
+        await system.shutdown()
+    }
+
     @Test("preferences withhold a category and quiet hours postpone; an answered questionnaire is not announced")
     func preferencesAndRelevance() async throws {
         try await withTestApp { app in

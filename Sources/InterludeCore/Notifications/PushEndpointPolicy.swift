@@ -2,54 +2,40 @@ import Foundation
 
 /// Which push addresses the server may call. A subscription names a URL the server will POST to, so without a
 /// check anyone could make it call addresses inside the operator's network: only `https` to a public host is
-/// accepted, unless loopback endpoints are allowed for tests, and then plain HTTP to loopback too.
+/// accepted, unless loopback endpoints are allowed for tests, and then plain HTTP to loopback too. The host is
+/// read the way the resolver will read it; a name is checked again, against every address it resolves to, when
+/// a message is sent (`permits(_:allowLoopback:)`).
 public enum PushEndpointPolicy {
     public static func accepts(_ endpoint: String, allowLoopback: Bool) -> Bool {
-        guard endpoint.count <= 2048, let url = URL(string: endpoint), let scheme = url.scheme?.lowercased(),
-            let host = url.host?.lowercased(), !host.isEmpty, url.user == nil, url.password == nil
+        guard endpoint.count <= 2048, !endpoint.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }),
+            let url = URL(string: endpoint), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
+            url.user == nil, url.password == nil
         else { return false }
-        let bareHost = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if isLoopback(bareHost) { return allowLoopback && (scheme == "http" || scheme == "https") }
-        guard scheme == "https" else { return false }
-        if bareHost == "localhost" || bareHost.hasSuffix(".localhost") || bareHost.hasSuffix(".local")
-            || bareHost.hasSuffix(".internal") || !bareHost.contains(".") && !bareHost.contains(":")
-        {
-            return false
-        }
-        if let octets = ipv4(bareHost) { return isPublic(octets) }
-        if bareHost.contains(":") { return isPublicIPv6(bareHost) }
-        return true
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || ipv4(host).map { $0[0] == 127 } == true
-    }
-
-    static func ipv4(_ host: String) -> [Int]? {
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return nil }
-        let octets = parts.compactMap { Int($0) }.filter { (0...255).contains($0) }
-        return octets.count == 4 ? octets : nil
-    }
-
-    /// Not private (10/8, 172.16/12, 192.168/16), loopback, link-local, carrier-grade NAT, unspecified or multicast.
-    static func isPublic(_ octets: [Int]) -> Bool {
-        switch (octets[0], octets[1]) {
-        case (0, _), (10, _), (127, _), (169, 254), (192, 168), (224...255, _): return false
-        case (172, 16...31), (100, 64...127): return false
-        default: return true
+        switch NetworkAddress.parse(host: host) {
+        case .invalid: return false
+        case .address(let address):
+            if address.isLoopback { return allowLoopback && (scheme == "http" || scheme == "https") }
+            return scheme == "https" && address.isPublic
+        case .name(let name):
+            if isLoopbackName(name) { return allowLoopback && (scheme == "http" || scheme == "https") }
+            return scheme == "https" && isPublicName(name)
         }
     }
 
-    /// Refuses unique-local (fc00::/7), link-local (fe80::/10), unspecified and IPv4-mapped addresses.
-    static func isPublicIPv6(_ host: String) -> Bool {
-        let lower = host.lowercased()
-        if lower == "::" || lower.hasPrefix("::ffff:") { return false }
-        if lower.hasPrefix("fc") || lower.hasPrefix("fd") || lower.hasPrefix("fe8") || lower.hasPrefix("fe9")
-            || lower.hasPrefix("fea") || lower.hasPrefix("feb") || lower.hasPrefix("ff")
-        {
-            return false
-        }
-        return true
+    /// Whether a message may go to an address a push host resolved to.
+    public static func permits(_ address: NetworkAddress, allowLoopback: Bool) -> Bool {
+        address.isPublic || allowLoopback && address.isLoopback
+    }
+
+    static func isLoopbackName(_ name: String) -> Bool {
+        name == "localhost" || name.hasSuffix(".localhost")
+    }
+
+    /// A name with at least two labels, none of the special-use domains that never leave the local network.
+    static func isPublicName(_ name: String) -> Bool {
+        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2, labels.allSatisfy({ !$0.isEmpty && $0.count <= 63 }), name.count <= 253 else { return false }
+        let local: Set<Substring> = ["localhost", "local", "internal", "lan", "home", "corp", "intranet", "arpa", "test", "invalid", "onion"]
+        return !local.contains(labels[labels.count - 1])
     }
 }

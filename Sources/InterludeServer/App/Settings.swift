@@ -200,6 +200,12 @@ public struct Settings: Sendable {
         let apnsNames = ["APNS_KEY_FILE", "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC"]
         let apnsValues = apnsNames.map(value)
         if apnsValues.allSatisfy({ $0 != nil }) {
+            if let endpoint = value("APNS_ENDPOINT"), !PushEndpointPolicy.accepts(endpoint, allowLoopback: push.allowLoopback)
+                || URL(string: endpoint).map({ $0.path.isEmpty || $0.path == "/" }) != true
+            {
+                throw SettingsError.invalid(
+                    name: "APNS_ENDPOINT", value: endpoint, expected: "an https:// origin on a public host, without a path")
+            }
             push.apns = APNs(
                 keyFile: apnsValues[0]!, keyID: apnsValues[1]!, teamID: apnsValues[2]!, topic: apnsValues[3]!,
                 endpoint: value("APNS_ENDPOINT") ?? defaultAPNsEndpoint, caFile: value("APNS_CA_FILE"))

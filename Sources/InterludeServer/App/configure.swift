@@ -25,7 +25,7 @@ public func configure(
         metrics: metrics,
         cipher: try FieldCipher.load(base64Key: settings.dataKey, dataDirectory: settings.dataDirectory),
         library: try InstrumentCatalog.loadLibrary(directory: app.directory.resourcesDirectory + "Instruments"))
-    app.notificationChannels = try await NotificationChannels.make(settings: settings, client: app.http.client.shared)
+    app.notificationChannels = try await NotificationChannels.make(settings: settings)
     app.lifecycle.use(Application.NotificationChannelsShutdown())
     app.http.server.configuration.hostname = settings.hostname
     app.http.server.configuration.port = settings.port

@@ -33,7 +33,8 @@ final class LocalPushEndpoint: Sendable {
                 $0.append(Received(path: request.url.path, headers: request.headers, body: body))
             }
             let status = endpoint.answers.withLockedValue { $0.isEmpty ? HTTPResponseStatus.created : $0.removeFirst() }
-            return Response(status: status)
+            guard (300..<400).contains(status.code) else { return Response(status: status) }
+            return Response(status: status, headers: ["Location": "\(endpoint.baseURL)/push/redirected"])
         }
         try await app.server.start(address: nil)
         guard let port = app.http.server.shared.localAddress?.port else { throw Abort(.internalServerError) }
@@ -44,7 +45,7 @@ final class LocalPushEndpoint: Sendable {
 
     var received: [Received] { requests.withLockedValue { $0 } }
 
-    /// The next requests are answered with these statuses, in order.
+    /// The next requests are answered with these statuses, in order; a redirect points to `/push/redirected` here.
     func answer(_ statuses: HTTPResponseStatus...) {
         answers.withLockedValue { $0.append(contentsOf: statuses) }
     }

@@ -51,11 +51,15 @@ struct DispatcherBenchmark {
                     body: "A message", path: "/app", dueAt: now, expiresAt: now.addingTimeInterval(3600))
             },
             now: now)
-        let dispatcher = NotificationDispatcher(database: app.db, services: services, channels: app.notificationChannels)
+        // The endpoint is on loopback, which the server's own channels refuse unless told otherwise.
+        let clients = PushClients(allowLoopback: true)
+        let channels = NotificationChannels(webPush: WebPushSender(clients: clients, key: app.notificationChannels.webPush.key), apns: nil)
+        let dispatcher = NotificationDispatcher(database: app.db, services: services, channels: channels)
         let clock = ContinuousClock()
         let dispatching = try await clock.measure {
             while try await dispatcher.dispatch(now: now, limit: 500).sent > 0 {}
         }
+        await clients.shutdown()
         let delivered = endpoint.count
         let payload = try WebPushEncryption.encrypt(
             Data(repeating: 65, count: 180), clientPublicKey: Data(base64URLEncoded: browserKey)!,

@@ -9,7 +9,7 @@ import NIOSSL
 /// Token-based APNs over HTTP/2: a provider token (ES256 JWT) renewed well within the hour Apple allows.
 actor APNsSender {
     let settings: Settings.APNs
-    private let client: HTTPClient
+    private let clients: PushClients
     private let keys: JWTKeyCollection
     private var token: (value: String, issuedAt: Date)?
 
@@ -23,7 +23,7 @@ actor APNsSender {
         func verify(using algorithm: some JWTAlgorithm) throws {}
     }
 
-    init(settings: Settings.APNs) async throws {
+    init(settings: Settings.APNs, allowLoopback: Bool) async throws {
         guard let pem = FileManager.default.contents(atPath: settings.keyFile) else {
             throw SettingsError.invalid(name: "APNS_KEY_FILE", value: settings.keyFile, expected: "a readable .p8 file")
         }
@@ -37,15 +37,13 @@ actor APNsSender {
         if let caFile = settings.caFile {
             tls.additionalTrustRoots = [.file(caFile)]
         }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
         self.settings = settings
-        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.clients = PushClients(allowLoopback: allowLoopback, tls: tls)
         self.keys = await JWTKeyCollection().add(ecdsa: key, kid: JWKIdentifier(string: settings.keyID))
     }
 
-    func shutdown() async throws {
-        try await client.shutdown()
+    func shutdown() async {
+        await clients.shutdown()
     }
 
     private func providerToken(now: Date) async throws -> String {
@@ -86,6 +84,8 @@ actor APNsSender {
             let payload = Payload(
                 aps: .init(alert: .init(title: message.title, body: message.body)), path: message.path,
                 notificationId: message.notificationID.uuidString.lowercased())
+            guard let host = URL(string: settings.endpoint)?.host else { return .failed("apns endpoint is not a URL") }
+            let client = try await clients.client(for: host)
             var request = HTTPClientRequest(url: "\(settings.endpoint)/3/device/\(message.deviceToken)")
             request.method = .POST
             request.headers.add(name: "authorization", value: "bearer \(try await providerToken(now: now))")
@@ -113,6 +113,8 @@ actor APNsSender {
             default:
                 return .failed("apns \(response.status.code) \(reason)")
             }
+        } catch let refusal as PushClients.Refusal {
+            return .failed("apns \(refusal)")
         } catch {
             return .retry("apns \(String(describing: error))")
         }

@@ -10,14 +10,15 @@ struct NotificationChannels: Sendable {
 
     var vapidPublicKey: String { webPush.key.publicKey }
 
-    static func make(settings: Settings, client: HTTPClient) async throws -> NotificationChannels {
+    static func make(settings: Settings) async throws -> NotificationChannels {
         // Push services want a way to reach the operator: the public address when it is https, else the admin.
         let subject = settings.push.subject
             ?? (settings.publicURL.hasPrefix("https://") ? settings.publicURL : "mailto:\(settings.adminEmail)")
         let key = try VAPIDKey.load(
             base64URL: settings.push.vapidPrivateKey, subject: subject, dataDirectory: settings.dataDirectory)
-        let apns = try await settings.push.apns.asyncMap { try await APNsSender(settings: $0) }
-        return NotificationChannels(webPush: WebPushSender(client: client, key: key), apns: apns)
+        let allowLoopback = settings.push.allowLoopback
+        let apns = try await settings.push.apns.asyncMap { try await APNsSender(settings: $0, allowLoopback: allowLoopback) }
+        return NotificationChannels(webPush: WebPushSender(clients: PushClients(allowLoopback: allowLoopback), key: key), apns: apns)
     }
 }
 
@@ -36,10 +37,11 @@ extension Application {
         set { storage[NotificationChannelsKey.self] = newValue }
     }
 
-    /// Closes the APNs connection when the application stops.
+    /// Closes the push connections when the application stops.
     struct NotificationChannelsShutdown: LifecycleHandler {
         func shutdownAsync(_ application: Application) async {
-            try? await application.notificationChannels.apns?.shutdown()
+            await application.notificationChannels.webPush.clients.shutdown()
+            await application.notificationChannels.apns?.shutdown()
         }
     }
 }

@@ -119,7 +119,7 @@ enum PushOutcome: Sendable, Equatable {
 
 /// Sends one encrypted message to a browser's push service.
 struct WebPushSender: Sendable {
-    let client: HTTPClient
+    let clients: PushClients
     let key: VAPIDKey
 
     struct Message: Sendable {
@@ -150,6 +150,7 @@ struct WebPushSender: Sendable {
             request.headers.add(name: "Urgency", value: "normal")
             request.headers.add(name: "Topic", value: message.topic)
             request.body = .bytes(ByteBuffer(data: body))
+            let client = try await clients.client(for: host)
             let response = try await client.execute(request, timeout: .seconds(15))
             let status = response.status
             switch status.code {
@@ -160,6 +161,8 @@ struct WebPushSender: Sendable {
             }
         } catch WebPushEncryption.Failure.badSubscriptionKey {
             return .gone("subscription keys are not valid")
+        } catch PushClients.Refusal.insideAddress {
+            return .gone("webpush \(PushClients.Refusal.insideAddress)")
         } catch {
             return .retry("webpush \(String(describing: error))")
         }
