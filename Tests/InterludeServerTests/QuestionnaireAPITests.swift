@@ -220,21 +220,21 @@ struct QuestionnaireAPITests {
         try await withTestApp { app in
             let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
             let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
-            let json: JSONValue = [
-                "key": "sleep", "title": ["en": "Sleep", "de": "Schlaf"],
-                "sections": [["id": "s", "items": [["id": "hours", "type": "number", "text": "Hours slept", "min": 0, "max": 24, "required": true]]]],
-            ]
-            let imported = try await researcher.send(.POST, "/instruments", json: json)
+            let study = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
+            let json = Self.sleep
+            #expect(try await researcher.send(.POST, "/instruments", json: json).body.problemFields == ["studyId"])
+            let imported = try await researcher.send(.POST, "/instruments?studyId=\(study)", json: json)
             #expect(imported.status == .created, "\(imported.text)")
             #expect(imported.body["status"].string == "draft")
             #expect(imported.body["version"].int == 1)
-            #expect(try await therapist.send(.POST, "/instruments", json: json).status == .forbidden)
-            let again = try await researcher.send(.POST, "/instruments", json: json)
+            #expect(imported.body["ownerStudyId"].string == study && imported.body["shared"].bool == false)
+            #expect(try await therapist.send(.POST, "/instruments?studyId=\(study)", json: json).status == .notFound)
+            let again = try await researcher.send(.POST, "/instruments?studyId=\(study)", json: json)
             #expect(again.body["version"].int == 1)
             let published = try await researcher.send(.POST, "/instruments/sleep/versions/1/publication")
             #expect(published.body["status"].string == "published")
             #expect(try await researcher.send(.POST, "/instruments/sleep/versions/1/publication").status == .conflict)
-            let next = try await researcher.send(.POST, "/instruments?publish=true", json: json)
+            let next = try await researcher.send(.POST, "/instruments?publish=true&studyId=\(study)", json: json)
             #expect(next.body["version"].int == 2)
             #expect(next.body["status"].string == "published")
 
@@ -242,17 +242,77 @@ struct QuestionnaireAPITests {
             var questionnaire = try #require(try JSONSerialization.jsonObject(with: Data(fhir.text.utf8)) as? [String: Any])
             questionnaire["url"] = "https://elsewhere.example/fhir/Questionnaire/who-5-local"
             let fhirBody = String(decoding: try JSONSerialization.data(withJSONObject: questionnaire), as: UTF8.self)
-            let fromFHIR = try await researcher.send(.POST, "/instruments", raw: fhirBody)
+            let fromFHIR = try await researcher.send(.POST, "/instruments?studyId=\(study)", raw: fhirBody)
             #expect(fromFHIR.status == .created, "\(fromFHIR.text)")
             #expect(fromFHIR.body["origin"].string == "fhir")
             #expect(fromFHIR.body["key"].string == "who-5-local")
 
             let csv = "Variable / Field Name,Form Name,Section Header,Field Type,Field Label,\"Choices, Calculations, OR Slider Labels\"\nmood,daily_mood,,radio,Mood?,\"1, bad | 2, good\"\n"
             let fromCSV = try await app.app.testing().sendRequest(
-                .POST, "/api/v1/instruments", headers: ["Authorization": "Bearer \(researcher.token!)", "Content-Type": "text/csv"],
+                .POST, "/api/v1/instruments?studyId=\(study)", headers: ["Authorization": "Bearer \(researcher.token!)", "Content-Type": "text/csv"],
                 body: .init(string: csv))
             #expect(fromCSV.status == .created, "\(fromCSV.body.string)")
             #expect(fromCSV.body.string.contains("daily-mood"))
+        }
+    }
+
+    static let sleep: JSONValue = [
+        "key": "sleep", "title": ["en": "Sleep", "de": "Schlaf"],
+        "sections": [["id": "s", "items": [["id": "hours", "type": "number", "text": "Hours slept", "min": 0, "max": 24, "required": true]]]],
+    ]
+
+    @Test("instruments are governed: the library is read-only, an import belongs to its study, a shared one needs an admin")
+    func governance() async throws {
+        try await withTestApp { app in
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let (rival, _) = try await app.staff("researcher", "rival@uni.example")
+            let (admin, _) = try await app.staff("admin", "admin@interlude.example")
+            let study = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
+            let rivalStudy = try await StudyAPITests().createStudy(rival, StudyAPITests.study("open"))
+
+            // The shipped PHQ-9 cannot be replaced by another version (here one whose crisis item asks nothing), by anyone.
+            let phq9 = try await researcher.send(.GET, "/instruments/phq-9/versions/1")
+            guard case .some(var definition) = phq9.body.value as? [String: Any],
+                var sections = definition["sections"] as? [[String: Any]], var items = sections[0]["items"] as? [[String: Any]]
+            else { Issue.record("no PHQ-9 definition"); return }
+            for index in items.indices where items[index]["id"] as? String == "phq9_9" { items[index]["text"] = ["en": "Any comments?"] }
+            sections[0]["items"] = items
+            definition["sections"] = sections
+            let altered = String(decoding: try JSONSerialization.data(withJSONObject: definition), as: UTF8.self)
+            let before = try await app.count("instrument_versions")
+            for client in [researcher, admin] {
+                let replaced = try await client.send(.POST, "/instruments?publish=true&studyId=\(study)", raw: altered)
+                #expect(replaced.status == .forbidden && replaced.body["type"].string == "/problems/built-in-instrument", "\(replaced.status) \(replaced.text.prefix(300))")
+            }
+            #expect(try await admin.send(.POST, "/instruments?publish=true", raw: altered).status == .forbidden)
+            #expect(try await admin.send(.POST, "/instruments/phq-9/versions/1/sharing").status == .notFound)
+            #expect(try await admin.send(.POST, "/instruments/phq-9/sharing").status == .forbidden)
+            #expect(try await app.count("instrument_versions") == before)
+            let stored = try await InstrumentCatalog(database: app.database, now: app.clock.now).latestPublished("phq-9")
+            #expect(try #require(stored).decodedDefinition().item("phq9_9") != nil)
+
+            // An import belongs to its study: another study cannot take the key or publish it.
+            let imported = try await researcher.send(.POST, "/instruments?studyId=\(study)", json: Self.sleep)
+            #expect(imported.status == .created)
+            let taken = try await rival.send(.POST, "/instruments?studyId=\(rivalStudy)", json: Self.sleep)
+            #expect(taken.status == .conflict && taken.body["type"].string == "/problems/instrument-key-taken")
+            #expect(try await rival.send(.POST, "/instruments?studyId=\(study)", json: Self.sleep).status == .notFound)
+            #expect(try await rival.send(.POST, "/instruments/sleep/versions/1/publication").status == .notFound)
+            #expect(try await rival.send(.POST, "/instruments/sleep/sharing").status == .notFound)
+            #expect(try await researcher.send(.POST, "/instruments/sleep/versions/1/publication").status == .ok)
+
+            // Shared, it reaches every study: the next version needs an administrator.
+            let shared = try await researcher.send(.POST, "/instruments/sleep/sharing")
+            #expect(shared.status == .ok && shared.body["shared"].bool == true)
+            let draft = try await researcher.send(.POST, "/instruments?studyId=\(study)", json: Self.sleep)
+            #expect(draft.body["version"].int == 2 && draft.body["shared"].bool == true)
+            #expect(try await researcher.send(.POST, "/instruments/sleep/versions/2/publication").status == .forbidden)
+            #expect(try await admin.send(.POST, "/instruments/sleep/versions/2/publication").status == .ok)
+
+            let actions = try await AuditEventRecord.query(on: app.database).all().map(\.action).filter { $0.hasPrefix("instrument.") }
+            #expect(actions.sorted() == [
+                "instrument.imported", "instrument.imported", "instrument.published", "instrument.published", "instrument.shared",
+            ])
         }
     }
 
@@ -260,6 +320,7 @@ struct QuestionnaireAPITests {
     func brokenImports() async throws {
         try await withTestApp { app in
             let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let study = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
             let before = try await app.count("instrument_versions")
             let cyclic: JSONValue = [
                 "key": "broken", "title": "Broken",
@@ -269,7 +330,7 @@ struct QuestionnaireAPITests {
                     ["id": "a", "type": "boolean", "text": "Again"],
                 ]]],
             ]
-            let reply = try await researcher.send(.POST, "/instruments", json: cyclic)
+            let reply = try await researcher.send(.POST, "/instruments?studyId=\(study)", json: cyclic)
             #expect(reply.status == .unprocessableEntity)
             #expect(reply.body.problemFields == ["sections.0.items.2.id"])
             let loop: JSONValue = [
@@ -279,12 +340,12 @@ struct QuestionnaireAPITests {
                     ["id": "b", "type": "boolean", "text": "B", "visibleWhen": ["clauses": [["item": "a", "operator": "answered"]]]],
                 ]]],
             ]
-            let loopReply = try await researcher.send(.POST, "/instruments", json: loop)
+            let loopReply = try await researcher.send(.POST, "/instruments?studyId=\(study)", json: loop)
             #expect(loopReply.body.problemFields == ["sections.0.items.0.visibleWhen", "sections.0.items.1.visibleWhen"])
             let unknownType: JSONValue = [
                 "key": "broken", "title": "Broken", "sections": [["id": "s", "items": [["id": "a", "type": "video", "text": "A"]]]],
             ]
-            let typeReply = try await researcher.send(.POST, "/instruments", json: unknownType)
+            let typeReply = try await researcher.send(.POST, "/instruments?studyId=\(study)", json: unknownType)
             #expect(typeReply.status == .unprocessableEntity)
             #expect(typeReply.body.problemFields == ["sections.0.items.0.type"])
             #expect(try await app.count("instrument_versions") == before)

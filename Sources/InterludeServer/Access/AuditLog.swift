@@ -54,4 +54,7 @@ enum AuditAction: String, Sendable, CaseIterable {
     case userDeactivated = "user.deactivated"
     case userReactivated = "user.reactivated"
     case siteTextChanged = "settings.text.changed"
+    case instrumentImported = "instrument.imported"
+    case instrumentPublished = "instrument.published"
+    case instrumentShared = "instrument.shared"
 }

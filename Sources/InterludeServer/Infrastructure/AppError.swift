@@ -22,6 +22,8 @@ enum AppError: Error, Equatable {
         case accountDeactivated
         case passwordChangeRequired
         case csrfMismatch
+        /// The shipped library's instruments are read-only.
+        case builtInInstrument
     }
 
     enum Conflict: String {
@@ -44,6 +46,8 @@ enum AppError: Error, Equatable {
         case interventionCompleted
         case alertAcknowledged
         case backupOutdated
+        /// The instrument key belongs to another study.
+        case instrumentKeyTaken
     }
 
     static func field(_ field: String, _ code: FieldError.Code, limit: Int? = nil) -> AppError {

@@ -32,5 +32,6 @@ enum Migrations {
         UpdateResponsesAddStudy(),
         UpdateResponsesUniquePrompt(),
         UpdateEnrollmentsUniqueCurrent(),
+        UpdateInstrumentVersionsAddOwner(),
     ]
 }

@@ -78,8 +78,9 @@ struct InstrumentCatalog: Sendable {
 
     /// Imports a new version of an instrument as a draft: it replaces an earlier draft of the same key, or
     /// follows the newest published version.
-    func importDraft(_ definition: InstrumentDefinition, format: Format, by user: UserRecord) async throws
-        -> InstrumentVersionRecord
+    /// The owner and sharing are decided by `InstrumentGovernance`.
+    func importDraft(_ definition: InstrumentDefinition, format: Format, owner: UUID?, shared: Bool, by user: UserRecord)
+        async throws -> InstrumentVersionRecord
     {
         var draft = definition
         let existing = try await InstrumentVersionRecord.query(on: database)
@@ -98,7 +99,7 @@ struct InstrumentCatalog: Sendable {
         let record = InstrumentVersionRecord(
             key: draft.key, version: draft.version, title: draft.title.text(.en),
             origin: InstrumentVersionRecord.Origin(rawValue: format.rawValue) ?? .json,
-            definition: try Self.encode(draft), createdBy: try user.requireID(), now: now)
+            definition: try Self.encode(draft), createdBy: try user.requireID(), ownerStudy: owner, shared: shared, now: now)
         do {
             try await record.create(on: database)
         } catch let error as any DatabaseError where error.isConstraintFailure {
@@ -108,8 +109,7 @@ struct InstrumentCatalog: Sendable {
     }
 
     /// Makes a draft available for prompts; from now on it never changes.
-    func publish(_ key: String, _ version: Int) async throws -> InstrumentVersionRecord {
-        guard let record = try await self.version(key, version) else { throw AppError.notFound }
+    func publish(_ record: InstrumentVersionRecord) async throws -> InstrumentVersionRecord {
         guard record.status == InstrumentVersionRecord.Status.draft.rawValue else {
             throw AppError.conflict(.alreadyPublished)
         }
@@ -117,6 +117,11 @@ struct InstrumentCatalog: Sendable {
         record.publishedAt = now
         try await record.save(on: database)
         return record
+    }
+
+    /// Offers every version of `key` to all studies.
+    func share(_ key: String) async throws {
+        try await InstrumentVersionRecord.query(on: database).filter(\.$key == key).set(\.$shared, to: true).update()
     }
 
     func version(_ key: String, _ version: Int) async throws -> InstrumentVersionRecord? {

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import NIOHTTP1
 
 /// The operations of staff: studies, instruments, a patient's chart, plans, rules, interventions and alerts.
@@ -46,15 +47,25 @@ extension APIRow {
 
     static let instruments: [APIRow] = [
         APIRow("listInstruments", "* 200, self 403, other 403") { _ in .init(.GET, "/instruments") },
-        APIRow("importInstrument", "* 403, res 201, resNS 201, otherR 201, admin 201") { _ in .init(.POST, "/instruments", json: instrument()) },
+        APIRow("importInstrument", scoped: true, "* 404, self 403, other 403, own@practice 201, res@research 201, resNS@research 201, admin@research 201") { cell in
+            .init(.POST, "/instruments?studyId=\(cell.studyID)", json: instrument())
+        },
         APIRow("getInstrumentVersion", "* 200, self 403, other 403") { _ in .init(.GET, "/instruments/phq-9/versions/1") },
-        APIRow("publishInstrumentVersion", "* 403, res 200, resNS 200, otherR 200, admin 200") { cell in
-            let draft = instrument()
-            _ = try await cell.world.researcher.send(.POST, "/instruments", json: draft)
-            guard case .object(let fields) = draft, case .string(let key) = fields["key"] else { return .init(.POST, "/") }
-            return .init(.POST, "/instruments/\(key)/versions/1/publication")
+        APIRow("publishInstrumentVersion", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin 200") { cell in
+            .init(.POST, "/instruments/\(try await ownedDraft(cell))/versions/1/publication")
+        },
+        APIRow("shareInstrument", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin 200") { cell in
+            .init(.POST, "/instruments/\(try await ownedDraft(cell))/sharing")
         },
     ]
+
+    /// The key of a draft instrument the owner of the cell's study imported for it.
+    static func ownedDraft(_ cell: AccessCell) async throws -> String {
+        let draft = instrument()
+        let imported = try await cell.world.owner(cell.scope).send(.POST, "/instruments?studyId=\(cell.studyID)", json: draft)
+        try #require(imported.status == .created, "\(imported.text)")
+        return try #require(imported.body["key"].string)
+    }
 
     private static func instrument() -> JSONValue {
         [

@@ -218,14 +218,15 @@ extension ConsoleRow {
 
     static let instruments: [ConsoleRow] = [
         ConsoleRow("GET /console/instruments", "\(staffOnly), * 200") { _ in .get("/console/instruments") },
-        ConsoleRow("POST /console/instruments", "\(staffOnly), * 403, res 422, resNS 422, otherR 422, admin 422") { _ in .post("/console/instruments") },
+        ConsoleRow("POST /console/instruments", "\(staffOnly), * 422") { _ in .post("/console/instruments") },
         ConsoleRow("GET /console/instruments/:key/:version", "\(staffOnly), * 200") { _ in .get("/console/instruments/phq-9/1") },
-        ConsoleRow("POST /console/instruments/:key/:version/publication", "\(staffOnly), * 403, res 303, resNS 303, otherR 303, admin 303") { cell in
+        ConsoleRow("POST /console/instruments/:key/:version/publication", scoped: true, "\(staffOnly), * 404, own@practice 303, res@research 303, resNS@research 303, admin 303") { cell in
             let key = "sleep-\(UUID().uuidString.prefix(8).lowercased())"
-            _ = try await cell.world.researcher.send(.POST, "/instruments", json: [
+            let imported = try await cell.world.owner(cell.scope).send(.POST, "/instruments?studyId=\(cell.studyID)", json: [
                 "key": .string(key), "title": "Sleep", "language": "en",
                 "sections": [["id": "s", "items": [["id": "hours", "type": "number", "text": "Hours slept", "min": 0, "max": 24, "required": true]]]],
             ])
+            try #require(imported.status == .created, "\(imported.text)")
             return .post("/console/instruments/\(key)/1/publication")
         },
         ConsoleRow("GET /console/instruments/:key/:version/fhir", "\(staffOnly), * 200") { _ in .get("/console/instruments/phq-9/1/fhir") },

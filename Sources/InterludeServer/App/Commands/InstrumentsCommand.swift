@@ -4,7 +4,8 @@ import InterludeCore
 import Vapor
 
 /// `interlude instruments import FILE [--publish]`: imports Interlude JSON, a FHIR Questionnaire or a REDCap data
-/// dictionary as a new draft version, published at once with `--publish`.
+/// dictionary as a new draft version of an instrument of the whole installation (shared with every study),
+/// published at once with `--publish`.
 struct InstrumentsCommand: AsyncCommand {
     struct Signature: CommandSignature {
         @Argument(name: "action", help: "import")
@@ -22,7 +23,7 @@ struct InstrumentsCommand: AsyncCommand {
     func run(using context: CommandContext, signature: Signature) async throws {
         let app = context.application
         try await migrate(app)
-        let catalog = InstrumentCatalog(database: app.db, now: app.interlude.clock.now)
+        let governance = InstrumentGovernance(database: app.db, now: app.interlude.clock.now)
         switch signature.action {
         case "import":
             guard let data = FileManager.default.contents(atPath: signature.file) else {
@@ -32,12 +33,13 @@ struct InstrumentsCommand: AsyncCommand {
                 let (definition, format) = try InstrumentCatalog.parse(data, format: nil)
                 guard
                     let importer = try await UserRecord.query(on: app.db)
-                        .filter(\.$role ~~ [Role.admin.rawValue, Role.researcher.rawValue])
+                        .filter(\.$role == Role.admin.rawValue)
                         .filter(\.$deactivatedAt == nil)
                         .sort(\.$createdAt).first()
-                else { throw CommandFailure(message: "Create an admin or researcher first; imports are recorded under one.") }
-                var record = try await catalog.importDraft(definition, format: format, by: importer)
-                if signature.publish { record = try await catalog.publish(record.key, record.version) }
+                else { throw CommandFailure(message: "Create an administrator first; imports are recorded under one.") }
+                // The operator imports for the whole installation, as its first administrator.
+                var record = try await governance.importDraft(definition, format: format, for: nil, by: importer)
+                if signature.publish { record = try await governance.publish(record.key, record.version, by: importer) }
                 context.console.print("Imported \(record.key) version \(record.version) as \(record.status) (\(format.rawValue)).")
             } catch let failure as ValidationFailure {
                 throw CommandFailure(message: describe(failure.appError, localizer: app.interlude.localizer))

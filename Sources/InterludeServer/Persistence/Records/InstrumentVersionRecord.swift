@@ -23,6 +23,9 @@ final class InstrumentVersionRecord: Model, @unchecked Sendable {
 
     // references
     @OptionalParent(key: "created_by") var createdBy: UserRecord?
+    /// The study or practice that imported the instrument; none for the shipped library and for instruments imported
+    /// before instruments had owners.
+    @OptionalParent(key: "owner_study_id") var ownerStudy: StudyRecord?
 
     // data
     @Field(key: "key") var key: String
@@ -32,10 +35,15 @@ final class InstrumentVersionRecord: Model, @unchecked Sendable {
     @Field(key: "origin") var origin: String
     @Field(key: "definition") var definition: String
     @OptionalField(key: "published_at") var publishedAt: Date?
+    /// Offered to every study; a new version then needs an administrator. Held alike by every version of a key.
+    @Field(key: "shared") var shared: Bool
 
     init() {}
 
-    init(key: String, version: Int, title: String, origin: Origin, definition: String, createdBy: UUID?, now: Date) {
+    init(
+        key: String, version: Int, title: String, origin: Origin, definition: String, createdBy: UUID?, ownerStudy: UUID? = nil,
+        shared: Bool = false, now: Date
+    ) {
         self.key = key
         self.version = version
         self.title = title
@@ -43,6 +51,8 @@ final class InstrumentVersionRecord: Model, @unchecked Sendable {
         self.origin = origin.rawValue
         self.definition = definition
         self.$createdBy.id = createdBy
+        self.$ownerStudy.id = ownerStudy
+        self.shared = shared
         self.createdAt = now
     }
 }

@@ -15,7 +15,7 @@ extension APIHandler {
 
     func importInstrument(_ input: Operations.ImportInstrument.Input) async throws -> Operations.ImportInstrument.Output {
         let context = try APIContext.current()
-        let user = try await context.user(.researcher, .admin)
+        let user = try await context.user(.therapist, .researcher, .admin)
         let data: Data
         let format: InstrumentCatalog.Format?
         switch input.body {
@@ -30,9 +30,14 @@ extension APIHandler {
             format = .redcap
         }
         let (definition, detected) = try InstrumentCatalog.parse(data, format: format)
-        var record = try await context.catalog.importDraft(definition, format: detected, by: user)
+        let studyID = try input.query.studyId.map { raw in
+            guard let id = UUID(uuidString: raw) else { throw AppError.field("studyId", .invalidFormat) }
+            return id
+        }
+        let governance = context.instrumentGovernance
+        var record = try await governance.importDraft(definition, format: detected, for: studyID, by: user)
         if input.query.publish == true {
-            record = try await context.catalog.publish(record.key, record.version)
+            record = try await governance.publish(record.key, record.version, by: user)
         }
         return .created(.init(body: .json(try .init(record, language: context.request.language))))
     }
@@ -60,8 +65,15 @@ extension APIHandler {
         -> Operations.PublishInstrumentVersion.Output
     {
         let context = try APIContext.current()
-        _ = try await context.user(.researcher, .admin)
-        let record = try await context.catalog.publish(input.path.key, input.path.version)
+        let user = try await context.user(.therapist, .researcher, .admin)
+        let record = try await context.instrumentGovernance.publish(input.path.key, input.path.version, by: user)
+        return .ok(.init(body: .json(try .init(record, language: context.request.language))))
+    }
+
+    func shareInstrument(_ input: Operations.ShareInstrument.Input) async throws -> Operations.ShareInstrument.Output {
+        let context = try APIContext.current()
+        let user = try await context.user(.therapist, .researcher, .admin)
+        let record = try await context.instrumentGovernance.share(input.path.key, by: user)
         return .ok(.init(body: .json(try .init(record, language: context.request.language))))
     }
 }
@@ -209,6 +221,7 @@ extension APIHandler {
 
 extension APIContext {
     var catalog: InstrumentCatalog { InstrumentCatalog(database: database, now: now) }
+    var instrumentGovernance: InstrumentGovernance { InstrumentGovernance(database: database, now: now) }
     var prompts: PromptService { PromptService(database: database, now: now) }
     var responses: ResponseService { ResponseService(database: database, services: services) }
 
@@ -265,7 +278,7 @@ extension Components.Schemas.InstrumentSummary {
         self.init(
             key: record.key, version: record.version, title: title,
             status: record.isPublished ? .published : .draft, origin: .init(rawValue: record.origin) ?? .json,
-            publishedAt: record.publishedAt)
+            publishedAt: record.publishedAt, ownerStudyId: record.$ownerStudy.id?.uuidString.lowercased(), shared: record.shared)
     }
 }
 

@@ -13,15 +13,25 @@ struct ConsoleInstrumentsController {
         var origin: String
     }
 
+    struct StudyOption: Encodable, Sendable {
+        var id: String
+        var title: String
+    }
+
     struct ListContent: Encodable, Sendable {
         var instruments: [Row]
-        /// Researchers and administrators import and publish; a therapist reads the instruments they assign.
+        /// Staff who manage instruments somewhere import; everyone else reads the instruments they assign.
         var canManage: Bool
+        /// Where an import may belong: the studies and practices the person manages instruments for.
+        var studies: [StudyOption]
+        /// An administrator may import for the whole installation.
+        var forInstallation: Bool
         var errors: FormErrors
     }
 
     struct ImportForm: Content {
         var file: File
+        var study: String?
     }
 
     struct PreviewContent: Encodable, Sendable {
@@ -75,6 +85,10 @@ struct ConsoleInstrumentsController {
         InstrumentCatalog(database: request.db, now: request.services.clock.now)
     }
 
+    private func governance(_ request: Request) -> InstrumentGovernance {
+        InstrumentGovernance(database: request.db, now: request.services.clock.now)
+    }
+
     private func rows(_ records: [InstrumentVersionRecord], user: UserRecord, request: Request) -> [Row] {
         let localizer = request.services.localizer
         return records.map { record in
@@ -91,10 +105,13 @@ struct ConsoleInstrumentsController {
     {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
         let records = try await catalog(request).overview()
+        let studies = try await governance(request).studies(for: user).map { StudyOption(id: $0.id?.uuidString ?? "", title: $0.title) }
+        let forInstallation = user.roleValue == .admin
         return try await request.renderConsole(
             "console/instruments", titleKey: "console.instruments.title",
             content: ListContent(
-                instruments: rows(records, user: user, request: request), canManage: user.roleValue != .therapist, errors: errors),
+                instruments: rows(records, user: user, request: request), canManage: forInstallation || !studies.isEmpty,
+                studies: studies, forInstallation: forInstallation, errors: errors),
             status: status)
     }
 
@@ -104,13 +121,18 @@ struct ConsoleInstrumentsController {
 
     /// Imports an uploaded file (JSON, FHIR or REDCap CSV, told apart by content) as a draft.
     func upload(_ request: Request) async throws -> Response {
-        let user = try request.consoleUser(.researcher, .admin)
+        let user = try request.consoleUser(.therapist, .researcher, .admin)
         do {
             let form = try request.content.decode(ImportForm.self)
             let data = Data(buffer: form.file.data)
             guard !data.isEmpty else { throw AppError.field("file", .required) }
+            var studyID: UUID?
+            if let study = form.study, !study.isEmpty {
+                guard let parsed = UUID(uuidString: study) else { throw AppError.field("study", .invalidFormat) }
+                studyID = parsed
+            }
             let (definition, format) = try InstrumentCatalog.parse(data, format: nil)
-            let record = try await catalog(request).importDraft(definition, format: format, by: user)
+            let record = try await governance(request).importDraft(definition, format: format, for: studyID, by: user)
             return request.redirect(to: "/console/instruments/\(record.key)/\(record.version)?imported=1")
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
@@ -159,7 +181,7 @@ struct ConsoleInstrumentsController {
             content: PreviewContent(
                 key: record.key, version: record.version, title: definition.title.text(language),
                 description: definition.description?.text(language), source: definition.source,
-                licence: definition.licence, isDraft: !record.isPublished, canManage: user.roleValue != .therapist, sections: sections, scores: scores,
+                licence: definition.licence, isDraft: !record.isPublished, canManage: await governance(request).isSteward(of: record, user), sections: sections, scores: scores,
                 versions: rows(versions, user: user, request: request),
                 justImported: (try? request.query.get(String.self, at: "imported")) != nil))
     }
@@ -171,9 +193,9 @@ struct ConsoleInstrumentsController {
     }
 
     func publish(_ request: Request) async throws -> Response {
-        _ = try request.consoleUser(.researcher, .admin)
+        let user = try request.consoleUser(.therapist, .researcher, .admin)
         let record = try await record(request)
-        _ = try await catalog(request).publish(record.key, record.version)
+        _ = try await governance(request).publish(record.key, record.version, by: user)
         return request.redirect(to: "/console/instruments/\(record.key)/\(record.version)")
     }
 

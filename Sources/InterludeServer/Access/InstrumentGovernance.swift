@@ -1,0 +1,83 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+/// Who may change which instrument. The shipped library is read-only, so its crisis items stay. An imported
+/// instrument belongs to the study (or practice) it was imported for: staff there with `manageInstruments` import
+/// new versions and publish them, and may share it with every study. Once shared (or when it belongs to no study),
+/// a new version reaches other studies' patients, so only an administrator publishes it. Every import, publication
+/// and sharing is audited.
+struct InstrumentGovernance: Sendable {
+    let database: any Database
+    let now: Date
+
+    private var studies: StudyAccess { StudyAccess(database: database, now: now) }
+    private var catalog: InstrumentCatalog { InstrumentCatalog(database: database, now: now) }
+
+    /// Imports a draft of `definition` for `studyID` (an administrator may import for no study: an instrument of
+    /// the whole installation, shared at once).
+    func importDraft(
+        _ definition: InstrumentDefinition, format: InstrumentCatalog.Format, for studyID: UUID?, by user: UserRecord
+    ) async throws -> InstrumentVersionRecord {
+        let existing = try await catalog.versions(of: definition.key).first
+        if existing?.origin == InstrumentVersionRecord.Origin.library.rawValue { throw AppError.forbidden(.builtInInstrument) }
+        if let studyID {
+            _ = try await studies.require(.manageInstruments, in: studyID, by: user)
+        } else if user.roleValue != .admin {
+            throw AppError.field("studyId", .required)
+        }
+        if let existing, existing.$ownerStudy.id != studyID { throw AppError.conflict(.instrumentKeyTaken) }
+        let record = try await catalog.importDraft(
+            definition, format: format, owner: studyID, shared: existing?.shared ?? (studyID == nil), by: user)
+        try await audit(.instrumentImported, record, by: user)
+        return record
+    }
+
+    /// Publishes a draft version.
+    func publish(_ key: String, _ version: Int, by user: UserRecord) async throws -> InstrumentVersionRecord {
+        guard let record = try await catalog.version(key, version) else { throw AppError.notFound }
+        try await requireSteward(of: record, by: user)
+        let published = try await catalog.publish(record)
+        try await audit(.instrumentPublished, published, by: user)
+        return published
+    }
+
+    /// Offers every version of an instrument to all studies. Only an administrator takes it back (the studies that
+    /// use it keep it meanwhile), so sharing is the owner's one-way decision.
+    func share(_ key: String, by user: UserRecord) async throws -> InstrumentVersionRecord {
+        guard let newest = try await catalog.versions(of: key).first else { throw AppError.notFound }
+        try await requireSteward(of: newest, by: user)
+        try await catalog.share(key)
+        try await audit(.instrumentShared, newest, by: user)
+        return try await catalog.versions(of: key).first ?? newest
+    }
+
+    /// Whether `user` may publish versions of the instrument `record` belongs to.
+    func isSteward(of record: InstrumentVersionRecord, _ user: UserRecord) async -> Bool {
+        (try? await requireSteward(of: record, by: user)) != nil
+    }
+
+    /// The studies and practices `user` may import instruments for, newest first.
+    func studies(for user: UserRecord) async throws -> [StudyRecord] {
+        var result: [StudyRecord] = []
+        for kind in StudyKind.allCases {
+            result += try await studies.studies(where: .manageInstruments, for: user, kind: kind)
+        }
+        return result
+    }
+
+    /// Built-in: nobody. Shared or without owner: an administrator. Otherwise staff of the owner with
+    /// `manageInstruments`.
+    private func requireSteward(of record: InstrumentVersionRecord, by user: UserRecord) async throws {
+        if record.origin == InstrumentVersionRecord.Origin.library.rawValue { throw AppError.forbidden(.builtInInstrument) }
+        if user.roleValue == .admin { return }
+        guard let owner = record.$ownerStudy.id else { throw AppError.forbidden(.notAllowed) }
+        _ = try await studies.require(.manageInstruments, in: owner, by: user)
+        if record.shared { throw AppError.forbidden(.notAllowed) }
+    }
+
+    private func audit(_ action: AuditAction, _ record: InstrumentVersionRecord, by user: UserRecord) async throws {
+        let target = "instrument:\(record.key):\(record.version)"
+        try await AuditLog(database: database, now: now).record(actor: user, action: action, target: target)
+    }
+}
