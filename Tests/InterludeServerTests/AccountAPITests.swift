@@ -246,25 +246,86 @@ struct AccountAPITests {
         }
     }
 
-    @Test("wrong passwords are refused with 401, and the 11th attempt within 15 minutes with 429")
+    @Test("wrong passwords are refused with 401, the 11th attempt of a client within 15 minutes with 429; others' failures never lock the owner out")
     func loginRateLimit() async throws {
         try await withTestApp { app in
             _ = try await app.patient()
             let wrong: JSONValue = ["email": "patient@example.org", "password": "wrong password!"]
-            for attempt in 1...10 {
+            let right: JSONValue = ["email": "patient@example.org", "password": .string(TestContext.password)]
+            // Strangers from many addresses guess wrong: the owner signs in from their own.
+            for attempt in 1...12 {
                 let reply = try await app.api.from("198.51.100.\(attempt)").send(.POST, "/sessions", json: wrong)
                 #expect(reply.status == .unauthorized)
             }
-            // The account is locked for every client, even with the right password.
-            let locked = try await app.api.from("198.51.100.99").send(
-                .POST, "/sessions", json: ["email": "patient@example.org", "password": .string(TestContext.password)])
+            // Past ten failures on the account every sign-in waits, longer with each failure: the owner too, but
+            // only for seconds, and then gets in.
+            let before = app.clock.now
+            #expect(try await app.api.from("203.0.113.77").send(.POST, "/sessions", json: right).status == .created)
+            #expect(app.clock.now.timeIntervalSince(before) == 1, "two failures past the free ten: one second")
+
+            // One client that guessed ten times is refused, even with the right password.
+            let guesser = app.api.from("198.51.100.200")
+            for _ in 1...10 { #expect(try await guesser.send(.POST, "/sessions", json: wrong).status == .unauthorized) }
+            let locked = try await guesser.send(.POST, "/sessions", json: right)
             #expect(locked.status == .tooManyRequests)
             let retryAfter = try #require(locked.headers.first(name: "Retry-After").flatMap(Int.init))
             #expect(retryAfter > 0 && retryAfter <= 15 * 60)
+            #expect(try await app.api.from("203.0.113.78").send(.POST, "/sessions", json: right).status == .created)
             app.clock.advance(by: 15 * 60 + 1)
-            let later = try await app.api.send(
-                .POST, "/sessions", json: ["email": "patient@example.org", "password": .string(TestContext.password)])
-            #expect(later.status == .created)
+            #expect(try await guesser.send(.POST, "/sessions", json: right).status == .created)
+        }
+    }
+
+    @Test("registration, address look-ups, email corrections and study join passwords are limited per client")
+    func cheapAbuseIsLimited() async throws {
+        try await withTestApp { app in
+            let client = app.api.from("198.51.100.30")
+            for index in 1...30 {
+                #expect(try await client.send(.GET, "/accounts/email-available?email=probe\(index)%40example.org").status == .ok)
+            }
+            let probing = try await client.send(.GET, "/accounts/email-available?email=probe31%40example.org")
+            #expect(probing.status == .tooManyRequests && probing.headers.first(name: "Retry-After") != nil)
+            #expect(try await app.api.from("198.51.100.31").send(.GET, "/accounts/email-available?email=probe31%40example.org").status == .ok)
+
+            func registration(_ index: Int) -> JSONValue {
+                [
+                    "email": .string("signup\(index)@example.org"), "password": .string(TestContext.password), "privacyPolicyVersion": "1",
+                    "shareWithResearch": false, "locale": "en", "timeZone": "Europe/Vienna",
+                ]
+            }
+            let registrar = app.api.from("198.51.100.40")
+            for index in 1...10 { #expect(try await registrar.send(.POST, "/accounts", json: registration(index)).status == .created) }
+            let eleventh = try await registrar.send(.POST, "/accounts", json: registration(11))
+            #expect(eleventh.status == .tooManyRequests)
+            #expect(try await app.count("users WHERE email = 'signup11@example.org'") == 0)
+
+            // Correcting the address of an unverified account sends mail: limited like other mail on request.
+            let corrector = app.api.from("198.51.100.50")
+            for index in 1...5 {
+                let corrected = try await corrector.send(
+                    .POST, "/accounts/email-correction",
+                    json: ["email": .string(index == 1 ? "signup1@example.org" : "fixed\(index - 1)@example.org"),
+                        "password": .string(TestContext.password), "newEmail": .string("fixed\(index)@example.org")])
+                #expect(corrected.status == .accepted, "\(corrected.text)")
+            }
+            let sixth = try await corrector.send(
+                .POST, "/accounts/email-correction",
+                json: ["email": "fixed5@example.org", "password": .string(TestContext.password), "newEmail": "fixed6@example.org"])
+            #expect(sixth.status == .tooManyRequests)
+
+            // A four-character join password does not fall to guessing.
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let study = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("password", password: "k7Q2"))
+            let (patient, _) = try await app.patient("joiner@example.org")
+            for guess in ["aaaa", "aaab", "aaac", "aaad", "aaae"] {
+                let reply = try await patient.send(.POST, "/studies/\(study)/enrollment", json: ["consentVersion": "2026-1", "password": .string(guess)])
+                #expect(reply.status == .unprocessableEntity)
+            }
+            let sixthGuess = try await patient.send(.POST, "/studies/\(study)/enrollment", json: ["consentVersion": "2026-1", "password": "k7Q2"])
+            #expect(sixthGuess.status == .tooManyRequests)
+            app.clock.advance(by: 15 * 60 + 1)
+            let joined = try await patient.send(.POST, "/studies/\(study)/enrollment", json: ["consentVersion": "2026-1", "password": "k7Q2"])
+            #expect(joined.status == .created, "\(joined.text)")
         }
     }
 

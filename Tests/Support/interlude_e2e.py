@@ -6,6 +6,7 @@ import email.policy
 import glob
 import json
 import os
+import random
 import re
 import subprocess
 import urllib.request
@@ -51,8 +52,14 @@ def staff_token(address, role, password, client="198.51.100.20"):
     return call("POST", "/sessions", {"email": address, "password": password}, client=client)["token"]
 
 
-def patient_token(address, password, locale="en", client="198.51.100.20"):
+def fresh_client():
+    """An address no other request came from: each patient registers from a phone of their own."""
+    return f"198.18.{random.randrange(256)}.{random.randrange(1, 255)}"
+
+
+def patient_token(address, password, locale="en", client=None):
     """Registers a patient, confirms the address through the emailed link and signs in."""
+    client = client or fresh_client()
     call("POST", "/accounts", {
         "email": address, "password": password, "privacyPolicyVersion": "1", "shareWithResearch": True,
         "locale": locale, "timeZone": "Europe/Vienna",

@@ -17,6 +17,12 @@ struct AccountService: Sendable {
 
     // MARK: Registration
 
+    /// Answers whether an address is free, as many times per client as the policy allows.
+    func checkAvailability(_ raw: String, client: RateLimiter.Subject) async throws -> Bool {
+        try await rateLimiter.spend(.emailAvailability, [client])
+        return try await isEmailAvailable(raw)
+    }
+
     func isEmailAvailable(_ raw: String) async throws -> Bool {
         var validator = FieldValidator()
         let address = AccountFields.email(raw, into: &validator)
@@ -25,7 +31,8 @@ struct AccountService: Sendable {
     }
 
     /// Creates a patient account with its profile and privacy-policy consent, and sends the verification email.
-    func register(_ registration: Registration) async throws -> UserRecord {
+    func register(_ registration: Registration, client: RateLimiter.Subject) async throws -> UserRecord {
+        try await rateLimiter.spend(.registration, [client])
         let token = SecretToken.generate()
         let user = try await createPatient(registration, verification: token)
         await deliver(composer.verification(to: user.email, token: token, language: registration.language))
@@ -117,6 +124,7 @@ struct AccountService: Sendable {
         let user = try await sessions.checkCredentials(email: raw, password: password, client: client)
         guard user.emailVerifiedAt == nil else { throw AppError.conflict(.alreadyVerified) }
         guard newAddress!.value != user.email else { return user }
+        try await rateLimiter.spend(.emailRequest, [client, .account(email: user.email)])
         guard try await isEmailAvailable(newAddress!.value) else { throw AppError.conflict(.emailTaken) }
         user.email = newAddress!.value
         user.updatedAt = now

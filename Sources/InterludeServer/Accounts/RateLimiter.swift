@@ -5,11 +5,16 @@ import InterludeCore
 /// Counts failed attempts per account and per client in the database, so every server process sees the same
 /// counts; subjects are stored only as keyed hashes.
 struct RateLimiter: Sendable {
-    enum Scope: String, Sendable {
+    enum Scope: String, Sendable, CaseIterable {
         case login
         case pairing
         case verification
         case emailRequest
+        case registration
+        case emailAvailability
+        case studyJoin
+        /// Failed sign-ins on an account from every client, which slow its sign-ins down rather than lock it.
+        case loginSlowDown
 
         var policy: RateLimitPolicy {
             switch self {
@@ -17,6 +22,10 @@ struct RateLimiter: Sendable {
             case .pairing: return .pairing
             case .verification: return .verification
             case .emailRequest: return .emailRequests
+            case .registration: return .registration
+            case .emailAvailability: return .emailAvailability
+            case .studyJoin: return .studyJoin
+            case .loginSlowDown: return RateLimitPolicy(limit: .max, window: SlowDownPolicy.login.window)
             }
         }
     }
@@ -28,10 +37,23 @@ struct RateLimiter: Sendable {
         static func account(email: String) -> Subject { Subject(raw: "email:\(email.lowercased())") }
         static func account(id: UUID) -> Subject { Subject(raw: "user:\(id.uuidString.lowercased())") }
         static func client(_ address: String) -> Subject { Subject(raw: "client:\(address)") }
+        /// An account as tried from one client: others' failures elsewhere do not lock its owner out.
+        static func account(email: String, at client: Subject) -> Subject { Subject(raw: "email:\(email.lowercased())@\(client.raw)") }
+        /// A patient's attempts at one study.
+        static func attempts(of patient: UUID, at study: UUID) -> Subject {
+            Subject(raw: "user:\(patient.uuidString.lowercased()):study:\(study.uuidString.lowercased())")
+        }
     }
 
     let database: any Database
     let services: AppServices
+
+    /// Counts an attempt that is limited whether it succeeds or not (an account created, an address looked up),
+    /// refusing it when the subjects have used up their attempts.
+    func spend(_ scope: Scope, _ subjects: [Subject]) async throws {
+        try await ensureAllowed(scope, subjects)
+        try await recordFailure(scope, subjects)
+    }
 
     /// Throws `rateLimited` with the longest wait of any subject that has used up its attempts.
     func ensureAllowed(_ scope: Scope, _ subjects: [Subject]) async throws {
@@ -50,6 +72,19 @@ struct RateLimiter: Sendable {
             }
         }
         if let longestWait { throw AppError.rateLimited(retryAfter: longestWait) }
+    }
+
+    /// How long to wait before checking the next sign-in on the account of `subject`.
+    func loginDelay(_ subject: Subject) async throws -> TimeInterval {
+        let now = services.clock.now
+        let policy = SlowDownPolicy.login
+        let failures = try await RateLimitEventRecord.query(on: database)
+            .filter(\.$scope == Scope.loginSlowDown.rawValue)
+            .filter(\.$key == (try await digest(subject, now: now)))
+            .filter(\.$occurredAt > now.addingTimeInterval(-policy.window))
+            .all()
+            .map(\.occurredAt)
+        return policy.delay(failures: failures, now: now)
     }
 
     func recordFailure(_ scope: Scope, _ subjects: [Subject]) async throws {
@@ -84,6 +119,5 @@ struct RateLimiter: Sendable {
         try await services.serverSecret.digest(subject.raw, on: database, now: now)
     }
 
-    private static let longestWindow: TimeInterval = [Scope.login, .pairing, .verification, .emailRequest]
-        .map(\.policy.window).max()!
+    private static let longestWindow: TimeInterval = Scope.allCases.map(\.policy.window).max() ?? 3600
 }

@@ -17,25 +17,33 @@ struct SessionService: Sendable {
         let session: SessionRecord
     }
 
-    /// Checks an email and password, counting failures per account and per client. A wrong address and a
-    /// wrong password look the same to the caller.
+    /// Checks an email and password. Failures lock out per account-and-client and per client, so failures sent by
+    /// others from elsewhere never lock the owner out; failures on the account from every client slow its next
+    /// sign-ins down instead. A wrong address and a wrong password look the same to the caller.
     func checkCredentials(email raw: String, password: String, client: RateLimiter.Subject) async throws -> UserRecord {
         let email = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        let subjects: [RateLimiter.Subject] = [.account(email: email), client]
+        let subjects: [RateLimiter.Subject] = [.account(email: email, at: client), client]
         try await rateLimiter.ensureAllowed(.login, subjects)
+        let delay = try await rateLimiter.loginDelay(.account(email: email))
+        if delay > 0 { await services.clock.sleep(delay) }
         guard !email.isEmpty, email.count <= EmailAddress.maxLength,
             let user = try await UserRecord.query(on: database).filter(\.$email == email).first()
         else {
             try await services.passwords.verifyAgainstNothing(password)
-            try await rateLimiter.recordFailure(.login, subjects)
+            try await recordFailure(email: email, subjects)
             throw AppError.invalidCredentials
         }
         guard try await services.passwords.verify(password, against: user.passwordHash) else {
-            try await rateLimiter.recordFailure(.login, subjects)
+            try await recordFailure(email: email, subjects)
             throw AppError.invalidCredentials
         }
-        try await rateLimiter.clear(.login, .account(email: email))
+        try await rateLimiter.clear(.login, .account(email: email, at: client))
         return user
+    }
+
+    private func recordFailure(email: String, _ subjects: [RateLimiter.Subject]) async throws {
+        try await rateLimiter.recordFailure(.login, subjects)
+        try await rateLimiter.recordFailure(.loginSlowDown, [.account(email: email)])
     }
 
     /// Signs in for the API; refuses unverified and deactivated accounts after the password proved right.

@@ -37,8 +37,8 @@ public struct Settings: Sendable {
     public var plannerHorizonDays: Int
     /// The key for patient free text at rest (base64, 32 bytes); without it one is kept in the data directory.
     public var dataKey: String?
-    /// Whether the server sits behind a proxy whose `X-Forwarded-For` header names the real client.
-    public var trustProxy: Bool
+    /// How many reverse proxies in front of the server append to `X-Forwarded-For` (0: the header is ignored).
+    public var trustedProxies: Int
     /// How notifications leave the server.
     public var push: Push
     /// When set, `/metrics` answers only a request that sends it as a bearer token.
@@ -49,7 +49,7 @@ public struct Settings: Sendable {
     public init(
         dataDirectory: String, database: Database, publicURL: String, hostname: String = "127.0.0.1",
         port: Int = 8080, mail: Mail, mailFrom: String, adminEmail: String = Settings.defaultAdminEmail,
-        passwordCost: Int = 12, trustProxy: Bool = false, dataKey: String? = nil, plannerInterval: Int = 60,
+        passwordCost: Int = 12, trustedProxies: Int = 0, dataKey: String? = nil, plannerInterval: Int = 60,
         plannerHorizonDays: Int = Settings.defaultPlannerHorizonDays, push: Push = Push(), metricsToken: String? = nil
     ) {
         self.dataDirectory = dataDirectory
@@ -61,7 +61,7 @@ public struct Settings: Sendable {
         self.mailFrom = mailFrom
         self.adminEmail = adminEmail
         self.passwordCost = passwordCost
-        self.trustProxy = trustProxy
+        self.trustedProxies = trustedProxies
         self.dataKey = dataKey
         self.plannerInterval = plannerInterval
         self.plannerHorizonDays = plannerHorizonDays
@@ -179,7 +179,6 @@ public struct Settings: Sendable {
         guard EmailAddress(adminEmail) != nil else {
             throw SettingsError.invalid(name: "ADMIN_EMAIL", value: adminEmail, expected: "an email address")
         }
-        let trustProxy = ["1", "true", "yes"].contains(value("TRUST_PROXY")?.lowercased() ?? "")
         func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
             guard let raw = value(name) else { return fallback }
             guard let parsed = Int(raw), range.contains(parsed) else {
@@ -187,6 +186,12 @@ public struct Settings: Sendable {
                     name: name, value: raw, expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
             }
             return parsed
+        }
+        let trustedProxies: Int
+        switch value("TRUST_PROXY")?.lowercased() {
+        case nil, "false", "no": trustedProxies = 0
+        case "true", "yes": trustedProxies = 1
+        default: trustedProxies = try integer("TRUST_PROXY", default: 0, in: 0...10)
         }
         let plannerInterval = try integer("PLANNER_INTERVAL", default: 60, in: 0...86_400)
         let plannerHorizonDays = try integer("PLANNER_HORIZON_DAYS", default: Settings.defaultPlannerHorizonDays, in: 1...90)
@@ -214,7 +219,7 @@ public struct Settings: Sendable {
         }
         return Settings(
             dataDirectory: dataDirectory, database: database, publicURL: publicURL, hostname: hostname, port: port,
-            mail: mail, mailFrom: mailFrom, adminEmail: adminEmail, trustProxy: trustProxy,
+            mail: mail, mailFrom: mailFrom, adminEmail: adminEmail, trustedProxies: trustedProxies,
             dataKey: value("INTERLUDE_DATA_KEY"), plannerInterval: plannerInterval, plannerHorizonDays: plannerHorizonDays,
             push: push, metricsToken: value("METRICS_TOKEN"))
     }

@@ -48,9 +48,10 @@ struct StudyService: Sendable {
         return entry
     }
 
-    func join(patient: UserRecord, studyID: UUID, consentVersion: String, password: String?) async throws
-        -> EnrollmentRecord
-    {
+    /// Joins (or asks to join) a study. Wrong join passwords are counted per client and per patient and study.
+    func join(
+        patient: UserRecord, studyID: UUID, consentVersion: String, password: String?, client: RateLimiter.Subject? = nil
+    ) async throws -> EnrollmentRecord {
         let patientID = try patient.requireID()
         guard let study = try await StudyRecord.find(studyID, on: database) else { throw AppError.notFound }
         guard let joinMode = JoinMode(rawValue: study.joinMode), let status = StudyStatus(rawValue: study.status)
@@ -60,9 +61,13 @@ struct StudyService: Sendable {
         let current = try await currentEnrollment(patientID: patientID, studyID: studyID)
         var passwordMatches = false
         if joinMode == .password, status == .running, current == nil, consentVersion == study.consentVersion {
+            let limiter = RateLimiter(database: database, services: services)
+            let subjects = [.attempts(of: patientID, at: studyID)] + (client.map { [$0] } ?? [])
+            try await limiter.ensureAllowed(.studyJoin, subjects)
             if let password, !password.isEmpty, let digest = study.joinPasswordHash {
                 passwordMatches = try await services.passwords.verify(password, against: digest)
             }
+            if !passwordMatches { try await limiter.recordFailure(.studyJoin, subjects) }
         }
         let initialStatus: EnrollmentStatus
         do {

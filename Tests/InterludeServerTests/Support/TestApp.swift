@@ -22,7 +22,8 @@ final class TestClock: Sendable {
         current.withLockedValue { $0 = $0.addingTimeInterval(seconds) }
     }
 
-    var wallClock: WallClock { WallClock { self.now } }
+    /// Waiting moves the clock instead of taking time.
+    var wallClock: WallClock { WallClock({ self.now }, sleep: { self.advance(by: $0) }) }
 }
 
 /// Keeps every email instead of sending it.
@@ -92,7 +93,7 @@ func withTestApp(
     var settings = Settings(
         dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent(schema).path,
         database: database, publicURL: "https://interlude.test", mail: .outbox("/nonexistent"),
-        mailFrom: "Interlude <noreply@interlude.test>", passwordCost: 4, trustProxy: true,
+        mailFrom: "Interlude <noreply@interlude.test>", passwordCost: 4, trustedProxies: 1,
         dataKey: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
         push: .init(vapidPrivateKey: TestDatabase.vapidKey, subject: "mailto:ops@interlude.test", allowLoopback: true))
     change(&settings)

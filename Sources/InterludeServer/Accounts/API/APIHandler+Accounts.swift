@@ -12,7 +12,7 @@ extension APIHandler {
         -> Operations.CheckEmailAvailable.Output
     {
         let context = try APIContext.current()
-        let available = try await context.accounts.isEmailAvailable(input.query.email)
+        let available = try await context.accounts.checkAvailability(input.query.email, client: context.client)
         return .ok(.init(body: .json(.init(available: available))))
     }
 
@@ -24,7 +24,7 @@ extension APIHandler {
             email: body.email, password: body.password, privacyPolicyVersion: body.privacyPolicyVersion,
             currentPrivacyPolicyVersion: currentVersion, shareWithResearch: body.shareWithResearch,
             locale: body.locale.rawValue, timeZone: body.timeZone, name: body.name)
-        let user = try await context.accounts.register(registration)
+        let user = try await context.accounts.register(registration, client: context.client)
         return .created(.init(body: .json(try await .load(user, on: context.database))))
     }
 

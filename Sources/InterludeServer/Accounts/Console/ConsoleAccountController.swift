@@ -81,7 +81,7 @@ struct ConsoleAccountController {
             let (token, authenticated) = try await SessionService(database: request.db, services: services)
                 .consoleLogin(
                     email: form.email, password: form.password,
-                    client: .client(request.clientAddress(trustProxy: services.settings.trustProxy)))
+                    client: .client(request.clientAddress(trustedProxies: services.settings.trustedProxies)))
             let home = ConsoleNavigation.home(for: authenticated.user.roleValue)
             let response = request.redirect(
                 to: authenticated.user.mustChangePassword ? "/console/password" : localPath(form.next, fallback: home))

@@ -16,7 +16,7 @@ struct APIContext: Sendable {
     var now: Date { services.clock.now }
 
     /// The client, for rate limits; never stored in clear.
-    var client: RateLimiter.Subject { .client(request.clientAddress(trustProxy: services.settings.trustProxy)) }
+    var client: RateLimiter.Subject { .client(request.clientAddress(trustedProxies: services.settings.trustedProxies)) }
 
     /// The signed-in caller. A staff member who still has to replace a one-time password may only do that.
     func authenticated(allowPendingPasswordChange: Bool = false) async throws -> SessionService.Authenticated {
@@ -47,12 +47,11 @@ struct APIContext: Sendable {
 }
 
 extension Request {
-    /// The address of the client: the socket peer, or the first `X-Forwarded-For` entry behind a trusted proxy.
-    func clientAddress(trustProxy: Bool) -> String {
-        if trustProxy, let forwarded = headers.first(name: "X-Forwarded-For")?.split(separator: ",").first {
-            return forwarded.trimmingCharacters(in: .whitespaces)
-        }
-        return remoteAddress?.ipAddress ?? "unknown"
+    /// The address of the client: the socket peer, or behind trusted proxies the right-most `X-Forwarded-For`
+    /// entry they did not write themselves.
+    func clientAddress(trustedProxies: Int) -> String {
+        ForwardedFor.client(
+            headers: headers[.xForwardedFor], peer: remoteAddress?.ipAddress, trustedProxies: trustedProxies)
     }
 }
 

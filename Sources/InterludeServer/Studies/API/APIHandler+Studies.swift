@@ -57,7 +57,7 @@ extension APIHandler {
         ])
         let enrollment = try await context.studies.join(
             patient: patient, studyID: try pathID(input.path.studyId), consentVersion: body.consentVersion,
-            password: body.password)
+            password: body.password, client: context.client)
         return .created(.init(body: .json(try .init(enrollment))))
     }
 
