@@ -11,12 +11,21 @@ public func prepareToServe(_ app: Application) async throws {
     let staff = StaffAccounts(database: app.db, services: app.interlude)
     var lines = ["", "Interlude is starting."]
     if let created = try await staff.bootstrapAdminIfNeeded() {
-        lines += [
-            "First start: an admin account was created.",
+        let credentials = [
             "  Email:              \(created.user.email)",
             "  One-time password:  \(created.oneTimePassword ?? "")",
-            "  You will be asked to choose a new password at the first sign-in.",
         ]
+        // Written to a file only the server's user can read; shown on screen only to a person at a terminal, as
+        // standard output that is not a terminal ends up in logs.
+        let file = settings.dataDirectory + "/first-admin.txt"
+        guard
+            FileManager.default.createFile(
+                atPath: file, contents: Data((credentials.joined(separator: "\n") + "\n").utf8),
+                attributes: [.posixPermissions: 0o600])
+        else { throw CocoaError(.fileWriteNoPermission) }
+        lines.append("First start: an admin account was created; its sign-in is in \(file) (delete it afterwards).")
+        if isatty(STDOUT_FILENO) == 1 { lines += credentials }
+        lines.append("  You will be asked to choose a new password at the first sign-in.")
     }
     lines += [
         "  Console:     \(settings.publicURL)/console",

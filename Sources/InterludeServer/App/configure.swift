@@ -13,6 +13,7 @@ public func configure(
     _ app: Application, settings: Settings, clock: WallClock = .system, mailer: (any Mailer)? = nil
 ) async throws {
     // Settings and services
+    try DataDirectory.prepare(settings.dataDirectory)
     let localizer = try Localizer(directory: app.directory.resourcesDirectory + "Locales")
     let metrics = PrometheusCollectorRegistry()
     app.interlude = AppServices(
