@@ -104,6 +104,11 @@ struct APIClient: Sendable {
         let response = try await context.app.testing().sendRequest(method, "/api/v1" + path, headers: headers, body: body)
         let data = Data(buffer: response.body)
         TestSecrets.record(json: data)
+        if response.headers.contentType?.subType.hasSuffix("json") == true {
+            for violation in DateTimeContract.violations(in: data) {
+                Issue.record("\(method) \(path) answered a date-time that is not ISO 8601: \(violation)")
+            }
+        }
         return Reply(
             status: response.status, headers: response.headers, body: JSON(data: data),
             text: String(decoding: data, as: UTF8.self))

@@ -1,0 +1,18 @@
+import Foundation
+import Testing
+
+@Suite("Every date-time in every JSON answer is ISO 8601")
+struct DateTimeContractTests {
+    @Test("the date-time properties come from the API document, and numbers or local times among them are caught")
+    func contract() {
+        let names = DateTimeContract.names
+        #expect(names.isSuperset(of: ["createdAt", "opensAt", "closesAt", "dueAt", "pairedSince", "receivedAt", "publishedAt"]))
+        #expect(!names.contains("schema") && !names.contains("title"))
+        let body = Data(
+            """
+            {"createdAt": 1772438400, "items": [{"opensAt": "2026-03-02 09:00"}, {"opensAt": "2026-03-02T09:00:00+01:00"}],
+             "receivedAt": "2026-03-02T08:00:00.250Z", "completedAt": null, "title": 5}
+            """.utf8)
+        #expect(DateTimeContract.violations(in: body).sorted() == ["$.createdAt: 1772438400", "$.items[0].opensAt: 2026-03-02 09:00"])
+    }
+}
