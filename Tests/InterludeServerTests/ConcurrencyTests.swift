@@ -31,6 +31,32 @@ struct ConcurrencyTests {
         ]
     }
 
+    @Test("an identical sync batch sent many times at once applies each mutation once; the others answer as replays")
+    func identicalSyncBatches() async throws {
+        try await withTestApp { app in
+            // setup
+            let (patient, promptID) = try await promptOfAPatient(app)
+            let server = try await RunningServer.start(app)
+            let batch: JSONValue = ["mutations": [
+                ["id": .string(UUID().uuidString.lowercased()), "type": "appointment.create",
+                    "appointment": SyncTests.appointment(app, title: "Offline", days: 1, hour: 9)],
+                ["id": .string(UUID().uuidString.lowercased()), "type": "response",
+                    "response": Self.submission(UUID(), prompt: promptID, at: app.clock.now)],
+            ]]
+            // act
+            let replies = try await server.parallel(Self.parallelism) { _ in try await server.send(patient, .POST, "/sync", json: batch) }
+            await server.stop()
+            // verify
+            #expect(replies.allSatisfy { $0.status == .ok }, "\(replies.map(\.status.code))")
+            let statuses = replies.map { [$0.body["results"][0]["status"].string, $0.body["results"][1]["status"].string] }
+            #expect(statuses.allSatisfy { $0 == ["applied", "applied"] }, "\(statuses)")
+            let replayed = replies.filter { $0.body["results"][0]["replayed"].bool == true }.count
+            #expect(replayed == Self.parallelism - 1)
+            #expect(try await app.count("appointments") == 1)
+            #expect(try await app.count("responses") == 1)
+        }
+    }
+
     @Test("one prompt never gets two responses: of different submissions sent at once, one is taken, the rest refused")
     func oneResponsePerPrompt() async throws {
         try await withTestApp { app in

@@ -149,15 +149,8 @@ struct SyncService: Sendable {
         let patientID = try patient.requireID()
         var results: [Result] = []
         for (id, mutation) in mutations {
-            if let earlier = try await SyncMutationRecord.find(id, on: database) {
-                guard earlier.$user.id == patientID,
-                    var result = try? JSONDecoder().decode(Result.self, from: Data(earlier.result.utf8))
-                else {
-                    results.append(rejected(id, .field("id", .duplicate), language: language))
-                    continue
-                }
-                result.replayed = true
-                results.append(result)
+            if let replay = try await replay(id, for: patientID, language: language) {
+                results.append(replay)
                 continue
             }
             var result: Result
@@ -168,13 +161,30 @@ struct SyncService: Sendable {
             } catch let failure as ValidationFailure {
                 result = rejected(id, failure.appError, language: language)
             }
-            try await SyncMutationRecord(
-                id: id, userID: patientID, result: String(decoding: try JSONEncoder().encode(result), as: UTF8.self),
-                now: now
-            ).create(on: database)
+            do {
+                try await SyncMutationRecord(
+                    id: id, userID: patientID, result: String(decoding: try JSONEncoder().encode(result), as: UTF8.self),
+                    now: now
+                ).create(on: database)
+            } catch where (error as? any DatabaseError)?.isConstraintFailure == true {
+                // The same batch, sent again at this moment, recorded the mutation first: its answer stands.
+                guard let replay = try await replay(id, for: patientID, language: language) else { throw error }
+                result = replay
+            }
             results.append(result)
         }
         return results
+    }
+
+    /// The stored answer to a mutation applied before, marked as a replay; a mutation id of someone else's is
+    /// refused. Nil for a mutation not seen yet.
+    private func replay(_ id: UUID, for patientID: UUID, language: Language) async throws -> Result? {
+        guard let earlier = try await SyncMutationRecord.find(id, on: database) else { return nil }
+        guard earlier.$user.id == patientID,
+            var result = try? JSONDecoder().decode(Result.self, from: Data(earlier.result.utf8))
+        else { return rejected(id, .field("id", .duplicate), language: language) }
+        result.replayed = true
+        return result
     }
 
     private func rejected(_ id: UUID, _ error: AppError, language: Language) -> Result {
@@ -194,10 +204,15 @@ struct SyncService: Sendable {
                 guard existing.$patient.id == patient.id else { throw AppError.field("appointmentId", .duplicate) }
                 return Result(id: id, status: .applied, appointmentID: appointmentID)
             }
-            let shown = try await appointments.create(
-                for: patient, by: patient, title: fields.title, startsAt: fields.startsAt, endsAt: fields.endsAt,
-                comment: fields.comment, id: appointmentID)
-            return Result(id: id, status: .applied, appointmentID: try shown.record.requireID())
+            do {
+                _ = try await appointments.create(
+                    for: patient, by: patient, title: fields.title, startsAt: fields.startsAt, endsAt: fields.endsAt,
+                    comment: fields.comment, id: appointmentID)
+            } catch where (error as? any DatabaseError)?.isConstraintFailure == true {
+                // Created at this moment by the same change sent again: what it wanted is the case.
+                guard try await own(appointmentID, of: patient) != nil else { throw AppError.field("appointmentId", .duplicate) }
+            }
+            return Result(id: id, status: .applied, appointmentID: appointmentID)
         case .updateAppointment(let appointmentID, let baseVersion, let fields):
             guard let current = try await own(appointmentID, of: patient) else {
                 return Result(id: id, status: .conflict, appointmentID: appointmentID, deleted: true)
