@@ -1,6 +1,7 @@
 import Foundation
 
-/// A syntactically valid, normalised (trimmed, lower-cased) email address.
+/// A syntactically valid, normalised email address: trimmed, lower-cased, an ASCII local part and the domain in its
+/// ASCII (IDNA) form, so two spellings of one mailbox are one address and look-alike letters cannot make a second.
 public struct EmailAddress: Hashable, Sendable, CustomStringConvertible {
     public static let maxLength = 254
 
@@ -10,31 +11,22 @@ public struct EmailAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// Normalises and checks an address; nil when it cannot be an address a person receives mail at.
     public init?(_ raw: String) {
-        let candidate = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        guard candidate.count <= Self.maxLength, Self.isWellFormed(candidate) else { return nil }
-        value = candidate
+        let candidate = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            .precomposedStringWithCompatibilityMapping.lowercased()
+        let parts = candidate.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, Self.isWellFormed(local: parts[0]), let domain = DomainName.ascii(String(parts[1]))
+        else { return nil }
+        let address = "\(parts[0])@\(domain)"
+        guard address.count <= Self.maxLength else { return nil }
+        value = address
     }
 
-    private static func isWellFormed(_ address: String) -> Bool {
-        let parts = address.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return false }
-        let local = parts[0]
-        let domain = parts[1]
-        guard !local.isEmpty, local.count <= 64, !domain.isEmpty else { return false }
+    private static func isWellFormed(local: Substring) -> Bool {
+        guard !local.isEmpty, local.count <= 64 else { return false }
         let forbidden = CharacterSet.whitespacesAndNewlines
             .union(.controlCharacters)
             .union(CharacterSet(charactersIn: "<>()[]\\,;:\"@"))
-        guard local.unicodeScalars.allSatisfy({ !forbidden.contains($0) }) else { return false }
-        guard !local.hasPrefix("."), !local.hasSuffix("."), !local.contains("..") else { return false }
-        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
-        guard labels.count >= 2 else { return false }
-        let labelCharacters = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-"))
-        for label in labels {
-            guard !label.isEmpty, label.count <= 63,
-                !label.hasPrefix("-"), !label.hasSuffix("-"),
-                label.unicodeScalars.allSatisfy({ labelCharacters.contains($0) })
-            else { return false }
-        }
-        return labels.last!.count >= 2
+        guard local.unicodeScalars.allSatisfy({ $0.isASCII && !forbidden.contains($0) }) else { return false }
+        return !local.hasPrefix(".") && !local.hasSuffix(".") && !local.contains("..")
     }
 }

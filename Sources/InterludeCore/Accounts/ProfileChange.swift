@@ -14,12 +14,9 @@ public struct ProfileChange: Sendable, Equatable {
         var validator = FieldValidator()
         var change = ProfileChange()
         if let name {
-            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.count > Registration.nameMaxLength {
-                validator.add("name", .tooLong, limit: Registration.nameMaxLength)
-            } else {
-                change.name = .some(trimmed.isEmpty ? nil : trimmed)
-            }
+            let before = validator.errors.count
+            let checked = validator.text(name, field: "name", required: false, maxLength: Registration.nameMaxLength)
+            if validator.errors.count == before { change.name = .some(checked) }
         }
         if let locale { change.language = AccountFields.language(locale, into: &validator) }
         if let timeZone { change.timeZone = AccountFields.timeZone(timeZone, into: &validator) }

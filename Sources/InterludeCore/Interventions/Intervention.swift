@@ -56,7 +56,7 @@ public struct InterventionDraft: Codable, Hashable, Sendable {
     {
         var validator = FieldValidator()
         if !InterventionKind.written.contains(kind) { validator.add(fieldPrefix + "kind", .notAllowed) }
-        let trimmed = validator.text(text, field: fieldPrefix + "text", maxLength: textMaxLength)
+        let trimmed = validator.text(text, field: fieldPrefix + "text", maxLength: textMaxLength, lines: .multiple)
         try validator.check()
         return InterventionDraft(kind: kind, text: trimmed!)
     }

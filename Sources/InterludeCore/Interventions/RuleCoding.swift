@@ -106,7 +106,7 @@ extension StudyRule {
                 for problem in error.errors { validator.add(problem.field, problem.code, limit: problem.limit) }
             }
         case .alert(let priority, let message):
-            if let text = validator.text(message, field: "action.message", maxLength: InterventionDraft.textMaxLength) {
+            if let text = validator.text(message, field: "action.message", maxLength: InterventionDraft.textMaxLength, lines: .multiple) {
                 checked.action = .alert(priority: priority, message: text)
             }
         case .prompt(let instrumentKey, let openHours):

@@ -52,6 +52,17 @@ private struct DefinitionChecker {
         checkConditions()
         checkCycles()
         checkScores()
+        checkCharacters()
+    }
+
+    /// Texts may run over several lines, but no text anywhere in the definition holds any other control character.
+    private mutating func checkCharacters() {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        guard let data = try? encoder.encode(definition), let path = JSONTextScan.controlCharacterPath(in: data) else {
+            return
+        }
+        validator.add(path, .controlCharacter)
     }
 
     private mutating func checkSections() {

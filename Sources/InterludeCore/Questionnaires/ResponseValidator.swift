@@ -67,6 +67,7 @@ extension InstrumentDefinition {
             return abs(scaled - scaled.rounded()) < 1e-6 ? nil : (.invalidFormat, nil)
         case (.text, .text(let text)):
             let limit = item.maxLength ?? Item.defaultTextLimit
+            if text.hasControlCharacters(allowing: item.multiline ? .multiple : .single) { return (.controlCharacter, nil) }
             return text.count > limit ? (.tooLong, limit) : nil
         case (.date, .text(let text)):
             return LocalDate(text) == nil ? (.invalidFormat, nil) : nil

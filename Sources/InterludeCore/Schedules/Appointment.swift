@@ -19,7 +19,7 @@ public struct AppointmentDraft: Sendable, Equatable {
     ) throws(ValidationFailure) -> AppointmentDraft {
         var validator = FieldValidator()
         let cleanTitle = validator.text(title, field: "title", maxLength: titleMaxLength)
-        let cleanComment = validator.text(comment, field: "comment", required: false, maxLength: commentMaxLength)
+        let cleanComment = validator.text(comment, field: "comment", required: false, maxLength: commentMaxLength, lines: .multiple)
         for (field, instant) in [("startsAt", startsAt), ("endsAt", endsAt)] where !onGrid(instant, timeZone) {
             validator.add(field, .invalidValue)
         }

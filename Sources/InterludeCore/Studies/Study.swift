@@ -68,9 +68,9 @@ public struct StudyDraft: Sendable, Equatable {
         var validator = FieldValidator()
         let cleanTitle = validator.text(title, field: "title", maxLength: titleMaxLength)
         let cleanDescription =
-            validator.text(description, field: "description", required: false, maxLength: descriptionMaxLength)
+            validator.text(description, field: "description", required: false, maxLength: descriptionMaxLength, lines: .multiple)
             ?? ""
-        let cleanConsent = validator.text(consentText, field: "consentText", maxLength: consentTextMaxLength)
+        let cleanConsent = validator.text(consentText, field: "consentText", maxLength: consentTextMaxLength, lines: .multiple)
         let cleanVersion = validator.text(consentVersion, field: "consentVersion", maxLength: consentVersionMaxLength)
         let mode = JoinMode(rawValue: joinMode ?? "")
         if mode == nil || mode == .pairingCode {

@@ -28,6 +28,7 @@ public struct FieldError: Equatable, Hashable, Sendable, Codable {
         case alreadyUsed
         case mismatch
         case outdated
+        case controlCharacter
         // definitions and responses
         case duplicate
         case unknown
@@ -67,14 +68,20 @@ public struct FieldValidator: Sendable {
         errors.append(FieldError(field: field, code: code, limit: limit))
     }
 
-    /// Checks presence and length of a text field; returns the trimmed text when it is usable.
+    /// Checks presence, length and characters of a text field; returns the trimmed text when it is usable. A
+    /// `.single` line refuses every control character, `.multiple` lines allow newline and tab.
     @discardableResult
     public mutating func text(
-        _ value: String?, field: String, required: Bool = true, maxLength: Int, minLength: Int = 0
+        _ value: String?, field: String, required: Bool = true, maxLength: Int, minLength: Int = 0,
+        lines: TextLines = .single
     ) -> String? {
         let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         if trimmed.isEmpty {
             if required { add(field, .required) }
+            return nil
+        }
+        if trimmed.hasControlCharacters(allowing: lines) {
+            add(field, .controlCharacter)
             return nil
         }
         if trimmed.count > maxLength {

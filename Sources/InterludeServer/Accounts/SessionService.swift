@@ -21,7 +21,7 @@ struct SessionService: Sendable {
     /// others from elsewhere never lock the owner out; failures on the account from every client slow its next
     /// sign-ins down instead. A wrong address and a wrong password look the same to the caller.
     func checkCredentials(email raw: String, password: String, client: RateLimiter.Subject) async throws -> UserRecord {
-        let email = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let email = EmailAddress(raw)?.value ?? raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         let subjects: [RateLimiter.Subject] = [.account(email: email, at: client), client]
         try await rateLimiter.ensureAllowed(.login, subjects)
         let delay = try await rateLimiter.loginDelay(.account(email: email))

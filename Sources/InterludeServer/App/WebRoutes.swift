@@ -3,8 +3,9 @@ import Vapor
 /// The console and the patient app.
 struct WebRoutes {
     func register(on app: Application) throws {
-        app.get { request in request.redirect(to: "/app") }
-        app.get("calendar", ":feed") { request async throws -> Response in
+        let web = app.grouped(TextDoorMiddleware(limit: app.routes.defaultMaxBodySize.value))
+        web.get { request in request.redirect(to: "/app") }
+        web.get("calendar", ":feed") { request async throws -> Response in
             // The feed name is the secret followed by .ics.
             let name = request.parameters.get("feed") ?? ""
             guard name.hasSuffix(".ics"),
@@ -16,11 +17,11 @@ struct WebRoutes {
             headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=300")
             return Response(status: .ok, headers: headers, body: .init(string: calendar))
         }
-        PatientAppController().register(on: app)
+        PatientAppController().register(on: web)
 
-        let console = app.grouped("console")
+        let console = web.grouped("console")
         let signedIn = console.grouped(ConsoleAuthMiddleware())
-        ConsoleAccountController().register(public: app, signedIn: signedIn)
+        ConsoleAccountController().register(public: web, signedIn: signedIn)
         ConsoleAdminController().register(on: signedIn)
         ConsoleTherapistController().register(on: signedIn)
         ConsoleStudiesController().register(on: signedIn)

@@ -96,7 +96,8 @@ private func registerRoutes(_ app: Application) throws {
     let api = app.grouped("api", "v1")
     api.get("openapi.yaml") { _ in try OpenAPISpec.response() }
     let transport = VaporTransport(
-        routesBuilder: app.grouped(CurrentRequestMiddleware(), APIBodyLimitMiddleware()))
+        routesBuilder: app.grouped(
+            CurrentRequestMiddleware(), APIBodyLimitMiddleware(), TextDoorMiddleware(limit: APIBodyLimitMiddleware().limit)))
     try APIHandler().registerHandlers(
         on: transport, serverURL: Servers.Server1.url(),
         configuration: .init(dateTranscoder: APIDateTranscoder(), jsonEncodingOptions: [.sortedKeys]))

@@ -37,7 +37,8 @@ struct TherapistProfiles: Sendable {
             if parsedGender == nil { validator.add("gender", .invalidValue) }
         }
         let address = validator.text(
-            officeAddress, field: "officeAddress", required: false, maxLength: Self.officeAddressMaxLength)
+            officeAddress, field: "officeAddress", required: false, maxLength: Self.officeAddressMaxLength,
+            lines: .multiple)
         let cleanPhone = Self.phone(phone, field: "phone", into: &validator)
         let emergency = Self.phone(emergencyNumber, field: "emergencyNumber", into: &validator)
         try validator.check()

@@ -112,7 +112,7 @@ struct AlertService: Sendable {
     func acknowledge(_ alert: AlertRecord, note: String?, by staff: UserRecord) async throws -> Opened {
         let staffID = try staff.requireID()
         var validator = FieldValidator()
-        let text = validator.text(note, field: "note", maxLength: InterventionDraft.textMaxLength)
+        let text = validator.text(note, field: "note", maxLength: InterventionDraft.textMaxLength, lines: .multiple)
         try validator.check()
         guard alert.acknowledgedAt == nil else { throw AppError.conflict(.alertAcknowledged) }
         alert.acknowledgedAt = now

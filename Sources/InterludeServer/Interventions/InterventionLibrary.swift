@@ -42,7 +42,7 @@ struct InterventionLibrary: Sendable {
     func addMessage(_ text: String?, in grant: StudyGrant) async throws {
         try grant.require(.editLibrary)
         var validator = FieldValidator()
-        let checked = validator.text(text, field: "text", maxLength: MessagePlan.messageMaxLength)
+        let checked = validator.text(text, field: "text", maxLength: MessagePlan.messageMaxLength, lines: .multiple)
         try validator.check()
         let record = StudyMessageRecord(studyID: grant.studyID, text: checked!, now: now)
         try await record.create(on: database)

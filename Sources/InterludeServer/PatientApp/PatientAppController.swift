@@ -37,8 +37,8 @@ struct PatientAppController {
 
     static let script = "/js/app.js"
 
-    func register(on app: Application) {
-        let routes = app.grouped("app")
+    func register(on web: any RoutesBuilder) {
+        let routes = web.grouped("app")
         routes.get(use: home)
         for page in Self.simplePages {
             routes.get(PathComponent(stringLiteral: page.path)) { request in
@@ -61,7 +61,7 @@ struct PatientAppController {
         routes.get("imprint", use: imprint)
         routes.get("manifest.webmanifest", use: manifest)
         routes.get("sw.js", use: serviceWorker)
-        app.get("language", use: chooseLanguage)
+        web.get("language", use: chooseLanguage)
     }
 
     func home(_ request: Request) async throws -> Response {

@@ -33,5 +33,6 @@ enum Migrations {
         UpdateResponsesUniquePrompt(),
         UpdateEnrollmentsUniqueCurrent(),
         UpdateInstrumentVersionsAddOwner(),
+        UpdateUsersNormaliseEmails(),
     ]
 }

@@ -39,7 +39,7 @@ struct SiteTexts: Sendable {
         var validator = FieldValidator()
         var checked: [Language: String] = [:]
         for (language, text) in texts {
-            checked[language] = validator.text(text, field: "text_\(language.rawValue)", maxLength: Self.maxLength)
+            checked[language] = validator.text(text, field: "text_\(language.rawValue)", maxLength: Self.maxLength, lines: .multiple)
         }
         let cleanVersion =
             kind == .privacyPolicy

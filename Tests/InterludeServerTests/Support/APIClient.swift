@@ -55,6 +55,12 @@ enum JSONValue: Sendable, Encodable, ExpressibleByStringLiteral, ExpressibleByIn
     }
     init(_ value: String?) { self = value.map(JSONValue.string) ?? .absent }
 
+    /// The object with `changes` put over its keys.
+    func merging(_ changes: [String: JSONValue]) -> JSONValue {
+        guard case .object(let values) = self else { return self }
+        return .object(values.merging(changes) { _, new in new })
+    }
+
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

@@ -1,0 +1,50 @@
+import Foundation
+import InterludeCore
+import Vapor
+
+/// Refuses a request that carries a control character anywhere a person types text: in a query parameter, a JSON
+/// body or a form. Newline, carriage return and tab pass here, as running texts take them; one-line fields refuse
+/// them in their own checks. The answer is a 422 naming the field, before any handler changes anything.
+struct TextDoorMiddleware: AsyncMiddleware {
+    /// The largest body the door reads; larger ones are refused as the route itself would refuse them.
+    var limit: Int
+
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        if let field = try await Self.controlCharacterField(in: request, limit: limit) {
+            throw ValidationFailure(field: field, code: .controlCharacter)
+        }
+        return try await next.respond(to: request)
+    }
+
+    static func controlCharacterField(in request: Request, limit: Int) async throws -> String? {
+        if let query = request.url.query, let field = formField(query, named: "query") { return field }
+        guard request.method != .GET, request.method != .HEAD, let contentType = request.headers.contentType else {
+            return nil
+        }
+        let body = try await request.body.collect(max: limit).get()
+        guard let body, body.readableBytes > 0 else { return nil }
+        let data = Data(body.readableBytesView)
+        if contentType.subType == "json" || contentType.subType.hasSuffix("+json") {
+            return JSONTextScan.controlCharacterPath(in: data)
+        }
+        if contentType == .urlEncodedForm { return formField(String(decoding: data, as: UTF8.self), named: "form") }
+        return nil
+    }
+
+    /// The name of the first `name=value` pair of a query or form whose value holds a control character; `whole`
+    /// when it is the name itself that holds one.
+    private static func formField(_ encoded: String, named whole: String) -> String? {
+        for pair in encoded.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decode = { (part: Substring) in
+                String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part)
+            }
+            let name = decode(parts[0])
+            let value = parts.count > 1 ? decode(parts[1]) : ""
+            if name.hasControlCharacters(allowing: .multiple) || value.hasControlCharacters(allowing: .multiple) {
+                return name.hasControlCharacters(allowing: .multiple) ? whole : name
+            }
+        }
+        return nil
+    }
+}
