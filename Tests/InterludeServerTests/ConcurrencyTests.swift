@@ -143,4 +143,77 @@ struct ConcurrencyTests {
             #expect(try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == patientID).count() == 1)
         }
     }
+
+    @Test("a crisis alert acknowledged many times at once is acknowledged once, with one note; the rest are told so")
+    func oneAcknowledgement() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID) = try await InterventionTests().paired(app)
+            _ = try await InterventionTests().answer(
+                app, therapist: therapist, patient: patient, patientID: patientID,
+                answers: QuestionnaireAPITests.phqAnswers([1, 1, 0, 0, 0, 0, 0, 0, 2]))
+            let alertID = try #require(try await therapist.send(.GET, "/alerts").body[0]["id"].string)
+            let server = try await RunningServer.start(app)
+            // act
+            let replies = try await server.parallel(Self.parallelism) { index in
+                try await server.send(therapist, .POST, "/alerts/\(alertID)/acknowledgement", json: ["note": .string("Call \(index)")])
+            }
+            await server.stop()
+            // verify
+            let accepted = replies.filter { $0.status == .ok }
+            #expect(accepted.count == 1)
+            #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
+            let stored = try await therapist.send(.GET, "/alerts").body[0]
+            #expect(stored["note"].string == accepted.first?.body["note"].string)
+        }
+    }
+
+    @Test("a task completed many times at once is completed once; the others are told it already is")
+    func oneCompletion() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID) = try await InterventionTests().paired(app)
+            let sent = try await therapist.send(
+                .POST, "/patients/\(patientID.uuidString)/interventions", json: ["kind": "task", "text": "Take a walk."])
+            let id = try #require(sent.body["id"].string)
+            let server = try await RunningServer.start(app)
+            // act
+            let replies = try await server.parallel(Self.parallelism) { _ in
+                try await server.send(patient, .POST, "/me/interventions/\(id)/completion")
+            }
+            await server.stop()
+            // verify
+            #expect(replies.filter { $0.status == .ok }.count == 1)
+            #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
+            let stored = try #require(try await InterventionRecord.find(UUID(uuidString: id), on: app.database))
+            #expect(stored.completedAt != nil)
+            #expect(stored.seenAt != nil)
+        }
+    }
+
+    @Test("approvals and declines of one request sent at once decide it once, one way")
+    func oneDecision() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let (patient, _) = try await app.patient()
+            let studyID = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("approval"))
+            let requested = try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
+            let path = "/studies/\(studyID)/enrollments/\(try #require(requested.body["id"].string))/decision"
+            let server = try await RunningServer.start(app)
+            // act
+            let replies = try await server.parallel(Self.parallelism) { index in
+                try await server.send(researcher, .POST, path, json: ["approve": .bool(index.isMultiple(of: 2))])
+            }
+            await server.stop()
+            // verify
+            let decided = try #require(replies.first { $0.status == .ok })
+            #expect(replies.filter { $0.status == .ok }.count == 1)
+            #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
+            let stored = try #require(try await EnrollmentRecord.query(on: app.database).first())
+            #expect(stored.status == decided.body["status"].string)
+            let audited = try await AuditEventRecord.query(on: app.database).filter(\.$action == AuditAction.enrollmentDecided.rawValue).count()
+            #expect(audited == 1)
+        }
+    }
 }

@@ -117,15 +117,10 @@ struct PairingService: Sendable {
         let now = self.now
         return try await database.transaction { database in
             // Claim the code only if nobody redeemed it in the meantime.
-            let claimed = try await (database as! any SQLDatabase)
-                .update(PairingCodeRecord.schema)
-                .set("redeemed_at", to: SQLBind(now))
-                .set("redeemed_by", to: SQLBind(patientID))
-                .where("id", .equal, SQLBind(codeID))
-                .where("redeemed_at", .is, SQLLiteral.null)
-                .returning("id")
-                .all()
-            guard !claimed.isEmpty else { throw AppError.conflict(.pairingCodeUsed) }
+            let claimed = try await database.updateRow(
+                PairingCodeRecord.schema, id: codeID, set: ["redeemed_at": SQLBind(now), "redeemed_by": SQLBind(patientID)],
+                if: { $0.where("redeemed_at", .is, SQLLiteral.null) })
+            guard claimed else { throw AppError.conflict(.pairingCodeUsed) }
             guard let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
             else { throw AppError.forbidden(.notAllowed) }
             profile.dateOfBirth = request.dateOfBirth.description

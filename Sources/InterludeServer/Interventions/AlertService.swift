@@ -114,12 +114,15 @@ struct AlertService: Sendable {
         var validator = FieldValidator()
         let text = validator.text(note, field: "note", maxLength: InterventionDraft.textMaxLength, lines: .multiple)
         try validator.check()
-        guard alert.acknowledgedAt == nil else { throw AppError.conflict(.alertAcknowledged) }
-        alert.acknowledgedAt = now
-        alert.$acknowledgedBy.id = staffID
-        alert.note = try services.cipher.seal(text!)
-        try await alert.save(on: database)
-        return try await open([alert])[0]
+        let acknowledged = try await database.updateRow(
+            AlertRecord.schema, id: try alert.requireID(),
+            set: ["acknowledged_at": SQLBind(now), "acknowledged_by": SQLBind(staffID),
+                  "note": SQLBind(try services.cipher.seal(text!))],
+            if: { $0.where("acknowledged_at", .is, SQLLiteral.null) })
+        guard acknowledged, let stored = try await AlertRecord.find(alert.id, on: database) else {
+            throw AppError.conflict(.alertAcknowledged)
+        }
+        return try await open([stored])[0]
     }
 
     private func open(_ records: [AlertRecord]) async throws -> [Opened] {
@@ -148,15 +151,11 @@ struct AlertService: Sendable {
                     .filter(\.$deactivatedAt == nil).sort(\.$createdAt).first()?.id
             }
             guard let target, target != alert.$recipient.id else { continue }
-            let claimed = try await (database as! any SQLDatabase)
-                .update(AlertRecord.schema)
-                .set("escalated_at", to: SQLBind(now))
-                .set("escalated_to", to: SQLBind(target))
-                .where("id", .equal, SQLBind(try alert.requireID()))
-                .where("escalated_at", .is, SQLLiteral.null)
-                .returning("id")
-                .all()
-            guard !claimed.isEmpty else { continue }
+            let claimed = try await database.updateRow(
+                AlertRecord.schema, id: try alert.requireID(),
+                set: ["escalated_at": SQLBind(now), "escalated_to": SQLBind(target)],
+                if: { $0.where("escalated_at", .is, SQLLiteral.null) })
+            guard claimed else { continue }
             try await notify(target, about: alert, escalated: true)
             escalated += 1
         }

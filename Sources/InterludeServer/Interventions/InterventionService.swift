@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import SQLKit
 
 /// Sending interventions to patients and following what becomes of them. The server keeps the text it sent and
 /// the moments it was seen and completed; a patient's answer to a question never arrives here.
@@ -107,12 +108,15 @@ struct InterventionService: Sendable {
     /// The patient confirmed it (a task done, a question answered on the device); after that it is read-only.
     func complete(_ id: UUID, by patient: UserRecord) async throws -> Opened {
         let record = try await own(id, of: patient)
-        guard record.completedAt == nil else { throw AppError.conflict(.interventionCompleted) }
-        record.seenAt = record.seenAt ?? now
-        record.completedAt = now
-        record.changedAt = now
-        try await record.save(on: database)
-        return try open(record)
+        let completed = try await database.updateRow(
+            InterventionRecord.schema, id: id,
+            set: ["completed_at": SQLBind(now), "changed_at": SQLBind(now),
+                  "seen_at": SQLFunction("COALESCE", args: SQLIdentifier("seen_at"), SQLBind(now))],
+            if: { $0.where("completed_at", .is, SQLLiteral.null) })
+        guard completed, let stored = try await InterventionRecord.find(record.id, on: database) else {
+            throw AppError.conflict(.interventionCompleted)
+        }
+        return try open(stored)
     }
 
     private func own(_ id: UUID, of patient: UserRecord) async throws -> InterventionRecord {

@@ -69,17 +69,14 @@ struct NotificationDispatcher: Sendable {
 
     /// Takes the notification for the lease unless another dispatcher holds it.
     func claim(_ notification: NotificationRecord, now: Date) async throws -> Bool {
-        let claimed = try await (database as! any SQLDatabase)
-            .update(NotificationRecord.schema)
-            .set("claimed_until", to: SQLBind(now.addingTimeInterval(Self.lease)))
-            .where("id", .equal, SQLBind(try notification.requireID()))
-            .where("status", .equal, SQLBind(NotificationStatus.queued.rawValue))
-            .where(group: {
-                $0.where("claimed_until", .is, SQLLiteral.null).orWhere("claimed_until", .lessThanOrEqual, SQLBind(now))
+        try await database.updateRow(
+            NotificationRecord.schema, id: try notification.requireID(),
+            set: ["claimed_until": SQLBind(now.addingTimeInterval(Self.lease))],
+            if: {
+                $0.where("status", .equal, SQLBind(NotificationStatus.queued.rawValue)).where(group: {
+                    $0.where("claimed_until", .is, SQLLiteral.null).orWhere("claimed_until", .lessThanOrEqual, SQLBind(now))
+                })
             })
-            .returning("id")
-            .all()
-        return !claimed.isEmpty
     }
 
     private func process(_ notification: NotificationRecord, now: Date) async throws -> Disposition {

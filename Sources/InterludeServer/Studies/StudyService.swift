@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import SQLKit
 import Vapor
 
 /// Studies: researchers create and run them, patients join and leave them.
@@ -237,19 +238,17 @@ struct StudyService: Sendable {
     /// Approves or declines a pending request.
     func decide(in grant: StudyGrant, enrollmentID: UUID, approve: Bool) async throws -> Participant {
         try grant.require(.decideEnrollment)
-        guard let enrollment = try await EnrollmentRecord.find(enrollmentID, on: database),
-            enrollment.$study.id == grant.studyID
-        else { throw AppError.notFound }
-        guard enrollment.status == EnrollmentStatus.requested.rawValue else {
+        guard try await EnrollmentRecord.find(enrollmentID, on: database)?.$study.id == grant.studyID else {
+            throw AppError.notFound
+        }
+        let decided = try await database.updateRow(
+            EnrollmentRecord.schema, id: enrollmentID,
+            set: ["status": SQLBind((approve ? EnrollmentStatus.active : .declined).rawValue), "updated_at": SQLBind(now)],
+            if: { $0.where("status", .equal, SQLBind(EnrollmentStatus.requested.rawValue)) })
+        guard decided, let enrollment = try await EnrollmentRecord.find(enrollmentID, on: database) else {
             throw AppError.conflict(.alreadyDecided)
         }
-        let now = self.now
         let patientID = enrollment.$patient.id
-        try await database.transaction { database in
-            enrollment.status = (approve ? EnrollmentStatus.active : .declined).rawValue
-            enrollment.updatedAt = now
-            try await enrollment.save(on: database)
-        }
         try await grant.record(.enrollmentDecided, patients: [patientID], target: approve ? "approved" : "declined")
         if approve { _ = try await Planner(database: database).run(now: now, patients: [patientID]) }
         guard let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()

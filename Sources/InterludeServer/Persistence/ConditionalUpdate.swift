@@ -1,0 +1,17 @@
+import Fluent
+import Foundation
+import SQLKit
+
+extension Database {
+    /// Changes one row only while it is still in the state the caller saw (`condition`), and says whether this call
+    /// made the change. The database decides, so of two parallel requests exactly one wins, where reading the row,
+    /// checking it and saving it would let both.
+    func updateRow(
+        _ schema: String, id: UUID, set values: KeyValuePairs<String, any SQLExpression>,
+        if condition: (SQLUpdateBuilder) -> SQLUpdateBuilder
+    ) async throws -> Bool {
+        let builder = (self as! any SQLDatabase).update(schema).where("id", .equal, SQLBind(id))
+        for (column, value) in values { builder.set(SQLIdentifier(column), to: value) }
+        return try await !condition(builder).returning("id").all().isEmpty
+    }
+}
