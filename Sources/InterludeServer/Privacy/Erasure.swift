@@ -11,11 +11,11 @@ enum ErasureMap {
     static let personalTables: [String] = [
         SyncMutationRecord.schema,
         SyncTombstoneRecord.schema,
+        NotificationRecord.schema,
         AlertRecord.schema,
         RuleFiringRecord.schema,
         InterventionRecord.schema,
         InterventionBackupRecord.schema,
-        NotificationRecord.schema,
         DeviceRecord.schema,
         NotificationPreferenceRecord.schema,
         ResponseRecord.schema,
@@ -93,7 +93,7 @@ struct ErasureService: Sendable {
         case InterventionBackupRecord.schema:
             try await InterventionBackupRecord.query(on: database).filter(\.$user.$id == userID).delete()
         case NotificationRecord.schema:
-            try await NotificationRecord.query(on: database).filter(\.$user.$id == userID).delete()
+            try await eraseNotifications(about: userID, on: database)
         case DeviceRecord.schema:
             try await DeviceRecord.query(on: database).filter(\.$user.$id == userID).delete()
         case NotificationPreferenceRecord.schema:
@@ -133,16 +133,43 @@ struct ErasureService: Sendable {
         case StudyStaffRecord.schema:
             try await StudyStaffRecord.query(on: database).filter(\.$user.$id == userID).delete()
         case AuditEventRecord.schema:
-            // The log of who looked at the person's data stays, pointing at the tombstone instead of the person.
-            try await AuditEventRecord.query(on: database)
-                .filter(\.$subjectID == userID)
-                .set(\.$subjectID, to: tombstoneID)
-                .update()
+            // The log of who looked at the person's data stays, pointing at the tombstone instead of the person and
+            // naming no record of theirs: `response:<id>` becomes `response:erased`.
+            for event in try await AuditEventRecord.query(on: database).filter(\.$subjectID == userID).all() {
+                event.subjectID = tombstoneID
+                event.target = event.target.map(Self.withoutIDs)
+                try await event.save(on: database)
+            }
         case UserRecord.schema:
             try await UserRecord.query(on: database).filter(\.$id == userID).delete()
         default:
             throw ErasureError.tableWithoutRule(table)
         }
+    }
+}
+
+extension ErasureService {
+    /// The person's own notifications, and those sent to others about the person's prompts, appointments and
+    /// alerts (a therapist's "look at this alert"), which would otherwise name records that no longer exist.
+    private func eraseNotifications(about userID: UUID, on database: any Database) async throws {
+        let prompts = try await PromptRecord.query(on: database).filter(\.$patient.$id == userID).all(\.$id)
+        let appointments = try await AppointmentRecord.query(on: database).filter(\.$patient.$id == userID).all(\.$id)
+        let alerts = try await AlertRecord.query(on: database).filter(\.$patient.$id == userID).all(\.$id)
+        try await NotificationRecord.query(on: database).group(.or) { either in
+            either.filter(\.$user.$id == userID)
+            if !prompts.isEmpty { either.filter(\.$promptID ~~ prompts.map(Optional.some)) }
+            if !appointments.isEmpty { either.filter(\.$appointmentID ~~ appointments.map(Optional.some)) }
+            for alert in alerts {
+                either.filter(\.$dedupeKey, .contains(inverse: false, .prefix), "alert:\(alert.uuidString.lowercased()):")
+            }
+        }.delete()
+    }
+
+    /// An audit target with every id in it replaced by `erased`.
+    static func withoutIDs(_ target: String) -> String {
+        target.split(separator: ":", omittingEmptySubsequences: false)
+            .map { UUID(uuidString: String($0)) == nil ? String($0) : "erased" }
+            .joined(separator: ":")
     }
 }
 
