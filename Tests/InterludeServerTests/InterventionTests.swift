@@ -273,7 +273,7 @@ struct InterventionTests {
             #expect(inbox.body[0]["origin"].string == "rule")
             #expect(inbox.body[0]["kind"].string == "question")
             let firing = try #require(try await RuleFiringRecord.query(on: app.database).first())
-            #expect(firing.reason == "Severe depression: phq-9 score total = 16 (≥ 15)")
+            #expect(try app.app.interlude.cipher.open(firing.reason) == "Severe depression: phq-9 score total = 16 (≥ 15)")
             #expect(firing.outcome.hasPrefix("intervention "))
             let again = try await therapist.send(.POST, "\(path)/dry-run", json: ["patientId": .string(patientID.uuidString), "rule": severe])
             #expect(again.body.array.map { $0["fires"].bool } == [true, false])
@@ -455,7 +455,7 @@ struct InterventionTests {
             let open = try await patient.send(.GET, "/me/prompts")
             #expect(open.body.array.contains { $0["instrumentKey"].string == "gad-7" && $0["status"].string == "open" })
             let firing = try #require(try await RuleFiringRecord.query(on: app.database).filter(\.$ruleName == "Anxiety too").first())
-            #expect(firing.reason == "Anxiety too: phq-9 band of total is mild")
+            #expect(try app.app.interlude.cipher.open(firing.reason) == "Anxiety too: phq-9 band of total is mild")
             #expect(firing.outcome == "prompt \(opened.first!.id!.uuidString.lowercased())")
         }
     }

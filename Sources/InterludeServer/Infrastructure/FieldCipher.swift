@@ -5,7 +5,7 @@ import Foundation
 /// a 256-bit key from `INTERLUDE_DATA_KEY` or, without it, from `<data dir>/data.key`, created on first start.
 struct FieldCipher: Sendable {
     private let key: SymmetricKey
-    private static let prefix = "v1:"
+    static let prefix = "v1:"
 
     init(key: SymmetricKey) {
         self.key = key

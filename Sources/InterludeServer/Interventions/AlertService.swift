@@ -36,7 +36,7 @@ struct AlertService: Sendable {
         alert.studyID = studyID
         alert.$recipient.id = recipient
         alert.priority = priority.rawValue
-        alert.reason = reason
+        alert.reason = try services.cipher.seal(reason)
         alert.firingID = firingID
         try await alert.create(on: database)
         if priority == .high { try await notify(recipient, about: alert, escalated: false) }
@@ -129,7 +129,7 @@ struct AlertService: Sendable {
         let codes = try await patientCodes(Set(records.map { $0.$patient.id }))
         return try records.map {
             Opened(
-                record: $0, reason: $0.reason, note: try $0.note.map(services.cipher.open), patientCode: codes[$0.$patient.id])
+                record: $0, reason: try services.cipher.open($0.reason), note: try $0.note.map(services.cipher.open), patientCode: codes[$0.$patient.id])
         }
     }
 

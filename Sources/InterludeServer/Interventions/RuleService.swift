@@ -178,7 +178,7 @@ struct RuleService: Sendable {
         firing.$patient.id = patientID
         firing.responseID = responseID
         firing.dedupeKey = key
-        firing.reason = match.reason
+        firing.reason = try services.cipher.seal(match.reason)
         firing.outcome = stored.rule.action.kind
         try await firing.create(on: database)
         firing.outcome = try await act(stored, reason: match.reason, patientID: patientID, firingID: firing.requireID())
@@ -227,11 +227,12 @@ struct RuleService: Sendable {
         try await grant.record(.firingsRead, patients: patients)
         let profiles = try await PatientProfileRecord.query(on: database).filter(\.$user.$id ~~ patients).all()
         let byPatient = Dictionary(uniqueKeysWithValues: profiles.map { ($0.$user.id, $0) })
-        return firings.map { firing in
+        return try firings.map { firing in
             let profile = byPatient[firing.$patient.id]
             let readable = grant.allows(.readParticipantData)
                 && (grant.kind == .practice || profile?.shareWithResearch == true)
-            return Firing(record: firing, pseudonym: profile?.pseudonym, reason: readable ? firing.reason : nil)
+            return Firing(
+                record: firing, pseudonym: profile?.pseudonym, reason: readable ? try services.cipher.open(firing.reason) : nil)
         }
     }
 

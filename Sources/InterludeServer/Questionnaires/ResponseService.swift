@@ -73,7 +73,7 @@ struct ResponseService: Sendable {
         let record = ResponseRecord(
             id: submission.id, patientID: patientID, promptID: submission.promptID, instrumentKey: definition.key,
             instrumentVersion: definition.version, sealedAnswers: try seal(submission.answers),
-            scores: try Self.encode(scores), openedAt: prompt.openedAt, startedAt: submission.startedAt,
+            scores: try services.cipher.seal(Self.encode(scores)), openedAt: prompt.openedAt, startedAt: submission.startedAt,
             completedAt: submission.completedAt, receivedAt: now)
         record.studyID = prompt.$study.id
         do {
@@ -135,7 +135,7 @@ struct ResponseService: Sendable {
 
     private func open(_ record: ResponseRecord) throws -> Stored {
         let answers = try JSONDecoder().decode(Answers.self, from: Data(try services.cipher.open(record.answers).utf8))
-        let scores = try JSONDecoder().decode([ScoreResult].self, from: Data(record.scores.utf8))
+        let scores = try JSONDecoder().decode([ScoreResult].self, from: Data(try services.cipher.open(record.scores).utf8))
         return Stored(record: record, answers: answers, scores: scores)
     }
 

@@ -12,6 +12,7 @@ final class AlertRecord: Model, @unchecked Sendable {
     /// The therapist (or study owner) it is for.
     @Parent(key: "recipient_id") var recipient: UserRecord
     @Field(key: "priority") var priority: String
+    /// Sealed by `FieldCipher`: it names items and scores.
     @Field(key: "reason") var reason: String
     @OptionalField(key: "firing_id") var firingID: UUID?
     @OptionalField(key: "acknowledged_at") var acknowledgedAt: Date?

@@ -1,7 +1,7 @@
 import Fluent
 import Foundation
 
-/// A completed questionnaire: the answers (encrypted), the scores computed from them, and when it happened.
+/// A completed questionnaire: the answers and the scores computed from them (both encrypted), and when it happened.
 /// The id is the one the client generated, so a retried submission finds the first.
 final class ResponseRecord: Model, @unchecked Sendable {
     static let schema = "responses"
@@ -19,6 +19,7 @@ final class ResponseRecord: Model, @unchecked Sendable {
     @Field(key: "instrument_key") var instrumentKey: String
     @Field(key: "instrument_version") var instrumentVersion: Int
     @Field(key: "answers") var answers: String
+    /// Sealed by `FieldCipher`, like the answers.
     @Field(key: "scores") var scores: String
     @OptionalField(key: "opened_at") var openedAt: Date?
     @OptionalField(key: "started_at") var startedAt: Date?

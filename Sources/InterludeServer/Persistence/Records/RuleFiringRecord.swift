@@ -14,6 +14,7 @@ final class RuleFiringRecord: Model, @unchecked Sendable {
     @Parent(key: "patient_id") var patient: UserRecord
     @OptionalField(key: "response_id") var responseID: UUID?
     @Field(key: "dedupe_key") var dedupeKey: String
+    /// Sealed by `FieldCipher`: it names items and scores.
     @Field(key: "reason") var reason: String
     /// What the rule did, e.g. `alert`, `intervention`, `prompt`, or why it could not.
     @Field(key: "outcome") var outcome: String
