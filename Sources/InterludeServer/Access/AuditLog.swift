@@ -57,4 +57,8 @@ enum AuditAction: String, Sendable, CaseIterable {
     case instrumentImported = "instrument.imported"
     case instrumentPublished = "instrument.published"
     case instrumentShared = "instrument.shared"
+    case twoFactorEnabled = "account.two-factor.enabled"
+    case twoFactorDisabled = "account.two-factor.disabled"
+    case twoFactorReset = "user.two-factor.reset"
+    case twoFactorRequirementChanged = "settings.two-factor.required"
 }

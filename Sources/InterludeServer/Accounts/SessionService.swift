@@ -19,8 +19,11 @@ struct SessionService: Sendable {
 
     /// Checks an email and password. Failures lock out per account-and-client and per client, so failures sent by
     /// others from elsewhere never lock the owner out; failures on the account from every client slow its next
-    /// sign-ins down instead. A wrong address and a wrong password look the same to the caller.
-    func checkCredentials(email raw: String, password: String, client: RateLimiter.Subject) async throws -> UserRecord {
+    /// sign-ins down instead. A wrong address and a wrong password look the same to the caller. An account with
+    /// two-factor sign-in also needs a current `code`; a wrong one counts as a failure like a wrong password.
+    func checkCredentials(
+        email raw: String, password: String, code: String? = nil, console: Bool = false, client: RateLimiter.Subject
+    ) async throws -> UserRecord {
         let email = EmailAddress(raw)?.value ?? raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         let subjects: [RateLimiter.Subject] = [.account(email: email, at: client), client]
         try await rateLimiter.ensureAllowed(.login, subjects)
@@ -37,6 +40,12 @@ struct SessionService: Sendable {
             try await recordFailure(email: email, subjects)
             throw AppError.invalidCredentials
         }
+        do {
+            try await TwoFactorService(database: database, services: services).checkSignIn(user, code: code, console: console)
+        } catch AppError.validation(let errors) {
+            try await recordFailure(email: email, subjects)
+            throw AppError.validation(errors)
+        }
         try await rateLimiter.clear(.login, .account(email: email, at: client))
         return user
     }
@@ -47,16 +56,20 @@ struct SessionService: Sendable {
     }
 
     /// Signs in for the API; refuses unverified and deactivated accounts after the password proved right.
-    func login(email: String, password: String, client: RateLimiter.Subject) async throws -> (SecretToken, Authenticated) {
-        let user = try await checkCredentials(email: email, password: password, client: client)
+    func login(email: String, password: String, code: String?, client: RateLimiter.Subject) async throws
+        -> (SecretToken, Authenticated)
+    {
+        let user = try await checkCredentials(email: email, password: password, code: code, client: client)
         guard user.deactivatedAt == nil else { throw AppError.forbidden(.accountDeactivated) }
         guard user.emailVerifiedAt != nil else { throw AppError.forbidden(.emailNotVerified) }
         return try await open(.api, for: user, lifetime: AccountLifetimes.apiSession)
     }
 
     /// Signs a staff member in to the console.
-    func consoleLogin(email: String, password: String, client: RateLimiter.Subject) async throws -> (SecretToken, Authenticated) {
-        let user = try await checkCredentials(email: email, password: password, client: client)
+    func consoleLogin(email: String, password: String, code: String?, client: RateLimiter.Subject) async throws
+        -> (SecretToken, Authenticated)
+    {
+        let user = try await checkCredentials(email: email, password: password, code: code, console: true, client: client)
         guard user.deactivatedAt == nil else { throw AppError.forbidden(.accountDeactivated) }
         guard user.roleValue.isStaff else { throw AppError.forbidden(.notAllowed) }
         return try await open(.console, for: user, lifetime: AccountLifetimes.consoleSession)

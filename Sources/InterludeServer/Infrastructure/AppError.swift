@@ -22,6 +22,8 @@ enum AppError: Error, Equatable {
         case accountDeactivated
         case passwordChangeRequired
         case csrfMismatch
+        case twoFactorSetupRequired
+        case twoFactorRequired
         /// The shipped library's instruments are read-only.
         case builtInInstrument
     }

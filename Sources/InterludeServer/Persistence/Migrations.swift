@@ -36,6 +36,7 @@ enum Migrations {
             UpdateInstrumentVersionsAddOwner(),
             UpdateUsersNormaliseEmails(),
             UpdateSealHealthData(cipher: cipher),
+            UpdateUsersAddTwoFactor(),
         ]
     }
 }

@@ -108,6 +108,10 @@ extension ConsoleRow {
             .post("/console/preferences", [("locale", "en"), ("timeZone", "Europe/Vienna")])
         },
         ConsoleRow("GET /console", "\(staffOnly), * 303") { _ in .get("/console") },
+        ConsoleRow("POST /console/two-factor", "\(staffOnly), * 422") { _ in .post("/console/two-factor", [("code", "000000")]) },
+        ConsoleRow("POST /console/two-factor/disable", "\(staffOnly), * 303") { _ in
+            .post("/console/two-factor/disable", [("currentPassword", TestContext.password), ("code", "000000")])
+        },
     ]
 
     static let administration: [ConsoleRow] = [
@@ -119,11 +123,18 @@ extension ConsoleRow {
             let (_, id) = try await cell.world.app.staff("therapist", "leaving-\(UUID().uuidString.prefix(8))@praxis.example")
             return .post("/console/users/\(id)/active", [("active", "false")])
         },
+        ConsoleRow("POST /console/users/:userID/two-factor/reset", "\(staffOnly), * 403, admin 303") { cell in
+            let (_, id) = try await cell.world.app.staff("therapist", "lost-phone-\(UUID().uuidString.prefix(8))@praxis.example")
+            return .post("/console/users/\(id)/two-factor/reset")
+        },
         ConsoleRow("GET /console/audit", auditLog: true, "\(staffOnly), * 403, admin 200") { _ in .get("/console/audit") },
         ConsoleRow("GET /console/settings", "\(staffOnly), * 403, admin 200") { _ in .get("/console/settings") },
         ConsoleRow("POST /console/settings", "\(staffOnly), * 403, admin 303") { _ in
             .post("/console/settings", [("privacyVersion", "1"), ("privacyDe", "Datenschutz"), ("privacyEn", "Privacy"),
                 ("imprintDe", "Impressum"), ("imprintEn", "Imprint")])
+        },
+        ConsoleRow("POST /console/settings/two-factor", "\(staffOnly), * 403, admin 303") { _ in
+            .post("/console/settings/two-factor")
         },
     ]
 

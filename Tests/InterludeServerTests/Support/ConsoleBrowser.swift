@@ -76,10 +76,11 @@ final class ConsoleBrowser: @unchecked Sendable {
     }
 
     /// Signs in through the login form.
-    func signIn(_ email: String, password: String = TestContext.password) async throws -> Page {
+    func signIn(_ email: String, password: String = TestContext.password, code: String? = nil) async throws -> Page {
         let form = try await get("/console/login")
         #expect(form.status == .ok)
         let token = try #require(Self.value(of: "_csrf", in: form.html))
-        return try await post("/console/login", [("email", email), ("password", password), ("next", "")], csrf: token)
+        let fields = [("email", email), ("password", password), ("next", "")] + (code.map { [("code", $0)] } ?? [])
+        return try await post("/console/login", fields, csrf: token)
     }
 }

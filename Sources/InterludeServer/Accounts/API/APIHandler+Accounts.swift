@@ -63,9 +63,10 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         try checkLimits([
             (body.email, "email", EmailAddress.maxLength), (body.password, "password", PasswordPolicy.maxLength),
+            (body.code, "code", 16),
         ])
         let (token, authenticated) = try await context.sessions.login(
-            email: body.email, password: body.password, client: context.client)
+            email: body.email, password: body.password, code: body.code, client: context.client)
         let user = try await Components.Schemas.User.load(authenticated.user, on: context.database)
         return .created(
             .init(body: .json(.init(token: token.value, expiresAt: authenticated.session.expiresAt, user: user))))

@@ -7,6 +7,7 @@ struct ConsoleAccountController {
     struct LoginForm: Content {
         var email: String
         var password: String
+        var code: String?
         var _csrf: String?
         var next: String?
     }
@@ -26,11 +27,27 @@ struct ConsoleAccountController {
 
     struct PasswordContent: Encodable, Sendable {
         var forced: Bool
+        var twoFactor: TwoFactorContent
         var preferencesSaved: Bool
         var errors: FormErrors
         var languages: [SelectOption]
         var timeZone: String
         var preferenceErrors: FormErrors
+    }
+
+    /// The two-factor section of the account page: how to set it up, or that it is on.
+    struct TwoFactorContent: Encodable, Sendable {
+        var enabledSince: String?
+        var required: Bool
+        var secret: String?
+        var uri: String?
+        var changed: Bool
+        var errors: FormErrors
+    }
+
+    struct TwoFactorForm: Content {
+        var code: String
+        var currentPassword: String?
     }
 
     struct PreferencesForm: Content {
@@ -45,6 +62,8 @@ struct ConsoleAccountController {
         signedIn.get("password", use: showPassword)
         signedIn.post("password", use: changePassword)
         signedIn.post("preferences", use: savePreferences)
+        signedIn.post("two-factor", use: enableTwoFactor)
+        signedIn.post("two-factor", "disable", use: disableTwoFactor)
         signedIn.get { request in
             request.redirect(to: ConsoleNavigation.home(for: try request.consoleUser().roleValue))
         }
@@ -80,7 +99,7 @@ struct ConsoleAccountController {
         do {
             let (token, authenticated) = try await SessionService(database: request.db, services: services)
                 .consoleLogin(
-                    email: form.email, password: form.password,
+                    email: form.email, password: form.password, code: form.code,
                     client: .client(request.clientAddress(trustedProxies: services.settings.trustedProxies)))
             let home = ConsoleNavigation.home(for: authenticated.user.roleValue)
             let response = request.redirect(
@@ -108,10 +127,12 @@ struct ConsoleAccountController {
     /// The account page: preferences and password; also where a one-time password is replaced.
     private func renderAccount(
         _ request: Request, errors: FormErrors = FormErrors(), preferenceErrors: FormErrors = FormErrors(),
-        timeZone: String? = nil, status: HTTPResponseStatus = .ok
+        twoFactorErrors: FormErrors = FormErrors(), timeZone: String? = nil, status: HTTPResponseStatus = .ok
     ) async throws -> Response {
         let user = try request.consoleUser()
         let localizer = request.services.localizer
+        let twoFactor = TwoFactorService(database: request.db, services: request.services)
+        let setup = try await twoFactor.setup(for: user)
         let languages = Language.allCases.map {
             SelectOption(
                 value: $0.rawValue, label: localizer.text("language.\($0.rawValue)", user.language),
@@ -121,6 +142,10 @@ struct ConsoleAccountController {
             "console/password", titleKey: "console.password.title",
             content: PasswordContent(
                 forced: user.mustChangePassword,
+                twoFactor: TwoFactorContent(
+                    enabledSince: user.totpEnabledAt.map(user.dateDisplay.dateTime), required: try await twoFactor.isRequired(),
+                    secret: setup?.secret, uri: setup?.uri, changed: (try? request.query.get(String.self, at: "twoFactor")) != nil,
+                    errors: twoFactorErrors),
                 preferencesSaved: (try? request.query.get(String.self, at: "saved")) != nil, errors: errors,
                 languages: languages, timeZone: timeZone ?? user.timeZone, preferenceErrors: preferenceErrors),
             status: status)
@@ -161,6 +186,31 @@ struct ConsoleAccountController {
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderAccount(request, errors: errors, status: errors.status)
+        }
+    }
+
+    func enableTwoFactor(_ request: Request) async throws -> Response {
+        let user = try request.consoleUser()
+        let form = try request.content.decode(TwoFactorForm.self)
+        do {
+            try await TwoFactorService(database: request.db, services: request.services).confirm(user, code: form.code)
+            return request.redirect(to: "/console/password?twoFactor=on")
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await renderAccount(request, twoFactorErrors: errors, status: errors.status)
+        }
+    }
+
+    func disableTwoFactor(_ request: Request) async throws -> Response {
+        let user = try request.consoleUser()
+        let form = try request.content.decode(TwoFactorForm.self)
+        do {
+            try await TwoFactorService(database: request.db, services: request.services)
+                .disable(user, password: form.currentPassword ?? "", code: form.code)
+            return request.redirect(to: "/console/password?twoFactor=off")
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await renderAccount(request, twoFactorErrors: errors, status: errors.status)
         }
     }
 }

@@ -13,6 +13,7 @@ struct ConsoleAdminController {
         var active: Bool
         var createdAt: String
         var isSelf: Bool
+        var twoFactor: Bool
     }
 
     struct UsersContent: Encodable, Sendable {
@@ -61,6 +62,7 @@ struct ConsoleAdminController {
         var privacyEn: String
         var imprintDe: String
         var imprintEn: String
+        var twoFactorRequired: Bool
         var saved: Bool
         var errors: FormErrors
     }
@@ -79,9 +81,11 @@ struct ConsoleAdminController {
         routes.get("users", use: users)
         routes.post("users", use: createUser)
         routes.post("users", ":userID", "active", use: setActive)
+        routes.post("users", ":userID", "two-factor", "reset", use: resetTwoFactor)
         routes.get("audit", use: audit)
         routes.get("settings", use: showSettings)
         routes.post("settings", use: saveSettings)
+        routes.post("settings", "two-factor", use: saveTwoFactorRequirement)
     }
 
     private func renderUsers(
@@ -95,7 +99,7 @@ struct ConsoleAdminController {
             UserRow(
                 id: try user.requireID().uuidString, email: user.email, name: user.name,
                 role: localizer.text("role.\(user.role)", admin.language), active: user.deactivatedAt == nil,
-                createdAt: display.dateTime(user.createdAt), isSelf: user.id == admin.id)
+                createdAt: display.dateTime(user.createdAt), isSelf: user.id == admin.id, twoFactor: user.totpSecret != nil)
         }
         return try await request.renderConsole(
             "console/users", titleKey: "console.users.title",
@@ -203,7 +207,9 @@ struct ConsoleAdminController {
             "console/settings", titleKey: "console.settings.title",
             content: SettingsContent(
                 privacyVersion: shown.privacyVersion, privacyDe: shown.privacyDe, privacyEn: shown.privacyEn,
-                imprintDe: shown.imprintDe, imprintEn: shown.imprintEn, saved: saved, errors: errors),
+                imprintDe: shown.imprintDe, imprintEn: shown.imprintEn,
+                twoFactorRequired: try await TwoFactorService(database: request.db, services: request.services).isRequired(),
+                saved: saved, errors: errors),
             status: status)
     }
 
@@ -219,5 +225,21 @@ struct ConsoleAdminController {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderSettings(request, form: form, errors: errors, status: errors.status)
         }
+    }
+
+    func saveTwoFactorRequirement(_ request: Request) async throws -> Response {
+        let admin = try AdminGrant(try request.consoleUser(.admin), now: request.services.clock.now)
+        let required = (try? request.content.get(String.self, at: "required")) == "on"
+        try await TwoFactorService(database: request.db, services: request.services).setRequired(required, grant: admin)
+        return request.redirect(to: "/console/settings?saved=1")
+    }
+
+    func resetTwoFactor(_ request: Request) async throws -> Response {
+        let admin = try AdminGrant(try request.consoleUser(.admin), now: request.services.clock.now)
+        guard let userID = request.parameters.get("userID", as: UUID.self),
+            let user = try await UserRecord.find(userID, on: request.db)
+        else { throw AppError.notFound }
+        try await TwoFactorService(database: request.db, services: request.services).reset(user, grant: admin)
+        return request.redirect(to: "/console/users")
     }
 }

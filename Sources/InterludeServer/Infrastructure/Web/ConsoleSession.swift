@@ -42,6 +42,9 @@ enum ConsoleSession {
 /// Lets only signed-in staff through, sends a staff member with a one-time password to change it first, and
 /// refuses any form post whose CSRF token does not match the session's.
 struct ConsoleAuthMiddleware: AsyncMiddleware {
+    /// Where a staff member who must still set two-factor sign-in up may go.
+    static let setupPaths: Set<String> = ["/console/password", "/console/two-factor", "/console/logout"]
+
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         guard let token = request.cookies[ConsoleSession.cookieName]?.string,
             let authenticated = try await SessionService(database: request.db, services: request.services)
@@ -59,6 +62,11 @@ struct ConsoleAuthMiddleware: AsyncMiddleware {
         }
         if authenticated.user.mustChangePassword && request.url.path != "/console/password"
             && request.url.path != "/console/logout"
+        {
+            return request.redirect(to: "/console/password")
+        }
+        if !Self.setupPaths.contains(request.url.path),
+            try await TwoFactorService(database: request.db, services: request.services).mustSetUp(authenticated.user)
         {
             return request.redirect(to: "/console/password")
         }

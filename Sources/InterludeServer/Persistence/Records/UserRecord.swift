@@ -22,6 +22,12 @@ final class UserRecord: Model, @unchecked Sendable {
     @OptionalField(key: "deactivated_at") var deactivatedAt: Date?
     @OptionalField(key: "last_active_at") var lastActiveAt: Date?
 
+    // two-factor sign-in (staff); secrets sealed by `FieldCipher`
+    @OptionalField(key: "totp_secret") var totpSecret: String?
+    @OptionalField(key: "totp_pending_secret") var totpPendingSecret: String?
+    @OptionalField(key: "totp_enabled_at") var totpEnabledAt: Date?
+    @OptionalField(key: "totp_last_step") var totpLastStep: Int64?
+
     init() {}
 
     init(

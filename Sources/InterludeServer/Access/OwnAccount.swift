@@ -1,0 +1,14 @@
+import Fluent
+import Foundation
+
+/// A person changing how their own account is protected (two-factor sign-in), and the one way such changes are
+/// written to the audit log.
+struct OwnAccount: Sendable {
+    let user: UserRecord
+    let now: Date
+
+    /// Records a change, in the transaction that makes it.
+    func record(_ action: AuditAction, on database: any Database) async throws {
+        try await AuditLog(database: database, now: now).record(actor: user, action: action, target: nil)
+    }
+}
