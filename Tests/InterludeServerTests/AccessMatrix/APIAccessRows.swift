@@ -39,7 +39,9 @@ struct APIRow: MatrixRow {
 
 extension APIRow {
     private static func iso(_ date: Date) -> JSONValue { QuestionnaireAPITests.iso(date) }
-    private static func unique(_ prefix: String) -> String { "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())" }
+    /// A name no other account has. The random part sits inside, so it can never end in a name the world's
+    /// people have (`…ada@example.org` would read as Ada's address to the leak check).
+    private static func unique(_ prefix: String) -> String { "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())-\(prefix)" }
 
     /// Anyone may, signed in or not.
     static let accounts: [APIRow] = [

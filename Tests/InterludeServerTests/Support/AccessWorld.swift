@@ -261,7 +261,8 @@ extension AccessWorld {
 
     /// A new account of the same role as `actor`, signed in: for cells whose request ends or changes the account.
     func freshAccount(like actor: Actor) async throws -> APIClient {
-        let email = "fresh-\(UUID().uuidString.prefix(8).lowercased())@example.org"
+        // The random part sits inside, so it never ends in a world person's name (`…ada@example.org`).
+        let email = "fresh-\(UUID().uuidString.prefix(8).lowercased())-account@example.org"
         switch actor {
         case .patientSelf, .otherPatient: return try await app.patient(email, name: "Fresh").client
         case .ownTherapist, .otherTherapist: return try await app.staff("therapist", email).client
@@ -292,7 +293,7 @@ extension AccessWorld {
 
     /// A request of a new patient to join the study of `scope`, waiting for a decision.
     func pendingEnrollment(_ scope: Scope) async throws -> String {
-        let patient = try await app.patient("pending-\(UUID().uuidString.prefix(8).lowercased())@example.org", name: "Pending")
+        let patient = try await app.patient("pending-\(UUID().uuidString.prefix(8).lowercased())-account@example.org", name: "Pending")
         let record = EnrollmentRecord(
             studyID: studyID(scope), patientID: patient.id, therapistID: nil, status: EnrollmentStatus.requested.rawValue, consentVersion: "2026-1",
             now: app.clock.now)
