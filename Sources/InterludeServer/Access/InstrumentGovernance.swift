@@ -57,6 +57,23 @@ struct InstrumentGovernance: Sendable {
         (try? await requireSteward(of: record, by: user)) != nil
     }
 
+    /// The instruments `user` may see: those every study may use, and unshared imports of the studies and practices
+    /// the user works in; an administrator sees all. Another study's unshared instrument stays its own.
+    func visible(_ records: [InstrumentVersionRecord], to user: UserRecord) async throws -> [InstrumentVersionRecord] {
+        if user.roleValue == .admin { return records }
+        var own: Set<UUID> = []
+        for kind in StudyKind.allCases {
+            own.formUnion(try await studies.studies(where: .viewStudy, for: user, kind: kind).compactMap(\.id))
+        }
+        return records.filter { $0.isUsable(in: nil) || $0.$ownerStudy.id.map(own.contains) == true }
+    }
+
+    /// One version, when `user` may see it (see `visible(_:to:)`).
+    func visibleVersion(_ key: String, _ version: Int, to user: UserRecord) async throws -> InstrumentVersionRecord? {
+        guard let record = try await catalog.version(key, version) else { return nil }
+        return try await visible([record], to: user).first
+    }
+
     /// The studies and practices `user` may import instruments for, newest first.
     func studies(for user: UserRecord) async throws -> [StudyRecord] {
         var result: [StudyRecord] = []

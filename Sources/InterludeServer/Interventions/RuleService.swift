@@ -25,7 +25,7 @@ struct RuleService: Sendable {
 
     func add(_ rule: StudyRule, in grant: StudyGrant) async throws -> Stored {
         try grant.require(.editRules)
-        let checked = try StudyRule.validate(rule, instruments: try await instruments())
+        let checked = try StudyRule.validate(rule, instruments: try await instruments(usableIn: grant.studyID))
         let record = RuleRecord(
             studyID: grant.studyID, createdBy: try grant.viewer.requireID(), definition: try Self.encode(checked), now: now)
         try await record.create(on: database)
@@ -42,11 +42,11 @@ struct RuleService: Sendable {
         try await grant.record(.ruleChanged, target: "rule:\(ruleID):removed")
     }
 
-    /// Every published instrument's newest definition, which rules may name.
-    private func instruments() async throws -> [String: InstrumentDefinition] {
+    /// The newest definition of every published instrument the study may use, which its rules may name.
+    private func instruments(usableIn studyID: UUID) async throws -> [String: InstrumentDefinition] {
         let catalog = InstrumentCatalog(database: database, now: now)
         var result: [String: InstrumentDefinition] = [:]
-        for record in try await catalog.overview() {
+        for record in try await catalog.overview() where record.isUsable(in: studyID) {
             let latest = record.isPublished ? record : try await catalog.latestPublished(record.key)
             if let latest { result[latest.key] = try latest.decodedDefinition() }
         }
@@ -198,7 +198,10 @@ struct RuleService: Sendable {
                 firingID: firingID)
             return alert.map { "alert \($0.id?.uuidString.lowercased() ?? "")" } ?? "alert: nobody to alert"
         case .prompt(let instrumentKey, let openHours):
-            guard let version = try await InstrumentCatalog(database: database, now: now).latestPublished(instrumentKey) else {
+            guard
+                let version = try await InstrumentCatalog(database: database, now: now)
+                    .latestPublished(instrumentKey, usableIn: stored.studyID)
+            else {
                 return "prompt: \(instrumentKey) is not published"
             }
             let prompt = PromptRecord(
@@ -262,7 +265,7 @@ struct RuleService: Sendable {
     /// prompts); changes nothing. The participant must be one of `dryRunCandidates`.
     func dryRun(_ rule: StudyRule, in grant: StudyGrant, patientID: UUID) async throws -> [DryRunLine] {
         try grant.require(.dryRunRules)
-        let checked = try StudyRule.validate(rule, instruments: try await instruments())
+        let checked = try StudyRule.validate(rule, instruments: try await instruments(usableIn: grant.studyID))
         let chart: PatientChart
         do {
             chart = try await PatientChart.open(patientID, in: grant, database: database, services: services)

@@ -129,6 +129,12 @@ struct InstrumentCatalog: Sendable {
             .filter(\.$key == key).filter(\.$version == version).first()
     }
 
+    /// The newest published version of `key` that `studyID` may use (see `isUsable(in:)`), the one its new prompts
+    /// use; nil when there is none.
+    func latestPublished(_ key: String, usableIn studyID: UUID?) async throws -> InstrumentVersionRecord? {
+        try await latestPublished(key).flatMap { $0.isUsable(in: studyID) ? $0 : nil }
+    }
+
     /// The newest published version of `key`, the one new prompts use.
     func latestPublished(_ key: String) async throws -> InstrumentVersionRecord? {
         try await InstrumentVersionRecord.query(on: database)

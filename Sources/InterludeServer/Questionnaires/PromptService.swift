@@ -28,7 +28,8 @@ struct PromptService: Sendable {
         source: PromptSource
     ) async throws -> PromptRecord {
         guard
-            let instrument = try await InstrumentCatalog(database: database, now: now).latestPublished(instrumentKey)
+            let instrument = try await InstrumentCatalog(database: database, now: now)
+                .latestPublished(instrumentKey, usableIn: studyID)
         else { throw AppError.field("instrumentKey", .unknown) }
         let prompt = PromptRecord(
             patientID: patientID, studyID: studyID, assignedBy: assignedBy, instrumentKey: instrument.key,

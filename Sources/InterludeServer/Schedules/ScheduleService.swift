@@ -24,7 +24,9 @@ struct ScheduleService: Sendable {
     private func check(_ plan: SchedulePlan, study: StudyRecord, patientID: UUID?, arm: String?) async throws {
         var validator = FieldValidator()
         for problem in plan.problems() { validator.add(problem.field, problem.code, limit: problem.limit) }
-        if try await InstrumentCatalog(database: database, now: now).latestPublished(plan.instrumentKey) == nil {
+        if try await InstrumentCatalog(database: database, now: now)
+            .latestPublished(plan.instrumentKey, usableIn: study.requireID()) == nil
+        {
             validator.add("instrumentKey", .unknown)
         }
         if let patientID {

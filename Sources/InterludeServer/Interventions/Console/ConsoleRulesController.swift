@@ -126,7 +126,7 @@ struct ConsoleRulesController {
         let stored = try await rules.rules(in: grant)
         let catalog = InstrumentCatalog(database: request.db, now: services.clock.now)
         var titles: [String: String] = [:]
-        for record in try await catalog.overview() {
+        for record in try await catalog.overview() where record.isUsable(in: grant.studyID) {
             titles[record.key] = (try? record.decodedDefinition().title.text(language)) ?? record.key
         }
         let candidates = try await rules.dryRunCandidates(in: grant)

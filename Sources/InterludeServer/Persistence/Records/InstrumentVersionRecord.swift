@@ -56,3 +56,11 @@ final class InstrumentVersionRecord: Model, @unchecked Sendable {
         self.createdAt = now
     }
 }
+
+extension InstrumentVersionRecord {
+    /// Whether a study (or practice) may assign, plan or name the instrument in its rules: the shipped library, the
+    /// installation's own and shared instruments everywhere; an unshared import only in the study that imported it.
+    func isUsable(in studyID: UUID?) -> Bool {
+        origin == Origin.library.rawValue || $ownerStudy.id == nil || shared || $ownerStudy.id == studyID
+    }
+}

@@ -8,8 +8,8 @@ import OpenAPIRuntime
 extension APIHandler {
     func listInstruments(_ input: Operations.ListInstruments.Input) async throws -> Operations.ListInstruments.Output {
         let context = try APIContext.current()
-        _ = try await context.user(.therapist, .researcher, .admin)
-        let records = try await context.catalog.overview()
+        let user = try await context.user(.therapist, .researcher, .admin)
+        let records = try await context.instrumentGovernance.visible(try await context.catalog.overview(), to: user)
         return .ok(.init(body: .json(try records.map { try .init($0, language: context.request.language) })))
     }
 
@@ -46,8 +46,10 @@ extension APIHandler {
         -> Operations.GetInstrumentVersion.Output
     {
         let context = try APIContext.current()
-        _ = try await context.user(.therapist, .researcher, .admin)
-        guard let record = try await context.catalog.version(input.path.key, input.path.version) else {
+        let user = try await context.user(.therapist, .researcher, .admin)
+        guard
+            let record = try await context.instrumentGovernance.visibleVersion(input.path.key, input.path.version, to: user)
+        else {
             throw AppError.notFound
         }
         let definition = try record.decodedDefinition()

@@ -104,7 +104,7 @@ struct ConsoleInstrumentsController {
         async throws -> Response
     {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
-        let records = try await catalog(request).overview()
+        let records = try await governance(request).visible(try await catalog(request).overview(), to: user)
         let studies = try await governance(request).studies(for: user).map { StudyOption(id: $0.id?.uuidString ?? "", title: $0.title) }
         let forInstallation = user.roleValue == .admin
         return try await request.renderConsole(
@@ -141,8 +141,9 @@ struct ConsoleInstrumentsController {
     }
 
     private func record(_ request: Request) async throws -> InstrumentVersionRecord {
+        let user = try request.consoleUser(.therapist, .researcher, .admin)
         guard let key = request.parameters.get("key"), let version = request.parameters.get("version", as: Int.self),
-            let record = try await catalog(request).version(key, version)
+            let record = try await governance(request).visibleVersion(key, version, to: user)
         else { throw AppError.notFound }
         return record
     }

@@ -154,7 +154,7 @@ struct ConsoleScheduleController {
         let localizer = request.services.localizer
         let language = user.language
         let catalog = InstrumentCatalog(database: request.db, now: now)
-        let published = try await catalog.overview().filter(\.isPublished)
+        let published = try await catalog.overview().filter { $0.isPublished && $0.isUsable(in: studyID) }
         var titles: [String: String] = [:]
         for record in published { titles[record.key] = (try? record.decodedDefinition().title.text(language)) ?? record.title }
 
