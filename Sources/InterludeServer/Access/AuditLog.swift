@@ -57,6 +57,7 @@ enum AuditAction: String, Sendable, CaseIterable {
     case instrumentImported = "instrument.imported"
     case instrumentPublished = "instrument.published"
     case instrumentShared = "instrument.shared"
+    case instrumentPinMoved = "instrument.pin.moved"
     case twoFactorEnabled = "account.two-factor.enabled"
     case twoFactorDisabled = "account.two-factor.disabled"
     case twoFactorReset = "user.two-factor.reset"

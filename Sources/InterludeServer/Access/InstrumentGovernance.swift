@@ -52,6 +52,30 @@ struct InstrumentGovernance: Sendable {
         return try await catalog.versions(of: key).first ?? newest
     }
 
+    /// Moves a study to another published version of an instrument it may use; its next prompts use that version,
+    /// prompts already planned keep theirs.
+    func movePin(_ key: String, to version: Int, in studyID: UUID, by user: UserRecord) async throws -> InstrumentPinRecord {
+        let grant = try await studies.require(.manageInstruments, in: studyID, by: user)
+        guard let record = try await catalog.version(key, version), record.isUsable(in: studyID) else {
+            throw AppError.notFound
+        }
+        guard record.isPublished else { throw AppError.field("version", .invalidValue) }
+        let pin = try await catalog.movePin(key, to: version, in: studyID)
+        try await grant.record(.instrumentPinMoved, target: "instrument:\(key):\(version)")
+        return pin
+    }
+
+    /// The versions `studyID` has pinned, each with the newest published version it could move to.
+    func pins(in studyID: UUID, by user: UserRecord) async throws -> [(pin: InstrumentPinRecord, newest: Int)] {
+        _ = try await studies.require(.viewStudy, in: studyID, by: user)
+        var result: [(pin: InstrumentPinRecord, newest: Int)] = []
+        for pin in try await catalog.pins(in: studyID) {
+            let newest = try await catalog.latestPublished(pin.instrumentKey, usableIn: studyID)?.version ?? pin.version
+            result.append((pin, max(newest, pin.version)))
+        }
+        return result
+    }
+
     /// Whether `user` may publish versions of the instrument `record` belongs to.
     func isSteward(of record: InstrumentVersionRecord, _ user: UserRecord) async -> Bool {
         (try? await requireSteward(of: record, by: user)) != nil

@@ -67,7 +67,7 @@ public func configure(
     }
 
     // Migrations (applied by `serve` on start and by `migrate`)
-    app.migrations.add(Migrations.all(cipher: app.interlude.cipher))
+    app.migrations.add(Migrations.all(cipher: app.interlude.cipher, clock: app.interlude.clock))
     app.databases.middleware.use(SyncStamps.Prompts(clock: clock))
     app.databases.middleware.use(SyncStamps.Appointments(clock: clock))
 

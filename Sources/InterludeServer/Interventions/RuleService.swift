@@ -200,7 +200,7 @@ struct RuleService: Sendable {
         case .prompt(let instrumentKey, let openHours):
             guard
                 let version = try await InstrumentCatalog(database: database, now: now)
-                    .latestPublished(instrumentKey, usableIn: stored.studyID)
+                    .pinnedVersion(instrumentKey, for: stored.studyID)
             else {
                 return "prompt: \(instrumentKey) is not published"
             }

@@ -2,7 +2,7 @@ import Fluent
 
 /// The schema's history, in the order it happened. Never edit a migration once it has landed; add one.
 enum Migrations {
-    static func all(cipher: FieldCipher) -> [any Migration] {
+    static func all(cipher: FieldCipher, clock: WallClock) -> [any Migration] {
         [
             CreateUsers(),
             CreatePatientProfiles(),
@@ -37,6 +37,7 @@ enum Migrations {
             UpdateUsersNormaliseEmails(),
             UpdateSealHealthData(cipher: cipher),
             UpdateUsersAddTwoFactor(),
+            CreateInstrumentPins(clock: clock),
         ]
     }
 }

@@ -41,6 +41,7 @@ enum ErasureMap {
     static let impersonalTables: Set<String> = [
         StudyRecord.schema,
         InstrumentVersionRecord.schema,
+        InstrumentPinRecord.schema,
         InterventionTemplateRecord.schema,
         StudyMessageRecord.schema,
         MessagePlanRecord.schema,

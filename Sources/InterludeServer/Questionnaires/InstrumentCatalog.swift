@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import SQLKit
 import Vapor
 
 /// The instruments Interlude knows: the shipped library and what researchers import, each version a draft until
@@ -127,6 +128,44 @@ struct InstrumentCatalog: Sendable {
     func version(_ key: String, _ version: Int) async throws -> InstrumentVersionRecord? {
         try await InstrumentVersionRecord.query(on: database)
             .filter(\.$key == key).filter(\.$version == version).first()
+    }
+
+    /// The version of `key` new prompts of `studyID` use: the one the study pinned; at its first use the newest
+    /// published version it may use, pinned from then on (a parallel first use keeps the pin the other made).
+    func pinnedVersion(_ key: String, for studyID: UUID?) async throws -> InstrumentVersionRecord? {
+        guard let studyID else { return try await latestPublished(key, usableIn: nil) }
+        if let pin = try await pin(key, in: studyID) { return try await version(key, pin.version) }
+        guard let latest = try await latestPublished(key, usableIn: studyID) else { return nil }
+        try await insertPin(key, version: latest.version, in: studyID)
+        guard let pin = try await pin(key, in: studyID) else { return latest }
+        return pin.version == latest.version ? latest : try await version(key, pin.version)
+    }
+
+    func pin(_ key: String, in studyID: UUID) async throws -> InstrumentPinRecord? {
+        try await InstrumentPinRecord.query(on: database).filter(\.$study.$id == studyID).filter(\.$instrumentKey == key).first()
+    }
+
+    /// The versions a study has pinned, by instrument.
+    func pins(in studyID: UUID) async throws -> [InstrumentPinRecord] {
+        try await InstrumentPinRecord.query(on: database).filter(\.$study.$id == studyID).sort(\.$instrumentKey).all()
+    }
+
+    /// Points the study at another version of `key`; of parallel moves the last one stays.
+    func movePin(_ key: String, to version: Int, in studyID: UUID) async throws -> InstrumentPinRecord {
+        try await insertPin(key, version: version, in: studyID)
+        try await (database as! any SQLDatabase).update(InstrumentPinRecord.schema)
+            .set("version", to: SQLBind(version)).set("pinned_at", to: SQLBind(now))
+            .where("study_id", .equal, SQLBind(studyID)).where("instrument_key", .equal, SQLBind(key)).run()
+        guard let pin = try await pin(key, in: studyID) else { throw AppError.notFound }
+        return pin
+    }
+
+    /// Pins `version` unless the study has a pin for `key` already; the database's uniqueness decides races.
+    private func insertPin(_ key: String, version: Int, in studyID: UUID) async throws {
+        try await (database as! any SQLDatabase).insert(into: InstrumentPinRecord.schema)
+            .columns("id", "study_id", "instrument_key", "version", "pinned_at")
+            .values(SQLBind(UUID()), SQLBind(studyID), SQLBind(key), SQLBind(version), SQLBind(now))
+            .ignoringConflicts().run()
     }
 
     /// The newest published version of `key` that `studyID` may use (see `isUsable(in:)`), the one its new prompts

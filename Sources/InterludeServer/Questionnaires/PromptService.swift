@@ -22,14 +22,14 @@ struct PromptService: Sendable {
                 closesAt: record.closesAt))
     }
 
-    /// Creates a prompt for the newest published version of `instrumentKey`.
+    /// Creates a prompt for the version of `instrumentKey` the study uses (see `InstrumentCatalog.pinnedVersion`).
     func create(
         patientID: UUID, studyID: UUID?, assignedBy: UUID?, instrumentKey: String, opensAt: Date, closesAt: Date,
         source: PromptSource
     ) async throws -> PromptRecord {
         guard
             let instrument = try await InstrumentCatalog(database: database, now: now)
-                .latestPublished(instrumentKey, usableIn: studyID)
+                .pinnedVersion(instrumentKey, for: studyID)
         else { throw AppError.field("instrumentKey", .unknown) }
         let prompt = PromptRecord(
             patientID: patientID, studyID: studyID, assignedBy: assignedBy, instrumentKey: instrument.key,

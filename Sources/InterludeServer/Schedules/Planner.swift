@@ -179,7 +179,7 @@ struct Planner: Sendable {
             }
             report.removed = stale.count
         }
-        report.created = try await insert(inserts, on: database)
+        report.created = try await insert(inserts, now: now, on: database)
         return report
     }
 
@@ -196,13 +196,14 @@ struct Planner: Sendable {
         prompt.opensAt > now && prompt.openedAt == nil && prompt.status == PromptStatus.scheduled.rawValue
     }
 
-    /// Inserts new prompts with the instrument's newest published version, skipping any another run already made.
-    private func insert(_ prompts: [PromptRecord], on database: any Database) async throws -> Int {
+    /// Inserts new prompts with the version of the instrument their study uses, skipping any another run already
+    /// made.
+    private func insert(_ prompts: [PromptRecord], now: Date, on database: any Database) async throws -> Int {
         guard !prompts.isEmpty else { return 0 }
-        let catalog = InstrumentCatalog(database: database, now: Date())
-        var versions: [String: Int] = [:]
-        for key in Set(prompts.map(\.instrumentKey)) {
-            versions[key] = try await catalog.latestPublished(key)?.version
+        let catalog = InstrumentCatalog(database: database, now: now)
+        var versions: [StudyInstrument: Int] = [:]
+        for used in Set(prompts.map(StudyInstrument.init)) {
+            versions[used] = try await catalog.pinnedVersion(used.key, for: used.studyID)?.version
         }
         let sql = database as! any SQLDatabase
         var inserted = 0
@@ -210,14 +211,14 @@ struct Planner: Sendable {
             "id", "created_at", "patient_id", "study_id", "instrument_key", "instrument_version", "opens_at", "closes_at",
             "status", "source", "plan_id", "occurrence", "changed_at",
         ]
-        let ready = prompts.filter { versions[$0.instrumentKey] != nil }
+        let ready = prompts.compactMap { prompt in versions[StudyInstrument(prompt)].map { (prompt, $0) } }
         for start in stride(from: 0, to: ready.count, by: Self.insertBatch) {
             let batch = ready[start..<min(start + Self.insertBatch, ready.count)]
             var builder = sql.insert(into: PromptRecord.schema).columns(columns)
-            for prompt in batch {
+            for (prompt, version) in batch {
                 builder = builder.values([
                     SQLBind(UUID()), SQLBind(prompt.createdAt), SQLBind(prompt.$patient.id), SQLBind(prompt.$study.id),
-                    SQLBind(prompt.instrumentKey), SQLBind(versions[prompt.instrumentKey]!), SQLBind(prompt.opensAt),
+                    SQLBind(prompt.instrumentKey), SQLBind(version), SQLBind(prompt.opensAt),
                     SQLBind(prompt.closesAt), SQLBind(prompt.status), SQLBind(prompt.source), SQLBind(prompt.planID),
                     SQLBind(prompt.occurrence), SQLBind(prompt.createdAt),
                 ])
@@ -228,3 +229,15 @@ struct Planner: Sendable {
         return inserted
     }
 }
+
+/// An instrument as one study uses it: each study has its own pinned version.
+private struct StudyInstrument: Hashable {
+    let studyID: UUID?
+    let key: String
+
+    init(_ prompt: PromptRecord) {
+        studyID = prompt.$study.id
+        key = prompt.instrumentKey
+    }
+}
+

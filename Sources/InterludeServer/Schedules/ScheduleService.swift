@@ -25,7 +25,7 @@ struct ScheduleService: Sendable {
         var validator = FieldValidator()
         for problem in plan.problems() { validator.add(problem.field, problem.code, limit: problem.limit) }
         if try await InstrumentCatalog(database: database, now: now)
-            .latestPublished(plan.instrumentKey, usableIn: study.requireID()) == nil
+            .pinnedVersion(plan.instrumentKey, for: study.requireID()) == nil
         {
             validator.add("instrumentKey", .unknown)
         }

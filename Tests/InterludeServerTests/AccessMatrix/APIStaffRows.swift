@@ -57,6 +57,12 @@ extension APIRow {
         APIRow("shareInstrument", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin 200") { cell in
             .init(.POST, "/instruments/\(try await ownedDraft(cell))/sharing")
         },
+        APIRow("listInstrumentPins", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .init(.GET, "/studies/\(cell.studyID)/instrument-pins")
+        },
+        APIRow("moveInstrumentPin", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .init(.PUT, "/studies/\(cell.studyID)/instrument-pins/phq-9", json: ["version": 1])
+        },
     ]
 
     /// The key of a draft instrument the owner of the cell's study imported for it.

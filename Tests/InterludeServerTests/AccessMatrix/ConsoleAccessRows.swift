@@ -231,6 +231,9 @@ extension ConsoleRow {
         ConsoleRow("GET /console/instruments", "\(staffOnly), * 200") { _ in .get("/console/instruments") },
         ConsoleRow("POST /console/instruments", "\(staffOnly), * 422") { _ in .post("/console/instruments") },
         ConsoleRow("GET /console/instruments/:key/:version", "\(staffOnly), * 200") { _ in .get("/console/instruments/phq-9/1") },
+        ConsoleRow("POST /console/instruments/:key/:version/pin", scoped: true, "\(staffOnly), * 404, own@practice 303, res@research 303, resNS@research 303, admin@research 303") { cell in
+            .post("/console/instruments/phq-9/1/pin", [("study", cell.studyID.uuidString)])
+        },
         ConsoleRow("POST /console/instruments/:key/:version/publication", scoped: true, "\(staffOnly), * 404, own@practice 303, res@research 303, resNS@research 303, admin 303") { cell in
             let key = "sleep-\(UUID().uuidString.prefix(8).lowercased())"
             let imported = try await cell.world.owner(cell.scope).send(.POST, "/instruments?studyId=\(cell.studyID)", json: [

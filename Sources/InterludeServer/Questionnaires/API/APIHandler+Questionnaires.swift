@@ -78,6 +78,30 @@ extension APIHandler {
         let record = try await context.instrumentGovernance.share(input.path.key, by: user)
         return .ok(.init(body: .json(try .init(record, language: context.request.language))))
     }
+
+    func listInstrumentPins(_ input: Operations.ListInstrumentPins.Input) async throws -> Operations.ListInstrumentPins.Output {
+        let context = try APIContext.current()
+        let user = try await context.user(.therapist, .researcher, .admin)
+        let pins = try await context.instrumentGovernance.pins(in: try pathID(input.path.studyId), by: user)
+        return .ok(.init(body: .json(pins.map { Components.Schemas.InstrumentPin($0.pin, newest: $0.newest) })))
+    }
+
+    func moveInstrumentPin(_ input: Operations.MoveInstrumentPin.Input) async throws -> Operations.MoveInstrumentPin.Output {
+        let context = try APIContext.current()
+        let user = try await context.user(.therapist, .researcher, .admin)
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let studyID = try pathID(input.path.studyId)
+        let pin = try await context.instrumentGovernance.movePin(input.path.key, to: body.version, in: studyID, by: user)
+        let newest = try await context.instrumentGovernance.pins(in: studyID, by: user)
+            .first { $0.pin.instrumentKey == pin.instrumentKey }?.newest ?? pin.version
+        return .ok(.init(body: .json(.init(pin, newest: newest))))
+    }
+}
+
+extension Components.Schemas.InstrumentPin {
+    init(_ pin: InstrumentPinRecord, newest: Int) {
+        self.init(instrumentKey: pin.instrumentKey, version: pin.version, newestVersion: newest, pinnedAt: pin.pinnedAt)
+    }
 }
 
 // MARK: - Prompts and responses for therapists

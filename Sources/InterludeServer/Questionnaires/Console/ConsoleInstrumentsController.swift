@@ -47,6 +47,15 @@ struct ConsoleInstrumentsController {
         var scores: [PreviewScore]
         var versions: [Row]
         var justImported: Bool
+        /// The user's studies that use another version of this instrument, which they may move to this one.
+        var movablePins: [MovablePin]
+        var hasMovablePins: Bool
+    }
+
+    struct MovablePin: Encodable, Sendable {
+        var studyID: String
+        var studyTitle: String
+        var version: Int
     }
 
     struct PreviewSection: Encodable, Sendable {
@@ -79,6 +88,7 @@ struct ConsoleInstrumentsController {
         routes.get("instruments", ":key", ":version", use: preview)
         routes.post("instruments", ":key", ":version", "publication", use: publish)
         routes.get("instruments", ":key", ":version", "fhir", use: fhir)
+        routes.post("instruments", ":key", ":version", "pin", use: movePin)
     }
 
     private func catalog(_ request: Request) -> InstrumentCatalog {
@@ -177,6 +187,7 @@ struct ConsoleInstrumentsController {
                 bands: rule.bands.map { "\($0.min.plainText())–\($0.max.plainText()): \($0.label.text(language))" })
         }
         let versions = try await catalog(request).versions(of: record.key)
+        let movable = record.isPublished ? try await movablePins(of: record, for: user, request) : []
         return try await request.renderConsole(
             "console/instrument", titleKey: "console.instrument.title",
             content: PreviewContent(
@@ -184,7 +195,34 @@ struct ConsoleInstrumentsController {
                 description: definition.description?.text(language), source: definition.source,
                 licence: definition.licence, isDraft: !record.isPublished, canManage: await governance(request).isSteward(of: record, user), sections: sections, scores: scores,
                 versions: rows(versions, user: user, request: request),
-                justImported: (try? request.query.get(String.self, at: "imported")) != nil))
+                justImported: (try? request.query.get(String.self, at: "imported")) != nil,
+                movablePins: movable, hasMovablePins: !movable.isEmpty))
+    }
+
+    /// The studies `user` manages instruments for that pinned another version of `record`'s instrument.
+    private func movablePins(of record: InstrumentVersionRecord, for user: UserRecord, _ request: Request) async throws
+        -> [MovablePin]
+    {
+        var result: [MovablePin] = []
+        for study in try await governance(request).studies(for: user) {
+            let studyID = try study.requireID()
+            guard record.isUsable(in: studyID), let pin = try await catalog(request).pin(record.key, in: studyID),
+                pin.version != record.version
+            else { continue }
+            result.append(MovablePin(studyID: studyID.uuidString, studyTitle: study.title, version: pin.version))
+        }
+        return result
+    }
+
+    /// Moves one of the user's studies to the version shown.
+    func movePin(_ request: Request) async throws -> Response {
+        let user = try request.consoleUser(.therapist, .researcher, .admin)
+        let record = try await record(request)
+        guard let studyID = UUID(uuidString: try request.content.get(String.self, at: "study")) else {
+            throw AppError.field("study", .invalidFormat)
+        }
+        _ = try await governance(request).movePin(record.key, to: record.version, in: studyID, by: user)
+        return request.redirect(to: "/console/instruments/\(record.key)/\(record.version)")
     }
 
     private func range(_ item: Item, language: Language) -> String? {
