@@ -1,5 +1,8 @@
 import Foundation
+import InterludeCore
 import Testing
+
+@testable import InterludeServer
 
 @Suite("Every date-time in every JSON answer is ISO 8601")
 struct DateTimeContractTests {
@@ -14,5 +17,16 @@ struct DateTimeContractTests {
              "receivedAt": "2026-03-02T08:00:00.250Z", "completedAt": null, "title": 5}
             """.utf8)
         #expect(DateTimeContract.violations(in: body).sorted() == ["$.createdAt: 1772438400", "$.items[0].opensAt: 2026-03-02 09:00"])
+    }
+}
+
+@Suite("Contract: field problem codes")
+struct FieldCodeContractTests {
+    @Test("every code a field problem can carry is one the API document lists, and the other way round")
+    func codesMatch() {
+        let document = Set(Components.Schemas.FieldProblem.CodePayload.allCases.map(\.rawValue))
+        let server = Set(FieldError.Code.allCases.map(\.rawValue))
+        #expect(server.subtracting(document).isEmpty, "missing in openapi.yaml: \(server.subtracting(document).sorted())")
+        #expect(document.subtracting(server).isEmpty, "unknown to the server: \(document.subtracting(server).sorted())")
     }
 }
