@@ -19,7 +19,7 @@ public func configure(
     app.interlude = AppServices(
         settings: settings,
         clock: clock,
-        mailer: mailer ?? makeMailer(settings: settings, app: app),
+        mailer: mailer ?? makeMailer(settings: settings, clock: clock, app: app),
         passwords: try PasswordHashing(cost: settings.passwordCost, threadPool: app.threadPool),
         localizer: localizer,
         serverSecret: ServerSecret(),
@@ -79,15 +79,15 @@ public func configure(
     try registerRoutes(app)
 }
 
-private func makeMailer(settings: Settings, app: Application) -> any Mailer {
+private func makeMailer(settings: Settings, clock: WallClock, app: Application) -> any Mailer {
     switch settings.mail {
     case .outbox(let directory):
-        return OutboxMailer(directory: directory, from: settings.mailFrom, logger: app.logger)
+        return OutboxMailer(directory: directory, from: settings.mailFrom, logger: app.logger, clock: clock)
     case .smtp(let server):
         let localName = URL(string: settings.publicURL)?.host ?? "localhost"
         return SMTPMailer(
             client: SMTPClient(server: server, group: app.eventLoopGroup, localName: localName),
-            from: settings.mailFrom)
+            from: settings.mailFrom, clock: clock)
     }
 }
 

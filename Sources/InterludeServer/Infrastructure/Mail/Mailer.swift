@@ -27,10 +27,11 @@ struct OutboxMailer: Mailer {
     let directory: String
     let from: String
     let logger: Logger
+    var clock = WallClock.system
 
     func send(_ message: EmailMessage) async throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let now = Date()
+        let now = clock.now
         let stamp = Int(now.timeIntervalSince1970 * 1000)
         let name = "\(stamp)-\(UUID().uuidString.lowercased()).eml"
         let rendered = MIMEMessage.render(message, from: from, date: now)

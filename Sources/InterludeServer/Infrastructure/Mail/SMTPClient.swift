@@ -242,9 +242,10 @@ struct SMTPLineDecoder: ByteToMessageDecoder {
 struct SMTPMailer: Mailer {
     let client: SMTPClient
     let from: String
+    var clock = WallClock.system
 
     func send(_ message: EmailMessage) async throws {
-        let rendered = MIMEMessage.render(message, from: from, date: Date())
+        let rendered = MIMEMessage.render(message, from: from, date: clock.now)
         try await client.send(rendered: rendered, from: MIMEMessage.address(of: from), to: [message.to])
     }
 }

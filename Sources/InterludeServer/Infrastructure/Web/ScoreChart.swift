@@ -41,7 +41,7 @@ struct ScoreChart: Sendable {
             Self.top + plotHeight * (1 - (min(max(value, low), high) - low) / (high - low))
         }
         let sorted = points.sorted { $0.date < $1.date }
-        let first = sorted.first?.date ?? Date()
+        let first = sorted.first?.date ?? .distantPast
         let last = sorted.last?.date ?? first
         let span = max(last.timeIntervalSince(first), 1)
         func x(_ date: Date) -> Double {
