@@ -118,7 +118,7 @@ struct ConcurrencyTests {
             #expect(replies.filter { $0.status == .created }.count == 1)
             #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
             let active = try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == patientID)
-                .filter(\.$status == EnrollmentStatus.active.rawValue).all()
+                .filter(\.$status == EnrollmentStatus.active).all()
             #expect(active.count == 1)
             #expect(try await PairingCodeRecord.query(on: app.database).filter(\.$redeemedAt != nil).count() == 1)
         }
@@ -211,7 +211,7 @@ struct ConcurrencyTests {
             #expect(replies.filter { $0.status == .ok }.count == 1)
             #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
             let stored = try #require(try await EnrollmentRecord.query(on: app.database).first())
-            #expect(stored.status == decided.body["status"].string)
+            #expect(stored.status.rawValue == decided.body["status"].string)
             let audited = try await AuditEventRecord.query(on: app.database).filter(\.$action == AuditAction.enrollmentDecided.rawValue).count()
             #expect(audited == 1)
         }

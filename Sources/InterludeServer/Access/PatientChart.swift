@@ -46,7 +46,7 @@ struct PatientChart: Sendable {
         guard
             let enrollment = try await EnrollmentRecord.query(on: database)
                 .filter(\.$study.$id == grant.studyID).filter(\.$patient.$id == patientID)
-                .filter(\.$status == EnrollmentStatus.active.rawValue).with(\.$patient).first(),
+                .filter(\.$status == EnrollmentStatus.active).with(\.$patient).first(),
             let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
         else { throw AppError.notFound }
         let visible: Bool
@@ -71,7 +71,7 @@ struct PatientChart: Sendable {
     {
         let access = StudyAccess(database: database, now: services.clock.now)
         let studies = try await EnrollmentRecord.query(on: database)
-            .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
+            .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active).all()
             .map { $0.$study.id }
         var charts: [PatientChart] = []
         for studyID in studies {

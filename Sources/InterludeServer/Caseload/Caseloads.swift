@@ -16,7 +16,7 @@ struct Caseloads: Sendable {
         try await EnrollmentRecord.query(on: database)
             .filter(\.$patient.$id == patientID)
             .filter(\.$therapist.$id != nil)
-            .filter(\.$status == EnrollmentStatus.active.rawValue)
+            .filter(\.$status == EnrollmentStatus.active)
             .first()
     }
 
@@ -30,7 +30,7 @@ struct Caseloads: Sendable {
     func caseload(of therapistID: UUID) async throws -> [Entry] {
         let enrollments = try await EnrollmentRecord.query(on: database)
             .filter(\.$therapist.$id == therapistID)
-            .filter(\.$status == EnrollmentStatus.active.rawValue)
+            .filter(\.$status == EnrollmentStatus.active)
             .with(\.$patient)
             .sort(\.$createdAt, .descending)
             .all()
@@ -51,7 +51,7 @@ struct Caseloads: Sendable {
             let enrollment = try await EnrollmentRecord.query(on: database)
                 .filter(\.$therapist.$id == therapistID)
                 .filter(\.$patient.$id == patientID)
-                .filter(\.$status == EnrollmentStatus.active.rawValue)
+                .filter(\.$status == EnrollmentStatus.active)
                 .with(\.$patient)
                 .first(),
             let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()

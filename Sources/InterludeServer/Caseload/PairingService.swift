@@ -128,7 +128,7 @@ struct PairingService: Sendable {
             try await profile.save(on: database)
             let enrollment = EnrollmentRecord(
                 studyID: studyID, patientID: patientID, therapistID: therapistID,
-                status: EnrollmentStatus.active.rawValue, consentVersion: StaffAccounts.practiceConsent, now: now)
+                status: EnrollmentStatus.active, consentVersion: StaffAccounts.practiceConsent, now: now)
             try await enrollment.create(on: database)
             return Paired(profile: profile, enrollment: enrollment, therapistID: therapistID)
         }

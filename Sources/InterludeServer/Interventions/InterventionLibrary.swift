@@ -102,7 +102,7 @@ struct MessagePlanner: Sendable {
             let pool = try await StudyMessageRecord.query(on: database).filter(\.$study.$id == studyID).sort(\.$createdAt).all()
             guard !pool.isEmpty else { continue }
             let enrollments = try await EnrollmentRecord.query(on: database)
-                .filter(\.$study.$id == studyID).filter(\.$status == EnrollmentStatus.active.rawValue)
+                .filter(\.$study.$id == studyID).filter(\.$status == EnrollmentStatus.active)
                 .with(\.$patient).all()
             for enrollment in enrollments {
                 created += try await deliveries(

@@ -82,7 +82,7 @@ struct RuleService: Sendable {
         guard let context,
             try await EnrollmentRecord.query(on: database)
                 .filter(\.$patient.$id == patientID).filter(\.$study.$id == context)
-                .filter(\.$status == EnrollmentStatus.active.rawValue).first() != nil
+                .filter(\.$status == EnrollmentStatus.active).first() != nil
         else { return [builtIn] }
         return [builtIn] + (try await stored(in: [context]))
     }
@@ -127,7 +127,7 @@ struct RuleService: Sendable {
         for patientID in patients {
             let active = Set(
                 try await EnrollmentRecord.query(on: database)
-                    .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active.rawValue)
+                    .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active)
                     .filter(\.$study.$id ~~ studies).all().map { $0.$study.id })
             let rules = missedRules.filter { $0.studyID.map(active.contains) == true }
             guard !rules.isEmpty else { continue }
@@ -250,7 +250,7 @@ struct RuleService: Sendable {
     func dryRunCandidates(in grant: StudyGrant) async throws -> [(patientID: UUID, pseudonym: String)] {
         guard grant.allows(.dryRunRules) else { return [] }
         let enrollments = try await EnrollmentRecord.query(on: database)
-            .filter(\.$study.$id == grant.studyID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
+            .filter(\.$study.$id == grant.studyID).filter(\.$status == EnrollmentStatus.active).all()
         let profiles = try await PatientProfileRecord.query(on: database)
             .filter(\.$user.$id ~~ enrollments.map { $0.$patient.id }).all()
         let byPatient = Dictionary(uniqueKeysWithValues: profiles.map { ($0.$user.id, $0) })

@@ -32,7 +32,7 @@ struct ScheduleService: Sendable {
         if let patientID {
             let enrolled = try await EnrollmentRecord.query(on: database)
                 .filter(\.$study.$id == study.requireID()).filter(\.$patient.$id == patientID)
-                .filter(\.$status == EnrollmentStatus.active.rawValue).first()
+                .filter(\.$status == EnrollmentStatus.active).first()
             if enrolled == nil { validator.add("patientId", .unknown) }
         }
         if let arm, !StudyArms.names(of: study).contains(arm) { validator.add("arm", .unknown) }
@@ -103,7 +103,7 @@ struct ScheduleService: Sendable {
     private func participants(of plan: PlanRecord) async throws -> Set<UUID> {
         let enrollments = try await EnrollmentRecord.query(on: database)
             .filter(\.$study.$id == plan.$study.id)
-            .filter(\.$status == EnrollmentStatus.active.rawValue)
+            .filter(\.$status == EnrollmentStatus.active)
             .all()
         return Set(enrollments.filter { Planner.applies(plan, to: $0) }.map { $0.$patient.id })
     }
@@ -136,7 +136,7 @@ struct ScheduleService: Sendable {
         let inputs = try await inputs(of: patientID)
         let enrollments = try await EnrollmentRecord.query(on: database)
             .filter(\.$patient.$id == patientID)
-            .filter(\.$status == EnrollmentStatus.active.rawValue)
+            .filter(\.$status == EnrollmentStatus.active)
             .filter(\.$study.$id ~~ Array(studies))
             .all()
         let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ enrollments.map { $0.$study.id }).all()
@@ -168,7 +168,7 @@ struct ScheduleService: Sendable {
             guard
                 let enrollment = try await EnrollmentRecord.query(on: database)
                     .filter(\.$patient.$id == patientID).filter(\.$study.$id == studyID)
-                    .filter(\.$status == EnrollmentStatus.active.rawValue).first()
+                    .filter(\.$status == EnrollmentStatus.active).first()
             else { throw AppError.field("previewPatient", .unknown) }
             let inputs = try await inputs(of: patientID)
             context = ScheduleContext(
@@ -190,7 +190,7 @@ struct ScheduleService: Sendable {
     /// Every plan that reaches the patient through an active enrolment.
     func plans(reaching patientID: UUID) async throws -> [ParticipantPlan] {
         let enrollments = try await EnrollmentRecord.query(on: database)
-            .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active.rawValue).all()
+            .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active).all()
         let running = try await StudyRecord.query(on: database)
             .filter(\.$id ~~ enrollments.map { $0.$study.id }).filter(\.$status == StudyStatus.running.rawValue).all()
             .compactMap(\.id)

@@ -23,7 +23,7 @@ struct StudyService: Sendable {
     func studies(forPatient patientID: UUID) async throws -> [StudyWithEnrollment] {
         let enrollments = try await EnrollmentRecord.query(on: database)
             .filter(\.$patient.$id == patientID)
-            .filter(\.$status ~~ [EnrollmentStatus.active.rawValue, EnrollmentStatus.requested.rawValue])
+            .filter(\.$status ~~ [EnrollmentStatus.active, EnrollmentStatus.requested])
             .all()
         let enrolledStudyIDs = Set(enrollments.map { $0.$study.id })
         let joinable = try await StudyRecord.query(on: database)
@@ -88,7 +88,7 @@ struct StudyService: Sendable {
         }
         let now = self.now
         let enrollment = EnrollmentRecord(
-            studyID: studyID, patientID: patientID, therapistID: nil, status: initialStatus.rawValue,
+            studyID: studyID, patientID: patientID, therapistID: nil, status: initialStatus,
             consentVersion: consentVersion, now: now)
         let arms = StudyArms.names(of: study)
         do {
@@ -121,7 +121,7 @@ struct StudyService: Sendable {
         }
         let now = self.now
         try await database.transaction { database in
-            enrollment.status = EnrollmentStatus.withdrawn.rawValue
+            enrollment.status = EnrollmentStatus.withdrawn
             enrollment.updatedAt = now
             try await enrollment.save(on: database)
             try await ConsentRecord.query(on: database)
@@ -145,7 +145,7 @@ struct StudyService: Sendable {
         try await EnrollmentRecord.query(on: database)
             .filter(\.$patient.$id == patientID)
             .filter(\.$study.$id == studyID)
-            .filter(\.$status ~~ [EnrollmentStatus.active.rawValue, EnrollmentStatus.requested.rawValue])
+            .filter(\.$status ~~ [EnrollmentStatus.active, EnrollmentStatus.requested])
             .first()
     }
 
@@ -244,7 +244,7 @@ struct StudyService: Sendable {
         let decided = try await database.updateRow(
             EnrollmentRecord.schema, id: enrollmentID,
             set: ["status": SQLBind((approve ? EnrollmentStatus.active : .declined).rawValue), "updated_at": SQLBind(now)],
-            if: { $0.where("status", .equal, SQLBind(EnrollmentStatus.requested.rawValue)) })
+            if: { $0.where("status", .equal, SQLBind(EnrollmentStatus.requested)) })
         guard decided, let enrollment = try await EnrollmentRecord.find(enrollmentID, on: database) else {
             throw AppError.conflict(.alreadyDecided)
         }
@@ -262,7 +262,7 @@ struct StudyService: Sendable {
         guard !studyIDs.isEmpty else { return 0 }
         return try await EnrollmentRecord.query(on: database)
             .filter(\.$study.$id ~~ studyIDs)
-            .filter(\.$status == EnrollmentStatus.requested.rawValue)
+            .filter(\.$status == EnrollmentStatus.requested)
             .count()
     }
 }

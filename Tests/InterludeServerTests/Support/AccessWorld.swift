@@ -295,7 +295,7 @@ extension AccessWorld {
     func pendingEnrollment(_ scope: Scope) async throws -> String {
         let patient = try await app.patient("pending-\(UUID().uuidString.prefix(8).lowercased())-account@example.org", name: "Pending")
         let record = EnrollmentRecord(
-            studyID: studyID(scope), patientID: patient.id, therapistID: nil, status: EnrollmentStatus.requested.rawValue, consentVersion: "2026-1",
+            studyID: studyID(scope), patientID: patient.id, therapistID: nil, status: EnrollmentStatus.requested, consentVersion: "2026-1",
             now: app.clock.now)
         try await record.save(on: app.database)
         return try record.requireID().uuidString

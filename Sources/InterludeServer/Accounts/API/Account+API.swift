@@ -79,7 +79,7 @@ extension Components.Schemas.Enrollment {
         self.init(
             id: try enrollment.requireID().uuidString.lowercased(),
             studyId: enrollment.$study.id.uuidString.lowercased(),
-            status: Components.Schemas.EnrollmentStatus(rawValue: enrollment.status) ?? .active,
+            status: Components.Schemas.EnrollmentStatus(rawValue: enrollment.status.rawValue) ?? .active,
             createdAt: enrollment.createdAt)
     }
 }
@@ -89,7 +89,7 @@ extension Components.Schemas.Participant {
         self.init(
             enrollmentId: try participant.enrollment.requireID().uuidString.lowercased(),
             pseudonym: participant.pseudonym,
-            status: Components.Schemas.EnrollmentStatus(rawValue: participant.enrollment.status) ?? .active,
+            status: Components.Schemas.EnrollmentStatus(rawValue: participant.enrollment.status.rawValue) ?? .active,
             createdAt: participant.enrollment.createdAt)
     }
 }

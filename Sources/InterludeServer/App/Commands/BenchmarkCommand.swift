@@ -162,7 +162,7 @@ enum BenchmarkPopulation {
             }.create(on: database)
             try await users.map {
                 EnrollmentRecord(
-                    studyID: practiceID, patientID: $0.id!, therapistID: therapist.id, status: EnrollmentStatus.active.rawValue,
+                    studyID: practiceID, patientID: $0.id!, therapistID: therapist.id, status: EnrollmentStatus.active,
                     consentVersion: StaffAccounts.practiceConsent, now: now)
             }.create(on: database)
             patients += users

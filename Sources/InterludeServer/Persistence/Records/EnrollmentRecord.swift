@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import InterludeCore
 
 /// A participant's membership in a study, with the therapist when the study is a practice.
 final class EnrollmentRecord: Model, @unchecked Sendable {
@@ -16,13 +17,13 @@ final class EnrollmentRecord: Model, @unchecked Sendable {
     @OptionalParent(key: "therapist_id") var therapist: UserRecord?
 
     // data
-    @Field(key: "status") var status: String
+    @Field(key: "status") var status: EnrollmentStatus
     @Field(key: "consent_version") var consentVersion: String
     @OptionalField(key: "arm") var arm: String?
 
     init() {}
 
-    init(studyID: UUID, patientID: UUID, therapistID: UUID?, status: String, consentVersion: String, now: Date) {
+    init(studyID: UUID, patientID: UUID, therapistID: UUID?, status: EnrollmentStatus, consentVersion: String, now: Date) {
         self.$study.id = studyID
         self.$patient.id = patientID
         self.$therapist.id = therapistID

@@ -159,7 +159,7 @@ struct ConsoleScheduleController {
         for record in published { titles[record.key] = (try? record.decodedDefinition().title.text(language)) ?? record.title }
 
         let participants = try await StudyService(database: request.db, services: request.services).participants(of: grant)
-            .filter { $0.enrollment.status == EnrollmentStatus.active.rawValue }.sorted { $0.label < $1.label }
+            .filter { $0.enrollment.status == EnrollmentStatus.active }.sorted { $0.label < $1.label }
         let pseudonyms = Dictionary(participants.map { ($0.enrollment.$patient.id, $0.label) }, uniquingKeysWith: { first, _ in first })
         let summaries = PlanSummary(localizer: localizer, language: language)
         let display = user.dateDisplay

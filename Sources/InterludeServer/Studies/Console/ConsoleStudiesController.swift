@@ -179,8 +179,8 @@ struct ConsoleStudiesController {
                 patientID: participant.enrollment.$patient.id.uuidString,
                 compliance: .init(compliance[participant.enrollment.$patient.id] ?? PromptService.Compliance()),
                 pseudonym: participant.pseudonym,
-                status: participant.enrollment.status,
-                statusLabel: localizer.text("enrollmentStatus.\(participant.enrollment.status)", user.language),
+                status: participant.enrollment.status.rawValue,
+                statusLabel: localizer.text("enrollmentStatus.\(participant.enrollment.status.rawValue)", user.language),
                 since: display.date(participant.enrollment.createdAt))
         }
         let requests = rows.filter { $0.status == EnrollmentStatus.requested.rawValue }
