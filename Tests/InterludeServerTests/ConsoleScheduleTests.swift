@@ -124,11 +124,11 @@ struct ConsoleScheduleTests {
         try await withTestApp { app in
             let (console, _, patientID, practiceID) = try await practice(app)
             let now = app.clock.now
-            for (offset, status) in [(-7200.0, "completed"), (-7200.0, "scheduled"), (-60.0, "scheduled"), (3600.0, "scheduled")] {
+            for (offset, status) in [(-7200.0, PromptStatus.completed), (-7200.0, .scheduled), (-60.0, .scheduled), (3600.0, .scheduled)] {
                 let prompt = PromptRecord(
                     patientID: patientID, studyID: practiceID, assignedBy: nil, instrumentKey: "mood-vas",
                     instrumentVersion: 1, opensAt: now.addingTimeInterval(offset),
-                    closesAt: now.addingTimeInterval(offset + 3600), source: PromptSource.manual.rawValue, now: now)
+                    closesAt: now.addingTimeInterval(offset + 3600), source: PromptSource.manual, now: now)
                 prompt.status = status
                 try await prompt.create(on: app.database)
             }

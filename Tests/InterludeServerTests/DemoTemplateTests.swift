@@ -180,7 +180,7 @@ struct DemoTemplateTests {
                 ])
             #expect(closed.status == .ok, "\(closed.text)")
             let left = try await PromptRecord.query(on: app.database).filter(\.$study.$id == study.id!).all()
-            #expect(left.contains { $0.instrumentKey == "tys-baseline" && $0.status == PromptStatus.completed.rawValue })
+            #expect(left.contains { $0.instrumentKey == "tys-baseline" && $0.status == PromptStatus.completed })
             #expect(left.allSatisfy { $0.opensAt <= app.clock.now })
 
             // Leaving the practice ends its plans the same way.

@@ -449,7 +449,7 @@ struct InterventionTests {
             _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([2, 1, 1, 1, 0, 0, 0, 1, 0]))
             let opened = try await PromptRecord.query(on: app.database).filter(\.$instrumentKey == "gad-7").all()
             #expect(opened.count == 1)
-            #expect(opened.first?.source == "rule")
+            #expect(opened.first?.source == .rule)
             #expect(opened.first.map { abs($0.closesAt.timeIntervalSince($0.opensAt) - 48 * 3600) < 1 } == true)
             #expect(opened.first?.$study.id == practice.id)
             let open = try await patient.send(.GET, "/me/prompts")

@@ -263,10 +263,10 @@ struct NotificationTests {
             let prompt = PromptRecord(
                 patientID: otherID, studyID: nil, assignedBy: nil, instrumentKey: "who-5", instrumentVersion: 1,
                 opensAt: app.clock.now.addingTimeInterval(300), closesAt: app.clock.now.addingTimeInterval(7200),
-                source: PromptSource.manual.rawValue, now: app.clock.now)
+                source: PromptSource.manual, now: app.clock.now)
             try await prompt.create(on: app.database)
             _ = try await run(app)
-            prompt.status = PromptStatus.completed.rawValue
+            prompt.status = PromptStatus.completed
             try await prompt.save(on: app.database)
             app.clock.advance(by: 301)
             #expect(try await run(app).expired == 1)

@@ -54,7 +54,7 @@ struct ScheduleAPITests {
                 #expect(opens.count == 3 && opens[2] >= LocalTime("16:00")! && opens[2] <= LocalTime("19:59")!)
             }
             #expect(planned.allSatisfy { $0.closesAt.timeIntervalSince($0.opensAt) == 1800 && $0.closesAt > app.clock.now })
-            #expect(planned.allSatisfy { $0.instrumentVersion == 1 && $0.source == "schedule" })
+            #expect(planned.allSatisfy { $0.instrumentVersion == 1 && $0.source == .schedule })
             let again = try await Planner(database: app.database).runAll(now: app.clock.now)
             #expect(again == Planner.Report())
             #expect(try await prompts(app, patientID).count == planned.count)
@@ -99,7 +99,7 @@ struct ScheduleAPITests {
             let vienna = TimeZone(identifier: "Europe/Vienna")!
             let kept = planned.filter { $0.id == first.id || $0.id == second.id }
             #expect(kept.count == 2)
-            #expect(kept.first { $0.id == first.id }?.status == "completed")
+            #expect(kept.first { $0.id == first.id }?.status == .completed)
             #expect(kept.first { $0.id == second.id }?.opensAt == second.opensAt)
             for prompt in planned where prompt.opensAt > app.clock.now {
                 let time = LocalDateTime(prompt.opensAt, in: vienna).time
@@ -110,7 +110,7 @@ struct ScheduleAPITests {
             app.clock.advance(by: 3600)
             let report = try await Planner(database: app.database).runAll(now: app.clock.now)
             #expect(report.expired >= 1)
-            #expect(try await PromptRecord.find(second.id, on: app.database)?.status == "expired")
+            #expect(try await PromptRecord.find(second.id, on: app.database)?.status == .expired)
 
             // Deleting the plan removes what lies ahead but keeps what happened.
             #expect(try await therapist.send(.DELETE, "/plans/\(planID)").status == .noContent)

@@ -118,7 +118,7 @@ struct RuleService: Sendable {
         let studies = Array(Set(missedRules.compactMap(\.studyID)))
         guard !studies.isEmpty else { return 0 }
         let patients = try await PromptRecord.query(on: database)
-            .filter(\.$status == PromptStatus.expired.rawValue)
+            .filter(\.$status == PromptStatus.expired)
             .filter(\.$closesAt > since)
             .filter(\.$closesAt <= now)
             .filter(\.$study.$id ~~ studies)
@@ -133,7 +133,7 @@ struct RuleService: Sendable {
             guard !rules.isEmpty else { continue }
             let closed = try await PromptRecord.query(on: database)
                 .filter(\.$patient.$id == patientID)
-                .filter(\.$status ~~ [PromptStatus.expired.rawValue, PromptStatus.completed.rawValue])
+                .filter(\.$status ~~ [PromptStatus.expired, PromptStatus.completed])
                 .filter(\.$closesAt <= now)
                 .sort(\.$closesAt, .descending)
                 .limit(500)
@@ -143,7 +143,7 @@ struct RuleService: Sendable {
                 let relevant = closed.filter {
                     $0.$study.id == stored.studyID && (instrumentKey == nil || $0.instrumentKey == instrumentKey)
                 }
-                let streak = MissedStreak.length(ofNewestFirst: relevant.compactMap { PromptStatus(rawValue: $0.status) })
+                let streak = MissedStreak.length(ofNewestFirst: relevant.map(\.status))
                 guard let match = stored.rule.evaluateMissed(streak: streak, instrumentKey: instrumentKey),
                     let first = relevant.prefix(streak).last?.id
                 else { continue }
@@ -207,7 +207,7 @@ struct RuleService: Sendable {
             let prompt = PromptRecord(
                 patientID: patientID, studyID: stored.studyID, assignedBy: nil, instrumentKey: instrumentKey,
                 instrumentVersion: version.version, opensAt: now,
-                closesAt: now.addingTimeInterval(TimeInterval(openHours * 3600)), source: PromptSource.rule.rawValue, now: now)
+                closesAt: now.addingTimeInterval(TimeInterval(openHours * 3600)), source: PromptSource.rule, now: now)
             try await prompt.create(on: database)
             return "prompt \(prompt.id?.uuidString.lowercased() ?? "")"
         }
@@ -292,7 +292,7 @@ struct RuleService: Sendable {
             var query = PromptRecord.query(on: database)
                 .filter(\.$patient.$id == patientID)
                 .filter(\.$study.$id == studyID)
-                .filter(\.$status ~~ [PromptStatus.expired.rawValue, PromptStatus.completed.rawValue])
+                .filter(\.$status ~~ [PromptStatus.expired, PromptStatus.completed])
                 .filter(\.$closesAt <= now)
             if let instrumentKey { query = query.filter(\.$instrumentKey == instrumentKey) }
             let closed = try await query.sort(\.$closesAt).limit(1000).all()
@@ -300,7 +300,7 @@ struct RuleService: Sendable {
             var lines: [DryRunLine] = []
             var firedInRun = false
             for prompt in closed {
-                if prompt.status == PromptStatus.completed.rawValue {
+                if prompt.status == PromptStatus.completed {
                     streak = 0
                     firedInRun = false
                     continue

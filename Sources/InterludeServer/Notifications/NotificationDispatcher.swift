@@ -132,7 +132,7 @@ struct NotificationDispatcher: Sendable {
     private func stillMatters(_ notification: NotificationRecord, now: Date) async throws -> Bool {
         if let promptID = notification.promptID {
             guard let prompt = try await PromptRecord.find(promptID, on: database) else { return false }
-            let pending = [PromptStatus.scheduled.rawValue, PromptStatus.open.rawValue].contains(prompt.status)
+            let pending = [PromptStatus.scheduled, PromptStatus.open].contains(prompt.status)
             return pending && prompt.opensAt <= now && prompt.closesAt > now
         }
         if let appointmentID = notification.appointmentID {

@@ -38,7 +38,7 @@ struct NotificationOutbox: Sendable {
             .filter(\.$opensAt > now.addingTimeInterval(-Self.lookBack - 7 * 86_400))
             .filter(\.$opensAt <= now.addingTimeInterval(Self.lead))
             .filter(\.$closesAt > now)
-            .filter(\.$status ~~ [PromptStatus.scheduled.rawValue, PromptStatus.open.rawValue])
+            .filter(\.$status ~~ [PromptStatus.scheduled, PromptStatus.open])
             .all()
         let appointments = try await AppointmentRecord.query(on: database)
             .filter(\.$startsAt > now)

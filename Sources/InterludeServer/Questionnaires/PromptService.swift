@@ -18,7 +18,7 @@ struct PromptService: Sendable {
         Current(
             record: record,
             status: PromptStatus.at(
-                now, recorded: PromptStatus(rawValue: record.status) ?? .scheduled, opensAt: record.opensAt,
+                now, recorded: record.status, opensAt: record.opensAt,
                 closesAt: record.closesAt))
     }
 
@@ -33,7 +33,7 @@ struct PromptService: Sendable {
         else { throw AppError.field("instrumentKey", .unknown) }
         let prompt = PromptRecord(
             patientID: patientID, studyID: studyID, assignedBy: assignedBy, instrumentKey: instrument.key,
-            instrumentVersion: instrument.version, opensAt: opensAt, closesAt: closesAt, source: source.rawValue, now: now)
+            instrumentVersion: instrument.version, opensAt: opensAt, closesAt: closesAt, source: source, now: now)
         try await prompt.create(on: database)
         return prompt
     }

@@ -47,7 +47,7 @@ struct ResponseService: Sendable {
         if submission.instrumentKey != prompt.instrumentKey { validator.add("instrumentKey", .mismatch) }
         if submission.version != prompt.instrumentVersion { validator.add("version", .mismatch) }
         try validator.check()
-        switch PromptStatus(rawValue: prompt.status) {
+        switch prompt.status {
         case .completed:
             // The same submission, stored by a request that overtook this one since the lookup above.
             if prompt.responseID == submission.id, let stored = try await ResponseRecord.find(submission.id, on: database) {
@@ -79,7 +79,7 @@ struct ResponseService: Sendable {
         do {
             try await database.transaction { database in
                 try await record.create(on: database)
-                prompt.status = PromptStatus.completed.rawValue
+                prompt.status = PromptStatus.completed
                 prompt.completedAt = submission.completedAt
                 prompt.responseID = submission.id
                 try await prompt.save(on: database)

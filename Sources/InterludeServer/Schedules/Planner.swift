@@ -63,7 +63,7 @@ struct Planner: Sendable {
         // Patients who left, whose study closed or whose plan went still hold future prompts to take back.
         var waitingQuery = PromptRecord.query(on: database)
             .filter(\.$planID != nil)
-            .filter(\.$status == PromptStatus.scheduled.rawValue)
+            .filter(\.$status == PromptStatus.scheduled)
             .filter(\.$opensAt > now)
         if let patients { waitingQuery = waitingQuery.filter(\.$patient.$id ~~ Array(patients)) }
         let waiting = try await waitingQuery.field(\.$patient.$id).unique().all().map { $0.$patient.id }
@@ -83,12 +83,12 @@ struct Planner: Sendable {
     /// Marks prompts whose window closed without an answer as expired.
     private func expire(now: Date, patients: Set<UUID>?, on database: any Database) async throws -> Int {
         var query = PromptRecord.query(on: database)
-            .filter(\.$status ~~ [PromptStatus.scheduled.rawValue, PromptStatus.open.rawValue])
+            .filter(\.$status ~~ [PromptStatus.scheduled, PromptStatus.open])
             .filter(\.$closesAt <= now)
         if let patients { query = query.filter(\.$patient.$id ~~ Array(patients)) }
         let count = try await query.count()
         if count > 0 {
-            try await query.set(\.$status, to: PromptStatus.expired.rawValue).set(\.$changedAt, to: now).update()
+            try await query.set(\.$status, to: PromptStatus.expired).set(\.$changedAt, to: now).update()
         }
         return count
     }
@@ -159,7 +159,7 @@ struct Planner: Sendable {
                             let prompt = PromptRecord(
                                 patientID: patientID, studyID: enrollment.$study.id, assignedBy: nil,
                                 instrumentKey: record.instrumentKey, instrumentVersion: 0, opensAt: occurrence.opensAt,
-                                closesAt: occurrence.closesAt, source: PromptSource.schedule.rawValue, now: now)
+                                closesAt: occurrence.closesAt, source: PromptSource.schedule, now: now)
                             prompt.planID = planID
                             prompt.occurrence = occurrence.key
                             inserts.append(prompt)
@@ -193,7 +193,7 @@ struct Planner: Sendable {
 
     /// Only prompts that have not opened yet and nobody looked at may move or go.
     static func replannable(_ prompt: PromptRecord, now: Date) -> Bool {
-        prompt.opensAt > now && prompt.openedAt == nil && prompt.status == PromptStatus.scheduled.rawValue
+        prompt.opensAt > now && prompt.openedAt == nil && prompt.status == PromptStatus.scheduled
     }
 
     /// Inserts new prompts with the version of the instrument their study uses, skipping any another run already

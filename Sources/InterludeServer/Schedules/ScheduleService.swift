@@ -87,7 +87,7 @@ struct ScheduleService: Sendable {
                 .filter(\.$planID == planID)
                 .filter(\.$opensAt > now)
                 .filter(\.$openedAt == nil)
-                .filter(\.$status == PromptStatus.scheduled.rawValue)
+                .filter(\.$status == PromptStatus.scheduled)
                 .all()
             try await PromptRecord.query(on: database).filter(\.$id ~~ ahead.compactMap(\.id)).delete()
             for (patientID, prompts) in Dictionary(grouping: ahead, by: { $0.$patient.id }) {

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import InterludeCore
 
 /// One occurrence of an instrument for one participant, open from `opens_at` until `closes_at`.
 final class PromptRecord: Model, @unchecked Sendable {
@@ -19,8 +20,8 @@ final class PromptRecord: Model, @unchecked Sendable {
     @Field(key: "instrument_version") var instrumentVersion: Int
     @Field(key: "opens_at") var opensAt: Date
     @Field(key: "closes_at") var closesAt: Date
-    @Field(key: "status") var status: String
-    @Field(key: "source") var source: String
+    @Field(key: "status") var status: PromptStatus
+    @Field(key: "source") var source: PromptSource
     @OptionalField(key: "plan_id") var planID: UUID?
     @OptionalField(key: "occurrence") var occurrence: String?
     @OptionalField(key: "opened_at") var openedAt: Date?
@@ -33,7 +34,7 @@ final class PromptRecord: Model, @unchecked Sendable {
 
     init(
         patientID: UUID, studyID: UUID?, assignedBy: UUID?, instrumentKey: String, instrumentVersion: Int,
-        opensAt: Date, closesAt: Date, source: String, now: Date
+        opensAt: Date, closesAt: Date, source: PromptSource, now: Date
     ) {
         self.$patient.id = patientID
         self.$study.id = studyID
@@ -42,7 +43,7 @@ final class PromptRecord: Model, @unchecked Sendable {
         self.instrumentVersion = instrumentVersion
         self.opensAt = opensAt
         self.closesAt = closesAt
-        self.status = "scheduled"
+        self.status = .scheduled
         self.source = source
         self.createdAt = now
     }

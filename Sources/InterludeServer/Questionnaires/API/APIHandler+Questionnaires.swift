@@ -265,7 +265,7 @@ extension APIContext {
                 id: try record.requireID().uuidString.lowercased(), instrumentKey: record.instrumentKey,
                 instrumentVersion: record.instrumentVersion, title: title, opensAt: record.opensAt,
                 closesAt: record.closesAt, status: .init(rawValue: prompt.status.rawValue) ?? .open,
-                source: .init(rawValue: record.source) ?? .manual, completedAt: record.completedAt,
+                source: .init(rawValue: record.source.rawValue) ?? .manual, completedAt: record.completedAt,
                 responseId: record.responseID?.uuidString.lowercased(), blocked: blocked.contains(record.id!) ? true : nil)
         }
     }
