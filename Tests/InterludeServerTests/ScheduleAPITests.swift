@@ -477,6 +477,6 @@ struct ScheduleAPITests {
     }
 
     func allPatients(_ app: TestContext) async throws -> [UUID] {
-        try await UserRecord.query(on: app.database).filter(\.$role == "patient").all().compactMap(\.id)
+        try await UserRecord.query(on: app.database).filter(\.$role == Role.patient).all().compactMap(\.id)
     }
 }

@@ -10,7 +10,7 @@ struct AdminGrant: Sendable {
 
     /// Refuses (forbidden) anyone but an administrator.
     init(_ user: UserRecord, now: Date) throws {
-        guard user.roleValue == .admin else { throw AppError.forbidden(.notAllowed) }
+        guard user.role == .admin else { throw AppError.forbidden(.notAllowed) }
         admin = user
         self.now = now
     }

@@ -87,7 +87,7 @@ struct AlertInbox: Sendable {
             }
             var shown = opened
             if !detailed { shown.reason = withheld }
-            let ownPatient = staff.roleValue == .therapist && kind != .research && record.$recipient.id == staffID
+            let ownPatient = staff.role == .therapist && kind != .research && record.$recipient.id == staffID
             return Shown(opened: shown, detailed: detailed, ownPatient: ownPatient)
         }
     }

@@ -12,7 +12,7 @@ struct CaseloadView: Sendable {
     }
 
     static func read(for therapist: UserRecord, database: any Database, services: AppServices) async throws -> [Row] {
-        guard therapist.roleValue == .therapist else { throw AppError.forbidden(.notAllowed) }
+        guard therapist.role == .therapist else { throw AppError.forbidden(.notAllowed) }
         let now = services.clock.now
         let entries = try await Caseloads(database: database).caseload(of: therapist.requireID())
         let patients = entries.map { $0.enrollment.$patient.id }

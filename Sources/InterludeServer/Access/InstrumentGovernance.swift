@@ -23,7 +23,7 @@ struct InstrumentGovernance: Sendable {
         if existing?.origin == InstrumentVersionRecord.Origin.library.rawValue { throw AppError.forbidden(.builtInInstrument) }
         if let studyID {
             _ = try await studies.require(.manageInstruments, in: studyID, by: user)
-        } else if user.roleValue != .admin {
+        } else if user.role != .admin {
             throw AppError.field("studyId", .required)
         }
         if let existing, existing.$ownerStudy.id != studyID { throw AppError.conflict(.instrumentKeyTaken) }
@@ -84,7 +84,7 @@ struct InstrumentGovernance: Sendable {
     /// The instruments `user` may see: those every study may use, and unshared imports of the studies and practices
     /// the user works in; an administrator sees all. Another study's unshared instrument stays its own.
     func visible(_ records: [InstrumentVersionRecord], to user: UserRecord) async throws -> [InstrumentVersionRecord] {
-        if user.roleValue == .admin { return records }
+        if user.role == .admin { return records }
         var own: Set<UUID> = []
         for kind in StudyKind.allCases {
             own.formUnion(try await studies.studies(where: .viewStudy, for: user, kind: kind).compactMap(\.id))
@@ -111,7 +111,7 @@ struct InstrumentGovernance: Sendable {
     /// `manageInstruments`.
     private func requireSteward(of record: InstrumentVersionRecord, by user: UserRecord) async throws {
         if record.origin == InstrumentVersionRecord.Origin.library.rawValue { throw AppError.forbidden(.builtInInstrument) }
-        if user.roleValue == .admin { return }
+        if user.role == .admin { return }
         guard let owner = record.$ownerStudy.id else { throw AppError.forbidden(.notAllowed) }
         _ = try await studies.require(.manageInstruments, in: owner, by: user)
         if record.shared { throw AppError.forbidden(.notAllowed) }

@@ -29,7 +29,7 @@ struct PatientChart: Sendable {
     static func open(_ patientID: UUID, for therapist: UserRecord, database: any Database, services: AppServices)
         async throws -> PatientChart
     {
-        guard therapist.roleValue == .therapist else { throw AppError.forbidden(.notAllowed) }
+        guard therapist.role == .therapist else { throw AppError.forbidden(.notAllowed) }
         let entry = try await Caseloads(database: database).patient(patientID, of: therapist.requireID())
         return PatientChart(
             viewer: therapist, patient: entry.patient, profile: entry.profile, enrollment: entry.enrollment, kind: .practice,

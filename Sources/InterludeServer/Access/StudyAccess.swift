@@ -12,11 +12,11 @@ struct StudyAccess: Sendable {
     /// The person's standing in the study: owner, researcher or therapist by membership, admin by role; nil for
     /// anyone else, patients always.
     func standing(of user: UserRecord, in studyID: UUID) async throws -> StudyStanding? {
-        guard user.roleValue.isStaff else { return nil }
+        guard user.role.isStaff else { return nil }
         let membership = try await StudyStaffRecord.query(on: database)
             .filter(\.$study.$id == studyID).filter(\.$user.$id == user.requireID()).first()
         if let role = membership.flatMap({ StudyRole(rawValue: $0.role) }) { return StudyStanding(role) }
-        return user.roleValue == .admin ? .admin : nil
+        return user.role == .admin ? .admin : nil
     }
 
     /// The study, with proof that `user` holds `permission` in it.
@@ -35,13 +35,13 @@ struct StudyAccess: Sendable {
 
     /// The studies of `kind` in which `user` holds `permission`, newest first.
     func studies(where permission: StudyPermission, for user: UserRecord, kind: StudyKind) async throws -> [StudyRecord] {
-        guard user.roleValue.isStaff else { return [] }
+        guard user.role.isStaff else { return [] }
         let query = StudyRecord.query(on: database).sort(\.$createdAt, .descending)
         switch kind {
         case .practice: query.filter(\.$joinMode == JoinMode.pairingCode.rawValue)
         case .research: query.filter(\.$joinMode != JoinMode.pairingCode.rawValue)
         }
-        if user.roleValue == .admin && StudyAccessPolicy.allows(.admin, permission, in: kind) {
+        if user.role == .admin && StudyAccessPolicy.allows(.admin, permission, in: kind) {
             return try await query.all()
         }
         let memberships = try await StudyStaffRecord.query(on: database).filter(\.$user.$id == user.requireID()).all()

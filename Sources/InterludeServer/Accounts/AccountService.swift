@@ -46,7 +46,7 @@ struct AccountService: Sendable {
         let digest = try await services.passwords.hash(registration.password)
         let now = self.now
         let user = UserRecord(
-            email: registration.email.value, passwordHash: digest, role: Role.patient.rawValue,
+            email: registration.email.value, passwordHash: digest, role: .patient,
             name: registration.name, locale: registration.language.rawValue, timeZone: registration.timeZone,
             mustChangePassword: false, now: now)
         if token == nil { user.emailVerifiedAt = now }
@@ -291,7 +291,6 @@ struct AccountService: Sendable {
 
 extension UserRecord {
     var language: Language { Language(rawValue: locale) ?? .fallback }
-    var roleValue: Role { Role(rawValue: role) ?? .patient }
 }
 
 /// Creating the profile that goes with a patient account.

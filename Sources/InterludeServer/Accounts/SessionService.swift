@@ -71,7 +71,7 @@ struct SessionService: Sendable {
     {
         let user = try await checkCredentials(email: email, password: password, code: code, console: true, client: client)
         guard user.deactivatedAt == nil else { throw AppError.forbidden(.accountDeactivated) }
-        guard user.roleValue.isStaff else { throw AppError.forbidden(.notAllowed) }
+        guard user.role.isStaff else { throw AppError.forbidden(.notAllowed) }
         return try await open(.console, for: user, lifetime: AccountLifetimes.consoleSession)
     }
 

@@ -38,7 +38,7 @@ struct StaffAccounts: Sendable {
         let digest = try await services.passwords.hash(password ?? oneTimePassword!)
         let now = self.now
         let user = UserRecord(
-            email: email!.value, passwordHash: digest, role: role!.rawValue, name: name,
+            email: email!.value, passwordHash: digest, role: role!, name: name,
             locale: Language.fallback.rawValue, timeZone: "Europe/Vienna",
             mustChangePassword: oneTimePassword != nil || forceChange, now: now)
         user.emailVerifiedAt = now
@@ -75,14 +75,14 @@ struct StaffAccounts: Sendable {
 
     func list() async throws -> [UserRecord] {
         try await UserRecord.query(on: database)
-            .filter(\.$role != Role.patient.rawValue)
+            .filter(\.$role != Role.patient)
             .sort(\.$createdAt, .descending)
             .all()
     }
 
     /// Deactivates (signing out everywhere) or reactivates a staff account. Admins cannot deactivate themselves.
     func setActive(_ active: Bool, userID: UUID, by grant: AdminGrant) async throws -> UserRecord {
-        guard let user = try await UserRecord.find(userID, on: database), user.roleValue.isStaff else {
+        guard let user = try await UserRecord.find(userID, on: database), user.role.isStaff else {
             throw AppError.notFound
         }
         if !active && user.id == grant.admin.id { throw AppError.forbidden(.notAllowed) }

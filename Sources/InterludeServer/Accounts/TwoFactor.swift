@@ -89,7 +89,7 @@ struct TwoFactorService: Sendable {
 
     /// An administrator turns it off for a staff member who lost the device; they set it up anew at next sign-in.
     func reset(_ user: UserRecord, grant: AdminGrant) async throws {
-        guard user.roleValue.isStaff else { throw AppError.notFound }
+        guard user.role.isStaff else { throw AppError.notFound }
         let target = "user:\(try user.requireID())"
         try await clear(user) { try await grant.record(.twoFactorReset, target: target, on: $0) }
     }
@@ -98,7 +98,7 @@ struct TwoFactorService: Sendable {
     /// Staff without it are refused at the API when it is required; the console leads them to set it up.
     func checkSignIn(_ user: UserRecord, code: String?, console: Bool) async throws {
         guard user.totpSecret != nil else {
-            if !console, user.roleValue.isStaff, try await isRequired() {
+            if !console, user.role.isStaff, try await isRequired() {
                 throw AppError.forbidden(.twoFactorSetupRequired)
             }
             return
@@ -109,7 +109,7 @@ struct TwoFactorService: Sendable {
 
     /// Whether a signed-in staff member still has to set two-factor sign-in up before using the console.
     func mustSetUp(_ user: UserRecord) async throws -> Bool {
-        user.totpSecret == nil && user.roleValue.isStaff ? try await isRequired() : false
+        user.totpSecret == nil && user.role.isStaff ? try await isRequired() : false
     }
 
     /// Takes a code once: the database moves the last used step forward only if it lies before this one.

@@ -86,7 +86,7 @@ struct UserCommand: AsyncCommand {
             let created = try await StaffAccounts(database: app.db, services: app.interlude).create(
                 email: signature.email ?? "", role: signature.role ?? "", name: signature.name,
                 password: signature.password, forceChange: false, by: nil)
-            context.console.print("Created \(created.user.role) \(created.user.email).")
+            context.console.print("Created \(created.user.role.rawValue) \(created.user.email).")
             if let oneTime = created.oneTimePassword {
                 context.console.print("One-time password: \(oneTime) (must be changed at the first sign-in)")
             }

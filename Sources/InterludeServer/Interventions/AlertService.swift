@@ -147,7 +147,7 @@ struct AlertService: Sendable {
         for alert in overdue {
             var target = try await alert.studyID.asyncMap { try await StudyRecord.find($0, on: database)?.$owner.id } ?? nil
             if target == nil || target == alert.$recipient.id {
-                target = try await UserRecord.query(on: database).filter(\.$role == Role.admin.rawValue)
+                target = try await UserRecord.query(on: database).filter(\.$role == Role.admin)
                     .filter(\.$deactivatedAt == nil).sort(\.$createdAt).first()?.id
             }
             guard let target, target != alert.$recipient.id else { continue }

@@ -36,7 +36,7 @@ struct BackupService: Sendable {
     /// Replaces the backup when `baseVersion` is the stored one (0: there is none yet); otherwise refuses, so a
     /// device never overwrites answers another device saved meanwhile.
     func store(_ envelope: Envelope, baseVersion: Int, for patient: UserRecord) async throws -> Stored {
-        guard patient.roleValue == .patient else { throw AppError.forbidden(.notAllowed) }
+        guard patient.role == .patient else { throw AppError.forbidden(.notAllowed) }
         try Self.check(envelope)
         let patientID = try patient.requireID()
         let now = services.clock.now

@@ -152,7 +152,7 @@ struct StudyService: Sendable {
     // MARK: Staff
 
     func create(by researcher: UserRecord, draft: StudyDraft) async throws -> StudyRecord {
-        guard researcher.roleValue == .researcher || researcher.roleValue == .admin else {
+        guard researcher.role == .researcher || researcher.role == .admin else {
             throw AppError.forbidden(.notAllowed)
         }
         let digest = try await draft.joinPassword.asyncMap { try await services.passwords.hash($0) }

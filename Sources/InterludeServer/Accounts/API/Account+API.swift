@@ -8,7 +8,7 @@ extension Components.Schemas.User {
         let userID = try user.requireID()
         var patient: Components.Schemas.PatientProfile?
         let caseloads = Caseloads(database: database)
-        if user.roleValue == .patient, let profile = try await caseloads.profile(of: userID) {
+        if user.role == .patient, let profile = try await caseloads.profile(of: userID) {
             let pairing = try await caseloads.practiceEnrollment(of: userID)
             patient = .init(
                 pseudonym: profile.pseudonym, shareWithResearch: profile.shareWithResearch, paired: pairing != nil,
@@ -17,7 +17,7 @@ extension Components.Schemas.User {
         }
         return .init(
             id: userID.uuidString.lowercased(), email: user.email,
-            role: Components.Schemas.Role(rawValue: user.role) ?? .patient, name: user.name,
+            role: Components.Schemas.Role(rawValue: user.role.rawValue) ?? .patient, name: user.name,
             locale: Components.Schemas.Locale(rawValue: user.locale) ?? .en, timeZone: user.timeZone,
             emailVerified: user.emailVerifiedAt != nil, mustChangePassword: user.mustChangePassword,
             createdAt: user.createdAt, patient: patient)
@@ -28,7 +28,7 @@ extension Components.Schemas.StaffUser {
     init(_ user: UserRecord) throws {
         self.init(
             id: try user.requireID().uuidString.lowercased(), email: user.email,
-            role: Components.Schemas.Role(rawValue: user.role) ?? .therapist, name: user.name,
+            role: Components.Schemas.Role(rawValue: user.role.rawValue) ?? .therapist, name: user.name,
             active: user.deactivatedAt == nil, createdAt: user.createdAt)
     }
 }

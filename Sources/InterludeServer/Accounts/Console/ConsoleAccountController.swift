@@ -65,7 +65,7 @@ struct ConsoleAccountController {
         signedIn.post("two-factor", use: enableTwoFactor)
         signedIn.post("two-factor", "disable", use: disableTwoFactor)
         signedIn.get { request in
-            request.redirect(to: ConsoleNavigation.home(for: try request.consoleUser().roleValue))
+            request.redirect(to: ConsoleNavigation.home(for: try request.consoleUser().role))
         }
     }
 
@@ -101,7 +101,7 @@ struct ConsoleAccountController {
                 .consoleLogin(
                     email: form.email, password: form.password, code: form.code,
                     client: .client(request.clientAddress(trustedProxies: services.settings.trustedProxies)))
-            let home = ConsoleNavigation.home(for: authenticated.user.roleValue)
+            let home = ConsoleNavigation.home(for: authenticated.user.role)
             let response = request.redirect(
                 to: authenticated.user.mustChangePassword ? "/console/password" : localPath(form.next, fallback: home))
             response.cookies[ConsoleSession.cookieName] = ConsoleSession.cookie(
@@ -182,7 +182,7 @@ struct ConsoleAccountController {
                 .changePassword(
                     user: user, currentPassword: form.currentPassword, newPassword: form.newPassword,
                     keeping: ConsoleSession.get(request)?.session)
-            return request.redirect(to: ConsoleNavigation.home(for: user.roleValue) + "?passwordChanged=1")
+            return request.redirect(to: ConsoleNavigation.home(for: user.role) + "?passwordChanged=1")
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderAccount(request, errors: errors, status: errors.status)

@@ -98,7 +98,7 @@ struct ConsoleAdminController {
         let rows = try await StaffAccounts(database: request.db, services: request.services).list().map { user in
             UserRow(
                 id: try user.requireID().uuidString, email: user.email, name: user.name,
-                role: localizer.text("role.\(user.role)", admin.language), active: user.deactivatedAt == nil,
+                role: localizer.text("role.\(user.role.rawValue)", admin.language), active: user.deactivatedAt == nil,
                 createdAt: display.dateTime(user.createdAt), isSelf: user.id == admin.id, twoFactor: user.totpSecret != nil)
         }
         return try await request.renderConsole(

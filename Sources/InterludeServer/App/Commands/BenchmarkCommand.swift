@@ -135,7 +135,7 @@ enum BenchmarkPopulation {
 
     static func make(_ count: Int, on database: any Database, now: Date) async throws -> Made {
         let therapist = UserRecord(
-            email: "benchmark-therapist@example.org", passwordHash: "-", role: Role.therapist.rawValue, name: nil,
+            email: "benchmark-therapist@example.org", passwordHash: "-", role: .therapist, name: nil,
             locale: "en", timeZone: "Europe/Vienna", mustChangePassword: false, now: now)
         try await therapist.create(on: database)
         try await TherapistProfileRecord(userID: try therapist.requireID(), fullName: "Dr. Benchmark").create(on: database)
@@ -150,7 +150,7 @@ enum BenchmarkPopulation {
             let users = (start..<min(start + 500, count)).map { index in
                 let user = UserRecord(
                     id: UUID(), email: "benchmark-\(index)@example.org", passwordHash: "-",
-                    role: Role.patient.rawValue, name: nil, locale: "en", timeZone: "Europe/Vienna",
+                    role: .patient, name: nil, locale: "en", timeZone: "Europe/Vienna",
                     mustChangePassword: false, now: now)
                 user.emailVerifiedAt = now
                 return user

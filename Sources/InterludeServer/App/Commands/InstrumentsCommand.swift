@@ -33,7 +33,7 @@ struct InstrumentsCommand: AsyncCommand {
                 let (definition, format) = try InstrumentCatalog.parse(data, format: nil)
                 guard
                     let importer = try await UserRecord.query(on: app.db)
-                        .filter(\.$role == Role.admin.rawValue)
+                        .filter(\.$role == Role.admin)
                         .filter(\.$deactivatedAt == nil)
                         .sort(\.$createdAt).first()
                 else { throw CommandFailure(message: "Create an administrator first; imports are recorded under one.") }

@@ -33,7 +33,7 @@ struct APIContext: Sendable {
     /// The signed-in caller, who must hold one of `roles`.
     func user(_ roles: Role...) async throws -> UserRecord {
         let user = try await authenticated().user
-        guard roles.contains(user.roleValue) else { throw AppError.forbidden(.notAllowed) }
+        guard roles.contains(user.role) else { throw AppError.forbidden(.notAllowed) }
         return user
     }
 

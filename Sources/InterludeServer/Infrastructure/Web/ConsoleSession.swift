@@ -49,7 +49,7 @@ struct ConsoleAuthMiddleware: AsyncMiddleware {
         guard let token = request.cookies[ConsoleSession.cookieName]?.string,
             let authenticated = try await SessionService(database: request.db, services: request.services)
                 .authenticate(token: token, kind: .console),
-            authenticated.user.roleValue.isStaff
+            authenticated.user.role.isStaff
         else {
             let next = request.url.path + (request.url.query.map { "?\($0)" } ?? "")
             return request.redirect(to: "/console/login?next=\(next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
@@ -79,7 +79,7 @@ extension Request {
     /// The signed-in staff member, who must hold one of `roles`.
     func consoleUser(_ roles: Role...) throws -> UserRecord {
         guard let authenticated = ConsoleSession.get(self) else { throw AppError.unauthenticated }
-        guard roles.isEmpty || roles.contains(authenticated.user.roleValue) else {
+        guard roles.isEmpty || roles.contains(authenticated.user.role) else {
             throw AppError.forbidden(.notAllowed)
         }
         return authenticated.user
@@ -94,14 +94,14 @@ extension Request {
         let language = user.language
         let localizer = services.localizer
         let openAlerts = try await AlertInbox(staff: user, database: db, services: services).openCount()
-        let links = ConsoleNavigation.links(for: user.roleValue).map { link in
+        let links = ConsoleNavigation.links(for: user.role).map { link in
             ConsoleNav.Link(
                 href: link.href, label: localizer.text(link.labelKey, language),
                 current: url.path == link.href || url.path.hasPrefix(link.href + "/"),
                 badge: link.href == ConsoleNavigation.alerts ? openAlerts : 0)
         }
         let nav = ConsoleNav(
-            email: user.email, role: localizer.text("role.\(user.role)", language), links: links)
+            email: user.email, role: localizer.text("role.\(user.role.rawValue)", language), links: links)
         return try await renderPage(
             template, titleKey: titleKey, content: content, language: language,
             csrf: authenticated.session.csrfToken, nav: nav, script: script, status: status)

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import InterludeCore
 
 /// An account of any role.
 final class UserRecord: Model, @unchecked Sendable {
@@ -13,7 +14,7 @@ final class UserRecord: Model, @unchecked Sendable {
     // data
     @Field(key: "email") var email: String
     @Field(key: "password_hash") var passwordHash: String
-    @Field(key: "role") var role: String
+    @Field(key: "role") var role: Role
     @OptionalField(key: "name") var name: String?
     @Field(key: "locale") var locale: String
     @Field(key: "time_zone") var timeZone: String
@@ -31,7 +32,7 @@ final class UserRecord: Model, @unchecked Sendable {
     init() {}
 
     init(
-        id: UUID? = nil, email: String, passwordHash: String, role: String, name: String?, locale: String,
+        id: UUID? = nil, email: String, passwordHash: String, role: Role, name: String?, locale: String,
         timeZone: String, mustChangePassword: Bool, now: Date
     ) {
         self.id = id

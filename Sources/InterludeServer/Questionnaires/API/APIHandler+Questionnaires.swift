@@ -206,7 +206,7 @@ extension APIHandler {
         let user = try await context.authenticated().user
         let responseID = try pathID(input.path.responseId)
         let stored: ResponseService.Stored
-        switch user.roleValue {
+        switch user.role {
         case .patient:
             guard let own = try await context.responses.response(responseID), own.record.$patient.id == user.id else {
                 throw AppError.notFound

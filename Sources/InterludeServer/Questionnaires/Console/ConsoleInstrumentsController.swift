@@ -116,7 +116,7 @@ struct ConsoleInstrumentsController {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
         let records = try await governance(request).visible(try await catalog(request).overview(), to: user)
         let studies = try await governance(request).studies(for: user).map { StudyOption(id: $0.id?.uuidString ?? "", title: $0.title) }
-        let forInstallation = user.roleValue == .admin
+        let forInstallation = user.role == .admin
         return try await request.renderConsole(
             "console/instruments", titleKey: "console.instruments.title",
             content: ListContent(

@@ -115,7 +115,7 @@ struct ConsoleScheduleController {
             _ = try await schedules(request).create(plan, in: grant, patientID: patientID, arm: arm)
             let back = patientID.map { "/console/patients/\($0)?planAdded=1" }
             return request.redirect(
-                to: user.roleValue == .therapist && back != nil ? back! : "/console/studies/\(studyID)/plans?created=1")
+                to: user.role == .therapist && back != nil ? back! : "/console/studies/\(studyID)/plans?created=1")
         } catch {
             guard var errors = FormErrors.from(error, request: request) else { throw error }
             // The form chooses arm and patient in one field.
@@ -285,7 +285,7 @@ struct ConsoleScheduleController {
         for key in Set(planned.map(\.plan.instrumentKey)) {
             titles[key] = try await catalog.latestPublished(key)?.decodedDefinition().title.text(user.language) ?? key
         }
-        let back = user.roleValue == .therapist
+        let back = user.role == .therapist
             ? "/console/patients/\(patientID)" : "/console/studies/\(charts[0].studyID)"
         return try await request.renderConsole(
             "console/schedule", titleKey: "console.schedule.title",

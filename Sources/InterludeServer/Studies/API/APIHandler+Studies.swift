@@ -8,7 +8,7 @@ extension APIHandler {
     func listStudies(_ input: Operations.ListStudies.Input) async throws -> Operations.ListStudies.Output {
         let context = try APIContext.current()
         let user = try await context.authenticated().user
-        if user.roleValue == .patient {
+        if user.role == .patient {
             let entries = try await context.studies.studies(forPatient: user.requireID())
             return .ok(.init(body: .json(try entries.map { try .init($0.study, enrollment: $0.enrollment) })))
         }
@@ -28,7 +28,7 @@ extension APIHandler {
         let context = try APIContext.current()
         let user = try await context.authenticated().user
         let studyID = try pathID(input.path.studyId)
-        if user.roleValue == .patient {
+        if user.role == .patient {
             let entry = try await context.studies.study(studyID, forPatient: user.requireID())
             return .ok(.init(body: .json(try .init(entry.study, enrollment: entry.enrollment))))
         }

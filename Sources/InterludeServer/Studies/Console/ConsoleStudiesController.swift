@@ -107,7 +107,7 @@ struct ConsoleStudiesController {
         return try await request.renderConsole(
             "console/studies", titleKey: "console.studies.title",
             content: StudiesContent(
-                studies: rows, hasStudies: !rows.isEmpty, canCreate: user.roleValue != .therapist,
+                studies: rows, hasStudies: !rows.isEmpty, canCreate: user.role != .therapist,
                 pendingRequests: try await service(request).pendingRequestCount(in: deciding)))
     }
 
