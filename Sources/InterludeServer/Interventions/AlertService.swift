@@ -21,7 +21,7 @@ struct AlertService: Sendable {
         let note: String?
         let patientCode: String?
 
-        var priority: AlertPriority { AlertPriority(rawValue: record.priority) ?? .normal }
+        var priority: AlertPriority { record.priority }
     }
 
     /// Raises an alert about the patient for whoever looks after them in the study; high ones also by email.
@@ -35,7 +35,7 @@ struct AlertService: Sendable {
         alert.$patient.id = patientID
         alert.studyID = studyID
         alert.$recipient.id = recipient
-        alert.priority = priority.rawValue
+        alert.priority = priority
         alert.reason = try services.cipher.seal(reason)
         alert.firingID = firingID
         try await alert.create(on: database)
@@ -138,7 +138,7 @@ struct AlertService: Sendable {
     /// even with several processes. Returns how many were escalated.
     func escalateOverdue() async throws -> Int {
         let overdue = try await AlertRecord.query(on: database)
-            .filter(\.$priority == AlertPriority.high.rawValue)
+            .filter(\.$priority == AlertPriority.high)
             .filter(\.$acknowledgedAt == nil)
             .filter(\.$escalatedAt == nil)
             .filter(\.$createdAt <= now.addingTimeInterval(-Self.escalationDelay))

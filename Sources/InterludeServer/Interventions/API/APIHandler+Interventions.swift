@@ -156,7 +156,7 @@ extension Components.Schemas.Alert {
         let record = opened.record
         self.init(
             id: try record.requireID().uuidString.lowercased(), patientId: record.$patient.id.uuidString.lowercased(),
-            patientCode: opened.patientCode, priority: .init(rawValue: record.priority) ?? .normal, reason: opened.reason,
+            patientCode: opened.patientCode, priority: .init(rawValue: record.priority.rawValue) ?? .normal, reason: opened.reason,
             createdAt: record.createdAt, acknowledgedAt: record.acknowledgedAt, note: opened.note,
             escalatedAt: record.escalatedAt, escalated: record.$escalatedTo.id != nil && record.$escalatedTo.id == staff.id)
     }

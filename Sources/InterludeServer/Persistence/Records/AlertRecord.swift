@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import InterludeCore
 
 /// An alert for a therapist, to be acknowledged with a note; unacknowledged high ones escalate.
 final class AlertRecord: Model, @unchecked Sendable {
@@ -11,7 +12,7 @@ final class AlertRecord: Model, @unchecked Sendable {
     @OptionalField(key: "study_id") var studyID: UUID?
     /// The therapist (or study owner) it is for.
     @Parent(key: "recipient_id") var recipient: UserRecord
-    @Field(key: "priority") var priority: String
+    @Field(key: "priority") var priority: AlertPriority
     /// Sealed by `FieldCipher`: it names items and scores.
     @Field(key: "reason") var reason: String
     @OptionalField(key: "firing_id") var firingID: UUID?
