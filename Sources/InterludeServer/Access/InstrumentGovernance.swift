@@ -54,7 +54,7 @@ struct InstrumentGovernance: Sendable {
 
     /// Moves a study to another published version of an instrument it may use; its next prompts use that version,
     /// prompts already planned keep theirs.
-    func movePin(_ key: String, to version: Int, in studyID: UUID, by user: UserRecord) async throws -> InstrumentPinRecord {
+    func movePin(_ key: String, to version: Int, in studyID: UUID, by user: UserRecord) async throws -> PinnedVersion {
         let grant = try await studies.require(.manageInstruments, in: studyID, by: user)
         guard let record = try await catalog.version(key, version), record.isUsable(in: studyID) else {
             throw AppError.notFound
@@ -62,18 +62,23 @@ struct InstrumentGovernance: Sendable {
         guard record.isPublished else { throw AppError.field("version", .invalidValue) }
         let pin = try await catalog.movePin(key, to: version, in: studyID)
         try await grant.record(.instrumentPinMoved, target: "instrument:\(key):\(version)")
-        return pin
+        return try await pinned(pin, in: studyID)
     }
 
+    /// A study's pin with the newest published version it could move to.
+    typealias PinnedVersion = (pin: InstrumentPinRecord, newest: Int)
+
     /// The versions `studyID` has pinned, each with the newest published version it could move to.
-    func pins(in studyID: UUID, by user: UserRecord) async throws -> [(pin: InstrumentPinRecord, newest: Int)] {
+    func pins(in studyID: UUID, by user: UserRecord) async throws -> [PinnedVersion] {
         _ = try await studies.require(.viewStudy, in: studyID, by: user)
-        var result: [(pin: InstrumentPinRecord, newest: Int)] = []
-        for pin in try await catalog.pins(in: studyID) {
-            let newest = try await catalog.latestPublished(pin.instrumentKey, usableIn: studyID)?.version ?? pin.version
-            result.append((pin, max(newest, pin.version)))
-        }
+        var result: [PinnedVersion] = []
+        for pin in try await catalog.pins(in: studyID) { result.append(try await pinned(pin, in: studyID)) }
         return result
+    }
+
+    private func pinned(_ pin: InstrumentPinRecord, in studyID: UUID) async throws -> PinnedVersion {
+        let newest = try await catalog.latestPublished(pin.instrumentKey, usableIn: studyID)?.version ?? pin.version
+        return (pin, max(newest, pin.version))
     }
 
     /// Whether `user` may publish versions of the instrument `record` belongs to.

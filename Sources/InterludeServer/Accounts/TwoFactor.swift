@@ -45,7 +45,7 @@ struct TwoFactorService: Sendable {
     func setup(for user: UserRecord) async throws -> Setup? {
         guard user.totpSecret == nil else { return nil }
         let secret: [UInt8]
-        if let pending = user.totpPendingSecret, let stored = Base32.decode(try services.cipher.open(pending)) {
+        if let stored = try self.secret(sealed: user.totpPendingSecret) {
             secret = stored
         } else {
             secret = Array(SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.prefix(20))
@@ -60,9 +60,9 @@ struct TwoFactorService: Sendable {
 
     /// Turns two-factor sign-in on once the person shows a code from the app they set it up in.
     func confirm(_ user: UserRecord, code: String) async throws {
-        guard user.totpSecret == nil, let pending = user.totpPendingSecret,
-            let secret = Base32.decode(try services.cipher.open(pending))
-        else { throw AppError.field("code", .invalidValue) }
+        guard user.totpSecret == nil, let pending = user.totpPendingSecret, let secret = try secret(sealed: pending) else {
+            throw AppError.field("code", .invalidValue)
+        }
         guard let step = TimeBasedCode(secret: secret).matchingStep(code, at: now) else {
             throw AppError.field("code", .invalidValue)
         }
@@ -114,7 +114,7 @@ struct TwoFactorService: Sendable {
 
     /// Takes a code once: the database moves the last used step forward only if it lies before this one.
     private func useCode(_ code: String, of user: UserRecord) async throws {
-        guard let sealed = user.totpSecret, let secret = Base32.decode(try services.cipher.open(sealed)),
+        guard let secret = try secret(sealed: user.totpSecret),
             let step = TimeBasedCode(secret: secret).matchingStep(code, at: now)
         else { throw AppError.field("code", .invalidValue) }
         let taken = try await database.updateRow(
@@ -122,6 +122,11 @@ struct TwoFactorService: Sendable {
             if: { $0.where(group: { $0.where("totp_last_step", .is, SQLLiteral.null).orWhere("totp_last_step", .lessThan, SQLBind(step)) }) })
         guard taken else { throw AppError.field("code", .alreadyUsed) }
         user.totpLastStep = step
+    }
+
+    /// The raw secret behind a sealed Base32 one; nil when there is none.
+    private func secret(sealed: String?) throws -> [UInt8]? {
+        try sealed.flatMap { Base32.decode(try services.cipher.open($0)) }
     }
 
     private func clear(_ user: UserRecord, audit: @Sendable @escaping (any Database) async throws -> Void) async throws {

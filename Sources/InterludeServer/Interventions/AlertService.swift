@@ -20,8 +20,6 @@ struct AlertService: Sendable {
         var reason: String
         let note: String?
         let patientCode: String?
-
-        var priority: AlertPriority { record.priority }
     }
 
     /// Raises an alert about the patient for whoever looks after them in the study; high ones also by email.

@@ -195,7 +195,7 @@ struct ConsoleInterventionsController {
         let record = opened.record
         return AlertRow(
             id: record.id?.uuidString ?? "", patientID: record.$patient.id.uuidString, patientCode: opened.patientCode ?? "",
-            high: opened.priority == .high, priorityLabel: localizer.text("alert.priority.\(opened.priority.rawValue)", language),
+            high: opened.record.priority == .high, priorityLabel: localizer.text("alert.priority.\(opened.record.priority.rawValue)", language),
             reason: opened.reason, createdAt: display.dateTime(record.createdAt), open: record.acknowledgedAt == nil,
             acknowledgedAt: display.dateTime(record.acknowledgedAt), note: opened.note ?? "",
             escalated: record.$escalatedTo.id != nil && record.$escalatedTo.id == staff.id,

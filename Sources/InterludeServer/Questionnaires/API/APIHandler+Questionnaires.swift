@@ -90,11 +90,9 @@ extension APIHandler {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
-        let studyID = try pathID(input.path.studyId)
-        let pin = try await context.instrumentGovernance.movePin(input.path.key, to: body.version, in: studyID, by: user)
-        let newest = try await context.instrumentGovernance.pins(in: studyID, by: user)
-            .first { $0.pin.instrumentKey == pin.instrumentKey }?.newest ?? pin.version
-        return .ok(.init(body: .json(.init(pin, newest: newest))))
+        let moved = try await context.instrumentGovernance.movePin(
+            input.path.key, to: body.version, in: try pathID(input.path.studyId), by: user)
+        return .ok(.init(body: .json(.init(moved.pin, newest: moved.newest))))
     }
 }
 
