@@ -48,7 +48,7 @@ struct DemoTemplateTests {
             let patient = try await app.signIn(patientAccount.email, password: patientAccount.password)
             #expect(try await patient.send(.GET, "/me").body["timeZone"].string == "Europe/Vienna")
             #expect(try await patient.send(.GET, "/me/therapist").body["emergencyNumber"].string == "+43 1 000 00 99")
-            let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$joinMode == "pairingCode").first())
+            let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$joinMode == .pairingCode).first())
             let rules = try await therapist.send(.GET, "/studies/\(practice.id!.uuidString)/rules")
             #expect(rules.body.array.map { $0["name"].string } == ["Three Dailies missed"])
             #expect(try await app.count("intervention_templates") == 2)

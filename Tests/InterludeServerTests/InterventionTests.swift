@@ -81,7 +81,7 @@ struct InterventionTests {
             #expect(try await app.count("interventions") == 1)
 
             // The notification names no content.
-            let queued = try await NotificationRecord.query(on: app.database).filter(\.$category == "interventions").all()
+            let queued = try await NotificationRecord.query(on: app.database).filter(\.$category == .interventions).all()
             #expect(queued.count == 1)
             #expect(queued.first?.path == "/app/interventions/\(id.uuidString.lowercased())")
             #expect(queued.first.map { !$0.body.contains("walk") && !$0.title.contains("walk") } == true)
@@ -425,11 +425,11 @@ struct InterventionTests {
             _ = try await NotificationDispatcher(
                 database: app.database, services: app.app.interlude, channels: app.app.notificationChannels
             ).dispatch(now: next.deliverAt.addingTimeInterval(1))
-            let sent = try await NotificationRecord.query(on: app.database).filter(\.$status == "sent").all().map(\.dedupeKey)
+            let sent = try await NotificationRecord.query(on: app.database).filter(\.$status == NotificationStatus.sent).all().map(\.dedupeKey)
             #expect(sent == [InterventionService.dedupeKey(of: first.id!)])
             let taken = try await NotificationRecord.query(on: app.database)
                 .filter(\.$dedupeKey == InterventionService.dedupeKey(of: next.id!)).first()
-            #expect(taken?.status == "expired")
+            #expect(taken?.status == .expired)
         }
     }
 

@@ -85,7 +85,7 @@ struct NotificationTests {
 
             // Queued ahead of its moment, sent when it comes, once.
             #expect(try await run(app) == NotificationDispatcher.Report())
-            #expect(try await notifications(app).map(\.status) == ["queued"])
+            #expect(try await notifications(app).map(\.status) == [.queued])
             app.clock.advance(by: 601)
             #expect(try await run(app).sent == 1)
             #expect(try await run(app) == NotificationDispatcher.Report())
@@ -143,7 +143,7 @@ struct NotificationTests {
             app.clock.advance(by: 601)
             #expect(try await run(app).retrying == 1)
             let waiting = try #require(try await notifications(app).first)
-            #expect(waiting.attempts == 1 && waiting.status == "queued")
+            #expect(waiting.attempts == 1 && waiting.status == .queued)
             #expect(waiting.nextAttemptAt == app.clock.now.addingTimeInterval(30))
             #expect(try await run(app) == NotificationDispatcher.Report())
             app.clock.advance(by: 31)
@@ -253,7 +253,7 @@ struct NotificationTests {
             #expect(created.status == .created)
             app.clock.advance(by: starts.timeIntervalSince(app.clock.now) - 3600)
             #expect(try await run(app).postponed == 1)
-            let postponed = try #require(try await NotificationRecord.query(on: app.database).filter(\.$category == "appointments").first())
+            let postponed = try #require(try await NotificationRecord.query(on: app.database).filter(\.$category == .appointments).first())
             #expect(postponed.nextAttemptAt == LocalDateTime(date: tomorrow, time: LocalTime("07:30")!).instant(in: vienna))
             app.clock.advance(by: 1800)
             #expect(try await run(app).sent == 1)
@@ -314,7 +314,7 @@ struct NotificationTests {
             #expect(try await run(app).sent == 1)
             #expect(endpoint.received.count == 6)
             #expect(Set(endpoint.received.map(\.path)).count == 6)
-            #expect(try await notifications(app).allSatisfy { $0.status == "sent" })
+            #expect(try await notifications(app).allSatisfy { $0.status == .sent })
         }
         try await endpoint.stop()
     }

@@ -139,7 +139,7 @@ struct PairingAPITests {
             #expect(try await huber.send(.GET, "/pairing-codes").body.array.isEmpty)
             #expect(try await huber.send(.GET, "/patients/not-a-uuid").status == .notFound)
             let practice = try #require(
-                try await StudyRecord.query(on: app.database).filter(\.$joinMode == "pairingCode").all()
+                try await StudyRecord.query(on: app.database).filter(\.$joinMode == .pairingCode).all()
                     .first { $0.title.contains("berger") })
             #expect(try await huber.send(.GET, "/studies/\(practice.id!.uuidString)/enrollments").status == .notFound)
             #expect(try await huber.send(.GET, "/studies/\(practice.id!.uuidString)").status == .notFound)

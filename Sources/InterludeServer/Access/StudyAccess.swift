@@ -38,8 +38,8 @@ struct StudyAccess: Sendable {
         guard user.role.isStaff else { return [] }
         let query = StudyRecord.query(on: database).sort(\.$createdAt, .descending)
         switch kind {
-        case .practice: query.filter(\.$joinMode == JoinMode.pairingCode.rawValue)
-        case .research: query.filter(\.$joinMode != JoinMode.pairingCode.rawValue)
+        case .practice: query.filter(\.$joinMode == JoinMode.pairingCode)
+        case .research: query.filter(\.$joinMode != JoinMode.pairingCode)
         }
         if user.role == .admin && StudyAccessPolicy.allows(.admin, permission, in: kind) {
             return try await query.all()
@@ -85,5 +85,5 @@ struct StudyGrant: Sendable {
 }
 
 extension StudyRecord {
-    var kind: StudyKind { StudyKind(joinMode: JoinMode(rawValue: joinMode) ?? .open) }
+    var kind: StudyKind { StudyKind(joinMode: joinMode) }
 }

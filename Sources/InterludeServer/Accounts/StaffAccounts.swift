@@ -63,7 +63,7 @@ struct StaffAccounts: Sendable {
         try await TherapistProfileRecord(userID: userID, fullName: displayName).create(on: database)
         let practice = StudyRecord(
             ownerID: userID, title: displayName, description: "", consentText: "", consentVersion: Self.practiceConsent,
-            joinMode: JoinMode.pairingCode.rawValue, joinPasswordHash: nil, status: StudyStatus.running.rawValue,
+            joinMode: .pairingCode, joinPasswordHash: nil, status: .running,
             now: now)
         try await practice.create(on: database)
         try await StudyStaffRecord(studyID: try practice.requireID(), userID: userID, role: StudyRole.owner.rawValue)

@@ -19,7 +19,7 @@ struct PairingService: Sendable {
         guard
             let practice = try await StudyRecord.query(on: database)
                 .filter(\.$owner.$id == therapistID)
-                .filter(\.$joinMode == JoinMode.pairingCode.rawValue)
+                .filter(\.$joinMode == JoinMode.pairingCode)
                 .first()
         else { throw AppError.notFound }
         return practice

@@ -93,7 +93,7 @@ struct MessagePlanner: Sendable {
 
     func run(now: Date) async throws -> Int {
         let running = try await StudyRecord.query(on: database)
-            .filter(\.$status == StudyStatus.running.rawValue).all().compactMap(\.id)
+            .filter(\.$status == StudyStatus.running).all().compactMap(\.id)
         let plans = try await MessagePlanRecord.query(on: database).filter(\.$study.$id ~~ running).all()
         var created = 0
         for record in plans {

@@ -35,7 +35,7 @@ struct NotificationDispatcher: Sendable {
     /// Sends up to `limit` due notifications, several at a time; returns what became of them.
     func dispatch(now: Date, limit: Int = 200) async throws -> Report {
         let due = try await NotificationRecord.query(on: database)
-            .filter(\.$status == NotificationStatus.queued.rawValue)
+            .filter(\.$status == NotificationStatus.queued)
             .filter(\.$nextAttemptAt <= now)
             .sort(\.$nextAttemptAt)
             .limit(limit)
@@ -91,8 +91,7 @@ struct NotificationDispatcher: Sendable {
         guard let user = try await UserRecord.find(notification.$user.id, on: database) else { return .skipped }
         let devices = DeviceService(database: database, services: services)
         let preferences = try await devices.preferences(of: try user.requireID())
-        let category = NotificationCategory(rawValue: notification.category) ?? .messages
-        switch preferences.decision(for: category, due: max(notification.dueAt, now), expires: notification.expiresAt, in: user.zone) {
+        switch preferences.decision(for: notification.category, due: max(notification.dueAt, now), expires: notification.expiresAt, in: user.zone) {
         case .withhold(let reason):
             try await finish(notification, .withheld, receipt: reason.rawValue)
             return .withheld
@@ -249,7 +248,7 @@ struct NotificationDispatcher: Sendable {
     }
 
     private func finish(_ notification: NotificationRecord, _ status: NotificationStatus, receipt: String) async throws {
-        notification.status = status.rawValue
+        notification.status = status
         notification.receipt = receipt
         notification.claimedUntil = nil
         try await notification.save(on: database)

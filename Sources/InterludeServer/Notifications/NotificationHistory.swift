@@ -25,7 +25,7 @@ struct NotificationHistory: Sendable {
         }
         guard notification.clickedAt == nil else { return }
         notification.clickedAt = now
-        notification.status = NotificationStatus.clicked.rawValue
+        notification.status = .clicked
         try await notification.save(on: database)
     }
 }

@@ -51,7 +51,7 @@ struct Planner: Sendable {
         var report = Report()
         report.expired = try await expire(now: now, patients: patients, on: database)
         let running = try await StudyRecord.query(on: database)
-            .filter(\.$status == StudyStatus.running.rawValue).all().compactMap(\.id)
+            .filter(\.$status == StudyStatus.running).all().compactMap(\.id)
         let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ running).all()
         var enrollmentQuery = EnrollmentRecord.query(on: database)
             .filter(\.$status == EnrollmentStatus.active)

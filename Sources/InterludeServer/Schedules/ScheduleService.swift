@@ -192,7 +192,7 @@ struct ScheduleService: Sendable {
         let enrollments = try await EnrollmentRecord.query(on: database)
             .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active).all()
         let running = try await StudyRecord.query(on: database)
-            .filter(\.$id ~~ enrollments.map { $0.$study.id }).filter(\.$status == StudyStatus.running.rawValue).all()
+            .filter(\.$id ~~ enrollments.map { $0.$study.id }).filter(\.$status == StudyStatus.running).all()
             .compactMap(\.id)
         let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ running).sort(\.$createdAt).all()
         let adjustments = try await PlanAdjustmentRecord.query(on: database).filter(\.$patient.$id == patientID).all()

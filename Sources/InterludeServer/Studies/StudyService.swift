@@ -27,8 +27,8 @@ struct StudyService: Sendable {
             .all()
         let enrolledStudyIDs = Set(enrollments.map { $0.$study.id })
         let joinable = try await StudyRecord.query(on: database)
-            .filter(\.$status == StudyStatus.running.rawValue)
-            .filter(\.$joinMode != JoinMode.pairingCode.rawValue)
+            .filter(\.$status == StudyStatus.running)
+            .filter(\.$joinMode != JoinMode.pairingCode)
             .all()
         let enrolled = enrolledStudyIDs.isEmpty
             ? [] : try await StudyRecord.query(on: database).filter(\.$id ~~ Array(enrolledStudyIDs)).all()
@@ -55,8 +55,8 @@ struct StudyService: Sendable {
     ) async throws -> EnrollmentRecord {
         let patientID = try patient.requireID()
         guard let study = try await StudyRecord.find(studyID, on: database) else { throw AppError.notFound }
-        guard let joinMode = JoinMode(rawValue: study.joinMode), let status = StudyStatus(rawValue: study.status)
-        else { throw AppError.notFound }
+        let joinMode = study.joinMode
+        let status = study.status
         // A practice is entered by pairing code only and is not visible to others.
         guard joinMode != .pairingCode else { throw AppError.notFound }
         let current = try await currentEnrollment(patientID: patientID, studyID: studyID)
@@ -97,7 +97,7 @@ struct StudyService: Sendable {
                     let joined = try await EnrollmentRecord.query(on: database)
                         .filter(\.$study.$id == studyID).filter(\.$arm != nil).count()
                     var generator = SystemRandomNumberGenerator()
-                    enrollment.arm = (ArmAllocation(rawValue: study.allocation ?? "") ?? .alternating)
+                    enrollment.arm = (study.allocation ?? .alternating)
                         .arm(of: arms, joinedSoFar: joined, using: &generator)
                 }
                 try await enrollment.create(on: database)
@@ -159,10 +159,10 @@ struct StudyService: Sendable {
         let now = self.now
         let study = StudyRecord(
             ownerID: try researcher.requireID(), title: draft.title, description: draft.description,
-            consentText: draft.consentText, consentVersion: draft.consentVersion, joinMode: draft.joinMode.rawValue,
-            joinPasswordHash: digest, status: draft.status.rawValue, now: now)
+            consentText: draft.consentText, consentVersion: draft.consentVersion, joinMode: draft.joinMode,
+            joinPasswordHash: digest, status: draft.status, now: now)
         study.arms = try StudyService.encodeArms(draft.arms)
-        study.allocation = draft.arms.isEmpty ? nil : draft.allocation.rawValue
+        study.allocation = draft.arms.isEmpty ? nil : draft.allocation
         try await database.transaction { database in
             try await study.create(on: database)
             try await StudyStaffRecord(
@@ -185,11 +185,11 @@ struct StudyService: Sendable {
         study.description = draft.description
         study.consentText = draft.consentText
         study.consentVersion = draft.consentVersion
-        study.joinMode = draft.joinMode.rawValue
+        study.joinMode = draft.joinMode
         study.arms = try StudyService.encodeArms(draft.arms)
-        study.allocation = draft.arms.isEmpty ? nil : draft.allocation.rawValue
-        let statusChanged = study.status != draft.status.rawValue
-        study.status = draft.status.rawValue
+        study.allocation = draft.arms.isEmpty ? nil : draft.allocation
+        let statusChanged = study.status != draft.status
+        study.status = draft.status
         study.updatedAt = now
         try await study.save(on: database)
         try await grant.record(.studyChanged)

@@ -2,9 +2,6 @@ import Fluent
 import Foundation
 import InterludeCore
 
-/// Implements the generated API protocol; each handler decodes, authorises, calls one service, encodes.
-struct APIHandler: APIProtocol {}
-
 // MARK: - Accounts
 
 extension APIHandler {

@@ -66,8 +66,8 @@ extension Components.Schemas.Study {
     init(_ study: StudyRecord, enrollment: EnrollmentRecord?) throws {
         self.init(
             id: try study.requireID().uuidString.lowercased(), title: study.title, description: study.description,
-            joinMode: Components.Schemas.JoinMode(rawValue: study.joinMode) ?? .open,
-            status: Components.Schemas.StudyStatus(rawValue: study.status) ?? .closed,
+            joinMode: Components.Schemas.JoinMode(rawValue: study.joinMode.rawValue) ?? .open,
+            status: Components.Schemas.StudyStatus(rawValue: study.status.rawValue) ?? .closed,
             consentText: study.consentText, consentVersion: study.consentVersion,
             arms: StudyArms.names(of: study).isEmpty ? nil : StudyArms.names(of: study),
             enrollment: try enrollment.map(Components.Schemas.Enrollment.init))

@@ -141,8 +141,8 @@ enum BenchmarkPopulation {
         try await TherapistProfileRecord(userID: try therapist.requireID(), fullName: "Dr. Benchmark").create(on: database)
         let practice = StudyRecord(
             ownerID: try therapist.requireID(), title: "Benchmark", description: "", consentText: "",
-            consentVersion: StaffAccounts.practiceConsent, joinMode: JoinMode.pairingCode.rawValue,
-            joinPasswordHash: nil, status: StudyStatus.running.rawValue, now: now)
+            consentVersion: StaffAccounts.practiceConsent, joinMode: .pairingCode,
+            joinPasswordHash: nil, status: .running, now: now)
         try await practice.create(on: database)
         let practiceID = try practice.requireID()
         var patients: [UserRecord] = []

@@ -267,8 +267,8 @@ struct ConsoleTherapistController {
         }
         let notificationRows = sent.map { record in
             NotificationRow(
-                title: record.title, due: display.dateTime(record.dueAt), status: record.status,
-                statusLabel: localizer.text("notificationStatus.\(record.status)", language), channel: record.channel ?? "",
+                title: record.title, due: display.dateTime(record.dueAt), status: record.status.rawValue,
+                statusLabel: localizer.text("notificationStatus.\(record.status.rawValue)", language), channel: record.channel ?? "",
                 receipt: record.receipt ?? "")
         }
         return try await request.renderConsole(

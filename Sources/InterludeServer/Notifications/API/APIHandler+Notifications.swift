@@ -125,8 +125,8 @@ extension NotificationPreferences {
 extension Components.Schemas.SentNotification {
     init(_ record: NotificationRecord) throws {
         self.init(
-            id: try record.requireID().uuidString.lowercased(), category: .init(rawValue: record.category) ?? .messages,
-            title: record.title, dueAt: record.dueAt, status: .init(rawValue: record.status) ?? .queued,
+            id: try record.requireID().uuidString.lowercased(), category: .init(rawValue: record.category.rawValue) ?? .messages,
+            title: record.title, dueAt: record.dueAt, status: .init(rawValue: record.status.rawValue) ?? .queued,
             channel: record.channel, receipt: record.receipt, attempts: record.attempts, sentAt: record.sentAt,
             clickedAt: record.clickedAt)
     }

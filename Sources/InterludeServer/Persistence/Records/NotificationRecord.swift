@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import InterludeCore
 
 /// One notification in the outbox, from queued to its end, with what the channels answered.
 final class NotificationRecord: Model, @unchecked Sendable {
@@ -15,7 +16,7 @@ final class NotificationRecord: Model, @unchecked Sendable {
     @OptionalField(key: "appointment_id") var appointmentID: UUID?
 
     // data
-    @Field(key: "category") var category: String
+    @Field(key: "category") var category: NotificationCategory
     /// Unique: the same event never gives two notifications, across restarts and processes.
     @Field(key: "dedupe_key") var dedupeKey: String
     @Field(key: "title") var title: String
@@ -24,7 +25,7 @@ final class NotificationRecord: Model, @unchecked Sendable {
     @Field(key: "path") var path: String
     @Field(key: "due_at") var dueAt: Date
     @Field(key: "expires_at") var expiresAt: Date
-    @Field(key: "status") var status: String
+    @Field(key: "status") var status: NotificationStatus
     @Field(key: "attempts") var attempts: Int
     @Field(key: "next_attempt_at") var nextAttemptAt: Date
     /// A dispatcher holds it until then; another may take it over afterwards.
@@ -38,7 +39,7 @@ final class NotificationRecord: Model, @unchecked Sendable {
     init() {}
 
     init(
-        userID: UUID, category: String, dedupeKey: String, title: String, body: String, path: String, dueAt: Date,
+        userID: UUID, category: NotificationCategory, dedupeKey: String, title: String, body: String, path: String, dueAt: Date,
         expiresAt: Date, now: Date
     ) {
         self.$user.id = userID
@@ -49,7 +50,7 @@ final class NotificationRecord: Model, @unchecked Sendable {
         self.path = path
         self.dueAt = dueAt
         self.expiresAt = expiresAt
-        self.status = "queued"
+        self.status = .queued
         self.attempts = 0
         self.nextAttemptAt = dueAt
         self.createdAt = now

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import InterludeCore
 
 /// A study, or a therapist's practice (a study joined by pairing code).
 final class StudyRecord: Model, @unchecked Sendable {
@@ -18,18 +19,18 @@ final class StudyRecord: Model, @unchecked Sendable {
     @Field(key: "description") var description: String
     @Field(key: "consent_text") var consentText: String
     @Field(key: "consent_version") var consentVersion: String
-    @Field(key: "join_mode") var joinMode: String
+    @Field(key: "join_mode") var joinMode: JoinMode
     @OptionalField(key: "join_password_hash") var joinPasswordHash: String?
-    @Field(key: "status") var status: String
+    @Field(key: "status") var status: StudyStatus
     /// The arms' names as a JSON array, when participants are split.
     @OptionalField(key: "arms") var arms: String?
-    @OptionalField(key: "allocation") var allocation: String?
+    @OptionalField(key: "allocation") var allocation: ArmAllocation?
 
     init() {}
 
     init(
         ownerID: UUID, title: String, description: String, consentText: String, consentVersion: String,
-        joinMode: String, joinPasswordHash: String?, status: String, now: Date
+        joinMode: JoinMode, joinPasswordHash: String?, status: StudyStatus, now: Date
     ) {
         self.$owner.id = ownerID
         self.title = title

@@ -225,9 +225,9 @@ struct ConsoleScheduleController {
             "console/plans", titleKey: "console.plans.title",
             content: PlansContent(
                 studyID: studyID.uuidString,
-                studyTitle: study.joinMode == JoinMode.pairingCode.rawValue
+                studyTitle: study.joinMode == .pairingCode
                     ? localizer.text("console.plans.practice", language) : study.title,
-                isPractice: study.joinMode == JoinMode.pairingCode.rawValue,
+                isPractice: study.joinMode == .pairingCode,
                 plans: rows, hasPlans: !rows.isEmpty, form: form,
                 kinds: PlanSummary.kinds.map {
                     SelectOption(value: $0, label: localizer.text("planKind.\($0)", language), selected: form.kind == $0)

@@ -101,8 +101,8 @@ struct ConsoleStudiesController {
         let rows = try studies.map { study in
             StudyRow(
                 id: try study.requireID().uuidString, title: study.title,
-                joinMode: localizer.text("joinMode.\(study.joinMode)", user.language), status: study.status,
-                statusLabel: localizer.text("studyStatus.\(study.status)", user.language))
+                joinMode: localizer.text("joinMode.\(study.joinMode.rawValue)", user.language), status: study.status.rawValue,
+                statusLabel: localizer.text("studyStatus.\(study.status.rawValue)", user.language))
         }
         return try await request.renderConsole(
             "console/studies", titleKey: "console.studies.title",
@@ -189,8 +189,8 @@ struct ConsoleStudiesController {
             "console/study", titleKey: "console.study.title",
             content: StudyContent(
                 id: studyID.uuidString, title: study.title, description: study.description,
-                joinMode: localizer.text("joinMode.\(study.joinMode)", user.language),
-                statusLabel: localizer.text("studyStatus.\(study.status)", user.language),
+                joinMode: localizer.text("joinMode.\(study.joinMode.rawValue)", user.language),
+                statusLabel: localizer.text("studyStatus.\(study.status.rawValue)", user.language),
                 consentVersion: study.consentVersion,
                 canEdit: grant.allows(.editStudy), canDecide: grant.allows(.decideEnrollment),
                 requests: requests, hasRequests: !requests.isEmpty,
@@ -207,8 +207,8 @@ struct ConsoleStudiesController {
             request, action: "/console/studies/\(studyID.uuidString)/edit", isNew: false,
             form: StudyForm(
                 title: study.title, description: study.description, consentText: study.consentText,
-                consentVersion: study.consentVersion, joinMode: study.joinMode, status: study.status,
-                arms: StudyArms.names(of: study).joined(separator: ", "), allocation: study.allocation),
+                consentVersion: study.consentVersion, joinMode: study.joinMode.rawValue, status: study.status.rawValue,
+                arms: StudyArms.names(of: study).joined(separator: ", "), allocation: study.allocation?.rawValue),
             hasPassword: study.joinPasswordHash != nil)
     }
 
