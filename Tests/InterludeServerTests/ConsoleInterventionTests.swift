@@ -141,7 +141,7 @@ struct ConsoleInterventionTests {
             let created = try await planner.run(now: app.clock.now)
             #expect(created >= 3 && created <= 6, "today's remaining moments and tomorrow's three")
             #expect(try await planner.run(now: app.clock.now) == 0)
-            let planned = try await InterventionRecord.query(on: app.database).filter(\.$kind == "message").all()
+            let planned = try await InterventionRecord.query(on: app.database).filter(\.$kind == InterventionKind.message).all()
             let vienna = TimeZone(identifier: "Europe/Vienna")!
             #expect(planned.allSatisfy {
                 let time = LocalDateTime($0.deliverAt, in: vienna).time

@@ -20,7 +20,7 @@ struct InstrumentGovernance: Sendable {
         _ definition: InstrumentDefinition, format: InstrumentCatalog.Format, for studyID: UUID?, by user: UserRecord
     ) async throws -> InstrumentVersionRecord {
         let existing = try await catalog.versions(of: definition.key).first
-        if existing?.origin == InstrumentVersionRecord.Origin.library.rawValue { throw AppError.forbidden(.builtInInstrument) }
+        if existing?.origin == .library { throw AppError.forbidden(.builtInInstrument) }
         if let studyID {
             _ = try await studies.require(.manageInstruments, in: studyID, by: user)
         } else if user.role != .admin {
@@ -115,7 +115,7 @@ struct InstrumentGovernance: Sendable {
     /// Built-in: nobody. Shared or without owner: an administrator. Otherwise staff of the owner with
     /// `manageInstruments`.
     private func requireSteward(of record: InstrumentVersionRecord, by user: UserRecord) async throws {
-        if record.origin == InstrumentVersionRecord.Origin.library.rawValue { throw AppError.forbidden(.builtInInstrument) }
+        if record.origin == .library { throw AppError.forbidden(.builtInInstrument) }
         if user.role == .admin { return }
         guard let owner = record.$ownerStudy.id else { throw AppError.forbidden(.notAllowed) }
         _ = try await studies.require(.manageInstruments, in: owner, by: user)

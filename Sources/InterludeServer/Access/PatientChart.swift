@@ -249,9 +249,7 @@ struct PatientChart: Sendable {
 
     /// Sends one of the study's templates.
     func sendTemplate(_ templateID: UUID) async throws -> InterventionService.Opened {
-        guard let template = try await templates().first(where: { $0.id == templateID }),
-            let kind = InterventionKind(rawValue: template.kind)
-        else { throw AppError.notFound }
-        return try await sendIntervention(InterventionDraft(kind: kind, text: template.text), id: nil)
+        guard let template = try await templates().first(where: { $0.id == templateID }) else { throw AppError.notFound }
+        return try await sendIntervention(InterventionDraft(kind: template.kind, text: template.text), id: nil)
     }
 }

@@ -15,7 +15,7 @@ struct StudyAccess: Sendable {
         guard user.role.isStaff else { return nil }
         let membership = try await StudyStaffRecord.query(on: database)
             .filter(\.$study.$id == studyID).filter(\.$user.$id == user.requireID()).first()
-        if let role = membership.flatMap({ StudyRole(rawValue: $0.role) }) { return StudyStanding(role) }
+        if let role = membership.map(\.role) { return StudyStanding(role) }
         return user.role == .admin ? .admin : nil
     }
 
@@ -45,10 +45,7 @@ struct StudyAccess: Sendable {
             return try await query.all()
         }
         let memberships = try await StudyStaffRecord.query(on: database).filter(\.$user.$id == user.requireID()).all()
-        let allowed = memberships.filter { membership in
-            StudyRole(rawValue: membership.role).map { StudyAccessPolicy.allows(StudyStanding($0), permission, in: kind) }
-                ?? false
-        }
+        let allowed = memberships.filter { StudyAccessPolicy.allows(StudyStanding($0.role), permission, in: kind) }
         query.filter(\.$id ~~ allowed.map { $0.$study.id })
         return try await query.all()
     }

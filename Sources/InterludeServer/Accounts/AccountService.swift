@@ -144,7 +144,7 @@ struct AccountService: Sendable {
         try await database.transaction { database in
             try await EmailTokenRecord.query(on: database)
                 .filter(\.$user.$id == userID)
-                .filter(\.$purpose == EmailTokenRecord.Purpose.verification.rawValue)
+                .filter(\.$purpose == EmailTokenRecord.Purpose.verification)
                 .filter(\.$usedAt == nil)
                 .filter(\.$expiresAt > now)
                 .set(\.$expiresAt, to: now)
@@ -193,7 +193,7 @@ struct AccountService: Sendable {
         try await database.transaction { database in
             // This link and every other reset link still out for the account are spent.
             try await EmailTokenRecord.query(on: database).filter(\.$user.$id == userID)
-                .filter(\.$purpose == EmailTokenRecord.Purpose.passwordReset.rawValue).filter(\.$usedAt == nil)
+                .filter(\.$purpose == EmailTokenRecord.Purpose.passwordReset).filter(\.$usedAt == nil)
                 .set(\.$usedAt, to: now).update()
             user.passwordHash = digest
             user.mustChangePassword = false
@@ -274,7 +274,7 @@ struct AccountService: Sendable {
         guard !token.isEmpty, token.count <= 200 else { return nil }
         return try await EmailTokenRecord.query(on: database)
             .filter(\.$tokenHash == SecretToken.hash(token))
-            .filter(\.$purpose == purpose.rawValue)
+            .filter(\.$purpose == purpose)
             .first()
     }
 

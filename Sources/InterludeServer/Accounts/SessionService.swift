@@ -97,7 +97,7 @@ struct SessionService: Sendable {
         guard
             let session = try await SessionRecord.query(on: database)
                 .filter(\.$tokenHash == SecretToken.hash(token))
-                .filter(\.$kind == kind.rawValue)
+                .filter(\.$kind == kind)
                 .filter(\.$expiresAt > now)
                 .with(\.$user)
                 .first(),

@@ -66,7 +66,7 @@ struct StaffAccounts: Sendable {
             joinMode: .pairingCode, joinPasswordHash: nil, status: .running,
             now: now)
         try await practice.create(on: database)
-        try await StudyStaffRecord(studyID: try practice.requireID(), userID: userID, role: StudyRole.owner.rawValue)
+        try await StudyStaffRecord(studyID: try practice.requireID(), userID: userID, role: .owner)
             .create(on: database)
     }
 

@@ -27,7 +27,7 @@ struct InterventionLibrary: Sendable {
     func addTemplate(_ draft: InterventionDraft, in grant: StudyGrant) async throws {
         try grant.require(.editLibrary)
         let checked = try InterventionDraft.validate(kind: draft.kind, text: draft.text)
-        let record = InterventionTemplateRecord(studyID: grant.studyID, kind: checked.kind.rawValue, text: checked.text, now: now)
+        let record = InterventionTemplateRecord(studyID: grant.studyID, kind: checked.kind, text: checked.text, now: now)
         try await record.create(on: database)
         try await grant.record(.libraryChanged, target: "template:\(try record.requireID())")
     }
@@ -64,7 +64,7 @@ struct InterventionLibrary: Sendable {
             try await MessagePlanRecord.query(on: database).filter(\.$study.$id == studyID).delete()
             try await InterventionRecord.query(on: database)
                 .filter(\.$study.$id == studyID)
-                .filter(\.$origin == InterventionOrigin.messagePlan.rawValue)
+                .filter(\.$origin == InterventionOrigin.messagePlan)
                 .filter(\.$deliverAt > now)
                 .delete()
             if let plan {
@@ -126,8 +126,8 @@ struct MessagePlanner: Sendable {
                 let occurrence = "\(patientID)|\(studyID)|\(date)|\(moment)"
                 let message = pool[MessagePlan.pick(from: pool.count, seed: occurrence)]
                 let record = InterventionRecord(
-                    patientID: patientID, studyID: studyID, senderID: nil, origin: InterventionOrigin.messagePlan.rawValue,
-                    kind: InterventionKind.message.rawValue, sealedText: try services.cipher.seal(message.text),
+                    patientID: patientID, studyID: studyID, senderID: nil, origin: .messagePlan,
+                    kind: .message, sealedText: try services.cipher.seal(message.text),
                     deliverAt: deliverAt, now: now)
                 record.occurrence = occurrence
                 records.append(record)

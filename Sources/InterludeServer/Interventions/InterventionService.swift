@@ -16,7 +16,7 @@ struct InterventionService: Sendable {
         let record: InterventionRecord
         let text: String
 
-        var kind: InterventionKind { InterventionKind(rawValue: record.kind) ?? .message }
+        var kind: InterventionKind { record.kind }
         var state: InterventionState { InterventionState(seenAt: record.seenAt, completedAt: record.completedAt) }
     }
 
@@ -41,8 +41,8 @@ struct InterventionService: Sendable {
         ruleID: UUID? = nil, id: UUID = UUID(), deliverAt: Date? = nil
     ) async throws -> Opened {
         let record = InterventionRecord(
-            id: id, patientID: patientID, studyID: studyID, senderID: senderID, origin: origin.rawValue,
-            kind: draft.kind.rawValue, sealedText: try services.cipher.seal(draft.text), deliverAt: deliverAt ?? now, now: now)
+            id: id, patientID: patientID, studyID: studyID, senderID: senderID, origin: origin,
+            kind: draft.kind, sealedText: try services.cipher.seal(draft.text), deliverAt: deliverAt ?? now, now: now)
         record.ruleID = ruleID
         do {
             try await record.create(on: database)
@@ -61,7 +61,7 @@ struct InterventionService: Sendable {
         let language = Dictionary(uniqueKeysWithValues: patients.map { ($0.id!, $0.language) })
         let items = records.compactMap { record -> NotificationOutbox.Item? in
             guard let id = record.id, let patientLanguage = language[record.$patient.id] else { return nil }
-            let isMessage = record.kind == InterventionKind.message.rawValue
+            let isMessage = record.kind == .message
             let prefix = isMessage ? "notification.message" : "notification.intervention"
             return NotificationOutbox.Item(
                 userID: record.$patient.id, category: isMessage ? .messages : .interventions,

@@ -69,7 +69,7 @@ struct ErasureService: Sendable {
     /// Removes the person's rows table by table as `ErasureMap` lists them, in one transaction.
     func erase(_ user: UserRecord) async throws {
         let now = services.clock.now
-        let tombstone = ErasureRecord(id: UUID(), role: user.role.rawValue, erasedAt: now)
+        let tombstone = ErasureRecord(id: UUID(), role: user.role, erasedAt: now)
         try await database.transaction { database in
             for table in ErasureMap.personalTables {
                 try await erase(table: table, of: user, tombstoneID: tombstone.id!, on: database)

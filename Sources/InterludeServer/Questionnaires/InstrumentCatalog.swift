@@ -15,6 +15,15 @@ struct InstrumentCatalog: Sendable {
         case json
         case fhir
         case redcap
+
+        /// Where an instrument read in this format comes from.
+        var origin: InstrumentVersionRecord.Origin {
+            switch self {
+            case .json: .json
+            case .fhir: .fhir
+            case .redcap: .redcap
+            }
+        }
     }
 
     /// Reads an instrument from our JSON, a FHIR Questionnaire or a REDCap data dictionary and checks it.
@@ -71,7 +80,7 @@ struct InstrumentCatalog: Sendable {
             let record = InstrumentVersionRecord(
                 key: definition.key, version: definition.version, title: definition.title.text(.en), origin: .library,
                 definition: try Self.encode(definition), createdBy: nil, now: now)
-            record.status = InstrumentVersionRecord.Status.published.rawValue
+            record.status = .published
             record.publishedAt = now
             try await record.create(on: database)
         }
@@ -86,11 +95,11 @@ struct InstrumentCatalog: Sendable {
         var draft = definition
         let existing = try await InstrumentVersionRecord.query(on: database)
             .filter(\.$key == definition.key).sort(\.$version, .descending).first()
-        if let existing, existing.status == InstrumentVersionRecord.Status.draft.rawValue {
+        if let existing, existing.status == .draft {
             draft.version = existing.version
             existing.definition = try Self.encode(draft)
             existing.title = draft.title.text(.en)
-            existing.origin = format.rawValue
+            existing.origin = format.origin
             existing.$createdBy.id = try user.requireID()
             existing.createdAt = now
             try await existing.save(on: database)
@@ -99,7 +108,7 @@ struct InstrumentCatalog: Sendable {
         draft.version = (existing?.version ?? 0) + 1
         let record = InstrumentVersionRecord(
             key: draft.key, version: draft.version, title: draft.title.text(.en),
-            origin: InstrumentVersionRecord.Origin(rawValue: format.rawValue) ?? .json,
+            origin: format.origin,
             definition: try Self.encode(draft), createdBy: try user.requireID(), ownerStudy: owner, shared: shared, now: now)
         do {
             try await record.create(on: database)
@@ -111,10 +120,10 @@ struct InstrumentCatalog: Sendable {
 
     /// Makes a draft available for prompts; from now on it never changes.
     func publish(_ record: InstrumentVersionRecord) async throws -> InstrumentVersionRecord {
-        guard record.status == InstrumentVersionRecord.Status.draft.rawValue else {
+        guard record.status == .draft else {
             throw AppError.conflict(.alreadyPublished)
         }
-        record.status = InstrumentVersionRecord.Status.published.rawValue
+        record.status = .published
         record.publishedAt = now
         try await record.save(on: database)
         return record
@@ -178,7 +187,7 @@ struct InstrumentCatalog: Sendable {
     func latestPublished(_ key: String) async throws -> InstrumentVersionRecord? {
         try await InstrumentVersionRecord.query(on: database)
             .filter(\.$key == key)
-            .filter(\.$status == InstrumentVersionRecord.Status.published.rawValue)
+            .filter(\.$status == InstrumentVersionRecord.Status.published)
             .sort(\.$version, .descending)
             .first()
     }
@@ -225,5 +234,5 @@ extension InstrumentVersionRecord {
         try JSONDecoder().decode(InstrumentDefinition.self, from: Data(definition.utf8))
     }
 
-    var isPublished: Bool { status == Status.published.rawValue }
+    var isPublished: Bool { status == .published }
 }

@@ -134,7 +134,7 @@ struct StudyService: Sendable {
             try await InterventionRecord.query(on: database)
                 .filter(\.$patient.$id == patientID)
                 .filter(\.$study.$id == studyID)
-                .filter(\.$origin == InterventionOrigin.messagePlan.rawValue)
+                .filter(\.$origin == InterventionOrigin.messagePlan)
                 .filter(\.$deliverAt > now)
                 .delete()
         }
@@ -166,7 +166,7 @@ struct StudyService: Sendable {
         try await database.transaction { database in
             try await study.create(on: database)
             try await StudyStaffRecord(
-                studyID: try study.requireID(), userID: try researcher.requireID(), role: StudyRole.owner.rawValue
+                studyID: try study.requireID(), userID: try researcher.requireID(), role: .owner
             ).create(on: database)
         }
         return study

@@ -260,7 +260,7 @@ extension ConsoleRow {
     ]
 
     private static func freshTemplate(_ cell: AccessCell) async throws -> String {
-        let record = InterventionTemplateRecord(studyID: cell.studyID, kind: "task", text: "Stretch", now: cell.world.app.clock.now)
+        let record = InterventionTemplateRecord(studyID: cell.studyID, kind: .task, text: "Stretch", now: cell.world.app.clock.now)
         try await record.create(on: cell.world.app.database)
         return try record.requireID().uuidString
     }

@@ -20,7 +20,7 @@ extension APIHandler {
             guard let parsed = UUID(uuidString: raw) else { throw AppError.field("id", .invalidFormat) }
             id = parsed
         }
-        let draft = try InterventionDraft.validate(kind: InterventionKind(rawValue: body.kind.rawValue)!, text: body.text)
+        let draft = try InterventionDraft.validate(kindNamed: body.kind.rawValue, text: body.text)
         let sent = try await chart.sendIntervention(draft, id: id)
         return .created(.init(body: .json(try .init(sent))))
     }
@@ -132,8 +132,8 @@ extension Components.Schemas.Intervention {
     init(_ opened: InterventionService.Opened) throws {
         let record = opened.record
         self.init(
-            id: try record.requireID().uuidString.lowercased(), kind: .init(rawValue: record.kind) ?? .message,
-            origin: .init(rawValue: record.origin) ?? .therapist, text: opened.text,
+            id: try record.requireID().uuidString.lowercased(), kind: .init(rawValue: record.kind.rawValue) ?? .message,
+            origin: .init(rawValue: record.origin.rawValue) ?? .therapist, text: opened.text,
             state: .init(rawValue: opened.state.rawValue) ?? .sent, sentAt: record.deliverAt, seenAt: record.seenAt,
             completedAt: record.completedAt)
     }

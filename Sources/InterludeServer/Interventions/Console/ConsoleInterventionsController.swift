@@ -164,7 +164,7 @@ struct ConsoleInterventionsController {
             templates: templates.map {
                 SelectOption(
                     value: $0.id?.uuidString ?? "",
-                    label: "\(localizer.text("intervention.kind.\($0.kind)", language)): \($0.text)", selected: false)
+                    label: "\(localizer.text("intervention.kind.\($0.kind.rawValue)", language)): \($0.text)", selected: false)
             },
             hasTemplates: !templates.isEmpty, form: shown, sent: sent, errors: errors,
             alerts: alerts.map {
@@ -182,7 +182,7 @@ struct ConsoleInterventionsController {
     ) -> InterventionRow {
         InterventionRow(
             kind: localizer.text("intervention.kind.\(opened.kind.rawValue)", language), text: opened.text,
-            origin: localizer.text("intervention.origin.\(opened.record.origin)", language), state: opened.state.rawValue,
+            origin: localizer.text("intervention.origin.\(opened.record.origin.rawValue)", language), state: opened.state.rawValue,
             stateLabel: localizer.text("intervention.state.\(opened.state.rawValue)", language),
             sentAt: display.dateTime(opened.record.deliverAt), seenAt: display.dateTime(opened.record.seenAt),
             completedAt: display.dateTime(opened.record.completedAt))

@@ -153,7 +153,7 @@ struct ConsoleRulesController {
             },
             hasFirings: !firings.isEmpty,
             templates: library.templates.map {
-                TextRow(id: $0.id?.uuidString ?? "", label: localizer.text("intervention.kind.\($0.kind)", language), text: $0.text)
+                TextRow(id: $0.id?.uuidString ?? "", label: localizer.text("intervention.kind.\($0.kind.rawValue)", language), text: $0.text)
             },
             templateErrors: overrides.templateErrors,
             kinds: InterventionKind.written.map {

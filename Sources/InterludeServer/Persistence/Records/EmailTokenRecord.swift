@@ -5,7 +5,7 @@ import Foundation
 final class EmailTokenRecord: Model, @unchecked Sendable {
     static let schema = "email_tokens"
 
-    enum Purpose: String {
+    enum Purpose: String, Codable {
         case verification
         case passwordReset
     }
@@ -18,7 +18,7 @@ final class EmailTokenRecord: Model, @unchecked Sendable {
     @Parent(key: "user_id") var user: UserRecord
 
     // data
-    @Field(key: "purpose") var purpose: String
+    @Field(key: "purpose") var purpose: Purpose
     @Field(key: "token_hash") var tokenHash: String
     @Field(key: "email") var email: String
     @Field(key: "expires_at") var expiresAt: Date
@@ -28,7 +28,7 @@ final class EmailTokenRecord: Model, @unchecked Sendable {
 
     init(userID: UUID, purpose: Purpose, tokenHash: String, email: String, expiresAt: Date, now: Date) {
         self.$user.id = userID
-        self.purpose = purpose.rawValue
+        self.purpose = purpose
         self.tokenHash = tokenHash
         self.email = email
         self.expiresAt = expiresAt

@@ -5,12 +5,12 @@ import Foundation
 final class InstrumentVersionRecord: Model, @unchecked Sendable {
     static let schema = "instrument_versions"
 
-    enum Status: String {
+    enum Status: String, Codable {
         case draft
         case published
     }
 
-    enum Origin: String {
+    enum Origin: String, Codable {
         case library
         case json
         case fhir
@@ -31,8 +31,8 @@ final class InstrumentVersionRecord: Model, @unchecked Sendable {
     @Field(key: "key") var key: String
     @Field(key: "version") var version: Int
     @Field(key: "title") var title: String
-    @Field(key: "status") var status: String
-    @Field(key: "origin") var origin: String
+    @Field(key: "status") var status: Status
+    @Field(key: "origin") var origin: Origin
     @Field(key: "definition") var definition: String
     @OptionalField(key: "published_at") var publishedAt: Date?
     /// Offered to every study; a new version then needs an administrator. Held alike by every version of a key.
@@ -47,8 +47,8 @@ final class InstrumentVersionRecord: Model, @unchecked Sendable {
         self.key = key
         self.version = version
         self.title = title
-        self.status = Status.draft.rawValue
-        self.origin = origin.rawValue
+        self.status = .draft
+        self.origin = origin
         self.definition = definition
         self.$createdBy.id = createdBy
         self.$ownerStudy.id = ownerStudy
@@ -61,6 +61,6 @@ extension InstrumentVersionRecord {
     /// Whether a study (or practice) may assign, plan or name the instrument in its rules: the shipped library, the
     /// installation's own and shared instruments everywhere; an unshared import only in the study that imported it.
     func isUsable(in studyID: UUID?) -> Bool {
-        origin == Origin.library.rawValue || $ownerStudy.id == nil || shared || $ownerStudy.id == studyID
+        origin == .library || $ownerStudy.id == nil || shared || $ownerStudy.id == studyID
     }
 }

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import InterludeCore
 
 /// One intervention sent to a patient: its text (encrypted) and the moments it was sent, seen and completed.
 /// Answers to questions never reach the server.
@@ -19,8 +20,8 @@ final class InterventionRecord: Model, @unchecked Sendable {
     @OptionalField(key: "rule_id") var ruleID: UUID?
 
     // data
-    @Field(key: "origin") var origin: String
-    @Field(key: "kind") var kind: String
+    @Field(key: "origin") var origin: InterventionOrigin
+    @Field(key: "kind") var kind: InterventionKind
     @Field(key: "text") var text: String
     /// When the patient receives it; in the future for messages planned ahead.
     @Field(key: "deliver_at") var deliverAt: Date
@@ -32,7 +33,7 @@ final class InterventionRecord: Model, @unchecked Sendable {
     init() {}
 
     init(
-        id: UUID = UUID(), patientID: UUID, studyID: UUID?, senderID: UUID?, origin: String, kind: String,
+        id: UUID = UUID(), patientID: UUID, studyID: UUID?, senderID: UUID?, origin: InterventionOrigin, kind: InterventionKind,
         sealedText: String, deliverAt: Date, now: Date
     ) {
         self.id = id

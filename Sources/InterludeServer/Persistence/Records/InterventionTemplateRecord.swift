@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import InterludeCore
 
 /// A ready-made intervention text of a study, for therapists to send with one click.
 final class InterventionTemplateRecord: Model, @unchecked Sendable {
@@ -8,12 +9,12 @@ final class InterventionTemplateRecord: Model, @unchecked Sendable {
     @ID(key: .id) var id: UUID?
     @Field(key: "created_at") var createdAt: Date
     @Parent(key: "study_id") var study: StudyRecord
-    @Field(key: "kind") var kind: String
+    @Field(key: "kind") var kind: InterventionKind
     @Field(key: "text") var text: String
 
     init() {}
 
-    init(studyID: UUID, kind: String, text: String, now: Date) {
+    init(studyID: UUID, kind: InterventionKind, text: String, now: Date) {
         self.$study.id = studyID
         self.kind = kind
         self.text = text

@@ -5,7 +5,7 @@ import Foundation
 final class SessionRecord: Model, @unchecked Sendable {
     static let schema = "sessions"
 
-    enum Kind: String {
+    enum Kind: String, Codable {
         case api
         case console
     }
@@ -18,7 +18,7 @@ final class SessionRecord: Model, @unchecked Sendable {
     @Parent(key: "user_id") var user: UserRecord
 
     // data
-    @Field(key: "kind") var kind: String
+    @Field(key: "kind") var kind: Kind
     @Field(key: "token_hash") var tokenHash: String
     @OptionalField(key: "csrf_token") var csrfToken: String?
     @Field(key: "expires_at") var expiresAt: Date
@@ -28,7 +28,7 @@ final class SessionRecord: Model, @unchecked Sendable {
 
     init(userID: UUID, kind: Kind, tokenHash: String, csrfToken: String?, expiresAt: Date, now: Date) {
         self.$user.id = userID
-        self.kind = kind.rawValue
+        self.kind = kind
         self.tokenHash = tokenHash
         self.csrfToken = csrfToken
         self.expiresAt = expiresAt

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import InterludeCore
 
 /// A staff member's role in one study.
 final class StudyStaffRecord: Model, @unchecked Sendable {
@@ -13,11 +14,11 @@ final class StudyStaffRecord: Model, @unchecked Sendable {
     @Parent(key: "user_id") var user: UserRecord
 
     // data
-    @Field(key: "role") var role: String
+    @Field(key: "role") var role: StudyRole
 
     init() {}
 
-    init(studyID: UUID, userID: UUID, role: String) {
+    init(studyID: UUID, userID: UUID, role: StudyRole) {
         self.$study.id = studyID
         self.$user.id = userID
         self.role = role

@@ -301,7 +301,7 @@ extension Components.Schemas.InstrumentSummary {
         let title = (try? record.decodedDefinition().title.text(language)) ?? record.title
         self.init(
             key: record.key, version: record.version, title: title,
-            status: record.isPublished ? .published : .draft, origin: .init(rawValue: record.origin) ?? .json,
+            status: record.isPublished ? .published : .draft, origin: .init(rawValue: record.origin.rawValue) ?? .json,
             publishedAt: record.publishedAt, ownerStudyId: record.$ownerStudy.id?.uuidString.lowercased(), shared: record.shared)
     }
 }

@@ -105,7 +105,7 @@ struct ConsoleInstrumentsController {
             Row(
                 key: record.key, version: record.version,
                 title: (try? record.decodedDefinition().title.text(user.language)) ?? record.title,
-                status: record.status, statusLabel: localizer.text("instrumentStatus.\(record.status)", user.language),
+                status: record.status.rawValue, statusLabel: localizer.text("instrumentStatus.\(record.status.rawValue)", user.language),
                 origin: localizer.text("instrumentOrigin.\(record.origin)", user.language))
         }
     }
