@@ -12,7 +12,7 @@ struct AuditLog: Sendable {
         guard !patients.isEmpty else { return }
         try await patients.map { patient in
             AuditEventRecord(
-                actorID: actorID, actorRole: actor.role.rawValue, action: action.rawValue, subjectID: patient, target: target,
+                actorID: actorID, actorRole: actor.role, action: action.rawValue, subjectID: patient, target: target,
                 occurredAt: now)
         }.create(on: database)
     }
@@ -20,7 +20,7 @@ struct AuditLog: Sendable {
     /// Records a staff action that concerns no single patient (creating a user, changing a setting).
     func record(actor: UserRecord, action: AuditAction, target: String?) async throws {
         try await AuditEventRecord(
-            actorID: try actor.requireID(), actorRole: actor.role.rawValue, action: action.rawValue, subjectID: nil,
+            actorID: try actor.requireID(), actorRole: actor.role, action: action.rawValue, subjectID: nil,
             target: target, occurredAt: now
         ).create(on: database)
     }

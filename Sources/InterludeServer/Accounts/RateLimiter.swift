@@ -5,7 +5,7 @@ import InterludeCore
 /// Counts failed attempts per account and per client in the database, so every server process sees the same
 /// counts; subjects are stored only as keyed hashes.
 struct RateLimiter: Sendable {
-    enum Scope: String, Sendable, CaseIterable {
+    enum Scope: String, Sendable, Codable, CaseIterable {
         case login
         case pairing
         case verification
@@ -62,7 +62,7 @@ struct RateLimiter: Sendable {
         for subject in subjects {
             let key = try await digest(subject, now: now)
             let failures = try await RateLimitEventRecord.query(on: database)
-                .filter(\.$scope == scope.rawValue)
+                .filter(\.$scope == scope)
                 .filter(\.$key == key)
                 .filter(\.$occurredAt > now.addingTimeInterval(-scope.policy.window))
                 .all()
@@ -79,7 +79,7 @@ struct RateLimiter: Sendable {
         let now = services.clock.now
         let policy = SlowDownPolicy.login
         let failures = try await RateLimitEventRecord.query(on: database)
-            .filter(\.$scope == Scope.loginSlowDown.rawValue)
+            .filter(\.$scope == Scope.loginSlowDown)
             .filter(\.$key == (try await digest(subject, now: now)))
             .filter(\.$occurredAt > now.addingTimeInterval(-policy.window))
             .all()
@@ -91,7 +91,7 @@ struct RateLimiter: Sendable {
         let now = services.clock.now
         for subject in subjects {
             let key = try await digest(subject, now: now)
-            try await RateLimitEventRecord(scope: scope.rawValue, key: key, occurredAt: now).create(on: database)
+            try await RateLimitEventRecord(scope: scope, key: key, occurredAt: now).create(on: database)
         }
         try await RateLimitEventRecord.query(on: database)
             .filter(\.$occurredAt < now.addingTimeInterval(-Self.longestWindow))
@@ -102,7 +102,7 @@ struct RateLimiter: Sendable {
     func clear(_ scope: Scope, _ subject: Subject) async throws {
         let key = try await digest(subject, now: services.clock.now)
         try await RateLimitEventRecord.query(on: database)
-            .filter(\.$scope == scope.rawValue)
+            .filter(\.$scope == scope)
             .filter(\.$key == key)
             .delete()
     }

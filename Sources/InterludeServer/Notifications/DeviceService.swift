@@ -22,7 +22,7 @@ struct DeviceService: Sendable {
         let now = self.now
         if let existing = try await DeviceRecord.query(on: database).filter(\.$address == address).first() {
             existing.$user.id = userID
-            existing.platform = platform.rawValue
+            existing.platform = platform
             existing.p256dh = p256dh
             existing.auth = auth
             existing.disabledAt = nil
@@ -91,7 +91,7 @@ struct DeviceService: Sendable {
     func reach(of user: UserRecord) async throws -> Reach {
         var reach = Reach(email: user.emailVerifiedAt != nil)
         for device in try await devices(of: user.requireID()) where device.disabledAt == nil {
-            if device.platform == DeviceRecord.Platform.apns.rawValue { reach.apns += 1 } else { reach.webPush += 1 }
+            if device.platform == .apns { reach.apns += 1 } else { reach.webPush += 1 }
         }
         return reach
     }

@@ -172,7 +172,7 @@ struct NotificationDispatcher: Sendable {
         let topic = Self.topic(of: notification.dedupeKey)
         for device in devices {
             let result: PushOutcome
-            switch DeviceRecord.Platform(rawValue: device.platform) {
+            switch device.platform {
             case .webpush:
                 let payload = try await pushPayload(notification, id: notificationID, now: now)
                 result = await channels.webPush.send(
@@ -191,15 +191,13 @@ struct NotificationDispatcher: Sendable {
                         path: notification.path, notificationID: notificationID, collapseID: topic,
                         expiresAt: notification.expiresAt),
                     now: now)
-            case nil:
-                result = .failed("unknown platform \(device.platform)")
             }
             if case .gone(let reason) = result {
                 device.disabledAt = now
                 device.disabledReason = reason
                 try await device.save(on: database)
             }
-            outcomes.append(Outcome(channel: device.platform, result: result))
+            outcomes.append(Outcome(channel: device.platform.rawValue, result: result))
         }
         if !outcomes.contains(where: { $0.isDelivered || $0.isRetry }), user.emailVerifiedAt != nil {
             outcomes.append(try await email(notification, to: user))

@@ -9,7 +9,7 @@ struct SyncStamps {
         async throws
     {
         guard !ids.isEmpty else { return }
-        try await ids.map { SyncTombstoneRecord(userID: userID, entity: entity.rawValue, entityID: $0, deletedAt: now) }
+        try await ids.map { SyncTombstoneRecord(userID: userID, entity: entity, entityID: $0, deletedAt: now) }
             .create(on: database)
     }
 

@@ -24,7 +24,7 @@ struct SyncService: Sendable {
         var prompts: [PromptService.Current]
         var instruments: [InstrumentVersionRecord]
         var appointments: [AppointmentService.Shown]
-        var deleted: [(entity: String, id: UUID)]
+        var deleted: [(entity: SyncEntity, id: UUID)]
         var therapist: (TherapistProfileRecord, UserRecord)?
         var interventions: [InterventionService.Opened]
         var cursor: String
@@ -42,7 +42,7 @@ struct SyncService: Sendable {
         // Interventions count once they arrive: messages planned ahead appear when their moment comes.
         var interventionQuery = InterventionRecord.query(on: database)
             .filter(\.$patient.$id == patientID).filter(\.$deliverAt <= now)
-        var deleted: [(entity: String, id: UUID)] = []
+        var deleted: [(entity: SyncEntity, id: UUID)] = []
         if let changedAfter {
             promptQuery = promptQuery.filter(\.$changedAt > changedAfter)
             appointmentQuery = appointmentQuery.filter(\.$updatedAt > changedAfter)
@@ -90,13 +90,13 @@ struct SyncService: Sendable {
 
     private static func etag(
         prompts: [PromptService.Current], appointments: [AppointmentService.Shown],
-        interventions: [InterventionService.Opened], deleted: [(entity: String, id: UUID)], therapist: (TherapistProfileRecord, UserRecord)?, full: Bool
+        interventions: [InterventionService.Opened], deleted: [(entity: SyncEntity, id: UUID)], therapist: (TherapistProfileRecord, UserRecord)?, full: Bool
     ) -> String {
         var parts = [full ? "full" : "changes"]
         parts += prompts.map { "p:\($0.record.id!):\($0.status.rawValue):\($0.record.changedAt?.timeIntervalSince1970 ?? 0)" }
         parts += appointments.map { "a:\($0.record.id!):\($0.record.version)" }
         parts += interventions.map { "i:\($0.record.id!):\($0.state.rawValue)" }
-        parts += deleted.map { "d:\($0.entity):\($0.id)" }
+        parts += deleted.map { "d:\($0.entity.rawValue):\($0.id)" }
         if let (profile, user) = therapist {
             parts.append(
                 "t:\(user.id!):\(profile.fullName):\(profile.gender ?? ""):\(profile.officeAddress ?? ""):\(profile.phone ?? ""):\(profile.emergencyNumber ?? ""):\(user.email)")

@@ -90,7 +90,7 @@ extension Components.Schemas.Device {
     init(_ record: DeviceRecord) throws {
         self.init(
             id: try record.requireID().uuidString.lowercased(),
-            platform: .init(rawValue: record.platform) ?? .webpush, createdAt: record.createdAt,
+            platform: .init(rawValue: record.platform.rawValue) ?? .webpush, createdAt: record.createdAt,
             active: record.disabledAt == nil)
     }
 }

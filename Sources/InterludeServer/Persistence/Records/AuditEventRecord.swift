@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import InterludeCore
 
 /// One staff read or change of a patient's data. Rows are only ever added; erasing a patient re-points
 /// `subject_id` to the erasure tombstone so the record of who looked stays without naming the person.
@@ -12,14 +13,14 @@ final class AuditEventRecord: Model, @unchecked Sendable {
 
     // data
     @Field(key: "actor_id") var actorID: UUID
-    @Field(key: "actor_role") var actorRole: String
+    @Field(key: "actor_role") var actorRole: Role
     @Field(key: "action") var action: String
     @OptionalField(key: "subject_id") var subjectID: UUID?
     @OptionalField(key: "target") var target: String?
 
     init() {}
 
-    init(actorID: UUID, actorRole: String, action: String, subjectID: UUID?, target: String?, occurredAt: Date) {
+    init(actorID: UUID, actorRole: Role, action: String, subjectID: UUID?, target: String?, occurredAt: Date) {
         self.actorID = actorID
         self.actorRole = actorRole
         self.action = action

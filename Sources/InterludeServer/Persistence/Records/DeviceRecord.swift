@@ -19,7 +19,7 @@ final class DeviceRecord: Model, @unchecked Sendable {
     @Parent(key: "user_id") var user: UserRecord
 
     // data
-    @Field(key: "platform") var platform: String
+    @Field(key: "platform") var platform: Platform
     /// The push endpoint URL (Web Push) or the device token (APNs); one device per address.
     @Field(key: "address") var address: String
     /// Web Push: the browser's P-256 public key and authentication secret, base64url.
@@ -33,7 +33,7 @@ final class DeviceRecord: Model, @unchecked Sendable {
 
     init(userID: UUID, platform: Platform, address: String, p256dh: String?, auth: String?, now: Date) {
         self.$user.id = userID
-        self.platform = platform.rawValue
+        self.platform = platform
         self.address = address
         self.p256dh = p256dh
         self.auth = auth

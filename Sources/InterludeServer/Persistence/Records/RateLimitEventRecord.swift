@@ -9,13 +9,13 @@ final class RateLimitEventRecord: Model, @unchecked Sendable {
     @ID(key: .id) var id: UUID?
 
     // data
-    @Field(key: "scope") var scope: String
+    @Field(key: "scope") var scope: RateLimiter.Scope
     @Field(key: "key") var key: String
     @Field(key: "occurred_at") var occurredAt: Date
 
     init() {}
 
-    init(scope: String, key: String, occurredAt: Date) {
+    init(scope: RateLimiter.Scope, key: String, occurredAt: Date) {
         self.scope = scope
         self.key = key
         self.occurredAt = occurredAt

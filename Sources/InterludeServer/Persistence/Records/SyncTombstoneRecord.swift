@@ -7,13 +7,13 @@ final class SyncTombstoneRecord: Model, @unchecked Sendable {
 
     @ID(key: .id) var id: UUID?
     @Parent(key: "user_id") var user: UserRecord
-    @Field(key: "entity") var entity: String
+    @Field(key: "entity") var entity: SyncEntity
     @Field(key: "entity_id") var entityID: UUID
     @Field(key: "deleted_at") var deletedAt: Date
 
     init() {}
 
-    init(userID: UUID, entity: String, entityID: UUID, deletedAt: Date) {
+    init(userID: UUID, entity: SyncEntity, entityID: UUID, deletedAt: Date) {
         self.$user.id = userID
         self.entity = entity
         self.entityID = entityID

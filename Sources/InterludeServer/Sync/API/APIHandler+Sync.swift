@@ -22,7 +22,7 @@ extension APIHandler {
                     .init(
                         cursor: changes.cursor, full: changes.full, prompts: prompts, instruments: instruments,
                         appointments: try changes.appointments.map(Components.Schemas.Appointment.init),
-                        deleted: changes.deleted.map { .init(entity: .init(rawValue: $0.entity) ?? .prompt, id: $0.id.uuidString.lowercased()) },
+                        deleted: changes.deleted.map { .init(entity: .init(rawValue: $0.entity.rawValue) ?? .prompt, id: $0.id.uuidString.lowercased()) },
                         therapist: try changes.therapist.map { try .init($0.0, user: $0.1) },
                         interventions: try changes.interventions.map(Components.Schemas.Intervention.init)))))
     }
