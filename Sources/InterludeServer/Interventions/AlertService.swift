@@ -58,7 +58,7 @@ struct AlertService: Sendable {
                     dedupeKey: "alert:\(alertID.uuidString.lowercased()):\(escalated ? "escalated" : "raised")",
                     title: services.localizer.text("\(prefix).title", recipient.language),
                     body: services.localizer.text("\(prefix).body", recipient.language),
-                    path: "/console/alerts", dueAt: now, expiresAt: now.addingTimeInterval(7 * 86_400))
+                    path: ConsoleURL.alerts.path, dueAt: now, expiresAt: now.addingTimeInterval(7 * 86_400))
             ], now: now)
     }
 

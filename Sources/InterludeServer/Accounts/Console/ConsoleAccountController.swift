@@ -81,7 +81,7 @@ struct ConsoleAccountController {
                 email: email, next: localPath(next, fallback: ""), loginCSRF: loginCSRF, errors: errors),
             status: status)
         response.cookies[ConsoleSession.loginCSRFCookie] = HTTPCookies.Value(
-            string: loginCSRF, maxAge: 3600, path: "/console", isSecure: request.services.settings.secureCookies,
+            string: loginCSRF, maxAge: 3600, path: ConsoleURL.root, isSecure: request.services.settings.secureCookies,
             isHTTPOnly: true, sameSite: .strict)
         return response
     }
@@ -103,7 +103,7 @@ struct ConsoleAccountController {
                     client: .client(request.clientAddress(trustedProxies: services.settings.trustedProxies)))
             let home = ConsoleNavigation.home(for: authenticated.user.role)
             let response = request.redirect(
-                to: authenticated.user.mustChangePassword ? "/console/password" : localPath(form.next, fallback: home))
+                to: authenticated.user.mustChangePassword ? ConsoleURL.password.path : localPath(form.next, fallback: home))
             response.cookies[ConsoleSession.cookieName] = ConsoleSession.cookie(
                 token.value, settings: services.settings, maxAge: Int(AccountLifetimes.consoleSession))
             response.cookies[ConsoleSession.loginCSRFCookie] = .expired
@@ -119,7 +119,7 @@ struct ConsoleAccountController {
         if let authenticated = ConsoleSession.get(request) {
             try await SessionService(database: request.db, services: request.services).logout(authenticated.session)
         }
-        let response = request.redirect(to: "/console/login")
+        let response = request.redirect(to: .login())
         response.cookies[ConsoleSession.cookieName] = .expired
         return response
     }
@@ -163,7 +163,7 @@ struct ConsoleAccountController {
                 name: nil, locale: form.locale, timeZone: form.timeZone, shareWithResearch: nil)
             try await AccountService(database: request.db, services: request.services, logger: request.logger)
                 .updateProfile(user: user, change: change)
-            return request.redirect(to: "/console/password?saved=1")
+            return request.redirect(to: .password, query: [("saved", "1")])
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderAccount(
@@ -194,7 +194,7 @@ struct ConsoleAccountController {
         let form = try request.content.decode(TwoFactorForm.self)
         do {
             try await TwoFactorService(database: request.db, services: request.services).confirm(user, code: form.code)
-            return request.redirect(to: "/console/password?twoFactor=on")
+            return request.redirect(to: .password, query: [("twoFactor", "on")])
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderAccount(request, twoFactorErrors: errors, status: errors.status)
@@ -207,7 +207,7 @@ struct ConsoleAccountController {
         do {
             try await TwoFactorService(database: request.db, services: request.services)
                 .disable(user, password: form.currentPassword ?? "", code: form.code)
-            return request.redirect(to: "/console/password?twoFactor=off")
+            return request.redirect(to: .password, query: [("twoFactor", "off")])
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderAccount(request, twoFactorErrors: errors, status: errors.status)

@@ -135,7 +135,7 @@ struct ConsoleAdminController {
         guard let userID = request.parameters.get("userID", as: UUID.self) else { throw AppError.notFound }
         _ = try await StaffAccounts(database: request.db, services: request.services)
             .setActive(active, userID: userID, by: admin)
-        return request.redirect(to: "/console/users")
+        return request.redirect(to: .users)
     }
 
     func audit(_ request: Request) async throws -> Response {
@@ -170,10 +170,10 @@ struct ConsoleAdminController {
         }
         var olderLink: String?
         if events.count == Self.auditPageSize, let last = events.last {
-            var query = ["before=\(AuditReader.Cursor(last).text)"]
-            if let actorFilter { query.append("actor=\(actorFilter.uuidString)") }
-            if !patientFilter.isEmpty { query.append("patient=\(patientFilter)") }
-            olderLink = "/console/audit?" + query.joined(separator: "&")
+            var query = [("before", AuditReader.Cursor(last).text)]
+            if let actorFilter { query.append(("actor", actorFilter.uuidString)) }
+            if !patientFilter.isEmpty { query.append(("patient", patientFilter)) }
+            olderLink = ConsoleURL.audit.with(query)
         }
         return try await request.renderConsole(
             "console/audit", titleKey: "console.audit.title",
@@ -220,7 +220,7 @@ struct ConsoleAdminController {
             try await SiteTexts(database: request.db).update(
                 privacyPolicy: [.de: form.privacyDe, .en: form.privacyEn], version: form.privacyVersion,
                 imprint: [.de: form.imprintDe, .en: form.imprintEn], by: admin)
-            return request.redirect(to: "/console/settings?saved=1")
+            return request.redirect(to: .settings, query: [("saved", "1")])
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderSettings(request, form: form, errors: errors, status: errors.status)
@@ -231,7 +231,7 @@ struct ConsoleAdminController {
         let admin = try AdminGrant(try request.consoleUser(.admin), now: request.services.clock.now)
         let required = (try? request.content.get(String.self, at: "required")) == "on"
         try await TwoFactorService(database: request.db, services: request.services).setRequired(required, grant: admin)
-        return request.redirect(to: "/console/settings?saved=1")
+        return request.redirect(to: .settings, query: [("saved", "1")])
     }
 
     func resetTwoFactor(_ request: Request) async throws -> Response {
@@ -240,6 +240,6 @@ struct ConsoleAdminController {
             let user = try await UserRecord.find(userID, on: request.db)
         else { throw AppError.notFound }
         try await TwoFactorService(database: request.db, services: request.services).reset(user, grant: admin)
-        return request.redirect(to: "/console/users")
+        return request.redirect(to: .users)
     }
 }

@@ -360,7 +360,7 @@ struct ConsoleTherapistController {
                     InstrumentVersionKey(key: definition.key, version: definition.version): definition
                 ]).first?.submissions.first?.scores ?? [],
                 answers: results.answers(stored, definition: definition),
-                fhirLink: "/console/patients/\(patientID.uuidString)/responses/\(stored.record.id!.uuidString)/fhir"))
+                fhirLink: ConsoleURL.responseFHIR(patient: patientID, response: try stored.record.requireID()).path))
     }
 
     /// The response as a FHIR R4 QuestionnaireResponse file.
@@ -491,7 +491,7 @@ struct ConsoleTherapistController {
             _ = try await TherapistProfiles(database: request.db).update(
                 therapistID: therapist.requireID(), fullName: form.fullName, gender: form.gender,
                 officeAddress: form.officeAddress, phone: form.phone, emergencyNumber: form.emergencyNumber)
-            return request.redirect(to: "/console/profile?saved=1")
+            return request.redirect(to: .profile, query: [("saved", "1")])
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderProfile(request, form: form, errors: errors, status: errors.status)

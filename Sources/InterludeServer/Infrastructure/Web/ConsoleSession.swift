@@ -15,7 +15,7 @@ enum ConsoleSession {
 
     static func cookie(_ token: String, settings: Settings, maxAge: Int?) -> HTTPCookies.Value {
         HTTPCookies.Value(
-            string: token, maxAge: maxAge, path: "/console", isSecure: settings.secureCookies, isHTTPOnly: true,
+            string: token, maxAge: maxAge, path: ConsoleURL.root, isSecure: settings.secureCookies, isHTTPOnly: true,
             sameSite: .lax)
     }
 
@@ -43,7 +43,7 @@ enum ConsoleSession {
 /// refuses any form post whose CSRF token does not match the session's.
 struct ConsoleAuthMiddleware: AsyncMiddleware {
     /// Where a staff member who must still set two-factor sign-in up may go.
-    static let setupPaths: Set<String> = ["/console/password", "/console/two-factor", "/console/logout"]
+    static let setupPaths: Set<String> = [ConsoleURL.password.path, ConsoleURL.twoFactor.path, ConsoleURL.logout.path]
 
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         guard let token = request.cookies[ConsoleSession.cookieName]?.string,
@@ -52,7 +52,7 @@ struct ConsoleAuthMiddleware: AsyncMiddleware {
             authenticated.user.role.isStaff
         else {
             let next = request.url.path + (request.url.query.map { "?\($0)" } ?? "")
-            return request.redirect(to: "/console/login?next=\(next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+            return request.redirect(to: .login(next: next))
         }
         if request.method == .POST {
             let given = try? request.content.get(String.self, at: "_csrf")
@@ -60,15 +60,15 @@ struct ConsoleAuthMiddleware: AsyncMiddleware {
                 throw AppError.forbidden(.csrfMismatch)
             }
         }
-        if authenticated.user.mustChangePassword && request.url.path != "/console/password"
-            && request.url.path != "/console/logout"
+        if authenticated.user.mustChangePassword && request.url.path != ConsoleURL.password.path
+            && request.url.path != ConsoleURL.logout.path
         {
-            return request.redirect(to: "/console/password")
+            return request.redirect(to: .password)
         }
         if !Self.setupPaths.contains(request.url.path),
             try await TwoFactorService(database: request.db, services: request.services).mustSetUp(authenticated.user)
         {
-            return request.redirect(to: "/console/password")
+            return request.redirect(to: .password)
         }
         ConsoleSession.set(authenticated, on: request)
         return try await next.respond(to: request)
@@ -98,7 +98,7 @@ extension Request {
             ConsoleNav.Link(
                 href: link.href, label: localizer.text(link.labelKey, language),
                 current: url.path == link.href || url.path.hasPrefix(link.href + "/"),
-                badge: link.href == ConsoleNavigation.alerts ? openAlerts : 0)
+                badge: link.href == ConsoleURL.alerts.path ? openAlerts : 0)
         }
         let nav = ConsoleNav(
             email: user.email, role: localizer.text("role.\(user.role.rawValue)", language), links: links)
@@ -115,45 +115,43 @@ enum ConsoleNavigation {
         let labelKey: String
     }
 
-    static let alerts = "/console/alerts"
-
-    static func links(for role: Role) -> [Link] {
+        static func links(for role: Role) -> [Link] {
         var links: [Link] = []
         switch role {
         case .therapist:
             links = [
-                Link(href: "/console/patients", labelKey: "console.nav.patients"),
-                Link(href: alerts, labelKey: "console.nav.alerts"),
-                Link(href: "/console/plans", labelKey: "console.nav.plans"),
-                Link(href: "/console/rules", labelKey: "console.nav.rules"),
-                Link(href: "/console/studies", labelKey: "console.nav.studies"),
-                Link(href: "/console/instruments", labelKey: "console.nav.instruments"),
-                Link(href: "/console/pairing-codes", labelKey: "console.nav.pairingCodes"),
-                Link(href: "/console/profile", labelKey: "console.nav.profile"),
+                Link(href: ConsoleURL.patients.path, labelKey: "console.nav.patients"),
+                Link(href: ConsoleURL.alerts.path, labelKey: "console.nav.alerts"),
+                Link(href: ConsoleURL.practicePlans.path, labelKey: "console.nav.plans"),
+                Link(href: ConsoleURL.practiceRules.path, labelKey: "console.nav.rules"),
+                Link(href: ConsoleURL.studies.path, labelKey: "console.nav.studies"),
+                Link(href: ConsoleURL.instruments.path, labelKey: "console.nav.instruments"),
+                Link(href: ConsoleURL.pairingCodes.path, labelKey: "console.nav.pairingCodes"),
+                Link(href: ConsoleURL.profile.path, labelKey: "console.nav.profile"),
             ]
         case .researcher:
             links = [
-                Link(href: "/console/studies", labelKey: "console.nav.studies"),
-                Link(href: alerts, labelKey: "console.nav.alerts"),
-                Link(href: "/console/instruments", labelKey: "console.nav.instruments"),
+                Link(href: ConsoleURL.studies.path, labelKey: "console.nav.studies"),
+                Link(href: ConsoleURL.alerts.path, labelKey: "console.nav.alerts"),
+                Link(href: ConsoleURL.instruments.path, labelKey: "console.nav.instruments"),
             ]
         case .admin:
             links = [
-                Link(href: "/console/users", labelKey: "console.nav.users"),
-                Link(href: alerts, labelKey: "console.nav.alerts"),
-                Link(href: "/console/studies", labelKey: "console.nav.studies"),
-                Link(href: "/console/instruments", labelKey: "console.nav.instruments"),
-                Link(href: "/console/audit", labelKey: "console.nav.audit"),
-                Link(href: "/console/settings", labelKey: "console.nav.settings"),
+                Link(href: ConsoleURL.users.path, labelKey: "console.nav.users"),
+                Link(href: ConsoleURL.alerts.path, labelKey: "console.nav.alerts"),
+                Link(href: ConsoleURL.studies.path, labelKey: "console.nav.studies"),
+                Link(href: ConsoleURL.instruments.path, labelKey: "console.nav.instruments"),
+                Link(href: ConsoleURL.audit.path, labelKey: "console.nav.audit"),
+                Link(href: ConsoleURL.settings.path, labelKey: "console.nav.settings"),
             ]
         case .patient:
             links = []
         }
-        return links + [Link(href: "/console/password", labelKey: "console.nav.password")]
+        return links + [Link(href: ConsoleURL.password.path, labelKey: "console.nav.password")]
     }
 
     /// Where a staff member lands after signing in.
     static func home(for role: Role) -> String {
-        links(for: role).first?.href ?? "/console/password"
+        links(for: role).first?.href ?? ConsoleURL.password.path
     }
 }

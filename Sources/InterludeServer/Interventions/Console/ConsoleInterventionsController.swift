@@ -209,7 +209,7 @@ struct ConsoleInterventionsController {
         do {
             let draft = try InterventionDraft.validate(kindNamed: form.kind, text: form.text)
             _ = try await chart.sendIntervention(draft, id: nil)
-            return request.redirect(to: "/console/patients/\(chart.patientID.uuidString)/intersession?sent=1#interventions")
+            return request.redirect(to: .intersession(patient: chart.patientID), query: [("sent", "1")], fragment: "interventions")
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderIntersession(request, form: form, errors: errors, status: errors.status)
@@ -222,7 +222,7 @@ struct ConsoleInterventionsController {
         let form = try request.content.decode(TemplateForm.self)
         guard let templateID = UUID(uuidString: form.templateID) else { throw AppError.notFound }
         _ = try await chart.sendTemplate(templateID)
-        return request.redirect(to: "/console/patients/\(chart.patientID.uuidString)/intersession?sent=1#interventions")
+        return request.redirect(to: .intersession(patient: chart.patientID), query: [("sent", "1")], fragment: "interventions")
     }
 
     func alerts(_ request: Request) async throws -> Response {
@@ -254,7 +254,7 @@ struct ConsoleInterventionsController {
         do {
             _ = try await AlertInbox(staff: staff, database: request.db, services: request.services)
                 .acknowledge(alertID, note: form.note)
-            return request.redirect(to: localPath(form.back, fallback: "/console/alerts?acknowledged=1"))
+            return request.redirect(to: localPath(form.back, fallback: ConsoleURL.alerts.with([("acknowledged", "1")])))
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderAlerts(request, errors: errors, failedID: alertID.uuidString, status: errors.status)

@@ -95,7 +95,7 @@ struct ConsoleRulesController {
         let therapist = try request.consoleUser(.therapist)
         let practice = try await PairingService(database: request.db, services: request.services)
             .practice(of: therapist.requireID())
-        return request.redirect(to: "/console/studies/\(try practice.requireID())/rules")
+        return request.redirect(to: .rules(study: try practice.requireID()))
     }
 
     func show(_ request: Request) async throws -> Response {
@@ -251,7 +251,7 @@ struct ConsoleRulesController {
                         dryRun: lines.map { DryRunRow(at: display.dateTime($0.at), fires: $0.reason != nil, reason: $0.reason ?? "") }))
             }
             _ = try await rules.add(rule, in: grant)
-            return request.redirect(to: "/console/studies/\(grant.studyID.uuidString)/rules?added=1")
+            return request.redirect(to: .rules(study: grant.studyID), query: [("added", "1")])
         } catch {
             guard var errors = FormErrors.from(Self.formError(error), request: request) else { throw error }
             if errors.fields["patientId"] != nil { errors.fields["patientID"] = errors.fields["patientId"] }
@@ -276,7 +276,7 @@ struct ConsoleRulesController {
         let grant = try await Self.grant(.editRules, request, try request.consoleUser(.therapist, .researcher, .admin))
         guard let ruleID = request.parameters.get("ruleID", as: UUID.self) else { throw AppError.notFound }
         try await RuleService(database: request.db, services: request.services).remove(ruleID, in: grant)
-        return request.redirect(to: "/console/studies/\(grant.studyID.uuidString)/rules")
+        return request.redirect(to: .rules(study: grant.studyID))
     }
 
     func addTemplate(_ request: Request) async throws -> Response {
@@ -329,7 +329,7 @@ struct ConsoleRulesController {
         let grant = try await Self.grant(.editLibrary, request, try request.consoleUser(.therapist, .researcher, .admin))
         do {
             try await change(InterventionLibrary(database: request.db, services: request.services), grant)
-            return request.redirect(to: "/console/studies/\(grant.studyID.uuidString)/rules#\(section)")
+            return request.redirect(to: .rules(study: grant.studyID), fragment: section)
         } catch {
             guard let errors, let problems = FormErrors.from(error, request: request) else { throw error }
             var overrides = Overrides(status: problems.status)

@@ -143,7 +143,7 @@ struct ConsoleInstrumentsController {
             }
             let (definition, format) = try InstrumentCatalog.parse(data, format: nil)
             let record = try await governance(request).importDraft(definition, format: format, for: studyID, by: user)
-            return request.redirect(to: "/console/instruments/\(record.key)/\(record.version)?imported=1")
+            return request.redirect(to: .instrument(key: record.key, version: record.version), query: [("imported", "1")])
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderList(request, errors: errors, status: errors.status)
@@ -222,7 +222,7 @@ struct ConsoleInstrumentsController {
             throw AppError.field("study", .invalidFormat)
         }
         _ = try await governance(request).movePin(record.key, to: record.version, in: studyID, by: user)
-        return request.redirect(to: "/console/instruments/\(record.key)/\(record.version)")
+        return request.redirect(to: .instrument(key: record.key, version: record.version))
     }
 
     private func range(_ item: Item, language: Language) -> String? {
@@ -235,7 +235,7 @@ struct ConsoleInstrumentsController {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
         let record = try await record(request)
         _ = try await governance(request).publish(record.key, record.version, by: user)
-        return request.redirect(to: "/console/instruments/\(record.key)/\(record.version)")
+        return request.redirect(to: .instrument(key: record.key, version: record.version))
     }
 
     /// The version as a FHIR R4 Questionnaire file.

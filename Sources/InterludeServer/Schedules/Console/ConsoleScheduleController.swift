@@ -87,7 +87,7 @@ struct ConsoleScheduleController {
         let therapist = try request.consoleUser(.therapist)
         let practice = try await PairingService(database: request.db, services: request.services)
             .practice(of: therapist.requireID())
-        return request.redirect(to: "/console/studies/\(try practice.requireID())/plans")
+        return request.redirect(to: .plans(study: try practice.requireID()))
     }
 
     func plans(_ request: Request) async throws -> Response {
@@ -113,9 +113,10 @@ struct ConsoleScheduleController {
             }
             let (patientID, arm) = try Self.target(submission.target)
             _ = try await schedules(request).create(plan, in: grant, patientID: patientID, arm: arm)
-            let back = patientID.map { "/console/patients/\($0)?planAdded=1" }
-            return request.redirect(
-                to: user.role == .therapist && back != nil ? back! : "/console/studies/\(studyID)/plans?created=1")
+            if user.role == .therapist, let patientID {
+                return request.redirect(to: .patient(patientID), query: [("planAdded", "1")])
+            }
+            return request.redirect(to: .plans(study: studyID), query: [("created", "1")])
         } catch {
             guard var errors = FormErrors.from(error, request: request) else { throw error }
             // The form chooses arm and patient in one field.
@@ -129,7 +130,7 @@ struct ConsoleScheduleController {
         let studyID = grant.studyID
         guard let planID = request.parameters.get("planID", as: UUID.self) else { throw AppError.notFound }
         try await schedules(request).delete(try await schedules(request).plan(planID), in: grant)
-        return request.redirect(to: "/console/studies/\(studyID)/plans?removed=1")
+        return request.redirect(to: .plans(study: studyID), query: [("removed", "1")])
     }
 
     /// `all`, `arm:<name>` or `patient:<id>`.
@@ -285,8 +286,7 @@ struct ConsoleScheduleController {
         for key in Set(planned.map(\.plan.instrumentKey)) {
             titles[key] = try await catalog.latestPublished(key)?.decodedDefinition().title.text(user.language) ?? key
         }
-        let back = user.role == .therapist
-            ? "/console/patients/\(patientID)" : "/console/studies/\(charts[0].studyID)"
+        let back = (user.role == .therapist ? ConsoleURL.patient(patientID) : .study(charts[0].studyID)).path
         return try await request.renderConsole(
             "console/schedule", titleKey: "console.schedule.title",
             content: PatientScheduleContent(

@@ -137,7 +137,7 @@ struct ConsoleStudiesController {
 
     func showNew(_ request: Request) async throws -> Response {
         try await renderForm(
-            request, action: "/console/studies/new", isNew: true,
+            request, action: ConsoleURL.newStudy.path, isNew: true,
             form: StudyForm(
                 title: "", description: "", consentText: "", consentVersion: "1", joinMode: JoinMode.open.rawValue,
                 status: StudyStatus.running.rawValue),
@@ -149,11 +149,11 @@ struct ConsoleStudiesController {
         let form = try request.content.decode(StudyForm.self)
         do {
             let study = try await service(request).create(by: user, draft: try form.draft(hasPassword: false))
-            return request.redirect(to: "/console/studies/\(try study.requireID().uuidString)")
+            return request.redirect(to: .study(try study.requireID()))
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderForm(
-                request, action: "/console/studies/new", isNew: true, form: form.withoutPassword, hasPassword: false,
+                request, action: ConsoleURL.newStudy.path, isNew: true, form: form.withoutPassword, hasPassword: false,
                 errors: errors, status: errors.status)
         }
     }
@@ -204,7 +204,7 @@ struct ConsoleStudiesController {
         let studyID = grant.studyID
         let study = grant.study
         return try await renderForm(
-            request, action: "/console/studies/\(studyID.uuidString)/edit", isNew: false,
+            request, action: ConsoleURL.editStudy(studyID).path, isNew: false,
             form: StudyForm(
                 title: study.title, description: study.description, consentText: study.consentText,
                 consentVersion: study.consentVersion, joinMode: study.joinMode.rawValue, status: study.status.rawValue,
@@ -220,11 +220,11 @@ struct ConsoleStudiesController {
         let form = try request.content.decode(StudyForm.self)
         do {
             _ = try await service(request).update(grant, draft: try form.draft(hasPassword: existing.joinPasswordHash != nil))
-            return request.redirect(to: "/console/studies/\(studyID.uuidString)?saved=1")
+            return request.redirect(to: .study(studyID), query: [("saved", "1")])
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderForm(
-                request, action: "/console/studies/\(studyID.uuidString)/edit", isNew: false,
+                request, action: ConsoleURL.editStudy(studyID).path, isNew: false,
                 form: form.withoutPassword, hasPassword: existing.joinPasswordHash != nil, errors: errors,
                 status: errors.status)
         }
@@ -238,7 +238,7 @@ struct ConsoleStudiesController {
         }
         let approve = try request.content.get(String.self, at: "decision") == "approve"
         _ = try await service(request).decide(in: grant, enrollmentID: enrollmentID, approve: approve)
-        return request.redirect(to: "/console/studies/\(grant.studyID.uuidString)")
+        return request.redirect(to: .study(grant.studyID))
     }
 }
 
