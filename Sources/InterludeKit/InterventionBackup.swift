@@ -3,7 +3,7 @@ import CryptoExtras
 import Foundation
 
 /// Seals a patient's intervention answers with a key derived from a passphrase only they know, the same way the
-/// patient app does (`Public/js/backup-crypto.js`): PBKDF2-SHA256 derives an AES-256-GCM key and the algorithm's
+/// patient app does (`Public/js/lib/backup-crypto.js`): PBKDF2-SHA256 derives an AES-256-GCM key and the algorithm's
 /// name is bound to the ciphertext as additional data. The server stores the envelope and cannot read it.
 public enum InterventionBackup {
     public static let algorithm = "PBKDF2-SHA256+AES-256-GCM"

@@ -7,7 +7,7 @@ const path = require("node:path");
 
 const root = path.join(__dirname, "..", "..");
 const vector = JSON.parse(fs.readFileSync(path.join(root, "Tests/Vectors/intervention-backup.json"), "utf8"));
-const source = fs.readFileSync(path.join(root, "Public/js/backup-crypto.js"), "utf8");
+const source = fs.readFileSync(path.join(root, "Public/js/lib/backup-crypto.js"), "utf8");
 const loaded = import(`data:text/javascript;base64,${Buffer.from(source).toString("base64")}`);
 const bytes = (base64) => Uint8Array.from(Buffer.from(base64, "base64"));
 

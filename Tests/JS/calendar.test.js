@@ -4,7 +4,7 @@ const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
 
-const source = fs.readFileSync(path.join(__dirname, "..", "..", "Public/js/calendar.js"), "utf8");
+const source = fs.readFileSync(path.join(__dirname, "..", "..", "Public/js/lib/calendar.js"), "utf8");
 const loaded = import(`data:text/javascript;base64,${Buffer.from(source).toString("base64")}`);
 
 test("wall-clock times convert to instants and back in the person's zone", async () => {

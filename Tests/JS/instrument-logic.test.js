@@ -7,7 +7,7 @@ const path = require("node:path");
 
 const root = path.join(__dirname, "..", "..");
 const vectors = JSON.parse(fs.readFileSync(path.join(root, "Tests/Vectors/instrument-logic.json"), "utf8"));
-const source = fs.readFileSync(path.join(root, "Public/js/instrument-logic.js"), "utf8");
+const source = fs.readFileSync(path.join(root, "Public/js/lib/instrument-logic.js"), "utf8");
 const loaded = import(`data:text/javascript;base64,${Buffer.from(source).toString("base64")}`);
 
 for (const vector of vectors.cases) {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Which sections and items a person sees given their answers so far, how far they are, and what is missing.
-/// The patient app runs the same rules (Public/js/instrument-logic.js) against the same test vectors.
+/// The patient app runs the same rules (Public/js/lib/instrument-logic.js) against the same test vectors.
 public struct InstrumentLogic: Sendable {
     public let definition: InstrumentDefinition
 

@@ -253,7 +253,7 @@ struct ConsoleScheduleController {
                 },
                 previewPatients: previewPatients, previewFrom: previewFrom.description,
                 previewDays: String(previewDays), preview: table, errors: errors, created: created, removed: removed),
-            script: "/js/plan-form.js", status: errors.isEmpty ? .ok : errors.status)
+            script: "/js/pages/plan-form.js", status: errors.isEmpty ? .ok : errors.status)
     }
 
     /// One participant's prompts for any period, as their plans produce them, in their local time.

@@ -1,8 +1,12 @@
 // The appointments page: a month calendar with today and the next session, the list, the form on the
 // five-minute grid, and the private calendar address for the phone's own calendar.
 
-import { api, forms, message } from "./app.js";
-import { addMonths, fromZoned, minutesBetween, monthGrid, onGrid, toZoned } from "./calendar.js";
+import { api } from "../lib/api.js";
+import { addMonths, fromZoned, minutesBetween, monthGrid, onGrid, toZoned } from "../lib/calendar.js";
+import { clearErrors, markField, onSubmit, requireFields, showProblem, showSummary, values } from "../lib/forms.js";
+import { message } from "../lib/i18n.js";
+import { enqueue, pending } from "../lib/outbox.js";
+import { uuid } from "../lib/storage.js";
 
 const language = () => document.documentElement.lang || "en";
 
@@ -41,7 +45,6 @@ export async function run() {
   /** Changes made without a connection show as they will be once sent. */
   const overlayWaitingChanges = async () => {
     if (!("indexedDB" in window)) return;
-    const { pending } = await import("./outbox.js");
     for (const change of await pending()) {
       const index = state.appointments.findIndex((item) => item.id === change.appointmentId);
       if (change.type === "appointment.create" && index < 0) {
@@ -57,8 +60,6 @@ export async function run() {
 
   /** Without a connection the change waits on the device, under its own id, and goes out when it returns. */
   const queue = async (type, appointment, body) => {
-    const { enqueue } = await import("./outbox.js");
-    const { uuid } = await import("./questionnaire.js");
     const mutation = { id: uuid(), type, appointmentId: appointment ? appointment.id : uuid() };
     if (appointment) mutation.baseVersion = appointment.version;
     if (body) mutation.appointment = body;
@@ -221,7 +222,7 @@ export async function run() {
   const stopEditing = () => {
     state.editing = null;
     form.reset();
-    forms.clearErrors(form);
+    clearErrors(form);
     const heading = document.getElementById("form-heading");
     heading.textContent = heading.dataset.new;
     form.querySelector('[data-action="cancel-edit"]').hidden = true;
@@ -229,9 +230,9 @@ export async function run() {
 
   /** The checks the server makes too, answered at once: required, the five-minute grid, end after start. */
   const check = (data) => {
-    let valid = forms.requireFields(form, ["title", "date", "startTime", "endTime"]);
+    let valid = requireFields(form, ["title", "date", "startTime", "endTime"]);
     const refuse = (field, key) => {
-      forms.markField(form, field, message(key));
+      markField(form, field, message(key));
       valid = false;
     };
     if (data.startTime && !onGrid(data.startTime)) refuse("startsAt", "offGrid");
@@ -240,9 +241,9 @@ export async function run() {
     return valid;
   };
 
-  forms.onSubmit("appointment", async () => {
-    const data = forms.values(form);
-    if (!check(data)) return forms.showSummary(form, message("fixErrors"));
+  onSubmit("appointment", async () => {
+    const data = values(form);
+    if (!check(data)) return showSummary(form, message("fixErrors"));
     const body = {
       title: data.title.trim(),
       startsAt: fromZoned(data.date, data.startTime, zone),
@@ -257,7 +258,7 @@ export async function run() {
       stopEditing();
       return queue(editing ? "appointment.update" : "appointment.create", editing, body);
     }
-    if (!result.ok) return forms.showProblem(form, result.data);
+    if (!result.ok) return showProblem(form, result.data);
     stopEditing();
     state.month = toZoned(result.data.startsAt, zone).date.slice(0, 7);
     await load();

@@ -1,7 +1,7 @@
 // Changes made without a connection wait here (IndexedDB) until they can be sent with POST /api/v1/sync.
 // Each carries its own id, so sending it twice (a connection lost mid-way) changes nothing on the server.
 
-import { forgetDraft } from "./questionnaire.js";
+import { forgetDraft } from "./storage.js";
 
 const DATABASE = "interlude";
 const QUEUE = "outbox";

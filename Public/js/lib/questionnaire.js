@@ -1,37 +1,8 @@
 // Fills in one questionnaire: renders it from its definition, shows and hides sections as answers require,
 // keeps every answer on the device at once, and submits only when complete and confirmed.
 import { isAnswered, localized, missingRequired, optionsOf, progress, scores, visibility } from "./instrument-logic.js";
-
-const STORE_PREFIX = "interlude.prompt.";
-
-/** A random UUID (version 4) even where crypto.randomUUID is unavailable (plain http on a LAN). */
-export function uuid() {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = (bytes[6] & 0x0f) | 0x40;
-  bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const hex = [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-/** What is kept on the device for a prompt: answers, the touched sliders, the response id and progress. */
-export function loadDraft(promptId) {
-  try {
-    const stored = JSON.parse(localStorage.getItem(STORE_PREFIX + promptId) || "null");
-    if (stored && typeof stored === "object") return stored;
-  } catch {
-    // A damaged entry starts over rather than blocking the questionnaire.
-  }
-  return { answers: {}, responseId: uuid(), startedAt: null, progress: null };
-}
-
-function saveDraft(promptId, draft) {
-  localStorage.setItem(STORE_PREFIX + promptId, JSON.stringify(draft));
-}
-
-export function forgetDraft(promptId) {
-  localStorage.removeItem(STORE_PREFIX + promptId);
-}
-
+import { message } from "./i18n.js";
+import { forgetDraft, loadDraft, saveDraft } from "./storage.js";
 
 function element(tag, attributes = {}, text) {
   const node = document.createElement(tag);
@@ -44,7 +15,7 @@ function element(tag, attributes = {}, text) {
 }
 
 /** Renders and runs the questionnaire for `prompt` inside the page. */
-export function runQuestionnaire({ prompt, definition, language, message, submit, readOnlyAnswers, onDone, onAnswer }) {
+export function runQuestionnaire({ prompt, definition, language, submit, readOnlyAnswers, onDone, onAnswer }) {
   const form = document.getElementById("questionnaire");
   const container = document.getElementById("sections");
   const draft = readOnlyAnswers ? { answers: readOnlyAnswers, responseId: null } : loadDraft(prompt.id);

@@ -1,7 +1,9 @@
 // "My times": questionnaires to start whenever the participant wants, and their own times for the plans a
 // study lets them adjust, inside the study's bounds.
 
-import { api, forms, message } from "./app.js";
+import { api } from "../lib/api.js";
+import { clearErrors, showProblem } from "../lib/forms.js";
+import { message } from "../lib/i18n.js";
 
 const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 
@@ -140,9 +142,9 @@ function planCard(plan, announce, reload) {
   reset.dataset.action = "reset";
   form.append(element("div", { className: "actions" }, [save, reset]));
   const send = async (body, done) => {
-    forms.clearErrors(form);
+    clearErrors(form);
     const result = await api("PUT", "/me/plan-adjustments", body);
-    if (!result.ok) return forms.showProblem(form, result.data);
+    if (!result.ok) return showProblem(form, result.data);
     await reload();
     announce(message(done));
   };

@@ -1,6 +1,10 @@
 // Notifications on the profile page: turning push on for this device (only when the person asks), and which
 // notifications they want, with quiet hours.
 
+import { api } from "./api.js";
+import { onSubmit, showProblem } from "./forms.js";
+import { message } from "./i18n.js";
+
 const DEVICE_KEY = "interlude.pushDevice";
 
 function base64UrlToBytes(text) {
@@ -14,7 +18,7 @@ async function currentSubscription() {
   return registration ? registration.pushManager.getSubscription() : null;
 }
 
-export async function run({ api, message, forms }) {
+export async function runNotificationSettings() {
   const status = document.getElementById("push-status");
   const enable = document.querySelector('[data-action="push-on"]');
   const disable = document.querySelector('[data-action="push-off"]');
@@ -75,7 +79,7 @@ export async function run({ api, message, forms }) {
     form.elements.quietStart.value = stored.data.quietHours?.start || "22:00";
     form.elements.quietEnd.value = stored.data.quietHours?.end || "07:00";
   }
-  forms.onSubmit("notification-preferences", async () => {
+  onSubmit("notification-preferences", async () => {
     const body = {
       questionnaires: form.elements.questionnaires.checked,
       interventions: form.elements.interventions.checked,
@@ -86,7 +90,7 @@ export async function run({ api, message, forms }) {
       body.quietHours = { start: form.elements.quietStart.value, end: form.elements.quietEnd.value };
     }
     const result = await api("PUT", "/me/notification-preferences", body);
-    if (!result.ok) return forms.showProblem(form, result.data);
+    if (!result.ok) return showProblem(form, result.data);
     const success = form.querySelector("[data-success]");
     success.hidden = false;
   });

@@ -1,0 +1,52 @@
+// Calls the Interlude API with the session's token; a dropped connection and an ended session are answers too.
+
+import { message } from "./i18n.js";
+import { session } from "./storage.js";
+
+/** Calls the API; resolves to { ok, status, data } and never throws, so a dropped connection is an answer too. */
+export async function api(method, path, body) {
+  const headers = { Accept: "application/json", "Accept-Language": document.documentElement.lang || "en" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (session.token) headers.Authorization = `Bearer ${session.token}`;
+  let response;
+  try {
+    response = await fetch(`/api/v1${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "omit",
+    });
+  } catch {
+    return { ok: false, status: 0, data: { detail: message("network") } };
+  }
+  let data = null;
+  const text = await response.text();
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (response.status === 401 && session.token && path !== "/sessions") {
+    session.token = null;
+    goToLogin(true);
+  }
+  return { ok: response.ok, status: response.status, data };
+}
+
+export function goToLogin(expired) {
+  const next = encodeURIComponent(location.pathname + location.search);
+  location.assign(`/app/login?next=${next}${expired ? "&expired=1" : ""}`);
+}
+
+/** The signed-in person, or null. */
+export async function loadMe() {
+  const result = await api("GET", "/me");
+  return result.ok ? result.data : null;
+}
+
+/** Reads each open questionnaire once, so the service worker keeps it (and its definition) for offline use. */
+export function keepForOffline(prompts) {
+  for (const prompt of prompts) api("GET", `/me/prompts/${encodeURIComponent(prompt.id)}`);
+}

@@ -1,0 +1,28 @@
+// The app's texts come from the page (#messages), so no script speaks a language of its own; dates are
+// written in the page's language.
+
+const messages = Object.fromEntries(
+  [...document.querySelectorAll("[data-messages] [data-key]")].map((node) => [node.dataset.key, node.textContent]),
+);
+
+export function message(key, values = {}) {
+  let text = messages[key] || key;
+  for (const [name, value] of Object.entries(values)) text = text.replaceAll(`{${name}}`, String(value));
+  return text;
+}
+
+export function formatDate(value) {
+  if (!value) return "";
+  const date = new Date(value.length === 10 ? `${value}T12:00:00` : value);
+  return new Intl.DateTimeFormat(document.documentElement.lang, { dateStyle: "long" }).format(date);
+}
+
+export function formatDateTime(value) {
+  return new Intl.DateTimeFormat(document.documentElement.lang, { dateStyle: "medium", timeStyle: "short" }).format(
+    new Date(value),
+  );
+}
+
+export function genderLabel(gender) {
+  return gender ? message(`gender${gender[0].toUpperCase()}${gender.slice(1)}`) : "";
+}

@@ -1,0 +1,25 @@
+// Small helpers for the server-rendered pages the app fills in.
+
+export function fillTimeZones() {
+  const list = document.getElementById("time-zones");
+  if (list && typeof Intl.supportedValuesOf === "function") {
+    for (const zone of Intl.supportedValuesOf("timeZone")) {
+      const option = document.createElement("option");
+      option.value = zone;
+      list.append(option);
+    }
+  }
+}
+
+export function deviceTimeZone() {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  } catch {
+    return "";
+  }
+}
+
+export function setText(id, text) {
+  const node = document.getElementById(id);
+  if (node) node.textContent = text || "";
+}

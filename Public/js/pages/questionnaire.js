@@ -1,0 +1,103 @@
+// One questionnaire: answered on the device, sent when complete (or kept in the outbox without a connection),
+// with crisis help as soon as an answer calls for it.
+
+import { api } from "../lib/api.js";
+import { formatDateTime, message } from "../lib/i18n.js";
+import { localized, numericValue } from "../lib/instrument-logic.js";
+import { enqueue } from "../lib/outbox.js";
+import { setText } from "../lib/page.js";
+import { renderFeedback, runQuestionnaire } from "../lib/questionnaire.js";
+import { loadDraft, uuid } from "../lib/storage.js";
+
+export async function run() {
+  const promptId = location.pathname.split("/").pop();
+  const result = await api("GET", `/me/prompts/${encodeURIComponent(promptId)}`);
+  const status = document.getElementById("questionnaire-status");
+  if (!result.ok) {
+    status.textContent = (result.data && result.data.detail) || message("network");
+    status.hidden = false;
+    return;
+  }
+  const { prompt, definition, crisis } = result.data;
+  const language = document.documentElement.lang;
+  document.getElementById("questionnaire-title").textContent = localized(definition.title, language);
+  document.title = `${localized(definition.title, language)} · Interlude`;
+  setText("questionnaire-description", definition.description ? localized(definition.description, language) : "");
+  setText("questionnaire-deadline", message("deadline", { date: formatDateTime(prompt.closesAt) }));
+  const showFeedback = (answers) => {
+    if (definition.patientFeedback) renderFeedback(definition, answers, language);
+  };
+  if (prompt.status === "completed" && prompt.responseId) {
+    const response = await api("GET", `/responses/${prompt.responseId}`);
+    if (!response.ok) return;
+    runQuestionnaire({ prompt, definition, language, readOnlyAnswers: response.data.answers });
+    status.textContent = message("readOnly");
+    status.hidden = false;
+    showFeedback(response.data.answers);
+    return;
+  }
+  const draft = loadDraft(prompt.id);
+  if (draft.queued) {
+    runQuestionnaire({ prompt, definition, language, readOnlyAnswers: draft.answers });
+    status.textContent = message("queued");
+    status.hidden = false;
+    return;
+  }
+  if (prompt.status === "scheduled" || (prompt.status === "expired" && !draft.completedAt)) {
+    status.textContent = message(prompt.status === "scheduled" ? "notOpen" : "expired");
+    status.hidden = false;
+    return;
+  }
+  const watchCrisis = crisis ? crisisWatcher(definition, crisis) : undefined;
+  watchCrisis?.(draft.answers);
+  runQuestionnaire({
+    prompt,
+    definition,
+    language,
+    message,
+    onAnswer: watchCrisis,
+    submit: async (body) => {
+      const result = await api("POST", "/me/responses", body);
+      if (result.status !== 0) return result;
+      // No connection: the answers wait on the device under their own id and go out when it returns.
+      await enqueue({ id: uuid(), type: "response", response: body }, definition.key);
+      return { ok: true, status: 202, data: { ...body, queued: true } };
+    },
+    onDone: (response) => {
+      const form = document.getElementById("questionnaire");
+      form.querySelectorAll("input, textarea, select, button").forEach((input) => (input.disabled = true));
+      document.querySelector(".sticky-actions").hidden = true;
+      status.className = response.queued ? "notice warn" : "notice ok";
+      status.textContent = message(response.queued ? "queued" : "submitted");
+      status.hidden = false;
+      status.focus?.();
+      showFeedback(response.answers);
+    },
+  });
+}
+
+/**
+ * Shows the therapist's emergency number and crisis help as soon as an answer calls for it (PHQ-9 item 9 above
+ * "not at all"); returns the check to run after every answer.
+ */
+function crisisWatcher(definition, crisis) {
+  const items = new Map(definition.sections.flatMap((section) => section.items).map((item) => [item.id, item]));
+  const panel = document.getElementById("crisis");
+  if (crisis.emergencyNumber) {
+    const link = document.getElementById("crisis-number");
+    link.textContent = crisis.therapistName ? `${crisis.therapistName}: ${crisis.emergencyNumber}` : crisis.emergencyNumber;
+    link.href = `tel:${crisis.emergencyNumber.replace(/[^+0-9]/g, "")}`;
+    document.getElementById("crisis-therapist").hidden = false;
+  }
+  return (answers) => {
+    const needed = crisis.items.some(({ itemId, above }) => {
+      const item = items.get(itemId);
+      const value = item && answers[itemId] !== undefined ? numericValue(definition, item, answers[itemId]) : null;
+      return value !== null && value > above;
+    });
+    if (needed && panel.hidden) {
+      panel.hidden = false;
+      panel.focus();
+    }
+  };
+}

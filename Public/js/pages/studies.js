@@ -1,0 +1,110 @@
+// Research studies: joining with consent (and a password where the study asks), leaving, withdrawing a request.
+
+import { api } from "../lib/api.js";
+import { clearErrors, markField, showProblem, showSummary } from "../lib/forms.js";
+import { message } from "../lib/i18n.js";
+
+export async function run() {
+  const list = document.getElementById("studies-list");
+  const status = document.getElementById("studies-status");
+  const render = async () => {
+    const result = await api("GET", "/studies");
+    if (!result.ok) return;
+    list.replaceChildren();
+    const studies = result.data.filter((study) => study.joinMode !== "pairingCode");
+    if (!studies.length) {
+      const empty = document.createElement("p");
+      empty.textContent = message("noStudies");
+      list.append(empty);
+    }
+    for (const study of studies) list.append(studyCard(study));
+  };
+  const announce = (text) => {
+    status.textContent = text;
+    status.hidden = false;
+  };
+  const studyCard = (study) => {
+    const card = document.createElement("section");
+    card.className = "card";
+    const heading = document.createElement("h2");
+    heading.textContent = study.title;
+    card.append(heading);
+    if (study.description) {
+      const description = document.createElement("p");
+      description.textContent = study.description;
+      card.append(description);
+    }
+    const enrollment = study.enrollment;
+    if (enrollment) {
+      const badge = document.createElement("p");
+      badge.innerHTML = '<span class="badge"></span>';
+      badge.firstChild.classList.add(enrollment.status);
+      badge.firstChild.textContent = message(enrollment.status === "active" ? "statusActive" : "statusRequested");
+      card.append(badge);
+      const leave = document.createElement("button");
+      leave.type = "button";
+      leave.className = "secondary";
+      leave.textContent = message(enrollment.status === "active" ? "leave" : "withdraw");
+      leave.addEventListener("click", async () => {
+        if (!confirm(message("confirmLeave"))) return;
+        const result = await api("DELETE", `/studies/${study.id}/enrollment`);
+        if (result.ok) {
+          announce(message("left"));
+          await render();
+        }
+      });
+      card.append(leave);
+      return card;
+    }
+    card.append(joinForm(study));
+    return card;
+  };
+  const joinForm = (study) => {
+    const form = document.createElement("form");
+    form.noValidate = true;
+    const id = `study-${study.id}`;
+    form.innerHTML = `
+      <div class="notice error" data-summary role="alert" tabindex="-1" hidden></div>
+      <details><summary></summary><div class="consent"></div></details>
+      <div class="field">
+        <div class="choice">
+          <input type="checkbox" name="accept" id="${id}-accept">
+          <label for="${id}-accept"></label>
+        </div>
+        <span class="error" data-for="consentVersion" hidden></span>
+      </div>
+      <div class="field" data-password hidden>
+        <label for="${id}-password"></label>
+        <input type="password" name="password" id="${id}-password" maxlength="128" autocomplete="off">
+        <span class="error" data-for="password" hidden></span>
+      </div>
+      <button type="submit"></button>`;
+    form.querySelector("summary").textContent = message("consent");
+    const consent = form.querySelector(".consent");
+    for (const paragraph of study.consentText.split(/\n\s*\n/)) {
+      const p = document.createElement("p");
+      p.textContent = paragraph;
+      consent.append(p);
+    }
+    form.querySelector(`label[for="${id}-accept"]`).textContent = message("consentAccept");
+    form.querySelector(`label[for="${id}-password"]`).textContent = message("studyPassword");
+    form.querySelector("[data-password]").hidden = study.joinMode !== "password";
+    form.querySelector("button").textContent = message("join");
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      clearErrors(form);
+      if (!form.elements.accept.checked) {
+        markField(form, "consentVersion", message("required"));
+        return showSummary(form, message("fixErrors"));
+      }
+      const body = { consentVersion: study.consentVersion };
+      if (study.joinMode === "password") body.password = form.elements.password.value;
+      const result = await api("POST", `/studies/${study.id}/enrollment`, body);
+      if (!result.ok) return showProblem(form, result.data);
+      announce(message(result.data.status === "active" ? "joined" : "requested"));
+      await render();
+    });
+    return form;
+  };
+  await render();
+}
