@@ -5,95 +5,6 @@ import Vapor
 
 /// The therapist's console: caseload, one patient's page, pairing codes with their print sheet, own profile.
 struct ConsoleTherapistController {
-    struct PatientRow: Encodable, Sendable {
-        var id: String
-        var pseudonym: String
-        var name: String
-        var pairedSince: String
-        var lastActivity: String
-        var compliance: ComplianceCell
-        /// Alerts about the patient that wait for acknowledgement.
-        var openAlerts: Int
-    }
-
-    /// Prompts answered, missed and open so far, and the share answered.
-    struct ComplianceCell: Encodable, Sendable {
-        var completed: Int
-        var expired: Int
-        var open: Int
-        var percent: String
-
-        init(_ compliance: PromptService.Compliance) {
-            completed = compliance.completed
-            expired = compliance.expired
-            open = compliance.open
-            percent = compliance.percent.map { "\($0) %" } ?? "–"
-        }
-    }
-
-    struct AppointmentRow: Encodable, Sendable {
-        var title: String
-        var when: String
-        var comment: String?
-        var past: Bool
-    }
-
-    struct NotificationRow: Encodable, Sendable {
-        var title: String
-        var due: String
-        var status: String
-        var statusLabel: String
-        var channel: String
-        var receipt: String
-    }
-
-    struct PatientPlanRow: Encodable, Sendable {
-        var title: String
-        var summary: String
-        var onlyForPatient: Bool
-    }
-
-    struct CaseloadContent: Encodable, Sendable {
-        var patients: [PatientRow]
-        var hasPatients: Bool
-        var passwordChanged: Bool
-    }
-
-    struct PatientContent: Encodable, Sendable {
-        var id: String
-        var pseudonym: String
-        var name: String?
-        var dateOfBirth: String
-        var gender: String
-        var pairedSince: String
-        var lastActivity: String
-        var instruments: [SelectOption]
-        var opensAt: String
-        var closesAt: String
-        var assigned: Bool
-        var errors: FormErrors
-        var prompts: [PatientResults.PromptRow]
-        var hasPrompts: Bool
-        var results: [PatientResults.InstrumentSection]
-        var hasResults: Bool
-        var upcoming: Int
-        var compliance: ComplianceCell
-        var practiceID: String
-        var plans: [PatientPlanRow]
-        var hasPlans: Bool
-        var planAdded: Bool
-        var appointments: [AppointmentRow]
-        var hasAppointments: Bool
-        var showPastAppointments: Bool
-        var appointmentForm: AppointmentForm
-        var appointmentAdded: Bool
-        var appointmentErrors: FormErrors
-        var timeZone: String
-        var reach: String
-        var notifications: [NotificationRow]
-        var hasNotifications: Bool
-    }
-
     /// An appointment as the therapist enters it, in the patient's local time.
     struct AppointmentForm: Content {
         var title: String
@@ -107,17 +18,6 @@ struct ConsoleTherapistController {
         var instrumentKey: String
         var opensAt: String
         var closesAt: String
-    }
-
-    struct ResponseContent: Encodable, Sendable {
-        var patientID: String
-        var pseudonym: String
-        var title: String
-        var completedAt: String
-        var receivedAt: String
-        var scores: [PatientResults.ScoreCell]
-        var answers: [PatientResults.AnswerRow]
-        var fhirLink: String
     }
 
     struct CodeRow: Encodable, Sendable {
@@ -185,21 +85,9 @@ struct ConsoleTherapistController {
     }
 
     func caseload(_ request: Request) async throws -> Response {
-        let therapist = try request.consoleUser(.therapist)
-        let display = therapist.dateDisplay
-        let caseload = try await CaseloadView.read(for: therapist, database: request.db, services: request.services)
-        let rows = caseload.map { row in
-            let entry = row.entry
-            return PatientRow(
-                id: entry.enrollment.$patient.id.uuidString, pseudonym: entry.profile.pseudonym,
-                name: entry.patient.name ?? "", pairedSince: display.date(entry.enrollment.createdAt),
-                lastActivity: display.dateTime(entry.patient.lastActiveAt), compliance: ComplianceCell(row.compliance),
-                openAlerts: row.openAlerts)
-        }
-        return try await request.renderConsole(
-            "console/patients", titleKey: "console.patients.title",
-            content: CaseloadContent(
-                patients: rows, hasPatients: !rows.isEmpty, passwordChanged: (try? request.query.get(String.self, at: "passwordChanged")) != nil))
+        let content = try await pages(request, try request.consoleUser(.therapist))
+            .caseload(passwordChanged: request.query[String.self, at: "passwordChanged"] != nil)
+        return try await request.renderConsole("console/patients", titleKey: "console.patients.title", content: content)
     }
 
     func patient(_ request: Request) async throws -> Response {
@@ -207,92 +95,19 @@ struct ConsoleTherapistController {
     }
 
     private func renderPatient(
-        _ request: Request, form: AssignForm? = nil, assigned: Bool = false, errors: FormErrors = FormErrors(),
-        appointment: AppointmentForm? = nil, appointmentAdded: Bool = false,
-        appointmentErrors: FormErrors = FormErrors(), status: HTTPResponseStatus = .ok
+        _ request: Request, _ state: CaseloadPages.PatientPageState = .init(), status: HTTPResponseStatus = .ok
     ) async throws -> Response {
         let therapist = try request.consoleUser(.therapist)
-        let chart = try await Self.chart(request, therapist)
-        let entry = try await chart.overview()
-        let patientID = entry.patientID
-        let practiceID = entry.studyID
-        let now = request.services.clock.now
-        let display = therapist.dateDisplay
-        let localizer = request.services.localizer
-        let language = therapist.language
-        let catalog = InstrumentCatalog(database: request.db, now: now)
-        let allPrompts = try await chart.prompts()
-        let prompts = allPrompts.filter { $0.status != .scheduled }
-        let responses = try await chart.responses()
-        let definitions = try await catalog.definitions(
-            Set(prompts.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }
-                + responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
-        let results = PatientResults(language: language, display: display, localizer: localizer)
-        let zone = TimeZone(identifier: therapist.timeZone) ?? .gmt
-        let published = try await catalog.overview().filter(\.isPublished)
-        var titles: [String: String] = [:]
-        for record in published { titles[record.key] = (try? record.decodedDefinition().title.text(language)) ?? record.title }
-        let instruments = published.map { record in
-            SelectOption(value: record.key, label: titles[record.key] ?? record.key, selected: record.key == form?.instrumentKey)
-        }
-        let promptRows = results.prompts(prompts, definitions: definitions)
-        let sections = results.sections(responses, definitions: definitions)
-        let compliance = try await chart.compliance()
-
-        let summaries = PlanSummary(localizer: localizer, language: language)
-        let plans = try await chart.plans()
-            .map { item in
-                PatientPlanRow(
-                    title: titles[item.definition.instrumentKey] ?? item.definition.instrumentKey,
-                    summary: summaries.describe(item.definition), onlyForPatient: item.plan.$patient.id == patientID)
-            }
-
-        let showPast = request.query[String.self, at: "pastAppointments"] != nil
-        let patientZone = entry.patient.zone
-        let appointments = try await chart.appointments(includePast: showPast)
-        let appointmentDisplay = DateDisplay(language: language, timeZone: patientZone)
-        let appointmentRows = appointments.map { shown in
-            let end = LocalDateTime(shown.record.endsAt, in: patientZone).time
-            return AppointmentRow(
-                title: shown.title, when: "\(appointmentDisplay.dateTime(shown.record.startsAt))–\(end)",
-                comment: shown.comment, past: shown.record.endsAt <= now)
-        }
-        let today = LocalDate(now, in: patientZone)
-        let (reach, sent) = try await chart.notifications(limit: 20)
-        let reachText: String
-        if reach.byPush {
-            reachText = localizer.text("console.notifications.reachPush", language, ["count": String(reach.webPush + reach.apns)])
-        } else {
-            reachText = localizer.text(reach.email ? "console.notifications.reachEmail" : "console.notifications.reachNone", language)
-        }
-        let notificationRows = sent.map { record in
-            NotificationRow(
-                title: record.title, due: display.dateTime(record.dueAt), status: record.status.rawValue,
-                statusLabel: localizer.text("notificationStatus.\(record.status.rawValue)", language), channel: record.channel ?? "",
-                receipt: record.receipt ?? "")
-        }
+        var state = state
+        state.showPastAppointments = request.query[String.self, at: "pastAppointments"] != nil
+        state.planAdded = request.query[String.self, at: "planAdded"] != nil
+        let content = try await pages(request, therapist).patient(try await Self.chart(request, therapist), state)
         return try await request.renderConsole(
-            "console/patient", titleKey: "console.patient.title",
-            content: PatientContent(
-                id: patientID.uuidString, pseudonym: entry.profile.pseudonym, name: entry.patient.name,
-                dateOfBirth: entry.profile.dateOfBirth ?? "",
-                gender: entry.profile.gender.map { localizer.text("gender.\($0)", language) } ?? "",
-                pairedSince: display.date(entry.enrollment.createdAt),
-                lastActivity: display.dateTime(entry.patient.lastActiveAt), instruments: instruments,
-                opensAt: form?.opensAt ?? LocalDateTime(now, in: zone).description,
-                closesAt: form?.closesAt ?? LocalDateTime(now.addingTimeInterval(7 * 24 * 3600), in: zone).description,
-                assigned: assigned, errors: errors, prompts: promptRows, hasPrompts: !promptRows.isEmpty,
-                results: sections, hasResults: !sections.isEmpty,
-                upcoming: allPrompts.count - prompts.count,
-                compliance: ComplianceCell(compliance),
-                practiceID: practiceID.uuidString, plans: plans, hasPlans: !plans.isEmpty,
-                planAdded: request.query[String.self, at: "planAdded"] != nil,
-                appointments: appointmentRows, hasAppointments: !appointmentRows.isEmpty, showPastAppointments: showPast,
-                appointmentForm: appointment
-                    ?? AppointmentForm(title: "", date: today.adding(days: 7).description, startTime: "", endTime: ""),
-                appointmentAdded: appointmentAdded, appointmentErrors: appointmentErrors, timeZone: patientZone.identifier,
-                reach: reachText, notifications: notificationRows, hasNotifications: !notificationRows.isEmpty),
-            status: status)
+            "console/patient", titleKey: "console.patient.title", content: content, status: status)
+    }
+
+    private func pages(_ request: Request, _ therapist: UserRecord) -> CaseloadPages {
+        CaseloadPages(therapist: therapist, database: request.db, services: request.services)
     }
 
     /// Adds an appointment for the patient; date and times are the patient's local time.
@@ -313,10 +128,11 @@ struct ConsoleTherapistController {
             _ = try await chart.addAppointment(
                 title: form.title, startsAt: LocalDateTime(date: date!, time: start!).instant(in: zone),
                 endsAt: LocalDateTime(date: date!, time: end!).instant(in: zone), comment: form.comment)
-            return try await renderPatient(request, appointmentAdded: true, status: .created)
+            return try await renderPatient(request, .init(appointmentAdded: true), status: .created)
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await renderPatient(request, appointment: form, appointmentErrors: errors, status: errors.status)
+            return try await renderPatient(
+                request, .init(appointmentForm: form, appointmentErrors: errors), status: errors.status)
         }
     }
 
@@ -335,45 +151,26 @@ struct ConsoleTherapistController {
             try validator.check()
             _ = try await chart.assignPrompt(
                 instrumentKey: form.instrumentKey, opensAt: opens!.instant(in: zone), closesAt: closes!.instant(in: zone))
-            return try await renderPatient(request, assigned: true, status: .created)
+            return try await renderPatient(request, .init(assigned: true), status: .created)
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await renderPatient(request, form: form, errors: errors, status: errors.status)
+            return try await renderPatient(request, .init(assignForm: form, assignErrors: errors), status: errors.status)
         }
     }
 
     /// One response's answers in the instrument's order.
     func response(_ request: Request) async throws -> Response {
         let (chart, stored, definition) = try await loadResponse(request)
-        let therapist = chart.viewer
-        let patientID = chart.patientID
-        let display = therapist.dateDisplay
-        let results = PatientResults(
-            language: therapist.language, display: display, localizer: request.services.localizer)
-        return try await request.renderConsole(
-            "console/response", titleKey: "console.response.title",
-            content: ResponseContent(
-                patientID: patientID.uuidString, pseudonym: chart.profile.pseudonym,
-                title: definition.title.text(therapist.language), completedAt: display.dateTime(stored.record.completedAt),
-                receivedAt: display.dateTime(stored.record.receivedAt),
-                scores: results.sections([stored], definitions: [
-                    InstrumentVersionKey(key: definition.key, version: definition.version): definition
-                ]).first?.submissions.first?.scores ?? [],
-                answers: results.answers(stored, definition: definition),
-                fhirLink: ConsoleURL.responseFHIR(patient: patientID, response: try stored.record.requireID()).path))
+        let content = try pages(request, chart.viewer).response(chart, stored, definition: definition)
+        return try await request.renderConsole("console/response", titleKey: "console.response.title", content: content)
     }
 
     /// The response as a FHIR R4 QuestionnaireResponse file.
     func responseFHIR(_ request: Request) async throws -> Response {
         let (_, stored, _) = try await loadResponse(request)
         let resource = try await ResponseService(database: request.db, services: request.services).fhirDocument(of: stored)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var headers = HTTPHeaders()
-        headers.contentType = HTTPMediaType(type: "application", subType: "fhir+json", parameters: ["charset": "utf-8"])
-        headers.replaceOrAdd(
-            name: .contentDisposition, value: "attachment; filename=\"QuestionnaireResponse-\(stored.record.id!.uuidString.lowercased()).json\"")
-        return Response(status: .ok, headers: headers, body: .init(data: try encoder.encode(resource)))
+        return try FHIRDownload.response(
+            resource, filename: "QuestionnaireResponse-\(try stored.record.requireID().uuidString.lowercased()).json")
     }
 
     /// The therapist's chart of the patient named in the path.

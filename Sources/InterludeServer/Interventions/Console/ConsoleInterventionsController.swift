@@ -58,7 +58,7 @@ struct ConsoleInterventionsController {
         var id: String
         var pseudonym: String
         var lastActivity: String
-        var compliance: ConsoleTherapistController.ComplianceCell
+        var compliance: CaseloadPages.ComplianceCell
         var charts: [Chart]
         var days: [DayRow]
         var hasDays: Bool

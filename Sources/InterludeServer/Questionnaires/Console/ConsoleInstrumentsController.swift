@@ -243,15 +243,9 @@ struct ConsoleInstrumentsController {
         _ = try request.consoleUser(.therapist, .researcher, .admin)
         let record = try await record(request)
         let definition = try record.decodedDefinition()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(
-            definition.fhirQuestionnaire(canonicalURL: request.services.settings.questionnaireURL(definition.key)))
-        var headers = HTTPHeaders()
-        headers.contentType = HTTPMediaType(type: "application", subType: "fhir+json", parameters: ["charset": "utf-8"])
-        headers.replaceOrAdd(
-            name: .contentDisposition, value: "attachment; filename=\"Questionnaire-\(record.key)-\(record.version).json\"")
-        return Response(status: .ok, headers: headers, body: .init(data: data))
+        return try FHIRDownload.response(
+            definition.fhirQuestionnaire(canonicalURL: request.services.settings.questionnaireURL(definition.key)),
+            filename: "Questionnaire-\(record.key)-\(record.version).json")
     }
 }
 

@@ -47,7 +47,7 @@ struct ConsoleStudiesController {
     struct ParticipantRow: Encodable, Sendable {
         var enrollmentID: String
         var patientID: String
-        var compliance: ConsoleTherapistController.ComplianceCell
+        var compliance: CaseloadPages.ComplianceCell
         var pseudonym: String
         var status: String
         var statusLabel: String
