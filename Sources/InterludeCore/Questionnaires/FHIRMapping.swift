@@ -20,7 +20,10 @@ extension InstrumentDefinition {
         questionnaire.publisher = source
         questionnaire.status = "active"
         questionnaire.language = primary.rawValue
-        if !scores.isEmpty, let data = try? JSONEncoder().encode(scores) {
+        // Sorted keys: the same instrument always exports the same document.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        if !scores.isEmpty, let data = try? encoder.encode(scores) {
             var scoring = FHIR.Extension(url: FHIR.URLs.scoring)
             scoring.valueString = String(decoding: data, as: UTF8.self)
             questionnaire.extension = [scoring]
