@@ -183,6 +183,11 @@ struct InstrumentCatalog: Sendable {
         try await latestPublished(key).flatMap { $0.isUsable(in: studyID) ? $0 : nil }
     }
 
+    /// The title of the newest published version of `key` in `language`; the key itself when there is none.
+    func title(of key: String, in language: Language) async throws -> String {
+        try await latestPublished(key)?.title(in: language) ?? key
+    }
+
     /// The newest published version of `key`, the one new prompts use.
     func latestPublished(_ key: String) async throws -> InstrumentVersionRecord? {
         try await InstrumentVersionRecord.query(on: database)
@@ -235,4 +240,9 @@ extension InstrumentVersionRecord {
     }
 
     var isPublished: Bool { status == .published }
+
+    /// The instrument's title in `language`, or the stored English title when the definition cannot be read.
+    func title(in language: Language) -> String {
+        (try? decodedDefinition().title.text(language)) ?? title
+    }
 }

@@ -155,7 +155,7 @@ struct CaseloadPages: Sendable {
         let zone = TimeZone(identifier: therapist.timeZone) ?? .gmt
         let published = try await catalog.overview().filter(\.isPublished)
         var titles: [String: String] = [:]
-        for record in published { titles[record.key] = (try? record.decodedDefinition().title.text(language)) ?? record.title }
+        for record in published { titles[record.key] = record.title(in: language) }
         let instruments = published.map { record in
             SelectOption(
                 value: record.key, label: titles[record.key] ?? record.key, selected: record.key == state.assignForm?.instrumentKey)

@@ -127,7 +127,7 @@ struct ConsoleRulesController {
         let catalog = InstrumentCatalog(database: request.db, now: services.clock.now)
         var titles: [String: String] = [:]
         for record in try await catalog.overview() where record.isUsable(in: grant.studyID) {
-            titles[record.key] = (try? record.decodedDefinition().title.text(language)) ?? record.key
+            titles[record.key] = record.title(in: language)
         }
         let candidates = try await rules.dryRunCandidates(in: grant)
         let firings = grant.allows(.viewFirings) ? try await rules.firings(in: grant) : []

@@ -298,7 +298,7 @@ extension APIContext {
 
 extension Components.Schemas.InstrumentSummary {
     init(_ record: InstrumentVersionRecord, language: Language) throws {
-        let title = (try? record.decodedDefinition().title.text(language)) ?? record.title
+        let title = record.title(in: language)
         self.init(
             key: record.key, version: record.version, title: title,
             status: record.isPublished ? .published : .draft, origin: .init(rawValue: record.origin.rawValue) ?? .json,

@@ -104,7 +104,7 @@ struct ConsoleInstrumentsController {
         return records.map { record in
             Row(
                 key: record.key, version: record.version,
-                title: (try? record.decodedDefinition().title.text(user.language)) ?? record.title,
+                title: record.title(in: user.language),
                 status: record.status.rawValue, statusLabel: localizer.text("instrumentStatus.\(record.status.rawValue)", user.language),
                 origin: localizer.text("instrumentOrigin.\(record.origin)", user.language))
         }

@@ -48,9 +48,10 @@ extension APIHandler {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
         let patientID = try pathID(input.path.patientId)
-        let days = input.query.days ?? 14
         guard let from = LocalDate(input.query.from) else { throw AppError.field("from", .invalidFormat) }
-        guard (1...366).contains(days) else { throw AppError.field("days", .outOfRange, limit: 366) }
+        guard let days = ScheduleSpan.days(input.query.days) else {
+            throw AppError.field("days", .outOfRange, limit: ScheduleSpan.maximumDays)
+        }
         var zone = TimeZone.gmt
         var planned: [ScheduleService.Planned] = []
         for chart in try await PatientChart.charts(of: patientID, for: user, database: context.database, services: context.services) {
@@ -216,7 +217,7 @@ extension APIContext {
 
     /// An instrument's title in the request's language, or its key when it has none published.
     func instrumentTitle(_ key: String) async throws -> String {
-        try await catalog.latestPublished(key)?.decodedDefinition().title.text(request.language) ?? key
+        try await catalog.title(of: key, in: request.language)
     }
 
     func adjustableBodies(_ plans: [ScheduleService.ParticipantPlan]) async throws

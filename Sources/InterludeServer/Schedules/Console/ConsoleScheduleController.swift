@@ -157,7 +157,7 @@ struct ConsoleScheduleController {
         let catalog = InstrumentCatalog(database: request.db, now: now)
         let published = try await catalog.overview().filter { $0.isPublished && $0.isUsable(in: studyID) }
         var titles: [String: String] = [:]
-        for record in published { titles[record.key] = (try? record.decodedDefinition().title.text(language)) ?? record.title }
+        for record in published { titles[record.key] = record.title(in: language) }
 
         let participants = try await StudyService(database: request.db, services: request.services).participants(of: grant)
             .filter { $0.enrollment.status == EnrollmentStatus.active }.sorted { $0.label < $1.label }
@@ -199,7 +199,7 @@ struct ConsoleScheduleController {
 
         let zone = user.zone
         let previewFrom = submission.previewFrom.flatMap(LocalDate.init) ?? LocalDate(now, in: zone)
-        let previewDays = submission.previewDays.flatMap { Int($0) }.map { min(max($0, 1), 62) } ?? 14
+        let previewDays = ScheduleSpan.previewDays(submission.previewDays.flatMap { Int($0) })
         var table: PreviewTable?
         if let draft {
             let previewZone: TimeZone
@@ -265,18 +265,18 @@ struct ConsoleScheduleController {
         let localizer = request.services.localizer
         var errors = FormErrors()
         let fromText = request.query[String.self, at: "from"] ?? ""
-        let daysText = request.query[String.self, at: "days"] ?? "14"
+        let daysText = request.query[String.self, at: "days"] ?? String(ScheduleSpan.defaultDays)
         var from = LocalDate(fromText)
-        let days = Int(daysText).flatMap { (1...366).contains($0) ? $0 : nil }
+        let days = Int(daysText).flatMap { ScheduleSpan.days($0) }
         if !fromText.isEmpty, from == nil { errors.fields["from"] = localizer.text("field.invalidFormat", user.language) }
-        if days == nil { errors.fields["days"] = localizer.text("field.outOfRange", user.language, ["limit": "366"]) }
+        if days == nil { errors.fields["days"] = localizer.text("field.outOfRange", user.language, ["limit": String(ScheduleSpan.maximumDays)]) }
         let patient = charts[0].patient
         let profile = charts[0].profile
         if from == nil { from = LocalDate(now, in: patient.zone) }
         var zone = patient.zone
         var planned: [ScheduleService.Planned] = []
         for chart in charts {
-            let schedule = try await chart.schedule(from: from!, days: days ?? 14)
+            let schedule = try await chart.schedule(from: from!, days: days ?? ScheduleSpan.defaultDays)
             zone = schedule.0
             planned += schedule.1
         }
@@ -284,7 +284,7 @@ struct ConsoleScheduleController {
         let catalog = InstrumentCatalog(database: request.db, now: now)
         var titles: [String: String] = [:]
         for key in Set(planned.map(\.plan.instrumentKey)) {
-            titles[key] = try await catalog.latestPublished(key)?.decodedDefinition().title.text(user.language) ?? key
+            titles[key] = try await catalog.title(of: key, in: user.language)
         }
         let back = (user.role == .therapist ? ConsoleURL.patient(patientID) : .study(charts[0].studyID)).path
         return try await request.renderConsole(
@@ -293,7 +293,7 @@ struct ConsoleScheduleController {
                 patientID: patientID.uuidString, pseudonym: profile.pseudonym, backLink: back,
                 from: from!.description, days: daysText,
                 preview: PreviewTable(
-                    from: from!, days: days ?? 14, zone: zone, language: user.language, localizer: localizer,
+                    from: from!, days: days ?? ScheduleSpan.defaultDays, zone: zone, language: user.language, localizer: localizer,
                     items: planned.map { (titles[$0.plan.instrumentKey] ?? $0.plan.instrumentKey, $0.occurrence) }),
                 errors: errors),
             status: errors.isEmpty ? .ok : .unprocessableEntity)
