@@ -88,6 +88,16 @@ struct APIClient: Sendable {
         let headers: HTTPHeaders
         let body: JSON
         let text: String
+
+        /// The body as a type of the API document: `try reply.decoded(Components.Schemas.Study.self)`; a body that
+        /// does not match the document fails the test.
+        func decoded<Value: Decodable>(_ type: Value.Type) throws -> Value {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .custom { decoder in
+                try APIDateTranscoder().decode(try decoder.singleValueContainer().decode(String.self))
+            }
+            return try decoder.decode(type, from: Data(text.utf8))
+        }
     }
 
     func send(
