@@ -5,22 +5,6 @@ import Vapor
 
 /// The researcher's console: studies, their settings, and the queue of join requests.
 struct ConsoleStudiesController {
-    struct StudyRow: Encodable, Sendable {
-        var id: String
-        var title: String
-        var joinMode: String
-        var status: String
-        var statusLabel: String
-    }
-
-    struct StudiesContent: Encodable, Sendable {
-        var studies: [StudyRow]
-        var hasStudies: Bool
-        /// Researchers and administrators start studies; a therapist sees those on whose staff they are.
-        var canCreate: Bool
-        var pendingRequests: Int
-    }
-
     struct StudyForm: Content {
         var title: String
         var description: String?
@@ -32,42 +16,6 @@ struct ConsoleStudiesController {
         /// Arm names, separated by commas.
         var arms: String?
         var allocation: String?
-    }
-
-    struct FormContent: Encodable, Sendable {
-        var action: String
-        var isNew: Bool
-        var form: StudyForm
-        var joinModes: [SelectOption]
-        var statuses: [SelectOption]
-        var hasPassword: Bool
-        var errors: FormErrors
-    }
-
-    struct ParticipantRow: Encodable, Sendable {
-        var enrollmentID: String
-        var patientID: String
-        var compliance: CaseloadPages.ComplianceCell
-        var pseudonym: String
-        var status: String
-        var statusLabel: String
-        var since: String
-    }
-
-    struct StudyContent: Encodable, Sendable {
-        var id: String
-        var title: String
-        var description: String
-        var joinMode: String
-        var statusLabel: String
-        var consentVersion: String
-        var canEdit: Bool
-        var canDecide: Bool
-        var requests: [ParticipantRow]
-        var hasRequests: Bool
-        var participants: [ParticipantRow]
-        var hasParticipants: Bool
-        var saved: Bool
     }
 
     func register(on routes: any RoutesBuilder) {
@@ -95,49 +43,29 @@ struct ConsoleStudiesController {
 
     func list(_ request: Request) async throws -> Response {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
-        let localizer = request.services.localizer
-        let studies = try await access(request).studies(where: .viewStudy, for: user, kind: .research)
-        let deciding = try await access(request).studies(where: .decideEnrollment, for: user, kind: .research)
-        let rows = try studies.map { study in
-            StudyRow(
-                id: try study.requireID().uuidString, title: study.title,
-                joinMode: localizer.text("joinMode.\(study.joinMode.rawValue)", user.language), status: study.status.rawValue,
-                statusLabel: localizer.text("studyStatus.\(study.status.rawValue)", user.language))
-        }
         return try await request.renderConsole(
-            "console/studies", titleKey: "console.studies.title",
-            content: StudiesContent(
-                studies: rows, hasStudies: !rows.isEmpty, canCreate: user.role != .therapist,
-                pendingRequests: try await service(request).pendingRequestCount(in: deciding)))
+            "console/studies", titleKey: "console.studies.title", content: try await pages(request, user).list())
+    }
+
+    private func pages(_ request: Request, _ user: UserRecord) -> StudyPages {
+        StudyPages(viewer: user, database: request.db, services: request.services)
     }
 
     private func renderForm(
-        _ request: Request, action: String, isNew: Bool, form: StudyForm, hasPassword: Bool,
-        errors: FormErrors = FormErrors(), status: HTTPResponseStatus = .ok
+        _ request: Request, action: ConsoleURL, form: StudyForm, hasPassword: Bool, errors: FormErrors = FormErrors(),
+        status: HTTPResponseStatus = .ok
     ) async throws -> Response {
         let user = try request.consoleUser(.researcher, .admin)
-        let localizer = request.services.localizer
-        let joinModes = [JoinMode.open, .password, .approval].map {
-            SelectOption(
-                value: $0.rawValue, label: localizer.text("joinMode.\($0.rawValue)", user.language),
-                selected: form.joinMode == $0.rawValue)
-        }
-        let statuses = StudyStatus.allCases.map {
-            SelectOption(
-                value: $0.rawValue, label: localizer.text("studyStatus.\($0.rawValue)", user.language),
-                selected: (form.status ?? StudyStatus.running.rawValue) == $0.rawValue)
-        }
+        let isNew = action == .newStudy
         return try await request.renderConsole(
             "console/study-form", titleKey: isNew ? "console.studyForm.newTitle" : "console.studyForm.editTitle",
-            content: FormContent(
-                action: action, isNew: isNew, form: form, joinModes: joinModes, statuses: statuses,
-                hasPassword: hasPassword, errors: errors),
+            content: pages(request, user).form(action: action, form: form, hasPassword: hasPassword, errors: errors),
             status: status)
     }
 
     func showNew(_ request: Request) async throws -> Response {
         try await renderForm(
-            request, action: ConsoleURL.newStudy.path, isNew: true,
+            request, action: .newStudy,
             form: StudyForm(
                 title: "", description: "", consentText: "", consentVersion: "1", joinMode: JoinMode.open.rawValue,
                 status: StudyStatus.running.rawValue),
@@ -153,8 +81,8 @@ struct ConsoleStudiesController {
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderForm(
-                request, action: ConsoleURL.newStudy.path, isNew: true, form: form.withoutPassword, hasPassword: false,
-                errors: errors, status: errors.status)
+                request, action: .newStudy, form: form.withoutPassword, hasPassword: false, errors: errors,
+                status: errors.status)
         }
     }
 
@@ -166,36 +94,8 @@ struct ConsoleStudiesController {
     func show(_ request: Request) async throws -> Response {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
         let grant = try await grant(.viewParticipants, request, user)
-        let studyID = grant.studyID
-        let study = grant.study
-        let enrolled = try await service(request).participants(of: grant)
-        let localizer = request.services.localizer
-        let display = user.dateDisplay
-        let compliance = try await PromptService(database: request.db, now: request.services.clock.now)
-            .compliance(of: enrolled.map { $0.enrollment.$patient.id }, studies: [studyID])
-        let rows = try enrolled.map { participant in
-            ParticipantRow(
-                enrollmentID: try participant.enrollment.requireID().uuidString,
-                patientID: participant.enrollment.$patient.id.uuidString,
-                compliance: .init(compliance[participant.enrollment.$patient.id] ?? PromptService.Compliance()),
-                pseudonym: participant.pseudonym,
-                status: participant.enrollment.status.rawValue,
-                statusLabel: localizer.text("enrollmentStatus.\(participant.enrollment.status.rawValue)", user.language),
-                since: display.date(participant.enrollment.createdAt))
-        }
-        let requests = rows.filter { $0.status == EnrollmentStatus.requested.rawValue }
-        let participants = rows.filter { $0.status != EnrollmentStatus.requested.rawValue }
-        return try await request.renderConsole(
-            "console/study", titleKey: "console.study.title",
-            content: StudyContent(
-                id: studyID.uuidString, title: study.title, description: study.description,
-                joinMode: localizer.text("joinMode.\(study.joinMode.rawValue)", user.language),
-                statusLabel: localizer.text("studyStatus.\(study.status.rawValue)", user.language),
-                consentVersion: study.consentVersion,
-                canEdit: grant.allows(.editStudy), canDecide: grant.allows(.decideEnrollment),
-                requests: requests, hasRequests: !requests.isEmpty,
-                participants: participants, hasParticipants: !participants.isEmpty,
-                saved: (try? request.query.get(String.self, at: "saved")) != nil))
+        let content = try await pages(request, user).study(grant, saved: request.query[String.self, at: "saved"] != nil)
+        return try await request.renderConsole("console/study", titleKey: "console.study.title", content: content)
     }
 
     func showEdit(_ request: Request) async throws -> Response {
@@ -204,7 +104,7 @@ struct ConsoleStudiesController {
         let studyID = grant.studyID
         let study = grant.study
         return try await renderForm(
-            request, action: ConsoleURL.editStudy(studyID).path, isNew: false,
+            request, action: .editStudy(studyID),
             form: StudyForm(
                 title: study.title, description: study.description, consentText: study.consentText,
                 consentVersion: study.consentVersion, joinMode: study.joinMode.rawValue, status: study.status.rawValue,
@@ -224,8 +124,7 @@ struct ConsoleStudiesController {
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderForm(
-                request, action: ConsoleURL.editStudy(studyID).path, isNew: false,
-                form: form.withoutPassword, hasPassword: existing.joinPasswordHash != nil, errors: errors,
+                request, action: .editStudy(studyID), form: form.withoutPassword, hasPassword: existing.joinPasswordHash != nil, errors: errors,
                 status: errors.status)
         }
     }
