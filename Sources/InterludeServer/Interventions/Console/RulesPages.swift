@@ -1,0 +1,186 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+/// A study's rules page, built from a grant without a request: its rules in words, the rule form with a dry run,
+/// the firing log, the intervention templates, and the message pool with its plan.
+struct RulesPages: Sendable {
+    struct RuleRow: Encodable, Sendable {
+        var id: String
+        var name: String
+        var summary: String
+    }
+
+    struct FiringRow: Encodable, Sendable {
+        var at: String
+        var rule: String
+        var participant: String
+        var reason: String
+        var outcome: String
+    }
+
+    struct DryRunRow: Encodable, Sendable {
+        var at: String
+        var fires: Bool
+        var reason: String
+    }
+
+    struct TextRow: Encodable, Sendable {
+        var id: String
+        var label: String
+        var text: String
+    }
+
+    /// One clause row of the form, as sent or empty.
+    struct ClauseRow: Encodable, Sendable {
+        var index: Int
+        var subjects: [SelectOption]
+        var id: String
+        var operators: [SelectOption]
+        var value: String
+    }
+
+    struct RulesContent: Encodable, Sendable {
+        var studyID: String
+        var studyTitle: String
+        var canEdit: Bool
+        var rules: [RuleRow]
+        var hasRules: Bool
+        var form: RuleForm
+        var clauses: [ClauseRow]
+        var errors: FormErrors
+        var added: Bool
+        var instruments: [SelectOption]
+        var participants: [SelectOption]
+        var dryRun: [DryRunRow]
+        var triedDryRun: Bool
+        var firings: [FiringRow]
+        var hasFirings: Bool
+        var templates: [TextRow]
+        var templateErrors: FormErrors
+        var kinds: [SelectOption]
+        var messages: [TextRow]
+        var messageErrors: FormErrors
+        var plan: ConsoleRulesController.PlanForm
+        var hasPlan: Bool
+        var planErrors: FormErrors
+    }
+
+    /// What the page shows besides the study: a form being corrected, a dry run, problems next to their form.
+    struct State: Sendable {
+        var form: RuleForm?
+        var errors = FormErrors()
+        var dryRun: [DryRunRow]?
+        var templateErrors = FormErrors()
+        var messageErrors = FormErrors()
+        var plan: ConsoleRulesController.PlanForm?
+        var planErrors = FormErrors()
+    }
+
+    let viewer: UserRecord
+    let database: any Database
+    let services: AppServices
+
+    private var language: Language { viewer.language }
+    private var localizer: Localizer { services.localizer }
+
+    func rules(_ grant: StudyGrant, added: Bool, state: State) async throws -> RulesContent {
+        let studyID = grant.studyID
+        let display = viewer.dateDisplay
+        let study = grant.study
+        let rules = RuleService(database: database, services: services)
+        let stored = try await rules.rules(in: grant)
+        let catalog = InstrumentCatalog(database: database, now: services.clock.now)
+        var titles: [String: String] = [:]
+        for record in try await catalog.overview() where record.isUsable(in: grant.studyID) {
+            titles[record.key] = record.title(in: language)
+        }
+        let candidates = try await rules.dryRunCandidates(in: grant)
+        let firings = grant.allows(.viewFirings) ? try await rules.firings(in: grant) : []
+        let library = try await InterventionLibrary(database: database, services: services).contents(of: studyID)
+        let withheld = localizer.text("alert.withheld", language)
+        let form = state.form ?? RuleForm()
+        return RulesContent(
+            studyID: studyID.uuidString, studyTitle: study.title,
+            canEdit: grant.allows(.editRules),
+            rules: stored.map {
+                RuleRow(id: $0.id?.uuidString ?? "", name: $0.rule.name, summary: summary(of: $0.rule, titles: titles))
+            },
+            hasRules: !stored.isEmpty, form: form,
+            clauses: clauseRows(form), errors: state.errors, added: added,
+            instruments: titles.keys.sorted().map { SelectOption(value: $0, label: titles[$0] ?? $0, selected: $0 == form.instrumentKey) },
+            participants: candidates.map { SelectOption(value: $0.patientID.uuidString, label: $0.pseudonym, selected: false) },
+            dryRun: state.dryRun ?? [], triedDryRun: state.dryRun != nil,
+            firings: firings.map {
+                FiringRow(
+                    at: display.dateTime($0.record.createdAt), rule: $0.record.ruleName, participant: $0.pseudonym ?? "–",
+                    reason: $0.reason ?? withheld,
+                    outcome: localizer.text("console.rules.outcome.\(FiringOutcome(stored: $0.record.outcome).rawValue)", language))
+            },
+            hasFirings: !firings.isEmpty,
+            templates: library.templates.map {
+                TextRow(id: $0.id?.uuidString ?? "", label: localizer.text("intervention.kind.\($0.kind.rawValue)", language), text: $0.text)
+            },
+            templateErrors: state.templateErrors,
+            kinds: InterventionKind.written.map {
+                SelectOption(value: $0.rawValue, label: localizer.text("intervention.kind.\($0.rawValue)", language), selected: $0.rawValue == form.interventionKind)
+            },
+            messages: library.messages.map { TextRow(id: $0.id?.uuidString ?? "", label: "", text: $0.text) },
+            messageErrors: state.messageErrors,
+            plan: state.plan
+                ?? library.plan.map {
+                    ConsoleRulesController.PlanForm(perDay: String($0.perDay), windowStart: $0.windowStart.description, windowEnd: $0.windowEnd.description)
+                } ?? ConsoleRulesController.PlanForm(perDay: "2", windowStart: "09:00", windowEnd: "20:00"),
+            hasPlan: library.plan != nil, planErrors: state.planErrors)
+    }
+
+    func clauseRows(_ form: RuleForm) -> [ClauseRow] {
+        let rows = [
+            (form.subject0, form.id0, form.operator0, form.value0), (form.subject1, form.id1, form.operator1, form.value1),
+            (form.subject2, form.id2, form.operator2, form.value2),
+        ]
+        let operators: [RuleClause.Operator] = [.greaterOrEqual, .greater, .equals, .notEquals, .lessOrEqual, .less]
+        return rows.enumerated().map { index, row in
+            ClauseRow(
+                index: index,
+                subjects: [SelectOption(value: "", label: "–", selected: row.0.isEmpty)]
+                    + RuleClause.Subject.allCases.map {
+                        SelectOption(
+                            value: $0.rawValue, label: localizer.text("console.rules.subject.\($0.rawValue)", language),
+                            selected: $0.rawValue == row.0)
+                    },
+                id: row.1,
+                operators: operators.map { SelectOption(value: $0.rawValue, label: $0.symbol, selected: $0.rawValue == row.2) },
+                value: row.3)
+        }
+    }
+
+    /// A rule in a sentence: "When PHQ-9 is submitted (score total ≥ 15) → alert (high)".
+    func summary(of rule: StudyRule, titles: [String: String]) -> String {
+        let when: String
+        switch rule.trigger {
+        case .submitted(let key, let condition):
+            let clauses = condition.clauses.map { clause -> String in
+                let what = clause.subject == .band ? clause.level ?? "" : clause.value.map { $0.plainText() } ?? ""
+                return "\(localizer.text("console.rules.subject.\(clause.subject.rawValue)", language)) \(clause.id) \(clause.operator.symbol) \(what)"
+            }
+            let joiner = " \(localizer.text("console.rules.mode.\(condition.mode.rawValue)", language)) "
+            when = localizer.text("console.rules.whenSubmitted", language, ["instrument": titles[key] ?? key])
+                + (clauses.isEmpty ? "" : " (\(clauses.joined(separator: joiner)))")
+        case .missedInARow(let count, let key):
+            when = localizer.text(
+                "console.rules.whenMissed", language,
+                ["count": String(count), "instrument": key.map { titles[$0] ?? $0 } ?? localizer.text("console.rules.anyInstrument", language)])
+        }
+        let then: String
+        switch rule.action {
+        case .intervention(let draft):
+            then = "\(localizer.text("intervention.kind.\(draft.kind.rawValue)", language)): “\(draft.text)”"
+        case .alert(let priority, let message):
+            then = "\(localizer.text("console.rules.action.alert", language)) (\(localizer.text("alert.priority.\(priority.rawValue)", language))): “\(message)”"
+        case .prompt(let key, let hours):
+            then = localizer.text("console.rules.action.promptSummary", language, ["instrument": titles[key] ?? key, "hours": String(hours)])
+        }
+        return "\(when) → \(then)"
+    }
+}
