@@ -6,45 +6,6 @@ import Vapor
 /// Plans in the console: attaching them to a study (everyone, one arm or one patient), removing them,
 /// previewing a plan before it goes live, and any participant's calendar for any period.
 struct ConsoleScheduleController {
-    struct PlanRow: Encodable, Sendable {
-        var id: String
-        var title: String
-        var summary: String
-        var target: String
-        var createdAt: String
-    }
-
-    struct WeekdayRow: Encodable, Sendable {
-        var value: String
-        var label: String
-        var checked: Bool
-        var windowsField: String
-        var windows: String
-        var windowsError: String?
-    }
-
-    struct PlansContent: Encodable, Sendable {
-        var studyID: String
-        var studyTitle: String
-        var isPractice: Bool
-        var plans: [PlanRow]
-        var hasPlans: Bool
-        var form: PlanForm
-        var kinds: [SelectOption]
-        var instruments: [SelectOption]
-        var targets: [SelectOption]
-        var weekdays: [WeekdayRow]
-        var weekdayOptions: [SelectOption]
-        var anchors: [SelectOption]
-        var previewPatients: [SelectOption]
-        var previewFrom: String
-        var previewDays: String
-        var preview: PreviewTable?
-        var errors: FormErrors
-        var created: Bool
-        var removed: Bool
-    }
-
     /// What the form posts: the plan, whom it is for, and, for a preview, whose calendar and which period.
     struct PlanSubmission: Content {
         var target: String?
@@ -52,16 +13,6 @@ struct ConsoleScheduleController {
         var previewPatient: String?
         var previewFrom: String?
         var previewDays: String?
-    }
-
-    struct PatientScheduleContent: Encodable, Sendable {
-        var patientID: String
-        var pseudonym: String
-        var backLink: String
-        var from: String
-        var days: String
-        var preview: PreviewTable
-        var errors: FormErrors
     }
 
     func register(on routes: any RoutesBuilder) {
@@ -148,111 +99,10 @@ struct ConsoleScheduleController {
     ) async throws -> Response {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
         let grant = try await grant(.viewPlans, request, user)
-        let studyID = grant.studyID
-        let schedules = schedules(request)
-        let study = grant.study
-        let now = request.services.clock.now
-        let localizer = request.services.localizer
-        let language = user.language
-        let catalog = InstrumentCatalog(database: request.db, now: now)
-        let published = try await catalog.overview().filter { $0.isPublished && $0.isUsable(in: studyID) }
-        var titles: [String: String] = [:]
-        for record in published { titles[record.key] = record.title(in: language) }
-
-        let participants = try await StudyService(database: request.db, services: request.services).participants(of: grant)
-            .filter { $0.enrollment.status == EnrollmentStatus.active }.sorted { $0.label < $1.label }
-        let pseudonyms = Dictionary(participants.map { ($0.enrollment.$patient.id, $0.label) }, uniquingKeysWith: { first, _ in first })
-        let summaries = PlanSummary(localizer: localizer, language: language)
-        let display = user.dateDisplay
-        let rows = try await schedules.plans(in: grant).map { record in
-            let plan = try JSONDecoder().decode(SchedulePlan.self, from: Data(record.definition.utf8))
-            let target: String
-            if let patient = record.$patient.id {
-                target = pseudonyms[patient] ?? localizer.text("console.plans.targetGone", language)
-            } else if let arm = record.arm {
-                target = localizer.text("console.plans.targetArm", language, ["arm": arm])
-            } else {
-                target = localizer.text("console.plans.targetAll", language)
-            }
-            return PlanRow(
-                id: try record.requireID().uuidString, title: titles[record.instrumentKey] ?? record.instrumentKey,
-                summary: summaries.describe(plan), target: target, createdAt: display.dateTime(record.createdAt))
-        }
-
-        let chosenTarget = submission.target ?? "all"
-        var targets = [SelectOption(value: "all", label: localizer.text("console.plans.targetAll", language), selected: chosenTarget == "all")]
-        targets += StudyArms.names(of: study).map {
-            SelectOption(
-                value: "arm:\($0)", label: localizer.text("console.plans.targetArm", language, ["arm": $0]),
-                selected: chosenTarget == "arm:\($0)")
-        }
-        targets += participants.map {
-            let id = $0.enrollment.$patient.id
-            return SelectOption(value: "patient:\(id)", label: $0.label, selected: chosenTarget == "patient:\(id)")
-        }
-        let previewPatients =
-            [SelectOption(value: "", label: localizer.text("console.plans.previewSomeone", language), selected: false)]
-            + participants.map {
-                let id = $0.enrollment.$patient.id.uuidString
-                return SelectOption(value: id, label: $0.label, selected: submission.previewPatient == id)
-            }
-
-        let zone = user.zone
-        let previewFrom = submission.previewFrom.flatMap(LocalDate.init) ?? LocalDate(now, in: zone)
-        let previewDays = ScheduleSpan.previewDays(submission.previewDays.flatMap { Int($0) })
-        var table: PreviewTable?
-        if let draft {
-            let previewZone: TimeZone
-            let occurrences: [Occurrence]
-            if let chosen = submission.previewPatient.flatMap(UUID.init(uuidString:)) {
-                let chart: PatientChart
-                do {
-                    chart = try await PatientChart.open(chosen, in: grant, database: request.db, services: request.services)
-                } catch AppError.notFound, AppError.forbidden {
-                    throw AppError.field("previewPatient", .unknown)
-                }
-                (previewZone, occurrences) = try await chart.preview(draft, zone: zone, from: previewFrom, days: previewDays)
-            } else {
-                (previewZone, occurrences) = try await schedules.previewDraft(
-                    draft, studyID: studyID, patientID: nil, zone: zone, from: previewFrom, days: previewDays)
-            }
-            table = PreviewTable(
-                from: previewFrom, days: previewDays, zone: previewZone, language: language, localizer: localizer,
-                items: occurrences.map { (titles[draft.instrumentKey] ?? draft.instrumentKey, $0) })
-        }
-
-        let weekdayNames = Weekday.allCases.map { ($0, localizer.text("weekday.\($0.rawValue)", language)) }
+        let content = try await SchedulePages(viewer: user, database: request.db, services: request.services)
+            .plans(grant, form: form, submission: submission, preview: draft, errors: errors, created: created, removed: removed)
         return try await request.renderConsole(
-            "console/plans", titleKey: "console.plans.title",
-            content: PlansContent(
-                studyID: studyID.uuidString,
-                studyTitle: study.joinMode == .pairingCode
-                    ? localizer.text("console.plans.practice", language) : study.title,
-                isPractice: study.joinMode == .pairingCode,
-                plans: rows, hasPlans: !rows.isEmpty, form: form,
-                kinds: PlanSummary.kinds.map {
-                    SelectOption(value: $0, label: localizer.text("planKind.\($0)", language), selected: form.kind == $0)
-                },
-                instruments: published.map {
-                    SelectOption(value: $0.key, label: titles[$0.key] ?? $0.key, selected: form.instrumentKey == $0.key)
-                },
-                targets: targets,
-                weekdays: weekdayNames.map { weekday, label in
-                    let field = PlanForm.windowsField(weekday)
-                    return WeekdayRow(
-                        value: weekday.rawValue, label: label, checked: form.weekdays.contains(weekday.rawValue),
-                        windowsField: field, windows: form.windows(on: weekday), windowsError: errors.fields[field])
-                },
-                weekdayOptions: weekdayNames.map {
-                    SelectOption(value: $0.0.rawValue, label: $0.1, selected: form.weekday == $0.0.rawValue)
-                },
-                anchors: SchedulePattern.Anchor.allCases.map {
-                    SelectOption(
-                        value: $0.rawValue, label: localizer.text("planAnchor.\($0.rawValue)", language),
-                        selected: form.anchor == $0.rawValue)
-                },
-                previewPatients: previewPatients, previewFrom: previewFrom.description,
-                previewDays: String(previewDays), preview: table, errors: errors, created: created, removed: removed),
+            "console/plans", titleKey: "console.plans.title", content: content,
             script: "/js/pages/plan-form.js", status: errors.isEmpty ? .ok : errors.status)
     }
 
@@ -261,42 +111,11 @@ struct ConsoleScheduleController {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
         guard let patientID = request.parameters.get("patientID", as: UUID.self) else { throw AppError.notFound }
         let charts = try await PatientChart.charts(of: patientID, for: user, database: request.db, services: request.services)
-        let now = request.services.clock.now
-        let localizer = request.services.localizer
-        var errors = FormErrors()
-        let fromText = request.query[String.self, at: "from"] ?? ""
-        let daysText = request.query[String.self, at: "days"] ?? String(ScheduleSpan.defaultDays)
-        var from = LocalDate(fromText)
-        let days = Int(daysText).flatMap { ScheduleSpan.days($0) }
-        if !fromText.isEmpty, from == nil { errors.fields["from"] = localizer.text("field.invalidFormat", user.language) }
-        if days == nil { errors.fields["days"] = localizer.text("field.outOfRange", user.language, ["limit": String(ScheduleSpan.maximumDays)]) }
-        let patient = charts[0].patient
-        let profile = charts[0].profile
-        if from == nil { from = LocalDate(now, in: patient.zone) }
-        var zone = patient.zone
-        var planned: [ScheduleService.Planned] = []
-        for chart in charts {
-            let schedule = try await chart.schedule(from: from!, days: days ?? ScheduleSpan.defaultDays)
-            zone = schedule.0
-            planned += schedule.1
-        }
-        planned.sort { $0.occurrence.opensAt < $1.occurrence.opensAt }
-        let catalog = InstrumentCatalog(database: request.db, now: now)
-        var titles: [String: String] = [:]
-        for key in Set(planned.map(\.plan.instrumentKey)) {
-            titles[key] = try await catalog.title(of: key, in: user.language)
-        }
-        let back = (user.role == .therapist ? ConsoleURL.patient(patientID) : .study(charts[0].studyID)).path
+        let content = try await SchedulePages(viewer: user, database: request.db, services: request.services)
+            .schedule(charts, from: request.query[String.self, at: "from"], days: request.query[String.self, at: "days"])
         return try await request.renderConsole(
-            "console/schedule", titleKey: "console.schedule.title",
-            content: PatientScheduleContent(
-                patientID: patientID.uuidString, pseudonym: profile.pseudonym, backLink: back,
-                from: from!.description, days: daysText,
-                preview: PreviewTable(
-                    from: from!, days: days ?? ScheduleSpan.defaultDays, zone: zone, language: user.language, localizer: localizer,
-                    items: planned.map { (titles[$0.plan.instrumentKey] ?? $0.plan.instrumentKey, $0.occurrence) }),
-                errors: errors),
-            status: errors.isEmpty ? .ok : .unprocessableEntity)
+            "console/schedule", titleKey: "console.schedule.title", content: content,
+            status: content.errors.isEmpty ? .ok : .unprocessableEntity)
     }
 }
 
