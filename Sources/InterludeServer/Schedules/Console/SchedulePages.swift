@@ -138,34 +138,34 @@ struct SchedulePages: Sendable {
 
         let weekdayNames = Weekday.allCases.map { ($0, localizer.text("weekday.\($0.rawValue)", language)) }
         return PlansContent(
-                studyID: studyID.uuidString,
-                studyTitle: study.joinMode == .pairingCode
-                    ? localizer.text("console.plans.practice", language) : study.title,
-                isPractice: study.joinMode == .pairingCode,
-                plans: rows, hasPlans: !rows.isEmpty, form: form,
-                kinds: PlanSummary.kinds.map {
-                    SelectOption(value: $0, label: localizer.text("planKind.\($0)", language), selected: form.kind == $0)
-                },
-                instruments: published.map {
-                    SelectOption(value: $0.key, label: titles[$0.key] ?? $0.key, selected: form.instrumentKey == $0.key)
-                },
-                targets: targets,
-                weekdays: weekdayNames.map { weekday, label in
-                    let field = PlanForm.windowsField(weekday)
-                    return WeekdayRow(
-                        value: weekday.rawValue, label: label, checked: form.weekdays.contains(weekday.rawValue),
-                        windowsField: field, windows: form.windows(on: weekday), windowsError: errors.fields[field])
-                },
-                weekdayOptions: weekdayNames.map {
-                    SelectOption(value: $0.0.rawValue, label: $0.1, selected: form.weekday == $0.0.rawValue)
-                },
-                anchors: SchedulePattern.Anchor.allCases.map {
-                    SelectOption(
-                        value: $0.rawValue, label: localizer.text("planAnchor.\($0.rawValue)", language),
-                        selected: form.anchor == $0.rawValue)
-                },
-                previewPatients: previewPatients, previewFrom: previewFrom.description,
-                previewDays: String(previewDays), preview: table, errors: errors, created: created, removed: removed)
+            studyID: studyID.uuidString,
+            studyTitle: study.joinMode == .pairingCode
+                ? localizer.text("console.plans.practice", language) : study.title,
+            isPractice: study.joinMode == .pairingCode,
+            plans: rows, hasPlans: !rows.isEmpty, form: form,
+            kinds: PlanSummary.kinds.map {
+                SelectOption(value: $0, label: localizer.text("planKind.\($0)", language), selected: form.kind == $0)
+            },
+            instruments: published.map {
+                SelectOption(value: $0.key, label: titles[$0.key] ?? $0.key, selected: form.instrumentKey == $0.key)
+            },
+            targets: targets,
+            weekdays: weekdayNames.map { weekday, label in
+                let field = PlanForm.windowsField(weekday)
+                return WeekdayRow(
+                    value: weekday.rawValue, label: label, checked: form.weekdays.contains(weekday.rawValue),
+                    windowsField: field, windows: form.windows(on: weekday), windowsError: errors.fields[field])
+            },
+            weekdayOptions: weekdayNames.map {
+                SelectOption(value: $0.0.rawValue, label: $0.1, selected: form.weekday == $0.0.rawValue)
+            },
+            anchors: SchedulePattern.Anchor.allCases.map {
+                SelectOption(
+                    value: $0.rawValue, label: localizer.text("planAnchor.\($0.rawValue)", language),
+                    selected: form.anchor == $0.rawValue)
+            },
+            previewPatients: previewPatients, previewFrom: previewFrom.description,
+            previewDays: String(previewDays), preview: table, errors: errors, created: created, removed: removed)
     }
 
     /// `charts` are the viewer's charts of one participant; `fromText` and `daysText` as the query gave them.
@@ -199,11 +199,11 @@ struct SchedulePages: Sendable {
         }
         let back = (viewer.role == .therapist ? ConsoleURL.patient(patientID) : .study(charts[0].studyID)).path
         return PatientScheduleContent(
-                patientID: patientID.uuidString, pseudonym: profile.pseudonym, backLink: back,
-                from: from!.description, days: daysText,
-                preview: PreviewTable(
-                    from: from!, days: days ?? ScheduleSpan.defaultDays, zone: zone, language: language, localizer: localizer,
-                    items: planned.map { (titles[$0.plan.instrumentKey] ?? $0.plan.instrumentKey, $0.occurrence) }),
-                errors: errors)
+            patientID: patientID.uuidString, pseudonym: profile.pseudonym, backLink: back,
+            from: from!.description, days: daysText,
+            preview: PreviewTable(
+                from: from!, days: days ?? ScheduleSpan.defaultDays, zone: zone, language: language, localizer: localizer,
+                items: planned.map { (titles[$0.plan.instrumentKey] ?? $0.plan.instrumentKey, $0.occurrence) }),
+            errors: errors)
     }
 }
