@@ -5,66 +5,10 @@ import Vapor
 
 /// The admin's console: staff accounts, the audit log and the texts the site publishes.
 struct ConsoleAdminController {
-    struct UserRow: Encodable, Sendable {
-        var id: String
-        var email: String
-        var name: String?
-        var role: String
-        var active: Bool
-        var createdAt: String
-        var isSelf: Bool
-        var twoFactor: Bool
-    }
-
-    struct UsersContent: Encodable, Sendable {
-        var users: [UserRow]
-        var created: CreatedUser?
-        var form: NewUserForm
-        var errors: FormErrors
-    }
-
-    struct CreatedUser: Encodable, Sendable {
-        var email: String
-        var oneTimePassword: String
-    }
-
     struct NewUserForm: Content {
         var email: String
         var name: String?
         var role: String
-    }
-
-    struct AuditRow: Encodable, Sendable {
-        var when: String
-        var actor: String
-        var action: String
-        var patient: String
-        var target: String
-    }
-
-    struct AuditContent: Encodable, Sendable {
-        struct Actor: Encodable, Sendable {
-            var id: String
-            var email: String
-            var selected: Bool
-        }
-
-        var events: [AuditRow]
-        var actors: [Actor]
-        var patient: String
-        var olderLink: String?
-        var patientNotFound: Bool
-    }
-
-    struct SettingsContent: Encodable, Sendable {
-        var privacyVersion: String
-        var privacyDe: String
-        var privacyEn: String
-        var imprintDe: String
-        var imprintEn: String
-        var twoFactorRequired: Bool
-        var saved: Bool
-        var errors: FormErrors
     }
 
     struct SettingsForm: Content {
@@ -89,21 +33,15 @@ struct ConsoleAdminController {
     }
 
     private func renderUsers(
-        _ request: Request, created: CreatedUser? = nil, form: NewUserForm = .init(email: "", name: "", role: "therapist"),
+        _ request: Request, created: AdminPages.CreatedUser? = nil, form: NewUserForm = .init(email: "", name: "", role: "therapist"),
         errors: FormErrors = FormErrors(), status: HTTPResponseStatus = .ok
     ) async throws -> Response {
-        let admin = try request.consoleUser(.admin)
-        let display = admin.dateDisplay
-        let localizer = request.services.localizer
-        let rows = try await StaffAccounts(database: request.db, services: request.services).list().map { user in
-            UserRow(
-                id: try user.requireID().uuidString, email: user.email, name: user.name,
-                role: localizer.text("role.\(user.role.rawValue)", admin.language), active: user.deactivatedAt == nil,
-                createdAt: display.dateTime(user.createdAt), isSelf: user.id == admin.id, twoFactor: user.totpSecret != nil)
-        }
-        return try await request.renderConsole(
-            "console/users", titleKey: "console.users.title",
-            content: UsersContent(users: rows, created: created, form: form, errors: errors), status: status)
+        let content = try await pages(request).users(created: created, form: form, errors: errors)
+        return try await request.renderConsole("console/users", titleKey: "console.users.title", content: content, status: status)
+    }
+
+    private func pages(_ request: Request) throws -> AdminPages {
+        AdminPages(admin: try request.consoleUser(.admin), database: request.db, services: request.services)
     }
 
     func users(_ request: Request) async throws -> Response {
@@ -121,7 +59,7 @@ struct ConsoleAdminController {
                 .create(email: form.email, role: form.role, name: form.name, password: nil, by: admin)
             return try await renderUsers(
                 request,
-                created: CreatedUser(email: created.user.email, oneTimePassword: created.oneTimePassword ?? ""),
+                created: AdminPages.CreatedUser(email: created.user.email, oneTimePassword: created.oneTimePassword ?? ""),
                 status: .created)
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
@@ -139,50 +77,10 @@ struct ConsoleAdminController {
     }
 
     func audit(_ request: Request) async throws -> Response {
-        let admin = try request.consoleUser(.admin)
-        let display = admin.dateDisplay
-        let actorFilter = (try? request.query.get(String.self, at: "actor")).flatMap(UUID.init(uuidString:))
-        let patientFilter = ((try? request.query.get(String.self, at: "patient")) ?? "")
-            .trimmingCharacters(in: .whitespaces).uppercased()
-        let before = (try? request.query.get(String.self, at: "before")).flatMap(AuditReader.Cursor.init)
-        let log = AuditReader(database: request.db)
-        var patientID: UUID?
-        var patientNotFound = false
-        if !patientFilter.isEmpty {
-            patientID = try await log.patientID(forPseudonym: patientFilter)
-            patientNotFound = patientID == nil
-        }
-        let events =
-            patientNotFound
-            ? []
-            : try await log.events(
-                actor: actorFilter, patient: patientID, before: before, limit: Self.auditPageSize)
-        let staff = try await StaffAccounts(database: request.db, services: request.services).list()
-        let names = try await log.names(for: events)
-        let localizer = request.services.localizer
-        let rows = events.map { event in
-            AuditRow(
-                when: display.dateTime(event.occurredAt), actor: names.actors[event.actorID] ?? event.actorID.uuidString,
-                action: localizer.text("audit.\(event.action)", admin.language),
-                patient: event.subjectID.map { names.patients[$0] ?? localizer.text("audit.erased", admin.language) }
-                    ?? "",
-                target: event.target ?? "")
-        }
-        var olderLink: String?
-        if events.count == Self.auditPageSize, let last = events.last {
-            var query = [("before", AuditReader.Cursor(last).text)]
-            if let actorFilter { query.append(("actor", actorFilter.uuidString)) }
-            if !patientFilter.isEmpty { query.append(("patient", patientFilter)) }
-            olderLink = ConsoleURL.audit.with(query)
-        }
-        return try await request.renderConsole(
-            "console/audit", titleKey: "console.audit.title",
-            content: AuditContent(
-                events: rows,
-                actors: try staff.map {
-                    .init(id: try $0.requireID().uuidString, email: $0.email, selected: $0.id == actorFilter)
-                },
-                patient: patientFilter, olderLink: olderLink, patientNotFound: patientNotFound))
+        let content = try await pages(request).audit(
+            actor: request.query[String.self, at: "actor"], patient: request.query[String.self, at: "patient"],
+            before: request.query[String.self, at: "before"])
+        return try await request.renderConsole("console/audit", titleKey: "console.audit.title", content: content)
     }
 
     func showSettings(_ request: Request) async throws -> Response {
@@ -194,23 +92,9 @@ struct ConsoleAdminController {
         _ request: Request, form: SettingsForm? = nil, saved: Bool = false, errors: FormErrors = FormErrors(),
         status: HTTPResponseStatus = .ok
     ) async throws -> Response {
-        let texts = SiteTexts(database: request.db)
-        let localizer = request.services.localizer
-        let current = try await SettingsForm(
-            privacyVersion: texts.privacyPolicyVersion(),
-            privacyDe: texts.text(.privacyPolicy, .de, localizer: localizer),
-            privacyEn: texts.text(.privacyPolicy, .en, localizer: localizer),
-            imprintDe: texts.text(.imprint, .de, localizer: localizer),
-            imprintEn: texts.text(.imprint, .en, localizer: localizer))
-        let shown = form ?? current
+        let content = try await pages(request).settings(form: form, saved: saved, errors: errors)
         return try await request.renderConsole(
-            "console/settings", titleKey: "console.settings.title",
-            content: SettingsContent(
-                privacyVersion: shown.privacyVersion, privacyDe: shown.privacyDe, privacyEn: shown.privacyEn,
-                imprintDe: shown.imprintDe, imprintEn: shown.imprintEn,
-                twoFactorRequired: try await TwoFactorService(database: request.db, services: request.services).isRequired(),
-                saved: saved, errors: errors),
-            status: status)
+            "console/settings", titleKey: "console.settings.title", content: content, status: status)
     }
 
     func saveSettings(_ request: Request) async throws -> Response {
