@@ -25,26 +25,6 @@ struct ConsoleAccountController {
         var repeatPassword: String
     }
 
-    struct PasswordContent: Encodable, Sendable {
-        var forced: Bool
-        var twoFactor: TwoFactorContent
-        var preferencesSaved: Bool
-        var errors: FormErrors
-        var languages: [SelectOption]
-        var timeZone: String
-        var preferenceErrors: FormErrors
-    }
-
-    /// The two-factor section of the account page: how to set it up, or that it is on.
-    struct TwoFactorContent: Encodable, Sendable {
-        var enabledSince: String?
-        var required: Bool
-        var secret: String?
-        var uri: String?
-        var changed: Bool
-        var errors: FormErrors
-    }
-
     struct TwoFactorForm: Content {
         var code: String
         var currentPassword: String?
@@ -129,26 +109,14 @@ struct ConsoleAccountController {
         _ request: Request, errors: FormErrors = FormErrors(), preferenceErrors: FormErrors = FormErrors(),
         twoFactorErrors: FormErrors = FormErrors(), timeZone: String? = nil, status: HTTPResponseStatus = .ok
     ) async throws -> Response {
-        let user = try request.consoleUser()
-        let localizer = request.services.localizer
-        let twoFactor = TwoFactorService(database: request.db, services: request.services)
-        let setup = try await twoFactor.setup(for: user)
-        let languages = Language.allCases.map {
-            SelectOption(
-                value: $0.rawValue, label: localizer.text("language.\($0.rawValue)", user.language),
-                selected: $0 == user.language)
-        }
+        let content = try await AccountPages(user: try request.consoleUser(), database: request.db, services: request.services)
+            .account(
+                .init(
+                    errors: errors, preferenceErrors: preferenceErrors, twoFactorErrors: twoFactorErrors, timeZone: timeZone,
+                    twoFactorChanged: request.query[String.self, at: "twoFactor"] != nil,
+                    preferencesSaved: request.query[String.self, at: "saved"] != nil))
         return try await request.renderConsole(
-            "console/password", titleKey: "console.password.title",
-            content: PasswordContent(
-                forced: user.mustChangePassword,
-                twoFactor: TwoFactorContent(
-                    enabledSince: user.totpEnabledAt.map(user.dateDisplay.dateTime), required: try await twoFactor.isRequired(),
-                    secret: setup?.secret, uri: setup?.uri, changed: (try? request.query.get(String.self, at: "twoFactor")) != nil,
-                    errors: twoFactorErrors),
-                preferencesSaved: (try? request.query.get(String.self, at: "saved")) != nil, errors: errors,
-                languages: languages, timeZone: timeZone ?? user.timeZone, preferenceErrors: preferenceErrors),
-            status: status)
+            "console/password", titleKey: "console.password.title", content: content, status: status)
     }
 
     func showPassword(_ request: Request) async throws -> Response {
