@@ -20,39 +20,9 @@ struct ConsoleTherapistController {
         var closesAt: String
     }
 
-    struct CodeRow: Encodable, Sendable {
-        var id: String
-        var code: String
-        var note: String
-        var status: String
-        var statusLabel: String
-        var createdAt: String
-        var expiresAt: String
-        var redeemedAt: String
-        var fresh: Bool
-    }
-
-    struct CodesContent: Encodable, Sendable {
-        var codes: [CodeRow]
-        var hasCodes: Bool
-        var errors: FormErrors
-        var note: String
-    }
-
     struct CodeForm: Content {
         var note: String?
         var count: Int?
-    }
-
-    struct SheetContent: Encodable, Sendable {
-        var codes: [SheetCode]
-        var appURL: String
-        var therapistName: String
-    }
-
-    struct SheetCode: Encodable, Sendable {
-        var code: String
-        var expiresAt: String
     }
 
     struct ProfileForm: Content {
@@ -61,13 +31,6 @@ struct ConsoleTherapistController {
         var officeAddress: String?
         var phone: String?
         var emergencyNumber: String?
-    }
-
-    struct ProfileContent: Encodable, Sendable {
-        var form: ProfileForm
-        var genders: [SelectOption]
-        var saved: Bool
-        var errors: FormErrors
     }
 
     func register(on routes: any RoutesBuilder) {
@@ -198,23 +161,13 @@ struct ConsoleTherapistController {
         _ request: Request, fresh: Set<UUID> = [], note: String = "", errors: FormErrors = FormErrors(),
         status: HTTPResponseStatus = .ok
     ) async throws -> Response {
-        let therapist = try request.consoleUser(.therapist)
-        let display = therapist.dateDisplay
-        let now = request.services.clock.now
-        let localizer = request.services.localizer
-        let codes = try await PairingService(database: request.db, services: request.services).codes(of: therapist)
-        let rows = try codes.map { code in
-            let status = PairingCodeStatus.of(expiresAt: code.expiresAt, redeemedAt: code.redeemedAt, now: now)
-            return CodeRow(
-                id: try code.requireID().uuidString, code: PairingCode(code.code)?.grouped ?? code.code,
-                note: code.note ?? "", status: status.rawValue,
-                statusLabel: localizer.text("pairingCode.status.\(status.rawValue)", therapist.language),
-                createdAt: display.dateTime(code.createdAt), expiresAt: display.date(code.expiresAt),
-                redeemedAt: display.dateTime(code.redeemedAt), fresh: fresh.contains(try code.requireID()))
-        }
+        let content = try await practicePages(request).codes(fresh: fresh, note: note, errors: errors)
         return try await request.renderConsole(
-            "console/pairing-codes", titleKey: "console.pairingCodes.title",
-            content: CodesContent(codes: rows, hasCodes: !rows.isEmpty, errors: errors, note: note), status: status)
+            "console/pairing-codes", titleKey: "console.pairingCodes.title", content: content, status: status)
+    }
+
+    private func practicePages(_ request: Request) throws -> PracticePages {
+        PracticePages(therapist: try request.consoleUser(.therapist), database: request.db, services: request.services)
     }
 
     func codes(_ request: Request) async throws -> Response {
@@ -236,45 +189,17 @@ struct ConsoleTherapistController {
 
     /// A print-ready sheet of the chosen open codes (`?id=…&id=…`), or of every open code.
     func sheet(_ request: Request) async throws -> Response {
-        let therapist = try request.consoleUser(.therapist)
         let wanted = Set(((try? request.query.get([String].self, at: "id")) ?? []).compactMap(UUID.init(uuidString:)))
-        let now = request.services.clock.now
-        let display = therapist.dateDisplay
-        let codes = try await PairingService(database: request.db, services: request.services).codes(of: therapist)
-            .filter { PairingCodeStatus.of(expiresAt: $0.expiresAt, redeemedAt: $0.redeemedAt, now: now) == .open }
-            .filter { wanted.isEmpty || wanted.contains($0.id!) }
-        guard !codes.isEmpty else { throw AppError.notFound }
-        let (profile, _) = try await TherapistProfiles(database: request.db).profile(of: therapist.requireID())
-        return try await request.renderConsole(
-            "console/code-sheet", titleKey: "console.codeSheet.title",
-            content: SheetContent(
-                codes: codes.map {
-                    SheetCode(code: PairingCode($0.code)?.grouped ?? $0.code, expiresAt: display.date($0.expiresAt))
-                },
-                appURL: request.services.settings.publicURL + "/app", therapistName: profile.fullName))
+        let content = try await practicePages(request).sheet(of: wanted)
+        return try await request.renderConsole("console/code-sheet", titleKey: "console.codeSheet.title", content: content)
     }
 
     private func renderProfile(
         _ request: Request, form: ProfileForm?, saved: Bool = false, errors: FormErrors = FormErrors(),
         status: HTTPResponseStatus = .ok
     ) async throws -> Response {
-        let therapist = try request.consoleUser(.therapist)
-        let localizer = request.services.localizer
-        var shown = form
-        if shown == nil {
-            let (profile, _) = try await TherapistProfiles(database: request.db).profile(of: therapist.requireID())
-            shown = ProfileForm(
-                fullName: profile.fullName, gender: profile.gender, officeAddress: profile.officeAddress,
-                phone: profile.phone, emergencyNumber: profile.emergencyNumber)
-        }
-        let genders = Gender.allCases.map {
-            SelectOption(
-                value: $0.rawValue, label: localizer.text("gender.\($0.rawValue)", therapist.language),
-                selected: shown?.gender == $0.rawValue)
-        }
-        return try await request.renderConsole(
-            "console/profile", titleKey: "console.profile.title",
-            content: ProfileContent(form: shown!, genders: genders, saved: saved, errors: errors), status: status)
+        let content = try await practicePages(request).profile(form: form, saved: saved, errors: errors)
+        return try await request.renderConsole("console/profile", titleKey: "console.profile.title", content: content, status: status)
     }
 
     func showProfile(_ request: Request) async throws -> Response {
