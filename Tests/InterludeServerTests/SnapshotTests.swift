@@ -127,6 +127,27 @@ struct SnapshotTests {
         }
     }
 
+    @Test("a research study's page shows its participants by pseudonym and a request waiting for a decision")
+    func studyPage() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcherClient, researcherID) = try await app.staff("researcher", "lab@uni.example")
+            let studyID = try #require(UUID(uuidString: try await StudyAPITests().createStudy(researcherClient, StudyAPITests.study("approval"))))
+            let (patient, _) = try await app.patient()
+            let requested = try await StudyAPITests.join(patient, studyID.uuidString)
+            try #require(requested.status == .created, "\(requested.text)")
+            let researcher = try #require(try await UserRecord.find(researcherID, on: app.database))
+            let grant = try await StudyAccess(database: app.database, now: app.clock.now).require(.viewParticipants, in: studyID, by: researcher)
+            // act
+            let content = try await StudyPages(viewer: researcher, database: app.database, services: app.app.interlude)
+                .study(grant, saved: false)
+            let html = try await Self.render("console/study", content, for: researcher, app)
+            // verify
+            #expect(!html.contains("patient@example.org"))
+            try Self.expectSnapshot(html, named: "console-study.html")
+        }
+    }
+
     @Test("the FHIR QuestionnaireResponse of an answered PHQ-9")
     func responseDocument() async throws {
         try await withTestApp { app in
