@@ -82,20 +82,23 @@ struct PairingAPITests {
         }
     }
 
-    @Test("bad pairing input is refused per field and changes nothing")
-    func invalidPairing() async throws {
+    /// Pairing inputs that are refused, with the fields each names.
+    static let invalidPairings: [(body: JSONValue, fields: Set<String>)] = [
+        (["code": "12ab", "dateOfBirth": "2999-01-01", "gender": "robot"], ["code", "dateOfBirth", "gender"]),
+        (["code": .string(String(repeating: "1", count: 21)), "dateOfBirth": "1990-01-01", "gender": "male"], ["code"]),
+        (["code": "12345678"], ["dateOfBirth"]),
+    ]
+
+    @Test("bad pairing input is refused per field and changes nothing", arguments: invalidPairings)
+    func invalidPairing(_ body: JSONValue, _ fields: Set<String>) async throws {
         try await withTestApp { app in
+            // setup
             let (patient, _) = try await app.patient()
-            let reply = try await patient.send(
-                .POST, "/me/pairing", json: ["code": "12ab", "dateOfBirth": "2999-01-01", "gender": "robot"])
+            // act
+            let reply = try await patient.send(.POST, "/me/pairing", json: body)
+            // verify
             #expect(reply.status == .unprocessableEntity)
-            #expect(Set(reply.body.problemFields) == ["code", "dateOfBirth", "gender"])
-            let overlong = try await patient.send(
-                .POST, "/me/pairing", json: ["code": .string(String(repeating: "1", count: 21)), "dateOfBirth": "1990-01-01", "gender": "male"])
-            #expect(overlong.status == .unprocessableEntity)
-            #expect(overlong.body.problemFields == ["code"])
-            let missing = try await patient.send(.POST, "/me/pairing", json: ["code": "12345678"])
-            #expect(missing.status == .unprocessableEntity)
+            #expect(Set(try reply.decoded(Components.Schemas.Problem.self).errors?.map(\.field) ?? []) == fields, "\(reply.text)")
             #expect(try await app.count("enrollments") == 0)
         }
     }
@@ -148,34 +151,57 @@ struct PairingAPITests {
         }
     }
 
-    @Test("only therapists use the pairing and caseload endpoints")
-    func roles() async throws {
+    /// Who may not use the therapist's pairing and caseload operations, and what they are told.
+    static let refusedCallers: [(caller: String, method: HTTPMethod, path: String, body: JSONValue?, status: HTTPResponseStatus)] = [
+        ("patient", .POST, "/pairing-codes", ["count": 1], .forbidden),
+        ("patient", .GET, "/pairing-codes", nil, .forbidden),
+        ("patient", .GET, "/patients", nil, .forbidden),
+        ("researcher", .POST, "/pairing-codes", ["count": 1], .forbidden),
+        ("researcher", .GET, "/pairing-codes", nil, .forbidden),
+        ("researcher", .GET, "/patients", nil, .forbidden),
+        ("researcher", .POST, "/me/pairing", ["code": "12345678", "dateOfBirth": "1990-05-17", "gender": "male"], .forbidden),
+        ("nobody", .GET, "/patients", nil, .unauthorized),
+        ("nobody", .POST, "/pairing-codes", ["count": 1], .unauthorized),
+        ("nobody", .GET, "/me/therapist", nil, .unauthorized),
+    ]
+
+    @Test("only therapists use the pairing and caseload endpoints", arguments: refusedCallers)
+    func refusedCaller(_ caller: String, _ method: HTTPMethod, _ path: String, _ body: JSONValue?, _ status: HTTPResponseStatus)
+        async throws
+    {
         try await withTestApp { app in
-            let (patient, _) = try await app.patient()
-            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
-            for client in [patient, researcher] {
-                #expect(try await client.send(.POST, "/pairing-codes", json: ["count": 1]).status == .forbidden)
-                #expect(try await client.send(.GET, "/pairing-codes").status == .forbidden)
-                #expect(try await client.send(.GET, "/patients").status == .forbidden)
+            // setup
+            let client: APIClient
+            switch caller {
+            case "patient": client = try await app.patient().client
+            case "researcher": client = try await app.staff("researcher", "lab@uni.example").client
+            default: client = app.api
             }
-            #expect(try await app.api.send(.GET, "/patients").status == .unauthorized)
-            #expect(try await app.api.send(.POST, "/pairing-codes", json: ["count": 1]).status == .unauthorized)
-            #expect(try await researcher.send(.POST, "/me/pairing", json: ["code": "12345678", "dateOfBirth": "1990-05-17", "gender": "male"]).status == .forbidden)
-            #expect(try await app.api.send(.GET, "/me/therapist").status == .unauthorized)
+            // act
+            let reply = try await client.send(method, path, json: body)
+            // verify
+            #expect(reply.status == status)
+            #expect(try await app.count("pairing_codes") == 0)
         }
     }
 
-    @Test("code requests outside the limits are refused per field")
-    func codeLimits() async throws {
+    /// Code requests outside the limits, with the field each names.
+    static let refusedCodeRequests: [(body: JSONValue, field: String)] = [
+        (["count": 51], "count"),
+        (["count": 0], "count"),
+        (["note": .string(String(repeating: "n", count: 201))], "note"),
+    ]
+
+    @Test("code requests outside the limits are refused per field", arguments: refusedCodeRequests)
+    func codeLimits(_ body: JSONValue, _ field: String) async throws {
         try await withTestApp { app in
+            // setup
             let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
-            let tooMany = try await therapist.send(.POST, "/pairing-codes", json: ["count": 51])
-            #expect(tooMany.status == .unprocessableEntity)
-            #expect(tooMany.body.problemFields == ["count"])
-            let longNote = try await therapist.send(
-                .POST, "/pairing-codes", json: ["note": .string(String(repeating: "n", count: 201))])
-            #expect(longNote.status == .unprocessableEntity)
-            #expect(longNote.body.problemFields == ["note"])
+            // act
+            let refused = try await therapist.send(.POST, "/pairing-codes", json: body)
+            // verify
+            #expect(refused.status == .unprocessableEntity)
+            #expect(try refused.decoded(Components.Schemas.Problem.self).errors?.map(\.field) == [field])
             #expect(try await app.count("pairing_codes") == 0)
         }
     }
