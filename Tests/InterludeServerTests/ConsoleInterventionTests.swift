@@ -23,78 +23,167 @@ struct ConsoleInterventionTests {
         return prompt.id!.uuidString
     }
 
-    @Test("a therapist sends an intervention and a template, follows the Daily timeline and acknowledges an alert")
-    func betweenSessions() async throws {
-        try await withTestApp { app in
-            let (console, patient, patientID, practiceID) = try await ConsoleScheduleTests().practice(app)
-            let base = "/console/patients/\(patientID.uuidString)"
-            #expect(try await console.get(base).html.contains("\(base)/intersession"))
-            let empty = try await console.get("\(base)/intersession")
-            #expect(empty.status == .ok)
-            #expect(empty.html.contains("No Intersession-Daily answered"))
+    /// Answers the Intersession-Daily once per pair, an hour apart: whether the patient thought of therapy and how
+    /// they felt.
+    func answerDailies(_ app: TestContext, _ pairs: [(Bool, String)], patient: APIClient, patientID: UUID, console: ConsoleBrowser)
+        async throws
+    {
+        for (thought, feeling) in pairs {
+            let assigned = try await assign(app, patientID: patientID, instrument: "intersession-daily", console: console)
+            let answers: JSONValue = thought ? ["thought": true, "feeling": .string(feeling)] : ["thought": false]
+            let reply = try await patient.send(
+                .POST, "/me/responses",
+                json: ["id": .string(UUID().uuidString), "promptId": .string(assigned), "instrumentKey": "intersession-daily",
+                    "version": 1, "answers": answers, "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+            try #require(reply.status == .created, "\(reply.text)")
+            app.clock.advance(by: 3600)
+        }
+    }
 
+    /// Answers a PHQ-9 with item 9 above "not at all", which raises a high-priority alert; returns the alert.
+    func raiseAlert(_ app: TestContext, patient: APIClient, patientID: UUID, console: ConsoleBrowser) async throws -> AlertRecord {
+        let phq = try await assign(app, patientID: patientID, instrument: "phq-9", console: console)
+        _ = try await patient.send(
+            .POST, "/me/responses",
+            json: ["id": .string(UUID().uuidString), "promptId": .string(phq), "instrumentKey": "phq-9", "version": 1,
+                "answers": QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 1]),
+                "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+        return try #require(try await AlertRecord.query(on: app.database).first())
+    }
+
+    @Test("the patient page leads to the timeline, which says when no Daily was answered")
+    func emptyTimeline() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, patientID, _) = try await ConsoleScheduleTests().practice(app)
+            let base = "/console/patients/\(patientID.uuidString)"
+            // act
+            let patientPage = try await console.get(base)
+            let timeline = try await console.get("\(base)/intersession")
+            // verify
+            #expect(patientPage.html.contains("\(base)/intersession"))
+            #expect(timeline.status == .ok)
+            #expect(timeline.html.contains("No Intersession-Daily answered"))
+        }
+    }
+
+    @Test("a blank intervention is refused beside its field; a sent one shows escaped and as sent")
+    func sendIntervention() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, patientID, _) = try await ConsoleScheduleTests().practice(app)
+            let base = "/console/patients/\(patientID.uuidString)"
+            // act
             let refused = try await console.post("\(base)/interventions", [("kind", "task"), ("text", "  ")])
+            let sent = try await console.post("\(base)/interventions", [("kind", "task"), ("text", "Walk <10> minutes")])
+            let page = try await console.get("\(base)/intersession?sent=1")
+            // verify
             #expect(refused.status == .unprocessableEntity)
             #expect(refused.html.contains("aria-invalid=\"true\" aria-describedby=\"text-error\""))
-            let sent = try await console.post("\(base)/interventions", [("kind", "task"), ("text", "Walk <10> minutes")])
             #expect(sent.status == .seeOther)
-            let page = try await console.get("\(base)/intersession?sent=1")
             #expect(page.html.contains("Walk &lt;10&gt; minutes"))
             #expect(page.html.contains("data-state=\"sent\""))
+            #expect(try await app.count("interventions") == 1)
+        }
+    }
 
-            // A template from the practice's rules page.
+    @Test("a template of the practice's rules page is sent from the timeline")
+    func sendTemplate() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, patient, patientID, practiceID) = try await ConsoleScheduleTests().practice(app)
             _ = try await console.post("/console/studies/\(practiceID)/templates", [("kind", "commendation"), ("text", "Well done this week!")])
             let template = try #require(try await InterventionTemplateRecord.query(on: app.database).first())
-            _ = try await console.post("\(base)/interventions/template", [("templateID", template.id!.uuidString)])
-            #expect(try await patient.send(.GET, "/me/interventions").body.array.count == 2)
+            // act
+            let sent = try await console.post(
+                "/console/patients/\(patientID.uuidString)/interventions/template", [("templateID", try template.requireID().uuidString)])
+            // verify
+            #expect(sent.status == .seeOther)
+            let received = try await patient.send(.GET, "/me/interventions").decoded([Components.Schemas.Intervention].self)
+            #expect(received.map(\.text) == ["Well done this week!"])
+        }
+    }
 
-            // Dailies over two days give a chart and a table.
-            let vienna = TimeZone(identifier: "Europe/Vienna")!
-            for (thought, feeling) in [(true, "4"), (false, ""), (true, "2")] {
-                let assigned = try await assign(app, patientID: patientID, instrument: "intersession-daily", console: console)
-                var answers: JSONValue = ["thought": .bool(thought)]
-                if thought { answers = ["thought": true, "feeling": .string(feeling)] }
-                let reply = try await patient.send(
-                    .POST, "/me/responses",
-                    json: ["id": .string(UUID().uuidString), "promptId": .string(assigned), "instrumentKey": "intersession-daily",
-                        "version": 1, "answers": answers, "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
-                #expect(reply.status == .created, "\(reply.text)")
-                app.clock.advance(by: 3600)
-            }
-            let timeline = try await console.get("\(base)/intersession")
-            #expect(timeline.html.contains("<svg"))
-            #expect(timeline.html.contains("chart-feeling"))
-            #expect(timeline.html.contains("<td>3</td><td>2</td><td>3</td>"), "answered, thought, mean feeling \(LocalDate(app.clock.now, in: vienna))")
-            #expect(try await app.count("audit_events WHERE action = 'timeline.read'") >= 2)
+    @Test("Dailies over two days give a chart and a table of answered, thought and mean feeling; reading is audited")
+    func timeline() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, patient, patientID, _) = try await ConsoleScheduleTests().practice(app)
+            try await answerDailies(app, [(true, "4"), (false, ""), (true, "2")], patient: patient, patientID: patientID, console: console)
+            // act
+            let page = try await console.get("/console/patients/\(patientID.uuidString)/intersession")
+            // verify
+            #expect(page.html.contains("<svg"))
+            #expect(page.html.contains("chart-feeling"))
+            #expect(page.html.contains("<td>3</td><td>2</td><td>3</td>"), "answered, thought, mean feeling")
+            #expect(try await app.count("audit_events WHERE action = 'timeline.read'") >= 1)
+        }
+    }
 
-            // A PHQ-9 item 9 answer: a badge in the navigation, then acknowledged with a note.
-            let phq = try await assign(app, patientID: patientID, instrument: "phq-9", console: console)
-            _ = try await patient.send(
-                .POST, "/me/responses",
-                json: ["id": .string(UUID().uuidString), "promptId": .string(phq), "instrumentKey": "phq-9", "version": 1,
-                    "answers": QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 1]),
-                    "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
-            #expect(try await console.get("/console/patients").html.contains("data-open-alerts=\"1\""))
+    @Test("a crisis answer shows as a badged high-priority alert")
+    func alertBadge() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, patient, patientID, _) = try await ConsoleScheduleTests().practice(app)
+            _ = try await raiseAlert(app, patient: patient, patientID: patientID, console: console)
+            // act
+            let patients = try await console.get("/console/patients")
             let inbox = try await console.get("/console/alerts")
+            // verify
+            #expect(patients.html.contains("data-open-alerts=\"1\""))
             #expect(inbox.html.contains("id=\"alert-badge\">1<"))
             #expect(inbox.html.contains("High priority"))
-            let alert = try #require(try await AlertRecord.query(on: app.database).first())
-            let noNote = try await console.post("/console/alerts/\(alert.id!.uuidString)/acknowledgement", [("note", "")])
-            #expect(noNote.status == .unprocessableEntity)
-            let done = try await console.post("/console/alerts/\(alert.id!.uuidString)/acknowledgement", [("note", "Called; safe.")])
-            #expect(done.status == .seeOther)
-            let after = try await console.get("/console/alerts?acknowledged=1")
-            #expect(!after.html.contains("id=\"alert-badge\""))
-            #expect(!(try await console.get("/console/patients").html.contains("data-open-alerts")))
-            #expect(after.html.contains("Called; safe."))
+        }
+    }
 
-            let (_, _) = try await app.staff("therapist", "other@praxis.example")
+    @Test("acknowledging an alert needs a note, then clears the badge and shows the note")
+    func acknowledgeAlert() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, patient, patientID, _) = try await ConsoleScheduleTests().practice(app)
+            let alert = try await raiseAlert(app, patient: patient, patientID: patientID, console: console)
+            let path = "/console/alerts/\(try alert.requireID().uuidString)/acknowledgement"
+            // act
+            let noNote = try await console.post(path, [("note", "")])
+            let done = try await console.post(path, [("note", "Called; safe.")])
+            let after = try await console.get("/console/alerts?acknowledged=1")
+            // verify
+            #expect(noNote.status == .unprocessableEntity)
+            #expect(done.status == .seeOther)
+            #expect(!after.html.contains("id=\"alert-badge\""))
+            #expect(after.html.contains("Called; safe."))
+            #expect(!(try await console.get("/console/patients").html.contains("data-open-alerts")))
+        }
+    }
+
+    /// What another therapist tries on someone else's patient; each is not found.
+    static let otherTherapistRequests: [(method: String, path: String, form: [(String, String)])] = [
+        ("GET", "intersession", []),
+        ("POST", "interventions", [("kind", "task"), ("text", "x")]),
+        ("POST", "acknowledgement", [("note", "x")]),
+    ]
+
+    @Test("another therapist neither reads the timeline, sends, nor acknowledges", arguments: 0..<otherTherapistRequests.count)
+    func otherTherapist(_ index: Int) async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, patient, patientID, _) = try await ConsoleScheduleTests().practice(app)
+            let alert = try await raiseAlert(app, patient: patient, patientID: patientID, console: console)
+            _ = try await app.staff("therapist", "other@praxis.example")
             let other = ConsoleBrowser(app)
             _ = try await other.signIn("other@praxis.example")
             _ = try await other.get("/console/patients")
-            #expect(try await other.get("\(base)/intersession").status == .notFound)
-            #expect(try await other.post("\(base)/interventions", [("kind", "task"), ("text", "x")]).status == .notFound)
-            #expect(try await other.post("/console/alerts/\(alert.id!.uuidString)/acknowledgement", [("note", "x")]).status == .notFound)
+            let (method, target, form) = Self.otherTherapistRequests[index]
+            let path =
+                target == "acknowledgement"
+                ? "/console/alerts/\(try alert.requireID().uuidString)/acknowledgement"
+                : "/console/patients/\(patientID.uuidString)/\(target)"
+            // act
+            let reply = method == "GET" ? try await other.get(path) : try await other.post(path, form)
+            // verify
+            #expect(reply.status == .notFound)
+            #expect(try await app.count("interventions") == 0)
+            #expect(try await app.count("alerts WHERE acknowledged_at IS NULL") == 1)
         }
     }
 
