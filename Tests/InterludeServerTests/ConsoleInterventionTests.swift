@@ -187,79 +187,163 @@ struct ConsoleInterventionTests {
         }
     }
 
-    @Test("rules from the form: refused by field, tried on a participant's past, saved; messages planned from the pool")
-    func rulesAndMessages() async throws {
+    /// A rule as the form sends it: an alert when a PHQ-9's total reaches 15.
+    static let severeRule: [(String, String)] = [
+        ("name", "Severe"), ("trigger", "submitted"), ("instrumentKey", "phq-9"), ("mode", "all"),
+        ("subject0", "score"), ("id0", "total"), ("operator0", "greaterOrEqual"), ("value0", "15"),
+        ("action", "alert"), ("priority", "high"), ("message", "Severe depression"),
+    ]
+
+    @Test("a therapist's rules are their practice's")
+    func practiceRules() async throws {
         try await withTestApp { app in
-            let (console, patient, patientID, practiceID) = try await ConsoleScheduleTests().practice(app)
-            #expect(try await console.get("/console/rules").location == "/console/studies/\(practiceID)/rules")
-            let path = "/console/studies/\(practiceID)/rules"
-            let rule: [(String, String)] = [
-                ("name", "Severe"), ("trigger", "submitted"), ("instrumentKey", "phq-9"), ("mode", "all"),
-                ("subject0", "score"), ("id0", "total"), ("operator0", "greaterOrEqual"), ("value0", "15"),
-                ("action", "alert"), ("priority", "high"), ("message", "Severe depression"),
-            ]
-            let bad = try await console.post(path, rule.map { $0.0 == "id0" ? ("id0", "nope") : $0 } + [("intent", "add")])
+            // setup
+            let (console, _, _, practiceID) = try await ConsoleScheduleTests().practice(app)
+            // act
+            let reply = try await console.get("/console/rules")
+            // verify
+            #expect(reply.location == "/console/studies/\(practiceID)/rules")
+        }
+    }
+
+    @Test("a rule with a bad clause is refused beside the field and nothing is stored")
+    func refusedRule() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, _, practiceID) = try await ConsoleScheduleTests().practice(app)
+            let form = Self.severeRule.map { $0.0 == "id0" ? ("id0", "nope") : $0 } + [("intent", "add")]
+            // act
+            let bad = try await console.post("/console/studies/\(practiceID)/rules", form)
+            // verify
             #expect(bad.status == .unprocessableEntity)
             #expect(bad.html.contains("id0: "))
             #expect(try await app.count("study_rules") == 0)
+        }
+    }
 
+    @Test("a dry run on a participant's past shows that the rule would fire, and stores nothing")
+    func dryRun() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, patient, patientID, practiceID) = try await ConsoleScheduleTests().practice(app)
             let phq = try await assign(app, patientID: patientID, instrument: "phq-9", console: console)
             _ = try await patient.send(
                 .POST, "/me/responses",
                 json: ["id": .string(UUID().uuidString), "promptId": .string(phq), "instrumentKey": "phq-9", "version": 1,
                     "answers": QuestionnaireAPITests.phqAnswers([3, 3, 3, 3, 3, 0, 0, 0, 0]),
                     "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
-            let dry = try await console.post(path, rule + [("intent", "dry-run"), ("patientID", patientID.uuidString)])
+            // act
+            let dry = try await console.post(
+                "/console/studies/\(practiceID)/rules", Self.severeRule + [("intent", "dry-run"), ("patientID", patientID.uuidString)])
+            // verify
             #expect(dry.status == .ok)
             #expect(dry.html.contains("data-fires=\"true\""))
             #expect(dry.html.contains("score total = 15 (≥ 15)"))
             #expect(try await app.count("study_rules") == 0)
-            let saved = try await console.post(path, rule + [("intent", "add")])
-            #expect(saved.location == "\(path)?added=1")
-            let listed = try await console.get("\(path)?added=1")
-            #expect(listed.html.contains("When Patient Health Questionnaire (PHQ-9) is submitted (score total ≥ 15)"))
+        }
+    }
 
-            _ = try await console.post("/console/studies/\(practiceID)/messages", [("text", "Notice one thing you value today.")])
-            _ = try await console.post("/console/studies/\(practiceID)/messages", [("text", "Breathe, then act on what matters.")])
-            let wrongPlan = try await console.post(
+    @Test("a saved rule is listed in words")
+    func savedRule() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, _, practiceID) = try await ConsoleScheduleTests().practice(app)
+            let path = "/console/studies/\(practiceID)/rules"
+            // act
+            let saved = try await console.post(path, Self.severeRule + [("intent", "add")])
+            let listed = try await console.get("\(path)?added=1")
+            // verify
+            #expect(saved.location == "\(path)?added=1")
+            #expect(listed.html.contains("When Patient Health Questionnaire (PHQ-9) is submitted (score total ≥ 15)"))
+            #expect(try await app.count("study_rules") == 1)
+        }
+    }
+
+    /// Fills the practice's message pool and plans three a day between 09:00 and 20:00.
+    func planMessages(_ console: ConsoleBrowser, practiceID: UUID) async throws -> ConsoleBrowser.Page {
+        _ = try await console.post("/console/studies/\(practiceID)/messages", [("text", "Notice one thing you value today.")])
+        _ = try await console.post("/console/studies/\(practiceID)/messages", [("text", "Breathe, then act on what matters.")])
+        return try await console.post(
+            "/console/studies/\(practiceID)/message-plan", [("perDay", "3"), ("windowStart", "09:00"), ("windowEnd", "20:00"), ("intent", "save")])
+    }
+
+    @Test("a message plan whose window ends before it starts is refused")
+    func refusedMessagePlan() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, _, practiceID) = try await ConsoleScheduleTests().practice(app)
+            // act
+            let wrong = try await console.post(
                 "/console/studies/\(practiceID)/message-plan", [("perDay", "3"), ("windowStart", "20:00"), ("windowEnd", "09:00"), ("intent", "save")])
-            #expect(wrongPlan.status == .unprocessableEntity)
-            _ = try await console.post(
-                "/console/studies/\(practiceID)/message-plan", [("perDay", "3"), ("windowStart", "09:00"), ("windowEnd", "20:00"), ("intent", "save")])
+            // verify
+            #expect(wrong.status == .unprocessableEntity)
+            #expect(try await app.count("message_plans") == 0)
+        }
+    }
+
+    @Test("planned messages come from the pool inside the window, once, and reach the patient only when due")
+    func plannedMessages() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, patient, _, practiceID) = try await ConsoleScheduleTests().practice(app)
+            _ = try await planMessages(console, practiceID: practiceID)
             let planner = MessagePlanner(database: app.database, services: app.app.interlude)
+            // act
             let created = try await planner.run(now: app.clock.now)
+            let again = try await planner.run(now: app.clock.now)
+            let early = try await patient.send(.GET, "/me/interventions").decoded([Components.Schemas.Intervention].self)
+            app.clock.advance(by: 2 * 86_400)
+            let later = try await patient.send(.GET, "/me/interventions").decoded([Components.Schemas.Intervention].self)
+            // verify
             #expect(created >= 3 && created <= 6, "today's remaining moments and tomorrow's three")
-            #expect(try await planner.run(now: app.clock.now) == 0)
+            #expect(again == 0)
             let planned = try await InterventionRecord.query(on: app.database).filter(\.$kind == InterventionKind.message).all()
             let vienna = TimeZone(identifier: "Europe/Vienna")!
             #expect(planned.allSatisfy {
                 let time = LocalDateTime($0.deliverAt, in: vienna).time
-                return time >= LocalTime("09:00")! && time <= LocalTime("20:00")! && $0.deliverAt > app.clock.now
+                return time >= LocalTime("09:00")! && time <= LocalTime("20:00")! && $0.deliverAt > app.clock.now.addingTimeInterval(-2 * 86_400)
             })
             #expect(try await app.count("notifications WHERE category = 'messages'") == planned.count)
-            #expect(try await patient.send(.GET, "/me/interventions").body.array.allSatisfy { $0["kind"].string != "message" })
-            app.clock.advance(by: 2 * 86_400)
-            let inbox = try await patient.send(.GET, "/me/interventions")
-            let messages = inbox.body.array.filter { $0["kind"].string == "message" }
+            #expect(early.allSatisfy { $0.kind != .message })
+            let messages = later.filter { $0.kind == .message }
             #expect(messages.count == planned.count)
-            #expect(messages.allSatisfy { ["Notice one thing you value today.", "Breathe, then act on what matters."].contains($0["text"].string ?? "") })
+            #expect(messages.allSatisfy { ["Notice one thing you value today.", "Breathe, then act on what matters."].contains($0.text) })
+        }
+    }
 
-            // Two days later the console session has lapsed: sign in again.
-            _ = try await console.signIn("berger@praxis.example")
-            _ = try await console.get(path)
+    @Test("removing the message plan deletes it")
+    func removeMessagePlan() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, _, practiceID) = try await ConsoleScheduleTests().practice(app)
+            _ = try await planMessages(console, practiceID: practiceID)
+            // act
             let stopped = try await console.post(
                 "/console/studies/\(practiceID)/message-plan",
                 [("perDay", "3"), ("windowStart", "09:00"), ("windowEnd", "20:00"), ("intent", "remove")])
+            // verify
             #expect(stopped.status == .seeOther, "\(stopped.html.prefix(500))")
             #expect(try await app.count("message_plans") == 0)
+        }
+    }
 
-            // A researcher who is not in the practice reaches none of it.
+    @Test("a researcher outside the practice reaches neither its rules nor its messages", arguments: [false, true])
+    func researcherOutsidePractice(_ posting: Bool) async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, _, _, practiceID) = try await ConsoleScheduleTests().practice(app)
             _ = try await app.staff("researcher", "lab@uni.example")
             let lab = ConsoleBrowser(app)
             _ = try await lab.signIn("lab@uni.example")
             _ = try await lab.get("/console/studies")
-            #expect(try await lab.get(path).status == .notFound)
-            #expect(try await lab.post("/console/studies/\(practiceID)/messages", [("text", "x")]).status == .notFound)
+            // act
+            let reply =
+                posting
+                ? try await lab.post("/console/studies/\(practiceID)/messages", [("text", "x")])
+                : try await lab.get("/console/studies/\(practiceID)/rules")
+            // verify
+            #expect(reply.status == .notFound)
+            #expect(try await app.count("study_messages") == 0)
         }
     }
 }
