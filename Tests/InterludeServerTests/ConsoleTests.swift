@@ -7,20 +7,37 @@ import VaporTesting
 
 @Suite("Console")
 struct ConsoleTests {
-    @Test("pages need a signed-in staff member; a patient cannot sign in to the console")
+    @Test("a console page sends someone not signed in to the sign-in page")
     func signInRequired() async throws {
         try await withTestApp { app in
+            // setup
             let browser = ConsoleBrowser(app)
+            // act
             let page = try await browser.get("/console/patients")
+            // verify
             #expect(page.status == .seeOther)
             #expect(page.location?.hasPrefix("/console/login") == true)
+        }
+    }
+
+    /// Sign-ins the console refuses, with the status and a phrase of the message shown.
+    static let refusedSignIns: [(email: String, password: String, status: HTTPResponseStatus, says: String)] = [
+        ("patient@example.org", TestContext.password, .forbidden, "not allowed"),
+        ("nobody@example.org", "whatever it is", .unauthorized, "not correct"),
+    ]
+
+    @Test("a patient and an unknown account cannot sign in to the console", arguments: refusedSignIns)
+    func refusedSignIn(_ email: String, _ password: String, _ status: HTTPResponseStatus, _ says: String) async throws {
+        try await withTestApp { app in
+            // setup
             _ = try await app.patient()
-            let patient = try await browser.signIn("patient@example.org")
-            #expect(patient.status == .forbidden)
-            #expect(patient.html.contains("not allowed"))
-            let wrong = try await browser.signIn("nobody@example.org", password: "whatever it is")
-            #expect(wrong.status == .unauthorized)
-            #expect(wrong.html.contains("not correct"))
+            let browser = ConsoleBrowser(app)
+            // act
+            let reply = try await browser.signIn(email, password: password)
+            // verify
+            #expect(reply.status == status)
+            #expect(reply.html.contains(says))
+            #expect(try await app.count("sessions") == 1, "only the patient's own API session")
         }
     }
 
@@ -260,19 +277,37 @@ struct ConsoleTests {
         }
     }
 
-    @Test("staff choose the console's language and time zone; an unknown zone is refused")
-    func preferences() async throws {
+    @Test("an unknown time zone is refused and the form offers known ones")
+    func refusedPreferences() async throws {
         try await withTestApp { app in
+            // setup
             _ = try await app.staff("researcher", "lab@uni.example")
             let browser = ConsoleBrowser(app)
             _ = try await browser.signIn("lab@uni.example")
             _ = try await browser.get("/console/password")
+            // act
             let refused = try await browser.post("/console/preferences", [("locale", "de"), ("timeZone", "Mars/Base")])
+            // verify
             #expect(refused.status == .unprocessableEntity)
             #expect(refused.html.contains("Europe/Vienna"))
+            let user = try #require(try await UserRecord.query(on: app.database).filter(\.$email == "lab@uni.example").first())
+            #expect(user.timeZone != "Mars/Base" && user.locale == "en")
+        }
+    }
+
+    @Test("staff choose the console's language and time zone")
+    func preferences() async throws {
+        try await withTestApp { app in
+            // setup
+            _ = try await app.staff("researcher", "lab@uni.example")
+            let browser = ConsoleBrowser(app)
+            _ = try await browser.signIn("lab@uni.example")
+            _ = try await browser.get("/console/password")
+            // act
             let saved = try await browser.post("/console/preferences", [("locale", "de"), ("timeZone", "America/New_York")])
-            #expect(saved.status == .seeOther)
             let studies = try await browser.get("/console/studies")
+            // verify
+            #expect(saved.status == .seeOther)
             #expect(studies.html.contains("<html lang=\"de\">"))
             #expect(studies.html.contains("Neue Studie"))
             let user = try #require(try await UserRecord.query(on: app.database).filter(\.$email == "lab@uni.example").first())
@@ -283,12 +318,15 @@ struct ConsoleTests {
     @Test("rendered pages escape what people typed")
     func escaping() async throws {
         try await withTestApp { app in
+            // setup
             let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
             let (patient, _) = try await app.patient(name: "<script>alert(1)</script>")
             try await app.pair(patient, with: therapist)
             let browser = ConsoleBrowser(app)
             _ = try await browser.signIn("berger@praxis.example")
+            // act
             let page = try await browser.get("/console/patients")
+            // verify
             #expect(!page.html.contains("<script>alert(1)</script>"))
             #expect(page.html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
         }
