@@ -67,7 +67,7 @@ struct SnapshotTests {
             if names[id] == nil { names[id] = "<id-\(names.count + 1)>" }
         }
         result = result.replacing(uuid) { names[String(result[$0.range]).lowercased()] ?? "<id>" }
-        return result.replacing(try Regex("P-[2-9A-Z]{6}"), with: "P-XXXXXX")
+        return result.replacing(try Regex("P-[2-9A-Z]{6}"), with: "<pseudonym>")
     }
 
     /// Compares with the stored snapshot, or writes it when asked to record.
