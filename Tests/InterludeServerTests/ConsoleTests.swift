@@ -239,7 +239,7 @@ struct ConsoleTests {
             let (_, adminID) = try await app.staff("admin", "admin@clinic.example")
             let admin = try #require(try await UserRecord.find(adminID, on: app.database))
             let patients = (0..<(ConsoleAdminController.auditPageSize + 20)).map { _ in UUID() }
-            try await AuditLog(database: app.database, now: app.clock.now)
+            try await AuditLog(database: app.database, services: app.app.interlude)
                 .record(actor: admin, action: .caseloadRead, patients: patients)
             let reader = AuditReader(database: app.database)
             let first = try await reader.events(actor: nil, patient: nil, before: nil, limit: ConsoleAdminController.auditPageSize)

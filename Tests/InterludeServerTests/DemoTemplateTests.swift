@@ -86,7 +86,7 @@ struct DemoTemplateTests {
             // On the day before the first session the ISF-K is there to answer, next to the Daily of the moment.
             let opens = try date(beforeSession[0]["opensAt"])
             app.clock.advance(by: opens.timeIntervalSince(app.clock.now) + 60)
-            _ = try await Planner(database: app.database).runAll(now: app.clock.now)
+            _ = try await Planner(database: app.database, services: app.app.interlude).runAll(now: app.clock.now)
             let open = try await patient.send(.GET, "/me/prompts").body.array
             #expect(open.contains { $0["instrumentKey"].string == "isf-k" && $0["source"].string == "schedule" })
         }

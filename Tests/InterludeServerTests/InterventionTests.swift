@@ -303,7 +303,7 @@ struct InterventionTests {
                         "closesAt": Self.iso(app.clock.now.addingTimeInterval(3600))])
                 try #require(reply.status == .created, "\(reply.text)")
                 app.clock.advance(by: 3700)
-                _ = try await Planner(database: app.database).runAll(now: app.clock.now)
+                _ = try await Planner(database: app.database, services: app.app.interlude).runAll(now: app.clock.now)
             }
             let rules = RuleService(database: app.database, services: app.app.interlude)
             for _ in 0..<2 { try await assignShort() }
@@ -395,7 +395,7 @@ struct InterventionTests {
             let study = try #require(UUID(uuidString: studyID))
             let owner = try #require(try await UserRecord.find(researcherID, on: app.database))
             let library = InterventionLibrary(database: app.database, services: app.app.interlude)
-            let grant = try await StudyAccess(database: app.database, now: app.clock.now).require(.editLibrary, in: study, by: owner)
+            let grant = try await StudyAccess(database: app.database, services: app.app.interlude).require(.editLibrary, in: study, by: owner)
             try await library.addMessage("Notice one thing you value today.", in: grant)
             await #expect(throws: ValidationFailure.self) {
                 try await library.addMessage(String(repeating: "x", count: 281), in: grant)

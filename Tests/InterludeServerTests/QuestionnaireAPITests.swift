@@ -288,7 +288,7 @@ struct QuestionnaireAPITests {
             #expect(try await admin.send(.POST, "/instruments/phq-9/versions/1/sharing").status == .notFound)
             #expect(try await admin.send(.POST, "/instruments/phq-9/sharing").status == .forbidden)
             #expect(try await app.count("instrument_versions") == before)
-            let stored = try await InstrumentCatalog(database: app.database, now: app.clock.now).latestPublished("phq-9")
+            let stored = try await InstrumentCatalog(database: app.database, services: app.app.interlude).latestPublished("phq-9")
             #expect(try #require(stored).decodedDefinition().item("phq9_9") != nil)
 
             // An import belongs to its study: another study cannot take the key or publish it.

@@ -55,7 +55,7 @@ struct ScheduleAPITests {
             }
             #expect(planned.allSatisfy { $0.closesAt.timeIntervalSince($0.opensAt) == 1800 && $0.closesAt > app.clock.now })
             #expect(planned.allSatisfy { $0.instrumentVersion == 1 && $0.source == .schedule })
-            let again = try await Planner(database: app.database).runAll(now: app.clock.now)
+            let again = try await Planner(database: app.database, services: app.app.interlude).runAll(now: app.clock.now)
             #expect(again == Planner.Report())
             #expect(try await prompts(app, patientID).count == planned.count)
 
@@ -108,7 +108,7 @@ struct ScheduleAPITests {
 
             // Once the second one's window closed unanswered, it expires.
             app.clock.advance(by: 3600)
-            let report = try await Planner(database: app.database).runAll(now: app.clock.now)
+            let report = try await Planner(database: app.database, services: app.app.interlude).runAll(now: app.clock.now)
             #expect(report.expired >= 1)
             #expect(try await PromptRecord.find(second.id, on: app.database)?.status == .expired)
 
@@ -432,8 +432,8 @@ struct ScheduleAPITests {
             ).create(on: app.database)
             let twin = try await app.twin()
             let now = app.clock.now
-            async let one = Planner(database: app.database).run(now: now, patients: Set(try await allPatients(app)))
-            async let two = Planner(database: twin.db).run(now: now, patients: Set(try await allPatients(app)))
+            async let one = Planner(database: app.database, services: app.app.interlude).run(now: now, patients: Set(try await allPatients(app)))
+            async let two = Planner(database: twin.db, services: app.app.interlude).run(now: now, patients: Set(try await allPatients(app)))
             let reports = try await [one, two]
             try await twin.asyncShutdown()
             let total = try await app.count("prompts")
@@ -443,7 +443,7 @@ struct ScheduleAPITests {
             ).all()
             #expect(duplicates.isEmpty)
             #expect(try await prompts(app, patientID).count >= 39)
-            let again = try await Planner(database: app.database).runAll(now: now)
+            let again = try await Planner(database: app.database, services: app.app.interlude).runAll(now: now)
             #expect(again.created == 0)
         }
     }
@@ -466,10 +466,10 @@ struct ScheduleAPITests {
             // The first process holds the planner's lock for the length of its run.
             try await app.database.transaction { holder in
                 #expect(try await Planner.tryLock(on: holder as! any SQLDatabase))
-                let skipped = try await Planner(database: twin.db).runAll(now: now)
+                let skipped = try await Planner(database: twin.db, services: app.app.interlude).runAll(now: now)
                 #expect(skipped == Planner.Report())
             }
-            let planned = try await Planner(database: twin.db).runAll(now: now)
+            let planned = try await Planner(database: twin.db, services: app.app.interlude).runAll(now: now)
             try await twin.asyncShutdown()
             #expect(planned.created >= 39)
             #expect(try await prompts(app, patientID).count == planned.created)

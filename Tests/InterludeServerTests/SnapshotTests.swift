@@ -41,7 +41,7 @@ struct SnapshotTests {
         let responseID = try #require(UUID(uuidString: answered.body["id"].string ?? ""))
         let stored = try await chart.response(responseID)
         let definition = try #require(
-            try await InstrumentCatalog(database: app.database, now: app.clock.now).version("phq-9", 1)?.decodedDefinition())
+            try await InstrumentCatalog(database: app.database, services: app.app.interlude).version("phq-9", 1)?.decodedDefinition())
         return World(therapist: therapist, chart: chart, stored: stored, definition: definition)
     }
 
@@ -137,7 +137,7 @@ struct SnapshotTests {
             let requested = try await StudyAPITests.join(patient, studyID.uuidString)
             try #require(requested.status == .created, "\(requested.text)")
             let researcher = try #require(try await UserRecord.find(researcherID, on: app.database))
-            let grant = try await StudyAccess(database: app.database, now: app.clock.now).require(.viewParticipants, in: studyID, by: researcher)
+            let grant = try await StudyAccess(database: app.database, services: app.app.interlude).require(.viewParticipants, in: studyID, by: researcher)
             // act
             let content = try await StudyPages(viewer: researcher, database: app.database, services: app.app.interlude)
                 .study(grant, saved: false)

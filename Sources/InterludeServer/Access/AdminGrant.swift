@@ -6,17 +6,17 @@ import InterludeCore
 /// are written to the audit log.
 struct AdminGrant: Sendable {
     let admin: UserRecord
-    let now: Date
+    let services: AppServices
 
     /// Refuses (forbidden) anyone but an administrator.
-    init(_ user: UserRecord, now: Date) throws {
+    init(_ user: UserRecord, services: AppServices) throws {
         guard user.role == .admin else { throw AppError.forbidden(.notAllowed) }
         admin = user
-        self.now = now
+        self.services = services
     }
 
     /// Records a change, in the transaction that makes it when one is given.
     func record(_ action: AuditAction, target: String, on database: any Database) async throws {
-        try await AuditLog(database: database, now: now).record(actor: admin, action: action, target: target)
+        try await AuditLog(database: database, services: services).record(actor: admin, action: action, target: target)
     }
 }

@@ -23,7 +23,7 @@ struct AlertInbox: Sendable {
     }
 
     private func audience() async throws -> AlertService.Audience {
-        let studies = try await StudyAccess(database: database, now: now)
+        let studies = try await StudyAccess(database: database, services: services)
             .studies(where: .receiveAlerts, for: staff, kind: .research)
         return AlertService.Audience(staffID: try staff.requireID(), studies: studies.compactMap(\.id))
     }
@@ -32,7 +32,7 @@ struct AlertInbox: Sendable {
     func alerts() async throws -> [Shown] {
         let list = try await service.alerts(for: audience())
         if !list.isEmpty {
-            try await AuditLog(database: database, now: now)
+            try await AuditLog(database: database, services: services)
                 .record(actor: staff, action: .alertsRead, patients: Array(Set(list.map { $0.record.$patient.id })))
         }
         return try await shown(list)
@@ -54,7 +54,7 @@ struct AlertInbox: Sendable {
             throw AppError.notFound
         }
         let opened = try await service.acknowledge(alert, note: note, by: staff)
-        try await AuditLog(database: database, now: now)
+        try await AuditLog(database: database, services: services)
             .record(actor: staff, action: .alertAcknowledged, patients: [alert.$patient.id], target: "alert:\(id)")
         return try await shown([opened])[0]
     }
@@ -63,7 +63,7 @@ struct AlertInbox: Sendable {
         let studyIDs = Set(list.compactMap(\.record.studyID))
         let studies = try await StudyRecord.query(on: database).filter(\.$id ~~ Array(studyIDs)).all()
         let kinds = Dictionary(uniqueKeysWithValues: studies.compactMap { study in study.id.map { ($0, study.kind) } })
-        let access = StudyAccess(database: database, now: now)
+        let access = StudyAccess(database: database, services: services)
         var readable: [UUID: Bool] = [:]
         for studyID in studyIDs where kinds[studyID] == .research {
             let standing = try await access.standing(of: staff, in: studyID)

@@ -4,7 +4,9 @@ import Foundation
 /// Writes the append-only record of staff reads and changes of patient data.
 struct AuditLog: Sendable {
     let database: any Database
-    let now: Date
+    let services: AppServices
+
+    private var now: Date { services.clock.now }
 
     /// Records that `actor` did `action` concerning each of `patients` (one event each).
     func record(actor: UserRecord, action: AuditAction, patients: [UUID], target: String? = nil) async throws {

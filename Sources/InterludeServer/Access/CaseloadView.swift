@@ -13,11 +13,10 @@ struct CaseloadView: Sendable {
 
     static func read(for therapist: UserRecord, database: any Database, services: AppServices) async throws -> [Row] {
         guard therapist.role == .therapist else { throw AppError.forbidden(.notAllowed) }
-        let now = services.clock.now
         let entries = try await Caseloads(database: database).caseload(of: therapist.requireID())
         let patients = entries.map { $0.enrollment.$patient.id }
-        try await AuditLog(database: database, now: now).record(actor: therapist, action: .caseloadRead, patients: patients)
-        let compliance = try await PromptService(database: database, now: now)
+        try await AuditLog(database: database, services: services).record(actor: therapist, action: .caseloadRead, patients: patients)
+        let compliance = try await PromptService(database: database, services: services)
             .compliance(of: patients, studies: Set(entries.map { $0.enrollment.$study.id }))
         let alerts = try await AlertInbox(staff: therapist, database: database, services: services).openCounts()
         return entries.map { entry in

@@ -9,10 +9,12 @@ import InterludeCore
 /// and sharing is audited.
 struct InstrumentGovernance: Sendable {
     let database: any Database
-    let now: Date
+    let services: AppServices
 
-    private var studies: StudyAccess { StudyAccess(database: database, now: now) }
-    private var catalog: InstrumentCatalog { InstrumentCatalog(database: database, now: now) }
+    private var now: Date { services.clock.now }
+
+    private var studies: StudyAccess { StudyAccess(database: database, services: services) }
+    private var catalog: InstrumentCatalog { InstrumentCatalog(database: database, services: services) }
 
     /// Imports a draft of `definition` for `studyID` (an administrator may import for no study: an instrument of
     /// the whole installation, shared at once).
@@ -124,6 +126,6 @@ struct InstrumentGovernance: Sendable {
 
     private func audit(_ action: AuditAction, _ record: InstrumentVersionRecord, by user: UserRecord) async throws {
         let target = "instrument:\(record.key):\(record.version)"
-        try await AuditLog(database: database, now: now).record(actor: user, action: action, target: target)
+        try await AuditLog(database: database, services: services).record(actor: user, action: action, target: target)
     }
 }

@@ -5,10 +5,10 @@ import Foundation
 /// written to the audit log.
 struct OwnAccount: Sendable {
     let user: UserRecord
-    let now: Date
+    let services: AppServices
 
     /// Records a change, in the transaction that makes it.
     func record(_ action: AuditAction, on database: any Database) async throws {
-        try await AuditLog(database: database, now: now).record(actor: user, action: action, target: nil)
+        try await AuditLog(database: database, services: services).record(actor: user, action: action, target: nil)
     }
 }

@@ -23,7 +23,7 @@ struct PatientChart: Sendable {
     /// The name, date of birth and gender belong to the therapist's view, never to research.
     var showsIdentity: Bool { kind == .practice }
     private var now: Date { services.clock.now }
-    private var audit: AuditLog { AuditLog(database: database, now: now) }
+    private var audit: AuditLog { AuditLog(database: database, services: services) }
 
     /// The chart of one of the therapist's own patients, in the therapist's practice.
     static func open(_ patientID: UUID, for therapist: UserRecord, database: any Database, services: AppServices)
@@ -69,7 +69,7 @@ struct PatientChart: Sendable {
     static func charts(of patientID: UUID, for viewer: UserRecord, database: any Database, services: AppServices)
         async throws -> [PatientChart]
     {
-        let access = StudyAccess(database: database, now: services.clock.now)
+        let access = StudyAccess(database: database, services: services)
         let studies = try await EnrollmentRecord.query(on: database)
             .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active).all()
             .map { $0.$study.id }
@@ -104,7 +104,7 @@ struct PatientChart: Sendable {
     }
 
     func prompts(statuses: Set<PromptStatus> = Set(PromptStatus.allCases)) async throws -> [PromptService.Current] {
-        let prompts = try await PromptService(database: database, now: now)
+        let prompts = try await PromptService(database: database, services: services)
             .prompts(of: patientID, statuses: statuses, studies: studies)
         try await audit.record(actor: viewer, action: .promptsRead, patients: [patientID])
         return prompts
@@ -112,7 +112,7 @@ struct PatientChart: Sendable {
 
     /// Prompts answered, missed and open so far.
     func compliance() async throws -> PromptService.Compliance {
-        let compliance = try await PromptService(database: database, now: now).compliance(of: [patientID], studies: studies)
+        let compliance = try await PromptService(database: database, services: services).compliance(of: [patientID], studies: studies)
         try await audit.record(actor: viewer, action: .promptsRead, patients: [patientID])
         return compliance[patientID] ?? PromptService.Compliance()
     }
@@ -185,7 +185,7 @@ struct PatientChart: Sendable {
 
     /// The plans of this study that reach the patient.
     func plans() async throws -> [ScheduleService.ParticipantPlan] {
-        let plans = try await ScheduleService(database: database, now: now).plans(reaching: patientID)
+        let plans = try await ScheduleService(database: database, services: services).plans(reaching: patientID)
             .filter { $0.plan.$study.id == studyID }
         try await audit.record(actor: viewer, action: .schedulePreviewed, patients: [patientID])
         return plans
@@ -193,7 +193,7 @@ struct PatientChart: Sendable {
 
     /// What this study's plans give the patient for any period, in their local time.
     func schedule(from: LocalDate, days: Int) async throws -> (TimeZone, [ScheduleService.Planned]) {
-        let planned = try await ScheduleService(database: database, now: now)
+        let planned = try await ScheduleService(database: database, services: services)
             .preview(patientID: patientID, from: from, days: days, studies: studies)
         try await audit.record(actor: viewer, action: .schedulePreviewed, patients: [patientID])
         return planned
@@ -201,7 +201,7 @@ struct PatientChart: Sendable {
 
     /// What a plan not attached yet would give the patient.
     func preview(_ plan: SchedulePlan, zone: TimeZone, from: LocalDate, days: Int) async throws -> (TimeZone, [Occurrence]) {
-        let planned = try await ScheduleService(database: database, now: now)
+        let planned = try await ScheduleService(database: database, services: services)
             .previewDraft(plan, studyID: studyID, patientID: patientID, zone: zone, from: from, days: days)
         try await audit.record(actor: viewer, action: .schedulePreviewed, patients: [patientID])
         return planned
@@ -215,12 +215,12 @@ struct PatientChart: Sendable {
     // MARK: Changes
 
     private func requireActing() async throws {
-        _ = try await StudyAccess(database: database, now: now).require(.actForParticipant, in: studyID, by: viewer)
+        _ = try await StudyAccess(database: database, services: services).require(.actForParticipant, in: studyID, by: viewer)
     }
 
     func assignPrompt(instrumentKey: String, opensAt: Date, closesAt: Date) async throws -> PromptRecord {
         try await requireActing()
-        let prompt = try await PromptService(database: database, now: now).assign(
+        let prompt = try await PromptService(database: database, services: services).assign(
             by: viewer, patientID: patientID, studyID: studyID, instrumentKey: instrumentKey, opensAt: opensAt,
             closesAt: closesAt)
         try await audit.record(

@@ -7,7 +7,9 @@ import InterludeCore
 /// refused (forbidden).
 struct StudyAccess: Sendable {
     let database: any Database
-    let now: Date
+    let services: AppServices
+
+    private var now: Date { services.clock.now }
 
     /// The person's standing in the study: owner, researcher or therapist by membership, admin by role; nil for
     /// anyone else, patients always.
@@ -26,7 +28,7 @@ struct StudyAccess: Sendable {
         else { throw AppError.notFound }
         let grant = StudyGrant(
             study: study, studyID: studyID, kind: study.kind, standing: standing, viewer: user,
-            audit: AuditLog(database: database, now: now))
+            audit: AuditLog(database: database, services: services))
         // A practice is invisible to everyone but its therapist, as it is to patients.
         guard grant.allows(.viewStudy) else { throw AppError.notFound }
         guard grant.allows(permission) else { throw AppError.forbidden(.notAllowed) }

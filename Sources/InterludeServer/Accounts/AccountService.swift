@@ -253,7 +253,7 @@ struct AccountService: Sendable {
             }
         }
         // Future prompts follow the new local time.
-        if movedZone { _ = try await Planner(database: database).run(now: now, patients: [userID]) }
+        if movedZone { _ = try await Planner(database: database, services: services).run(now: now, patients: [userID]) }
     }
 
     // MARK: Helpers

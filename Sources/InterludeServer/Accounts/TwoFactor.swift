@@ -32,10 +32,10 @@ struct TwoFactorService: Sendable {
             let value = required ? "true" : "false"
             if let setting = try await SettingRecord.find(Self.requiredSetting, on: database) {
                 setting.value = value
-                setting.updatedAt = grant.now
+                setting.updatedAt = now
                 try await setting.save(on: database)
             } else {
-                try await SettingRecord(key: Self.requiredSetting, value: value, now: grant.now).create(on: database)
+                try await SettingRecord(key: Self.requiredSetting, value: value, now: now).create(on: database)
             }
             try await grant.record(.twoFactorRequirementChanged, target: value, on: database)
         }
@@ -72,7 +72,7 @@ struct TwoFactorService: Sendable {
         user.totpLastStep = step
         try await database.transaction { database in
             try await user.save(on: database)
-            try await OwnAccount(user: user, now: now).record(.twoFactorEnabled, on: database)
+            try await OwnAccount(user: user, services: services).record(.twoFactorEnabled, on: database)
         }
     }
 
@@ -84,7 +84,7 @@ struct TwoFactorService: Sendable {
             throw AppError.field("currentPassword", .mismatch)
         }
         try await useCode(code, of: user)
-        try await clear(user) { try await OwnAccount(user: user, now: now).record(.twoFactorDisabled, on: $0) }
+        try await clear(user) { try await OwnAccount(user: user, services: services).record(.twoFactorDisabled, on: $0) }
     }
 
     /// An administrator turns it off for a staff member who lost the device; they set it up anew at next sign-in.

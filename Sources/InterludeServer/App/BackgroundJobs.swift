@@ -13,7 +13,7 @@ enum BackgroundJobs {
     static func plan(_ app: Application) async {
         let services = app.interlude
         do {
-            let report = try await Planner(database: app.db, horizonDays: services.settings.plannerHorizonDays)
+            let report = try await Planner(database: app.db, services: services)
                 .runAll(now: services.clock.now)
             if report != Planner.Report() {
                 app.logger.info(

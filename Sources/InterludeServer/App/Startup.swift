@@ -39,7 +39,7 @@ public func prepareToServe(_ app: Application) async throws {
 /// Brings the schema up to date and installs library instruments that are not in the database yet.
 func migrate(_ app: Application) async throws {
     try await app.autoMigrate()
-    try await InstrumentCatalog(database: app.db, now: app.interlude.clock.now)
+    try await InstrumentCatalog(database: app.db, services: app.interlude)
         .installLibrary(app.interlude.library, logger: app.logger)
 }
 

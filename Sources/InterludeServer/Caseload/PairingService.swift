@@ -105,7 +105,7 @@ struct PairingService: Sendable {
             // Another code was redeemed for this patient at the same moment; the database kept one pairing.
             throw AppError.conflict(.alreadyPaired)
         }
-        _ = try await Planner(database: database).run(now: now, patients: [patientID])
+        _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID])
         return paired
     }
 

@@ -44,7 +44,7 @@ struct RuleService: Sendable {
 
     /// The newest definition of every published instrument the study may use, which its rules may name.
     private func instruments(usableIn studyID: UUID) async throws -> [String: InstrumentDefinition] {
-        let catalog = InstrumentCatalog(database: database, now: now)
+        let catalog = InstrumentCatalog(database: database, services: services)
         var result: [String: InstrumentDefinition] = [:]
         for record in try await catalog.overview() where record.isUsable(in: studyID) {
             let latest = record.isPublished ? record : try await catalog.latestPublished(record.key)
@@ -199,7 +199,7 @@ struct RuleService: Sendable {
             return alert.map { "alert \($0.id?.uuidString.lowercased() ?? "")" } ?? "alert: nobody to alert"
         case .prompt(let instrumentKey, let openHours):
             guard
-                let version = try await InstrumentCatalog(database: database, now: now)
+                let version = try await InstrumentCatalog(database: database, services: services)
                     .pinnedVersion(instrumentKey, for: stored.studyID)
             else {
                 return "prompt: \(instrumentKey) is not published"
@@ -277,7 +277,7 @@ struct RuleService: Sendable {
         switch checked.trigger {
         case .submitted(let instrumentKey, _):
             let responses = try await chart.responses(instrumentKey: instrumentKey)
-            let catalog = InstrumentCatalog(database: database, now: now)
+            let catalog = InstrumentCatalog(database: database, services: services)
             let definitions = try await catalog.definitions(
                 Set(responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
             return responses.compactMap { response in

@@ -30,8 +30,8 @@ struct SiteTexts: Sendable {
     func update(
         privacyPolicy: [Language: String], version: String, imprint: [Language: String], by grant: AdminGrant
     ) async throws {
-        try await update(.privacyPolicy, texts: privacyPolicy, version: version, now: grant.now)
-        try await update(.imprint, texts: imprint, version: nil, now: grant.now)
+        try await update(.privacyPolicy, texts: privacyPolicy, version: version, now: grant.services.clock.now)
+        try await update(.imprint, texts: imprint, version: nil, now: grant.services.clock.now)
         try await grant.record(.siteTextChanged, target: "privacyPolicy:\(version)", on: database)
     }
 

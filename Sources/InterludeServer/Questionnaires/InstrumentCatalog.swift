@@ -8,7 +8,9 @@ import Vapor
 /// published and unchangeable after.
 struct InstrumentCatalog: Sendable {
     let database: any Database
-    let now: Date
+    let services: AppServices
+
+    private var now: Date { services.clock.now }
 
     /// What a file is, judged by its content.
     enum Format: String, Sendable {

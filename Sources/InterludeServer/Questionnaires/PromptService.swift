@@ -6,7 +6,9 @@ import InterludeCore
 /// schedules and rules create them through the same `create`.
 struct PromptService: Sendable {
     let database: any Database
-    let now: Date
+    let services: AppServices
+
+    private var now: Date { services.clock.now }
 
     /// A prompt with its status at this moment.
     struct Current: Sendable {
@@ -28,7 +30,7 @@ struct PromptService: Sendable {
         source: PromptSource
     ) async throws -> PromptRecord {
         guard
-            let instrument = try await InstrumentCatalog(database: database, now: now)
+            let instrument = try await InstrumentCatalog(database: database, services: services)
                 .pinnedVersion(instrumentKey, for: studyID)
         else { throw AppError.field("instrumentKey", .unknown) }
         let prompt = PromptRecord(

@@ -57,7 +57,7 @@ struct ResponseService: Sendable {
         case .cancelled: throw AppError.conflict(.promptCancelled)
         default: break
         }
-        let prompts = PromptService(database: database, now: now)
+        let prompts = PromptService(database: database, services: services)
         if try await prompts.blocked(among: [prompts.current(prompt)], patientID: patientID).contains(submission.promptID) {
             throw AppError.conflict(.oneTimeFirst)
         }
@@ -65,7 +65,7 @@ struct ResponseService: Sendable {
             startedAt: submission.startedAt, completedAt: submission.completedAt, opensAt: prompt.opensAt,
             closesAt: prompt.closesAt, now: now)
         guard
-            let definition = try await InstrumentCatalog(database: database, now: now)
+            let definition = try await InstrumentCatalog(database: database, services: services)
                 .version(prompt.instrumentKey, prompt.instrumentVersion)?.decodedDefinition()
         else { throw AppError.notFound }
         try definition.validate(submission.answers)
@@ -115,7 +115,7 @@ struct ResponseService: Sendable {
     func fhirDocument(of stored: Stored) async throws -> FHIR.QuestionnaireResponse {
         let record = stored.record
         guard
-            let definition = try await InstrumentCatalog(database: database, now: now)
+            let definition = try await InstrumentCatalog(database: database, services: services)
                 .version(record.instrumentKey, record.instrumentVersion)?.decodedDefinition()
         else { throw AppError.notFound }
         let settings = services.settings

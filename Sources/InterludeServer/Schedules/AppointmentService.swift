@@ -73,7 +73,7 @@ struct AppointmentService: Sendable {
 
     /// Plans around appointments follow every change at once.
     private func replan(_ patient: UserRecord) async throws {
-        _ = try await Planner(database: database).run(now: now, patients: [try patient.requireID()])
+        _ = try await Planner(database: database, services: services).run(now: now, patients: [try patient.requireID()])
     }
 
     func open(_ record: AppointmentRecord) throws -> Shown {

@@ -9,7 +9,8 @@ import SQLKit
 /// expired. Running it twice, or in two processes at once, creates nothing twice.
 struct Planner: Sendable {
     let database: any Database
-    var horizonDays: Int = Settings.defaultPlannerHorizonDays
+    let services: AppServices
+    private var horizonDays: Int { services.settings.plannerHorizonDays }
     /// The first half of the Postgres advisory lock for whole runs, so only one process plans at a time; the second
     /// half is the schema's hash.
     static let lockClass: Int32 = 0x1A7E_4C0D
@@ -200,7 +201,7 @@ struct Planner: Sendable {
     /// made.
     private func insert(_ prompts: [PromptRecord], now: Date, on database: any Database) async throws -> Int {
         guard !prompts.isEmpty else { return 0 }
-        let catalog = InstrumentCatalog(database: database, now: now)
+        let catalog = InstrumentCatalog(database: database, services: services)
         var versions: [StudyInstrument: Int] = [:]
         for used in Set(prompts.map(StudyInstrument.init)) {
             versions[used] = try await catalog.pinnedVersion(used.key, for: used.studyID)?.version

@@ -5,9 +5,11 @@ import InterludeCore
 /// Attaching plans to studies and patients, previewing them, and participants' own adjustments.
 struct ScheduleService: Sendable {
     let database: any Database
-    let now: Date
+    let services: AppServices
 
-    private var planner: Planner { Planner(database: database) }
+    private var now: Date { services.clock.now }
+
+    private var planner: Planner { Planner(database: database, services: services) }
 
     func plans(in grant: StudyGrant) async throws -> [PlanRecord] {
         try grant.require(.viewPlans)
@@ -24,7 +26,7 @@ struct ScheduleService: Sendable {
     private func check(_ plan: SchedulePlan, study: StudyRecord, patientID: UUID?, arm: String?) async throws {
         var validator = FieldValidator()
         for problem in plan.problems() { validator.add(problem.field, problem.code, limit: problem.limit) }
-        if try await InstrumentCatalog(database: database, now: now)
+        if try await InstrumentCatalog(database: database, services: services)
             .pinnedVersion(plan.instrumentKey, for: study.requireID()) == nil
         {
             validator.add("instrumentKey", .unknown)
@@ -245,7 +247,7 @@ struct ScheduleService: Sendable {
         guard let target = try await onDemandPlans(for: patientID).first(where: { $0.plan.id == planID }) else {
             throw AppError.field("planId", try await PlanRecord.find(planID, on: database) == nil ? .unknown : .notAllowed)
         }
-        let prompt = try await PromptService(database: database, now: now).create(
+        let prompt = try await PromptService(database: database, services: services).create(
             patientID: patientID, studyID: target.plan.$study.id, assignedBy: nil,
             instrumentKey: target.definition.instrumentKey, opensAt: now,
             closesAt: now.addingTimeInterval(TimeInterval(target.definition.durationMinutes * 60)), source: .onDemand)

@@ -109,7 +109,7 @@ struct StudyService: Sendable {
             // A join sent twice at once: the database kept the first.
             throw AppError.conflict(.alreadyEnrolled)
         }
-        if initialStatus == .active { _ = try await Planner(database: database).run(now: now, patients: [patientID]) }
+        if initialStatus == .active { _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID]) }
         return enrollment
     }
 
@@ -138,7 +138,7 @@ struct StudyService: Sendable {
                 .filter(\.$deliverAt > now)
                 .delete()
         }
-        _ = try await Planner(database: database).run(now: now, patients: [patientID])
+        _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID])
     }
 
     private func currentEnrollment(patientID: UUID, studyID: UUID) async throws -> EnrollmentRecord? {
@@ -195,7 +195,7 @@ struct StudyService: Sendable {
         try await grant.record(.studyChanged)
         if statusChanged {
             let participants = try await EnrollmentRecord.query(on: database).filter(\.$study.$id == grant.studyID).all()
-            _ = try await Planner(database: database).run(now: now, patients: Set(participants.map { $0.$patient.id }))
+            _ = try await Planner(database: database, services: services).run(now: now, patients: Set(participants.map { $0.$patient.id }))
         }
         return study
     }
@@ -250,7 +250,7 @@ struct StudyService: Sendable {
         }
         let patientID = enrollment.$patient.id
         try await grant.record(.enrollmentDecided, patients: [patientID], target: approve ? "approved" : "declined")
-        if approve { _ = try await Planner(database: database).run(now: now, patients: [patientID]) }
+        if approve { _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID]) }
         guard let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
         else { throw AppError.notFound }
         return Participant(enrollment: enrollment, pseudonym: profile.pseudonym, name: nil)

@@ -58,13 +58,13 @@ struct SyncService: Sendable {
             appointmentQuery = appointmentQuery.filter(\.$endsAt > horizon)
             interventionQuery = interventionQuery.filter(\.$deliverAt > horizon)
         }
-        let promptService = PromptService(database: database, now: now)
+        let promptService = PromptService(database: database, services: services)
         let prompts = try await promptQuery.sort(\.$opensAt).all().map(promptService.current)
         let appointmentService = AppointmentService(database: database, services: services)
         let appointments = try await appointmentQuery.sort(\.$startsAt).all().map(appointmentService.open)
         let interventionService = InterventionService(database: database, services: services)
         let interventions = try await interventionQuery.sort(\.$deliverAt).all().map(interventionService.open)
-        let catalog = InstrumentCatalog(database: database, now: now)
+        let catalog = InstrumentCatalog(database: database, services: services)
         var instruments: [InstrumentVersionRecord] = []
         for key in Set(prompts.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) })
             .sorted(by: { ($0.key, $0.version) < ($1.key, $1.version) })

@@ -120,7 +120,7 @@ struct AccessWorld: Sendable {
         let otherStudy = try #require(UUID(uuidString: try await StudyAPITests().createStudy(otherResearcher, StudyAPITests.study("open"))))
         let owner = try #require(try await UserRecord.find(researcherID, on: app.database))
         let therapistUser = try #require(try await UserRecord.find(ownTherapistID, on: app.database))
-        let access = StudyAccess(database: app.database, now: app.clock.now)
+        let access = StudyAccess(database: app.database, services: app.app.interlude)
         let researchGrant = try await access.require(.editLibrary, in: study, by: owner)
         let practiceGrant = try await access.require(.editLibrary, in: practice, by: therapistUser)
         let library = InterventionLibrary(database: app.database, services: app.app.interlude)

@@ -15,7 +15,7 @@ extension APIHandler {
     func createUser(_ input: Operations.CreateUser.Input) async throws -> Operations.CreateUser.Output {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
-        let admin = try AdminGrant(try await context.user(.admin), now: context.services.clock.now)
+        let admin = try AdminGrant(try await context.user(.admin), services: context.services)
         let created = try await context.staff.create(
             email: body.email, role: body.role.rawValue, name: body.name, password: body.password, by: admin)
         return .created(
@@ -25,7 +25,7 @@ extension APIHandler {
     func updateUser(_ input: Operations.UpdateUser.Input) async throws -> Operations.UpdateUser.Output {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
-        let admin = try AdminGrant(try await context.user(.admin), now: context.services.clock.now)
+        let admin = try AdminGrant(try await context.user(.admin), services: context.services)
         let user = try await context.staff.setActive(body.active, userID: try pathID(input.path.userId), by: admin)
         return .ok(.init(body: .json(try .init(user))))
     }

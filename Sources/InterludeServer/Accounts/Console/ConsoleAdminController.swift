@@ -49,7 +49,7 @@ struct ConsoleAdminController {
     }
 
     func createUser(_ request: Request) async throws -> Response {
-        let admin = try AdminGrant(try request.consoleUser(.admin), now: request.services.clock.now)
+        let admin = try AdminGrant(try request.consoleUser(.admin), services: request.services)
         let form = try request.content.decode(NewUserForm.self)
         do {
             guard form.role == Role.therapist.rawValue || form.role == Role.researcher.rawValue else {
@@ -68,7 +68,7 @@ struct ConsoleAdminController {
     }
 
     func setActive(_ request: Request) async throws -> Response {
-        let admin = try AdminGrant(try request.consoleUser(.admin), now: request.services.clock.now)
+        let admin = try AdminGrant(try request.consoleUser(.admin), services: request.services)
         let active = try request.content.get(String.self, at: "active") == "true"
         guard let userID = request.parameters.get("userID", as: UUID.self) else { throw AppError.notFound }
         _ = try await StaffAccounts(database: request.db, services: request.services)
@@ -98,7 +98,7 @@ struct ConsoleAdminController {
     }
 
     func saveSettings(_ request: Request) async throws -> Response {
-        let admin = try AdminGrant(try request.consoleUser(.admin), now: request.services.clock.now)
+        let admin = try AdminGrant(try request.consoleUser(.admin), services: request.services)
         let form = try request.content.decode(SettingsForm.self)
         do {
             try await SiteTexts(database: request.db).update(
@@ -112,14 +112,14 @@ struct ConsoleAdminController {
     }
 
     func saveTwoFactorRequirement(_ request: Request) async throws -> Response {
-        let admin = try AdminGrant(try request.consoleUser(.admin), now: request.services.clock.now)
+        let admin = try AdminGrant(try request.consoleUser(.admin), services: request.services)
         let required = (try? request.content.get(String.self, at: "required")) == "on"
         try await TwoFactorService(database: request.db, services: request.services).setRequired(required, grant: admin)
         return request.redirect(to: .settings, query: [("saved", "1")])
     }
 
     func resetTwoFactor(_ request: Request) async throws -> Response {
-        let admin = try AdminGrant(try request.consoleUser(.admin), now: request.services.clock.now)
+        let admin = try AdminGrant(try request.consoleUser(.admin), services: request.services)
         guard let userID = request.parameters.get("userID", as: UUID.self),
             let user = try await UserRecord.find(userID, on: request.db)
         else { throw AppError.notFound }

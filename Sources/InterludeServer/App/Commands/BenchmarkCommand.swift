@@ -32,10 +32,9 @@ struct BenchmarkCommand: AsyncCommand {
         guard try await UserRecord.query(on: app.db).count() == 0 else {
             throw CommandFailure(message: "The benchmark fills the database with made-up people; point INTERLUDE_DATA_DIR at an empty directory.")
         }
-        let now = app.interlude.clock.now
         switch signature.subject {
         case "planner":
-            let result = try await PlannerBenchmark(database: app.db, now: now).run(participants: signature.participants ?? 10_000)
+            let result = try await PlannerBenchmark(database: app.db, services: app.interlude).run(participants: signature.participants ?? 10_000)
             context.console.print(result.report)
         case "dispatcher":
             let result = try await DispatcherBenchmark(app: app).run(notifications: signature.notifications ?? 2000)
@@ -54,7 +53,9 @@ struct BenchmarkCommand: AsyncCommand {
 /// exactly the rows it made again with plain multi-row INSERTs, and compares the two rates.
 struct PlannerBenchmark {
     let database: any Database
-    let now: Date
+    let services: AppServices
+
+    private var now: Date { services.clock.now }
 
     struct Result {
         let participants: Int
@@ -83,7 +84,7 @@ struct PlannerBenchmark {
         let clock = ContinuousClock()
         var report = Planner.Report()
         let planning = try await clock.measure {
-            report = try await Planner(database: database).runAll(now: now)
+            report = try await Planner(database: database, services: services).runAll(now: now)
         }
         let sql = database as! any SQLDatabase
         let columns = [

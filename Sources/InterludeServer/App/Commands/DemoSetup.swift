@@ -82,7 +82,7 @@ struct DemoSetup: Sendable {
         _ = try await TherapistProfiles(database: database).update(
             therapistID: therapistID, fullName: "Dr. Demo Therapist", gender: nil,
             officeAddress: "Praxis am Ring 1, 1010 Wien", phone: "+43 1 000 00 00", emergencyNumber: "+43 1 000 00 99")
-        let practice = try await StudyAccess(database: database, now: now).require(.editLibrary, in: practiceID, by: therapist)
+        let practice = try await StudyAccess(database: database, services: services).require(.editLibrary, in: practiceID, by: therapist)
         let library = InterventionLibrary(database: database, services: services)
         try await library.addTemplate(
             InterventionDraft(kind: .commendation, text: "You kept at it this week. Well done."), in: practice)
@@ -95,7 +95,7 @@ struct DemoSetup: Sendable {
                 name: "Three Dailies missed", trigger: .missedInARow(count: 3, instrumentKey: "intersession-daily"),
                 action: .alert(priority: .normal, message: "Three Dailies in a row went unanswered.")),
             in: practice)
-        let schedules = ScheduleService(database: database, now: now)
+        let schedules = ScheduleService(database: database, services: services)
         let daily = SchedulePlan.intersessionDaily(
             reminderMinutes: [15], notification: LocalizedText([.en: "How are you right now?", .de: "Wie geht es Ihnen gerade?"]))
         _ = try await schedules.create(daily, in: practice, patientID: nil, arm: nil)
@@ -128,8 +128,8 @@ struct DemoSetup: Sendable {
         let studies = StudyService(database: database, services: services)
         let study = try await studies.create(by: researcher, draft: draft)
         let studyID = try study.requireID()
-        let grant = try await StudyAccess(database: database, now: now).require(.editPlans, in: studyID, by: researcher)
-        let schedules = ScheduleService(database: database, now: now)
+        let grant = try await StudyAccess(database: database, services: services).require(.editPlans, in: studyID, by: researcher)
+        let schedules = ScheduleService(database: database, services: services)
         let weekdayWindow = [TimeWindow(start: LocalTime("08:00")!, end: LocalTime("20:00")!, count: 3)]
         let weekendWindow = [TimeWindow(start: LocalTime("10:00")!, end: LocalTime("21:00")!, count: 2)]
         var days: [Weekday: [TimeWindow]] = [:]

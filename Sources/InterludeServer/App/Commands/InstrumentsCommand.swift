@@ -23,7 +23,7 @@ struct InstrumentsCommand: AsyncCommand {
     func run(using context: CommandContext, signature: Signature) async throws {
         let app = context.application
         try await migrate(app)
-        let governance = InstrumentGovernance(database: app.db, now: app.interlude.clock.now)
+        let governance = InstrumentGovernance(database: app.db, services: app.interlude)
         switch signature.action {
         case "import":
             guard let data = FileManager.default.contents(atPath: signature.file) else {

@@ -128,7 +128,7 @@ struct SyncFixtures {
         let now = services.clock.now
         let people = try await BenchmarkPopulation.make(count, on: database, now: now)
         try await people.planDaily(on: database, now: now)
-        _ = try await Planner(database: database).runAll(now: now)
+        _ = try await Planner(database: database, services: services).runAll(now: now)
         var tokens: [String] = []
         let appointments = AppointmentService(database: database, services: services)
         let zone = TimeZone(identifier: "Europe/Vienna")!

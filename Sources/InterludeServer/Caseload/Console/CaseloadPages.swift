@@ -144,7 +144,7 @@ struct CaseloadPages: Sendable {
         let patientID = entry.patientID
         let now = services.clock.now
         let display = therapist.dateDisplay
-        let catalog = InstrumentCatalog(database: database, now: now)
+        let catalog = InstrumentCatalog(database: database, services: services)
         let allPrompts = try await chart.prompts()
         let prompts = allPrompts.filter { $0.status != .scheduled }
         let responses = try await chart.responses()

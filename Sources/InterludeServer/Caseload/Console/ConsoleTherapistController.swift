@@ -151,7 +151,7 @@ struct ConsoleTherapistController {
         guard let responseID = request.parameters.get("responseID", as: UUID.self) else { throw AppError.notFound }
         let stored = try await chart.response(responseID)
         guard
-            let definition = try await InstrumentCatalog(database: request.db, now: request.services.clock.now)
+            let definition = try await InstrumentCatalog(database: request.db, services: request.services)
                 .version(stored.record.instrumentKey, stored.record.instrumentVersion)?.decodedDefinition()
         else { throw AppError.notFound }
         return (chart, stored, definition)

@@ -37,7 +37,7 @@ struct APIContext: Sendable {
         return user
     }
 
-    var access: StudyAccess { StudyAccess(database: database, now: now) }
+    var access: StudyAccess { StudyAccess(database: database, services: services) }
 
     /// The signed-in therapist's chart of the patient named in the path.
     func chart(of rawPatientID: String) async throws -> PatientChart {

@@ -58,7 +58,7 @@ struct ConsoleRulesController {
 
     /// The study in the path, if the staff member holds `permission` in it.
     static func grant(_ permission: StudyPermission, _ request: Request, _ staff: UserRecord) async throws -> StudyGrant {
-        try await StudyAccess(database: request.db, now: request.services.clock.now)
+        try await StudyAccess(database: request.db, services: request.services)
             .require(permission, in: try studyID(request), by: staff)
     }
 

@@ -90,7 +90,7 @@ struct RulesPages: Sendable {
         let study = grant.study
         let rules = RuleService(database: database, services: services)
         let stored = try await rules.rules(in: grant)
-        let catalog = InstrumentCatalog(database: database, now: services.clock.now)
+        let catalog = InstrumentCatalog(database: database, services: services)
         var titles: [String: String] = [:]
         for record in try await catalog.overview() where record.isUsable(in: grant.studyID) {
             titles[record.key] = record.title(in: language)

@@ -244,9 +244,9 @@ extension APIHandler {
 }
 
 extension APIContext {
-    var catalog: InstrumentCatalog { InstrumentCatalog(database: database, now: now) }
-    var instrumentGovernance: InstrumentGovernance { InstrumentGovernance(database: database, now: now) }
-    var prompts: PromptService { PromptService(database: database, now: now) }
+    var catalog: InstrumentCatalog { InstrumentCatalog(database: database, services: services) }
+    var instrumentGovernance: InstrumentGovernance { InstrumentGovernance(database: database, services: services) }
+    var prompts: PromptService { PromptService(database: database, services: services) }
     var responses: ResponseService { ResponseService(database: database, services: services) }
 
     /// Prompts as the API shows them, titled in the caller's language.

@@ -19,11 +19,11 @@ struct ConsoleInstrumentsController {
     }
 
     private func catalog(_ request: Request) -> InstrumentCatalog {
-        InstrumentCatalog(database: request.db, now: request.services.clock.now)
+        InstrumentCatalog(database: request.db, services: request.services)
     }
 
     private func governance(_ request: Request) -> InstrumentGovernance {
-        InstrumentGovernance(database: request.db, now: request.services.clock.now)
+        InstrumentGovernance(database: request.db, services: request.services)
     }
 
     private func renderList(_ request: Request, errors: FormErrors = FormErrors(), status: HTTPResponseStatus = .ok)

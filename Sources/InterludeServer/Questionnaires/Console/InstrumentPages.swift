@@ -84,8 +84,8 @@ struct InstrumentPages: Sendable {
 
     private var language: Language { viewer.language }
     private var localizer: Localizer { services.localizer }
-    private var catalog: InstrumentCatalog { InstrumentCatalog(database: database, now: services.clock.now) }
-    private var governance: InstrumentGovernance { InstrumentGovernance(database: database, now: services.clock.now) }
+    private var catalog: InstrumentCatalog { InstrumentCatalog(database: database, services: services) }
+    private var governance: InstrumentGovernance { InstrumentGovernance(database: database, services: services) }
 
     func list(errors: FormErrors) async throws -> ListContent {
         let records = try await governance.visible(try await catalog.overview(), to: viewer)

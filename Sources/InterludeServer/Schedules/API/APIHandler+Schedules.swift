@@ -212,7 +212,7 @@ extension APIHandler {
 }
 
 extension APIContext {
-    var schedules: ScheduleService { ScheduleService(database: database, now: now) }
+    var schedules: ScheduleService { ScheduleService(database: database, services: services) }
     var appointments: AppointmentService { AppointmentService(database: database, services: services) }
 
     /// An instrument's title in the request's language, or its key when it has none published.

@@ -24,13 +24,13 @@ struct ConsoleScheduleController {
     }
 
     private func schedules(_ request: Request) -> ScheduleService {
-        ScheduleService(database: request.db, now: request.services.clock.now)
+        ScheduleService(database: request.db, services: request.services)
     }
 
     /// The study in the path, if the staff member holds `permission` in it.
     private func grant(_ permission: StudyPermission, _ request: Request, _ user: UserRecord) async throws -> StudyGrant {
         guard let id = request.parameters.get("studyID", as: UUID.self) else { throw AppError.notFound }
-        return try await StudyAccess(database: request.db, now: request.services.clock.now).require(permission, in: id, by: user)
+        return try await StudyAccess(database: request.db, services: request.services).require(permission, in: id, by: user)
     }
 
     /// A therapist's plans live in their practice.

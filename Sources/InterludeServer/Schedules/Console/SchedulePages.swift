@@ -66,10 +66,10 @@ struct SchedulePages: Sendable {
         errors: FormErrors, created: Bool, removed: Bool
     ) async throws -> PlansContent {
         let studyID = grant.studyID
-        let schedules = ScheduleService(database: database, now: services.clock.now)
+        let schedules = ScheduleService(database: database, services: services)
         let study = grant.study
         let now = services.clock.now
-        let catalog = InstrumentCatalog(database: database, now: now)
+        let catalog = InstrumentCatalog(database: database, services: services)
         let published = try await catalog.overview().filter { $0.isPublished && $0.isUsable(in: studyID) }
         var titles: [String: String] = [:]
         for record in published { titles[record.key] = record.title(in: language) }
@@ -192,7 +192,7 @@ struct SchedulePages: Sendable {
             planned += schedule.1
         }
         planned.sort { $0.occurrence.opensAt < $1.occurrence.opensAt }
-        let catalog = InstrumentCatalog(database: database, now: now)
+        let catalog = InstrumentCatalog(database: database, services: services)
         var titles: [String: String] = [:]
         for key in Set(planned.map(\.plan.instrumentKey)) {
             titles[key] = try await catalog.title(of: key, in: language)

@@ -33,7 +33,7 @@ struct ConsoleStudiesController {
     }
 
     private func access(_ request: Request) -> StudyAccess {
-        StudyAccess(database: request.db, now: request.services.clock.now)
+        StudyAccess(database: request.db, services: request.services)
     }
 
     /// A research study the staff member may do `permission` in; a practice is not shown here.

@@ -65,7 +65,7 @@ struct StudyPages: Sendable {
     private var localizer: Localizer { services.localizer }
 
     func list() async throws -> StudiesContent {
-        let access = StudyAccess(database: database, now: services.clock.now)
+        let access = StudyAccess(database: database, services: services)
         let studies = try await access.studies(where: .viewStudy, for: viewer, kind: .research)
         let deciding = try await access.studies(where: .decideEnrollment, for: viewer, kind: .research)
         let rows = try studies.map { study in
@@ -101,7 +101,7 @@ struct StudyPages: Sendable {
         let study = grant.study
         let enrolled = try await StudyService(database: database, services: services).participants(of: grant)
         let display = viewer.dateDisplay
-        let compliance = try await PromptService(database: database, now: services.clock.now)
+        let compliance = try await PromptService(database: database, services: services)
             .compliance(of: enrolled.map { $0.enrollment.$patient.id }, studies: [grant.studyID])
         let rows = try enrolled.map { participant in
             ParticipantRow(
