@@ -14,13 +14,33 @@ struct ScheduleAPITests {
         ["start": "16:00", "end": "19:59", "count": 1],
     ])
 
-    static var daily: JSONValue {
-        var days: [String: JSONValue] = [:]
-        for weekday in Weekday.allCases { days[weekday.rawValue] = dailyWindows }
-        return ["instrumentKey": "intersession-daily", "durationMinutes": 30, "pattern": ["kind": "randomWindows", "days": .object(days)]]
+    static var daily: JSONValue { plan(days: dailyWindows) }
+
+    /// The Intersession-Daily with the same windows on every weekday.
+    static func plan(days windows: JSONValue) -> JSONValue {
+        ["instrumentKey": "intersession-daily", "durationMinutes": 30, "pattern": ["kind": "randomWindows", "days": everyDay(windows)]]
     }
 
+    static func everyDay(_ windows: JSONValue) -> JSONValue {
+        .object(Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0.rawValue, windows) }))
+    }
+
+    static func fixedTimes(_ times: [String], instrument: String = "mood-vas", minutes: Int = 30) -> JSONValue {
+        ["instrumentKey": .string(instrument), "durationMinutes": .int(minutes), "pattern": ["kind": "fixedTimes", "times": .array(times.map(JSONValue.string))]]
+    }
+
+    static let appointmentPlan: JSONValue = [
+        "instrumentKey": "isf-k", "durationMinutes": 60,
+        "pattern": ["kind": "appointment", "opensBeforeMinutes": 1440, "closesAfterStartMinutes": 0],
+    ]
+
     static func iso(_ date: Date) -> JSONValue { QuestionnaireAPITests.iso(date) }
+
+    static func appointment(_ title: String, at start: Date, minutes: Double = 50) -> JSONValue {
+        ["title": .string(title), "startsAt": iso(start), "endsAt": iso(start.addingTimeInterval(minutes * 60))]
+    }
+
+    static let vienna = TimeZone(identifier: "Europe/Vienna")!
 
     /// A therapist and a paired patient in Vienna, with the therapist's practice id.
     func practice(_ app: TestContext) async throws -> (therapist: APIClient, patient: APIClient, patientID: UUID, practiceID: String) {
@@ -32,322 +52,204 @@ struct ScheduleAPITests {
         return (therapist, patient, patientID, practice.id!.uuidString)
     }
 
+    /// Creates a plan in the practice and answers its id.
+    func createPlan(_ plan: JSONValue, by staff: APIClient, in studyID: String) async throws -> String {
+        let created = try await staff.send(.POST, "/studies/\(studyID)/plans", json: plan)
+        try #require(created.status == .created, "\(created.text)")
+        return try created.decoded(Components.Schemas.Plan.self).id
+    }
+
     func prompts(_ app: TestContext, _ patientID: UUID) async throws -> [PromptRecord] {
         try await PromptRecord.query(on: app.database).filter(\.$patient.$id == patientID).sort(\.$opensAt).all()
     }
 
-    @Test("the Intersession-Daily is planned 14 days ahead, three a day in their windows, and planning again adds nothing")
+    func submit(_ prompt: PromptRecord, answers: JSONValue, by patient: APIClient, at now: Date) async throws -> APIClient.Reply {
+        try await patient.send(
+            .POST, "/me/responses",
+            json: ["id": .string(UUID().uuidString), "promptId": .string(prompt.id!.uuidString), "instrumentKey": .string(prompt.instrumentKey),
+                "version": .int(prompt.instrumentVersion), "answers": answers, "completedAt": Self.iso(now)])
+    }
+
+    func allPatients(_ app: TestContext) async throws -> [UUID] {
+        try await UserRecord.query(on: app.database).filter(\.$role == Role.patient).all().compactMap(\.id)
+    }
+
+    /// Stores the Daily in the practice without planning, so planner runs start from nothing.
+    func storeDailyUnplanned(_ app: TestContext, in practiceID: String) async throws {
+        let plan = try JSONDecoder().decode(SchedulePlan.self, from: JSONEncoder().encode(Self.daily))
+        let therapistID = try #require(
+            try await UserRecord.query(on: app.database).filter(\.$email == "berger@praxis.example").first()?.id)
+        try await PlanRecord(
+            studyID: UUID(uuidString: practiceID)!, patientID: nil, arm: nil, createdBy: therapistID,
+            instrumentKey: "intersession-daily", definition: ScheduleService.encode(plan), now: app.clock.now
+        ).create(on: app.database)
+    }
+
+    // MARK: Planning
+
+    @Test("the Intersession-Daily is planned 14 days ahead, three half-hour prompts a day inside their windows")
     func dailyPlanning() async throws {
         try await withTestApp { app in
-            let (therapist, patient, patientID, practiceID) = try await practice(app)
-            let created = try await therapist.send(.POST, "/studies/\(practiceID)/plans", json: Self.daily)
-            #expect(created.status == .created, "\(created.text)")
+            // setup
+            let (therapist, _, patientID, practiceID) = try await practice(app)
+
+            // act
+            _ = try await createPlan(Self.daily, by: therapist, in: practiceID)
+
+            // verify
             let planned = try await prompts(app, patientID)
-            let vienna = TimeZone(identifier: "Europe/Vienna")!
-            let byDay = Dictionary(grouping: planned) { LocalDate($0.opensAt, in: vienna) }
-            let today = LocalDate(app.clock.now, in: vienna)
+            let byDay = Dictionary(grouping: planned) { LocalDate($0.opensAt, in: Self.vienna) }
+            let today = LocalDate(app.clock.now, in: Self.vienna)
             for offset in 1...13 {
                 let day = today.adding(days: offset)
-                let opens = (byDay[day] ?? []).map { LocalDateTime($0.opensAt, in: vienna).time }.sorted()
-                #expect(opens.count == 3, "\(day)")
-                #expect(opens.count == 3 && opens[0] >= LocalTime("08:00")! && opens[0] <= LocalTime("11:59")!)
-                #expect(opens.count == 3 && opens[2] >= LocalTime("16:00")! && opens[2] <= LocalTime("19:59")!)
+                let opens = (byDay[day] ?? []).map { LocalDateTime($0.opensAt, in: Self.vienna).time }.sorted()
+                try #require(opens.count == 3, "\(day)")
+                #expect(opens[0] >= LocalTime("08:00")! && opens[0] <= LocalTime("11:59")!)
+                #expect(opens[1] >= LocalTime("12:00")! && opens[1] <= LocalTime("15:59")!)
+                #expect(opens[2] >= LocalTime("16:00")! && opens[2] <= LocalTime("19:59")!)
             }
             #expect(planned.allSatisfy { $0.closesAt.timeIntervalSince($0.opensAt) == 1800 && $0.closesAt > app.clock.now })
             #expect(planned.allSatisfy { $0.instrumentVersion == 1 && $0.source == .schedule })
-            let again = try await Planner(database: app.database, services: app.app.interlude).runAll(now: app.clock.now)
-            #expect(again == Planner.Report())
-            #expect(try await prompts(app, patientID).count == planned.count)
-
-            // The patient sees what is open now, and nothing else.
-            app.clock.advance(by: max(0, planned.first!.opensAt.timeIntervalSince(app.clock.now)) + 60)
-            let open = try await patient.send(.GET, "/me/prompts")
-            #expect(open.body.array.count == 1)
-            #expect(open.body[0]["source"].string == "schedule")
         }
     }
 
-    @Test("re-planning moves only future prompts nobody opened; open and completed ones stay, closed ones expire")
+    @Test("planning again creates, moves and removes nothing")
+    func planningAgain() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, _, patientID, practiceID) = try await practice(app)
+            _ = try await createPlan(Self.daily, by: therapist, in: practiceID)
+            let planned = try await prompts(app, patientID)
+
+            // act
+            let again = try await Planner(database: app.database, services: app.app.interlude).runAll(now: app.clock.now)
+
+            // verify
+            #expect(again == Planner.Report())
+            #expect(try await prompts(app, patientID).map(\.id) == planned.map(\.id))
+        }
+    }
+
+    @Test("the planning horizon an operator sets also bounds the planning a new plan starts")
+    func configuredHorizon() async throws {
+        try await withTestApp(settings: { $0.plannerHorizonDays = 3 }) { app in
+            // setup
+            let (therapist, _, patientID, practiceID) = try await practice(app)
+
+            // act
+            _ = try await createPlan(Self.daily, by: therapist, in: practiceID)
+
+            // verify
+            let planned = try await prompts(app, patientID)
+            #expect(!planned.isEmpty)
+            #expect(planned.allSatisfy { $0.opensAt < app.clock.now.addingTimeInterval(3 * 86_400) })
+        }
+    }
+
+    @Test("the patient sees the prompt open now, and none of those still ahead")
+    func onlyOpenPromptsShown() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID, practiceID) = try await practice(app)
+            _ = try await createPlan(Self.daily, by: therapist, in: practiceID)
+            let first = try #require(try await prompts(app, patientID).first)
+            app.clock.advance(by: max(0, first.opensAt.timeIntervalSince(app.clock.now)) + 60)
+
+            // act
+            let open = try await patient.send(.GET, "/me/prompts").decoded([Components.Schemas.Prompt].self)
+
+            // verify
+            #expect(open.map { UUID(uuidString: $0.id) } == [first.id])
+            #expect(open.first?.source == .schedule)
+            #expect(open.first?.status == .open)
+        }
+    }
+
+    @Test("changing a plan moves only future prompts nobody opened; opened and completed ones stay where they were")
     func replanningTouchesNothingStarted() async throws {
         try await withTestApp { app in
+            // setup: the first prompt answered, the second opened but not answered
             let (therapist, patient, patientID, practiceID) = try await practice(app)
-            let created = try await therapist.send(.POST, "/studies/\(practiceID)/plans", json: Self.daily)
-            let planID = try #require(created.body["id"].string)
-            var planned = try await prompts(app, patientID)
-            // Complete the first, open (but not answer) the second.
-            let first = planned[0]
+            let planID = try await createPlan(Self.daily, by: therapist, in: practiceID)
+            let planned = try await prompts(app, patientID)
+            let (first, second) = (planned[0], planned[1])
             app.clock.advance(by: max(0, first.opensAt.timeIntervalSince(app.clock.now)) + 60)
-            let submitted = try await patient.send(
-                .POST, "/me/responses",
-                json: ["id": .string(UUID().uuidString), "promptId": .string(first.id!.uuidString), "instrumentKey": "intersession-daily",
-                    "version": 1, "answers": ["thought": false], "completedAt": Self.iso(app.clock.now)])
-            #expect(submitted.status == .created, "\(submitted.text)")
-            let second = planned[1]
+            let submitted = try await submit(first, answers: ["thought": false], by: patient, at: app.clock.now)
+            try #require(submitted.status == .created, "\(submitted.text)")
             app.clock.advance(by: max(0, second.opensAt.timeIntervalSince(app.clock.now)) + 60)
             _ = try await patient.send(.GET, "/me/prompts/\(second.id!.uuidString)")
 
-            // Narrow the windows: everything not yet started moves inside the new ones.
-            var narrow: [String: JSONValue] = [:]
-            for weekday in Weekday.allCases {
-                narrow[weekday.rawValue] = .array([["start": "20:00", "end": "21:59", "count": 1]])
-            }
-            let changed = try await therapist.send(
-                .PATCH, "/plans/\(planID)",
-                json: ["instrumentKey": "intersession-daily", "durationMinutes": 30, "pattern": ["kind": "randomWindows", "days": .object(narrow)]])
+            // act: narrow the windows to the evening
+            let narrow = Self.plan(days: [["start": "20:00", "end": "21:59", "count": 1]])
+            let changed = try await therapist.send(.PATCH, "/plans/\(planID)", json: narrow)
+
+            // verify
             #expect(changed.status == .ok, "\(changed.text)")
-            planned = try await prompts(app, patientID)
-            let vienna = TimeZone(identifier: "Europe/Vienna")!
-            let kept = planned.filter { $0.id == first.id || $0.id == second.id }
-            #expect(kept.count == 2)
-            #expect(kept.first { $0.id == first.id }?.status == .completed)
-            #expect(kept.first { $0.id == second.id }?.opensAt == second.opensAt)
-            for prompt in planned where prompt.opensAt > app.clock.now {
-                let time = LocalDateTime(prompt.opensAt, in: vienna).time
-                #expect(time >= LocalTime("20:00")! && time <= LocalTime("21:59")!)
-            }
+            let after = try await prompts(app, patientID)
+            #expect(after.first { $0.id == first.id }?.status == .completed)
+            #expect(after.first { $0.id == second.id }?.opensAt == second.opensAt)
+            let ahead = after.filter { $0.opensAt > app.clock.now }
+            #expect(!ahead.isEmpty)
+            #expect(ahead.allSatisfy {
+                let time = LocalDateTime($0.opensAt, in: Self.vienna).time
+                return time >= LocalTime("20:00")! && time <= LocalTime("21:59")!
+            })
+        }
+    }
 
-            // Once the second one's window closed unanswered, it expires.
+    @Test("a prompt whose window closed unanswered expires at the next planner run")
+    func unansweredPromptsExpire() async throws {
+        try await withTestApp { app in
+            // setup: the first prompt opened, then its window passed
+            let (therapist, patient, patientID, practiceID) = try await practice(app)
+            _ = try await createPlan(Self.daily, by: therapist, in: practiceID)
+            let first = try #require(try await prompts(app, patientID).first)
+            app.clock.advance(by: max(0, first.opensAt.timeIntervalSince(app.clock.now)) + 60)
+            _ = try await patient.send(.GET, "/me/prompts/\(first.id!.uuidString)")
             app.clock.advance(by: 3600)
+
+            // act
             let report = try await Planner(database: app.database, services: app.app.interlude).runAll(now: app.clock.now)
+
+            // verify
             #expect(report.expired >= 1)
-            #expect(try await PromptRecord.find(second.id, on: app.database)?.status == .expired)
+            #expect(try await PromptRecord.find(first.id, on: app.database)?.status == .expired)
+        }
+    }
 
-            // Deleting the plan removes what lies ahead but keeps what happened.
-            #expect(try await therapist.send(.DELETE, "/plans/\(planID)").status == .noContent)
+    @Test("deleting a plan removes the prompts ahead and keeps what happened")
+    func deletingPlan() async throws {
+        try await withTestApp { app in
+            // setup: the first prompt answered
+            let (therapist, patient, patientID, practiceID) = try await practice(app)
+            let planID = try await createPlan(Self.daily, by: therapist, in: practiceID)
+            let first = try #require(try await prompts(app, patientID).first)
+            app.clock.advance(by: max(0, first.opensAt.timeIntervalSince(app.clock.now)) + 60)
+            _ = try await submit(first, answers: ["thought": false], by: patient, at: app.clock.now)
+
+            // act
+            let deleted = try await therapist.send(.DELETE, "/plans/\(planID)")
+
+            // verify
+            #expect(deleted.status == .noContent)
             let left = try await prompts(app, patientID)
-            #expect(Set([first.id, second.id]).isSubset(of: Set(left.map(\.id))))
-            #expect(left.allSatisfy { $0.opensAt <= app.clock.now })
-        }
-    }
-
-    @Test("a prompt around each appointment follows the appointment when it moves or goes")
-    func appointmentPrompts() async throws {
-        try await withTestApp { app in
-            let (therapist, patient, patientID, practiceID) = try await practice(app)
-            let plan: JSONValue = [
-                "instrumentKey": "isf-k", "durationMinutes": 60,
-                "pattern": ["kind": "appointment", "opensBeforeMinutes": 1440, "closesAfterStartMinutes": 0],
-            ]
-            #expect(try await therapist.send(.POST, "/studies/\(practiceID)/plans", json: plan).status == .created)
-            let start = app.clock.now.addingTimeInterval(3 * 86_400)
-            let created = try await patient.send(
-                .POST, "/me/appointments",
-                json: ["title": "Session", "startsAt": Self.iso(start), "endsAt": Self.iso(start.addingTimeInterval(3000))])
-            #expect(created.status == .created, "\(created.text)")
-            let appointmentID = try #require(created.body["id"].string)
-            var planned = try await prompts(app, patientID)
-            #expect(planned.count == 1)
-            #expect(planned.first?.opensAt == start.addingTimeInterval(-86_400))
-            #expect(planned.first?.closesAt == start)
-            #expect(planned.first?.instrumentKey == "isf-k")
-
-            let later = start.addingTimeInterval(2 * 86_400)
-            let moved = try await patient.send(
-                .PATCH, "/me/appointments/\(appointmentID)",
-                json: ["title": "Session", "startsAt": Self.iso(later), "endsAt": Self.iso(later.addingTimeInterval(3000))])
-            #expect(moved.body["version"].int == 2)
-            planned = try await prompts(app, patientID)
-            #expect(planned.count == 1)
-            #expect(planned.first?.closesAt == later)
-
-            #expect(try await patient.send(.DELETE, "/me/appointments/\(appointmentID)").status == .noContent)
-            #expect(try await prompts(app, patientID).isEmpty)
-        }
-    }
-
-    @Test("appointments: end before start, 3 minutes, an off-grid minute and an empty title are refused")
-    func appointmentValidation() async throws {
-        try await withTestApp { app in
-            let (therapist, patient, patientID, _) = try await practice(app)
-            let base = app.clock.now.addingTimeInterval(86_400)
-            let cases: [(JSONValue, String)] = [
-                (["title": "Session", "startsAt": Self.iso(base), "endsAt": Self.iso(base.addingTimeInterval(-600))], "endsAt"),
-                (["title": "Session", "startsAt": Self.iso(base), "endsAt": Self.iso(base.addingTimeInterval(180))], "endsAt"),
-                (["title": "Session", "startsAt": Self.iso(base.addingTimeInterval(60)), "endsAt": Self.iso(base.addingTimeInterval(3600))], "startsAt"),
-                (["title": " ", "startsAt": Self.iso(base), "endsAt": Self.iso(base.addingTimeInterval(3000))], "title"),
-                (["title": .string(String(repeating: "t", count: 201)), "startsAt": Self.iso(base), "endsAt": Self.iso(base.addingTimeInterval(3000))], "title"),
-            ]
-            for (body, field) in cases {
-                let reply = try await patient.send(.POST, "/me/appointments", json: body)
-                #expect(reply.status == .unprocessableEntity, "\(reply.text)")
-                #expect(reply.body.problemFields.contains(field), "\(reply.text)")
-            }
-            #expect(try await app.count("appointments") == 0)
-
-            // The therapist adds one and sees it; another therapist does not.
-            let added = try await therapist.send(
-                .POST, "/patients/\(patientID.uuidString)/appointments",
-                json: ["title": "Sitzung", "startsAt": Self.iso(base), "endsAt": Self.iso(base.addingTimeInterval(3000)), "comment": "Room 2"])
-            #expect(added.status == .created)
-            #expect(try await patient.send(.GET, "/me/appointments").body[0]["comment"].string == "Room 2")
-            let (other, _) = try await app.staff("therapist", "huber@praxis.example")
-            #expect(try await other.send(.GET, "/patients/\(patientID.uuidString)/appointments").status == .notFound)
-            #expect(try await therapist.send(.GET, "/patients/\(patientID.uuidString)/appointments").body.array.count == 1)
-            let stored = try #require(try await app.sql.raw("SELECT title FROM appointments").first()?.decode(column: "title", as: String.self))
-            #expect(stored.hasPrefix("v1:"))
-
-            // Past ones are hidden unless asked for.
-            app.clock.advance(by: 3 * 86_400)
-            #expect(try await patient.send(.GET, "/me/appointments").body.array.isEmpty)
-            #expect(try await patient.send(.GET, "/me/appointments?includePast=true").body.array.count == 1)
-        }
-    }
-
-    @Test("the private calendar feed lists appointments, and a revoked address stops working")
-    func calendarFeed() async throws {
-        try await withTestApp { app in
-            let (_, patient, _, _) = try await practice(app)
-            let start = app.clock.now.addingTimeInterval(86_400)
-            _ = try await patient.send(
-                .POST, "/me/appointments",
-                json: ["title": "Session, with Dr. Berger; room 2", "startsAt": Self.iso(start), "endsAt": Self.iso(start.addingTimeInterval(3000))])
-            let feed = try await patient.send(.GET, "/me/calendar-feed")
-            let url = try #require(feed.body["url"].string)
-            #expect(url.hasPrefix("https://interlude.test/calendar/") && url.hasSuffix(".ics"))
-            #expect(try await patient.send(.GET, "/me/calendar-feed").body["url"].string == url)
-            let path = String(url.dropFirst("https://interlude.test".count))
-            try await app.app.testing().test(.GET, path) { response in
-                #expect(response.status == .ok)
-                #expect(response.headers.contentType?.subType == "calendar")
-                #expect(response.body.string.contains("BEGIN:VEVENT"))
-                #expect(response.body.string.contains("SUMMARY:Session\\, with Dr. Berger\\; room 2"))
-                #expect(response.body.string.contains("\r\n"))
-            }
-            #expect(try await patient.send(.DELETE, "/me/calendar-feed").status == .noContent)
-            try await app.app.testing().test(.GET, path) { response in
-                #expect(response.status == .notFound)
-            }
-            #expect(try await patient.send(.GET, "/me/calendar-feed").body["url"].string != url)
-        }
-    }
-
-    @Test("participants adjust windows inside the plan's bounds; outside them is refused")
-    func adjustments() async throws {
-        try await withTestApp { app in
-            let (therapist, patient, patientID, practiceID) = try await practice(app)
-            var plan = Self.daily
-            if case .object(var fields) = plan {
-                fields["adjustment"] = ["earliest": "07:00", "latest": "21:00", "minCount": 1, "maxCount": 4]
-                plan = .object(fields)
-            }
-            let created = try await therapist.send(.POST, "/studies/\(practiceID)/plans", json: plan)
-            let planID = try #require(created.body["id"].string)
-            let list = try await patient.send(.GET, "/me/plan-adjustments")
-            #expect(list.body.array.count == 1)
-            #expect(list.body[0]["bounds"]["maxCount"].int == 4)
-            #expect(list.body[0]["title"].string == "Intersession Daily")
-
-            var days: [String: JSONValue] = [:]
-            for weekday in Weekday.allCases { days[weekday.rawValue] = .array([["start": "18:00", "end": "20:59", "count": 2]]) }
-            let set = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": ["days": .object(days)]])
-            #expect(set.status == .ok, "\(set.text)")
-            let vienna = TimeZone(identifier: "Europe/Vienna")!
-            let planned = try await prompts(app, patientID).filter { $0.opensAt > app.clock.now.addingTimeInterval(86_400) }
-            #expect(!planned.isEmpty)
-            for prompt in planned {
-                let time = LocalDateTime(prompt.opensAt, in: vienna).time
-                #expect(time >= LocalTime("18:00")! && time <= LocalTime("20:59")!)
-            }
-            days["monday"] = .array([["start": "05:00", "end": "09:00", "count": 1]])
-            let early = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": ["days": .object(days)]])
-            #expect(early.status == .unprocessableEntity)
-            #expect(early.body.problemFields.contains("days.monday.0"))
-            let reset = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID)])
-            #expect(reset.status == .ok)
-            #expect(reset.body["adjustment"].isNull)
-        }
-    }
-
-    @Test("a one-time questionnaire comes first; repeated ones wait until it is answered")
-    func oneTimeFirst() async throws {
-        try await withTestApp { app in
-            let (therapist, patient, patientID, practiceID) = try await practice(app)
-            _ = try await therapist.send(
-                .POST, "/studies/\(practiceID)/plans", json: ["instrumentKey": "who-5", "durationMinutes": 10080, "pattern": ["kind": "once"]])
-            _ = try await therapist.send(
-                .POST, "/studies/\(practiceID)/plans",
-                json: ["instrumentKey": "mood-vas", "durationMinutes": 600, "pattern": ["kind": "fixedTimes", "times": ["08:30"]]])
-            let open = try await patient.send(.GET, "/me/prompts")
-            #expect(open.body.array.map { $0["instrumentKey"].string } == ["who-5", "mood-vas"])
-            #expect(open.body[1]["blocked"].bool == true)
-            let moodID = try #require(open.body[1]["id"].string)
-            let blocked = try await patient.send(
-                .POST, "/me/responses",
-                json: ["id": .string(UUID().uuidString), "promptId": .string(moodID), "instrumentKey": "mood-vas", "version": 1,
-                    "answers": ["mood": 50], "completedAt": Self.iso(app.clock.now)])
-            #expect(blocked.status == .conflict)
-            #expect(blocked.body["type"].string == "/problems/one-time-first")
-            let whoID = try #require(open.body[0]["id"].string)
-            let answers: JSONValue = .object(Dictionary(uniqueKeysWithValues: (1...5).map { ("who5_\($0)", JSONValue.string("3")) }))
-            let first = try await patient.send(
-                .POST, "/me/responses",
-                json: ["id": .string(UUID().uuidString), "promptId": .string(whoID), "instrumentKey": "who-5", "version": 1,
-                    "answers": answers, "completedAt": Self.iso(app.clock.now)])
-            #expect(first.status == .created)
-            #expect(try await patient.send(.GET, "/me/prompts").body[0]["blocked"].isNull)
-            let once = try await prompts(app, patientID).filter { $0.occurrence == "once" }
-            #expect(once.count == 1)
-        }
-    }
-
-    @Test("on-demand plans open a prompt when the participant asks; other plans refuse")
-    func onDemand() async throws {
-        try await withTestApp { app in
-            let (therapist, patient, _, practiceID) = try await practice(app)
-            let created = try await therapist.send(
-                .POST, "/studies/\(practiceID)/plans", json: ["instrumentKey": "mood-vas", "durationMinutes": 60, "pattern": ["kind": "onDemand"]])
-            let planID = try #require(created.body["id"].string)
-            let offered = try await patient.send(.GET, "/me/on-demand-prompts")
-            #expect(offered.body.array.map { $0["planId"].string } == [planID])
-            #expect(offered.body[0]["title"].string?.isEmpty == false)
-            let started = try await patient.send(.POST, "/me/on-demand-prompts", json: ["planId": .string(planID)])
-            #expect(started.status == .created)
-            #expect(started.body["status"].string == "open")
-            #expect(started.body["source"].string == "onDemand")
-            let daily = try await therapist.send(.POST, "/studies/\(practiceID)/plans", json: Self.daily)
-            let refused = try await patient.send(.POST, "/me/on-demand-prompts", json: ["planId": .string(daily.body["id"].string ?? "")])
-            #expect(refused.status == .unprocessableEntity)
-            #expect(try await patient.send(.GET, "/me/on-demand-prompts").body.array.count == 1)
-            let (stranger, _) = try await app.patient("stranger@example.org")
-            #expect(try await stranger.send(.GET, "/me/on-demand-prompts").body.array.isEmpty)
-            let foreign = try await stranger.send(.POST, "/me/on-demand-prompts", json: ["planId": .string(planID)])
-            #expect(foreign.status == .unprocessableEntity)
-        }
-    }
-
-    @Test("the preview shows any period, across the spring change, without storing anything")
-    func preview() async throws {
-        try await withTestApp { app in
-            let (therapist, _, patientID, practiceID) = try await practice(app)
-            let plan: JSONValue = [
-                "instrumentKey": "mood-vas", "durationMinutes": 30,
-                "pattern": ["kind": "fixedTimes", "times": ["02:30", "09:00"]],
-            ]
-            _ = try await therapist.send(.POST, "/studies/\(practiceID)/plans", json: plan)
-            let before = try await app.count("prompts")
-            let reply = try await therapist.send(.GET, "/patients/\(patientID.uuidString)/schedule-preview?from=2026-03-28&days=3")
-            #expect(reply.status == .ok, "\(reply.text)")
-            let items = reply.body.array
-            #expect(items.count == 6)
-            #expect(items.allSatisfy { $0["timeZone"].string == "Europe/Vienna" })
-            let locals = items.compactMap { $0["localOpensAt"].string }
-            #expect(locals == ["2026-03-28T02:30", "2026-03-28T09:00", "2026-03-29T03:30", "2026-03-29T09:00", "2026-03-30T02:30", "2026-03-30T09:00"])
-            #expect(items[2]["opensAt"].string == "2026-03-29T01:30:00Z")
-            #expect(try await app.count("prompts") == before)
-            let (other, _) = try await app.staff("therapist", "huber@praxis.example")
-            #expect(try await other.send(.GET, "/patients/\(patientID.uuidString)/schedule-preview?from=2026-03-28").status == .notFound)
-            #expect(try await therapist.send(.GET, "/patients/\(patientID.uuidString)/schedule-preview?from=28.03.2026").status == .unprocessableEntity)
+            #expect(left.map(\.id) == [first.id])
+            #expect(left.first?.status == .completed)
         }
     }
 
     @Test("a new time zone re-plans the future in the new local time")
     func timeZoneChange() async throws {
         try await withTestApp { app in
+            // setup
             let (therapist, patient, patientID, practiceID) = try await practice(app)
-            _ = try await therapist.send(
-                .POST, "/studies/\(practiceID)/plans",
-                json: ["instrumentKey": "mood-vas", "durationMinutes": 30, "pattern": ["kind": "fixedTimes", "times": ["20:00"]]])
-            _ = try await patient.send(.PATCH, "/me", json: ["timeZone": "America/New_York"])
+            _ = try await createPlan(Self.fixedTimes(["20:00"]), by: therapist, in: practiceID)
+
+            // act
+            let moved = try await patient.send(.PATCH, "/me", json: ["timeZone": "America/New_York"])
+
+            // verify
+            #expect(moved.status == .ok, "\(moved.text)")
             let newYork = TimeZone(identifier: "America/New_York")!
             let planned = try await prompts(app, patientID)
             #expect(!planned.isEmpty)
@@ -355,96 +257,543 @@ struct ScheduleAPITests {
         }
     }
 
-    @Test("plans need a study's staff; they are checked like any input")
-    func planAccess() async throws {
+    // MARK: Who may plan, and what
+
+    @Test(
+        "plans are refused to anyone outside the study's staff",
+        arguments: [
+            ("another therapist creates", "huber@praxis.example", HTTPMethod.POST, HTTPStatus.notFound),
+            ("another therapist lists", "huber@praxis.example", .GET, .notFound),
+            ("the patient creates", "patient@example.org", .POST, .forbidden),
+        ])
+    func planRefusedCallers(_ label: String, email: String, method: HTTPMethod, status: HTTPStatus) async throws {
         try await withTestApp { app in
-            let (_, patient, _, practiceID) = try await practice(app)
-            let (other, _) = try await app.staff("therapist", "huber@praxis.example")
-            #expect(try await other.send(.POST, "/studies/\(practiceID)/plans", json: Self.daily).status == .notFound)
-            #expect(try await other.send(.GET, "/studies/\(practiceID)/plans").status == .notFound)
-            #expect(try await patient.send(.POST, "/studies/\(practiceID)/plans", json: Self.daily).status == .forbidden)
-            let (therapist) = try await app.signIn("berger@praxis.example")
-            let badTime = try await therapist.send(
-                .POST, "/studies/\(practiceID)/plans",
-                json: ["instrumentKey": "mood-vas", "durationMinutes": 30, "pattern": ["kind": "fixedTimes", "times": ["25:00"]]])
-            #expect(badTime.status == .unprocessableEntity)
-            #expect(badTime.body.problemFields == ["pattern.times.0"])
-            let unknown = try await therapist.send(
-                .POST, "/studies/\(practiceID)/plans",
-                json: ["instrumentKey": "nope", "durationMinutes": 30, "pattern": ["kind": "once"]])
-            #expect(unknown.body.problemFields == ["instrumentKey"])
-            let overlapping = try await therapist.send(
-                .POST, "/studies/\(practiceID)/plans",
-                json: ["instrumentKey": "mood-vas", "durationMinutes": 60, "pattern": ["kind": "fixedTimes", "times": ["09:00", "09:30"]]])
-            #expect(overlapping.body.problemFields == ["pattern.times"])
+            // setup
+            let (_, _, _, practiceID) = try await practice(app)
+            _ = try await app.staff("therapist", "huber@praxis.example")
+            let caller = try await app.signIn(email)
+
+            // act
+            let reply = try await caller.send(method, "/studies/\(practiceID)/plans", json: method == .POST ? Self.daily : nil)
+
+            // verify
+            #expect(reply.status == status, "\(label): \(reply.text)")
             #expect(try await app.count("plans") == 0)
         }
     }
 
-    @Test("arms: participants are assigned in turn, and a plan for one arm reaches only that arm")
-    func arms() async throws {
+    @Test(
+        "a plan is checked like any input: the problem names the field and nothing is stored",
+        arguments: [
+            ("an hour past midnight", Self.fixedTimes(["25:00"]), "pattern.times.0"),
+            ("an unknown instrument", ["instrumentKey": "nope", "durationMinutes": 30, "pattern": ["kind": "once"]] as JSONValue, "instrumentKey"),
+            ("overlapping windows", Self.fixedTimes(["09:00", "09:30"], minutes: 60), "pattern.times"),
+        ])
+    func planRefusedInput(_ label: String, plan: JSONValue, field: String) async throws {
         try await withTestApp { app in
-            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
-            var study = StudyAPITests.study("open")
-            if case .object(var fields) = study {
-                fields["arms"] = ["app", "control"]
-                fields["allocation"] = "alternating"
-                study = .object(fields)
-            }
-            let created = try await researcher.send(.POST, "/studies", json: study)
-            let studyID = try #require(created.body["id"].string)
-            #expect(created.body["arms"].array.count == 2)
-            let (first, firstID) = try await app.patient("first@example.org")
-            let (second, secondID) = try await app.patient("second@example.org")
-            _ = try await first.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
-            _ = try await second.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
-            let arms = try await EnrollmentRecord.query(on: app.database).sort(\.$createdAt).all().map(\.arm)
-            #expect(arms == ["app", "control"])
-            let plan: JSONValue = [
-                "instrumentKey": "mood-vas", "durationMinutes": 30, "arm": "app",
-                "pattern": ["kind": "fixedTimes", "times": ["20:00"]],
-            ]
-            #expect(try await researcher.send(.POST, "/studies/\(studyID)/plans", json: plan).status == .created)
-            #expect(try await prompts(app, firstID).count > 0)
-            #expect(try await prompts(app, secondID).isEmpty)
-            let badArm: JSONValue = ["instrumentKey": "mood-vas", "durationMinutes": 30, "arm": "other", "pattern": ["kind": "once"]]
-            #expect(try await researcher.send(.POST, "/studies/\(studyID)/plans", json: badArm).body.problemFields == ["arm"])
+            // setup
+            let (therapist, _, _, practiceID) = try await practice(app)
+
+            // act
+            let reply = try await therapist.send(.POST, "/studies/\(practiceID)/plans", json: plan)
+
+            // verify
+            #expect(reply.status == .unprocessableEntity, "\(label)")
+            #expect(reply.body.problemFields == [field], "\(label): \(reply.text)")
+            #expect(try await app.count("plans") == 0)
         }
     }
+
+    // MARK: Appointments
+
+    @Test("a prompt opens a day before each appointment and closes when it starts")
+    func appointmentPrompt() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID, practiceID) = try await practice(app)
+            _ = try await createPlan(Self.appointmentPlan, by: therapist, in: practiceID)
+            let start = app.clock.now.addingTimeInterval(3 * 86_400)
+
+            // act
+            let created = try await patient.send(.POST, "/me/appointments", json: Self.appointment("Session", at: start))
+
+            // verify
+            #expect(created.status == .created, "\(created.text)")
+            let planned = try await prompts(app, patientID)
+            #expect(planned.map(\.opensAt) == [start.addingTimeInterval(-86_400)])
+            #expect(planned.first?.closesAt == start)
+            #expect(planned.first?.instrumentKey == "isf-k")
+        }
+    }
+
+    @Test("the appointment's prompt follows it when it moves, and goes when it is cancelled")
+    func appointmentPromptFollows() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID, practiceID) = try await practice(app)
+            _ = try await createPlan(Self.appointmentPlan, by: therapist, in: practiceID)
+            let start = app.clock.now.addingTimeInterval(3 * 86_400)
+            let created = try await patient.send(.POST, "/me/appointments", json: Self.appointment("Session", at: start))
+            let appointmentID = try created.decoded(Components.Schemas.Appointment.self).id
+
+            // act: two days later
+            let later = start.addingTimeInterval(2 * 86_400)
+            let moved = try await patient.send(.PATCH, "/me/appointments/\(appointmentID)", json: Self.appointment("Session", at: later))
+
+            // verify
+            #expect(try moved.decoded(Components.Schemas.Appointment.self).version == 2)
+            #expect(try await prompts(app, patientID).map(\.closesAt) == [later])
+
+            // act: cancelled
+            let cancelled = try await patient.send(.DELETE, "/me/appointments/\(appointmentID)")
+
+            // verify
+            #expect(cancelled.status == .noContent)
+            #expect(try await prompts(app, patientID).isEmpty)
+        }
+    }
+
+    @Test(
+        "appointments are checked at the door: the problem names the field and nothing is stored",
+        arguments: [
+            ("ends before it starts", "Session", 0.0, -10.0, "endsAt"),
+            ("lasts 3 minutes", "Session", 0, 3, "endsAt"),
+            ("starts off the 5-minute grid", "Session", 1, 60, "startsAt"),
+            ("has an empty title", " ", 0, 50, "title"),
+            ("has a title of 201 characters", String(repeating: "t", count: 201), 0, 50, "title"),
+        ])
+    func appointmentRefused(_ label: String, title: String, startMinute: Double, endMinute: Double, field: String) async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, patient, _, _) = try await practice(app)
+            let base = app.clock.now.addingTimeInterval(86_400)
+            let body: JSONValue = [
+                "title": .string(title), "startsAt": Self.iso(base.addingTimeInterval(startMinute * 60)),
+                "endsAt": Self.iso(base.addingTimeInterval(endMinute * 60)),
+            ]
+
+            // act
+            let reply = try await patient.send(.POST, "/me/appointments", json: body)
+
+            // verify
+            #expect(reply.status == .unprocessableEntity, "\(label): \(reply.text)")
+            #expect(reply.body.problemFields.contains(field), "\(label): \(reply.text)")
+            #expect(try await app.count("appointments") == 0)
+        }
+    }
+
+    @Test("the therapist adds an appointment with a comment, the patient sees it, and its title is stored sealed")
+    func therapistAddsAppointment() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID, _) = try await practice(app)
+            let start = app.clock.now.addingTimeInterval(86_400)
+
+            // act
+            let added = try await therapist.send(
+                .POST, "/patients/\(patientID.uuidString)/appointments",
+                json: Self.appointment("Sitzung", at: start).merging(["comment": "Room 2"]))
+
+            // verify
+            #expect(added.status == .created, "\(added.text)")
+            let seen = try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self)
+            #expect(seen.map(\.comment) == ["Room 2"])
+            let listed = try await therapist.send(.GET, "/patients/\(patientID.uuidString)/appointments")
+            #expect(try listed.decoded([Components.Schemas.Appointment].self).map(\.title) == ["Sitzung"])
+            let stored = try #require(try await app.sql.raw("SELECT title FROM appointments").first()?.decode(column: "title", as: String.self))
+            #expect(stored.hasPrefix("v1:"))
+        }
+    }
+
+    @Test("another therapist cannot read a patient's appointments")
+    func appointmentsOfAnotherPractice() async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, patient, patientID, _) = try await practice(app)
+            _ = try await patient.send(.POST, "/me/appointments", json: Self.appointment("Session", at: app.clock.now.addingTimeInterval(86_400)))
+            let (other, _) = try await app.staff("therapist", "huber@praxis.example")
+
+            // act
+            let reply = try await other.send(.GET, "/patients/\(patientID.uuidString)/appointments")
+
+            // verify
+            #expect(reply.status == .notFound)
+            #expect(!reply.text.contains("Session"))
+        }
+    }
+
+    @Test("past appointments are left out unless asked for")
+    func pastAppointments() async throws {
+        try await withTestApp { app in
+            // setup: an appointment tomorrow, then three days pass
+            let (_, patient, _, _) = try await practice(app)
+            _ = try await patient.send(.POST, "/me/appointments", json: Self.appointment("Session", at: app.clock.now.addingTimeInterval(86_400)))
+            app.clock.advance(by: 3 * 86_400)
+
+            // act
+            let upcoming = try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self)
+            let all = try await patient.send(.GET, "/me/appointments?includePast=true").decoded([Components.Schemas.Appointment].self)
+
+            // verify
+            #expect(upcoming.isEmpty)
+            #expect(all.map(\.title) == ["Session"])
+        }
+    }
+
+    @Test("the private calendar feed lists appointments in iCalendar form, at one stable address")
+    func calendarFeed() async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, patient, _, _) = try await practice(app)
+            let start = app.clock.now.addingTimeInterval(86_400)
+            _ = try await patient.send(.POST, "/me/appointments", json: Self.appointment("Session, with Dr. Berger; room 2", at: start))
+            let url = try await patient.send(.GET, "/me/calendar-feed").decoded(Components.Schemas.CalendarFeed.self).url
+
+            // act
+            let path = String(url.dropFirst("https://interlude.test".count))
+            try await app.app.testing().test(.GET, path) { response in
+                // verify
+                #expect(response.status == .ok)
+                #expect(response.headers.contentType?.subType == "calendar")
+                #expect(response.body.string.contains("BEGIN:VEVENT"))
+                #expect(response.body.string.contains("SUMMARY:Session\\, with Dr. Berger\\; room 2"))
+                #expect(response.body.string.contains("\r\n"))
+            }
+            #expect(url.hasPrefix("https://interlude.test/calendar/") && url.hasSuffix(".ics"))
+            #expect(try await patient.send(.GET, "/me/calendar-feed").decoded(Components.Schemas.CalendarFeed.self).url == url)
+        }
+    }
+
+    @Test("a revoked calendar address stops working, and the next one is new")
+    func calendarFeedRevoked() async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, patient, _, _) = try await practice(app)
+            let url = try await patient.send(.GET, "/me/calendar-feed").decoded(Components.Schemas.CalendarFeed.self).url
+
+            // act
+            let revoked = try await patient.send(.DELETE, "/me/calendar-feed")
+
+            // verify
+            #expect(revoked.status == .noContent)
+            try await app.app.testing().test(.GET, String(url.dropFirst("https://interlude.test".count))) { response in
+                #expect(response.status == .notFound)
+            }
+            #expect(try await patient.send(.GET, "/me/calendar-feed").decoded(Components.Schemas.CalendarFeed.self).url != url)
+        }
+    }
+
+    // MARK: Adjustments, one-time and on-demand plans
+
+    static let adjustable = daily.merging(["adjustment": ["earliest": "07:00", "latest": "21:00", "minCount": 1, "maxCount": 4]])
+
+    @Test("participants see the plans they may adjust, with the plan's bounds")
+    func adjustablePlans() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, _, practiceID) = try await practice(app)
+            let planID = try await createPlan(Self.adjustable, by: therapist, in: practiceID)
+
+            // act
+            let list = try await patient.send(.GET, "/me/plan-adjustments").decoded([Components.Schemas.AdjustablePlan].self)
+
+            // verify
+            #expect(list.map(\.planId) == [planID])
+            #expect(list.first?.title == "Intersession Daily")
+            #expect(list.first?.bounds.maxCount == 4)
+            #expect(list.first?.adjustment == nil)
+        }
+    }
+
+    @Test("an adjustment inside the plan's bounds re-plans the participant's prompts in the new windows")
+    func adjustmentInsideBounds() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID, practiceID) = try await practice(app)
+            let planID = try await createPlan(Self.adjustable, by: therapist, in: practiceID)
+
+            // act
+            let evenings = Self.everyDay([["start": "18:00", "end": "20:59", "count": 2]])
+            let set = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": ["days": evenings]])
+
+            // verify
+            #expect(set.status == .ok, "\(set.text)")
+            let planned = try await prompts(app, patientID).filter { $0.opensAt > app.clock.now.addingTimeInterval(86_400) }
+            #expect(!planned.isEmpty)
+            #expect(planned.allSatisfy {
+                let time = LocalDateTime($0.opensAt, in: Self.vienna).time
+                return time >= LocalTime("18:00")! && time <= LocalTime("20:59")!
+            })
+        }
+    }
+
+    @Test("an adjustment outside the plan's bounds is refused, naming the window")
+    func adjustmentOutsideBounds() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, _, practiceID) = try await practice(app)
+            let planID = try await createPlan(Self.adjustable, by: therapist, in: practiceID)
+            let early = Self.everyDay([["start": "18:00", "end": "20:59", "count": 2]]).merging(["monday": [["start": "05:00", "end": "09:00", "count": 1]]])
+
+            // act
+            let reply = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": ["days": early]])
+
+            // verify
+            #expect(reply.status == .unprocessableEntity)
+            #expect(reply.body.problemFields.contains("days.monday.0"))
+            #expect(try await app.count("plan_adjustments") == 0)
+        }
+    }
+
+    @Test("sending no adjustment goes back to the plan as the study made it")
+    func adjustmentReset() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, _, practiceID) = try await practice(app)
+            let planID = try await createPlan(Self.adjustable, by: therapist, in: practiceID)
+            _ = try await patient.send(
+                .PUT, "/me/plan-adjustments",
+                json: ["planId": .string(planID), "adjustment": ["days": Self.everyDay([["start": "18:00", "end": "20:59", "count": 2]])]])
+
+            // act
+            let reset = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID)])
+
+            // verify
+            #expect(reset.status == .ok)
+            #expect(try reset.decoded(Components.Schemas.AdjustablePlan.self).adjustment == nil)
+        }
+    }
+
+    @Test("a one-time questionnaire comes first: repeated ones are blocked until it is answered")
+    func oneTimeFirst() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID, practiceID) = try await practice(app)
+            _ = try await createPlan(["instrumentKey": "who-5", "durationMinutes": 10080, "pattern": ["kind": "once"]], by: therapist, in: practiceID)
+            _ = try await createPlan(Self.fixedTimes(["08:30"], minutes: 600), by: therapist, in: practiceID)
+            let planned = try await prompts(app, patientID)
+            let mood = try #require(planned.first { $0.instrumentKey == "mood-vas" && $0.opensAt <= app.clock.now })
+
+            // act
+            let open = try await patient.send(.GET, "/me/prompts").decoded([Components.Schemas.Prompt].self)
+            let blocked = try await submit(mood, answers: ["mood": 50], by: patient, at: app.clock.now)
+
+            // verify
+            #expect(open.map(\.instrumentKey) == ["who-5", "mood-vas"])
+            #expect(open.map(\.blocked) == [nil, true])
+            #expect(blocked.status == .conflict)
+            #expect(blocked.body["type"].string == "/problems/one-time-first")
+            #expect(planned.filter { $0.occurrence == "once" }.count == 1)
+        }
+    }
+
+    @Test("once the one-time questionnaire is answered, the repeated ones open")
+    func oneTimeAnswered() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID, practiceID) = try await practice(app)
+            _ = try await createPlan(["instrumentKey": "who-5", "durationMinutes": 10080, "pattern": ["kind": "once"]], by: therapist, in: practiceID)
+            _ = try await createPlan(Self.fixedTimes(["08:30"], minutes: 600), by: therapist, in: practiceID)
+            let who = try #require(try await prompts(app, patientID).first { $0.instrumentKey == "who-5" })
+
+            // act
+            let answers: JSONValue = .object(Dictionary(uniqueKeysWithValues: (1...5).map { ("who5_\($0)", JSONValue.string("3")) }))
+            let answered = try await submit(who, answers: answers, by: patient, at: app.clock.now)
+
+            // verify
+            #expect(answered.status == .created, "\(answered.text)")
+            let open = try await patient.send(.GET, "/me/prompts").decoded([Components.Schemas.Prompt].self)
+            #expect(open.map(\.instrumentKey) == ["mood-vas"])
+            #expect(open.first?.blocked == nil)
+        }
+    }
+
+    static let onDemandPlan: JSONValue = ["instrumentKey": "mood-vas", "durationMinutes": 60, "pattern": ["kind": "onDemand"]]
+
+    @Test("an on-demand plan is offered to its participants and opens a prompt when one asks")
+    func onDemand() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, _, practiceID) = try await practice(app)
+            let planID = try await createPlan(Self.onDemandPlan, by: therapist, in: practiceID)
+            let offered = try await patient.send(.GET, "/me/on-demand-prompts").decoded([Components.Schemas.OnDemandPlan].self)
+
+            // act
+            let started = try await patient.send(.POST, "/me/on-demand-prompts", json: ["planId": .string(planID)])
+
+            // verify
+            #expect(offered.map(\.planId) == [planID])
+            #expect(offered.first?.title.isEmpty == false)
+            #expect(started.status == .created)
+            let prompt = try started.decoded(Components.Schemas.Prompt.self)
+            #expect(prompt.status == .open)
+            #expect(prompt.source == .onDemand)
+            #expect(prompt.closesAt.timeIntervalSince(prompt.opensAt) == 3600)
+        }
+    }
+
+    @Test(
+        "on-demand prompts are refused for a plan that is not on demand, and for a plan of someone else's study",
+        arguments: [("a scheduled plan", false), ("another practice's participant", true)])
+    func onDemandRefused(_ label: String, stranger: Bool) async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, _, practiceID) = try await practice(app)
+            let onDemandID = try await createPlan(Self.onDemandPlan, by: therapist, in: practiceID)
+            let dailyID = try await createPlan(Self.daily, by: therapist, in: practiceID)
+            let caller = stranger ? try await app.patient("stranger@example.org").0 : patient
+            let before = try await app.count("prompts")
+
+            // act
+            let reply = try await caller.send(.POST, "/me/on-demand-prompts", json: ["planId": .string(stranger ? onDemandID : dailyID)])
+
+            // verify
+            #expect(reply.status == .unprocessableEntity, "\(label): \(reply.text)")
+            #expect(reply.body.problemFields == ["planId"], "\(label)")
+            #expect(try await app.count("prompts") == before)
+            if stranger { #expect(try await caller.send(.GET, "/me/on-demand-prompts").body.array.isEmpty) }
+        }
+    }
+
+    // MARK: Preview
+
+    @Test("the preview shows any period in local time, across the spring change, without storing anything")
+    func preview() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, _, patientID, practiceID) = try await practice(app)
+            _ = try await createPlan(Self.fixedTimes(["02:30", "09:00"]), by: therapist, in: practiceID)
+            let before = try await app.count("prompts")
+
+            // act
+            let reply = try await therapist.send(.GET, "/patients/\(patientID.uuidString)/schedule-preview?from=2026-03-28&days=3")
+
+            // verify
+            #expect(reply.status == .ok, "\(reply.text)")
+            let items = try reply.decoded([Components.Schemas.PlannedPrompt].self)
+            #expect(items.allSatisfy { $0.timeZone == "Europe/Vienna" })
+            #expect(
+                items.map(\.localOpensAt) == [
+                    "2026-03-28T02:30", "2026-03-28T09:00", "2026-03-29T03:30", "2026-03-29T09:00", "2026-03-30T02:30", "2026-03-30T09:00",
+                ])
+            #expect(reply.body[2]["opensAt"].string == "2026-03-29T01:30:00Z")
+            #expect(try await app.count("prompts") == before)
+        }
+    }
+
+    @Test(
+        "the preview is refused to another therapist and for a date not in ISO form",
+        arguments: [
+            ("another therapist", "huber@praxis.example", "2026-03-28", HTTPStatus.notFound),
+            ("a day-first date", "berger@praxis.example", "28.03.2026", .unprocessableEntity),
+        ])
+    func previewRefused(_ label: String, email: String, from: String, status: HTTPStatus) async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, _, patientID, _) = try await practice(app)
+            _ = try await app.staff("therapist", "huber@praxis.example")
+            let caller = try await app.signIn(email)
+
+            // act
+            let reply = try await caller.send(.GET, "/patients/\(patientID.uuidString)/schedule-preview?from=\(from)")
+
+            // verify
+            #expect(reply.status == status, "\(label): \(reply.text)")
+        }
+    }
+
+    // MARK: Arms
+
+    /// A research study with arms "app" and "control", allocated in turn, and two enrolled participants.
+    func armedStudy(_ app: TestContext) async throws -> (researcher: APIClient, studyID: String, first: UUID, second: UUID) {
+        let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+        let study = StudyAPITests.study("open").merging(["arms": ["app", "control"], "allocation": "alternating"])
+        let created = try await researcher.send(.POST, "/studies", json: study)
+        let studyID = try created.decoded(Components.Schemas.Study.self).id
+        let (first, firstID) = try await app.patient("first@example.org")
+        let (second, secondID) = try await app.patient("second@example.org")
+        _ = try await first.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
+        _ = try await second.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
+        return (researcher, studyID, firstID, secondID)
+    }
+
+    @Test("participants are assigned to the study's arms in turn")
+    func armsAlternate() async throws {
+        try await withTestApp { app in
+            // setup / act
+            let (_, _, first, second) = try await armedStudy(app)
+
+            // verify
+            let arms = try await EnrollmentRecord.query(on: app.database).all()
+            #expect(arms.first { $0.$patient.id == first }?.arm == "app")
+            #expect(arms.first { $0.$patient.id == second }?.arm == "control")
+        }
+    }
+
+    @Test("a plan for one arm reaches only that arm's participants")
+    func planForOneArm() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, studyID, first, second) = try await armedStudy(app)
+
+            // act
+            _ = try await createPlan(Self.fixedTimes(["20:00"]).merging(["arm": "app"]), by: researcher, in: studyID)
+
+            // verify
+            #expect(try await prompts(app, first).count > 0)
+            #expect(try await prompts(app, second).isEmpty)
+        }
+    }
+
+    @Test("a plan for an arm the study does not have is refused")
+    func planForUnknownArm() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, studyID, _, _) = try await armedStudy(app)
+
+            // act
+            let reply = try await researcher.send(
+                .POST, "/studies/\(studyID)/plans", json: Self.fixedTimes(["20:00"]).merging(["arm": "other"]))
+
+            // verify
+            #expect(reply.status == .unprocessableEntity)
+            #expect(reply.body.problemFields == ["arm"])
+            #expect(try await app.count("plans") == 0)
+        }
+    }
+
+    // MARK: Several processes
 
     @Test(
         "two server processes planning at once on one PostgreSQL create every prompt exactly once",
         .enabled(if: TestDatabase.postgresURL != nil))
     func twoProcesses() async throws {
         try await withTestApp { app in
+            // setup: six participants and a plan nobody has planned yet
             let (therapist, _, patientID, practiceID) = try await practice(app)
             for index in 0..<5 {
                 let (extra, _) = try await app.patient("extra\(index)@example.org")
                 try await app.pair(extra, with: therapist)
             }
-            // The plan is stored without planning, so both processes start from nothing.
-            let plan = try JSONDecoder().decode(
-                SchedulePlan.self, from: JSONEncoder().encode(Self.daily))
-            let therapistID = try #require(try await UserRecord.query(on: app.database).filter(\.$email == "berger@praxis.example").first()?.id)
-            try await PlanRecord(
-                studyID: UUID(uuidString: practiceID)!, patientID: nil, arm: nil, createdBy: therapistID,
-                instrumentKey: "intersession-daily", definition: ScheduleService.encode(plan), now: app.clock.now
-            ).create(on: app.database)
+            try await storeDailyUnplanned(app, in: practiceID)
             let twin = try await app.twin()
             let now = app.clock.now
-            async let one = Planner(database: app.database, services: app.app.interlude).run(now: now, patients: Set(try await allPatients(app)))
-            async let two = Planner(database: twin.db, services: app.app.interlude).run(now: now, patients: Set(try await allPatients(app)))
+            let everyone = Set(try await allPatients(app))
+
+            // act
+            async let one = Planner(database: app.database, services: app.app.interlude).run(now: now, patients: everyone)
+            async let two = Planner(database: twin.db, services: app.app.interlude).run(now: now, patients: everyone)
             let reports = try await [one, two]
             try await twin.asyncShutdown()
-            let total = try await app.count("prompts")
-            #expect(reports[0].created + reports[1].created == total)
+
+            // verify
+            #expect(reports[0].created + reports[1].created == (try await app.count("prompts")))
             let duplicates = try await app.sql.raw(
                 "SELECT patient_id, occurrence, COUNT(*) AS n FROM prompts GROUP BY patient_id, occurrence HAVING COUNT(*) > 1"
             ).all()
             #expect(duplicates.isEmpty)
             #expect(try await prompts(app, patientID).count >= 39)
-            let again = try await Planner(database: app.database, services: app.app.interlude).runAll(now: now)
-            #expect(again.created == 0)
+            #expect(try await Planner(database: app.database, services: app.app.interlude).runAll(now: now).created == 0)
         }
     }
 
@@ -453,20 +802,18 @@ struct ScheduleAPITests {
         .enabled(if: TestDatabase.postgresURL != nil))
     func plannerRunsInOneProcessAtATime() async throws {
         try await withTestApp { app in
-            let (therapist, _, patientID, practiceID) = try await practice(app)
-            let plan = try JSONDecoder().decode(SchedulePlan.self, from: JSONEncoder().encode(Self.daily))
-            let therapistID = try #require(try await UserRecord.query(on: app.database).filter(\.$email == "berger@praxis.example").first()?.id)
-            _ = therapist
-            try await PlanRecord(
-                studyID: UUID(uuidString: practiceID)!, patientID: nil, arm: nil, createdBy: therapistID,
-                instrumentKey: "intersession-daily", definition: ScheduleService.encode(plan), now: app.clock.now
-            ).create(on: app.database)
+            // setup
+            let (_, _, patientID, practiceID) = try await practice(app)
+            try await storeDailyUnplanned(app, in: practiceID)
             let twin = try await app.twin()
             let now = app.clock.now
-            // The first process holds the planner's lock for the length of its run.
+
+            // act: the first process holds the planner's lock for the length of its run
             try await app.database.transaction { holder in
                 #expect(try await Planner.tryLock(on: holder as! any SQLDatabase))
                 let skipped = try await Planner(database: twin.db, services: app.app.interlude).runAll(now: now)
+
+                // verify
                 #expect(skipped == Planner.Report())
             }
             let planned = try await Planner(database: twin.db, services: app.app.interlude).runAll(now: now)
@@ -474,9 +821,5 @@ struct ScheduleAPITests {
             #expect(planned.created >= 39)
             #expect(try await prompts(app, patientID).count == planned.created)
         }
-    }
-
-    func allPatients(_ app: TestContext) async throws -> [UUID] {
-        try await UserRecord.query(on: app.database).filter(\.$role == Role.patient).all().compactMap(\.id)
     }
 }
