@@ -21,12 +21,16 @@ struct QuestionnaireAPITests {
             json: ["instrumentKey": .string(instrument), "opensAt": Self.iso(app.clock.now),
                 "closesAt": Self.iso(app.clock.now.addingTimeInterval(7 * 24 * 3600))])
         try #require(assigned.status == .created, "\(assigned.text)")
-        return (therapist, patient, patientID, try #require(assigned.body["id"].string))
+        return (therapist, patient, patientID, try assigned.decoded(Components.Schemas.Prompt.self).id)
     }
 
     static func phqAnswers(_ values: [Int]) -> JSONValue {
         .object(Dictionary(uniqueKeysWithValues: values.enumerated().map { ("phq9_\($0.offset + 1)", JSONValue.string(String($0.element))) }))
     }
+
+    static let noSymptoms = phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 0])
+    /// Scores 11, "moderate".
+    static let moderate = phqAnswers([3, 3, 3, 1, 0, 0, 0, 0, 1])
 
     func submission(_ promptID: String, id: UUID = UUID(), answers: JSONValue, completedAt: Date, version: Int = 1) -> JSONValue {
         [
@@ -35,320 +39,676 @@ struct QuestionnaireAPITests {
         ]
     }
 
-    @Test("the library is installed and listed for staff; definitions export as FHIR")
+    /// The code the problem gives for each field it names.
+    func problemCodes(_ reply: APIClient.Reply) -> [String: String] {
+        Dictionary(reply.body["errors"].array.map { ($0["field"].string ?? "", $0["code"].string ?? "") }, uniquingKeysWith: { first, _ in first })
+    }
+
+    // MARK: The library
+
+    @Test("the shipped library is listed for staff, every instrument published")
     func library() async throws {
         try await withTestApp { app in
+            // setup
             let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
-            let list = try await researcher.send(.GET, "/instruments")
-            #expect(list.status == .ok)
-            let keys = Set(list.body.array.compactMap { $0["key"].string })
-            #expect(keys == ["phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly", "mood-vas"])
-            #expect(list.body.array.allSatisfy { $0["status"].string == "published" })
-            let json = try await researcher.send(.GET, "/instruments/phq-9/versions/1")
-            #expect(json.body["sections"][0]["items"].array.count == 9)
-            let fhir = try await researcher.send(.GET, "/instruments/phq-9/versions/1?format=fhir")
-            #expect(fhir.body["resourceType"].string == "Questionnaire")
-            #expect(fhir.body["url"].string == "https://interlude.test/fhir/Questionnaire/phq-9")
-            #expect(try await researcher.send(.GET, "/instruments/phq-9/versions/9").status == .notFound)
-            let (patient, _) = try await app.patient()
-            #expect(try await patient.send(.GET, "/instruments").status == .forbidden)
-            #expect(try await app.api.send(.GET, "/instruments").status == .unauthorized)
+
+            // act
+            let list = try await researcher.send(.GET, "/instruments").decoded([Components.Schemas.InstrumentSummary].self)
+
+            // verify
+            #expect(
+                Set(list.map(\.key)) == [
+                    "phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly", "mood-vas",
+                ])
+            #expect(list.allSatisfy { $0.status == .published && $0.origin == .library })
         }
     }
 
-    @Test("a therapist assigns PHQ-9; the patient sees it open, fills it in and the server scores it once")
-    func fillAndScore() async throws {
+    @Test("a version's definition reads as Interlude's JSON and as a FHIR Questionnaire")
+    func definitionFormats() async throws {
         try await withTestApp { app in
-            let (therapist, patient, patientID, promptID) = try await setUp(app)
-            let open = try await patient.send(.GET, "/me/prompts")
-            #expect(open.body.array.count == 1)
-            #expect(open.body[0]["title"].string == "Patient Health Questionnaire (PHQ-9)")
-            #expect(open.body[0]["status"].string == "open")
+            // setup
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+
+            // act
+            let json = try await researcher.send(.GET, "/instruments/phq-9/versions/1")
+            let fhir = try await researcher.send(.GET, "/instruments/phq-9/versions/1?format=fhir")
+
+            // verify
+            #expect(json.body["sections"][0]["items"].array.count == 9)
+            #expect(fhir.body["resourceType"].string == "Questionnaire")
+            #expect(fhir.body["url"].string == "https://interlude.test/fhir/Questionnaire/phq-9")
+        }
+    }
+
+    @Test(
+        "the library is refused to patients and to callers without a session; an unknown version is not found",
+        arguments: [
+            ("a patient lists", "patient", "/instruments", HTTPStatus.forbidden),
+            ("nobody signed in lists", "anonymous", "/instruments", .unauthorized),
+            ("a researcher reads version 9", "researcher", "/instruments/phq-9/versions/9", .notFound),
+        ])
+    func libraryRefused(_ label: String, caller: String, path: String, status: HTTPStatus) async throws {
+        try await withTestApp { app in
+            // setup
+            let client: APIClient
+            switch caller {
+            case "patient": client = try await app.patient().client
+            case "researcher": client = try await app.staff("researcher", "lab@uni.example").0
+            default: client = app.api
+            }
+
+            // act
+            let reply = try await client.send(.GET, path)
+
+            // verify
+            #expect(reply.status == status, "\(label): \(reply.text)")
+        }
+    }
+
+    // MARK: Answering
+
+    @Test("an assigned prompt is open for the patient, titled, with the definition of its version")
+    func assignedPromptOpen() async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, patient, _, promptID) = try await setUp(app)
+
+            // act
+            let open = try await patient.send(.GET, "/me/prompts").decoded([Components.Schemas.Prompt].self)
             let detail = try await patient.send(.GET, "/me/prompts/\(promptID)")
+
+            // verify
+            #expect(open.map(\.title) == ["Patient Health Questionnaire (PHQ-9)"])
+            #expect(open.map(\.status) == [.open])
+            let prompt = try detail.decoded(Components.Schemas.PromptWithDefinition.self).prompt
+            #expect(prompt.instrumentVersion == 1)
             #expect(detail.body["definition"]["key"].string == "phq-9")
-            #expect(detail.body["prompt"]["instrumentVersion"].int == 1)
+        }
+    }
 
-            let id = UUID()
+    @Test("the server scores a submitted PHQ-9 and names its band")
+    func scored() async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, patient, _, promptID) = try await setUp(app)
             app.clock.advance(by: 600)
-            let body = submission(promptID, id: id, answers: Self.phqAnswers([3, 3, 3, 1, 0, 0, 0, 0, 1]), completedAt: app.clock.now)
-            let first = try await patient.send(.POST, "/me/responses", json: body)
-            #expect(first.status == .created, "\(first.text)")
-            #expect(first.body["scores"][0]["value"].int == 11)
-            #expect(first.body["scores"][0]["band"]["level"].string == "moderate")
-            let retry = try await patient.send(.POST, "/me/responses", json: body)
-            #expect(retry.status == .ok)
-            #expect(retry.body["id"].string == first.body["id"].string)
-            #expect(retry.body["receivedAt"].string == first.body["receivedAt"].string)
-            #expect(try await app.count("responses") == 1)
 
-            #expect(try await patient.send(.GET, "/me/prompts").body.array.isEmpty)
-            let completed = try await patient.send(.GET, "/me/prompts?status=completed")
-            #expect(completed.body[0]["status"].string == "completed")
-            let second = try await patient.send(
-                .POST, "/me/responses", json: submission(promptID, answers: Self.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 0]), completedAt: app.clock.now))
+            // act
+            let reply = try await patient.send(.POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now))
+
+            // verify
+            #expect(reply.status == .created, "\(reply.text)")
+            let result = try reply.decoded(Components.Schemas.ResponseResult.self)
+            #expect(result.scores.first?.value == 11)
+            #expect(result.scores.first?.band?.level == "moderate")
+        }
+    }
+
+    @Test("sending the same response again answers the stored one and stores nothing new")
+    func resent() async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, patient, _, promptID) = try await setUp(app)
+            let body = submission(promptID, answers: Self.moderate, completedAt: app.clock.now)
+            let first = try await patient.send(.POST, "/me/responses", json: body).decoded(Components.Schemas.ResponseResult.self)
+            app.clock.advance(by: 60)
+
+            // act
+            let retry = try await patient.send(.POST, "/me/responses", json: body)
+
+            // verify
+            #expect(retry.status == .ok)
+            let again = try retry.decoded(Components.Schemas.ResponseResult.self)
+            #expect(again.id == first.id)
+            #expect(again.receivedAt == first.receivedAt)
+            #expect(try await app.count("responses") == 1)
+        }
+    }
+
+    @Test("a completed prompt leaves the open list, and a second response to it is refused")
+    func completedPrompt() async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, patient, _, promptID) = try await setUp(app)
+            _ = try await patient.send(.POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now))
+
+            // act
+            let second = try await patient.send(.POST, "/me/responses", json: submission(promptID, answers: Self.noSymptoms, completedAt: app.clock.now))
+
+            // verify
             #expect(second.status == .conflict)
             #expect(second.body["type"].string == "/problems/prompt-completed")
+            #expect(try await patient.send(.GET, "/me/prompts").decoded([Components.Schemas.Prompt].self).isEmpty)
+            let completed = try await patient.send(.GET, "/me/prompts?status=completed").decoded([Components.Schemas.Prompt].self)
+            #expect(completed.map(\.status) == [.completed])
+            #expect(try await app.count("responses") == 1)
+        }
+    }
 
+    @Test("the patient's history shows their answers with the scores")
+    func history() async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, patient, _, promptID) = try await setUp(app)
+            _ = try await patient.send(.POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now))
+
+            // act
             let history = try await patient.send(.GET, "/me/responses")
-            #expect(history.body.array.count == 1)
-            #expect(history.body[0]["scores"][0]["value"].int == 11)
+
+            // verify
+            #expect(try history.decoded([Components.Schemas.ResponseResult].self).map { $0.scores.first?.value } == [11])
             #expect(history.body[0]["answers"]["phq9_1"].string == "3")
+        }
+    }
 
+    @Test("the therapist reads the response with its scores and timing, and the read is audited")
+    func therapistReads() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID, promptID) = try await setUp(app)
+            _ = try await patient.send(.POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now))
+
+            // act
             let seen = try await therapist.send(.GET, "/patients/\(patientID.uuidString)/responses")
-            #expect(seen.body[0]["scores"][0]["value"].int == 11)
-            #expect(seen.body[0]["startedAt"].isNull == false)
-            #expect(try await app.count("audit_events WHERE action = 'responses.read'") == 1)
 
+            // verify
+            let responses = try seen.decoded([Components.Schemas.ResponseResult].self)
+            #expect(responses.map { $0.scores.first?.value } == [11])
+            #expect(responses.first?.startedAt != nil)
+            #expect(try await app.count("audit_events WHERE action = 'responses.read'") == 1)
+        }
+    }
+
+    @Test("answers are stored sealed, never as readable item ids")
+    func answersSealed() async throws {
+        try await withTestApp { app in
+            // setup / act
+            let (_, patient, _, promptID) = try await setUp(app)
+            _ = try await patient.send(.POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now))
+
+            // verify
             let stored: String = try #require(try await app.sql.raw("SELECT answers FROM responses").first()?.decode(column: "answers", as: String.self))
             #expect(stored.hasPrefix("v1:"))
             #expect(!stored.contains("phq9_1"))
         }
     }
 
-    @Test("invalid answers are refused per item and store nothing")
-    func invalidAnswers() async throws {
+    static let invalidAnswerCases: [(String, [String: JSONValue], Int, String, String)] = [
+            ("a word for a choice", ["phq9_2": "x"], 1, "answers.phq9_2", "notAnOption"),
+            ("yes/no for a choice", ["phq9_3": true], 1, "answers.phq9_3", "wrongType"),
+            ("a required item left out", ["phq9_4": nil], 1, "answers.phq9_4", "required"),
+            ("a list for one choice", ["phq9_5": ["0"]], 1, "answers.phq9_5", "wrongType"),
+            ("an object for one choice", ["phq9_1": ["nested": "object"]], 1, "answers.phq9_1", "wrongType"),
+            ("an item its condition hides", ["phq9_difficulty": "1"], 1, "answers.phq9_difficulty", "notVisible"),
+            ("an item the instrument lacks", ["ghost": "1"], 1, "answers.ghost", "unknown"),
+            ("a version the prompt is not for", [:], 2, "version", "mismatch"),
+    ]
+
+    @Test(
+        "invalid answers are refused per item, naming the item and why, and nothing is stored",
+        arguments: invalidAnswerCases)
+    func invalidAnswers(_ label: String, changes: [String: JSONValue], version: Int, field: String, code: String) async throws {
         try await withTestApp { app in
+            // setup
             let (_, patient, _, promptID) = try await setUp(app)
-            var answers: [String: JSONValue] = [:]
-            for index in 1...9 { answers["phq9_\(index)"] = "0" }
-            answers["phq9_2"] = "x"
-            answers["phq9_3"] = .bool(true)
-            answers["phq9_4"] = nil
-            answers["phq9_difficulty"] = "1"
-            answers["ghost"] = "1"
-            answers["phq9_5"] = .array(["0"])
+            let answers = Self.noSymptoms.merging(changes)
+
+            // act
             let reply = try await patient.send(
-                .POST, "/me/responses", json: submission(promptID, answers: .object(answers), completedAt: app.clock.now))
-            #expect(reply.status == .unprocessableEntity)
-            let codes = Dictionary(uniqueKeysWithValues: reply.body["errors"].array.map { ($0["field"].string ?? "", $0["code"].string ?? "") })
-            #expect(codes["answers.phq9_2"] == "notAnOption")
-            #expect(codes["answers.phq9_3"] == "wrongType")
-            #expect(codes["answers.phq9_4"] == "required")
-            #expect(codes["answers.phq9_5"] == "wrongType")
-            #expect(codes["answers.phq9_difficulty"] == "notVisible")
-            #expect(codes["answers.ghost"] == "unknown")
-            let badObject = try await patient.send(
-                .POST, "/me/responses",
-                json: submission(promptID, answers: ["phq9_1": ["nested": "object"]], completedAt: app.clock.now))
-            #expect(badObject.body.problemFields == ["answers.phq9_1"])
-            let wrongVersion = try await patient.send(
-                .POST, "/me/responses", json: submission(promptID, answers: Self.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 0]), completedAt: app.clock.now, version: 2))
-            #expect(wrongVersion.body.problemFields == ["version"])
+                .POST, "/me/responses", json: submission(promptID, answers: answers, completedAt: app.clock.now, version: version))
+
+            // verify
+            #expect(reply.status == .unprocessableEntity, "\(label)")
+            #expect(problemCodes(reply) == [field: code], "\(label): \(reply.text)")
             #expect(try await app.count("responses") == 0)
             #expect(try await patient.send(.GET, "/me/prompts").body.array.count == 1)
         }
     }
 
-    @Test("completed before the deadline counts even when it arrives late; completed after it is refused")
-    func deadline() async throws {
+    @Test("a response completed before the deadline counts even when the phone sends it after")
+    func completedOffline() async throws {
         try await withTestApp { app in
+            // setup: the phone was offline past the deadline
             let (_, patient, _, promptID) = try await setUp(app)
             let beforeDeadline = app.clock.now.addingTimeInterval(7 * 24 * 3600 - 60)
-            app.clock.advance(by: 7 * 24 * 3600 + 3600)  // the phone was offline past the deadline
+            app.clock.advance(by: 7 * 24 * 3600 + 3600)
+
+            // act
+            let reply = try await patient.send(.POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: beforeDeadline))
+
+            // verify
+            #expect(reply.status == .created, "\(reply.text)")
             #expect(try await patient.send(.GET, "/me/prompts").body.array.isEmpty)
-            let late = try await patient.send(
-                .POST, "/me/responses",
-                json: submission(promptID, answers: Self.phqAnswers([1, 1, 1, 1, 1, 1, 1, 1, 0]), completedAt: app.clock.now))
-            #expect(late.status == .unprocessableEntity)
-            #expect(late.body["errors"][0]["code"].string == "afterDeadline")
-            let future = try await patient.send(
-                .POST, "/me/responses",
-                json: submission(promptID, answers: Self.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 0]), completedAt: app.clock.now.addingTimeInterval(3600)))
-            #expect(future.status == .unprocessableEntity)
-            #expect(future.body.problemFields == ["completedAt"])
-            let offline = try await patient.send(
-                .POST, "/me/responses",
-                json: submission(promptID, answers: Self.phqAnswers([1, 1, 1, 1, 1, 1, 1, 1, 0]), completedAt: beforeDeadline))
-            #expect(offline.status == .created, "\(offline.text)")
         }
     }
 
-    @Test("prompts and responses belong to their patient and the patient's therapist only")
-    func ownership() async throws {
+    @Test(
+        "a response completed after the deadline, or in the future, is refused",
+        arguments: [("after the deadline", 0.0, "afterDeadline"), ("an hour ahead", 3600, "invalidValue")])
+    func completedOutsideWindow(_ label: String, ahead: Double, code: String) async throws {
         try await withTestApp { app in
+            // setup: the deadline has passed
+            let (_, patient, _, promptID) = try await setUp(app)
+            app.clock.advance(by: 7 * 24 * 3600 + 3600)
+
+            // act
+            let reply = try await patient.send(
+                .POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now.addingTimeInterval(ahead)))
+
+            // verify
+            #expect(reply.status == .unprocessableEntity, "\(label)")
+            #expect(problemCodes(reply) == ["completedAt": code], "\(label): \(reply.text)")
+            #expect(try await app.count("responses") == 0)
+        }
+    }
+
+    // MARK: Whose prompts and responses
+
+    /// What another patient and another therapist try with a patient's prompt and response.
+    enum Intrusion: String, CaseIterable, Sendable {
+        case otherPatientReadsPrompt, otherPatientAnswersPrompt, otherPatientReusesResponseID, otherPatientReadsResponse
+        case otherTherapistReadsResponse, otherTherapistListsResponses, otherTherapistListsPrompts, otherTherapistAssigns
+
+        var status: HTTPStatus {
+            switch self {
+            case .otherPatientAnswersPrompt: .unprocessableEntity
+            case .otherPatientReusesResponseID: .conflict
+            default: .notFound
+            }
+        }
+    }
+
+    @Test("prompts and responses belong to their patient and the patient's therapist only", arguments: Intrusion.allCases)
+    func intrusions(_ intrusion: Intrusion) async throws {
+        try await withTestApp { app in
+            // setup: the patient answered their prompt
             let (_, patient, patientID, promptID) = try await setUp(app)
+            let responseID = UUID()
+            let created = try await patient.send(
+                .POST, "/me/responses", json: submission(promptID, id: responseID, answers: Self.moderate, completedAt: app.clock.now))
+            try #require(created.status == .created)
             let (other, _) = try await app.patient("other@example.org")
             let (huber, _) = try await app.staff("therapist", "huber@praxis.example")
-            #expect(try await other.send(.GET, "/me/prompts/\(promptID)").status == .notFound)
-            let foreign = try await other.send(
-                .POST, "/me/responses", json: submission(promptID, answers: Self.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 0]), completedAt: app.clock.now))
-            #expect(foreign.status == .unprocessableEntity)
-            #expect(foreign.body.problemFields == ["promptId"])
-            #expect(try await huber.send(.GET, "/patients/\(patientID.uuidString)/responses").status == .notFound)
-            #expect(try await huber.send(.GET, "/patients/\(patientID.uuidString)/prompts").status == .notFound)
-            let assign = try await huber.send(
-                .POST, "/patients/\(patientID.uuidString)/prompts",
-                json: ["instrumentKey": "gad-7", "opensAt": Self.iso(app.clock.now), "closesAt": Self.iso(app.clock.now.addingTimeInterval(3600))])
-            #expect(assign.status == .notFound)
+            let patientPath = "/patients/\(patientID.uuidString)"
 
-            let id = UUID()
-            let created = try await patient.send(
-                .POST, "/me/responses", json: submission(promptID, id: id, answers: Self.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 0]), completedAt: app.clock.now))
-            #expect(created.status == .created)
-            #expect(try await other.send(.GET, "/responses/\(id.uuidString)").status == .notFound)
-            #expect(try await huber.send(.GET, "/responses/\(id.uuidString)").status == .notFound)
-            #expect(try await patient.send(.GET, "/responses/\(id.uuidString)").status == .ok)
-            let reuse = try await other.send(
-                .POST, "/me/responses", json: submission(promptID, id: id, answers: Self.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 0]), completedAt: app.clock.now))
-            #expect(reuse.status == .conflict)
+            // act
+            let reply: APIClient.Reply
+            switch intrusion {
+            case .otherPatientReadsPrompt: reply = try await other.send(.GET, "/me/prompts/\(promptID)")
+            case .otherPatientAnswersPrompt:
+                reply = try await other.send(.POST, "/me/responses", json: submission(promptID, answers: Self.noSymptoms, completedAt: app.clock.now))
+            case .otherPatientReusesResponseID:
+                reply = try await other.send(
+                    .POST, "/me/responses", json: submission(promptID, id: responseID, answers: Self.noSymptoms, completedAt: app.clock.now))
+            case .otherPatientReadsResponse: reply = try await other.send(.GET, "/responses/\(responseID.uuidString)")
+            case .otherTherapistReadsResponse: reply = try await huber.send(.GET, "/responses/\(responseID.uuidString)")
+            case .otherTherapistListsResponses: reply = try await huber.send(.GET, "\(patientPath)/responses")
+            case .otherTherapistListsPrompts: reply = try await huber.send(.GET, "\(patientPath)/prompts")
+            case .otherTherapistAssigns:
+                reply = try await huber.send(
+                    .POST, "\(patientPath)/prompts",
+                    json: ["instrumentKey": "gad-7", "opensAt": Self.iso(app.clock.now), "closesAt": Self.iso(app.clock.now.addingTimeInterval(3600))])
+            }
+
+            // verify
+            #expect(reply.status == intrusion.status, "\(reply.text)")
+            #expect(!reply.text.contains("phq9_1") && !reply.text.contains("PHQ-9"))
+            #expect(try await app.count("responses") == 1)
+            #expect(try await app.count("prompts") == 1)
         }
     }
 
-    @Test("assignments with a bad window or an unknown instrument are refused")
-    func refusedAssignments() async throws {
+    @Test("the patient reads their own response by its id")
+    func ownResponse() async throws {
         try await withTestApp { app in
+            // setup
+            let (_, patient, _, promptID) = try await setUp(app)
+            let responseID = UUID()
+            _ = try await patient.send(.POST, "/me/responses", json: submission(promptID, id: responseID, answers: Self.moderate, completedAt: app.clock.now))
+
+            // act
+            let reply = try await patient.send(.GET, "/responses/\(responseID.uuidString)")
+
+            // verify
+            #expect(reply.status == .ok)
+            #expect(try reply.decoded(Components.Schemas.ResponseResult.self).id.lowercased() == responseID.uuidString.lowercased())
+        }
+    }
+
+    enum RefusedAssignment: String, CaseIterable, Sendable {
+        case closesBeforeItOpens, unknownInstrument, datesInWords, byThePatient
+    }
+
+    @Test("assignments with a bad window, an unknown instrument or dates in words are refused, and patients cannot assign", arguments: RefusedAssignment.allCases)
+    func refusedAssignments(_ refused: RefusedAssignment) async throws {
+        try await withTestApp { app in
+            // setup
             let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
             let (patient, patientID) = try await app.patient()
             try await app.pair(patient, with: therapist)
-            let path = "/patients/\(patientID.uuidString)/prompts"
-            let backwards = try await therapist.send(
-                .POST, path, json: ["instrumentKey": "phq-9", "opensAt": Self.iso(app.clock.now.addingTimeInterval(3600)), "closesAt": Self.iso(app.clock.now)])
-            #expect(backwards.body.problemFields == ["closesAt"])
-            let unknown = try await therapist.send(
-                .POST, path, json: ["instrumentKey": "nope", "opensAt": Self.iso(app.clock.now), "closesAt": Self.iso(app.clock.now.addingTimeInterval(3600))])
-            #expect(unknown.body.problemFields == ["instrumentKey"])
-            let badDate = try await therapist.send(.POST, path, json: ["instrumentKey": "phq-9", "opensAt": "tomorrow", "closesAt": "later"])
-            #expect(badDate.status == .unprocessableEntity, "\(badDate.text)")
-            #expect(badDate.body["type"].string == "/problems/invalid-date-time")
+            let now = app.clock.now
+            let hourly: JSONValue = ["instrumentKey": "phq-9", "opensAt": Self.iso(now), "closesAt": Self.iso(now.addingTimeInterval(3600))]
+            let (caller, body): (APIClient, JSONValue) =
+                switch refused {
+                case .closesBeforeItOpens: (therapist, hourly.merging(["opensAt": Self.iso(now.addingTimeInterval(3600)), "closesAt": Self.iso(now)]))
+                case .unknownInstrument: (therapist, hourly.merging(["instrumentKey": "nope"]))
+                case .datesInWords: (therapist, hourly.merging(["opensAt": "tomorrow", "closesAt": "later"]))
+                case .byThePatient: (patient, hourly)
+                }
+
+            // act
+            let reply = try await caller.send(.POST, "/patients/\(patientID.uuidString)/prompts", json: body)
+
+            // verify
+            switch refused {
+            case .closesBeforeItOpens: #expect(reply.body.problemFields == ["closesAt"], "\(reply.text)")
+            case .unknownInstrument: #expect(reply.body.problemFields == ["instrumentKey"], "\(reply.text)")
+            case .datesInWords: #expect(reply.body["type"].string == "/problems/invalid-date-time", "\(reply.text)")
+            case .byThePatient: #expect(reply.status == .forbidden, "\(reply.text)")
+            }
+            #expect(reply.status == (refused == .byThePatient ? .forbidden : .unprocessableEntity))
             #expect(try await app.count("prompts") == 0)
-            #expect(try await patient.send(.POST, path, json: ["instrumentKey": "phq-9", "opensAt": Self.iso(app.clock.now), "closesAt": Self.iso(app.clock.now.addingTimeInterval(3600))]).status == .forbidden)
         }
     }
 
-    @Test("researchers import JSON, FHIR and REDCap as drafts, publish them, and new imports become new versions")
-    func imports() async throws {
-        try await withTestApp { app in
-            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
-            let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
-            let study = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
-            let json = Self.sleep
-            #expect(try await researcher.send(.POST, "/instruments", json: json).body.problemFields == ["studyId"])
-            let imported = try await researcher.send(.POST, "/instruments?studyId=\(study)", json: json)
-            #expect(imported.status == .created, "\(imported.text)")
-            #expect(imported.body["status"].string == "draft")
-            #expect(imported.body["version"].int == 1)
-            #expect(imported.body["ownerStudyId"].string == study && imported.body["shared"].bool == false)
-            #expect(try await therapist.send(.POST, "/instruments?studyId=\(study)", json: json).status == .notFound)
-            let again = try await researcher.send(.POST, "/instruments?studyId=\(study)", json: json)
-            #expect(again.body["version"].int == 1)
-            let published = try await researcher.send(.POST, "/instruments/sleep/versions/1/publication")
-            #expect(published.body["status"].string == "published")
-            #expect(try await researcher.send(.POST, "/instruments/sleep/versions/1/publication").status == .conflict)
-            let next = try await researcher.send(.POST, "/instruments?publish=true&studyId=\(study)", json: json)
-            #expect(next.body["version"].int == 2)
-            #expect(next.body["status"].string == "published")
-
-            let fhir = try await researcher.send(.GET, "/instruments/who-5/versions/1?format=fhir")
-            var questionnaire = try #require(try JSONSerialization.jsonObject(with: Data(fhir.text.utf8)) as? [String: Any])
-            questionnaire["url"] = "https://elsewhere.example/fhir/Questionnaire/who-5-local"
-            let fhirBody = String(decoding: try JSONSerialization.data(withJSONObject: questionnaire), as: UTF8.self)
-            let fromFHIR = try await researcher.send(.POST, "/instruments?studyId=\(study)", raw: fhirBody)
-            #expect(fromFHIR.status == .created, "\(fromFHIR.text)")
-            #expect(fromFHIR.body["origin"].string == "fhir")
-            #expect(fromFHIR.body["key"].string == "who-5-local")
-
-            let csv = "Variable / Field Name,Form Name,Section Header,Field Type,Field Label,\"Choices, Calculations, OR Slider Labels\"\nmood,daily_mood,,radio,Mood?,\"1, bad | 2, good\"\n"
-            let fromCSV = try await app.app.testing().sendRequest(
-                .POST, "/api/v1/instruments?studyId=\(study)", headers: ["Authorization": "Bearer \(researcher.token!)", "Content-Type": "text/csv"],
-                body: .init(string: csv))
-            #expect(fromCSV.status == .created, "\(fromCSV.body.string)")
-            #expect(fromCSV.body.string.contains("daily-mood"))
-        }
-    }
+    // MARK: Importing instruments
 
     static let sleep: JSONValue = [
         "key": "sleep", "title": ["en": "Sleep", "de": "Schlaf"],
         "sections": [["id": "s", "items": [["id": "hours", "type": "number", "text": "Hours slept", "min": 0, "max": 24, "required": true]]]],
     ]
 
-    @Test("instruments are governed: the library is read-only, an import belongs to its study, a shared one needs an admin")
-    func governance() async throws {
+    /// A researcher with a study of their own, and the study's id.
+    func researcherWithStudy(_ app: TestContext, _ email: String = "lab@uni.example") async throws -> (client: APIClient, studyID: String) {
+        let (researcher, _) = try await app.staff("researcher", email)
+        return (researcher, try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open")))
+    }
+
+    func importSleep(_ researcher: APIClient, into studyID: String, publish: Bool = false) async throws -> Components.Schemas.InstrumentSummary {
+        let reply = try await researcher.send(.POST, "/instruments?studyId=\(studyID)\(publish ? "&publish=true" : "")", json: Self.sleep)
+        try #require([.created, .ok].contains(reply.status), "\(reply.text)")
+        return try reply.decoded(Components.Schemas.InstrumentSummary.self)
+    }
+
+    @Test("a researcher's import is a draft, version 1, of their study, not shared")
+    func importDraft() async throws {
         try await withTestApp { app in
-            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
-            let (rival, _) = try await app.staff("researcher", "rival@uni.example")
-            let (admin, _) = try await app.staff("admin", "admin@interlude.example")
-            let study = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
-            let rivalStudy = try await StudyAPITests().createStudy(rival, StudyAPITests.study("open"))
+            // setup
+            let (researcher, studyID) = try await researcherWithStudy(app)
 
-            // The shipped PHQ-9 cannot be replaced by another version (here one whose crisis item asks nothing), by anyone.
-            let phq9 = try await researcher.send(.GET, "/instruments/phq-9/versions/1")
-            guard case .some(var definition) = phq9.body.value as? [String: Any],
-                var sections = definition["sections"] as? [[String: Any]], var items = sections[0]["items"] as? [[String: Any]]
-            else { Issue.record("no PHQ-9 definition"); return }
-            for index in items.indices where items[index]["id"] as? String == "phq9_9" { items[index]["text"] = ["en": "Any comments?"] }
-            sections[0]["items"] = items
-            definition["sections"] = sections
-            let altered = String(decoding: try JSONSerialization.data(withJSONObject: definition), as: UTF8.self)
-            let before = try await app.count("instrument_versions")
-            for client in [researcher, admin] {
-                let replaced = try await client.send(.POST, "/instruments?publish=true&studyId=\(study)", raw: altered)
-                #expect(replaced.status == .forbidden && replaced.body["type"].string == "/problems/built-in-instrument", "\(replaced.status) \(replaced.text.prefix(300))")
-            }
-            #expect(try await admin.send(.POST, "/instruments?publish=true", raw: altered).status == .forbidden)
-            #expect(try await admin.send(.POST, "/instruments/phq-9/versions/1/sharing").status == .notFound)
-            #expect(try await admin.send(.POST, "/instruments/phq-9/sharing").status == .forbidden)
-            #expect(try await app.count("instrument_versions") == before)
-            let stored = try await InstrumentCatalog(database: app.database, services: app.app.interlude).latestPublished("phq-9")
-            #expect(try #require(stored).decodedDefinition().item("phq9_9") != nil)
+            // act
+            let reply = try await researcher.send(.POST, "/instruments?studyId=\(studyID)", json: Self.sleep)
 
-            // An import belongs to its study: another study cannot take the key or publish it.
-            let imported = try await researcher.send(.POST, "/instruments?studyId=\(study)", json: Self.sleep)
-            #expect(imported.status == .created)
-            let taken = try await rival.send(.POST, "/instruments?studyId=\(rivalStudy)", json: Self.sleep)
-            #expect(taken.status == .conflict && taken.body["type"].string == "/problems/instrument-key-taken")
-            #expect(try await rival.send(.POST, "/instruments?studyId=\(study)", json: Self.sleep).status == .notFound)
-            #expect(try await rival.send(.POST, "/instruments/sleep/versions/1/publication").status == .notFound)
-            #expect(try await rival.send(.POST, "/instruments/sleep/sharing").status == .notFound)
-            #expect(try await researcher.send(.POST, "/instruments/sleep/versions/1/publication").status == .ok)
-
-            // Shared, it reaches every study: the next version needs an administrator.
-            let shared = try await researcher.send(.POST, "/instruments/sleep/sharing")
-            #expect(shared.status == .ok && shared.body["shared"].bool == true)
-            let draft = try await researcher.send(.POST, "/instruments?studyId=\(study)", json: Self.sleep)
-            #expect(draft.body["version"].int == 2 && draft.body["shared"].bool == true)
-            #expect(try await researcher.send(.POST, "/instruments/sleep/versions/2/publication").status == .forbidden)
-            #expect(try await admin.send(.POST, "/instruments/sleep/versions/2/publication").status == .ok)
-
-            let actions = try await AuditEventRecord.query(on: app.database).all().map(\.action).filter { $0.hasPrefix("instrument.") }
-            #expect(actions.sorted() == [
-                "instrument.imported", "instrument.imported", "instrument.published", "instrument.published", "instrument.shared",
-            ])
+            // verify
+            #expect(reply.status == .created, "\(reply.text)")
+            let imported = try reply.decoded(Components.Schemas.InstrumentSummary.self)
+            #expect(imported.status == .draft && imported.version == 1 && imported.origin == .json)
+            #expect(imported.ownerStudyId == studyID && imported.shared == false)
         }
     }
 
-    @Test("broken imports are refused naming the place, and nothing is stored")
-    func brokenImports() async throws {
+    @Test(
+        "an import is refused without a study, and to a therapist outside the study",
+        arguments: [("no study named", false, HTTPStatus.unprocessableEntity), ("a therapist of no part in it", true, .notFound)])
+    func importRefused(_ label: String, byTherapist: Bool, status: HTTPStatus) async throws {
         try await withTestApp { app in
-            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
-            let study = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
+            // setup
+            let (_, studyID) = try await researcherWithStudy(app)
+            let caller = byTherapist ? try await app.staff("therapist", "berger@praxis.example").0 : try await app.signIn("lab@uni.example")
             let before = try await app.count("instrument_versions")
-            let cyclic: JSONValue = [
-                "key": "broken", "title": "Broken",
-                "sections": [["id": "s", "items": [
-                    ["id": "a", "type": "boolean", "text": "A", "visibleWhen": ["clauses": [["item": "b", "operator": "answered"]]]],
-                    ["id": "b", "type": "boolean", "text": "B", "visibleWhen": ["clauses": [["item": "a", "operator": "answered"]]]],
-                    ["id": "a", "type": "boolean", "text": "Again"],
-                ]]],
-            ]
-            let reply = try await researcher.send(.POST, "/instruments?studyId=\(study)", json: cyclic)
-            #expect(reply.status == .unprocessableEntity)
-            #expect(reply.body.problemFields == ["sections.0.items.2.id"])
-            let loop: JSONValue = [
-                "key": "broken", "title": "Broken",
-                "sections": [["id": "s", "items": [
-                    ["id": "a", "type": "boolean", "text": "A", "visibleWhen": ["clauses": [["item": "b", "operator": "answered"]]]],
-                    ["id": "b", "type": "boolean", "text": "B", "visibleWhen": ["clauses": [["item": "a", "operator": "answered"]]]],
-                ]]],
-            ]
-            let loopReply = try await researcher.send(.POST, "/instruments?studyId=\(study)", json: loop)
-            #expect(loopReply.body.problemFields == ["sections.0.items.0.visibleWhen", "sections.0.items.1.visibleWhen"])
-            let unknownType: JSONValue = [
-                "key": "broken", "title": "Broken", "sections": [["id": "s", "items": [["id": "a", "type": "video", "text": "A"]]]],
-            ]
-            let typeReply = try await researcher.send(.POST, "/instruments?studyId=\(study)", json: unknownType)
-            #expect(typeReply.status == .unprocessableEntity)
-            #expect(typeReply.body.problemFields == ["sections.0.items.0.type"])
+
+            // act
+            let reply = try await caller.send(.POST, byTherapist ? "/instruments?studyId=\(studyID)" : "/instruments", json: Self.sleep)
+
+            // verify
+            #expect(reply.status == status, "\(label): \(reply.text)")
+            if !byTherapist { #expect(reply.body.problemFields == ["studyId"]) }
             #expect(try await app.count("instrument_versions") == before)
+        }
+    }
+
+    @Test("importing the same draft again replaces it and stays version 1")
+    func importAgain() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, studyID) = try await researcherWithStudy(app)
+            _ = try await importSleep(researcher, into: studyID)
+
+            // act
+            let again = try await importSleep(researcher, into: studyID)
+
+            // verify
+            #expect(again.version == 1 && again.status == .draft)
+        }
+    }
+
+    @Test("publishing makes a draft available once; publishing it again is a conflict")
+    func publish() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, studyID) = try await researcherWithStudy(app)
+            _ = try await importSleep(researcher, into: studyID)
+
+            // act
+            let published = try await researcher.send(.POST, "/instruments/sleep/versions/1/publication")
+            let twice = try await researcher.send(.POST, "/instruments/sleep/versions/1/publication")
+
+            // verify
+            #expect(try published.decoded(Components.Schemas.InstrumentSummary.self).status == .published)
+            #expect(twice.status == .conflict)
+        }
+    }
+
+    @Test("an import after publication is a new version, published at once when asked")
+    func importNewVersion() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, studyID) = try await researcherWithStudy(app)
+            _ = try await importSleep(researcher, into: studyID)
+            _ = try await researcher.send(.POST, "/instruments/sleep/versions/1/publication")
+
+            // act
+            let next = try await importSleep(researcher, into: studyID, publish: true)
+
+            // verify
+            #expect(next.version == 2 && next.status == .published)
+        }
+    }
+
+    @Test("a FHIR Questionnaire imports with the key its URL names")
+    func importFHIR() async throws {
+        try await withTestApp { app in
+            // setup: the WHO-5 as FHIR, under another address
+            let (researcher, studyID) = try await researcherWithStudy(app)
+            let fhir = try await researcher.send(.GET, "/instruments/who-5/versions/1?format=fhir")
+            var questionnaire = try #require(try JSONSerialization.jsonObject(with: Data(fhir.text.utf8)) as? [String: Any])
+            questionnaire["url"] = "https://elsewhere.example/fhir/Questionnaire/who-5-local"
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: questionnaire), as: UTF8.self)
+
+            // act
+            let reply = try await researcher.send(.POST, "/instruments?studyId=\(studyID)", raw: body)
+
+            // verify
+            #expect(reply.status == .created, "\(reply.text)")
+            let imported = try reply.decoded(Components.Schemas.InstrumentSummary.self)
+            #expect(imported.origin == .fhir && imported.key == "who-5-local")
+        }
+    }
+
+    @Test("a REDCap data dictionary imports from CSV, one instrument per form")
+    func importREDCap() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, studyID) = try await researcherWithStudy(app)
+            let csv = "Variable / Field Name,Form Name,Section Header,Field Type,Field Label,\"Choices, Calculations, OR Slider Labels\"\nmood,daily_mood,,radio,Mood?,\"1, bad | 2, good\"\n"
+
+            // act
+            let reply = try await app.app.testing().sendRequest(
+                .POST, "/api/v1/instruments?studyId=\(studyID)", headers: ["Authorization": "Bearer \(researcher.token!)", "Content-Type": "text/csv"],
+                body: .init(string: csv))
+
+            // verify
+            #expect(reply.status == .created, "\(reply.body.string)")
+            let imported = JSON(data: Data(reply.body.string.utf8))
+            #expect(imported["key"].string == "daily-mood" && imported["origin"].string == "redcap")
+        }
+    }
+
+    static let brokenImportCases: [(String, [JSONValue], [String])] = [
+            (
+                "an item id used twice",
+                [
+                    ["id": "a", "type": "boolean", "text": "A"], ["id": "b", "type": "boolean", "text": "B"],
+                    ["id": "a", "type": "boolean", "text": "Again"],
+                ], ["sections.0.items.2.id"]
+            ),
+            (
+                "conditions that wait for each other",
+                [
+                    ["id": "a", "type": "boolean", "text": "A", "visibleWhen": ["clauses": [["item": "b", "operator": "answered"]]]],
+                    ["id": "b", "type": "boolean", "text": "B", "visibleWhen": ["clauses": [["item": "a", "operator": "answered"]]]],
+                ], ["sections.0.items.0.visibleWhen", "sections.0.items.1.visibleWhen"]
+            ),
+            ("an item type nobody knows", [["id": "a", "type": "video", "text": "A"]], ["sections.0.items.0.type"]),
+    ]
+
+    @Test(
+        "broken imports are refused naming the place, and nothing is stored",
+        arguments: brokenImportCases)
+    func brokenImports(_ label: String, items: [JSONValue], fields: [String]) async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, studyID) = try await researcherWithStudy(app)
+            let before = try await app.count("instrument_versions")
+            let definition: JSONValue = ["key": "broken", "title": "Broken", "sections": [["id": "s", "items": .array(items)]]]
+
+            // act
+            let reply = try await researcher.send(.POST, "/instruments?studyId=\(studyID)", json: definition)
+
+            // verify
+            #expect(reply.status == .unprocessableEntity, "\(label)")
+            #expect(reply.body.problemFields == fields, "\(label): \(reply.text)")
+            #expect(try await app.count("instrument_versions") == before)
+        }
+    }
+
+    // MARK: Governance
+
+    /// The shipped PHQ-9 with its crisis item asking nothing.
+    func alteredPHQ9(_ researcher: APIClient) async throws -> String {
+        let phq9 = try await researcher.send(.GET, "/instruments/phq-9/versions/1")
+        var definition = try #require(phq9.body.value as? [String: Any])
+        var sections = try #require(definition["sections"] as? [[String: Any]])
+        var items = try #require(sections[0]["items"] as? [[String: Any]])
+        for index in items.indices where items[index]["id"] as? String == "phq9_9" { items[index]["text"] = ["en": "Any comments?"] }
+        sections[0]["items"] = items
+        definition["sections"] = sections
+        return String(decoding: try JSONSerialization.data(withJSONObject: definition), as: UTF8.self)
+    }
+
+    enum LibraryChange: String, CaseIterable, Sendable {
+        case researcherImportsForStudy, adminImportsForStudy, adminImportsForInstallation, adminSharesVersion, adminSharesInstrument
+    }
+
+    @Test("the shipped library cannot be replaced or re-shared, by a researcher or an administrator", arguments: LibraryChange.allCases)
+    func libraryReadOnly(_ change: LibraryChange) async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, studyID) = try await researcherWithStudy(app)
+            let (admin, _) = try await app.staff("admin", "admin@interlude.example")
+            let altered = try await alteredPHQ9(researcher)
+            let before = try await app.count("instrument_versions")
+
+            // act
+            let reply: APIClient.Reply
+            switch change {
+            case .researcherImportsForStudy: reply = try await researcher.send(.POST, "/instruments?publish=true&studyId=\(studyID)", raw: altered)
+            case .adminImportsForStudy: reply = try await admin.send(.POST, "/instruments?publish=true&studyId=\(studyID)", raw: altered)
+            case .adminImportsForInstallation: reply = try await admin.send(.POST, "/instruments?publish=true", raw: altered)
+            case .adminSharesVersion: reply = try await admin.send(.POST, "/instruments/phq-9/versions/1/sharing")
+            case .adminSharesInstrument: reply = try await admin.send(.POST, "/instruments/phq-9/sharing")
+            }
+
+            // verify
+            #expect(reply.status == (change == .adminSharesVersion ? .notFound : .forbidden), "\(reply.text.prefix(300))")
+            if change != .adminSharesVersion { #expect(reply.body["type"].string == "/problems/built-in-instrument") }
+            #expect(try await app.count("instrument_versions") == before)
+            let stored = try await InstrumentCatalog(database: app.database, services: app.app.interlude).latestPublished("phq-9")
+            #expect(try #require(stored).decodedDefinition().item("phq9_9")?.text.text(.en).contains("dead") == true)
+        }
+    }
+
+    enum RivalMove: String, CaseIterable, Sendable {
+        case takesTheKey, importsIntoTheStudy, publishes, shares
+    }
+
+    @Test("an import belongs to its study: a researcher of another study cannot take, change, publish or share it", arguments: RivalMove.allCases)
+    func importBelongsToStudy(_ move: RivalMove) async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, studyID) = try await researcherWithStudy(app)
+            let (rival, rivalStudyID) = try await researcherWithStudy(app, "rival@uni.example")
+            _ = try await importSleep(researcher, into: studyID)
+            let before = try await app.count("instrument_versions")
+
+            // act
+            let reply: APIClient.Reply
+            switch move {
+            case .takesTheKey: reply = try await rival.send(.POST, "/instruments?studyId=\(rivalStudyID)", json: Self.sleep)
+            case .importsIntoTheStudy: reply = try await rival.send(.POST, "/instruments?studyId=\(studyID)", json: Self.sleep)
+            case .publishes: reply = try await rival.send(.POST, "/instruments/sleep/versions/1/publication")
+            case .shares: reply = try await rival.send(.POST, "/instruments/sleep/sharing")
+            }
+
+            // verify
+            if move == .takesTheKey {
+                #expect(reply.status == .conflict && reply.body["type"].string == "/problems/instrument-key-taken", "\(reply.text)")
+            } else {
+                #expect(reply.status == .notFound, "\(reply.text)")
+            }
+            #expect(try await app.count("instrument_versions") == before)
+            let versions = try await researcher.send(.GET, "/instruments").decoded([Components.Schemas.InstrumentSummary].self)
+            let sleep = try #require(versions.first { $0.key == "sleep" })
+            #expect(sleep.status == .draft && sleep.shared == false)
+        }
+    }
+
+    @Test("once shared, an instrument reaches every study, so only an administrator publishes its next version")
+    func sharedNeedsAdmin() async throws {
+        try await withTestApp { app in
+            // setup: a published import, shared, with a second draft
+            let (researcher, studyID) = try await researcherWithStudy(app)
+            let (admin, _) = try await app.staff("admin", "admin@interlude.example")
+            _ = try await importSleep(researcher, into: studyID)
+            _ = try await researcher.send(.POST, "/instruments/sleep/versions/1/publication")
+            let shared = try await researcher.send(.POST, "/instruments/sleep/sharing")
+            let draft = try await importSleep(researcher, into: studyID)
+
+            // act
+            let byResearcher = try await researcher.send(.POST, "/instruments/sleep/versions/2/publication")
+            let byAdmin = try await admin.send(.POST, "/instruments/sleep/versions/2/publication")
+
+            // verify
+            #expect(try shared.decoded(Components.Schemas.InstrumentSummary.self).shared == true)
+            #expect(draft.version == 2 && draft.shared == true)
+            #expect(byResearcher.status == .forbidden)
+            #expect(byAdmin.status == .ok)
+        }
+    }
+
+    @Test("imports, publications and sharing are audited, one event each")
+    func governanceAudited() async throws {
+        try await withTestApp { app in
+            // setup / act
+            let (researcher, studyID) = try await researcherWithStudy(app)
+            _ = try await importSleep(researcher, into: studyID)
+            _ = try await researcher.send(.POST, "/instruments/sleep/versions/1/publication")
+            _ = try await researcher.send(.POST, "/instruments/sleep/sharing")
+
+            // verify
+            let actions = try await AuditEventRecord.query(on: app.database).all().map(\.action).filter { $0.hasPrefix("instrument.") }
+            #expect(actions.sorted() == ["instrument.imported", "instrument.published", "instrument.shared"])
         }
     }
 }
