@@ -74,50 +74,6 @@ struct NotificationTests {
         try await NotificationRecord.query(on: app.database).sort(\.$dueAt).all()
     }
 
-    @Test("a questionnaire that opens is pushed once, encrypted for the browser, signed with VAPID; a tap is recorded")
-    func webPush() async throws {
-        let endpoint = try await LocalPushEndpoint.start()
-        try await withTestApp { app in
-            let (therapist, patient, patientID, promptID) = try await setUp(app)
-            let browser = Browser()
-            let registered = try await patient.send(.POST, "/me/devices", json: browser.subscription("\(endpoint.baseURL)/push/one"))
-            #expect(registered.status == .created, "\(registered.text)")
-
-            // Queued ahead of its moment, sent when it comes, once.
-            #expect(try await run(app) == NotificationDispatcher.Report())
-            #expect(try await notifications(app).map(\.status) == [.queued])
-            app.clock.advance(by: 601)
-            #expect(try await run(app).sent == 1)
-            #expect(try await run(app) == NotificationDispatcher.Report())
-            #expect(endpoint.received.count == 1)
-
-            let request = try #require(endpoint.received.first)
-            #expect(request.headers.first(name: "Content-Encoding") == "aes128gcm")
-            #expect(Int(request.headers.first(name: "TTL") ?? "") ?? 0 > 80_000)
-            let topic = try #require(request.headers.first(name: "Topic"))
-            #expect(topic.count <= 32 && topic.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
-            let authorization = try #require(request.headers.first(name: "Authorization"))
-            #expect(authorization.hasPrefix("vapid t="))
-            let publicKey = try await app.api.send(.GET, "/push/public-key").body["publicKey"].string
-            #expect(authorization.hasSuffix(", k=\(publicKey ?? "-")"))
-            try verifyVAPID(authorization, audience: endpoint.baseURL, publicKey: try #require(publicKey), now: app.clock.now)
-
-            let payload = try JSONSerialization.jsonObject(with: try browser.decrypt(request.body)) as? [String: String]
-            #expect(payload?["title"] == "A questionnaire is waiting for you")
-            #expect(payload?["path"] == "/app/questionnaires/\(promptID.uuidString.lowercased())")
-            let click = try #require(payload?["click"])
-            #expect(try await app.api.send(.POST, String(click.dropFirst("/api/v1".count)).replacingOccurrences(of: "key=", with: "key=x")).status == .notFound)
-            #expect(try await app.api.send(.POST, String(click.dropFirst("/api/v1".count))).status == .noContent)
-
-            let history = try await therapist.send(.GET, "/patients/\(patientID)/notifications")
-            #expect(history.body["reachableByPush"].bool == true)
-            #expect(history.body["notifications"][0]["status"].string == "clicked")
-            #expect(history.body["notifications"][0]["channel"].string == "webpush")
-            #expect(try await app.count("audit_events WHERE action = 'notifications.read'") == 1)
-        }
-        try await endpoint.stop()
-    }
-
     /// Checks the ES256 signature and claims of a VAPID header with the server's public key.
     func verifyVAPID(_ header: String, audience: String, publicKey: String, now: Date) throws {
         let token = String(header.dropFirst("vapid t=".count).prefix { $0 != "," })
@@ -133,232 +89,512 @@ struct NotificationTests {
         #expect(expires > now.timeIntervalSince1970 && expires <= now.timeIntervalSince1970 + 24 * 3600)
     }
 
-    @Test("a temporary failure is retried after a pause; a gone subscription is disabled and email takes over")
-    func retriesAndFallback() async throws {
-        let endpoint = try await LocalPushEndpoint.start()
-        try await withTestApp { app in
-            let (_, patient, patientID, _) = try await setUp(app)
-            _ = try await patient.send(.POST, "/me/devices", json: Browser().subscription("\(endpoint.baseURL)/push/one"))
-            endpoint.answer(.serviceUnavailable, .gone)
-            app.clock.advance(by: 601)
-            #expect(try await run(app).retrying == 1)
-            let waiting = try #require(try await notifications(app).first)
-            #expect(waiting.attempts == 1 && waiting.status == .queued)
-            #expect(waiting.nextAttemptAt == app.clock.now.addingTimeInterval(30))
-            #expect(try await run(app) == NotificationDispatcher.Report())
-            app.clock.advance(by: 31)
-            let report = try await run(app)
-            #expect(report.sent == 1)
-            let sent = try #require(try await notifications(app).first)
-            #expect(sent.channel == "email")
-            #expect(sent.receipt?.contains("webpush 410") == true)
-            #expect(app.mailer.sent.contains { $0.subject == "A questionnaire is waiting for you" })
-            let devices = try await patient.send(.GET, "/me/devices")
-            #expect(devices.body[0]["active"].bool == false)
-            #expect(endpoint.received.count == 2)
+    typealias PatientNotifications = Components.Schemas.PatientNotifications
 
-            // The therapist's page says how the patient can be reached and what became of the notification.
-            let console = ConsoleBrowser(app)
-            _ = try await console.signIn("berger@praxis.example")
-            let page = try await console.get("/console/patients/\(patientID)")
-            #expect(page.html.contains("<dd id=\"reach\">by email only</dd>"))
-            #expect(page.html.contains("webpush 410; email accepted"))
+    /// Registers a browser's push subscription for the patient.
+    func subscribe(_ patient: APIClient, _ browser: Browser = Browser(), at endpoint: LocalPushEndpoint, path: String = "/push/one") async throws {
+        let registered = try await patient.send(.POST, "/me/devices", json: browser.subscription("\(endpoint.baseURL)\(path)"))
+        try #require(registered.status == .created, "\(registered.text)")
+    }
+
+    /// Runs `test` with a local push service that is stopped afterwards.
+    func withPushEndpoint(_ test: (LocalPushEndpoint) async throws -> Void) async throws {
+        let endpoint = try await LocalPushEndpoint.start()
+        do {
+            try await test(endpoint)
+        } catch {
+            try await endpoint.stop()
+            throw error
         }
         try await endpoint.stop()
     }
 
-    @Test("the push host is checked again when a message is sent: an inside address is not called, a redirect not followed")
-    func sendTimeChecks() async throws {
-        let endpoint = try await LocalPushEndpoint.start()
-        try await withTestApp(settings: { $0.push.allowLoopback = false }) { app in
+    // MARK: Web Push
+
+    @Test("a questionnaire's notification waits in the outbox until the questionnaire opens, then is pushed once")
+    func pushedOnceWhenDue() async throws {
+        try await withPushEndpoint { endpoint in
+            try await withTestApp { app in
+                // setup
+                let (_, patient, _, _) = try await setUp(app)
+                try await subscribe(patient, at: endpoint)
+                let early = try await run(app)
+                let queued = try await notifications(app).map(\.status)
+                app.clock.advance(by: 601)
+
+                // act
+                let due = try await run(app)
+                let again = try await run(app)
+
+                // verify
+                #expect(early == NotificationDispatcher.Report())
+                #expect(queued == [.queued])
+                #expect(due.sent == 1)
+                #expect(again == NotificationDispatcher.Report())
+                #expect(endpoint.received.count == 1)
+            }
+        }
+    }
+
+    @Test("a push is encrypted for the browser alone, signed with the server's VAPID key, and names no content")
+    func pushEncryptedAndSigned() async throws {
+        try await withPushEndpoint { endpoint in
+            try await withTestApp { app in
+                // setup
+                let (_, patient, _, promptID) = try await setUp(app)
+                let browser = Browser()
+                try await subscribe(patient, browser, at: endpoint)
+                app.clock.advance(by: 601)
+
+                // act
+                _ = try await run(app)
+
+                // verify
+                let request = try #require(endpoint.received.first)
+                #expect(request.headers.first(name: "Content-Encoding") == "aes128gcm")
+                #expect(Int(request.headers.first(name: "TTL") ?? "") ?? 0 > 80_000)
+                let topic = try #require(request.headers.first(name: "Topic"))
+                #expect(topic.count <= 32 && topic.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+                let authorization = try #require(request.headers.first(name: "Authorization"))
+                let publicKey = try await app.api.send(.GET, "/push/public-key").decoded(Components.Schemas.PushPublicKey.self).publicKey
+                #expect(authorization.hasPrefix("vapid t=") && authorization.hasSuffix(", k=\(publicKey)"))
+                try verifyVAPID(authorization, audience: endpoint.baseURL, publicKey: publicKey, now: app.clock.now)
+                let payload = try JSONSerialization.jsonObject(with: try browser.decrypt(request.body)) as? [String: String]
+                #expect(payload?["title"] == "A questionnaire is waiting for you")
+                #expect(payload?["path"] == "/app/questionnaires/\(promptID.uuidString.lowercased())")
+            }
+        }
+    }
+
+    @Test("a tap on a push is recorded with the push's own key, and refused with another")
+    func tapRecorded() async throws {
+        try await withPushEndpoint { endpoint in
+            try await withTestApp { app in
+                // setup
+                let (therapist, patient, patientID, _) = try await setUp(app)
+                let browser = Browser()
+                try await subscribe(patient, browser, at: endpoint)
+                app.clock.advance(by: 601)
+                _ = try await run(app)
+                let request = try #require(endpoint.received.first)
+                let payload = try JSONSerialization.jsonObject(with: try browser.decrypt(request.body)) as? [String: String]
+                let click = String(try #require(payload?["click"]).dropFirst("/api/v1".count))
+
+                // act
+                let forged = try await app.api.send(.POST, click.replacingOccurrences(of: "key=", with: "key=x"))
+                let tapped = try await app.api.send(.POST, click)
+
+                // verify
+                #expect(forged.status == .notFound)
+                #expect(tapped.status == .noContent)
+                let history = try await therapist.send(.GET, "/patients/\(patientID)/notifications").decoded(PatientNotifications.self)
+                #expect(history.notifications.map(\.status) == [.clicked])
+            }
+        }
+    }
+
+    @Test("the therapist sees how the patient is reached and what became of each notification, and the read is audited")
+    func therapistSeesDelivery() async throws {
+        try await withPushEndpoint { endpoint in
+            try await withTestApp { app in
+                // setup
+                let (therapist, patient, patientID, _) = try await setUp(app)
+                try await subscribe(patient, at: endpoint)
+                app.clock.advance(by: 601)
+                _ = try await run(app)
+
+                // act
+                let history = try await therapist.send(.GET, "/patients/\(patientID)/notifications").decoded(PatientNotifications.self)
+
+                // verify
+                #expect(history.reachableByPush && history.devices == 1)
+                #expect(history.notifications.map(\.status) == [.sent])
+                #expect(history.notifications.map(\.channel) == ["webpush"])
+                #expect(try await app.count("audit_events WHERE action = 'notifications.read'") == 1)
+            }
+        }
+    }
+
+    @Test(
+        "a patient's notifications are refused to another therapist and to patients",
+        arguments: [("another therapist", true, HTTPStatus.notFound), ("a patient", false, .forbidden)])
+    func therapistIsolation(_ label: String, therapist: Bool, status: HTTPStatus) async throws {
+        try await withTestApp { app in
+            // setup
             let (_, _, patientID, _) = try await setUp(app)
-            let browser = Browser()
-            // Stored before the rules were as they are now: the address is refused when the message goes out.
-            try await DeviceRecord(
-                userID: patientID, platform: .webpush, address: "\(endpoint.baseURL)/push/inside",
-                p256dh: browser.key.publicKey.x963Representation.base64URLEncoded, auth: browser.auth.base64URLEncoded,
-                now: app.clock.now
-            ).create(on: app.database)
-            app.clock.advance(by: 601)
-            #expect(try await run(app).sent == 1)
-            #expect(endpoint.received.isEmpty)
-            let sent = try #require(try await notifications(app).first)
-            #expect(sent.channel == "email")
-            #expect(sent.receipt?.contains("inside the network") == true, "\(sent.receipt ?? "")")
-            #expect(try await DeviceRecord.query(on: app.database).first()?.disabledAt != nil)
+            let caller = therapist ? try await app.staff("therapist", "huber@praxis.example").0 : try await app.patient("nosy@example.org").client
+
+            // act
+            let reply = try await caller.send(.GET, "/patients/\(patientID)/notifications")
+
+            // verify
+            #expect(reply.status == status, "\(label)")
+            #expect(!reply.text.contains("questionnaire"))
         }
-        try await withTestApp { app in
-            let (_, patient, _, _) = try await setUp(app)
-            _ = try await patient.send(.POST, "/me/devices", json: Browser().subscription("\(endpoint.baseURL)/push/one"))
-            endpoint.answer(.temporaryRedirect)
-            app.clock.advance(by: 601)
-            _ = try await run(app)
-            #expect(endpoint.received.map(\.path) == ["/push/one"])
-            #expect(try #require(try await notifications(app).first).receipt?.contains("webpush 307") == true)
-        }
-        try await endpoint.stop()
     }
 
-    @Test("push hosts are resolved at send time and every address must be public")
-    func resolution() async throws {
-        let inside: NetworkAddress = .v4(0x0A00_0001)
-        let outside: NetworkAddress = .v4(0x5DB8_D822)
-        let answers: [String: [NetworkAddress]] = ["mixed.example.org": [outside, inside], "push.example.org": [outside]]
-        let clients = PushClients(allowLoopback: false) { answers[$0] ?? [] }
-        await #expect(throws: PushClients.Refusal.insideAddress) { try await clients.client(for: "mixed.example.org") }
-        await #expect(throws: PushClients.Refusal.unresolvable) { try await clients.client(for: "nowhere.example.org") }
-        await #expect(throws: PushClients.Refusal.insideAddress) { try await clients.client(for: "0x7f.1") }
-        _ = try await clients.client(for: "push.example.org")
-        // The system resolver, with the machine's own hosts file.
+    // MARK: Failures and their fallback
+
+    @Test("a temporary failure is retried after 30 seconds, not before")
+    func retried() async throws {
+        try await withPushEndpoint { endpoint in
+            try await withTestApp { app in
+                // setup
+                let (_, patient, _, _) = try await setUp(app)
+                try await subscribe(patient, at: endpoint)
+                endpoint.answer(.serviceUnavailable)
+                app.clock.advance(by: 601)
+
+                // act
+                let report = try await run(app)
+                let tooSoon = try await run(app)
+
+                // verify
+                #expect(report.retrying == 1)
+                let waiting = try #require(try await notifications(app).first)
+                #expect(waiting.attempts == 1 && waiting.status == .queued)
+                #expect(waiting.nextAttemptAt == app.clock.now.addingTimeInterval(30))
+                #expect(tooSoon == NotificationDispatcher.Report())
+                #expect(endpoint.received.count == 1)
+            }
+        }
+    }
+
+    @Test("a subscription the push service says is gone is disabled, and email takes over")
+    func goneFallsBackToEmail() async throws {
+        try await withPushEndpoint { endpoint in
+            try await withTestApp { app in
+                // setup
+                let (_, patient, _, _) = try await setUp(app)
+                try await subscribe(patient, at: endpoint)
+                endpoint.answer(.gone)
+                app.clock.advance(by: 601)
+
+                // act
+                let report = try await run(app)
+
+                // verify
+                #expect(report.sent == 1)
+                let sent = try #require(try await notifications(app).first)
+                #expect(sent.channel == "email")
+                #expect(sent.receipt?.contains("webpush 410") == true)
+                #expect(app.mailer.sent.contains { $0.subject == "A questionnaire is waiting for you" })
+                let devices = try await patient.send(.GET, "/me/devices").decoded([Components.Schemas.Device].self)
+                #expect(devices.map(\.active) == [false])
+            }
+        }
+    }
+
+    @Test("the therapist's console page says the patient is reached by email only, and why")
+    func consoleShowsFallback() async throws {
+        try await withPushEndpoint { endpoint in
+            try await withTestApp { app in
+                // setup
+                let (_, patient, patientID, _) = try await setUp(app)
+                try await subscribe(patient, at: endpoint)
+                endpoint.answer(.gone)
+                app.clock.advance(by: 601)
+                _ = try await run(app)
+                let console = ConsoleBrowser(app)
+                _ = try await console.signIn("berger@praxis.example")
+
+                // act
+                let page = try await console.get("/console/patients/\(patientID)")
+
+                // verify
+                #expect(page.html.contains("<dd id=\"reach\">by email only</dd>"))
+                #expect(page.html.contains("webpush 410; email accepted"))
+            }
+        }
+    }
+
+    @Test("an address stored before it was refused is checked again when a message goes out: an inside address is not called")
+    func insideAddressAtSendTime() async throws {
+        try await withPushEndpoint { endpoint in
+            try await withTestApp(settings: { $0.push.allowLoopback = false }) { app in
+                // setup: a subscription to a loopback address, stored directly
+                let (_, _, patientID, _) = try await setUp(app)
+                let browser = Browser()
+                try await DeviceRecord(
+                    userID: patientID, platform: .webpush, address: "\(endpoint.baseURL)/push/inside",
+                    p256dh: browser.key.publicKey.x963Representation.base64URLEncoded, auth: browser.auth.base64URLEncoded,
+                    now: app.clock.now
+                ).create(on: app.database)
+                app.clock.advance(by: 601)
+
+                // act
+                let report = try await run(app)
+
+                // verify
+                #expect(report.sent == 1)
+                #expect(endpoint.received.isEmpty)
+                let sent = try #require(try await notifications(app).first)
+                #expect(sent.channel == "email")
+                #expect(sent.receipt?.contains("inside the network") == true, "\(sent.receipt ?? "")")
+                #expect(try await DeviceRecord.query(on: app.database).first()?.disabledAt != nil)
+            }
+        }
+    }
+
+    @Test("a push service's redirect is not followed")
+    func redirectNotFollowed() async throws {
+        try await withPushEndpoint { endpoint in
+            try await withTestApp { app in
+                // setup
+                let (_, patient, _, _) = try await setUp(app)
+                try await subscribe(patient, at: endpoint)
+                endpoint.answer(.temporaryRedirect)
+                app.clock.advance(by: 601)
+
+                // act
+                _ = try await run(app)
+
+                // verify
+                #expect(endpoint.received.map(\.path) == ["/push/one"])
+                #expect(try #require(try await notifications(app).first).receipt?.contains("webpush 307") == true)
+            }
+        }
+    }
+
+    static let resolverAnswers: [String: [NetworkAddress]] = [
+        "mixed.example.org": [.v4(0x5DB8_D822), .v4(0x0A00_0001)], "push.example.org": [.v4(0x5DB8_D822)],
+    ]
+
+    @Test(
+        "push hosts are resolved at send time, and every address they resolve to must be public",
+        arguments: [
+            ("one public and one inside address", "mixed.example.org", PushClients.Refusal.insideAddress as PushClients.Refusal?),
+            ("no address at all", "nowhere.example.org", .unresolvable),
+            ("loopback written in hex", "0x7f.1", .insideAddress),
+            ("public addresses only", "push.example.org", nil),
+        ])
+    func resolution(_ label: String, host: String, refusal: PushClients.Refusal?) async throws {
+        // setup
+        let clients = PushClients(allowLoopback: false) { Self.resolverAnswers[$0] ?? [] }
+
+        // act / verify
+        if let refusal {
+            await #expect(throws: refusal, "\(label)") { try await clients.client(for: host) }
+        } else {
+            _ = try await clients.client(for: host)
+        }
+        await clients.shutdown()
+    }
+
+    @Test("with the system resolver and the machine's hosts file, localhost is an inside address")
+    func systemResolver() async throws {
+        // setup
         let system = PushClients(allowLoopback: false)
+
+        // act / verify
         await #expect(throws: PushClients.Refusal.insideAddress) { try await system.client(for: "localhost") }
         #expect(await PushClients.systemResolve("localhost").contains(.v4(0x7F00_0001)))
-        await clients.shutdown()
         await system.shutdown()
     }
 
-    @Test("preferences withhold a category and quiet hours postpone; an answered questionnaire is not announced")
-    func preferencesAndRelevance() async throws {
+    // MARK: Preferences and relevance
+
+    static func preferences(questionnaires: Bool = true, quietHours: JSONValue = nil) -> JSONValue {
+        ["questionnaires": .bool(questionnaires), "interventions": true, "appointments": true, "messages": true, "quietHours": quietHours]
+    }
+
+    @Test("a category the patient turned off is withheld, and nothing is sent")
+    func categoryWithheld() async throws {
         try await withTestApp { app in
+            // setup
             let (_, patient, _, _) = try await setUp(app)
-            let off = try await patient.send(
-                .PUT, "/me/notification-preferences",
-                json: ["questionnaires": false, "interventions": true, "appointments": true, "messages": true])
-            #expect(off.status == .ok)
+            let off = try await patient.send(.PUT, "/me/notification-preferences", json: Self.preferences(questionnaires: false))
             app.clock.advance(by: 601)
-            #expect(try await run(app).withheld == 1)
+
+            // act
+            let report = try await run(app)
+
+            // verify
+            #expect(off.status == .ok)
+            #expect(report.withheld == 1)
             #expect(try await notifications(app).first?.receipt == "preference")
             #expect(app.mailer.sent.allSatisfy { $0.subject != "A questionnaire is waiting for you" })
+        }
+    }
 
+    @Test("quiet hours that start and end at the same minute are refused, and the preferences stay as they were")
+    func quietHoursRefused() async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, patient, _, _) = try await setUp(app)
+            _ = try await patient.send(.PUT, "/me/notification-preferences", json: Self.preferences(questionnaires: false))
+
+            // act
             let refused = try await patient.send(
-                .PUT, "/me/notification-preferences",
-                json: ["questionnaires": true, "interventions": true, "appointments": true, "messages": true,
-                    "quietHours": ["start": "22:00", "end": "22:00"]])
+                .PUT, "/me/notification-preferences", json: Self.preferences(quietHours: ["start": "22:00", "end": "22:00"]))
+
+            // verify
             #expect(refused.status == .unprocessableEntity)
             #expect(refused.body.problemFields == ["quietHours.end"])
-            #expect(try await patient.send(.GET, "/me/notification-preferences").body["questionnaires"].bool == false)
+            let stored = try await patient.send(.GET, "/me/notification-preferences").decoded(Components.Schemas.NotificationPreferences.self)
+            #expect(stored.questionnaires == false && stored.quietHours == nil)
+        }
+    }
 
-            // An appointment tomorrow during quiet hours: the hour-before notice waits for them to end.
-            _ = try await patient.send(
-                .PUT, "/me/notification-preferences",
-                json: ["questionnaires": true, "interventions": true, "appointments": true, "messages": true,
-                    "quietHours": ["start": "06:00", "end": "07:30"]])
+    @Test("an appointment's notice due in quiet hours waits for them to end")
+    func quietHoursPostpone() async throws {
+        try await withTestApp { app in
+            // setup: quiet from 06:00 to 07:30, an appointment tomorrow at 08:00
+            let (_, patient, _, _) = try await setUp(app)
+            _ = try await patient.send(.PUT, "/me/notification-preferences", json: Self.preferences(quietHours: ["start": "06:00", "end": "07:30"]))
             let vienna = TimeZone(identifier: "Europe/Vienna")!
             let tomorrow = LocalDate(app.clock.now, in: vienna).adding(days: 1)
             let starts = LocalDateTime(date: tomorrow, time: LocalTime("08:00")!).instant(in: vienna)
-            let created = try await patient.send(
-                .POST, "/me/appointments",
-                json: ["title": "Session", "startsAt": QuestionnaireAPITests.iso(starts),
-                    "endsAt": QuestionnaireAPITests.iso(starts.addingTimeInterval(3000))])
-            #expect(created.status == .created)
+            _ = try await patient.send(.POST, "/me/appointments", json: ScheduleAPITests.appointment("Session", at: starts))
             app.clock.advance(by: starts.timeIntervalSince(app.clock.now) - 3600)
-            #expect(try await run(app).postponed == 1)
+
+            // act
+            let report = try await run(app)
+            app.clock.advance(by: 1800)
+            let after = try await run(app)
+
+            // verify
+            #expect(report.postponed == 1)
             let postponed = try #require(try await NotificationRecord.query(on: app.database).filter(\.$category == .appointments).first())
             #expect(postponed.nextAttemptAt == LocalDateTime(date: tomorrow, time: LocalTime("07:30")!).instant(in: vienna))
-            app.clock.advance(by: 1800)
-            #expect(try await run(app).sent == 1)
+            #expect(after.sent == 1)
+        }
+    }
 
-            // Answered before its moment: nothing is sent.
-            let (_, otherID) = try await app.patient("second@example.org")
-            let prompt = PromptRecord(
-                patientID: otherID, studyID: nil, assignedBy: nil, instrumentKey: "who-5", instrumentVersion: 1,
-                opensAt: app.clock.now.addingTimeInterval(300), closesAt: app.clock.now.addingTimeInterval(7200),
-                source: PromptSource.manual, now: app.clock.now)
-            try await prompt.create(on: app.database)
+    @Test("a questionnaire answered before its notice goes out is not announced")
+    func answeredNotAnnounced() async throws {
+        try await withTestApp { app in
+            // setup: a notice queued, then the questionnaire completed
+            let (_, _, _, promptID) = try await setUp(app)
             _ = try await run(app)
+            let prompt = try #require(try await PromptRecord.find(promptID, on: app.database))
             prompt.status = PromptStatus.completed
             try await prompt.save(on: app.database)
-            app.clock.advance(by: 301)
-            #expect(try await run(app).expired == 1)
+            app.clock.advance(by: 601)
+
+            // act
+            let report = try await run(app)
+
+            // verify
+            #expect(report.expired == 1 && report.sent == 0)
+            #expect(app.mailer.sent.allSatisfy { $0.subject != "A questionnaire is waiting for you" })
         }
     }
 
-    @Test("of two dispatchers at once, one sends; a notification held by a crashed one is sent once after its lease")
+    // MARK: Several dispatchers
+
+    @Test("of two dispatchers at once, one sends each notification; one held by a crashed dispatcher is sent once after its lease")
     func exactlyOnce() async throws {
-        let endpoint = try await LocalPushEndpoint.start()
-        try await withTestApp { app in
-            let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
-            var patients: [UUID] = []
-            for index in 0..<6 {
-                let (patient, patientID) = try await app.patient("p\(index)@example.org")
-                try await app.pair(patient, with: therapist)
-                _ = try await patient.send(.POST, "/me/devices", json: Browser().subscription("\(endpoint.baseURL)/push/\(index)"))
-                let assigned = try await therapist.send(
-                    .POST, "/patients/\(patientID.uuidString)/prompts",
-                    json: ["instrumentKey": "who-5", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
-                        "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(86_400))])
-                #expect(assigned.status == .created)
-                patients.append(patientID)
-            }
-            _ = try await NotificationOutbox(database: app.database, localizer: app.app.interlude.localizer).collect(now: app.clock.now)
-            // One notification is held by a dispatcher that died after claiming it.
-            let held = try #require(try await notifications(app).first)
-            held.claimedUntil = app.clock.now.addingTimeInterval(NotificationDispatcher.lease)
-            try await held.save(on: app.database)
+        try await withPushEndpoint { endpoint in
+            try await withTestApp { app in
+                // setup: six patients with a questionnaire open now, one notification held by a dispatcher that died
+                let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
+                for index in 0..<6 {
+                    let (patient, patientID) = try await app.patient("p\(index)@example.org")
+                    try await app.pair(patient, with: therapist)
+                    try await subscribe(patient, at: endpoint, path: "/push/\(index)")
+                    let assigned = try await therapist.send(
+                        .POST, "/patients/\(patientID.uuidString)/prompts",
+                        json: ["instrumentKey": "who-5", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
+                            "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(86_400))])
+                    try #require(assigned.status == .created)
+                }
+                _ = try await NotificationOutbox(database: app.database, localizer: app.app.interlude.localizer).collect(now: app.clock.now)
+                let held = try #require(try await notifications(app).first)
+                held.claimedUntil = app.clock.now.addingTimeInterval(NotificationDispatcher.lease)
+                try await held.save(on: app.database)
+                let second = try await app.twin()
+                let first = NotificationDispatcher(database: app.database, services: app.app.interlude, channels: app.app.notificationChannels)
+                // On PostgreSQL the second is another process's connection; SQLite in memory is one process.
+                let other = NotificationDispatcher(
+                    database: TestDatabase.postgresURL != nil ? second.db : app.database, services: second.interlude,
+                    channels: second.notificationChannels)
+                let now = app.clock.now
 
-            let second = try await app.twin()
-            let first = NotificationDispatcher(
-                database: app.database, services: app.app.interlude, channels: app.app.notificationChannels)
-            // On PostgreSQL the second is another process's connection; SQLite in memory is one process.
-            let other = NotificationDispatcher(
-                database: TestDatabase.postgresURL != nil ? second.db : app.database, services: second.interlude,
-                channels: second.notificationChannels)
-            let now = app.clock.now
-            async let one = first.dispatch(now: now)
-            async let two = other.dispatch(now: now)
-            let reports = try await [one, two]
-            try await second.asyncShutdown()
-            #expect(reports[0].sent + reports[1].sent == 5)
-            #expect(endpoint.received.count == 5)
-            app.clock.advance(by: NotificationDispatcher.lease + 1)
-            #expect(try await run(app).sent == 1)
-            #expect(endpoint.received.count == 6)
-            #expect(Set(endpoint.received.map(\.path)).count == 6)
-            #expect(try await notifications(app).allSatisfy { $0.status == .sent })
+                // act
+                async let one = first.dispatch(now: now)
+                async let two = other.dispatch(now: now)
+                let reports = try await [one, two]
+                try await second.asyncShutdown()
+                app.clock.advance(by: NotificationDispatcher.lease + 1)
+                let afterLease = try await run(app)
+
+                // verify
+                #expect(reports[0].sent + reports[1].sent == 5)
+                #expect(afterLease.sent == 1)
+                #expect(endpoint.received.count == 6)
+                #expect(Set(endpoint.received.map(\.path)).count == 6)
+                #expect(try await notifications(app).allSatisfy { $0.status == .sent })
+            }
         }
-        try await endpoint.stop()
     }
 
-    @Test("devices: only https endpoints on public hosts (loopback in tests), valid keys; one's own only")
-    func devices() async throws {
+    // MARK: Devices
+
+    static let refusedDevices: [(String, JSONValue, [String])] = [
+        ("an endpoint on a private address", Browser().subscription("http://10.0.0.7/push/x"), ["subscription.endpoint"]),
+        (
+            "keys that are not keys",
+            ["platform": "webpush", "subscription": ["endpoint": "https://push.example.org/x", "keys": ["p256dh": "abc", "auth": "abc"]]],
+            ["subscription.keys.auth", "subscription.keys.p256dh"]
+        ),
+        ("an APNs token that is not one", ["platform": "apns", "token": "xyz"], ["token"]),
+    ]
+
+    @Test("a device is checked at the door: https endpoints on public hosts, real keys, real tokens", arguments: refusedDevices)
+    func refusedDevice(_ label: String, device: JSONValue, fields: [String]) async throws {
         try await withTestApp { app in
+            // setup
+            let (patient, _) = try await app.patient()
+
+            // act
+            let reply = try await patient.send(.POST, "/me/devices", json: device)
+
+            // verify
+            #expect(reply.status == .unprocessableEntity, "\(label)")
+            #expect(reply.body.problemFields.sorted() == fields, "\(label): \(reply.text)")
+            #expect(try await app.count("devices") == 0)
+        }
+    }
+
+    @Test("a subscription registered twice is one device; an APNs token is another")
+    func registerDevices() async throws {
+        try await withTestApp { app in
+            // setup
             let (patient, _) = try await app.patient()
             let browser = Browser()
-            let privateAddress = try await patient.send(.POST, "/me/devices", json: browser.subscription("http://10.0.0.7/push/x"))
-            #expect(privateAddress.status == .unprocessableEntity)
-            #expect(privateAddress.body.problemFields == ["subscription.endpoint"])
-            let badKeys = try await patient.send(
-                .POST, "/me/devices",
-                json: ["platform": "webpush", "subscription": ["endpoint": "https://push.example.org/x", "keys": ["p256dh": "abc", "auth": "abc"]]])
-            #expect(Set(badKeys.body.problemFields) == ["subscription.keys.p256dh", "subscription.keys.auth"])
-            #expect(try await patient.send(.POST, "/me/devices", json: ["platform": "apns", "token": "xyz"]).status == .unprocessableEntity)
-            #expect(try await app.count("devices") == 0)
 
-            let accepted = try await patient.send(.POST, "/me/devices", json: browser.subscription("https://push.example.org/abc"))
-            #expect(accepted.status == .created)
+            // act
+            let first = try await patient.send(.POST, "/me/devices", json: browser.subscription("https://push.example.org/abc"))
             let again = try await patient.send(.POST, "/me/devices", json: browser.subscription("https://push.example.org/abc"))
-            #expect(again.body["id"].string == accepted.body["id"].string)
             let apns = try await patient.send(.POST, "/me/devices", json: ["platform": "apns", "token": .string(String(repeating: "ab", count: 32))])
-            #expect(apns.status == .created)
-            #expect(try await patient.send(.GET, "/me/devices").body.array.count == 2)
 
-            let (stranger, _) = try await app.patient("stranger@example.org")
-            let id = try #require(accepted.body["id"].string)
-            #expect(try await stranger.send(.DELETE, "/me/devices/\(id)").status == .notFound)
-            #expect(try await patient.send(.DELETE, "/me/devices/\(id)").status == .noContent)
-            #expect(try await app.count("devices") == 1)
-            #expect(try await app.api.send(.POST, "/me/devices", json: browser.subscription("https://push.example.org/abc")).status == .unauthorized)
+            // verify
+            #expect(first.status == .created && apns.status == .created)
+            #expect(try again.decoded(Components.Schemas.Device.self).id == (try first.decoded(Components.Schemas.Device.self).id))
+            #expect(try await patient.send(.GET, "/me/devices").decoded([Components.Schemas.Device].self).count == 2)
         }
     }
 
-    @Test("a therapist sees only their own patients' notifications")
-    func therapistIsolation() async throws {
+    @Test("a device is removed by its owner only, and none is registered without a session")
+    func deviceOwnership() async throws {
         try await withTestApp { app in
-            let (_, _, patientID, _) = try await setUp(app)
-            let (huber, _) = try await app.staff("therapist", "huber@praxis.example")
-            #expect(try await huber.send(.GET, "/patients/\(patientID)/notifications").status == .notFound)
-            let (patient, _) = try await app.patient("nosy@example.org")
-            #expect(try await patient.send(.GET, "/patients/\(patientID)/notifications").status == .forbidden)
+            // setup
+            let (patient, _) = try await app.patient()
+            let id = try await patient.send(.POST, "/me/devices", json: Browser().subscription("https://push.example.org/abc"))
+                .decoded(Components.Schemas.Device.self).id
+            let (stranger, _) = try await app.patient("stranger@example.org")
+
+            // act
+            let byStranger = try await stranger.send(.DELETE, "/me/devices/\(id)")
+            let anonymous = try await app.api.send(.POST, "/me/devices", json: Browser().subscription("https://push.example.org/def"))
+            let byOwner = try await patient.send(.DELETE, "/me/devices/\(id)")
+
+            // verify
+            #expect(byStranger.status == .notFound)
+            #expect(anonymous.status == .unauthorized)
+            #expect(byOwner.status == .noContent)
+            #expect(try await app.count("devices") == 0)
         }
     }
 }
