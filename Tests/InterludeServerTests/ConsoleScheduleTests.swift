@@ -26,21 +26,46 @@ struct ConsoleScheduleTests {
         ("weekdays[]", "friday"), ("weekdays[]", "saturday"), ("weekdays[]", "sunday"),
     ]
 
-    @Test("a therapist previews a plan without storing anything, then attaches it for one patient")
-    func previewThenAttach() async throws {
-        try await withTestApp { app in
-            let (console, _, patientID, practiceID) = try await practice(app)
-            #expect(try await console.get("/console/plans").location == "/console/studies/\(practiceID)/plans")
-            let page = try await console.get("/console/studies/\(practiceID)/plans")
-            #expect(page.status == .ok && page.html.contains("Ada"))
+    func plansPath(_ practiceID: UUID) -> String { "/console/studies/\(practiceID)/plans" }
 
-            // The preview across the spring change in Vienna: two a day, and the clock change shows.
+    /// Attaches the twice-daily plan to `target` and answers the form's reply.
+    func attach(_ console: ConsoleBrowser, _ practiceID: UUID, target: String = "all") async throws -> ConsoleBrowser.Page {
+        try await console.post(plansPath(practiceID), Self.fixedTwiceDaily + [("target", target), ("action", "attach")])
+    }
+
+    // MARK: The plans page
+
+    @Test("the plans menu leads a therapist to the practice's plans, which name the practice's patients")
+    func plansPage() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, _, practiceID) = try await practice(app)
+
+            // act
+            let menu = try await console.get("/console/plans")
+            let page = try await console.get(plansPath(practiceID))
+
+            // verify
+            #expect(menu.location == plansPath(practiceID))
+            #expect(page.status == .ok && page.html.contains("Ada"))
+        }
+    }
+
+    @Test("a preview shows the plan across the spring change in the patient's time, stores nothing, and is audited")
+    func preview() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, patientID, practiceID) = try await practice(app)
+
+            // act
             let preview = try await console.post(
-                "/console/studies/\(practiceID)/plans",
+                plansPath(practiceID),
                 Self.fixedTwiceDaily + [
                     ("target", "patient:\(patientID)"), ("action", "preview"), ("previewPatient", patientID.uuidString),
                     ("previewFrom", "2026-03-26"), ("previewDays", "7"),
                 ])
+
+            // verify
             #expect(preview.status == .ok)
             #expect(preview.html.contains("id=\"preview-count\">14<"))
             #expect(preview.html.contains("<tr data-date=\"2026-03-29\" class=\"offset-changed\">"))
@@ -48,18 +73,36 @@ struct ConsoleScheduleTests {
             #expect(try await app.count("plans") == 0)
             #expect(try await app.count("prompts") == 0)
             #expect(try await app.count("audit_events WHERE action = 'schedule.previewed'") == 1)
+        }
+    }
 
-            // Refused: no times; nothing stored, the form comes back with the message beside the field.
+    @Test("a plan without times is refused: the form comes back with the message beside the field, nothing stored")
+    func refusedPlan() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, _, practiceID) = try await practice(app)
+
+            // act
             let refused = try await console.post(
-                "/console/studies/\(practiceID)/plans",
-                Self.fixedTwiceDaily.map { $0.0 == "times" ? ("times", "") : $0 } + [("target", "all"), ("action", "attach")])
+                plansPath(practiceID), Self.fixedTwiceDaily.map { $0.0 == "times" ? ("times", "") : $0 } + [("target", "all"), ("action", "attach")])
+
+            // verify
             #expect(refused.status == .unprocessableEntity)
             #expect(refused.html.contains("id=\"times-error\""))
             #expect(try await app.count("plans") == 0)
+        }
+    }
 
-            let attached = try await console.post(
-                "/console/studies/\(practiceID)/plans",
-                Self.fixedTwiceDaily + [("target", "patient:\(patientID)"), ("action", "attach")])
+    @Test("a plan attached for one patient plans that patient's prompts, is audited and shows on the patient's page")
+    func attachForOnePatient() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, patientID, practiceID) = try await practice(app)
+
+            // act
+            let attached = try await attach(console, practiceID, target: "patient:\(patientID)")
+
+            // verify
             #expect(attached.status == .seeOther)
             #expect(attached.location == "/console/patients/\(patientID)?planAdded=1")
             let plan = try #require(try await PlanRecord.query(on: app.database).first())
@@ -69,59 +112,102 @@ struct ConsoleScheduleTests {
             let patientPage = try await console.get("/console/patients/\(patientID)")
             #expect(patientPage.html.contains("only this patient"))
             #expect(patientPage.html.contains("At 08:30, 20:00, every day"))
+        }
+    }
 
-            // Removing it takes its future prompts with it.
-            let removed = try await console.post("/console/studies/\(practiceID)/plans/\(plan.id!)/delete", [])
+    @Test("removing a plan takes its future prompts with it")
+    func removePlan() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, _, practiceID) = try await practice(app)
+            _ = try await attach(console, practiceID)
+            let plan = try #require(try await PlanRecord.query(on: app.database).first())
+
+            // act
+            let removed = try await console.post("\(plansPath(practiceID))/\(plan.id!)/delete", [])
+
+            // verify
             #expect(removed.status == .seeOther)
             #expect(try await app.count("plans") == 0)
-            let left = try await PromptRecord.query(on: app.database).all()
-            #expect(left.allSatisfy { $0.opensAt <= app.clock.now })
+            #expect(try await PromptRecord.query(on: app.database).all().allSatisfy { $0.opensAt <= app.clock.now })
         }
     }
 
-    @Test("plans and schedules are closed to staff of other practices and studies")
-    func isolation() async throws {
+    enum Outsider: String, CaseIterable, Sendable {
+        case otherTherapistReadsPlans, otherTherapistAttaches, otherTherapistReadsSchedule, researcherReadsSchedule, researcherReadsPlans
+    }
+
+    @Test("plans and schedules are closed to staff of other practices and studies", arguments: Outsider.allCases)
+    func isolation(_ outsider: Outsider) async throws {
         try await withTestApp { app in
+            // setup
             let (_, _, patientID, practiceID) = try await practice(app)
-            _ = try await app.staff("therapist", "huber@praxis.example")
-            let huber = ConsoleBrowser(app)
-            _ = try await huber.signIn("huber@praxis.example")
-            _ = try await huber.get("/console/patients")
-            #expect(try await huber.get("/console/studies/\(practiceID)/plans").status == .notFound)
-            let posted = try await huber.post(
-                "/console/studies/\(practiceID)/plans", Self.fixedTwiceDaily + [("target", "all"), ("action", "attach")])
-            #expect(posted.status == .notFound)
+            let email = outsider.rawValue.hasPrefix("researcher") ? "lab@uni.example" : "huber@praxis.example"
+            _ = try await app.staff(email == "lab@uni.example" ? "researcher" : "therapist", email)
+            let browser = ConsoleBrowser(app)
+            _ = try await browser.signIn(email)
+            _ = try await browser.get(email == "lab@uni.example" ? "/console/studies" : "/console/patients")
+
+            // act
+            let page: ConsoleBrowser.Page
+            switch outsider {
+            case .otherTherapistReadsPlans, .researcherReadsPlans: page = try await browser.get(plansPath(practiceID))
+            case .otherTherapistAttaches: page = try await attach(browser, practiceID)
+            case .otherTherapistReadsSchedule, .researcherReadsSchedule: page = try await browser.get("/console/schedule/\(patientID)")
+            }
+
+            // verify
+            #expect(page.status == .notFound)
+            #expect(!page.html.contains("Ada"))
             #expect(try await app.count("plans") == 0)
-            #expect(try await huber.get("/console/schedule/\(patientID)").status == .notFound)
-            _ = try await app.staff("researcher", "lab@uni.example")
-            let lab = ConsoleBrowser(app)
-            _ = try await lab.signIn("lab@uni.example")
-            #expect(try await lab.get("/console/schedule/\(patientID)").status == .notFound)
-            #expect(try await lab.get("/console/studies/\(practiceID)/plans").status == .notFound)
         }
     }
 
-    @Test("the schedule page shows any period in the patient's local time; bad dates are refused")
+    // MARK: The schedule page
+
+    @Test("the schedule page shows any period in the patient's local time, across the autumn change, and is audited")
     func schedulePage() async throws {
         try await withTestApp { app in
+            // setup
             let (console, _, patientID, practiceID) = try await practice(app)
-            _ = try await console.post(
-                "/console/studies/\(practiceID)/plans", Self.fixedTwiceDaily + [("target", "all"), ("action", "attach")])
+            _ = try await attach(console, practiceID)
+
+            // act
             let autumn = try await console.get("/console/schedule/\(patientID)?from=2026-10-24&days=3")
+
+            // verify
             #expect(autumn.status == .ok)
             #expect(autumn.html.contains("Europe/Vienna"))
             #expect(autumn.html.contains("id=\"preview-count\">6<"))
             #expect(autumn.html.contains("<tr data-date=\"2026-10-25\" class=\"offset-changed\">"))
             #expect(autumn.html.contains("08:30–09:30"))
             #expect(try await app.count("audit_events WHERE action = 'schedule.previewed'") == 1)
-            #expect(try await console.get("/console/schedule/\(patientID)?from=2026-13-01").status == .unprocessableEntity)
-            #expect(try await console.get("/console/schedule/\(patientID)?days=400").status == .unprocessableEntity)
         }
     }
 
-    @Test("compliance counts answered, missed and open prompts in the caseload")
+    @Test(
+        "the schedule page refuses a date that does not exist and a period over a year, beside the field",
+        arguments: [("from=2026-13-01", "from"), ("days=400", "days")])
+    func schedulePageRefused(_ query: String, field: String) async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, patientID, _) = try await practice(app)
+
+            // act
+            let page = try await console.get("/console/schedule/\(patientID)?\(query)")
+
+            // verify
+            #expect(page.status == .unprocessableEntity)
+            #expect(page.html.contains("id=\"\(field)-error\""))
+        }
+    }
+
+    // MARK: Compliance and appointments
+
+    @Test("compliance counts answered, missed and open prompts on the caseload and the patient's page")
     func compliance() async throws {
         try await withTestApp { app in
+            // setup: one answered, one missed, one open, one still ahead
             let (console, _, patientID, practiceID) = try await practice(app)
             let now = app.clock.now
             for (offset, status) in [(-7200.0, PromptStatus.completed), (-7200.0, .scheduled), (-60.0, .scheduled), (3600.0, .scheduled)] {
@@ -132,62 +218,133 @@ struct ConsoleScheduleTests {
                 prompt.status = status
                 try await prompt.create(on: app.database)
             }
+
+            // act
             let caseload = try await console.get("/console/patients")
-            #expect(caseload.html.contains("1 / 1 / 1</span> · 50 %"))
             let page = try await console.get("/console/patients/\(patientID)")
+
+            // verify
+            #expect(caseload.html.contains("1 / 1 / 1</span> · 50 %"))
             #expect(page.html.contains("answered <strong>1</strong> · missed <strong>1</strong> · open <strong>1</strong> (50 %)"))
         }
     }
 
-    @Test("the therapist adds an appointment on the patient's page; an off-grid time is refused")
-    func appointments() async throws {
+    static let appointmentForm: [(String, String)] = [("title", "Session"), ("date", "2026-03-10"), ("startTime", "10:00"), ("endTime", "10:50")]
+
+    @Test("the therapist adds an appointment on the patient's page, in the patient's local time")
+    func addAppointment() async throws {
         try await withTestApp { app in
+            // setup
             let (console, patient, patientID, _) = try await practice(app)
-            let form: [(String, String)] = [("title", "Session"), ("date", "2026-03-10"), ("startTime", "10:00"), ("endTime", "10:50")]
-            let offGrid = try await console.post(
-                "/console/patients/\(patientID)/appointments", form.map { $0.0 == "startTime" ? ("startTime", "10:03") : $0 })
-            #expect(offGrid.status == .unprocessableEntity)
-            #expect(offGrid.html.contains("id=\"appointment-start-error\""))
-            #expect(try await app.count("appointments") == 0)
-            let added = try await console.post("/console/patients/\(patientID)/appointments", form)
+
+            // act
+            let added = try await console.post("/console/patients/\(patientID)/appointments", Self.appointmentForm)
+
+            // verify
             #expect(added.status == .created)
             #expect(added.html.contains("Session"))
-            let mine = try await patient.send(.GET, "/me/appointments")
-            #expect(mine.body.array.count == 1)
-            #expect(mine.body[0]["startsAt"].string == "2026-03-10T09:00:00Z")
+            let mine = try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self)
+            #expect(mine.map(\.startsAt) == [try Date("2026-03-10T09:00:00Z", strategy: .iso8601)])
         }
     }
 
-    @Test("a researcher sees the study's plans, participants' compliance and schedules; an unknown arm is refused")
-    func researcher() async throws {
+    @Test("an appointment off the five-minute grid is refused beside its field, and nothing is stored")
+    func appointmentOffGrid() async throws {
         try await withTestApp { app in
-            let accounts = try await DemoSetup(database: app.database, services: app.app.interlude, logger: app.app.logger)
-                .create(.trackYourStress)
-            let researcher = try #require(accounts.first { $0.role == .researcher })
-            let patient = try #require(accounts.first { $0.role == .patient })
-            let patientID = try #require(try await UserRecord.query(on: app.database).filter(\.$email == patient.email).first()?.id)
-            let console = ConsoleBrowser(app)
-            _ = try await console.signIn(researcher.email, password: researcher.password)
-            let study = try #require(try await StudyRecord.query(on: app.database).filter(\.$title == "Track Your Stress").first())
-            let studyPage = try await console.get("/console/studies/\(study.id!)")
-            #expect(studyPage.html.contains("/console/studies/\(study.id!)/plans"))
-            #expect(studyPage.html.contains("/console/schedule/\(patientID)"))
-            let plans = try await console.get("/console/studies/\(study.id!)/plans")
+            // setup
+            let (console, _, patientID, _) = try await practice(app)
+
+            // act
+            let offGrid = try await console.post(
+                "/console/patients/\(patientID)/appointments", Self.appointmentForm.map { $0.0 == "startTime" ? ("startTime", "10:03") : $0 })
+
+            // verify
+            #expect(offGrid.status == .unprocessableEntity)
+            #expect(offGrid.html.contains("id=\"appointment-start-error\""))
+            #expect(try await app.count("appointments") == 0)
+        }
+    }
+
+    // MARK: A researcher's study
+
+    /// The Track Your Stress demo, with its researcher signed in; answers the study and its demo participant.
+    func trackYourStress(_ app: TestContext) async throws -> (console: ConsoleBrowser, studyID: UUID, patientID: UUID) {
+        let accounts = try await DemoSetup(database: app.database, services: app.app.interlude, logger: app.app.logger).create(.trackYourStress)
+        let researcher = try #require(accounts.first { $0.role == .researcher })
+        let patient = try #require(accounts.first { $0.role == .patient })
+        let patientID = try #require(try await UserRecord.query(on: app.database).filter(\.$email == patient.email).first()?.id)
+        let console = ConsoleBrowser(app)
+        _ = try await console.signIn(researcher.email, password: researcher.password)
+        _ = try await console.get("/console/studies")
+        let study = try #require(try await StudyRecord.query(on: app.database).filter(\.$title == "Track Your Stress").first())
+        return (console, try study.requireID(), patientID)
+    }
+
+    @Test("a researcher's study page leads to its plans and to each participant's schedule")
+    func researcherStudyPage() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, studyID, patientID) = try await trackYourStress(app)
+
+            // act
+            let page = try await console.get("/console/studies/\(studyID)")
+
+            // verify
+            #expect(page.html.contains(plansPath(studyID)))
+            #expect(page.html.contains("/console/schedule/\(patientID)"))
+        }
+    }
+
+    @Test("a study's plans are described in words: weekly, monthly, once first, adjustable bounds")
+    func researcherPlans() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, studyID, _) = try await trackYourStress(app)
+
+            // act
+            let plans = try await console.get(plansPath(studyID))
+
+            // verify
             #expect(plans.html.components(separatedBy: "<tr data-plan=").count == 5)
             #expect(plans.html.contains("Every Sunday at 18:00"))
             #expect(plans.html.contains("Monthly on day 1 at 18:00"))
             #expect(plans.html.contains("Once on joining, before repeated ones"))
             #expect(plans.html.contains("adjustable 07:00–22:00, 1–6 a day"))
+        }
+    }
+
+    @Test("a researcher reads a participant's schedule with the study's plan names")
+    func researcherSchedule() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, patientID) = try await trackYourStress(app)
+
+            // act
             let schedule = try await console.get("/console/schedule/\(patientID)?days=7")
+
+            // verify
             #expect(schedule.status == .ok)
             #expect(schedule.html.contains("Track Your Stress: daily"))
-            let unknownArm = try await console.post(
-                "/console/studies/\(study.id!)/plans",
+        }
+    }
+
+    @Test("a plan for an arm the study does not have is refused beside the target, and nothing is stored")
+    func unknownArm() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, studyID, _) = try await trackYourStress(app)
+            let before = try await app.count("plans")
+
+            // act
+            let refused = try await console.post(
+                plansPath(studyID),
                 [("instrumentKey", "tys-weekly"), ("kind", "weekly"), ("weekday", "monday"), ("time", "19:00"),
                  ("durationMinutes", "60"), ("target", "arm:B"), ("action", "attach")])
-            #expect(unknownArm.status == .unprocessableEntity)
-            #expect(unknownArm.html.contains("id=\"target-error\""))
-            #expect(try await app.count("plans") == 4)
+
+            // verify
+            #expect(refused.status == .unprocessableEntity)
+            #expect(refused.html.contains("id=\"target-error\""))
+            #expect(try await app.count("plans") == before)
         }
     }
 }
