@@ -8,192 +8,284 @@ import VaporTesting
 
 @Suite("Demo templates")
 struct DemoTemplateTests {
+    typealias Prompt = Components.Schemas.Prompt
+    typealias Planned = Components.Schemas.PlannedPrompt
+
     let vienna = TimeZone(identifier: "Europe/Vienna")!
 
     func create(_ template: DemoSetup.Template, _ app: TestContext) async throws -> [DemoSetup.Account] {
         try await DemoSetup(database: app.database, services: app.app.interlude, logger: app.app.logger).create(template)
     }
 
-    func account(_ role: Role, in accounts: [DemoSetup.Account]) throws -> DemoSetup.Account {
-        try #require(accounts.first { $0.role == role })
+    /// Signs in the template's account of `role`.
+    func signIn(_ role: Role, of accounts: [DemoSetup.Account], _ app: TestContext) async throws -> APIClient {
+        let account = try #require(accounts.first { $0.role == role })
+        return try await app.signIn(account.email, password: account.password)
     }
 
-    func date(_ value: JSON) throws -> Date {
-        try #require(value.string.flatMap { try? Date($0, strategy: .iso8601) })
-    }
-
-    func answer(_ prompt: JSON, _ answers: JSONValue, as patient: APIClient, at now: Date) async throws
-        -> HTTPResponseStatus
-    {
+    func answer(_ prompt: Prompt, _ answers: JSONValue, as patient: APIClient, at now: Date) async throws -> HTTPResponseStatus {
         try await patient.send(
             .POST, "/me/responses",
             json: [
-                "id": .string(UUID().uuidString), "promptId": JSONValue(prompt["id"].string),
-                "instrumentKey": JSONValue(prompt["instrumentKey"].string),
-                "version": .int(prompt["instrumentVersion"].int ?? 0), "answers": answers,
-                "completedAt": QuestionnaireAPITests.iso(now),
+                "id": .string(UUID().uuidString), "promptId": .string(prompt.id), "instrumentKey": .string(prompt.instrumentKey),
+                "version": .int(prompt.instrumentVersion), "answers": answers, "completedAt": QuestionnaireAPITests.iso(now),
             ]
         ).status
     }
 
-    @Test("intersession: the Daily three times a day in its windows, the ISF-K from 24 hours before each session")
-    func intersession() async throws {
+    /// What the patient's plans give for `days` from tomorrow, read by `staff`.
+    func preview(_ staff: APIClient, of patient: APIClient, days: Int, _ app: TestContext) async throws -> [Planned] {
+        let patientID = try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self).id
+        let today = LocalDate(app.clock.now, in: vienna)
+        let reply = try await staff.send(.GET, "/patients/\(patientID)/schedule-preview?from=\(today.adding(days: 1))&days=\(days)")
+        try #require(reply.status == .ok, "\(reply.text)")
+        return try reply.decoded([Planned].self)
+    }
+
+    // MARK: Intersession
+
+    @Test("intersession makes a therapist and a paired patient in Vienna, each with a printed line and a long password")
+    func intersessionAccounts() async throws {
         try await withTestApp { app in
+            // act
             let accounts = try await create(.intersession, app)
+
+            // verify
             #expect(accounts.map(\.role) == [.therapist, .patient])
             #expect(accounts.allSatisfy { $0.line.wholeMatch(of: /(therapist|patient): \S+@\S+ \S{12,}/) != nil })
-            let therapistAccount = try account(.therapist, in: accounts)
-            let patientAccount = try account(.patient, in: accounts)
-            let therapist = try await app.signIn(therapistAccount.email, password: therapistAccount.password)
-            let patient = try await app.signIn(patientAccount.email, password: patientAccount.password)
-            #expect(try await patient.send(.GET, "/me").body["timeZone"].string == "Europe/Vienna")
-            #expect(try await patient.send(.GET, "/me/therapist").body["emergencyNumber"].string == "+43 1 000 00 99")
-            let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$joinMode == .pairingCode).first())
-            let rules = try await therapist.send(.GET, "/studies/\(practice.id!.uuidString)/rules")
-            #expect(rules.body.array.map { $0["name"].string } == ["Three Dailies missed"])
-            #expect(try await app.count("intervention_templates") == 2)
-
-            let caseload = try await therapist.send(.GET, "/patients")
-            let patientID = try #require(caseload.body[0]["id"].string)
-            let today = LocalDate(app.clock.now, in: vienna)
-            let preview = try await therapist.send(
-                .GET, "/patients/\(patientID)/schedule-preview?from=\(today.adding(days: 1))&days=13")
-            #expect(preview.status == .ok)
-            let daily = preview.body.array.filter { $0["instrumentKey"].string == "intersession-daily" }
-            let byDay = Dictionary(grouping: daily) { String($0["localOpensAt"].string?.prefix(10) ?? "") }
-            #expect(byDay.count == 13)
-            for (day, prompts) in byDay {
-                let starts = prompts.compactMap { $0["localOpensAt"].string?.suffix(5) }.sorted()
-                #expect(starts.count == 3, "\(day)")
-                guard starts.count == 3 else { continue }
-                #expect(("08:00"..."11:59").contains(starts[0]) && ("12:00"..."15:59").contains(starts[1]))
-                #expect(("16:00"..."19:59").contains(starts[2]))
-                for prompt in prompts {
-                    #expect(try date(prompt["closesAt"]).timeIntervalSince(try date(prompt["opensAt"])) == 30 * 60)
-                }
-            }
-
-            let sessions = try await patient.send(.GET, "/me/appointments").body.array
-            #expect(sessions.count == 2)
-            let beforeSession = preview.body.array.filter { $0["instrumentKey"].string == "isf-k" }
-            #expect(beforeSession.count == 2)
-            for (session, prompt) in zip(sessions, beforeSession) {
-                let start = try date(session["startsAt"])
-                #expect(try date(prompt["opensAt"]) == start.addingTimeInterval(-86_400))
-                #expect(try date(prompt["closesAt"]) == start)
-            }
-
-            // On the day before the first session the ISF-K is there to answer, next to the Daily of the moment.
-            let opens = try date(beforeSession[0]["opensAt"])
-            app.clock.advance(by: opens.timeIntervalSince(app.clock.now) + 60)
-            _ = try await Planner(database: app.database, services: app.app.interlude).runAll(now: app.clock.now)
-            let open = try await patient.send(.GET, "/me/prompts").body.array
-            #expect(open.contains { $0["instrumentKey"].string == "isf-k" && $0["source"].string == "schedule" })
+            let patient = try await signIn(.patient, of: accounts, app)
+            #expect(try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self).timeZone == "Europe/Vienna")
+            let therapist = try await patient.send(.GET, "/me/therapist").decoded(Components.Schemas.TherapistProfile.self)
+            #expect(therapist.emergencyNumber == "+43 1 000 00 99")
         }
     }
 
-    @Test("track-your-stress: the one-time questionnaire first, then daily, weekly on Sunday and monthly on the 1st")
-    func trackYourStress() async throws {
+    @Test("intersession's practice has a rule for missed Dailies and two intervention templates")
+    func intersessionPractice() async throws {
         try await withTestApp { app in
+            // setup
+            let accounts = try await create(.intersession, app)
+            let therapist = try await signIn(.therapist, of: accounts, app)
+            let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$joinMode == .pairingCode).first())
+
+            // act
+            let rules = try await therapist.send(.GET, "/studies/\(practice.id!.uuidString)/rules").decoded([Components.Schemas.Rule].self)
+
+            // verify
+            #expect(rules.map(\.name) == ["Three Dailies missed"])
+            #expect(try await app.count("intervention_templates") == 2)
+        }
+    }
+
+    @Test("intersession plans the Daily three times a day, half an hour each, one in each window")
+    func intersessionDaily() async throws {
+        try await withTestApp { app in
+            // setup
+            let accounts = try await create(.intersession, app)
+            let therapist = try await signIn(.therapist, of: accounts, app)
+            let patient = try await signIn(.patient, of: accounts, app)
+
+            // act
+            let planned = try await preview(therapist, of: patient, days: 13, app).filter { $0.instrumentKey == "intersession-daily" }
+
+            // verify
+            let byDay = Dictionary(grouping: planned) { String($0.localOpensAt.prefix(10)) }
+            #expect(byDay.count == 13)
+            for (day, prompts) in byDay {
+                let starts = prompts.map { String($0.localOpensAt.suffix(5)) }.sorted()
+                try #require(starts.count == 3, "\(day)")
+                #expect(("08:00"..."11:59").contains(starts[0]) && ("12:00"..."15:59").contains(starts[1]))
+                #expect(("16:00"..."19:59").contains(starts[2]))
+                #expect(prompts.allSatisfy { $0.closesAt.timeIntervalSince($0.opensAt) == 30 * 60 })
+            }
+        }
+    }
+
+    @Test("intersession opens the ISF-K 24 hours before each of the two sessions, until the session starts")
+    func intersessionBeforeSessions() async throws {
+        try await withTestApp { app in
+            // setup
+            let accounts = try await create(.intersession, app)
+            let therapist = try await signIn(.therapist, of: accounts, app)
+            let patient = try await signIn(.patient, of: accounts, app)
+
+            // act
+            let sessions = try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self)
+            let beforeSession = try await preview(therapist, of: patient, days: 13, app).filter { $0.instrumentKey == "isf-k" }
+
+            // verify
+            #expect(sessions.count == 2)
+            #expect(beforeSession.map(\.opensAt) == sessions.map { $0.startsAt.addingTimeInterval(-86_400) })
+            #expect(beforeSession.map(\.closesAt) == sessions.map(\.startsAt))
+        }
+    }
+
+    @Test("on the day before the first session the ISF-K is there to answer")
+    func intersessionISFKOpen() async throws {
+        try await withTestApp { app in
+            // setup
+            let accounts = try await create(.intersession, app)
+            let patient = try await signIn(.patient, of: accounts, app)
+            let first = try #require(try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self).first)
+            app.clock.advance(by: first.startsAt.addingTimeInterval(-86_400).timeIntervalSince(app.clock.now) + 60)
+            _ = try await Planner(database: app.database, services: app.app.interlude).runAll(now: app.clock.now)
+
+            // act
+            let open = try await patient.send(.GET, "/me/prompts").decoded([Prompt].self)
+
+            // verify
+            #expect(open.contains { $0.instrumentKey == "isf-k" && $0.source == .schedule })
+        }
+    }
+
+    // MARK: Track Your Stress
+
+    static let dailyAnswers: JSONValue = [
+        "stress": 40, "control": 60, "negative": 30, "positive": 20, "stressors": ["work"], "valence": 6,
+        "arousal": 4, "importance": 50, "abilities": 70,
+    ]
+    static let baselineAnswers: JSONValue = ["ageGroup": "25-39", "occupation": "employed", "usualStress": 3, "mainSource": ["work"], "coping": 4]
+
+    /// Track Your Stress with the clock at the first daily prompt; answers the patient and the open prompts.
+    func atFirstDaily(_ app: TestContext) async throws -> (patient: APIClient, open: [Prompt]) {
+        let accounts = try await create(.trackYourStress, app)
+        let patient = try await signIn(.patient, of: accounts, app)
+        let firstDaily = try #require(try await PromptRecord.query(on: app.database).filter(\.$instrumentKey == "tys-daily").sort(\.$opensAt).first())
+        app.clock.advance(by: max(0, firstDaily.opensAt.timeIntervalSince(app.clock.now)) + 60)
+        return (patient, try await patient.send(.GET, "/me/prompts").decoded([Prompt].self))
+    }
+
+    @Test("track-your-stress makes a researcher, a therapist and a patient enrolled in the study")
+    func trackYourStressAccounts() async throws {
+        try await withTestApp { app in
+            // act
             let accounts = try await create(.trackYourStress, app)
+
+            // verify
             #expect(Set(accounts.map(\.role)) == [.therapist, .patient, .researcher])
-            let patientAccount = try account(.patient, in: accounts)
-            let researcherAccount = try account(.researcher, in: accounts)
-            let patient = try await app.signIn(patientAccount.email, password: patientAccount.password)
-            let researcher = try await app.signIn(researcherAccount.email, password: researcherAccount.password)
-            let studies = try await patient.send(.GET, "/studies").body.array
-            let study = try #require(studies.first { $0["title"].string == "Track Your Stress" })
-            #expect(study["enrollment"]["status"].string == "active")
+            let patient = try await signIn(.patient, of: accounts, app)
+            let studies = try await patient.send(.GET, "/studies").decoded([Components.Schemas.Study].self)
+            #expect(studies.first { $0.title == "Track Your Stress" }?.enrollment?.status == .active)
+        }
+    }
 
-            // The one-time questionnaire is open at once; a daily prompt that opens waits for it.
-            let planned = try await PromptRecord.query(on: app.database)
-                .filter(\.$instrumentKey == "tys-daily").sort(\.$opensAt).all()
-            let firstDaily = try #require(planned.first)
-            app.clock.advance(by: max(0, firstDaily.opensAt.timeIntervalSince(app.clock.now)) + 60)
-            let waiting = try await patient.send(.GET, "/me/prompts").body.array
-            #expect(waiting.map { $0["instrumentKey"].string } == ["tys-baseline", "tys-daily"])
-            #expect(waiting.first?["blocked"].isNull == true && waiting.last?["blocked"].bool == true)
-            let dailyAnswers: JSONValue = [
-                "stress": 40, "control": 60, "negative": 30, "positive": 20, "stressors": ["work"], "valence": 6,
-                "arousal": 4, "importance": 50, "abilities": 70,
-            ]
-            #expect(try await answer(waiting[1], dailyAnswers, as: patient, at: app.clock.now) == .conflict)
-            let baseline: JSONValue = [
-                "ageGroup": "25-39", "occupation": "employed", "usualStress": 3, "mainSource": ["work"], "coping": 4,
-            ]
-            #expect(try await answer(waiting[0], baseline, as: patient, at: app.clock.now) == .created)
-            let after = try await patient.send(.GET, "/me/prompts").body.array
-            #expect(after.map { $0["instrumentKey"].string } == ["tys-daily"])
-            #expect(try await answer(after[0], dailyAnswers, as: patient, at: app.clock.now) == .created)
+    @Test("the one-time questionnaire is open at once, and a daily prompt waits for it")
+    func baselineFirst() async throws {
+        try await withTestApp { app in
+            // setup / act
+            let (patient, open) = try await atFirstDaily(app)
+            let early = try await answer(open[1], Self.dailyAnswers, as: patient, at: app.clock.now)
 
-            // The daily one may be adjusted within the study's bounds.
-            let adjustable = try await patient.send(.GET, "/me/plan-adjustments").body.array
-            #expect(adjustable.map { $0["instrumentKey"].string } == ["tys-daily"])
-            #expect(adjustable.first?["bounds"]["maxCount"].int == 6)
+            // verify
+            #expect(open.map(\.instrumentKey) == ["tys-baseline", "tys-daily"])
+            #expect(open.map(\.blocked) == [nil, true])
+            #expect(early == .conflict)
+        }
+    }
 
-            // Weekly on Sunday evening, monthly on the first, both 18:00 in Vienna; weekdays three, weekends two.
-            let patientID = try #require(try await patient.send(.GET, "/me").body["id"].string)
-            let today = LocalDate(app.clock.now, in: vienna)
-            let preview = try await researcher.send(
-                .GET, "/patients/\(patientID)/schedule-preview?from=\(today.adding(days: 1))&days=42")
-            #expect(preview.status == .ok)
-            let byInstrument = Dictionary(grouping: preview.body.array) { $0["instrumentKey"].string ?? "" }
+    @Test("once the one-time questionnaire is answered, the daily one opens and is answered")
+    func dailyAfterBaseline() async throws {
+        try await withTestApp { app in
+            // setup
+            let (patient, open) = try await atFirstDaily(app)
+
+            // act
+            let baseline = try await answer(open[0], Self.baselineAnswers, as: patient, at: app.clock.now)
+            let after = try await patient.send(.GET, "/me/prompts").decoded([Prompt].self)
+
+            // verify
+            #expect(baseline == .created)
+            #expect(after.map(\.instrumentKey) == ["tys-daily"])
+            #expect(try await answer(after[0], Self.dailyAnswers, as: patient, at: app.clock.now) == .created)
+        }
+    }
+
+    @Test("the daily questionnaire may be adjusted, up to six a day")
+    func dailyAdjustable() async throws {
+        try await withTestApp { app in
+            // setup
+            let accounts = try await create(.trackYourStress, app)
+            let patient = try await signIn(.patient, of: accounts, app)
+
+            // act
+            let adjustable = try await patient.send(.GET, "/me/plan-adjustments").decoded([Components.Schemas.AdjustablePlan].self)
+
+            // verify
+            #expect(adjustable.map(\.instrumentKey) == ["tys-daily"])
+            #expect(adjustable.first?.bounds.maxCount == 6)
+        }
+    }
+
+    @Test("weekly on Sunday and monthly on the 1st at 18:00 in Vienna; the daily one three times on weekdays, twice at weekends")
+    func trackYourStressRhythm() async throws {
+        try await withTestApp { app in
+            // setup
+            let accounts = try await create(.trackYourStress, app)
+            let researcher = try await signIn(.researcher, of: accounts, app)
+            let patient = try await signIn(.patient, of: accounts, app)
+
+            // act
+            let planned = try await preview(researcher, of: patient, days: 42, app)
+
+            // verify
+            let byInstrument = Dictionary(grouping: planned, by: \.instrumentKey)
             let sundays = byInstrument["tys-weekly"] ?? []
             #expect(sundays.count == 6)
-            for prompt in sundays {
-                let local = try #require(prompt["localOpensAt"].string)
-                #expect(local.hasSuffix("T18:00"))
-                #expect(LocalDate(String(local.prefix(10)))?.weekday == .sunday)
-            }
+            #expect(sundays.allSatisfy { $0.localOpensAt.hasSuffix("T18:00") && LocalDate(String($0.localOpensAt.prefix(10)))?.weekday == .sunday })
             let monthly = byInstrument["pss-10"] ?? []
-            #expect(!monthly.isEmpty && monthly.allSatisfy { $0["localOpensAt"].string?.hasSuffix("-01T18:00") == true })
-            let daily = byInstrument["tys-daily"] ?? []
-            for (day, prompts) in Dictionary(grouping: daily, by: { String($0["localOpensAt"].string?.prefix(10) ?? "") }) {
+            #expect(!monthly.isEmpty && monthly.allSatisfy { $0.localOpensAt.hasSuffix("-01T18:00") })
+            for (day, prompts) in Dictionary(grouping: byInstrument["tys-daily"] ?? [], by: { String($0.localOpensAt.prefix(10)) }) {
                 let weekday = try #require(LocalDate(day)?.weekday)
                 #expect(prompts.count == (weekday == .saturday || weekday == .sunday ? 2 : 3), "\(day)")
             }
         }
     }
 
-    @Test("closing a study or leaving a practice takes back the future prompts; answered ones stay")
-    func endingTakesBackFuturePrompts() async throws {
+    // MARK: Endings
+
+    @Test("closing a study takes back its future prompts; answered ones stay")
+    func closingStudy() async throws {
         try await withTestApp { app in
+            // setup: the baseline answered
             let accounts = try await create(.trackYourStress, app)
-            let patientAccount = try account(.patient, in: accounts)
-            let researcherAccount = try account(.researcher, in: accounts)
-            let patient = try await app.signIn(patientAccount.email, password: patientAccount.password)
-            let researcher = try await app.signIn(researcherAccount.email, password: researcherAccount.password)
-            let baseline = try #require(try await patient.send(.GET, "/me/prompts").body.array.first)
-            let answers: JSONValue = [
-                "ageGroup": "40-59", "occupation": "home", "usualStress": 5, "mainSource": ["family"], "coping": 2,
-            ]
-            #expect(try await answer(baseline, answers, as: patient, at: app.clock.now) == .created)
-            let study = try #require(
-                try await StudyRecord.query(on: app.database).filter(\.$title == "Track Your Stress").first())
+            let patient = try await signIn(.patient, of: accounts, app)
+            let researcher = try await signIn(.researcher, of: accounts, app)
+            let baseline = try #require(try await patient.send(.GET, "/me/prompts").decoded([Prompt].self).first)
+            _ = try await answer(baseline, Self.baselineAnswers, as: patient, at: app.clock.now)
+            let study = try #require(try await StudyRecord.query(on: app.database).filter(\.$title == "Track Your Stress").first())
             let before = try await PromptRecord.query(on: app.database).filter(\.$study.$id == study.id!).count()
-            #expect(before > 40)
+
+            // act
             let closed = try await researcher.send(
                 .PUT, "/studies/\(study.id!)",
-                json: [
-                    "title": "Track Your Stress", "consentText": .string(study.consentText), "consentVersion": "1",
-                    "joinMode": "open", "status": "closed",
-                ])
+                json: ["title": "Track Your Stress", "consentText": .string(study.consentText), "consentVersion": "1", "joinMode": "open", "status": "closed"])
+
+            // verify
+            #expect(before > 40)
             #expect(closed.status == .ok, "\(closed.text)")
             let left = try await PromptRecord.query(on: app.database).filter(\.$study.$id == study.id!).all()
             #expect(left.contains { $0.instrumentKey == "tys-baseline" && $0.status == PromptStatus.completed })
             #expect(left.allSatisfy { $0.opensAt <= app.clock.now })
+        }
+    }
 
-            // Leaving the practice ends its plans the same way.
-            let intersession = try await create(.intersession, app)
-            let other = try account(.patient, in: intersession)
-            let otherPatient = try await app.signIn(other.email, password: other.password)
-            let otherID = try #require(UUID(uuidString: try await otherPatient.send(.GET, "/me").body["id"].string ?? ""))
-            #expect(try await PromptRecord.query(on: app.database).filter(\.$patient.$id == otherID).count() > 40)
-            let practice = try #require(
-                try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == otherID).first())
-            let leave = try await otherPatient.send(.DELETE, "/studies/\(practice.$study.id)/enrollment")
-            #expect(leave.status == .noContent, "\(leave.text)")
-            let remaining = try await PromptRecord.query(on: app.database).filter(\.$patient.$id == otherID).all()
+    @Test("leaving a practice takes back its future prompts")
+    func leavingPractice() async throws {
+        try await withTestApp { app in
+            // setup
+            let accounts = try await create(.intersession, app)
+            let patient = try await signIn(.patient, of: accounts, app)
+            let patientID = try #require(UUID(uuidString: try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self).id))
+            let before = try await PromptRecord.query(on: app.database).filter(\.$patient.$id == patientID).count()
+            let practice = try #require(try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == patientID).first())
+
+            // act
+            let left = try await patient.send(.DELETE, "/studies/\(practice.$study.id)/enrollment")
+
+            // verify
+            #expect(before > 40)
+            #expect(left.status == .noContent, "\(left.text)")
+            let remaining = try await PromptRecord.query(on: app.database).filter(\.$patient.$id == patientID).all()
             #expect(remaining.allSatisfy { $0.opensAt <= app.clock.now })
         }
     }
