@@ -22,10 +22,12 @@ struct AccessLeakTests {
             // setup
             let world = try await AccessWorld.build(app)
             let ada = world.ada
+
             // act
             let responses = try await world.ownTherapist.send(.GET, "/patients/\(ada.id)/responses")
             let prompts = try await world.ownTherapist.send(.GET, "/patients/\(ada.id)/prompts")
             let interventions = try await world.ownTherapist.send(.GET, "/patients/\(ada.id)/interventions")
+
             // verify
             #expect(responses.body.array.compactMap { $0["id"].string } == [ada.practiceResponse])
             #expect(prompts.body.array.compactMap { $0["id"].string }.contains(ada.practicePrompt))
@@ -39,74 +41,125 @@ struct AccessLeakTests {
         arguments: ["", "?format=fhir"])
     func singleResponse(format: String) async throws {
         try await withTestApp { app in
+            // setup
             let world = try await AccessWorld.build(app)
+
+            // act
             let practice = try await world.ownTherapist.send(.GET, "/responses/\(world.ada.practiceResponse)\(format)")
             let research = try await world.ownTherapist.send(.GET, "/responses/\(world.ada.researchResponse)\(format)")
+            let own = try await world.ada.client.send(.GET, "/responses/\(world.ada.researchResponse)\(format)")
+
+            // verify
             #expect(practice.status == .ok)
             #expect(research.status == .notFound)
-            #expect(try await world.ada.client.send(.GET, "/responses/\(world.ada.researchResponse)\(format)").status == .ok)
+            #expect(own.status == .ok)
         }
     }
 
-    @Test("the console's direct response addresses of a research answer are not found for the therapist")
-    func consoleResponse() async throws {
+    @Test(
+        "the console's direct response addresses show a practice answer to the therapist, never a research answer",
+        arguments: [("", true), ("/fhir", true), ("", false), ("/fhir", false)])
+    func consoleResponse(_ suffix: String, practice: Bool) async throws {
         try await withTestApp { app in
+            // setup
             let world = try await AccessWorld.build(app)
             let console = ConsoleBrowser(app)
             _ = try await console.signIn(AccessWorld.emails[.ownTherapist]!)
-            let base = "/console/patients/\(world.ada.id)/responses"
-            #expect(try await console.get("\(base)/\(world.ada.practiceResponse)").status == .ok)
-            #expect(try await console.get("\(base)/\(world.ada.practiceResponse)/fhir").status == .ok)
-            #expect(try await console.get("\(base)/\(world.ada.researchResponse)").status == .notFound)
-            #expect(try await console.get("\(base)/\(world.ada.researchResponse)/fhir").status == .notFound)
+            let response = practice ? world.ada.practiceResponse : world.ada.researchResponse
+
+            // act
+            let page = try await console.get("/console/patients/\(world.ada.id)/responses/\(response)\(suffix)")
+
+            // verify
+            #expect(page.status == (practice ? .ok : .notFound))
         }
+    }
+
+    func dryRun(_ client: APIClient, in studyID: UUID, of patientID: UUID) async throws -> APIClient.Reply {
+        try await client.send(.POST, "/studies/\(studyID)/rules/dry-run", json: ["patientId": .string(patientID.uuidString), "rule": Self.phqRule])
     }
 
     @Test("a study's dry run tries the rule on that study's answers only")
     func dryRunOwnStudy() async throws {
         try await withTestApp { app in
+            // setup: Ada answered the PHQ-9 once in the practice and once in the study
             let world = try await AccessWorld.build(app)
-            let research = try await world.researcher.send(
-                .POST, "/studies/\(world.study)/rules/dry-run", json: ["patientId": .string(world.ada.id.uuidString), "rule": Self.phqRule])
-            let practice = try await world.ownTherapist.send(
-                .POST, "/studies/\(world.practice)/rules/dry-run", json: ["patientId": .string(world.ada.id.uuidString), "rule": Self.phqRule])
-            // Ada answered the PHQ-9 once in each: each dry run sees one answer, its own study's.
-            #expect(research.status == .ok && practice.status == .ok)
-            #expect(research.body.array.count == 1)
-            #expect(practice.body.array.count == 1)
-            let notSharing = try await world.researcher.send(
-                .POST, "/studies/\(world.study)/rules/dry-run", json: ["patientId": .string(world.ben.id.uuidString), "rule": Self.phqRule])
-            #expect(notSharing.status == .unprocessableEntity)
-            #expect(notSharing.body.problemFields == ["patientId"])
+
+            // act
+            let research = try await dryRun(world.researcher, in: world.study, of: world.ada.id)
+            let practice = try await dryRun(world.ownTherapist, in: world.practice, of: world.ada.id)
+
+            // verify: each sees one answer, its own study's
+            #expect(try research.decoded([Components.Schemas.RuleDryRunLine].self).count == 1)
+            #expect(try practice.decoded([Components.Schemas.RuleDryRunLine].self).count == 1)
+        }
+    }
+
+    @Test("a study's dry run is refused for a participant who does not share with research")
+    func dryRunNotSharing() async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await AccessWorld.build(app)
+
+            // act
+            let reply = try await dryRun(world.researcher, in: world.study, of: world.ben.id)
+
+            // verify
+            #expect(reply.status == .unprocessableEntity)
+            #expect(reply.body.problemFields == ["patientId"])
         }
     }
 
     @Test("research alerts go to the study's staff with reasons only for participants who share; practice alerts to the therapist")
     func alertsByStudy() async throws {
         try await withTestApp { app in
+            // setup
             let world = try await AccessWorld.build(app)
-            let therapist = try await world.ownTherapist.send(.GET, "/alerts")
-            let researcher = try await world.researcher.send(.GET, "/alerts")
-            #expect(Set(therapist.body.array.compactMap { $0["id"].string }) == [world.ada.practiceAlert, world.ben.practiceAlert])
-            #expect(Set(researcher.body.array.compactMap { $0["id"].string }) == [world.ada.researchAlert, world.ben.researchAlert])
-            let reasons = Dictionary(
-                uniqueKeysWithValues: researcher.body.array.compactMap { alert in alert["id"].string.map { ($0, alert["reason"].string ?? "") } })
+
+            // act
+            let therapist = try await world.ownTherapist.send(.GET, "/alerts").decoded([Components.Schemas.Alert].self)
+            let researcher = try await world.researcher.send(.GET, "/alerts").decoded([Components.Schemas.Alert].self)
+
+            // verify
+            #expect(Set(therapist.map(\.id)) == [world.ada.practiceAlert, world.ben.practiceAlert])
+            #expect(Set(researcher.map(\.id)) == [world.ada.researchAlert, world.ben.researchAlert])
+            let reasons = Dictionary(uniqueKeysWithValues: researcher.map { ($0.id, $0.reason) })
             #expect(reasons[world.ada.researchAlert]?.contains("phq9_9 = 1") == true)
             #expect(reasons[world.ben.researchAlert]?.contains("phq9_9") == false)
             #expect(reasons[world.ben.researchAlert]?.contains("withheld") == true)
-            // The researcher cannot acknowledge the practice's alert, nor the therapist the study's.
-            #expect(try await world.researcher.send(.POST, "/alerts/\(world.ada.practiceAlert)/acknowledgement", json: ["note": "x"]).status == .notFound)
-            #expect(try await world.ownTherapist.send(.POST, "/alerts/\(world.ada.researchAlert)/acknowledgement", json: ["note": "x"]).status == .notFound)
+        }
+    }
+
+    @Test(
+        "the researcher cannot acknowledge the practice's alert, nor the therapist the study's",
+        arguments: [("the researcher", true), ("the therapist", false)])
+    func acknowledgeOtherStudy(_ label: String, researcher: Bool) async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await AccessWorld.build(app)
+            let (caller, alert) = researcher ? (world.researcher, world.ada.practiceAlert) : (world.ownTherapist, world.ada.researchAlert)
+
+            // act
+            let reply = try await caller.send(.POST, "/alerts/\(alert)/acknowledgement", json: ["note": "x"])
+
+            // verify
+            #expect(reply.status == .notFound, "\(label)")
+            #expect(try await AlertRecord.find(UUID(uuidString: alert), on: app.database)?.acknowledgedAt == nil)
         }
     }
 
     @Test("the firing log withholds why a rule fired for a participant who does not share")
     func firingLog() async throws {
         try await withTestApp { app in
+            // setup
             let world = try await AccessWorld.build(app)
             let console = ConsoleBrowser(app)
             _ = try await console.signIn(AccessWorld.emails[.studyResearcher]!)
+
+            // act
             let page = try await console.get("/console/studies/\(world.study)/rules")
+
+            // verify
             #expect(page.status == .ok)
             let withheld = app.app.interlude.localizer.text("alert.withheld", .en)
             #expect(page.html.components(separatedBy: withheld.htmlEscaped).count - 1 == 2)  // Ben: rule and built-in alert
@@ -114,40 +167,81 @@ struct AccessLeakTests {
         }
     }
 
-    @Test("a research study's templates never appear in the practice, and cannot be sent from it")
+    @Test("a research study's templates never appear in the practice's send form")
     func templatesStayInTheirStudy() async throws {
         try await withTestApp { app in
+            // setup
             let world = try await AccessWorld.build(app)
             let console = ConsoleBrowser(app)
             _ = try await console.signIn(AccessWorld.emails[.ownTherapist]!)
+
+            // act
             let page = try await console.get("/console/patients/\(world.ada.id)/intersession")
+
+            // verify
             #expect(page.html.contains("PRACTICE-TEMPLATE-MARKER"))
             #expect(!page.html.contains("RESEARCH-TEMPLATE-MARKER"))
-            let sent = try await console.post(
-                "/console/patients/\(world.ada.id)/interventions/template", [("templateID", world.researchTemplate)])
-            #expect(sent.status == .notFound)
-            let practice = try await console.post(
-                "/console/patients/\(world.ada.id)/interventions/template", [("templateID", world.practiceTemplate)])
-            #expect(practice.status == .seeOther)
         }
     }
 
-    @Test("an administrator neither changes nor tries a practice's rules and plans")
-    func adminAndPractices() async throws {
+    @Test(
+        "from the practice a therapist sends the practice's templates, never a research study's",
+        arguments: [("the practice's", true), ("a research study's", false)])
+    func sendTemplate(_ label: String, practice: Bool) async throws {
         try await withTestApp { app in
+            // setup
             let world = try await AccessWorld.build(app)
-            let rules = "/studies/\(world.practice)/rules"
-            #expect(try await world.admin.send(.POST, rules, json: Self.phqRule).status == .notFound)
-            #expect(try await world.admin.send(.GET, rules).status == .notFound)
-            #expect(
-                try await world.admin.send(.POST, "\(rules)/dry-run", json: ["patientId": .string(world.ada.id.uuidString), "rule": Self.phqRule])
-                    .status == .notFound)
-            #expect(try await world.admin.send(.GET, "/studies/\(world.practice)/plans").status == .notFound)
-            // In a research study an administrator manages rules but reads no participant's answers.
-            #expect(try await world.admin.send(.POST, "/studies/\(world.study)/rules", json: Self.phqRule).status == .created)
-            #expect(
-                try await world.admin.send(.POST, "/studies/\(world.study)/rules/dry-run", json: ["patientId": .string(world.ada.id.uuidString), "rule": Self.phqRule])
-                    .status == .forbidden)
+            let console = ConsoleBrowser(app)
+            _ = try await console.signIn(AccessWorld.emails[.ownTherapist]!)
+            _ = try await console.get("/console/patients/\(world.ada.id)/intersession")
+            let before = try await app.count("interventions")
+
+            // act
+            let sent = try await console.post(
+                "/console/patients/\(world.ada.id)/interventions/template",
+                [("templateID", practice ? world.practiceTemplate : world.researchTemplate)])
+
+            // verify
+            #expect(sent.status == (practice ? .seeOther : .notFound), "\(label)")
+            #expect(try await app.count("interventions") == before + (practice ? 1 : 0))
+        }
+    }
+
+    enum AdminAttempt: String, CaseIterable, Sendable {
+        case addsPracticeRule, readsPracticeRules, dryRunsInPractice, readsPracticePlans, addsStudyRule, dryRunsInStudy
+
+        var status: HTTPStatus {
+            switch self {
+            case .addsStudyRule: .created
+            case .dryRunsInStudy: .forbidden
+            default: .notFound
+            }
+        }
+    }
+
+    @Test(
+        "an administrator neither changes nor tries a practice's rules and plans; in a research study manages rules but reads no answers",
+        arguments: AdminAttempt.allCases)
+    func adminAndPractices(_ attempt: AdminAttempt) async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await AccessWorld.build(app)
+            let practiceRules = "/studies/\(world.practice)/rules"
+
+            // act
+            let reply: APIClient.Reply
+            switch attempt {
+            case .addsPracticeRule: reply = try await world.admin.send(.POST, practiceRules, json: Self.phqRule)
+            case .readsPracticeRules: reply = try await world.admin.send(.GET, practiceRules)
+            case .dryRunsInPractice: reply = try await dryRun(world.admin, in: world.practice, of: world.ada.id)
+            case .readsPracticePlans: reply = try await world.admin.send(.GET, "/studies/\(world.practice)/plans")
+            case .addsStudyRule: reply = try await world.admin.send(.POST, "/studies/\(world.study)/rules", json: Self.phqRule)
+            case .dryRunsInStudy: reply = try await dryRun(world.admin, in: world.study, of: world.ada.id)
+            }
+
+            // verify
+            #expect(reply.status == attempt.status, "\(reply.text)")
+            #expect(!reply.text.contains("phq9"))
         }
     }
 }
