@@ -66,8 +66,13 @@ struct ErasureTests {
     @Test("every table of the schema is named in the erasure map")
     func mapCoversSchema() async throws {
         try await withTestApp { app in
+            // setup
             let named = Set(ErasureMap.personalTables).union(ErasureMap.impersonalTables)
+
+            // act
             let tables = try await Self.tables(app)
+
+            // verify
             #expect(tables.count >= 14)
             for table in tables {
                 #expect(named.contains(table), "table \(table) is not in ErasureMap")
@@ -75,107 +80,140 @@ struct ErasureTests {
         }
     }
 
+    /// A patient with everything an account can have, and another patient of the same therapist.
+    struct FullAccount {
+        let therapist: APIClient
+        let patient: APIClient
+        let otherID: UUID
+        /// Everything that names the patient: ids, address, pseudonym, name, birth date and ids of what they own.
+        let identifiers: [String]
+        let rateLimitKeys: [String]
+    }
+
+    func fullAccount(_ app: TestContext) async throws -> FullAccount {
+        let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
+        let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+        let (patient, patientID) = try await app.patient("ada@example.org", name: "Ada Lovelace")
+        let (other, otherID) = try await app.patient("bob@example.org")
+        try await app.pair(patient, with: therapist, born: "1985-11-03")
+        try await app.pair(other, with: therapist)
+        let studyID = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("approval"))
+        _ = try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
+        _ = try await researcher.send(.GET, "/studies/\(studyID)/enrollments")
+        _ = try await therapist.send(.GET, "/patients/\(patientID.uuidString)")
+        let assigned = try await therapist.send(
+            .POST, "/patients/\(patientID.uuidString)/prompts",
+            json: ["instrumentKey": "mood-vas", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
+                "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(3600))])
+        let submitted = try await patient.send(
+            .POST, "/me/responses",
+            json: ["id": .string(UUID().uuidString), "promptId": .string(assigned.body["id"].string ?? ""),
+                "instrumentKey": "mood-vas", "version": 1, "answers": ["mood": 40, "note": "Ada Lovelace wrote this"],
+                "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+        try #require(submitted.status == .created)
+        _ = try await therapist.send(.GET, "/patients/\(patientID.uuidString)/responses")
+        let sent = try await therapist.send(
+            .POST, "/patients/\(patientID.uuidString)/interventions", json: ["kind": "commendation", "text": "Well done."])
+        try #require(sent.status == .created)
+        _ = try await InterventionTests().answer(
+            app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 1]))
+        let alertID = try #require(try await therapist.send(.GET, "/alerts").decoded([Components.Schemas.Alert].self).first?.id)
+        try #require(try await therapist.send(.POST, "/alerts/\(alertID)/acknowledgement", json: ["note": "Called."]).status == .ok)
+        let backup = try await patient.send(.PUT, "/me/backup", json: ["baseVersion": 0, "envelope": InterventionTests.envelope])
+        try #require(backup.status == .ok)
+        _ = try await app.api.send(.POST, "/password-resets", json: ["email": "ada@example.org"])
+        _ = try await app.api.send(.POST, "/sessions", json: ["email": "ada@example.org", "password": "wrong password"])
+        _ = try await patient.send(.PATCH, "/me", json: ["shareWithResearch": false])
+        let pseudonym = try #require(try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym)
+        let owned = try await Self.ownedIDs(of: patientID, app)
+        try #require(owned.count > 10, "responses, prompts, alerts, notifications and more belong to the patient")
+        return FullAccount(
+            therapist: therapist, patient: patient, otherID: otherID,
+            identifiers: [patientID.uuidString.lowercased(), "ada@example.org", pseudonym.lowercased(), "ada lovelace", "1985-11-03"] + owned,
+            rateLimitKeys: try await Self.rateLimitKeys(of: patientID, email: "ada@example.org", app))
+    }
+
+    /// The rows of every table that name the patient.
+    func traces(of account: FullAccount, _ app: TestContext) async throws -> [String: [String]] {
+        var found: [String: [String]] = [:]
+        for table in try await Self.tables(app) {
+            let rows = try await Self.rows(of: table, app).filter { row in account.identifiers.contains { row.contains($0) } }
+            if !rows.isEmpty { found[table] = rows }
+        }
+        return found
+    }
+
     @Test("after deletion no column of any table names the person: no id of theirs, address, pseudonym, name or birth date")
     func deleteAccount() async throws {
         try await withTestApp { app in
-            // setup: a patient with everything an account can have
-            let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
-            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
-            let (patient, patientID) = try await app.patient("ada@example.org", name: "Ada Lovelace")
-            let (other, otherID) = try await app.patient("bob@example.org")
-            try await app.pair(patient, with: therapist, born: "1985-11-03")
-            try await app.pair(other, with: therapist)
-            let study = try await researcher.send(.POST, "/studies", json: StudyAPITests.study("approval"))
-            let studyID = try #require(study.body["id"].string)
-            _ = try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
-            _ = try await researcher.send(.GET, "/studies/\(studyID)/enrollments")
-            _ = try await therapist.send(.GET, "/patients/\(patientID.uuidString)")
-            let assigned = try await therapist.send(
-                .POST, "/patients/\(patientID.uuidString)/prompts",
-                json: ["instrumentKey": "mood-vas", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
-                    "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(3600))])
-            let submitted = try await patient.send(
-                .POST, "/me/responses",
-                json: ["id": .string(UUID().uuidString), "promptId": .string(assigned.body["id"].string ?? ""),
-                    "instrumentKey": "mood-vas", "version": 1, "answers": ["mood": 40, "note": "Ada Lovelace wrote this"],
-                    "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
-            #expect(submitted.status == .created)
-            _ = try await therapist.send(.GET, "/patients/\(patientID.uuidString)/responses")
-            let sent = try await therapist.send(
-                .POST, "/patients/\(patientID.uuidString)/interventions", json: ["kind": "commendation", "text": "Well done."])
-            #expect(sent.status == .created)
-            let phq = try await therapist.send(
-                .POST, "/patients/\(patientID.uuidString)/prompts",
-                json: ["instrumentKey": "phq-9", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
-                    "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(3600))])
-            let risk = try await patient.send(
-                .POST, "/me/responses",
-                json: ["id": .string(UUID().uuidString), "promptId": .string(phq.body["id"].string ?? ""),
-                    "instrumentKey": "phq-9", "version": 1, "answers": QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 1]),
-                    "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
-            #expect(risk.status == .created)
-            #expect(try await app.count("alerts") == 1)
-            let alertID = try #require(try await therapist.send(.GET, "/alerts").body[0]["id"].string)
-            let acknowledged = try await therapist.send(.POST, "/alerts/\(alertID)/acknowledgement", json: ["note": "Called."])
-            #expect(acknowledged.status == .ok)
-            let backup = try await patient.send(
-                .PUT, "/me/backup",
-                json: ["baseVersion": 0, "envelope": ["algorithm": "PBKDF2-SHA256+AES-256-GCM", "iterations": 600_000,
-                    "salt": .string(Data(count: 16).base64EncodedString()), "nonce": .string(Data(count: 12).base64EncodedString()),
-                    "ciphertext": .string(Data(count: 32).base64EncodedString())]])
-            #expect(backup.status == .ok)
-            _ = try await app.api.send(.POST, "/password-resets", json: ["email": "ada@example.org"])
-            _ = try await app.api.send(.POST, "/sessions", json: ["email": "ada@example.org", "password": "wrong password"])
-            _ = try await patient.send(.PATCH, "/me", json: ["shareWithResearch": false])
-            let pseudonym = try #require(try await patient.send(.GET, "/me").body["patient"]["pseudonym"].string)
-            let owned = try await Self.ownedIDs(of: patientID, app)
-            #expect(owned.count > 10, "responses, prompts, alerts, notifications and more belonged to the patient")
-            let identifiers =
-                [patientID.uuidString.lowercased(), "ada@example.org", pseudonym.lowercased(), "ada lovelace", "1985-11-03"]
-                + owned
-            var before = 0
-            for table in try await Self.tables(app) {
-                before += try await Self.rows(of: table, app).filter { row in identifiers.contains { row.contains($0) } }.count
+            // setup
+            let account = try await fullAccount(app)
+            let before = try await traces(of: account, app)
+            let limits = "rate_limit_events WHERE key IN ('\(account.rateLimitKeys.joined(separator: "','"))')"
+            let limitsBefore = try await app.count(limits)
+
+            // act
+            let deleted = try await account.patient.send(.DELETE, "/me", json: ["password": .string(TestContext.password)])
+
+            // verify
+            #expect(before.values.map(\.count).reduce(0, +) > 10)
+            #expect(limitsBefore > 0)
+            #expect(deleted.status == .noContent)
+            #expect(try await traces(of: account, app).isEmpty)
+            #expect(try await app.count("erasures") == 1)
+            for table in ["responses", "prompts", "interventions", "alerts", "rule_firings", "intervention_backups"] {
+                #expect(try await app.count(table) == 0, "\(table)")
             }
-            #expect(before > 10)
-            let accountKeys = try await Self.rateLimitKeys(of: patientID, email: "ada@example.org", app)
-            #expect(try await app.count("rate_limit_events WHERE key IN ('\(accountKeys.joined(separator: "','"))')") > 0)
+            #expect(try await app.count(limits) == 0)
+            #expect(try await app.count("audit_events") > 0)
+        }
+    }
+
+    @Test("a deleted account neither works nor signs in again, and the therapist's other patient is untouched")
+    func deletedAccountGone() async throws {
+        try await withTestApp { app in
+            // setup
+            let account = try await fullAccount(app)
+
+            // act
+            _ = try await account.patient.send(.DELETE, "/me", json: ["password": .string(TestContext.password)])
+
+            // verify
+            #expect(try await account.patient.send(.GET, "/me").status == .unauthorized)
+            let login = try await app.api.send(.POST, "/sessions", json: ["email": "ada@example.org", "password": .string(TestContext.password)])
+            #expect(login.status == .unauthorized)
+            let caseload = try await account.therapist.send(.GET, "/patients").decoded([Components.Schemas.CaseloadPatient].self)
+            #expect(caseload.map(\.id) == [account.otherID.uuidString.lowercased()])
+        }
+    }
+
+    @Test("deleting an account needs its password; with a wrong one nothing is deleted")
+    func deleteNeedsPassword() async throws {
+        try await withTestApp { app in
+            // setup
+            let (patient, _) = try await app.patient("ada@example.org")
 
             // act
             let wrong = try await patient.send(.DELETE, "/me", json: ["password": "not my password"])
-            #expect(wrong.status == .unprocessableEntity)
-            #expect(try await app.count("users WHERE email = 'ada@example.org'") == 1)
-            let deleted = try await patient.send(.DELETE, "/me", json: ["password": .string(TestContext.password)])
 
             // verify
-            #expect(deleted.status == .noContent)
-            for table in try await Self.tables(app) {
-                let leftovers = try await Self.rows(of: table, app).filter { row in identifiers.contains { row.contains($0) } }
-                #expect(leftovers.isEmpty, "table \(table) still holds \(leftovers)")
-            }
-            #expect(try await app.count("erasures") == 1)
-            #expect(try await app.count("responses") == 0)
-            #expect(try await app.count("prompts") == 0)
-            for table in ["interventions", "alerts", "rule_firings", "intervention_backups"] {
-                #expect(try await app.count(table) == 0, "\(table)")
-            }
-            #expect(try await app.count("rate_limit_events WHERE key IN ('\(accountKeys.joined(separator: "','"))')") == 0)
-            #expect(try await app.count("audit_events") > 0)
-            #expect(try await patient.send(.GET, "/me").status == .unauthorized)
-            let login = try await app.api.send(
-                .POST, "/sessions", json: ["email": "ada@example.org", "password": .string(TestContext.password)])
-            #expect(login.status == .unauthorized)
-            // the other patient is untouched
-            let caseload = try await therapist.send(.GET, "/patients")
-            #expect(caseload.body.array.map { $0["id"].string } == [otherID.uuidString.lowercased()])
+            #expect(wrong.status == .unprocessableEntity)
+            #expect(wrong.body.problemFields == ["password"])
+            #expect(try await app.count("users WHERE email = 'ada@example.org'") == 1)
+            #expect(try await patient.send(.GET, "/me").status == .ok)
         }
     }
 
     @Test("staff accounts are not deleted through the patient endpoint")
     func staffCannotSelfDelete() async throws {
         try await withTestApp { app in
+            // setup
             let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
+
+            // act
             let reply = try await therapist.send(.DELETE, "/me", json: ["password": .string(TestContext.password)])
+
+            // verify
             #expect(reply.status == .forbidden)
             #expect(try await app.count("users") == 1)
         }
