@@ -6,84 +6,127 @@ import VaporTesting
 
 @Suite("Operations endpoints")
 struct HealthTests {
-    @Test("health, readiness, metrics and the API contract are served")
-    func endpoints() async throws {
+    @Test(
+        "health, readiness and the API contract are served",
+        arguments: [("/health", "ok"), ("/ready", "ready"), ("/api/v1/openapi.yaml", "/accounts/email-available")])
+    func endpoints(_ path: String, says: String) async throws {
         try await withTestApp { app in
-            try await app.app.testing().test(.GET, "/health") { response in
-                #expect(response.status == .ok)
-            }
-            try await app.app.testing().test(.GET, "/ready") { response in
-                #expect(response.status == .ok)
-                #expect(response.body.string.contains("ready"))
-            }
-            _ = try await app.api.send(.GET, "/me")
-            try await app.app.testing().test(.GET, "/metrics") { response in
-                #expect(response.status == .ok)
-                #expect(response.headers.contentType?.subType == "plain")
-                #expect(response.body.string.contains("interlude_http_requests_total{"))
-                #expect(response.body.string.contains("status=\"401\""))
-                #expect(response.body.string.contains("interlude_http_request_duration_seconds_bucket"))
-            }
-            try await app.app.testing().test(.GET, "/api/v1/openapi.yaml") { response in
-                #expect(response.status == .ok)
-                #expect(response.body.string.hasPrefix("openapi: 3.1.0"))
-                #expect(response.body.string.contains("/accounts/email-available"))
-            }
+            // act
+            let response = try await app.app.testing().sendRequest(.GET, path)
+
+            // verify
+            #expect(response.status == .ok)
+            #expect(response.body.string.contains(says))
         }
     }
 
-    @Test("with METRICS_TOKEN set, metrics need it as a bearer token")
-    func metricsToken() async throws {
-        try await withTestApp(settings: { $0.metricsToken = "scrape-secret" }) { app in
+    @Test("the API contract is OpenAPI 3.1")
+    func contractVersion() async throws {
+        try await withTestApp { app in
             // act
-            let anonymous = try await app.app.testing().sendRequest(.GET, "/metrics")
-            let wrong = try await app.app.testing().sendRequest(.GET, "/metrics", headers: ["Authorization": "Bearer guess"])
-            let right = try await app.app.testing().sendRequest(.GET, "/metrics", headers: ["Authorization": "Bearer scrape-secret"])
+            let response = try await app.app.testing().sendRequest(.GET, "/api/v1/openapi.yaml")
+
             // verify
-            #expect(anonymous.status == .unauthorized)
-            #expect(wrong.status == .unauthorized)
-            #expect(right.status == .ok)
-            #expect(right.body.string.contains("interlude_http_requests_total"))
+            #expect(response.body.string.hasPrefix("openapi: 3.1.0"))
+        }
+    }
+
+    @Test("metrics count requests by status and time them, in Prometheus' text format")
+    func metrics() async throws {
+        try await withTestApp { app in
+            // setup: one refused request
+            _ = try await app.api.send(.GET, "/me")
+
+            // act
+            let response = try await app.app.testing().sendRequest(.GET, "/metrics")
+
+            // verify
+            #expect(response.status == .ok)
+            #expect(response.headers.contentType?.subType == "plain")
+            #expect(response.body.string.contains("interlude_http_requests_total{"))
+            #expect(response.body.string.contains("status=\"401\""))
+            #expect(response.body.string.contains("interlude_http_request_duration_seconds_bucket"))
+        }
+    }
+
+    @Test(
+        "with METRICS_TOKEN set, metrics need it as a bearer token",
+        arguments: [("no token", nil as String?, HTTPStatus.unauthorized), ("a guess", "guess", .unauthorized), ("the token", "scrape-secret", .ok)])
+    func metricsToken(_ label: String, token: String?, status: HTTPStatus) async throws {
+        try await withTestApp(settings: { $0.metricsToken = "scrape-secret" }) { app in
+            // setup: one request to count
+            _ = try await app.api.send(.GET, "/me")
+
+            // act
+            let response = try await app.app.testing().sendRequest(
+                .GET, "/metrics", headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:])
+
+            // verify
+            #expect(response.status == status, "\(label)")
+            #expect(response.body.string.contains("interlude_http_requests_total") == (status == .ok), "\(label)")
         }
     }
 
     @Test("served over https, every answer asks for HSTS; API answers are never cached")
     func transportHeaders() async throws {
         try await withTestApp { app in
+            // act
             let health = try await app.app.testing().sendRequest(.GET, "/health")
-            #expect(health.headers.first(name: "Strict-Transport-Security") == SecurityHeadersMiddleware.strictTransportSecurity)
             let me = try await app.api.send(.GET, "/me")
+
+            // verify
+            #expect(health.headers.first(name: "Strict-Transport-Security") == SecurityHeadersMiddleware.strictTransportSecurity)
             #expect(me.headers.first(name: .cacheControl) == "no-store")
         }
+    }
+
+    @Test("served over plain http, for a local trial, no answer asks for HSTS")
+    func noHSTSOverHTTP() async throws {
         try await withTestApp(settings: { $0.publicURL = "http://localhost:8080" }) { app in
+            // act
             let health = try await app.app.testing().sendRequest(.GET, "/health")
+
+            // verify
             #expect(health.headers.first(name: "Strict-Transport-Security") == nil)
         }
     }
 
-    @Test("unknown API paths and unsupported methods answer with problem+json, never a stack trace")
-    func unknownPaths() async throws {
+    @Test("unknown API paths answer with problem+json, never a stack trace")
+    func unknownAPIPath() async throws {
         try await withTestApp { app in
+            // act
             let missing = try await app.api.send(.GET, "/nothing-here")
+
+            // verify
             #expect(missing.status == .notFound)
             #expect(missing.headers.contentType?.subType == "problem+json")
-            #expect(missing.body["status"].int == 404)
-            try await app.app.testing().test(.GET, "/console/nothing-here") { response in
-                #expect(response.status == .notFound || response.status == .seeOther)
-            }
+            #expect(try missing.decoded(Components.Schemas.Problem.self).status == 404)
         }
     }
 
-    @Test("pages carry a strict content security policy")
+    @Test("an unknown console page sends to sign-in or is not found, never an error")
+    func unknownConsolePath() async throws {
+        try await withTestApp { app in
+            // act
+            let response = try await app.app.testing().sendRequest(.GET, "/console/nothing-here")
+
+            // verify
+            #expect(response.status == .notFound || response.status == .seeOther)
+        }
+    }
+
+    @Test("pages carry a strict content security policy and may not be framed")
     func securityHeaders() async throws {
         try await withTestApp { app in
-            try await app.app.testing().test(.GET, "/app/login") { response in
-                #expect(response.status == .ok)
-                let policy = response.headers.first(name: "Content-Security-Policy") ?? ""
-                #expect(policy.contains("script-src 'self'"))
-                #expect(!policy.contains("unsafe-inline"))
-                #expect(response.headers.first(name: "X-Frame-Options") == "DENY")
-            }
+            // act
+            let response = try await app.app.testing().sendRequest(.GET, "/app/login")
+
+            // verify
+            #expect(response.status == .ok)
+            let policy = response.headers.first(name: "Content-Security-Policy") ?? ""
+            #expect(policy.contains("script-src 'self'"))
+            #expect(!policy.contains("unsafe-inline"))
+            #expect(response.headers.first(name: "X-Frame-Options") == "DENY")
         }
     }
 }
