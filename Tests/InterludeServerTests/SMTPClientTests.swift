@@ -66,13 +66,17 @@ struct SMTPClientTests {
 
     @Test("STARTTLS and AUTH PLAIN deliver a two-part message with the links intact")
     func plain() async throws {
+        // setup
         let recipient = "plain-\(UUID().uuidString.prefix(8))@example.org"
         let message = EmailMessage(
             to: recipient, subject: "Bitte bestätigen Sie Ihre E-Mail-Adresse",
             text: "Hallo,\n.a line starting with a dot\nhttps://interlude.test/app/verify?token=abc",
             html: "<p>Hallo</p><a href=\"https://interlude.test/app/verify?token=abc\">Bestätigen</a>")
+
+        // act
         try await mailer(smtp.server(port: smtp.port)).send(message)
 
+        // verify
         let delivery = try #require(try smtp.delivery(to: recipient))
         #expect(delivery.envelope["mechanism"] as? String == "PLAIN")
         #expect(delivery.envelope["tls"] as? Bool == true)
@@ -87,16 +91,24 @@ struct SMTPClientTests {
 
     @Test("a server that offers only AUTH LOGIN gets LOGIN")
     func login() async throws {
+        // setup
         let recipient = "login-\(UUID().uuidString.prefix(8))@example.org"
+
+        // act
         try await mailer(smtp.server(port: smtp.loginOnlyPort))
             .send(EmailMessage(to: recipient, subject: "Test", text: "Hello", html: "<p>Hello</p>"))
+
+        // verify
         let delivery = try #require(try smtp.delivery(to: recipient))
         #expect(delivery.envelope["mechanism"] as? String == "LOGIN")
     }
 
     @Test("a wrong password is refused permanently and nothing is delivered")
     func wrongPassword() async throws {
+        // setup
         let recipient = "refused-\(UUID().uuidString.prefix(8))@example.org"
+
+        // act / verify
         await #expect {
             try await mailer(smtp.server(port: smtp.port, password: "wrong"))
                 .send(EmailMessage(to: recipient, subject: "Test", text: "Hello", html: "<p>Hello</p>"))
@@ -111,7 +123,10 @@ struct SMTPClientTests {
 
     @Test("a certificate the client does not trust stops the conversation before any credentials are sent")
     func untrustedCertificate() async throws {
+        // setup
         let recipient = "untrusted-\(UUID().uuidString.prefix(8))@example.org"
+
+        // act / verify
         await #expect(throws: (any Error).self) {
             try await mailer(smtp.server(port: smtp.port, trusted: false))
                 .send(EmailMessage(to: recipient, subject: "Test", text: "Hello", html: "<p>Hello</p>"))
@@ -121,12 +136,17 @@ struct SMTPClientTests {
 
     @Test("the emails of a registration reach the SMTP server in the recipient's language")
     func registrationThroughSMTP() async throws {
+        // setup
         let recipient = "ada-\(UUID().uuidString.prefix(8).lowercased())@example.org"
+
+        // act
         try await withTestApp(mailer: mailer(smtp.server(port: smtp.port))) { app in
             let reply = try await app.api.send(
                 .POST, "/accounts", json: AccountAPITests.registration(["email": .string(recipient)]))
             #expect(reply.status == .created)
         }
+
+        // verify
         let delivery = try #require(try smtp.delivery(to: recipient))
         let parts = ParsedMessage(delivery.message)
         #expect(parts.text.contains("https://interlude.test/app/verify?token="))

@@ -5,76 +5,141 @@ import Testing
 
 @Suite("Settings, texts and mail formatting")
 struct SupportTests {
-    @Test("settings come from the environment with documented defaults; a bad value names itself")
-    func settings() throws {
+    // MARK: Settings
+
+    @Test("without any environment the server runs on the embedded database with mail to an outbox, on port 8080")
+    func defaultSettings() throws {
+        // act
         let defaults = try Settings.fromEnvironment([:])
+
+        // verify
         #expect(defaults.database == .sqliteFile("./data/interlude.sqlite"))
         #expect(defaults.mail == .outbox("./data/outbox"))
         #expect(defaults.publicURL == "http://localhost:8080")
         #expect(defaults.port == 8080)
+    }
+
+    @Test("settings come from the environment: PostgreSQL, the public address without its slash, SMTP over TLS")
+    func customSettings() throws {
+        // act
         let custom = try Settings.fromEnvironment([
             "INTERLUDE_DATA_DIR": "/var/lib/interlude", "DATABASE_URL": "postgres://u:p@db/interlude",
             "PUBLIC_URL": "https://therapy.example/", "SMTP_URL": "smtps://mailer:secret@mail.example",
             "MAIL_FROM": "Praxis <praxis@therapy.example>", "PORT": "9000",
         ])
+
+        // verify
         #expect(custom.database == .postgres(url: "postgres://u:p@db/interlude", schema: nil))
         #expect(custom.publicURL == "https://therapy.example")
         #expect(custom.secureCookies)
-        #expect(
-            custom.mail
-                == .smtp(SMTPServer(host: "mail.example", port: 465, security: .implicitTLS, username: "mailer", password: "secret")))
-        for (name, value) in [("PORT", "eighty"), ("DATABASE_URL", "mysql://x"), ("PUBLIC_URL", "ftp://x"), ("SMTP_URL", "http://x"),
-            ("DATABASE_SCHEMA", "Robert'); DROP")]
-        {
-            var environment = ["DATABASE_URL": "postgres://u@db/x"]
-            environment[name] = value
-            #expect(throws: SettingsError.self) { try Settings.fromEnvironment(environment) }
-            do { _ = try Settings.fromEnvironment(environment) } catch { #expect("\(error)".contains(name)) }
-        }
-        #expect(try SMTPServer(url: "smtp://relay.local:25?tls=off").security == .none)
-        #expect(try SMTPServer(url: "smtp://relay.local").port == 587)
+        #expect(custom.mail == .smtp(SMTPServer(host: "mail.example", port: 465, security: .implicitTLS, username: "mailer", password: "secret")))
     }
 
-    @Test("German and English texts have the same keys, and every key a page uses exists")
-    func localisation() throws {
-        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        func table(_ language: String) throws -> [String: String] {
-            let data = try Data(contentsOf: directory.appendingPathComponent("Resources/Locales/\(language).json"))
-            return try JSONDecoder().decode([String: String].self, from: data)
+    @Test(
+        "a bad setting stops the start with an error that names it",
+        arguments: [
+            ("PORT", "eighty"), ("DATABASE_URL", "mysql://x"), ("PUBLIC_URL", "ftp://x"), ("SMTP_URL", "http://x"),
+            ("DATABASE_SCHEMA", "Robert'); DROP"),
+        ])
+    func badSetting(_ name: String, value: String) {
+        // setup
+        var environment = ["DATABASE_URL": "postgres://u@db/x"]
+        environment[name] = value
+
+        // act / verify
+        #expect {
+            try Settings.fromEnvironment(environment)
+        } throws: { error in
+            error is SettingsError && "\(error)".contains(name)
         }
-        let english = try table("en")
-        let german = try table("de")
-        #expect(Set(english.keys) == Set(german.keys))
-        let templateKeys = Set(english.keys.map { $0.replacingOccurrences(of: ".", with: "_") })
-        let views = directory.appendingPathComponent("Resources/Views")
-        let enumerator = FileManager.default.enumerator(at: views, includingPropertiesForKeys: nil)
-        var checked = 0
+    }
+
+    @Test(
+        "an SMTP address without a port takes submission's, and tls=off speaks plain SMTP",
+        arguments: [("smtp://relay.local:25?tls=off", 25, SMTPServer.Security.none), ("smtp://relay.local", 587, .startTLS)])
+    func smtpURL(_ url: String, port: Int, security: SMTPServer.Security) throws {
+        // act
+        let server = try SMTPServer(url: url)
+
+        // verify
+        #expect(server.port == port && server.security == security)
+    }
+
+    // MARK: Texts
+
+    static var root: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    static func table(_ language: String) throws -> [String: String] {
+        let data = try Data(contentsOf: root.appendingPathComponent("Resources/Locales/\(language).json"))
+        return try JSONDecoder().decode([String: String].self, from: data)
+    }
+
+    @Test("German and English texts have the same keys")
+    func sameKeys() throws {
+        // act
+        let english = try Self.table("en")
+        let german = try Self.table("de")
+
+        // verify
+        #expect(Set(english.keys).symmetricDifference(german.keys).isEmpty)
+    }
+
+    @Test("every text a page uses exists")
+    func pageTextsExist() throws {
+        // setup
+        let keys = Set(try Self.table("en").keys.map { $0.replacingOccurrences(of: ".", with: "_") })
+        let enumerator = FileManager.default.enumerator(at: Self.root.appendingPathComponent("Resources/Views"), includingPropertiesForKeys: nil)
+        let regex = try Regex("#\\(t\\.([A-Za-z0-9_]+)\\)")
+        var used: [(file: String, key: String)] = []
+
+        // act
         while let file = enumerator?.nextObject() as? URL {
             guard file.pathExtension == "leaf" else { continue }
             let text = try String(contentsOf: file, encoding: .utf8)
-            let regex = try Regex("#\\(t\\.([A-Za-z0-9_]+)\\)")
-            for match in text.matches(of: regex) {
-                let key = String(text[match.output[1].range!])
-                #expect(templateKeys.contains(key), "\(file.lastPathComponent) uses missing text \(key)")
-                checked += 1
-            }
+            used += text.matches(of: regex).map { (file.lastPathComponent, String(text[$0.output[1].range!])) }
         }
-        #expect(checked > 100)
-        for action in AuditAction.allCases {
-            #expect(english["audit.\(action.rawValue)"] != nil)
-        }
+
+        // verify
+        #expect(used.count > 100)
+        for (file, key) in used { #expect(keys.contains(key), "\(file) uses missing text \(key)") }
     }
 
-    @Test("messages are dot-stuffed, CRLF-terminated and encode non-ASCII subjects")
-    func mime() {
+    @Test("every kind of audit event has a name in the audit log")
+    func auditActionsNamed() throws {
+        // setup
+        let english = try Self.table("en")
+
+        // act / verify
+        for action in AuditAction.allCases { #expect(english["audit.\(action.rawValue)"] != nil, "\(action)") }
+    }
+
+    // MARK: Mail formatting
+
+    @Test("a message's lines are dot-stuffed and CRLF-terminated")
+    func dotStuffing() {
+        // act / verify
         #expect(SMTPClient.dotStuffed("a\n.b\r\n..c\n") == "a\r\n..b\r\n...c")
-        #expect(MIMEMessage.encodeHeader("Grüße") == "=?UTF-8?B?R3LDvMOfZQ==?=")
-        #expect(MIMEMessage.encodeHeader("Hello\r\nBcc: x") == "Hello  Bcc: x")
-        #expect(MIMEMessage.address(of: "Praxis Berger <praxis@example.org>") == "praxis@example.org")
+    }
+
+    @Test(
+        "headers encode non-ASCII text and cannot carry another header",
+        arguments: [("Grüße", "=?UTF-8?B?R3LDvMOfZQ==?="), ("Hello\r\nBcc: x", "Hello  Bcc: x")])
+    func headerEncoding(_ text: String, encoded: String) {
+        // act / verify
+        #expect(MIMEMessage.encodeHeader(text) == encoded)
+    }
+
+    @Test("a message renders with its addresses and a text and an HTML part")
+    func rendering() {
+        // act
         let rendered = MIMEMessage.render(
             EmailMessage(to: "a@example.org", subject: "Test", text: "Text", html: "<p>HTML</p>"),
             from: "Praxis Müller <p@example.org>", date: Date.t0)
+
+        // verify
+        #expect(MIMEMessage.address(of: "Praxis Berger <praxis@example.org>") == "praxis@example.org")
         #expect(rendered.contains("\r\nTo: a@example.org\r\n"))
         #expect(rendered.contains("From: =?UTF-8?B?"))
         let parts = ParsedMessage(rendered)

@@ -13,6 +13,7 @@ struct TimeBasedCodeTests {
             (2_000_000_000, "69279037", "90698825", "38618901"), (20_000_000_000, "65353130", "77737706", "47863826"),
         ] as [(Int, String, String, String)])
     func vectors(seconds: Int, sha1: String, sha256: String, sha512: String) {
+        // setup
         let step = TimeBasedCode.step(at: Date(timeIntervalSince1970: TimeInterval(seconds)))
         let seed = "1234567890"
         let codes = [
@@ -20,23 +21,38 @@ struct TimeBasedCodeTests {
             (.sha256, String(repeating: seed, count: 3) + "12", sha256),
             (.sha512, String(repeating: seed, count: 6) + "1234", sha512),
         ]
+
+        // act / verify
         for (algorithm, secret, expected) in codes {
             let code = TimeBasedCode(secret: Array(secret.utf8), digits: 8, algorithm: algorithm)
             #expect(code.code(step: step) == expected, "\(algorithm)")
         }
     }
 
-    @Test("a code is taken one step either side of now, not two, and only as six digits")
-    func window() {
+    @Test(
+        "a code is taken one step either side of now, not two, and only as six digits",
+        arguments: [
+            ("the step before", -1, "", -1 as Int?), ("the step after", 1, "", 1), ("two steps before", -2, "", nil),
+            ("typed with a space in the middle", 0, "space", 0), ("seven digits", 0, "extra digit", nil), ("Arabic-Indic digits", 0, "arabic", nil),
+        ])
+    func window(_ label: String, offset: Int, typed: String, accepted: Int?) {
+        // setup
         let code = TimeBasedCode(secret: Array("12345678901234567890".utf8))
         let now = Date(timeIntervalSince1970: 1_111_111_111)
         let step = TimeBasedCode.step(at: now)
-        #expect(code.matchingStep(code.code(step: step - 1), at: now) == step - 1)
-        #expect(code.matchingStep(code.code(step: step + 1), at: now) == step + 1)
-        #expect(code.matchingStep(code.code(step: step - 2), at: now) == nil)
-        let current = code.code(step: step)
-        #expect(code.matchingStep(String(current.prefix(3)) + " " + String(current.suffix(3)), at: now) == step)
-        #expect(code.matchingStep(current + "0", at: now) == nil)
-        #expect(code.matchingStep("١٢٣٤٥٦", at: now) == nil)
+        let shown = code.code(step: step + Int64(offset))
+        let input =
+            switch typed {
+            case "space": String(shown.prefix(3)) + " " + String(shown.suffix(3))
+            case "extra digit": shown + "0"
+            case "arabic": "١٢٣٤٥٦"
+            default: shown
+            }
+
+        // act
+        let matched = code.matchingStep(input, at: now)
+
+        // verify
+        #expect(matched == accepted.map { step + Int64($0) }, "\(label)")
     }
 }
