@@ -36,7 +36,6 @@ struct ConcurrencyTests {
         try await withTestApp { app in
             // setup
             let (patient, promptID) = try await promptOfAPatient(app)
-            let server = try await RunningServer.start(app)
             let batch: JSONValue = ["mutations": [
                 ["id": .string(UUID().uuidString.lowercased()), "type": "appointment.create",
                     "appointment": SyncTests.appointment(app, title: "Offline", days: 1, hour: 9)],
@@ -44,8 +43,7 @@ struct ConcurrencyTests {
                     "response": Self.submission(UUID(), prompt: promptID, at: app.clock.now)],
             ]]
             // act
-            let replies = try await server.parallel(Self.parallelism) { _ in try await server.send(patient, .POST, "/sync", json: batch) }
-            await server.stop()
+            let replies = try await RunningServer.parallel(app, Self.parallelism) { server, _ in try await server.send(patient, .POST, "/sync", json: batch) }
             // verify
             #expect(replies.allSatisfy { $0.status == .ok }, "\(replies.map(\.status.code))")
             let statuses = replies.map { [$0.body["results"][0]["status"].string, $0.body["results"][1]["status"].string] }
@@ -62,12 +60,10 @@ struct ConcurrencyTests {
         try await withTestApp { app in
             // setup
             let (patient, promptID) = try await promptOfAPatient(app)
-            let server = try await RunningServer.start(app)
             // act
-            let replies = try await server.parallel(Self.parallelism) { _ in
+            let replies = try await RunningServer.parallel(app, Self.parallelism) { server, _ in
                 try await server.send(patient, .POST, "/me/responses", json: Self.submission(UUID(), prompt: promptID, at: app.clock.now))
             }
-            await server.stop()
             // verify
             #expect(replies.filter { $0.status == .created }.count == 1)
             #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
@@ -80,13 +76,11 @@ struct ConcurrencyTests {
         try await withTestApp { app in
             // setup
             let (patient, promptID) = try await promptOfAPatient(app)
-            let server = try await RunningServer.start(app)
             let id = UUID()
             // act
-            let replies = try await server.parallel(Self.parallelism) { _ in
+            let replies = try await RunningServer.parallel(app, Self.parallelism) { server, _ in
                 try await server.send(patient, .POST, "/me/responses", json: Self.submission(id, prompt: promptID, at: app.clock.now))
             }
-            await server.stop()
             // verify
             #expect(replies.filter { $0.status == .created }.count == 1)
             #expect(replies.filter { $0.status == .ok }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
@@ -105,15 +99,13 @@ struct ConcurrencyTests {
                 codes.append(try await app.pairingCode(therapist))
             }
             let (patient, patientID) = try await app.patient(name: "Ada")
-            let server = try await RunningServer.start(app)
             let issued = codes
             // act
-            let replies = try await server.parallel(Self.parallelism) { index in
+            let replies = try await RunningServer.parallel(app, Self.parallelism) { server, index in
                 try await server.send(
                     patient, .POST, "/me/pairing",
                     json: ["code": .string(issued[index]), "dateOfBirth": "1990-05-17", "gender": "female"])
             }
-            await server.stop()
             // verify
             #expect(replies.filter { $0.status == .created }.count == 1)
             #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
@@ -131,12 +123,10 @@ struct ConcurrencyTests {
             let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
             let study = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
             let (patient, patientID) = try await app.patient(name: "Ada")
-            let server = try await RunningServer.start(app)
             // act
-            let replies = try await server.parallel(Self.parallelism) { _ in
+            let replies = try await RunningServer.parallel(app, Self.parallelism) { server, _ in
                 try await server.send(patient, .POST, "/studies/\(study)/enrollment", json: ["consentVersion": "2026-1"])
             }
-            await server.stop()
             // verify
             #expect(replies.filter { $0.status == .created }.count == 1)
             #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
@@ -153,12 +143,10 @@ struct ConcurrencyTests {
                 app, therapist: therapist, patient: patient, patientID: patientID,
                 answers: QuestionnaireAPITests.phqAnswers([1, 1, 0, 0, 0, 0, 0, 0, 2]))
             let alertID = try #require(try await therapist.send(.GET, "/alerts").body[0]["id"].string)
-            let server = try await RunningServer.start(app)
             // act
-            let replies = try await server.parallel(Self.parallelism) { index in
+            let replies = try await RunningServer.parallel(app, Self.parallelism) { server, index in
                 try await server.send(therapist, .POST, "/alerts/\(alertID)/acknowledgement", json: ["note": .string("Call \(index)")])
             }
-            await server.stop()
             // verify
             let accepted = replies.filter { $0.status == .ok }
             #expect(accepted.count == 1)
@@ -176,12 +164,10 @@ struct ConcurrencyTests {
             let sent = try await therapist.send(
                 .POST, "/patients/\(patientID.uuidString)/interventions", json: ["kind": "task", "text": "Take a walk."])
             let id = try #require(sent.body["id"].string)
-            let server = try await RunningServer.start(app)
             // act
-            let replies = try await server.parallel(Self.parallelism) { _ in
+            let replies = try await RunningServer.parallel(app, Self.parallelism) { server, _ in
                 try await server.send(patient, .POST, "/me/interventions/\(id)/completion")
             }
-            await server.stop()
             // verify
             #expect(replies.filter { $0.status == .ok }.count == 1)
             #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
@@ -200,12 +186,10 @@ struct ConcurrencyTests {
             let studyID = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("approval"))
             let requested = try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
             let path = "/studies/\(studyID)/enrollments/\(try #require(requested.body["id"].string))/decision"
-            let server = try await RunningServer.start(app)
             // act
-            let replies = try await server.parallel(Self.parallelism) { index in
+            let replies = try await RunningServer.parallel(app, Self.parallelism) { server, index in
                 try await server.send(researcher, .POST, path, json: ["approve": .bool(index.isMultiple(of: 2))])
             }
-            await server.stop()
             // verify
             let decided = try #require(replies.first { $0.status == .ok })
             #expect(replies.filter { $0.status == .ok }.count == 1)

@@ -11,14 +11,25 @@ struct RunningServer: Sendable {
     let context: TestContext
     let port: Int
 
-    static func start(_ context: TestContext) async throws -> RunningServer {
+    /// Starts the app on a loopback port, sends `count` requests at once, and stops the server again whatever
+    /// happened, answering every reply.
+    static func parallel(
+        _ context: TestContext, _ count: Int, _ request: @escaping @Sendable (RunningServer, Int) async throws -> APIClient.Reply
+    ) async throws -> [APIClient.Reply] {
         try await context.app.server.start(address: .hostname("127.0.0.1", port: 0))
-        let port = try #require(context.app.http.server.shared.localAddress?.port)
-        return RunningServer(context: context, port: port)
-    }
-
-    func stop() async {
-        await context.app.server.shutdown()
+        do {
+            let port = try #require(context.app.http.server.shared.localAddress?.port)
+            let server = RunningServer(context: context, port: port)
+            let replies = try await withThrowingTaskGroup(of: APIClient.Reply.self) { group in
+                for index in 0..<count { group.addTask { try await request(server, index) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            await context.app.server.shutdown()
+            return replies
+        } catch {
+            await context.app.server.shutdown()
+            throw error
+        }
     }
 
     /// One API request over HTTP, with the client's token and address.
@@ -37,15 +48,5 @@ struct RunningServer: Sendable {
         let data = response.body.map { Data(buffer: $0) } ?? Data()
         return APIClient.Reply(
             status: response.status, headers: response.headers, body: JSON(data: data), text: String(decoding: data, as: UTF8.self))
-    }
-
-    /// Sends `count` requests at once and returns every reply.
-    func parallel(
-        _ count: Int, _ request: @escaping @Sendable (Int) async throws -> APIClient.Reply
-    ) async throws -> [APIClient.Reply] {
-        try await withThrowingTaskGroup(of: APIClient.Reply.self) { group in
-            for index in 0..<count { group.addTask { try await request(index) } }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
     }
 }
