@@ -33,6 +33,8 @@ public enum StudyRole: String, Sendable, Codable, CaseIterable {
     case owner
     case therapist
     case researcher
+    /// Exports the study's data and sees nothing else of it.
+    case dataManager
 }
 
 /// A checked definition of a study as a researcher writes it.

@@ -16,6 +16,7 @@ public enum StudyStanding: String, Sendable, CaseIterable {
     case owner
     case researcher
     case therapist
+    case dataManager
     case admin
 
     public init(_ role: StudyRole) {
@@ -23,6 +24,7 @@ public enum StudyStanding: String, Sendable, CaseIterable {
         case .owner: self = .owner
         case .researcher: self = .researcher
         case .therapist: self = .therapist
+        case .dataManager: self = .dataManager
         }
     }
 }
@@ -56,6 +58,12 @@ public enum StudyPermission: String, Sendable, CaseIterable {
     case actForParticipant
     /// Import instruments into the study, share them, and move the study to a newer version.
     case manageInstruments
+    /// See who is on the study's team, and in which role.
+    case viewTeam
+    /// Add staff to the team, change their roles and remove them.
+    case manageTeam
+    /// Export the pseudonymised data of participants who share with research.
+    case exportData
 }
 
 /// The one table of who may do what with a study: standing × permission × kind of study. Everything the server
@@ -73,24 +81,27 @@ public enum StudyAccessPolicy {
     private static let researchTeam: Set<StudyPermission> = [
         .viewStudy, .viewParticipants, .decideEnrollment, .viewRules, .editRules, .dryRunRules, .viewFirings,
         .viewPlans, .editPlans, .viewLibrary, .editLibrary, .readParticipantData, .receiveAlerts, .manageInstruments,
+        .viewTeam, .exportData,
     ]
 
     private static let table: [StudyKind: [StudyStanding: Set<StudyPermission>]] = [
         // A practice is its therapist's alone: the owner does everything there, nobody else anything. Its settings
-        // are not edited as a study's are, and nobody asks to join it.
+        // are not edited as a study's are, nobody asks to join it, it has no team and nothing of it is exported.
         .practice: [
-            .owner: Set(StudyPermission.allCases).subtracting([.editStudy, .decideEnrollment])
+            .owner: Set(StudyPermission.allCases).subtracting([.editStudy, .decideEnrollment, .viewTeam, .manageTeam, .exportData])
         ],
-        // A research study: its owner and researchers run it and read the pseudonymised data of participants who
-        // share with research; a therapist on its staff follows it and plans for it; an administrator manages it
-        // but reads no participant's data.
+        // A research study: its owner and researchers run it, read and export the pseudonymised data of
+        // participants who share with research; the owner also chooses the team. A therapist on its staff follows
+        // their own patients in it and plans for it; a data manager exports and nothing more; an administrator
+        // manages it and its team but reads no participant's data.
         .research: [
-            .owner: researchTeam.union([.editStudy]),
+            .owner: researchTeam.union([.editStudy, .manageTeam]),
             .researcher: researchTeam,
-            .therapist: [.viewStudy, .viewParticipants, .viewRules, .viewPlans, .editPlans, .viewLibrary, .readParticipantData],
+            .therapist: [.viewStudy, .viewParticipants, .viewRules, .viewPlans, .editPlans, .viewLibrary, .readParticipantData, .viewTeam],
+            .dataManager: [.viewStudy, .viewTeam, .exportData],
             .admin: [
                 .viewStudy, .editStudy, .viewParticipants, .decideEnrollment, .viewRules, .editRules, .viewPlans, .editPlans,
-                .viewLibrary, .editLibrary, .manageInstruments,
+                .viewLibrary, .editLibrary, .manageInstruments, .viewTeam, .manageTeam,
             ],
         ],
     ]

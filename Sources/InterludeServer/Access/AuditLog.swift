@@ -45,6 +45,7 @@ enum AuditAction: String, Sendable, CaseIterable {
     case alertsRead = "alerts.read"
     case alertAcknowledged = "alert.acknowledged"
     case studyChanged = "study.changed"
+    case teamChanged = "study.team.changed"
     case libraryChanged = "study.library.changed"
     case firingsRead = "rule.firings.read"
     case ruleChanged = "rule.changed"

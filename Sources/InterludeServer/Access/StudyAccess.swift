@@ -72,13 +72,15 @@ struct StudyGrant: Sendable {
         guard allows(permission) else { throw AppError.forbidden(.notAllowed) }
     }
 
-    /// Records a change to the study's set-up, or a read of its participants.
-    func record(_ action: AuditAction, patients: [UUID] = [], target: String? = nil) async throws {
+    /// Records a change to the study's set-up, or a read of its participants; in the transaction that makes the
+    /// change when one is given.
+    func record(_ action: AuditAction, patients: [UUID] = [], target: String? = nil, on database: (any Database)? = nil) async throws {
         let target = target.map { "study:\(studyID):\($0)" } ?? "study:\(studyID)"
+        let log = database.map { AuditLog(database: $0, services: audit.services) } ?? audit
         if patients.isEmpty {
-            try await audit.record(actor: viewer, action: action, target: target)
+            try await log.record(actor: viewer, action: action, target: target)
         } else {
-            try await audit.record(actor: viewer, action: action, patients: patients, target: target)
+            try await log.record(actor: viewer, action: action, patients: patients, target: target)
         }
     }
 }

@@ -50,6 +50,9 @@ enum AppError: Error, Equatable {
         case backupOutdated
         /// The instrument key belongs to another study.
         case instrumentKeyTaken
+        case alreadyOnTeam
+        /// The change would leave the study without an owner.
+        case lastOwner
     }
 
     static func field(_ field: String, _ code: FieldError.Code, limit: Int? = nil) -> AppError {

@@ -213,10 +213,15 @@ struct StudyService: Sendable {
     /// Participants and pending requests under their pseudonyms; every one listed is an audited read.
     func participants(of grant: StudyGrant) async throws -> [Participant] {
         try grant.require(.viewParticipants)
-        let enrollments = try await EnrollmentRecord.query(on: database)
+        var enrollments = try await EnrollmentRecord.query(on: database)
             .filter(\.$study.$id == grant.studyID)
             .sort(\.$createdAt, .descending)
             .all()
+        if grant.kind == .research, grant.standing == .therapist {
+            // A therapist on a research study's team follows their own patients in it, nobody else.
+            let own = Set(try await Caseloads(database: database).caseload(of: grant.viewer.requireID()).map { $0.enrollment.$patient.id })
+            enrollments = enrollments.filter { own.contains($0.$patient.id) }
+        }
         let profiles = try await PatientProfileRecord.query(on: database)
             .filter(\.$user.$id ~~ enrollments.map { $0.$patient.id })
             .all()

@@ -32,6 +32,20 @@ extension APIRow {
             let enrollment = try await cell.world.pendingEnrollment(cell.scope)
             return .init(.POST, "/studies/\(cell.studyID)/enrollments/\(enrollment)/decision", json: ["approve": false])
         },
+        APIRow("listStudyStaff", scoped: true, "* 404, self 403, other 403, own@practice 403, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .init(.GET, "/studies/\(cell.studyID)/staff")
+        },
+        APIRow("addStudyStaff", scoped: true, "* 404, self 403, other 403, own@practice 403, res@research 201, resNS@research 201, admin@research 201") { cell in
+            let email = "team-\(UUID().uuidString.prefix(8).lowercased())-new@uni.example"
+            _ = try await cell.world.app.staff("researcher", email)
+            return .init(.POST, "/studies/\(cell.studyID)/staff", json: ["email": .string(email), "role": "researcher"])
+        },
+        APIRow("changeStudyStaff", scoped: true, "* 404, self 403, other 403, own@practice 403, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .init(.PATCH, "/studies/\(cell.studyID)/staff/\(try await cell.world.freshTeamMember(cell.scope))", json: ["role": "dataManager"])
+        },
+        APIRow("removeStudyStaff", scoped: true, "* 404, self 403, other 403, own@practice 403, res@research 204, resNS@research 204, admin@research 204") { cell in
+            .init(.DELETE, "/studies/\(cell.studyID)/staff/\(try await cell.world.freshTeamMember(cell.scope))")
+        },
     ]
 
     static let administration: [APIRow] = [

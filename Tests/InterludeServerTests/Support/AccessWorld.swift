@@ -292,6 +292,14 @@ extension AccessWorld {
     ]
 
     /// A request of a new patient to join the study of `scope`, waiting for a decision.
+    /// A researcher on the research study's team (for the practice: a researcher on no team), for changing and
+    /// removing.
+    func freshTeamMember(_ scope: Scope) async throws -> UUID {
+        let (_, id) = try await app.staff("researcher", "team-\(UUID().uuidString.prefix(8).lowercased())-member@uni.example")
+        if scope == .research { try await StudyStaffRecord(studyID: study, userID: id, role: .researcher).create(on: app.database) }
+        return id
+    }
+
     func pendingEnrollment(_ scope: Scope) async throws -> String {
         let patient = try await app.patient("pending-\(UUID().uuidString.prefix(8).lowercased())-account@example.org", name: "Pending")
         let record = EnrollmentRecord(
