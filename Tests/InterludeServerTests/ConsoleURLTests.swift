@@ -35,7 +35,8 @@ struct ConsoleURLTests {
         (.plans(study: study), .POST), (.deletePlan(study: study, plan: other), .POST),
         (.schedule(patient: patient), .GET), (.studies, .GET), (.newStudy, .GET), (.newStudy, .POST),
         (.study(study), .GET), (.editStudy(study), .GET), (.editStudy(study), .POST),
-        (.enrollmentDecision(study: study, enrollment: other), .POST),
+        (.enrollmentDecision(study: study, enrollment: other), .POST), (.team(study: study), .GET), (.team(study: study), .POST),
+        (.teamMember(study: study, user: other), .POST), (.removeTeamMember(study: study, user: other), .POST),
     ]
 
     /// Whether a route's pattern matches an address's segments; `*` in `segments` stands for a template value.

@@ -286,6 +286,124 @@ struct StudyTeamTests {
         }
     }
 
+    // MARK: The console
+
+    /// The owner's console, signed in at the team page.
+    func ownerConsole(_ app: TestContext, _ studyID: String) async throws -> (ConsoleBrowser, ConsoleBrowser.Page) {
+        let browser = ConsoleBrowser(app)
+        _ = try await browser.signIn("lab@uni.example")
+        return (browser, try await browser.get("/console/studies/\(studyID)/team"))
+    }
+
+    @Test("the owner's team page lists the members with their roles, and the forms to change the team")
+    func consoleTeamPage() async throws {
+        try await withTestApp { app in
+            // setup
+            let (owner, studyID) = try await study(app)
+            _ = try await add("kim@uni.example", as: "dataManager", by: owner, to: studyID)
+
+            // act
+            let (_, page) = try await ownerConsole(app, studyID)
+
+            // verify
+            #expect(page.status == .ok)
+            #expect(page.html.contains("kim@uni.example") && page.html.contains("<option value=\"dataManager\" selected>Data manager</option>"))
+            #expect(page.html.lowercased().contains("action=\"/console/studies/\(studyID)/team\""))
+        }
+    }
+
+    @Test("a member who does not choose the team sees it without the forms")
+    func consoleTeamReadOnly() async throws {
+        try await withTestApp { app in
+            // setup
+            let (owner, studyID) = try await study(app)
+            _ = try await add("kim@uni.example", as: "researcher", by: owner, to: studyID)
+            let browser = ConsoleBrowser(app)
+            _ = try await browser.signIn("kim@uni.example")
+
+            // act
+            let page = try await browser.get("/console/studies/\(studyID)/team")
+
+            // verify
+            #expect(page.status == .ok)
+            #expect(page.html.contains("lab@uni.example"))
+            #expect(!page.html.lowercased().contains("<form method=\"post\" action=\"/console/studies/\(studyID)/team"))
+        }
+    }
+
+    @Test("the owner adds a data manager in the console")
+    func consoleAdd() async throws {
+        try await withTestApp { app in
+            // setup
+            let (owner, studyID) = try await study(app)
+            let (browser, _) = try await ownerConsole(app, studyID)
+
+            // act
+            let added = try await browser.post("/console/studies/\(studyID)/team", [("email", "kim@uni.example"), ("role", "dataManager")])
+
+            // verify
+            #expect(added.status == .seeOther)
+            #expect(try await team(owner, studyID).first { $0.email == "kim@uni.example" }?.role == .dataManager)
+        }
+    }
+
+    @Test("an address that is no staff account comes back beside the field in the console, and nothing changes")
+    func consoleAddRefused() async throws {
+        try await withTestApp { app in
+            // setup
+            let (owner, studyID) = try await study(app)
+            let (browser, _) = try await ownerConsole(app, studyID)
+
+            // act
+            let refused = try await browser.post("/console/studies/\(studyID)/team", [("email", "nobody@uni.example"), ("role", "researcher")])
+
+            // verify
+            #expect(refused.status == .unprocessableEntity)
+            #expect(refused.html.contains("id=\"email-error\"") && refused.html.contains("No staff account has this address."))
+            #expect(refused.html.contains("value=\"nobody@uni.example\""))
+            #expect(try await team(owner, studyID).count == 1)
+        }
+    }
+
+    @Test("the last owner's removal in the console says why it cannot be")
+    func consoleLastOwner() async throws {
+        try await withTestApp { app in
+            // setup
+            let (owner, studyID) = try await study(app)
+            let (browser, _) = try await ownerConsole(app, studyID)
+
+            // act
+            let refused = try await browser.post("/console/studies/\(studyID)/team/\(try await userID(app, "lab@uni.example"))/delete", [])
+
+            // verify
+            #expect(refused.status == .conflict)
+            #expect(refused.html.contains("The study needs an owner"))
+            #expect(try await team(owner, studyID).map(\.role) == [.owner])
+        }
+    }
+
+    @Test("a data manager's study page shows the study but none of its participants")
+    func dataManagerStudyPage() async throws {
+        try await withTestApp { app in
+            // setup: a participant has joined
+            let (owner, studyID) = try await study(app)
+            _ = try await add("kim@uni.example", as: "dataManager", by: owner, to: studyID)
+            let (patient, _) = try await app.patient()
+            _ = try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
+            let pseudonym = try #require(try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym)
+            let browser = ConsoleBrowser(app)
+            _ = try await browser.signIn("kim@uni.example")
+
+            // act
+            let page = try await browser.get("/console/studies/\(studyID)")
+
+            // verify
+            #expect(page.status == .ok)
+            #expect(!page.html.contains(pseudonym))
+            #expect(page.html.lowercased().contains("/console/studies/\(studyID)/team"))
+        }
+    }
+
     // MARK: Races
 
     @Test("two owners removing each other at once leave the study with one owner")

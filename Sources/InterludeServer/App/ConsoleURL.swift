@@ -70,6 +70,9 @@ enum ConsoleURL: Hashable, Sendable {
     case study(UUID)
     case editStudy(UUID)
     case enrollmentDecision(study: UUID, enrollment: UUID)
+    case team(study: UUID)
+    case teamMember(study: UUID, user: UUID)
+    case removeTeamMember(study: UUID, user: UUID)
 
     /// The console's root, which every address lies under (and the console cookie's path).
     static let root = "/console"
@@ -130,6 +133,9 @@ enum ConsoleURL: Hashable, Sendable {
         case .editStudy(let study): ["studies", study.uuidString, "edit"]
         case .enrollmentDecision(let study, let enrollment):
             ["studies", study.uuidString, "enrollments", enrollment.uuidString, "decision"]
+        case .team(let study): ["studies", study.uuidString, "team"]
+        case .teamMember(let study, let user): ["studies", study.uuidString, "team", user.uuidString]
+        case .removeTeamMember(let study, let user): ["studies", study.uuidString, "team", user.uuidString, "delete"]
         }
     }
 

@@ -25,6 +25,7 @@ struct WebRoutes {
         ConsoleAdminController().register(on: signedIn)
         ConsoleTherapistController().register(on: signedIn)
         ConsoleStudiesController().register(on: signedIn)
+        ConsoleTeamController().register(on: signedIn)
         ConsoleInstrumentsController().register(on: signedIn)
         ConsoleScheduleController().register(on: signedIn)
         ConsoleInterventionsController().register(on: signedIn)

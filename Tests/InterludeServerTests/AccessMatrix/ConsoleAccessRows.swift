@@ -194,6 +194,20 @@ extension ConsoleRow {
             let enrollment = try await cell.world.pendingEnrollment(cell.scope)
             return .post("/console/studies/\(cell.studyID)/enrollments/\(enrollment)/decision", [("decision", "decline")])
         },
+        ConsoleRow("GET /console/studies/:studyID/team", scoped: true, "\(staffOnly), * 404, own@practice 403, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .get("/console/studies/\(cell.studyID)/team")
+        },
+        ConsoleRow("POST /console/studies/:studyID/team", scoped: true, "\(staffOnly), * 404, own@practice 403, res@research 303, resNS@research 303, admin@research 303") { cell in
+            let email = "team-\(UUID().uuidString.prefix(8).lowercased())-new@uni.example"
+            _ = try await cell.world.app.staff("researcher", email)
+            return .post("/console/studies/\(cell.studyID)/team", [("email", email), ("role", "researcher")])
+        },
+        ConsoleRow("POST /console/studies/:studyID/team/:userID", scoped: true, "\(staffOnly), * 404, own@practice 403, res@research 303, resNS@research 303, admin@research 303") { cell in
+            .post("/console/studies/\(cell.studyID)/team/\(try await cell.world.freshTeamMember(cell.scope))", [("role", "dataManager")])
+        },
+        ConsoleRow("POST /console/studies/:studyID/team/:userID/delete", scoped: true, "\(staffOnly), * 404, own@practice 403, res@research 303, resNS@research 303, admin@research 303") { cell in
+            .post("/console/studies/\(cell.studyID)/team/\(try await cell.world.freshTeamMember(cell.scope))/delete")
+        },
         ConsoleRow("GET /console/plans", "\(staffOnly), * 403, own 303, otherT 303") { _ in .get("/console/plans") },
         ConsoleRow("GET /console/studies/:studyID/plans", scoped: true, "\(staffOnly), * 404, \(team(200))") { cell in .get("/console/studies/\(cell.studyID)/plans") },
         ConsoleRow("POST /console/studies/:studyID/plans", scoped: true, "\(staffOnly), * 404, \(team(303))") { cell in

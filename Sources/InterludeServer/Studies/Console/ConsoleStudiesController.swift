@@ -93,7 +93,7 @@ struct ConsoleStudiesController {
 
     func show(_ request: Request) async throws -> Response {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
-        let grant = try await grant(.viewParticipants, request, user)
+        let grant = try await grant(.viewStudy, request, user)
         let content = try await pages(request, user).study(grant, saved: request.query[String.self, at: "saved"] != nil)
         return try await request.renderConsole("console/study", titleKey: "console.study.title", content: content)
     }

@@ -50,6 +50,9 @@ struct StudyPages: Sendable {
         var consentVersion: String
         var canEdit: Bool
         var canDecide: Bool
+        var canViewTeam: Bool
+        var canViewParticipants: Bool
+        var teamLink: String
         var requests: [ParticipantRow]
         var hasRequests: Bool
         var participants: [ParticipantRow]
@@ -99,7 +102,8 @@ struct StudyPages: Sendable {
 
     func study(_ grant: StudyGrant, saved: Bool) async throws -> StudyContent {
         let study = grant.study
-        let enrolled = try await StudyService(database: database, services: services).participants(of: grant)
+        let enrolled =
+            grant.allows(.viewParticipants) ? try await StudyService(database: database, services: services).participants(of: grant) : []
         let display = viewer.dateDisplay
         let compliance = try await PromptService(database: database, services: services)
             .compliance(of: enrolled.map { $0.enrollment.$patient.id }, studies: [grant.studyID])
@@ -121,6 +125,8 @@ struct StudyPages: Sendable {
             statusLabel: localizer.text("studyStatus.\(study.status.rawValue)", language),
             consentVersion: study.consentVersion,
             canEdit: grant.allows(.editStudy), canDecide: grant.allows(.decideEnrollment),
+            canViewTeam: grant.allows(.viewTeam), canViewParticipants: grant.allows(.viewParticipants),
+            teamLink: ConsoleURL.team(study: grant.studyID).path,
             requests: requests, hasRequests: !requests.isEmpty,
             participants: participants, hasParticipants: !participants.isEmpty, saved: saved)
     }
