@@ -57,4 +57,12 @@ extension Double {
         }
         return text == "-0" ? "0" : text
     }
+
+    /// The number as data files carry it: whole numbers without decimals, others with every digit that tells the
+    /// value apart, a dot whatever the locale; empty for NaN and infinities, which no data file can hold.
+    public var dataText: String {
+        guard isFinite else { return "" }
+        if Swift.abs(self) < 1e15, self == rounded() { return String(Int(self)) }
+        return description
+    }
 }

@@ -1,0 +1,61 @@
+import Foundation
+
+/// An instant as an export writes it: in UTC, and as the participant's local time with its offset, the zone by its
+/// IANA name in a column of its own.
+public struct ExportTime: Sendable, Equatable {
+    /// `2026-03-29T01:30:00.000Z`
+    public let utc: String
+    /// `2026-03-29T03:30:00.000+02:00`
+    public let local: String
+    public let zone: String
+
+    public init(_ date: Date, in zone: TimeZone) {
+        utc = Self.format(date, in: TimeZone(identifier: "UTC")!, zulu: true)
+        local = Self.format(date, in: zone, zulu: false)
+        self.zone = zone.identifier
+    }
+
+    private static func format(_ date: Date, in zone: TimeZone, zulu: Bool) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: date)
+        let milliseconds = min(999, Int((Double(parts.nanosecond ?? 0) / 1_000_000).rounded()))
+        let stamp = String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0,
+            parts.minute ?? 0, parts.second ?? 0, milliseconds)
+        if zulu { return stamp + "Z" }
+        let offset = zone.secondsFromGMT(for: date)
+        let sign = offset < 0 ? "-" : "+"
+        return stamp + String(format: "%@%02d:%02d", sign, abs(offset) / 3600, abs(offset) % 3600 / 60)
+    }
+}
+
+/// Column names a statistics package takes as they are: lower case letters, digits and underscores, starting with a
+/// letter, at most 100 characters. A multiple-choice item has a column per option, `item___code`, as REDCap names
+/// them.
+public enum ExportColumn {
+    public static let maxLength = 100
+
+    public static func name(_ raw: String) -> String {
+        var result = ""
+        var lastWasUnderscore = false
+        for scalar in raw.lowercased().unicodeScalars {
+            if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
+                result.unicodeScalars.append(scalar)
+                lastWasUnderscore = false
+            } else if !lastWasUnderscore, !result.isEmpty {
+                result.append("_")
+                lastWasUnderscore = true
+            }
+        }
+        while result.hasSuffix("_") { result.removeLast() }
+        if result.isEmpty || result.first?.isNumber == true { result = "v_" + result }
+        return String(result.prefix(maxLength))
+    }
+
+    public static func option(_ item: String, _ code: String) -> String {
+        let base = name(item)
+        let suffix = "___" + name(code).replacingOccurrences(of: "v_", with: "", options: .anchored)
+        return String(base.prefix(maxLength - suffix.count)) + suffix
+    }
+}
