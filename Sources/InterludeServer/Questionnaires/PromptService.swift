@@ -75,6 +75,37 @@ struct PromptService: Sendable {
             let due = completed + expired
             return due == 0 ? nil : Int((Double(completed) * 100 / Double(due)).rounded())
         }
+
+        /// Below this share answered, a participant is listed for the study's staff to look after.
+        static let lowPercent = 50
+
+        var isLow: Bool { percent.map { $0 < Self.lowPercent } ?? false }
+
+        mutating func count(_ status: PromptStatus) {
+            switch status {
+            case .completed: completed += 1
+            case .expired: expired += 1
+            case .open: open += 1
+            case .scheduled, .cancelled: break
+            }
+        }
+    }
+
+    /// Compliance of these participants in one study, week by week, the last week ending now.
+    func weeklyCompliance(of patientIDs: [UUID], in studyID: UUID, weeks: Int) async throws -> [(end: Date, compliance: Compliance)] {
+        let start = now.addingTimeInterval(-Double(weeks) * 7 * 86_400)
+        let records = try await PromptRecord.query(on: database)
+            .filter(\.$patient.$id ~~ patientIDs).filter(\.$study.$id == studyID)
+            .filter(\.$opensAt > start).filter(\.$opensAt <= now)
+            .field(\.$patient.$id).field(\.$status).field(\.$opensAt).field(\.$closesAt).field(\.$study.$id)
+            .all()
+        var result = (1...max(weeks, 1)).map { (end: start.addingTimeInterval(Double($0) * 7 * 86_400), compliance: Compliance()) }
+        for record in records {
+            let week = (record.opensAt.timeIntervalSince(start) / (7 * 86_400)).rounded(.down).clampedInt ?? 0
+            let index = min(result.count - 1, max(0, week))
+            result[index].compliance.count(current(record).status)
+        }
+        return result
     }
 
     /// Compliance per patient over the prompts that have opened, in `studies` when given.
@@ -86,12 +117,7 @@ struct PromptService: Sendable {
         if let studies { query = query.filter(\.$study.$id ~~ Array(studies)) }
         var result = Dictionary(uniqueKeysWithValues: patientIDs.map { ($0, Compliance()) })
         for record in try await query.all() {
-            switch current(record).status {
-            case .completed: result[record.$patient.id]?.completed += 1
-            case .expired: result[record.$patient.id]?.expired += 1
-            case .open: result[record.$patient.id]?.open += 1
-            case .scheduled, .cancelled: break
-            }
+            result[record.$patient.id]?.count(current(record).status)
         }
         return result
     }

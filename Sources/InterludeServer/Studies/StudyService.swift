@@ -205,6 +205,8 @@ struct StudyService: Sendable {
         let pseudonym: String
         /// The patient's name, shown to a practice's own therapist only; research staff see the pseudonym.
         let name: String?
+        /// Whether the participant agreed to share their data with research.
+        let sharesWithResearch: Bool
 
         /// The pseudonym, with the name beside it where there is one: how staff pick a participant.
         var label: String { name.map { "\(pseudonym) · \($0)" } ?? pseudonym }
@@ -226,6 +228,7 @@ struct StudyService: Sendable {
             .filter(\.$user.$id ~~ enrollments.map { $0.$patient.id })
             .all()
         let pseudonyms = Dictionary(uniqueKeysWithValues: profiles.map { ($0.$user.id, $0.pseudonym) })
+        let sharing = Set(profiles.filter(\.shareWithResearch).map { $0.$user.id })
         var names: [UUID: String] = [:]
         if grant.kind == .practice {
             for user in try await UserRecord.query(on: database).filter(\.$id ~~ enrollments.map { $0.$patient.id }).all() {
@@ -235,7 +238,9 @@ struct StudyService: Sendable {
         try await grant.record(.participantsRead, patients: enrollments.map { $0.$patient.id })
         return enrollments.compactMap { enrollment in
             pseudonyms[enrollment.$patient.id].map {
-                Participant(enrollment: enrollment, pseudonym: $0, name: names[enrollment.$patient.id])
+                Participant(
+                    enrollment: enrollment, pseudonym: $0, name: names[enrollment.$patient.id],
+                    sharesWithResearch: sharing.contains(enrollment.$patient.id))
             }
         }
     }
@@ -258,7 +263,7 @@ struct StudyService: Sendable {
         if approve { _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID]) }
         guard let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
         else { throw AppError.notFound }
-        return Participant(enrollment: enrollment, pseudonym: profile.pseudonym, name: nil)
+        return Participant(enrollment: enrollment, pseudonym: profile.pseudonym, name: nil, sharesWithResearch: profile.shareWithResearch)
     }
 
     /// Requests waiting for a decision in these studies.

@@ -34,7 +34,8 @@ struct StudyPages: Sendable {
     struct ParticipantRow: Encodable, Sendable {
         var enrollmentID: String
         var patientID: String
-        var compliance: CaseloadPages.ComplianceCell
+        /// Absent for a research participant who does not share with research.
+        var compliance: CaseloadPages.ComplianceCell?
         var pseudonym: String
         var status: String
         var statusLabel: String
@@ -57,8 +58,22 @@ struct StudyPages: Sendable {
         var hasRequests: Bool
         var participants: [ParticipantRow]
         var hasParticipants: Bool
+        var lowCompliance: [ParticipantRow]
+        var hasLowCompliance: Bool
+        var arms: [ArmRow]
+        var complianceChart: String?
         var saved: Bool
     }
+
+    /// How many take part in one arm (or the whole study, when it has no arms).
+    struct ArmRow: Encodable, Sendable {
+        var arm: String
+        var active: Int
+        var requested: Int
+        var left: Int
+    }
+
+    static let chartWeeks = 8
 
     let viewer: UserRecord
     let database: any Database
@@ -105,13 +120,17 @@ struct StudyPages: Sendable {
         let enrolled =
             grant.allows(.viewParticipants) ? try await StudyService(database: database, services: services).participants(of: grant) : []
         let display = viewer.dateDisplay
-        let compliance = try await PromptService(database: database, services: services)
-            .compliance(of: enrolled.map { $0.enrollment.$patient.id }, studies: [grant.studyID])
+        // In a research study the staff see how a participant keeps up only when the participant shares with
+        // research, or when they are the participant's own therapist.
+        let visible = enrolled.filter { grant.kind == .practice || grant.standing == .therapist || $0.sharesWithResearch }
+            .map { $0.enrollment.$patient.id }
+        let prompts = PromptService(database: database, services: services)
+        let compliance = try await prompts.compliance(of: visible, studies: [grant.studyID])
         let rows = try enrolled.map { participant in
             ParticipantRow(
                 enrollmentID: try participant.enrollment.requireID().uuidString,
                 patientID: participant.enrollment.$patient.id.uuidString,
-                compliance: .init(compliance[participant.enrollment.$patient.id] ?? PromptService.Compliance()),
+                compliance: compliance[participant.enrollment.$patient.id].map(CaseloadPages.ComplianceCell.init),
                 pseudonym: participant.pseudonym,
                 status: participant.enrollment.status.rawValue,
                 statusLabel: localizer.text("enrollmentStatus.\(participant.enrollment.status.rawValue)", language),
@@ -119,6 +138,9 @@ struct StudyPages: Sendable {
         }
         let requests = rows.filter { $0.status == EnrollmentStatus.requested.rawValue }
         let participants = rows.filter { $0.status != EnrollmentStatus.requested.rawValue }
+        let low = enrolled.filter { $0.enrollment.status == .active && compliance[$0.enrollment.$patient.id]?.isLow == true }
+            .map { $0.enrollment.$patient.id.uuidString }
+        let weekly = visible.isEmpty ? [] : try await prompts.weeklyCompliance(of: visible, in: grant.studyID, weeks: Self.chartWeeks)
         return StudyContent(
             id: grant.studyID.uuidString, title: study.title, description: study.description,
             joinMode: localizer.text("joinMode.\(study.joinMode.rawValue)", language),
@@ -128,6 +150,33 @@ struct StudyPages: Sendable {
             canViewTeam: grant.allows(.viewTeam), canViewParticipants: grant.allows(.viewParticipants),
             teamLink: ConsoleURL.team(study: grant.studyID).path,
             requests: requests, hasRequests: !requests.isEmpty,
-            participants: participants, hasParticipants: !participants.isEmpty, saved: saved)
+            participants: participants, hasParticipants: !participants.isEmpty,
+            lowCompliance: participants.filter { low.contains($0.patientID) },
+            hasLowCompliance: participants.contains { low.contains($0.patientID) },
+            arms: grant.allows(.viewParticipants) ? arms(of: study, enrolled) : [],
+            complianceChart: chart(weekly), saved: saved)
+    }
+
+    private func arms(of study: StudyRecord, _ enrolled: [StudyService.Participant]) -> [ArmRow] {
+        let names = StudyArms.names(of: study)
+        let groups: [String?] = names.isEmpty ? [nil] : names
+        return groups.map { arm in
+            let members = enrolled.filter { names.isEmpty || $0.enrollment.arm == arm }
+            return ArmRow(
+                arm: arm ?? localizer.text("console.study.allParticipants", language),
+                active: members.filter { $0.enrollment.status == .active }.count,
+                requested: members.filter { $0.enrollment.status == .requested }.count,
+                left: members.filter { [.withdrawn, .ended].contains($0.enrollment.status) }.count)
+        }
+    }
+
+    /// The share of prompts answered week by week, as an accessible chart; nil before any prompt was due.
+    private func chart(_ weekly: [(end: Date, compliance: PromptService.Compliance)]) -> String? {
+        let points = weekly.compactMap { week in week.compliance.percent.map { ScoreChart.Point(date: week.end, value: Double($0)) } }
+        guard !points.isEmpty else { return nil }
+        return ScoreChart(
+            title: localizer.text("console.study.complianceChart", language, ["weeks": String(Self.chartWeeks)]), points: points,
+            bands: [], range: 0...100, resolution: 1, display: viewer.dateDisplay, language: language, id: "compliance-chart"
+        ).svg
     }
 }

@@ -1,0 +1,88 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Testing
+import VaporTesting
+
+@testable import InterludeServer
+
+@Suite("Console: a study's enrolment and compliance")
+struct ConsoleStudyOverviewTests {
+    /// A study with arms "app" and "control", assigned in turn: Ada (sharing with research, arm app) answered one of
+    /// four prompts, Ben (not sharing, arm control) all of his. The researcher is signed in to the console.
+    func study(_ app: TestContext) async throws -> (console: ConsoleBrowser, studyID: String, ada: String, ben: String) {
+        let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+        let studyID = try await StudyAPITests().createStudy(
+            researcher, StudyAPITests.study("open").merging(["arms": ["app", "control"], "allocation": "alternating"]))
+        let (ada, adaID) = try await app.patient("ada@example.org", shareWithResearch: true)
+        let (ben, benID) = try await app.patient("ben@example.org", shareWithResearch: false)
+        for patient in [ada, ben] {
+            _ = try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
+        }
+        let now = app.clock.now
+        for (patientID, statuses) in [(adaID, [PromptStatus.completed, .expired, .expired, .expired]), (benID, [.completed, .completed])] {
+            for (index, status) in statuses.enumerated() {
+                let opens = now.addingTimeInterval(-Double(index + 1) * 86_400)
+                let prompt = PromptRecord(
+                    patientID: patientID, studyID: UUID(uuidString: studyID), assignedBy: nil, instrumentKey: "mood-vas",
+                    instrumentVersion: 1, opensAt: opens, closesAt: opens.addingTimeInterval(3600), source: PromptSource.schedule, now: now)
+                prompt.status = status
+                try await prompt.create(on: app.database)
+            }
+        }
+        let pseudonym = { (client: APIClient) in try await client.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym ?? "" }
+        let console = ConsoleBrowser(app)
+        _ = try await console.signIn("lab@uni.example")
+        return (console, studyID, try await pseudonym(ada), try await pseudonym(ben))
+    }
+
+    @Test("the enrolment table counts participants per arm")
+    func enrolmentByArm() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, studyID, _, _) = try await study(app)
+
+            // act
+            let page = try await console.get("/console/studies/\(studyID)")
+
+            // verify
+            #expect(page.html.contains("<tr data-arm=\"app\"><th scope=\"row\">app</th><td>1</td><td>0</td><td>0</td></tr>"))
+            #expect(page.html.contains("<tr data-arm=\"control\"><th scope=\"row\">control</th><td>1</td><td>0</td><td>0</td></tr>"))
+        }
+    }
+
+    @Test("researchers see how a participant keeps up only when the participant shares with research")
+    func complianceOnlyWhenShared() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, studyID, ada, ben) = try await study(app)
+
+            // act
+            let page = try await console.get("/console/studies/\(studyID)")
+
+            // verify
+            let rows = page.html.components(separatedBy: "<tr><td>").dropFirst()
+            let adaRow = try #require(rows.first { $0.contains(ada) })
+            let benRow = try #require(rows.first { $0.contains(ben) })
+            #expect(adaRow.contains("1 / 3 / 0</span> · 25 %"))
+            #expect(benRow.contains("not shared with research") && !benRow.contains("100 %"))
+        }
+    }
+
+    @Test("participants answering less than half of their prompts are listed, and the weekly chart counts only those who share")
+    func lowComplianceAndChart() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, studyID, ada, ben) = try await study(app)
+
+            // act
+            let page = try await console.get("/console/studies/\(studyID)")
+
+            // verify
+            let list = try #require(page.html.components(separatedBy: "<ul id=\"low-compliance\">").last?.components(separatedBy: "</ul>").first)
+            #expect(list.contains(ada) && !list.contains(ben))
+            #expect(page.html.contains("role=\"img\"") && page.html.contains("Share of prompts answered, week by week, over the last 8 weeks"))
+            #expect(page.html.contains("25"))
+        }
+    }
+}
