@@ -70,7 +70,8 @@ class Store:
         base = os.path.join(self.directory, f"{number:04d}")
         with open(base + ".eml", "wb") as handle:
             handle.write(envelope.original_content)
-        with open(base + ".json", "w") as handle:
+        # The envelope appears whole or not at all: tests read every .json while other messages arrive.
+        with open(base + ".json.partial", "w") as handle:
             json.dump(
                 {
                     "mailFrom": envelope.mail_from,
@@ -82,6 +83,7 @@ class Store:
                 },
                 handle,
             )
+        os.replace(base + ".json.partial", base + ".json")
         return "250 OK"
 
 
