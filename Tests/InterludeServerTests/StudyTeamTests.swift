@@ -424,7 +424,10 @@ struct StudyTeamTests {
             }
 
             // verify
-            #expect(replies.map(\.status.code).sorted() == [204, 409], "\(replies.map(\.status.code))")
+            // The other is refused as the last owner, or, when the first removal took away their own standing, finds
+            // the study gone for them.
+            let codes = replies.map(\.status.code).sorted()
+            #expect(codes == [204, 409] || codes == [204, 404], "\(codes)")
             let left = try await StudyStaffRecord.query(on: app.database).filter(\.$study.$id == UUID(uuidString: studyID)!).all()
             #expect(left.filter { $0.role == .owner }.count == 1)
         }

@@ -46,28 +46,29 @@ struct StudyTeamService: Sendable {
     /// Gives a member another role; refused when the study would be left without an owner.
     func change(_ userID: UUID, to role: StudyRole, in grant: StudyGrant) async throws -> Member {
         try grant.require(.manageTeam)
-        return try await database.transaction { transaction in
-            try await Self.lock(grant.studyID, on: transaction)
-            guard let member = try await membership(of: userID, in: grant.studyID, on: transaction) else { throw AppError.notFound }
-            let user = try await member.$user.get(on: transaction)
-            try Self.check(role, for: user)
-            member.role = role
-            try await member.save(on: transaction)
-            try await keepOwner(of: grant.studyID, on: transaction)
-            try await grant.record(.teamChanged, target: "staff:\(userID):\(role.rawValue)", on: transaction)
-            return Member(user: user, role: role)
+        guard let member = try await membership(of: userID, in: grant.studyID, on: database) else { throw AppError.notFound }
+        let user = try await member.$user.get(on: database)
+        try Self.check(role, for: user)
+        try await guarded(grant.studyID) { database in
+            let changed = try await database.updateRow(
+                StudyStaffRecord.schema, id: try member.requireID(), set: ["role": SQLBind(role.rawValue)],
+                if: { role == .owner ? $0 : $0.where(Self.keepsAnOwner(grant.studyID)) })
+            guard changed else { throw AppError.conflict(.lastOwner) }
+            try await grant.record(.teamChanged, target: "staff:\(userID):\(role.rawValue)", on: database)
         }
+        return Member(user: user, role: role)
     }
 
     /// Takes a member off the team; refused when they are its last owner.
     func remove(_ userID: UUID, in grant: StudyGrant) async throws {
         try grant.require(.manageTeam)
-        try await database.transaction { transaction in
-            try await Self.lock(grant.studyID, on: transaction)
-            guard let member = try await membership(of: userID, in: grant.studyID, on: transaction) else { throw AppError.notFound }
-            try await member.delete(on: transaction)
-            try await keepOwner(of: grant.studyID, on: transaction)
-            try await grant.record(.teamChanged, target: "staff:\(userID):removed", on: transaction)
+        guard let member = try await membership(of: userID, in: grant.studyID, on: database) else { throw AppError.notFound }
+        try await guarded(grant.studyID) { database in
+            let removed = try await (database as! any SQLDatabase).delete(from: StudyStaffRecord.schema)
+                .where("id", .equal, SQLBind(try member.requireID())).where(Self.keepsAnOwner(grant.studyID))
+                .returning("id").all()
+            guard !removed.isEmpty else { throw AppError.conflict(.lastOwner) }
+            try await grant.record(.teamChanged, target: "staff:\(userID):removed", on: database)
         }
     }
 
@@ -75,19 +76,27 @@ struct StudyTeamService: Sendable {
         try await StudyStaffRecord.query(on: database).filter(\.$study.$id == studyID).filter(\.$user.$id == userID).first()
     }
 
-    /// Checked after the change is written, inside its transaction, so two changes at once cannot both leave an
-    /// owner behind them and none in the end.
-    private func keepOwner(of studyID: UUID, on database: any Database) async throws {
-        let roles = try await StudyStaffRecord.query(on: database).filter(\.$study.$id == studyID).all().map(\.role)
-        guard StudyTeam.hasOwner(roles) else { throw AppError.conflict(.lastOwner) }
+    /// True for a row that is not an owner's, or whose study has another owner: the condition under which a change
+    /// or removal leaves the study an owner. Written into the one statement that makes the change, so it holds however
+    /// many changes arrive at once.
+    private static func keepsAnOwner(_ studyID: UUID) -> any SQLExpression {
+        SQLQueryString(
+            "(role <> \(bind: StudyRole.owner.rawValue) OR (SELECT COUNT(*) FROM \(ident: StudyStaffRecord.schema) AS others WHERE others.study_id = \(bind: studyID) AND others.role = \(bind: StudyRole.owner.rawValue)) > 1)"
+        )
     }
 
-    /// Makes changes to one study's team wait for each other: the first statement of the transaction writes the
-    /// study's row, so a second change waits for the first to commit (a row lock on PostgreSQL, the write lock on
-    /// SQLite) instead of both reading the team before either writes.
-    private static func lock(_ studyID: UUID, on database: any Database) async throws {
-        guard let sql = database as? any SQLDatabase else { return }
-        try await sql.raw("UPDATE \(ident: StudyRecord.schema) SET id = id WHERE id = \(bind: studyID)").run()
+    /// On PostgreSQL, changes to one study's team wait for each other behind a lock on the study's row, so two
+    /// removals at once cannot each count the other as the remaining owner. SQLite writes one statement at a time,
+    /// and the conditional statement alone decides.
+    private func guarded(_ studyID: UUID, _ change: @escaping @Sendable (any Database) async throws -> Void) async throws {
+        guard let sql = database as? any SQLDatabase, sql.dialect.name == "postgresql" else {
+            return try await change(database)
+        }
+        try await database.transaction { transaction in
+            _ = try await (transaction as! any SQLDatabase)
+                .raw("SELECT id FROM \(ident: StudyRecord.schema) WHERE id = \(bind: studyID) FOR UPDATE").all()
+            try await change(transaction)
+        }
     }
 
     private static func check(_ role: StudyRole, for user: UserRecord) throws {
