@@ -16,6 +16,11 @@ struct RunningServer: Sendable {
     static func parallel(
         _ context: TestContext, _ count: Int, _ request: @escaping @Sendable (RunningServer, Int) async throws -> APIClient.Reply
     ) async throws -> [APIClient.Reply] {
+        // A connection per request, each opened at once however loaded the machine: no request waits for a pooled one.
+        var client = context.app.http.client.configuration
+        client.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(count, 8))
+        client.timeout = .init(connect: .seconds(120), read: .seconds(300))
+        context.app.http.client.configuration = client
         try await context.app.server.start(address: .hostname("127.0.0.1", port: 0))
         do {
             let port = try #require(context.app.http.server.shared.localAddress?.port)
