@@ -423,11 +423,13 @@ struct ConsoleTests {
     func auditByPatient() async throws {
         try await withTestApp { app in
             // setup
-            let (browser, _, bob, _) = try await twoReads(app)
+            let (browser, ada, bob, _) = try await twoReads(app)
+            let nobody = "P-2345ZZ"  // well formed, and neither Ada's nor Bob's
+            try #require(![ada, bob].contains(nobody))
 
             // act
             let byPatient = try await browser.get("/console/audit?patient=\(bob.lowercased())")
-            let unknown = try await browser.get("/console/audit?patient=P-XXXXXX")
+            let unknown = try await browser.get("/console/audit?patient=\(nobody)")
 
             // verify
             #expect(byPatient.html.contains("<td>huber@praxis.example</td>"))
