@@ -39,11 +39,6 @@ struct QuestionnaireAPITests {
         ]
     }
 
-    /// The code the problem gives for each field it names.
-    func problemCodes(_ reply: APIClient.Reply) -> [String: String] {
-        Dictionary(reply.body["errors"].array.map { ($0["field"].string ?? "", $0["code"].string ?? "") }, uniquingKeysWith: { first, _ in first })
-    }
-
     // MARK: The library
 
     @Test("the shipped library is listed for staff, every instrument published")
@@ -260,7 +255,7 @@ struct QuestionnaireAPITests {
 
             // verify
             #expect(reply.status == .unprocessableEntity, "\(label)")
-            #expect(problemCodes(reply) == [field: code], "\(label): \(reply.text)")
+            #expect(reply.body.problemCodes == [field: code], "\(label): \(reply.text)")
             #expect(try await app.count("responses") == 0)
             #expect(try await patient.send(.GET, "/me/prompts").body.array.count == 1)
         }
@@ -298,7 +293,7 @@ struct QuestionnaireAPITests {
 
             // verify
             #expect(reply.status == .unprocessableEntity, "\(label)")
-            #expect(problemCodes(reply) == ["completedAt": code], "\(label): \(reply.text)")
+            #expect(reply.body.problemCodes == ["completedAt": code], "\(label): \(reply.text)")
             #expect(try await app.count("responses") == 0)
         }
     }

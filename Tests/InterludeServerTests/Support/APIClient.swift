@@ -32,6 +32,11 @@ struct JSON: @unchecked Sendable, CustomStringConvertible {
 
     /// The fields named in a problem's `errors`.
     var problemFields: [String] { self["errors"].array.compactMap { $0["field"].string } }
+
+    /// The code a problem's `errors` give for each field they name (the first, when a field is named twice).
+    var problemCodes: [String: String] {
+        Dictionary(self["errors"].array.map { ($0["field"].string ?? "", $0["code"].string ?? "") }, uniquingKeysWith: { first, _ in first })
+    }
 }
 
 /// A JSON value written as a Swift literal, for request bodies; `nil` leaves the key out.
