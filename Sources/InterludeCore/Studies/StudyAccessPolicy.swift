@@ -73,6 +73,13 @@ public enum StudyAccessPolicy {
         table[kind]?[standing]?.contains(permission) ?? false
     }
 
+    /// Whether a member who may read participants' data sees one participant's: in a practice and as a research
+    /// study's therapist always (the caller has made sure it is their own patient), otherwise only when the
+    /// participant shares with research.
+    public static func seesData(of participantSharing: Bool, as standing: StudyStanding, in kind: StudyKind) -> Bool {
+        kind == .practice || standing == .therapist || participantSharing
+    }
+
     /// The permissions of a standing in a kind of study.
     public static func permissions(of standing: StudyStanding, in kind: StudyKind) -> Set<StudyPermission> {
         table[kind]?[standing] ?? []

@@ -56,7 +56,7 @@ struct PatientChart: Sendable {
         case (.research, .therapist):
             visible = try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$therapist.id == grant.viewer.id
         case (.research, _):
-            visible = profile.shareWithResearch
+            visible = StudyAccessPolicy.seesData(of: profile.shareWithResearch, as: grant.standing, in: grant.kind)
         }
         guard visible else { throw AppError.notFound }
         return PatientChart(

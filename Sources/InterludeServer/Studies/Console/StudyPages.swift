@@ -120,9 +120,8 @@ struct StudyPages: Sendable {
         let enrolled =
             grant.allows(.viewParticipants) ? try await StudyService(database: database, services: services).participants(of: grant) : []
         let display = viewer.dateDisplay
-        // In a research study the staff see how a participant keeps up only when the participant shares with
-        // research, or when they are the participant's own therapist.
-        let visible = enrolled.filter { grant.kind == .practice || grant.standing == .therapist || $0.sharesWithResearch }
+        // How a participant keeps up is their data: shown as the access table says.
+        let visible = enrolled.filter { StudyAccessPolicy.seesData(of: $0.sharesWithResearch, as: grant.standing, in: grant.kind) }
             .map { $0.enrollment.$patient.id }
         let prompts = PromptService(database: database, services: services)
         let compliance = try await prompts.compliance(of: visible, studies: [grant.studyID])
