@@ -46,6 +46,8 @@ enum AuditAction: String, Sendable, CaseIterable {
     case alertAcknowledged = "alert.acknowledged"
     case studyChanged = "study.changed"
     case teamChanged = "study.team.changed"
+    case exportRequested = "study.export.requested"
+    case exportDownloaded = "study.export.downloaded"
     case libraryChanged = "study.library.changed"
     case firingsRead = "rule.firings.read"
     case ruleChanged = "rule.changed"

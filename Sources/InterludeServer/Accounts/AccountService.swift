@@ -237,7 +237,11 @@ struct AccountService: Sendable {
         let userID = try user.requireID()
         let now = self.now
         let movedZone = change.timeZone.map { $0 != user.timeZone } ?? false
+        let formerZone = user.timeZone
         try await database.transaction { database in
+            if movedZone, let timeZone = change.timeZone {
+                try await Self.recordZoneChange(userID: userID, from: formerZone, to: timeZone, since: user.createdAt, now: now, on: database)
+            }
             if let name = change.name { user.name = name }
             if let language = change.language { user.locale = language.rawValue }
             if let timeZone = change.timeZone { user.timeZone = timeZone }
@@ -254,6 +258,17 @@ struct AccountService: Sendable {
         }
         // Future prompts follow the new local time.
         if movedZone { _ = try await Planner(database: database, services: services).run(now: now, patients: [userID]) }
+    }
+
+    /// Keeps the zones a person lived in, for exports that write each time in the zone then in force; the zone the
+    /// account started with is written when it is first left.
+    static func recordZoneChange(
+        userID: UUID, from former: String, to zone: String, since created: Date, now: Date, on database: any Database
+    ) async throws {
+        if try await TimeZoneChangeRecord.query(on: database).filter(\.$user.$id == userID).count() == 0 {
+            try await TimeZoneChangeRecord(userID: userID, timeZone: former, since: created).create(on: database)
+        }
+        try await TimeZoneChangeRecord(userID: userID, timeZone: zone, since: now).create(on: database)
     }
 
     // MARK: Helpers

@@ -1,8 +1,8 @@
 import Foundation
 import Vapor
 
-/// The server's background work: the planner (with message plans and rules about missed prompts), and the
-/// notification outbox with its dispatcher and alert escalation. Inside `serve`
+/// The server's background work: the planner (with message plans and rules about missed prompts), the
+/// notification outbox with its dispatcher and alert escalation, and research exports. Inside `serve`
 /// each runs on its own timer; `interlude worker` runs both without serving HTTP.
 enum BackgroundJobs {
     private struct TasksKey: StorageKey {
@@ -51,6 +51,18 @@ enum BackgroundJobs {
         }
     }
 
+    /// Writes the exports that wait and removes those past their retention.
+    static func export(_ app: Application) async {
+        let service = ExportService(database: app.db, services: app.interlude)
+        do {
+            let written = try await service.runPending()
+            let removed = try await service.sweep()
+            if written > 0 || removed > 0 { app.logger.info("Exports: \(written) written, \(removed) expired") }
+        } catch {
+            app.logger.error("Exports failed: \(String(describing: error))")
+        }
+    }
+
     /// Runs `job` every `interval` seconds until cancelled.
     static func repeatEvery(_ interval: Int, _ job: @escaping @Sendable () async -> Void) async {
         while !Task.isCancelled {
@@ -69,6 +81,9 @@ enum BackgroundJobs {
         if settings.push.dispatchInterval > 0 {
             tasks.append(Task { await repeatEvery(settings.push.dispatchInterval) { await notify(app) } })
         }
+        if settings.exportInterval > 0 {
+            tasks.append(Task { await repeatEvery(settings.exportInterval) { await export(app) } })
+        }
         guard !tasks.isEmpty else { return }
         app.storage[TasksKey.self] = tasks
         app.lifecycle.use(Stopper())
@@ -86,7 +101,7 @@ enum BackgroundJobs {
 struct WorkerCommand: AsyncCommand {
     struct Signature: CommandSignature {}
 
-    var help: String { "Runs the background jobs (planner, notifications) without serving HTTP." }
+    var help: String { "Runs the background jobs (planner, notifications, exports) without serving HTTP." }
 
     func run(using context: CommandContext, signature: Signature) async throws {
         let app = context.application
@@ -94,11 +109,13 @@ struct WorkerCommand: AsyncCommand {
         let settings = app.interlude.settings
         let planEvery = max(settings.plannerInterval, 1)
         let notifyEvery = max(settings.push.dispatchInterval, 1)
+        let exportEvery = max(settings.exportInterval, 1)
         context.console.print(
             "Worker running; planning every \(planEvery) s, sending notifications every \(notifyEvery) s. Stop with Ctrl-C.")
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await BackgroundJobs.repeatEvery(planEvery) { await BackgroundJobs.plan(app) } }
             group.addTask { await BackgroundJobs.repeatEvery(notifyEvery) { await BackgroundJobs.notify(app) } }
+            group.addTask { await BackgroundJobs.repeatEvery(exportEvery) { await BackgroundJobs.export(app) } }
         }
     }
 }

@@ -43,6 +43,10 @@ public struct Settings: Sendable {
     public var push: Push
     /// When set, `/metrics` answers only a request that sends it as a bearer token.
     public var metricsToken: String?
+    /// Seconds between looks for exports to write inside `serve` (0: only `interlude worker` writes them).
+    public var exportInterval: Int
+    /// How many days a finished export stays for download.
+    public var exportRetentionDays: Int
     /// Whether the console cookie is sent only over HTTPS.
     public var secureCookies: Bool { publicURL.lowercased().hasPrefix("https://") }
 
@@ -50,7 +54,8 @@ public struct Settings: Sendable {
         dataDirectory: String, database: Database, publicURL: String, hostname: String = "127.0.0.1",
         port: Int = 8080, mail: Mail, mailFrom: String, adminEmail: String = Settings.defaultAdminEmail,
         passwordCost: Int = 12, trustedProxies: Int = 0, dataKey: String? = nil, plannerInterval: Int = 60,
-        plannerHorizonDays: Int = Settings.defaultPlannerHorizonDays, push: Push = Push(), metricsToken: String? = nil
+        plannerHorizonDays: Int = Settings.defaultPlannerHorizonDays, push: Push = Push(), metricsToken: String? = nil,
+        exportInterval: Int = 5, exportRetentionDays: Int = Settings.defaultExportRetentionDays
     ) {
         self.dataDirectory = dataDirectory
         self.database = database
@@ -67,6 +72,8 @@ public struct Settings: Sendable {
         self.plannerHorizonDays = plannerHorizonDays
         self.push = push
         self.metricsToken = metricsToken
+        self.exportInterval = exportInterval
+        self.exportRetentionDays = exportRetentionDays
     }
 
     /// Web Push, APNs and the dispatcher that sends through them.
@@ -117,6 +124,7 @@ public struct Settings: Sendable {
 
     public static let defaultAdminEmail = "admin@interlude.localhost"
     public static let defaultPlannerHorizonDays = 14
+    public static let defaultExportRetentionDays = 7
 
     /// Whether `name` can be used unquoted as a PostgreSQL schema name.
     public static func isPlainIdentifier(_ name: String) -> Bool {
@@ -221,7 +229,9 @@ public struct Settings: Sendable {
             dataDirectory: dataDirectory, database: database, publicURL: publicURL, hostname: hostname, port: port,
             mail: mail, mailFrom: mailFrom, adminEmail: adminEmail, trustedProxies: trustedProxies,
             dataKey: value("INTERLUDE_DATA_KEY"), plannerInterval: plannerInterval, plannerHorizonDays: plannerHorizonDays,
-            push: push, metricsToken: value("METRICS_TOKEN"))
+            push: push, metricsToken: value("METRICS_TOKEN"),
+            exportInterval: try integer("EXPORT_INTERVAL", default: 5, in: 0...3600),
+            exportRetentionDays: try integer("EXPORT_RETENTION_DAYS", default: defaultExportRetentionDays, in: 1...365))
     }
 }
 

@@ -53,6 +53,8 @@ enum AppError: Error, Equatable {
         case alreadyOnTeam
         /// The change would leave the study without an owner.
         case lastOwner
+        /// The export is still being written, failed, or its file is gone.
+        case exportNotReady
     }
 
     static func field(_ field: String, _ code: FieldError.Code, limit: Int? = nil) -> AppError {

@@ -38,6 +38,8 @@ enum Migrations {
             UpdateSealHealthData(cipher: cipher),
             UpdateUsersAddTwoFactor(),
             CreateInstrumentPins(clock: clock),
+            CreateExports(),
+            CreateAccessTokens(),
         ]
     }
 }

@@ -9,6 +9,10 @@ import SQLKit
 enum ErasureMap {
     /// Tables with rows about a person, in the order they are emptied (children before parents).
     static let personalTables: [String] = [
+        ExportParticipantRecord.schema,
+        ExportRecord.schema,
+        TimeZoneChangeRecord.schema,
+        AccessTokenRecord.schema,
         SyncMutationRecord.schema,
         SyncTombstoneRecord.schema,
         NotificationRecord.schema,
@@ -70,17 +74,34 @@ struct ErasureService: Sendable {
     func erase(_ user: UserRecord) async throws {
         let now = services.clock.now
         let tombstone = ErasureRecord(id: UUID(), role: user.role, erasedAt: now)
-        try await database.transaction { database in
+        let withdrawn = try await database.transaction { database in
+            // Exports that hold the person's data are withdrawn: their files are removed once this commits.
+            let exports = try await ExportParticipantRecord.query(on: database).filter(\.$patient.$id == user.requireID())
+                .all(\.$export.$id)
             for table in ErasureMap.personalTables {
                 try await erase(table: table, of: user, tombstoneID: tombstone.id!, on: database)
             }
+            try await ExportRecord.query(on: database).filter(\.$id ~~ exports)
+                .set(\.$status, to: .expired).set(\.$expiresAt, to: now).set(\.$error, to: ExportService.withdrawnAfterErasure)
+                .update()
             try await tombstone.create(on: database)
+            return exports
         }
+        ExportFiles(services: services).remove(withdrawn)
     }
 
     private func erase(table: String, of user: UserRecord, tombstoneID: UUID, on database: any Database) async throws {
         let userID = try user.requireID()
         switch table {
+        case ExportParticipantRecord.schema:
+            try await ExportParticipantRecord.query(on: database).filter(\.$patient.$id == userID).delete()
+        case ExportRecord.schema:
+            // Exports the person asked for stay in the study's history without naming them.
+            try await ExportRecord.query(on: database).filter(\.$requestedBy.$id == userID).set(\.$requestedBy.$id, to: nil).update()
+        case AccessTokenRecord.schema:
+            try await AccessTokenRecord.query(on: database).filter(\.$user.$id == userID).delete()
+        case TimeZoneChangeRecord.schema:
+            try await TimeZoneChangeRecord.query(on: database).filter(\.$user.$id == userID).delete()
         case SyncMutationRecord.schema:
             try await SyncMutationRecord.query(on: database).filter(\.$user.$id == userID).delete()
         case SyncTombstoneRecord.schema:

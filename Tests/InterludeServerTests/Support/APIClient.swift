@@ -93,6 +93,8 @@ struct APIClient: Sendable {
         let headers: HTTPHeaders
         let body: JSON
         let text: String
+        /// The body as sent, for answers that are not text (a zip).
+        let data: Data
 
         /// The body as a type of the API document: `try reply.decoded(Components.Schemas.Study.self)`; a body that
         /// does not match the document fails the test.
@@ -132,7 +134,7 @@ struct APIClient: Sendable {
         }
         return Reply(
             status: response.status, headers: response.headers, body: JSON(data: data),
-            text: String(decoding: data, as: UTF8.self))
+            text: String(decoding: data, as: UTF8.self), data: data)
     }
 
     func authorized(_ token: String?) -> APIClient {

@@ -52,6 +52,7 @@ struct RunningServer: Sendable {
         let response = try await context.app.client.send(request)
         let data = response.body.map { Data(buffer: $0) } ?? Data()
         return APIClient.Reply(
-            status: response.status, headers: response.headers, body: JSON(data: data), text: String(decoding: data, as: UTF8.self))
+            status: response.status, headers: response.headers, body: JSON(data: data), text: String(decoding: data, as: UTF8.self),
+            data: data)
     }
 }

@@ -1,0 +1,51 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+/// Whose data an export of a study may hold: participants enrolled in it (taking part or finished), who share with
+/// research, under their pseudonyms. A participant who withdrew, or stopped sharing, is in no export made after.
+struct StudyExportScope: Sendable {
+    struct Participant: Sendable {
+        let enrollment: EnrollmentRecord
+        let pseudonym: String
+        let user: UserRecord
+
+        var id: UUID { user.id! }
+    }
+
+    let grant: StudyGrant
+    let database: any Database
+
+    /// Throws forbidden unless the grant may export.
+    init(_ grant: StudyGrant, database: any Database) throws {
+        try grant.require(.exportData)
+        self.grant = grant
+        self.database = database
+    }
+
+    func participants() async throws -> [Participant] {
+        let enrollments = try await EnrollmentRecord.query(on: database)
+            .filter(\.$study.$id == grant.studyID).filter(\.$status ~~ [EnrollmentStatus.active, .ended])
+            .sort(\.$createdAt).all()
+        let ids = enrollments.map { $0.$patient.id }
+        let profiles = try await PatientProfileRecord.query(on: database).filter(\.$user.$id ~~ ids).all()
+        let users = Dictionary(
+            try await UserRecord.query(on: database).filter(\.$id ~~ ids).all().map { ($0.id!, $0) },
+            uniquingKeysWith: { first, _ in first })
+        let sharing = Dictionary(
+            profiles.filter { StudyAccessPolicy.seesData(of: $0.shareWithResearch, as: grant.standing, in: grant.kind) }
+                .map { ($0.$user.id, $0.pseudonym) },
+            uniquingKeysWith: { first, _ in first })
+        return enrollments.compactMap { enrollment in
+            guard let pseudonym = sharing[enrollment.$patient.id], let user = users[enrollment.$patient.id] else { return nil }
+            return Participant(enrollment: enrollment, pseudonym: pseudonym, user: user)
+        }
+    }
+
+    /// Records that the grant's holder asked for an export, or downloaded one, of these participants' data.
+    func record(_ action: AuditAction, export: UUID, since: Date?, patients: [UUID]) async throws {
+        let filter = since.map { "since=" + ISO8601DateFormatter().string(from: $0) } ?? "all"
+        try await grant.record(action, patients: patients, target: "export:\(export.uuidString.lowercased()):\(filter)")
+        if patients.isEmpty { try await grant.record(action, target: "export:\(export.uuidString.lowercased()):\(filter)") }
+    }
+}

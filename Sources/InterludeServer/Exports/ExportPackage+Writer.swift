@@ -1,0 +1,135 @@
+import Foundation
+import InterludeCore
+
+extension ExportPackage {
+    /// The open files of a package and their header rows; a wide file per form once it has a response.
+    struct Writer {
+        let directory: URL
+        let codebook: Codebook
+        let participants, timeZones, prompts, responsesLong, scores, compliance, consents, esm: PackageFile
+        let allocations: PackageFile?
+        let readme, codebookCSV, codebookJSON, questionnaires, fhirResponses: PackageFile
+        private var wide: [String: PackageFile] = [:]
+        /// Where each form's variables start among esm.csv's item columns.
+        private let esmOffsets: [String: Int]
+        private let esmWidth: Int
+
+        init(directory: URL, codebook: Codebook, hasArms: Bool) throws {
+            self.directory = directory
+            self.codebook = codebook
+            func file(_ path: String, _ header: [String]?) throws -> PackageFile {
+                let file = try PackageFile(in: directory, path: path)
+                if let header { try file.row(header) }
+                return file
+            }
+            readme = try file("README.txt", nil)
+            participants = try file(
+                "participants.csv",
+                ["pseudonym", "arm", "status", "enrolled_utc", "enrolled_local", "ended_utc", "ended_local", "time_zone", "time_zones",
+                 "planned", "answered", "expired", "rate"])
+            timeZones = try file("time_zones.csv", ["pseudonym", "time_zone", "from_utc", "until_utc"])
+            prompts = try file(
+                "prompts.csv",
+                ["prompt_id", "pseudonym", "instrument_key", "instrument_version", "plan_id", "source", "day_n", "beep_n", "obs_n",
+                 "time_zone"] + Self.times(["scheduled", "closes", "notified", "opened", "started", "submitted", "expired"])
+                    + ["status", "reminders_sent", "channel"])
+            responsesLong = try file(
+                "responses_long.csv",
+                ["prompt_id", "response_id", "pseudonym", "instrument_key", "instrument_version", "item_id", "variable", "raw",
+                 "label", "numeric", "shown", "submitted_utc", "submitted_local", "time_zone"])
+            scores = try file(
+                "scores.csv",
+                ["pseudonym", "prompt_id", "response_id", "instrument_key", "instrument_version", "score", "value", "band",
+                 "submitted_utc", "submitted_local", "time_zone"])
+            compliance = try file("compliance.csv", ["pseudonym", "day_n", "planned", "answered", "expired", "open", "rate"])
+            consents = try file(
+                "consents.csv",
+                ["pseudonym", "document", "version", "granted_utc", "granted_local", "revoked_utc", "revoked_local", "time_zone"])
+            allocations = hasArms
+                ? try file("allocations.csv", ["pseudonym", "arm", "method", "allocated_utc", "allocated_local"]) : nil
+            var offsets: [String: Int] = [:]
+            var width = 0
+            for form in codebook.forms {
+                offsets[form.name] = width
+                width += form.variables.count
+            }
+            esmOffsets = offsets
+            esmWidth = width
+            esm = try file(
+                "esm.csv",
+                ["id", "obsno", "daycum", "beepno", "valid", "scheduled", "sent", "start", "end", "time_zone", "instrument",
+                 "scheduled_utc", "sent_utc", "start_utc", "end_utc"] + codebook.forms.flatMap { $0.variables.map(\.name) })
+            codebookCSV = try file("codebook.csv", nil)
+            codebookJSON = try file("codebook.json", nil)
+            questionnaires = try file("fhir/Questionnaire.ndjson", nil)
+            fhirResponses = try file("fhir/QuestionnaireResponse.ndjson", nil)
+        }
+
+        static func times(_ names: [String]) -> [String] {
+            names.flatMap { [$0 + "_utc", $0 + "_local"] }
+        }
+
+        /// A response in responses_long.csv, its form's wide file and scores.csv.
+        mutating func response(
+            _ response: ResponseRecord, answers: Answers, scores results: [ScoreResult], form: Codebook.Form, pseudonym: String,
+            number: OccurrenceNumber?, stamp: ExportTime
+        ) throws {
+            let definition = form.definition
+            let promptID = response.$prompt.id?.exportText
+            let responseID = response.id!.exportText
+            let version = String(definition.version)
+            let visible = InstrumentLogic(definition).visibility(answers)
+            for item in definition.items where item.type.takesAnswer {
+                let answer = answers[item.id]
+                try responsesLong.row(
+                    [promptID, responseID, pseudonym, definition.key, version, item.id, form.itemNames[item.id],
+                     answer.map { ExportValue.raw($0, for: item) }, answer.flatMap { ExportValue.label($0, for: item, in: definition) },
+                     answer.flatMap { definition.numericValue(of: $0, for: item) }.map(CSV.number),
+                     visible.items.contains(item.id) ? "1" : "0", stamp.utc, stamp.local, stamp.zone])
+            }
+            for result in results {
+                try scores.row(
+                    [pseudonym, promptID, responseID, definition.key, version, result.id, result.value.map(CSV.number),
+                     result.band.map(ExportValue.band), stamp.utc, stamp.local, stamp.zone])
+            }
+            let file = try wideFile(form)
+            try file.row(
+                [pseudonym, promptID, responseID, number.map { String($0.dayN) }, number.map { String($0.beepN) },
+                 number.map { String($0.obsN) }, stamp.utc, stamp.local, stamp.zone] + form.values(answers: answers, scores: results))
+        }
+
+        private mutating func wideFile(_ form: Codebook.Form) throws -> PackageFile {
+            if let file = wide[form.name] { return file }
+            let file = try PackageFile(in: directory, path: "\(form.definition.key)_v\(form.definition.version).csv")
+            try file.row(
+                [Codebook.recordID, "prompt_id", "response_id", "day_n", "beep_n", "obs_n", "submitted_utc", "submitted_local", "time_zone"]
+                    + form.variables.map(\.name))
+            wide[form.name] = file
+            return file
+        }
+
+        /// A planned occurrence in esm.csv: local times first, as ESM tools read them, then UTC.
+        func esm(
+            pseudonym: String, number: OccurrenceNumber, valid: Bool, zone: TimeZone, times: [Date?], form: Codebook.Form?,
+            values: (Answers, [ScoreResult])?
+        ) throws {
+            let stamps = times.map { $0.map { ExportTime($0, in: zone) } }
+            var items = [String?](repeating: nil, count: esmWidth)
+            if let form, let values, let offset = esmOffsets[form.name] {
+                for (index, value) in form.values(answers: values.0, scores: values.1).enumerated() { items[offset + index] = value }
+            }
+            try esm.row(
+                [pseudonym, String(number.obsN), String(number.dayN), String(number.beepN), valid ? "1" : "0"]
+                    + stamps.map { $0?.local } + [zone.identifier, form?.name] + stamps.map { $0?.utc } + items)
+        }
+
+        /// Closes every file; returns each one's SHA-256 by path.
+        func close() throws -> [String: String] {
+            var sums: [String: String] = [:]
+            let all = [readme, participants, timeZones, prompts, responsesLong, scores, compliance, consents, esm, codebookCSV,
+                codebookJSON, questionnaires, fhirResponses] + [allocations].compactMap { $0 } + Array(wide.values)
+            for file in all { sums[file.path] = try file.close() }
+            return sums
+        }
+    }
+}

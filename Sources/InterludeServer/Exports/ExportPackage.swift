@@ -1,0 +1,294 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+/// Writes the files of one study export into a folder, participant by participant, so no more than one
+/// participant's prompts and answers are held at a time. Every timestamp is written twice, in UTC and as local
+/// time with its offset, in the zone the participant lived in then; the zone has a column of its own.
+struct ExportPackage {
+    struct Counts: Equatable {
+        var participants = 0
+        var prompts = 0
+        var responses = 0
+    }
+
+    let database: any Database
+    let services: AppServices
+    let scope: StudyExportScope
+    let exportID: UUID
+    let since: Date?
+    let directory: URL
+    /// Called after each participant with the share done, 0…1; throws to stop the run.
+    let progress: (Double) async throws -> Void
+
+    private var now: Date { services.clock.now }
+    private var study: StudyRecord { scope.grant.study }
+
+    /// Writes every file and `checksums.txt`; returns the counts and the files' paths.
+    func write() async throws -> (counts: Counts, files: [String]) {
+        let participants = try await scope.participants()
+        let definitions = try await definitionsUsed()
+        let codebook = Codebook(definitions)
+        var writer = try Writer(directory: directory, codebook: codebook, hasArms: study.arms != nil)
+        var counts = Counts()
+        for (index, participant) in participants.enumerated() {
+            let written = try await write(participant, codebook: codebook, into: &writer)
+            counts.participants += 1
+            counts.prompts += written.prompts
+            counts.responses += written.responses
+            try await progress(Double(index + 1) / Double(max(participants.count, 1)))
+        }
+        for definition in definitions {
+            try writer.questionnaires.line(try Self.json.encode(
+                definition.fhirQuestionnaire(canonicalURL: services.settings.questionnaireURL(definition.key))))
+        }
+        try writer.readme.write(readme(codebook: codebook, counts: counts, participants: participants))
+        try writer.codebookCSV.write(REDCapDictionary.csv(codebook))
+        try writer.codebookJSON.write(String(decoding: try codebook.json(), as: UTF8.self))
+        let sums = try writer.close()
+        let checksums = try PackageFile(in: directory, path: "checksums.txt")
+        for (path, sum) in sums.sorted(by: { $0.key < $1.key }) { try checksums.write("\(sum)  \(path)\n") }
+        _ = try checksums.close()
+        return (counts, sums.keys.sorted() + ["checksums.txt"])
+    }
+
+    static let json: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// The instrument versions the study's prompts and responses use.
+    private func definitionsUsed() async throws -> [InstrumentDefinition] {
+        let prompts = try await PromptRecord.query(on: database).filter(\.$study.$id == scope.grant.studyID)
+            .unique().field(\.$instrumentKey).field(\.$instrumentVersion).all()
+        let responses = try await ResponseRecord.query(on: database).filter(\.$studyID == scope.grant.studyID)
+            .unique().field(\.$instrumentKey).field(\.$instrumentVersion).all()
+        let pairs = Set(
+            prompts.map { InstrumentVersionKey(key: $0.instrumentKey, version: $0.instrumentVersion) }
+                + responses.map { InstrumentVersionKey(key: $0.instrumentKey, version: $0.instrumentVersion) })
+        let definitions = try await InstrumentCatalog(database: database, services: services).definitions(pairs)
+        return Array(definitions.values)
+    }
+
+    // MARK: One participant
+
+    private func write(
+        _ participant: StudyExportScope.Participant, codebook: Codebook, into writer: inout Writer
+    ) async throws -> (prompts: Int, responses: Int) {
+        let patientID = participant.id
+        let studyID = scope.grant.studyID
+        let zones = try await zoneHistory(of: participant.user)
+        let prompts = try await PromptRecord.query(on: database)
+            .filter(\.$patient.$id == patientID).filter(\.$study.$id == studyID).sort(\.$opensAt).all()
+        let responses = try await ResponseRecord.query(on: database)
+            .filter(\.$patient.$id == patientID).filter(\.$studyID == studyID).sort(\.$completedAt).all()
+        let notifications = try await deliveries(of: prompts.compactMap(\.id))
+        let numbers = OccurrenceNumber.number(prompts.map(\.opensAt), enrolledAt: participant.enrollment.createdAt, zones: zones)
+        let numberOfPrompt = Dictionary(
+            zip(prompts.compactMap(\.id), numbers).map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
+        var responseOfPrompt: [UUID: ResponseRecord] = [:]
+        var opened: [UUID: (Answers, [ScoreResult])] = [:]
+        for response in responses {
+            if let prompt = response.$prompt.id { responseOfPrompt[prompt] = response }
+            opened[response.id!] = try open(response)
+        }
+        let pseudonym = participant.pseudonym
+
+        var compliance: [Int: DayCompliance] = [:]
+        var total = DayCompliance()
+        var promptRows = 0
+        for (prompt, number) in zip(prompts, numbers) {
+            let status = PromptStatus.at(now, recorded: prompt.status, opensAt: prompt.opensAt, closesAt: prompt.closesAt)
+            compliance[number.dayN, default: DayCompliance()].count(status)
+            total.count(status)
+            guard isNew(prompt.changedAt ?? prompt.createdAt) || responseOfPrompt[prompt.id!].map({ isNew($0.receivedAt) }) == true
+            else { continue }
+            let response = responseOfPrompt[prompt.id!]
+            let delivery = notifications[prompt.id!] ?? Delivery()
+            let zone = zones.zone(at: prompt.opensAt)
+            func time(_ date: Date?) -> [String?] {
+                guard let date else { return [nil, nil] }
+                let stamp = ExportTime(date, in: zones.zone(at: date))
+                return [stamp.utc, stamp.local]
+            }
+            let expired: Date? = status == .expired ? prompt.closesAt : nil
+            try writer.prompts.row(
+                [prompt.id!.exportText, pseudonym, prompt.instrumentKey, String(prompt.instrumentVersion), prompt.planID?.exportText,
+                 prompt.source.exportName, String(number.dayN), String(number.beepN), String(number.obsN), zone.identifier]
+                    + time(prompt.opensAt) + time(prompt.closesAt) + time(delivery.notified)
+                    + time(response?.openedAt ?? prompt.openedAt) + time(response?.startedAt) + time(response?.completedAt)
+                    + time(expired) + [status.rawValue, String(delivery.reminders), delivery.channel])
+            promptRows += 1
+            if prompt.source == .schedule {
+                try writer.esm(
+                    pseudonym: pseudonym, number: number, valid: response != nil, zone: zone,
+                    times: [prompt.opensAt, delivery.notified, response?.startedAt ?? response?.openedAt, response?.completedAt],
+                    form: codebook.form(key: prompt.instrumentKey, version: prompt.instrumentVersion),
+                    values: response.flatMap { opened[$0.id!] })
+            }
+        }
+        var responseRows = 0
+        for response in responses where isNew(response.receivedAt) {
+            guard let form = codebook.form(key: response.instrumentKey, version: response.instrumentVersion),
+                let (answers, scores) = opened[response.id!]
+            else { continue }
+            let number = response.$prompt.id.flatMap { numberOfPrompt[$0] }
+            try writer.response(
+                response, answers: answers, scores: scores, form: form, pseudonym: pseudonym, number: number,
+                stamp: ExportTime(response.completedAt, in: zones.zone(at: response.completedAt)))
+            try writer.fhirResponses.line(try Self.json.encode(
+                form.definition.fhirResponse(
+                    id: response.id!.exportText, answers: answers,
+                    questionnaireURL: services.settings.questionnaireURL(form.definition.key), authored: response.completedAt,
+                    subject: FHIR.Identifier(system: services.settings.publicURL + "/pseudonym", value: pseudonym))))
+            responseRows += 1
+        }
+        for (day, counts) in compliance.sorted(by: { $0.key < $1.key }) where counts.planned > 0 {
+            try writer.compliance.row(
+                [pseudonym, String(day), counts.planned.description, counts.answered.description, counts.expired.description,
+                 counts.open.description, counts.rate.map(CSV.number)])
+        }
+        try await writeParticipant(participant, zones: zones, total: total, into: &writer)
+        return (promptRows, responseRows)
+    }
+
+    private func writeParticipant(
+        _ participant: StudyExportScope.Participant, zones: ZoneHistory, total: DayCompliance, into writer: inout Writer
+    ) async throws {
+        let enrollment = participant.enrollment
+        let enrolled = ExportTime(enrollment.createdAt, in: zones.zone(at: enrollment.createdAt))
+        let ended = enrollment.status == .ended ? ExportTime(enrollment.updatedAt, in: zones.zone(at: enrollment.updatedAt)) : nil
+        let current = zones.zone(at: now).identifier
+        try writer.participants.row(
+            [participant.pseudonym, enrollment.arm, enrollment.status.rawValue, enrolled.utc, enrolled.local, ended?.utc, ended?.local,
+             current, zones.periods.map(\.zone.identifier).joined(separator: "|"), total.planned.description,
+             total.answered.description, total.expired.description, total.rate.map(CSV.number)])
+        for period in zones.periods {
+            let from = period.since == .distantPast ? nil : ExportTime(period.since, in: period.zone).utc
+            try writer.timeZones.row([participant.pseudonym, period.zone.identifier, from, period.until.map { ExportTime($0, in: period.zone).utc }])
+        }
+        if study.arms != nil, let arm = enrollment.arm {
+            try writer.allocations?.row([participant.pseudonym, arm, (study.allocation ?? .alternating).rawValue, enrolled.utc, enrolled.local])
+        }
+        let consents = try await ConsentRecord.query(on: database).filter(\.$user.$id == participant.id)
+            .group(.or) { either in
+                either.filter(\.$study.$id == scope.grant.studyID)
+                either.filter(\.$document == ConsentRecord.Document.researchSharing.rawValue)
+            }.sort(\.$grantedAt).all()
+        for consent in consents {
+            let granted = ExportTime(consent.grantedAt, in: zones.zone(at: consent.grantedAt))
+            let revoked = consent.revokedAt.map { ExportTime($0, in: zones.zone(at: $0)) }
+            try writer.consents.row(
+                [participant.pseudonym, consent.document, consent.version, granted.utc, granted.local, revoked?.utc, revoked?.local,
+                 granted.zone])
+        }
+    }
+
+    private func isNew(_ date: Date) -> Bool {
+        since.map { date > $0 } ?? true
+    }
+
+    private func open(_ response: ResponseRecord) throws -> (Answers, [ScoreResult]) {
+        let answers = try JSONDecoder().decode(Answers.self, from: Data(try services.cipher.open(response.answers).utf8))
+        let scores = try JSONDecoder().decode([ScoreResult].self, from: Data(try services.cipher.open(response.scores).utf8))
+        return (answers, scores)
+    }
+
+    private func zoneHistory(of user: UserRecord) async throws -> ZoneHistory {
+        let changes = try await TimeZoneChangeRecord.query(on: database).filter(\.$user.$id == user.requireID()).all()
+        guard !changes.isEmpty else { return ZoneHistory([(zone: user.timeZone, since: .distantPast)]) }
+        return ZoneHistory(changes.map { (zone: $0.timeZone, since: $0.since) })
+    }
+
+    /// What the notifications about a prompt did: when the first was sent, how many reminders went out, by which
+    /// channel.
+    struct Delivery {
+        var notified: Date?
+        var reminders = 0
+        var channel: String?
+    }
+
+    private func deliveries(of promptIDs: [UUID]) async throws -> [UUID: Delivery] {
+        guard !promptIDs.isEmpty else { return [:] }
+        let sent = try await NotificationRecord.query(on: database)
+            .filter(\.$promptID ~~ promptIDs.map(Optional.some)).filter(\.$sentAt != nil).sort(\.$sentAt).all()
+        var result: [UUID: Delivery] = [:]
+        for notification in sent {
+            guard let promptID = notification.promptID else { continue }
+            var delivery = result[promptID] ?? Delivery()
+            if delivery.notified == nil { delivery.notified = notification.sentAt }
+            if delivery.channel == nil { delivery.channel = notification.channel }
+            if notification.dedupeKey.contains(":reminder:") { delivery.reminders += 1 }
+            result[promptID] = delivery
+        }
+        return result
+    }
+
+    // MARK: README
+
+    private func readme(codebook: Codebook, counts: Counts, participants: [StudyExportScope.Participant]) -> String {
+        let exported = ExportTime(now, in: TimeZone(identifier: "UTC")!).utc
+        let zones = Set(participants.map(\.user.timeZone)).sorted()
+        let instruments = codebook.forms.map { "  \($0.definition.key) version \($0.definition.version) (\($0.name))" }
+        return """
+            Interlude research export
+            Study: \(study.title)
+            Study id: \(scope.grant.studyID.exportText)
+            Export id: \(exportID.exportText)
+            Exported at: \(exported)
+            Contents: \(since.map { "what changed after " + ExportTime($0, in: TimeZone(identifier: "UTC")!).utc } ?? "everything")
+            Participants: \(counts.participants) (enrolled, sharing their data with research)
+            Prompts: \(counts.prompts)  Responses: \(counts.responses)
+            Time zones of the participants now: \(zones.isEmpty ? "none" : zones.joined(separator: ", "))
+            Instrument versions:
+            \(instruments.isEmpty ? "  none" : instruments.joined(separator: "\n"))
+
+            Every timestamp is written twice: <name>_utc in UTC (ending in Z) and <name>_local in the participant's
+            local time with its offset, in the zone they lived in at that moment (time_zones.csv lists each zone with
+            the time it took effect). Files are CSV per RFC 4180: comma-separated, dot as decimal mark, UTF-8, a header
+            row, lines ending in CRLF. Participants appear under their pseudonyms only.
+
+            Files
+            participants.csv      one row per participant: arm, status, enrolment and end, time zones, totals
+            time_zones.csv        each zone a participant lived in, from when until when
+            prompts.csv           one row per planned occurrence, also expired, cancelled and future ones: study day
+                                  (day_n, day 1 is the day of enrolment), occurrence within the day (beep_n),
+                                  running count (obs_n), when it was scheduled, notified, opened, started, submitted
+                                  or expired, its status, reminders sent and the channel
+            responses_long.csv    one row per item of each response: raw value, label, numeric value, and whether a
+                                  condition showed the item
+            <key>_v<version>.csv  one row per response to that instrument version, items as columns (a multiple
+                                  choice as item___code columns of 1/0), then scores and bands
+            scores.csv            one row per score of each response, with its band
+            compliance.csv        per participant and study day: planned (opened by the time of export), answered,
+                                  expired, still open, and rate = answered / (answered + expired)
+            consents.csv          study consent and research sharing, granted and revoked
+            allocations.csv       the arm each participant was allocated to (studies with arms)
+            esm.csv               scheduled prompts in the columns ESM tools expect: id, obsno, daycum, beepno,
+                                  valid, scheduled, sent, start, end (local times) and the items
+            codebook.csv          a REDCap data dictionary of all variables
+            codebook.json         items, types, options, scoring, and how instrument versions differ
+            fhir/Questionnaire.ndjson, fhir/QuestionnaireResponse.ndjson  FHIR R4 resources, one per line
+            checksums.txt         SHA-256 of every file, as sha256sum -c reads it
+
+            """
+    }
+}
+
+extension UUID {
+    /// Ids in export files are lower case, as everywhere in the API.
+    var exportText: String { uuidString.lowercased() }
+}
+
+extension PromptSource {
+    /// The source as the export names it: a plan, by hand, a rule, or asked for.
+    var exportName: String {
+        switch self {
+        case .schedule: "plan"
+        case .manual: "manual"
+        case .rule: "rule"
+        case .onDemand: "on_demand"
+        }
+    }
+}

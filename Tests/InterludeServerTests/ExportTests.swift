@@ -1,0 +1,439 @@
+import Crypto
+import Fluent
+import Foundation
+import InterludeCore
+import Testing
+import VaporTesting
+import ZIPFoundation
+
+@testable import InterludeServer
+
+/// A research study with arms, on 2 March 2026 (t0, 08:00 UTC), and four participants, all in Vienna at first:
+/// Ada answered her first prompt (after a notification and a reminder), let the second expire and has one ahead;
+/// Ben moved to New York on 3 March and answered a prompt late on 8 March there, the day the US clocks went
+/// forward; Cleo answered and then withdrew; Dan answered but never agreed to share with research.
+struct ExportWorld {
+    let researcher: APIClient
+    let studyID: String
+    let ada: String
+    let ben: String
+    let cleo: String
+    let dan: String
+    let adaFirst: UUID
+    let adaExpired: UUID
+    let adaAhead: UUID
+    let benLate: UUID
+
+    static func build(_ app: TestContext) async throws -> ExportWorld {
+        let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+        let studyID = try await StudyAPITests().createStudy(
+            researcher, StudyAPITests.study("open").merging(["arms": ["app", "control"], "allocation": "alternating"]))
+        let study = try #require(UUID(uuidString: studyID))
+        var clients: [APIClient] = []
+        var ids: [UUID] = []
+        for (email, shares) in [("ada@example.org", true), ("ben@example.org", true), ("cleo@example.org", true), ("dan@example.org", false)] {
+            let (client, id) = try await app.patient(email, shareWithResearch: shares)
+            let joined = try await StudyAPITests.join(client, studyID)
+            try #require(joined.status == .created, "\(joined.text)")
+            clients.append(client)
+            ids.append(id)
+        }
+        let t0 = app.clock.now
+        func prompt(_ patient: UUID, opens: Date, hours: Double = 2) async throws -> UUID {
+            let record = PromptRecord(
+                patientID: patient, studyID: study, assignedBy: nil, instrumentKey: "mood-vas", instrumentVersion: 1, opensAt: opens,
+                closesAt: opens.addingTimeInterval(hours * 3600), source: .schedule, now: app.clock.now)
+            try await record.create(on: app.database)
+            return try record.requireID()
+        }
+        func answer(_ client: APIClient, _ promptID: UUID, mood: Int, note: String?) async throws {
+            let completed = app.clock.now
+            let reply = try await client.send(
+                .POST, "/me/responses",
+                json: [
+                    "id": .string(UUID().uuidString), "promptId": .string(promptID.uuidString), "instrumentKey": "mood-vas", "version": 1,
+                    "answers": ["mood": .int(mood), "note": JSONValue(note)],
+                    "startedAt": QuestionnaireAPITests.iso(completed.addingTimeInterval(-60)), "completedAt": QuestionnaireAPITests.iso(completed),
+                ])
+            try #require(reply.status == .created, "\(reply.text)")
+        }
+        let moved = try await clients[1].send(.PATCH, "/me", json: ["timeZone": "America/New_York"])
+        try #require(moved.status == .ok || moved.status == .noContent, "\(moved.text)")
+
+        let adaFirst = try await prompt(ids[0], opens: t0.addingTimeInterval(3600))
+        let adaExpired = try await prompt(ids[0], opens: t0.addingTimeInterval(86_400))
+        let adaAhead = try await prompt(ids[0], opens: t0.addingTimeInterval(30 * 86_400))
+        let cleoFirst = try await prompt(ids[2], opens: t0.addingTimeInterval(3600))
+        let danFirst = try await prompt(ids[3], opens: t0.addingTimeInterval(3600))
+        // 03:30 UTC on 9 March: 23:30 on 8 March in New York, on summer time since 07:00 UTC that day.
+        let benLate = try await prompt(ids[1], opens: Date(timeIntervalSince1970: 1_773_027_000))
+        for (key, minutes) in [("open", 0), ("reminder:30", 30)] {
+            let notification = NotificationRecord(
+                userID: ids[0], category: .questionnaires, dedupeKey: "prompt:\(adaFirst):\(key):x", title: "t", body: "b", path: "/app",
+                dueAt: t0.addingTimeInterval(3600 + Double(minutes) * 60), expiresAt: t0.addingTimeInterval(3 * 3600), now: t0)
+            notification.promptID = adaFirst
+            notification.status = .sent
+            notification.sentAt = notification.dueAt
+            notification.channel = "webpush"
+            try await notification.create(on: app.database)
+        }
+
+        app.clock.advance(by: 3600 + 40 * 60)
+        try await answer(clients[0], adaFirst, mood: 62, note: "tired, \"but\" fine")
+        try await answer(clients[2], cleoFirst, mood: 40, note: nil)
+        try await answer(clients[3], danFirst, mood: 80, note: nil)
+        let left = try await clients[2].send(.DELETE, "/studies/\(studyID)/enrollment")
+        try #require(left.status == .noContent, "\(left.text)")
+        app.clock.advance(by: Date(timeIntervalSince1970: 1_773_027_900).timeIntervalSince(app.clock.now))
+        try await answer(clients[1], benLate, mood: 55, note: nil)
+        app.clock.advance(by: 86_400)
+
+        func pseudonym(_ client: APIClient) async throws -> String {
+            try await client.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym ?? ""
+        }
+        return ExportWorld(
+            researcher: researcher, studyID: studyID, ada: try await pseudonym(clients[0]), ben: try await pseudonym(clients[1]),
+            cleo: try await pseudonym(clients[2]), dan: try await pseudonym(clients[3]), adaFirst: adaFirst, adaExpired: adaExpired,
+            adaAhead: adaAhead, benLate: benLate)
+    }
+
+    /// Asks for an export, lets the job write it, downloads it and answers its files by path.
+    func export(_ app: TestContext, since: String? = nil) async throws -> (id: String, files: [String: Data]) {
+        let query = since.map { "?since=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? ""
+        let started = try await researcher.send(.POST, "/studies/\(studyID)/exports\(query)")
+        try #require(started.status == .accepted, "\(started.text)")
+        let id = try started.decoded(Components.Schemas.StudyExport.self).id
+        _ = try await ExportService(database: app.database, services: app.app.interlude).runPending()
+        let file = try await researcher.send(.GET, "/exports/\(id)/file")
+        let status = try await researcher.send(.GET, "/exports/\(id)").text
+        try #require(file.status == .ok, "\(file.text) \(status)")
+        return (id, try Self.unpack(file.data))
+    }
+
+    static func unpack(_ data: Data) throws -> [String: Data] {
+        let archive = try Archive(data: data, accessMode: .read)
+        var files: [String: Data] = [:]
+        for entry in archive {
+            var content = Data()
+            _ = try archive.extract(entry) { content.append($0) }
+            files[entry.path] = content
+        }
+        return files
+    }
+}
+
+/// A CSV file read as rows of named fields.
+struct CSVTable {
+    let header: [String]
+    let rows: [[String: String]]
+
+    init(_ data: Data?) throws {
+        let parsed = CSV.parse(String(decoding: try #require(data), as: UTF8.self))
+        header = parsed.first ?? []
+        rows = parsed.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(parsed[0], $0).map { ($0, $1) }) }
+    }
+
+    func rows(where column: String, is value: String) -> [[String: String]] {
+        rows.filter { $0[column] == value }
+    }
+}
+
+@Suite("Exports: the package a researcher downloads")
+struct ExportPackageTests {
+    @Test("participants.csv holds those enrolled who share with research, with arm and time zones; not those who withdrew or never shared")
+    func participants() async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await ExportWorld.build(app)
+
+            // act
+            let (_, files) = try await world.export(app)
+
+            // verify
+            let participants = try CSVTable(files["participants.csv"])
+            #expect(Set(participants.rows.compactMap { $0["pseudonym"] }) == [world.ada, world.ben])
+            let ben = try #require(participants.rows(where: "pseudonym", is: world.ben).first)
+            #expect(ben["time_zone"] == "America/New_York")
+            #expect(ben["time_zones"] == "Europe/Vienna|America/New_York")
+            #expect(["app", "control"].contains(ben["arm"]))
+            let ada = try #require(participants.rows(where: "pseudonym", is: world.ada).first)
+            #expect(ada["enrolled_utc"] == "2026-03-02T08:00:00.000Z" && ada["enrolled_local"] == "2026-03-02T09:00:00.000+01:00")
+            #expect(ada["planned"] == "2" && ada["answered"] == "1" && ada["expired"] == "1" && ada["rate"] == "0.5")
+            let zones = try CSVTable(files["time_zones.csv"])
+            #expect(zones.rows(where: "pseudonym", is: world.ben).map { $0["time_zone"] } == ["Europe/Vienna", "America/New_York"])
+            let allocations = try CSVTable(files["allocations.csv"])
+            #expect(allocations.rows.count == 2)
+            for name in files.keys { #expect(!name.isEmpty) }
+            let everything = files.values.map { String(decoding: $0, as: UTF8.self) }.joined()
+            for absent in [world.cleo, world.dan, "ada@example.org", "ben@example.org"] { #expect(!everything.contains(absent)) }
+        }
+    }
+
+    @Test("prompts.csv has a row per planned occurrence, the expired and the future ones too, with study day, beep and delivery")
+    func prompts() async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await ExportWorld.build(app)
+
+            // act
+            let (_, files) = try await world.export(app)
+
+            // verify
+            let prompts = try CSVTable(files["prompts.csv"])
+            #expect(prompts.rows.count == 4)
+            let first = try #require(prompts.rows(where: "prompt_id", is: world.adaFirst.exportText).first)
+            #expect(first["status"] == "completed" && first["source"] == "plan" && first["instrument_key"] == "mood-vas")
+            #expect(first["day_n"] == "1" && first["beep_n"] == "1" && first["obs_n"] == "1")
+            #expect(first["notified_utc"] == "2026-03-02T09:00:00.000Z" && first["reminders_sent"] == "1" && first["channel"] == "webpush")
+            #expect(first["submitted_utc"] == "2026-03-02T09:40:00.000Z" && first["submitted_local"] == "2026-03-02T10:40:00.000+01:00")
+            let expired = try #require(prompts.rows(where: "prompt_id", is: world.adaExpired.exportText).first)
+            #expect(expired["status"] == "expired" && expired["day_n"] == "2" && expired["obs_n"] == "2")
+            #expect(expired["expired_utc"] == "2026-03-03T10:00:00.000Z" && expired["submitted_utc"] == "")
+            let ahead = try #require(prompts.rows(where: "prompt_id", is: world.adaAhead.exportText).first)
+            #expect(ahead["status"] == "scheduled" && ahead["day_n"] == "31")
+            let late = try #require(prompts.rows(where: "prompt_id", is: world.benLate.exportText).first)
+            #expect(late["time_zone"] == "America/New_York")
+            #expect(late["scheduled_utc"] == "2026-03-09T03:30:00.000Z" && late["scheduled_local"] == "2026-03-08T23:30:00.000-04:00")
+            #expect(late["day_n"] == "7")
+        }
+    }
+
+    @Test("answers come long, wide per instrument version, as scores, in esm.csv and as FHIR; compliance per study day")
+    func answers() async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await ExportWorld.build(app)
+
+            // act
+            let (_, files) = try await world.export(app)
+
+            // verify
+            let long = try CSVTable(files["responses_long.csv"])
+            let mood = try #require(long.rows.first { $0["pseudonym"] == world.ada && $0["item_id"] == "mood" })
+            #expect(mood["raw"] == "62" && mood["numeric"] == "62" && mood["shown"] == "1" && mood["prompt_id"] == world.adaFirst.exportText)
+            let note = try #require(long.rows.first { $0["pseudonym"] == world.ada && $0["item_id"] == "note" })
+            #expect(note["raw"] == "tired, \"but\" fine")
+            let wide = try CSVTable(files["mood-vas_v1.csv"])
+            #expect(Array(wide.header.prefix(9)) == [
+                "record_id", "prompt_id", "response_id", "day_n", "beep_n", "obs_n", "submitted_utc", "submitted_local", "time_zone",
+            ])
+            #expect(wide.header.contains("mood") && wide.header.contains("note"))
+            #expect(wide.rows.compactMap { $0["record_id"] }.sorted() == [world.ada, world.ben].sorted())
+            let esm = try CSVTable(files["esm.csv"])
+            #expect(Array(esm.header.prefix(9)) == ["id", "obsno", "daycum", "beepno", "valid", "scheduled", "sent", "start", "end"])
+            #expect(esm.rows(where: "id", is: world.ada).map { $0["valid"] } == ["1", "0", "0"])
+            #expect(esm.rows(where: "id", is: world.ada).first?["mood"] == "62")
+            let compliance = try CSVTable(files["compliance.csv"])
+            #expect(compliance.rows(where: "pseudonym", is: world.ada).map { [$0["day_n"], $0["answered"], $0["expired"], $0["rate"]] } == [
+                ["1", "1", "0", "1"], ["2", "0", "1", "0"],
+            ])
+            let consents = try CSVTable(files["consents.csv"])
+            #expect(Set(consents.rows(where: "pseudonym", is: world.ada).compactMap { $0["document"] }) == ["studyConsent", "researchSharing"])
+            let fhir = String(decoding: try #require(files["fhir/QuestionnaireResponse.ndjson"]), as: UTF8.self)
+            #expect(fhir.split(separator: "\n").count == 2)
+            #expect(fhir.contains("\"resourceType\":\"QuestionnaireResponse\"") && fhir.contains(world.ben))
+            let questionnaires = String(decoding: try #require(files["fhir/Questionnaire.ndjson"]), as: UTF8.self)
+            #expect(questionnaires.split(separator: "\n").count == 1)
+        }
+    }
+
+    @Test("README.txt, a REDCap dictionary that reads back, codebook.json and checksums of every file")
+    func documentation() async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await ExportWorld.build(app)
+
+            // act
+            let (_, files) = try await world.export(app)
+
+            // verify
+            let readme = String(decoding: try #require(files["README.txt"]), as: UTF8.self)
+            #expect(readme.contains("Stress study (open)") && readme.contains("mood-vas version 1") && readme.contains("Participants: 2"))
+            let dictionary = String(decoding: try #require(files["codebook.csv"]), as: UTF8.self)
+            let imported = try REDCapImport.definition(fromCSV: dictionary)
+            #expect(imported.items.map(\.id) == ["record_id", "mood", "note", "score_mood", "score_mood_band"])
+            let codebook = try JSONSerialization.jsonObject(with: try #require(files["codebook.json"])) as? [String: Any]
+            #expect((codebook?["forms"] as? [[String: Any]])?.first?["form"] as? String == "mood_vas_v1")
+            let sums = String(decoding: try #require(files["checksums.txt"]), as: UTF8.self).split(separator: "\n")
+            #expect(sums.count == files.count - 1)
+            for line in sums {
+                let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+                let path = parts[1].trimmingCharacters(in: .whitespaces)
+                let content = try #require(files[path], "\(path) is listed but not in the zip")
+                #expect(SHA256.hash(data: content).map { String(format: "%02x", $0) }.joined() == parts[0], "\(path)")
+            }
+        }
+    }
+
+    @Test("an export with since holds only what changed after it, and the participants as they are")
+    func incremental() async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await ExportWorld.build(app)
+
+            // act: everything before Ben's late answer is old
+            let (_, files) = try await world.export(app, since: "2026-03-05T00:00:00Z")
+
+            // verify
+            #expect(try CSVTable(files["prompts.csv"]).rows.compactMap { $0["prompt_id"] } == [world.benLate.exportText])
+            #expect(try CSVTable(files["responses_long.csv"]).rows.allSatisfy { $0["pseudonym"] == world.ben })
+            #expect(try CSVTable(files["participants.csv"]).rows.count == 2)
+            #expect(String(decoding: try #require(files["README.txt"]), as: UTF8.self).contains("what changed after 2026-03-05T00:00:00.000Z"))
+        }
+    }
+}
+
+@Suite("Exports: the background job, retention, erasure and the audit log")
+struct ExportJobTests {
+    func service(_ app: TestContext) -> ExportService {
+        ExportService(database: app.database, services: app.app.interlude)
+    }
+
+    func start(_ world: ExportWorld) async throws -> String {
+        let started = try await world.researcher.send(.POST, "/studies/\(world.studyID)/exports")
+        try #require(started.status == .accepted, "\(started.text)")
+        return try started.decoded(Components.Schemas.StudyExport.self).id
+    }
+
+    func status(_ world: ExportWorld, _ id: String) async throws -> Components.Schemas.StudyExport {
+        try await world.researcher.send(.GET, "/exports/\(id)").decoded(Components.Schemas.StudyExport.self)
+    }
+
+    @Test("a queued export is not downloadable; once written it is ready at 100 % with its counts")
+    func queuedThenReady() async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await ExportWorld.build(app)
+            let id = try await start(world)
+
+            // act
+            let early = try await world.researcher.send(.GET, "/exports/\(id)/file")
+            let written = try await service(app).runPending()
+            let ready = try await status(world, id)
+
+            // verify
+            #expect(early.status == .conflict && early.body["type"].string == "/problems/export-not-ready")
+            #expect(written == 1)
+            #expect(ready.status == .ready && ready.progress == 100)
+            #expect(ready.participants == 2 && ready.prompts == 4 && ready.responses == 2)
+            #expect((ready.size ?? 0) > 0 && ready.expiresAt == app.clock.now.addingTimeInterval(7 * 86_400))
+            #expect(try await app.count("export_participants") == 2)
+        }
+    }
+
+    @Test("after a restart, an export whose run stopped is written again from the start; half files are never offered")
+    func restart() async throws {
+        try await withTestApp { app in
+            // setup: a run claimed it, wrote a part of the files and the zip, and the process died
+            let world = try await ExportWorld.build(app)
+            let id = try #require(UUID(uuidString: try await start(world)))
+            let files = ExportFiles(services: app.app.interlude)
+            let work = try files.prepare(id)
+            try Data("half".utf8).write(to: work.appendingPathComponent("prompts.csv"))
+            try Data("half a zip".utf8).write(to: files.partialZip(id))
+            let record = try #require(try await ExportRecord.find(id, on: app.database))
+            record.status = .running
+            record.progress = 40
+            record.claimedBy = UUID()
+            record.claimedUntil = app.clock.now.addingTimeInterval(60)
+            try await record.save(on: app.database)
+
+            // act / verify: while the lease holds, nobody takes it over and nothing is offered
+            #expect(try await service(app).runPending() == 0)
+            #expect(try await world.researcher.send(.GET, "/exports/\(id.uuidString)/file").status == .conflict)
+
+            // act: the lease runs out
+            app.clock.advance(by: 61)
+            let written = try await service(app).runPending()
+
+            // verify
+            #expect(written == 1)
+            #expect(try await status(world, id.uuidString).status == .ready)
+            #expect(!FileManager.default.fileExists(atPath: files.work(id).path))
+            #expect(!FileManager.default.fileExists(atPath: files.partialZip(id).path))
+            let zip = try await world.researcher.send(.GET, "/exports/\(id.uuidString)/file")
+            #expect(try CSVTable(try ExportWorld.unpack(zip.data)["prompts.csv"]).rows.count == 4)
+        }
+    }
+
+    @Test("past its retention an export's file is removed and its record says expired")
+    func retention() async throws {
+        try await withTestApp(settings: { $0.exportRetentionDays = 2 }) { app in
+            // setup
+            let world = try await ExportWorld.build(app)
+            let id = try await start(world)
+            _ = try await service(app).runPending()
+
+            // act
+            app.clock.advance(by: 86_400)
+            let kept = try await service(app).sweep()
+            app.clock.advance(by: 86_400 + 1)
+            let removed = try await service(app).sweep()
+
+            // verify
+            #expect(kept == 0 && removed == 1)
+            #expect(try await status(world, id).status == .expired)
+            #expect(try await world.researcher.send(.GET, "/exports/\(id)/file").status == .conflict)
+            #expect(!FileManager.default.fileExists(atPath: ExportFiles(services: app.app.interlude).zip(UUID(uuidString: id)!).path))
+        }
+    }
+
+    @Test("when a participant in an export deletes their account, the export's file goes; the log keeps no trace of them")
+    func erasure() async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await ExportWorld.build(app)
+            let id = try await start(world)
+            _ = try await service(app).runPending()
+            let ada = try await app.signIn("ada@example.org")
+
+            // act
+            let deleted = try await ada.send(.DELETE, "/me", json: ["password": .string(TestContext.password)])
+
+            // verify
+            #expect(deleted.status == .noContent)
+            let export = try await status(world, id)
+            #expect(export.status == .expired && export.error == ExportService.withdrawnAfterErasure)
+            #expect(try await app.count("export_participants") == 1)
+            #expect(!FileManager.default.fileExists(atPath: ExportFiles(services: app.app.interlude).zip(UUID(uuidString: id)!).path))
+        }
+    }
+
+    @Test("asking for an export and downloading it are audited for each participant, with the filter")
+    func audit() async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await ExportWorld.build(app)
+
+            // act
+            let (id, _) = try await world.export(app, since: "2026-03-01T00:00:00Z")
+
+            // verify
+            let requested = try await AuditEventRecord.query(on: app.database).filter(\.$action == "study.export.requested").all()
+            let downloaded = try await AuditEventRecord.query(on: app.database).filter(\.$action == "study.export.downloaded").all()
+            #expect(requested.count == 2 && downloaded.count == 2)
+            #expect(requested.allSatisfy { $0.target == "study:\(UUID(uuidString: world.studyID)!.uuidString):export:\(id.lowercased()):since=2026-03-01T00:00:00Z" })
+        }
+    }
+
+    @Test("a start in the future and a study one may not export are refused, nothing queued")
+    func refusals() async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await ExportWorld.build(app)
+            let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
+            let added = try await world.researcher.send(
+                .POST, "/studies/\(world.studyID)/staff", json: ["email": "berger@praxis.example", "role": "therapist"])
+            try #require(added.status == .created)
+
+            // act
+            let future = try await world.researcher.send(.POST, "/studies/\(world.studyID)/exports?since=2030-01-01T00%3A00%3A00Z")
+            let byTherapist = try await therapist.send(.POST, "/studies/\(world.studyID)/exports")
+
+            // verify
+            #expect(future.status == .unprocessableEntity && future.body.problemFields == ["since"])
+            #expect(byTherapist.status == .forbidden)
+            #expect(try await app.count("exports") == 0)
+        }
+    }
+}
