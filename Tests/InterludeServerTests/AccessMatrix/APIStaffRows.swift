@@ -48,6 +48,30 @@ extension APIRow {
         },
     ]
 
+    /// Exports are for members who may export a research study: its owner and researchers (and data managers);
+    /// an administrator manages the study but reads no participant's data.
+    static let exports: [APIRow] = [
+        APIRow("listStudyExports", scoped: true, "* 404, self 403, other 403, own@practice 403, res@research 200, resNS@research 200, admin@research 403") { cell in
+            .init(.GET, "/studies/\(cell.studyID)/exports")
+        },
+        APIRow("startStudyExport", scoped: true, "* 404, self 403, other 403, own@practice 403, res@research 202, resNS@research 202, admin@research 403") { cell in
+            .init(.POST, "/studies/\(cell.studyID)/exports")
+        },
+        APIRow("getExport", scoped: true, "* 404, self 403, other 403, own@practice 403, res@research 200, resNS@research 200, admin@research 403") { cell in
+            .init(.GET, "/exports/\(try await cell.world.readyExport(cell.scope))")
+        },
+        APIRow("downloadExport", scoped: true, "* 404, self 403, other 403, own@practice 403, res@research 200, resNS@research 200, admin@research 403") { cell in
+            .init(.GET, "/exports/\(try await cell.world.readyExport(cell.scope))/file")
+        },
+        APIRow("listAccessTokens", "* 200, self 403, other 403") { _ in .init(.GET, "/me/tokens") },
+        APIRow("createAccessToken", scoped: true, "* 422, self 403, other 403, res@research 201, resNS@research 201") { cell in
+            .init(.POST, "/me/tokens", json: ["name": "analysis", "studyIds": [.string(cell.studyID.uuidString)], "expiresInDays": 30])
+        },
+        APIRow("revokeAccessToken", "* 204, self 403, other 403") { cell in
+            .init(.DELETE, "/me/tokens/\(try await cell.world.freshToken(of: cell.actor))")
+        },
+    ]
+
     static let administration: [APIRow] = [
         APIRow("listUsers", "* 403, admin 200") { _ in .init(.GET, "/users") },
         APIRow("createUser", "* 403, admin 201") { _ in
@@ -166,5 +190,5 @@ extension APIRow {
         },
     ]
 
-    static let all: [APIRow] = accounts + me + studies + administration + instruments + chart + studyWork
+    static let all: [APIRow] = accounts + me + studies + exports + administration + instruments + chart + studyWork
 }

@@ -331,3 +331,29 @@ extension AccessWorld {
         return client
     }
 }
+
+/// Exports and access tokens for the cells that read or revoke them.
+extension AccessWorld {
+    /// A finished export of the study of `scope`, its zip on disk.
+    func readyExport(_ scope: Scope) async throws -> String {
+        let export = ExportRecord(studyID: studyID(scope), requestedBy: ada.id, since: nil, now: app.clock.now)
+        export.status = .ready
+        export.progress = 100
+        export.size = 4
+        try await export.create(on: app.database)
+        let files = ExportFiles(services: app.app.interlude)
+        try FileManager.default.createDirectory(at: files.directory, withIntermediateDirectories: true)
+        try Data("PK\u{5}\u{6}".utf8).write(to: files.zip(try export.requireID()))
+        return try export.requireID().uuidString
+    }
+
+    /// A token of `actor`'s own, to revoke.
+    func freshToken(of actor: Actor) async throws -> String {
+        let user = try #require(try await UserRecord.query(on: app.database).filter(\.$email == email(actor)).first())
+        let token = try AccessTokenRecord(
+            userID: try user.requireID(), name: "script", scope: .exportsRead, studyIDs: [study], tokenHash: UUID().uuidString,
+            expiresAt: app.clock.now.addingTimeInterval(86_400), now: app.clock.now)
+        try await token.create(on: app.database)
+        return try token.requireID().uuidString
+    }
+}
