@@ -111,4 +111,5 @@ public func registerCommands(_ app: Application) {
     app.asyncCommands.use(WorkerCommand(), as: "worker")
     app.asyncCommands.use(DemoCommand(), as: "demo")
     app.asyncCommands.use(BenchmarkCommand(), as: "benchmark")
+    app.asyncCommands.use(ExportCommand(), as: "export")
 }

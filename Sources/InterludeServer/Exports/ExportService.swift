@@ -71,6 +71,14 @@ struct ExportService: Sendable {
         return finished
     }
 
+    /// Writes one export now, in this process, telling `observe` its progress; answers the finished record.
+    func write(_ id: UUID, observe: @escaping @Sendable (Int) -> Void) async throws -> ExportRecord {
+        guard let claim = try await claim(id) else { throw AppError.conflict(.exportNotReady) }
+        try await run(claim.export, claim: claim.token, observe: observe)
+        guard let export = try await ExportRecord.find(id, on: database) else { throw AppError.notFound }
+        return export
+    }
+
     /// Removes the files of exports past their retention.
     func sweep() async throws -> Int {
         let past = try await ExportRecord.query(on: database).filter(\.$status == .ready).filter(\.$expiresAt <= now).all()
@@ -90,29 +98,35 @@ struct ExportService: Sendable {
             either.group(.and) { stale in stale.filter(\.$status == .running).filter(\.$claimedUntil < now) }
         }.sort(\.$createdAt).limit(5).all()
         for export in candidates {
-            let token = UUID()
-            let claimed = try await database.updateRow(
-                ExportRecord.schema, id: export.id!,
-                set: [
-                    "status": SQLBind(ExportStatus.running.rawValue), "claimed_by": SQLBind(token),
-                    "claimed_until": SQLBind(now.addingTimeInterval(Self.lease)), "progress": SQLBind(0),
-                ],
-                if: { builder in
-                    builder.where { either in
-                        either.where("status", .equal, SQLBind(ExportStatus.queued.rawValue))
-                            .orWhere { stale in
-                                stale.where("status", .equal, SQLBind(ExportStatus.running.rawValue))
-                                    .where("claimed_until", .lessThan, SQLBind(now))
-                            }
-                    }
-                })
-            if claimed { return (export, token) }
+            if let claimed = try await claim(export.requireID()) { return claimed }
         }
         return nil
     }
 
+    /// Takes export `id` when it waits or its run stopped reporting.
+    private func claim(_ id: UUID) async throws -> (export: ExportRecord, token: UUID)? {
+        let token = UUID()
+        let claimed = try await database.updateRow(
+            ExportRecord.schema, id: id,
+            set: [
+                "status": SQLBind(ExportStatus.running.rawValue), "claimed_by": SQLBind(token),
+                "claimed_until": SQLBind(now.addingTimeInterval(Self.lease)), "progress": SQLBind(0),
+            ],
+            if: { builder in
+                builder.where { either in
+                    either.where("status", .equal, SQLBind(ExportStatus.queued.rawValue))
+                        .orWhere { stale in
+                            stale.where("status", .equal, SQLBind(ExportStatus.running.rawValue))
+                                .where("claimed_until", .lessThan, SQLBind(now))
+                        }
+                }
+            })
+        guard claimed, let export = try await ExportRecord.find(id, on: database) else { return nil }
+        return (export, token)
+    }
+
     /// One run: the files, the zip beside them, renamed into place when whole, then the record says ready.
-    private func run(_ export: ExportRecord, claim token: UUID) async throws {
+    private func run(_ export: ExportRecord, claim token: UUID, observe: (@Sendable (Int) -> Void)? = nil) async throws {
         let id = try export.requireID()
         do {
             guard let requesterID = export.$requestedBy.id, let requester = try await UserRecord.find(requesterID, on: database)
@@ -124,10 +138,13 @@ struct ExportService: Sendable {
             let package = ExportPackage(
                 database: database, services: services, scope: scope, exportID: id, since: export.since, directory: work
             ) { share in
-                try await report(id, token: token, progress: Int((share * 90).rounded(.down)))
+                let progress = Int((share * 90).rounded(.down))
+                observe?(progress)
+                try await report(id, token: token, progress: progress)
             }
             let (counts, paths) = try await package.write()
             try zip(paths, from: work, to: files.partialZip(id))
+            observe?(95)
             try await report(id, token: token, progress: 99)
             let participants = try await scope.participants()
             try await ExportParticipantRecord.query(on: database).filter(\.$export.$id == id).delete()
