@@ -17,22 +17,9 @@ from zoneinfo import ZoneInfo
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Support"))
 
-from interlude_e2e import call  # noqa: E402  (the path is set just above)
+from interlude_e2e import call, demo, sign_in  # noqa: E402  (the path is set just above)
 
 VIENNA = ZoneInfo("Europe/Vienna")
-
-
-def demo(template):
-    output = subprocess.run(
-        [os.environ["INTERLUDE_BIN"], "demo", "--template", template], check=True, capture_output=True, text=True,
-    ).stdout
-    lines = re.findall(r"^(therapist|patient|researcher): (\S+@\S+) (\S+)$", output, re.MULTILINE)
-    return {role: (email, password) for role, email, password in lines}
-
-
-def sign_in(account):
-    email, password = account
-    return call("POST", "/sessions", {"email": email, "password": password}, client="198.51.100.40")["token"]
 
 
 def instant(text):

@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Support"))
 import fhir.resources
 from fhir.resources.questionnaire import Questionnaire
 from fhir.resources.questionnaireresponse import QuestionnaireResponse
-from interlude_e2e import call, iso, pair, patient_token, staff_token
+from interlude_e2e import answer_open_prompts, call, demo, export_zip, iso, pair, patient_token, sign_in, staff_token
 from pydantic import ValidationError
 
 LIBRARY = ["phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly", "mood-vas"]
@@ -61,6 +61,23 @@ class FHIRExportTest(unittest.TestCase):
                 self.assertTrue(response.questionnaire.endswith(f"/fhir/Questionnaire/{key}|1"))
                 linked = [item.linkId for group in response.item for item in group.item]
                 self.assertTrue(set(answers) <= set(linked), linked)
+
+    def test_a_research_export_holds_valid_fhir_r4_ndjson(self):
+        accounts = demo("track-your-stress")
+        answered = answer_open_prompts(sign_in(accounts["patient"]))
+        researcher = sign_in(accounts["researcher"])
+        study = next(s["id"] for s in call("GET", "/studies", token=researcher) if s["joinMode"] != "pairingCode")
+        package = export_zip(researcher, study)
+        questionnaires = package.read("fhir/Questionnaire.ndjson").decode().splitlines()
+        responses = package.read("fhir/QuestionnaireResponse.ndjson").decode().splitlines()
+        self.assertTrue(questionnaires)
+        self.assertEqual(len(responses), answered)
+        for line in questionnaires:
+            self.assertEqual(Questionnaire.parse_raw(line).status, "active")
+        for line in responses:
+            response = QuestionnaireResponse.parse_raw(line)
+            self.assertEqual(response.status, "completed")
+            self.assertTrue(response.subject.identifier.value.startswith("P-"))
 
     def test_the_validator_rejects_a_broken_export(self):
         # fhir.resources checks structure, not code values: a missing required element and an unknown one fail.

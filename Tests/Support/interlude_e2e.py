@@ -4,12 +4,16 @@ import datetime
 import email
 import email.policy
 import glob
+import io
 import json
 import os
 import random
 import re
 import subprocess
+import time
 import urllib.request
+import uuid
+import zipfile
 
 BASE = os.environ["INTERLUDE_URL"]
 API = BASE + "/api/v1"
@@ -79,3 +83,73 @@ def pair(patient, therapist):
 def iso(minutes_from_now=0):
     moment = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(minutes=minutes_from_now)
     return moment.replace(microsecond=0).isoformat()
+
+
+def demo(template):
+    """Runs `interlude demo --template`; answers the accounts it printed, by role, as (email, password)."""
+    output = subprocess.run(
+        [os.environ["INTERLUDE_BIN"], "demo", "--template", template], check=True, capture_output=True, text=True,
+    ).stdout
+    lines = re.findall(r"^(therapist|patient|researcher): (\S+@\S+) (\S+)$", output, re.MULTILINE)
+    return {role: (email, password) for role, email, password in lines}
+
+
+def sign_in(account):
+    email, password = account
+    return call("POST", "/sessions", {"email": email, "password": password}, client="198.51.100.40")["token"]
+
+
+def answers_for(definition):
+    """A valid answer to every item of an instrument definition that is always shown."""
+    answers = {}
+    for section in definition["sections"]:
+        if section.get("visibleWhen"):
+            continue
+        for item in section["items"]:
+            if item.get("visibleWhen") or item["type"] == "display":
+                continue
+            options = item.get("options") or section.get("options") or []
+            kind = item["type"]
+            if kind == "single":
+                answers[item["id"]] = options[-1]["code"]
+            elif kind == "multiple":
+                answers[item["id"]] = [options[0]["code"]]
+            elif kind in ("slider", "scale", "number"):
+                answers[item["id"]] = item.get("max", 1)
+            elif kind == "boolean":
+                answers[item["id"]] = True
+            elif kind == "text":
+                answers[item["id"]] = "fine"
+    return answers
+
+
+def answer_open_prompts(patient):
+    """The patient answers every prompt open now; answers how many."""
+    count = 0
+    for prompt in call("GET", "/me/prompts", token=patient):
+        definition = call("GET", f"/me/prompts/{prompt['id']}", token=patient)["definition"]
+        call("POST", "/me/responses", {
+            "id": str(uuid.uuid4()), "promptId": prompt["id"], "instrumentKey": prompt["instrumentKey"],
+            "version": prompt["instrumentVersion"], "answers": answers_for(definition), "startedAt": iso(-1),
+            "completedAt": iso(),
+        }, token=patient)
+        count += 1
+    return count
+
+
+def raw(method, path, token):
+    """The bytes of an API answer, for a zip."""
+    request = urllib.request.Request(API + path, method=method, headers={"Authorization": "Bearer " + token})
+    with urllib.request.urlopen(request) as response:
+        return response.read()
+
+
+def export_zip(token, study):
+    """Asks for an export of `study`, waits until the server's job has written it, and opens the zip."""
+    export = json.loads(raw("POST", f"/studies/{study}/exports", token))
+    deadline = time.monotonic() + 120
+    while export["status"] in ("queued", "running") and time.monotonic() < deadline:
+        time.sleep(0.5)
+        export = json.loads(raw("GET", f"/exports/{export['id']}", token))
+    assert export["status"] == "ready", export
+    return zipfile.ZipFile(io.BytesIO(raw("GET", f"/exports/{export['id']}/file", token)))
