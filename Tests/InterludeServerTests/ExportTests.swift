@@ -437,3 +437,56 @@ struct ExportJobTests {
         }
     }
 }
+
+@Suite("Console: a study's exports and access tokens")
+struct ConsoleExportTests {
+    @Test("a researcher starts an export, sees its progress bar while it waits, and downloads it when ready")
+    func startFollowDownload() async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await ExportWorld.build(app)
+            let console = ConsoleBrowser(app)
+            _ = try await console.signIn("lab@uni.example")
+            let path = "/console/studies/\(world.studyID)/exports"
+            _ = try await console.get(path)
+
+            // act
+            let started = try await console.post(path, [("since", "")])
+            let waiting = try await console.get(path)
+            _ = try await ExportService(database: app.database, services: app.app.interlude).runPending()
+            let ready = try await console.get(path)
+            let link = try #require(ready.html.components(separatedBy: "href=\"").dropFirst().first { $0.lowercased().hasPrefix(path.lowercased() + "/") }?
+                .components(separatedBy: "\"").first)
+            let file = try await console.get(link)
+
+            // verify
+            #expect(started.status == .seeOther)
+            #expect(waiting.html.contains("<progress max=\"100\" value=\"0\""))
+            #expect(!ready.html.contains("<progress") && ready.html.contains("2 · 4 · 2"))
+            #expect(file.status == .ok && file.html.hasPrefix("PK"))
+        }
+    }
+
+    @Test("a token made on the page is shown once; a malformed start instant is refused with nothing queued")
+    func tokenAndRefusal() async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await ExportWorld.build(app)
+            let console = ConsoleBrowser(app)
+            _ = try await console.signIn("lab@uni.example")
+            let path = "/console/studies/\(world.studyID)/exports"
+            _ = try await console.get(path)
+
+            // act
+            let made = try await console.post(path + "/tokens", [("name", "pandas"), ("days", "7")])
+            let again = try await console.get(path)
+            let refused = try await console.post(path, [("since", "yesterday")])
+
+            // verify
+            #expect(made.html.contains("<code id=\"new-token\">ilpat_"))
+            #expect(again.html.contains("pandas") && !again.html.contains("ilpat_"))
+            #expect(refused.status == .unprocessableEntity && refused.html.contains("since-error"))
+            #expect(try await app.count("exports") == 0)
+        }
+    }
+}

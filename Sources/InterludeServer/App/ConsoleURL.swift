@@ -73,6 +73,10 @@ enum ConsoleURL: Hashable, Sendable {
     case team(study: UUID)
     case teamMember(study: UUID, user: UUID)
     case removeTeamMember(study: UUID, user: UUID)
+    case exports(study: UUID)
+    case exportFile(study: UUID, export: UUID)
+    case exportTokens(study: UUID)
+    case revokeExportToken(study: UUID, token: UUID)
 
     /// The console's root, which every address lies under (and the console cookie's path).
     static let root = "/console"
@@ -136,6 +140,10 @@ enum ConsoleURL: Hashable, Sendable {
         case .team(let study): ["studies", study.uuidString, "team"]
         case .teamMember(let study, let user): ["studies", study.uuidString, "team", user.uuidString]
         case .removeTeamMember(let study, let user): ["studies", study.uuidString, "team", user.uuidString, "delete"]
+        case .exports(let study): ["studies", study.uuidString, "exports"]
+        case .exportFile(let study, let export): ["studies", study.uuidString, "exports", export.uuidString]
+        case .exportTokens(let study): ["studies", study.uuidString, "exports", "tokens"]
+        case .revokeExportToken(let study, let token): ["studies", study.uuidString, "exports", "tokens", token.uuidString, "delete"]
         }
     }
 

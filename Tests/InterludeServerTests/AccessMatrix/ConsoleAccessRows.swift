@@ -194,6 +194,21 @@ extension ConsoleRow {
             let enrollment = try await cell.world.pendingEnrollment(cell.scope)
             return .post("/console/studies/\(cell.studyID)/enrollments/\(enrollment)/decision", [("decision", "decline")])
         },
+        ConsoleRow("GET /console/studies/:studyID/exports", scoped: true, "\(staffOnly), * 404, own@practice 403, res@research 200, resNS@research 200, admin@research 403") { cell in
+            .get("/console/studies/\(cell.studyID)/exports")
+        },
+        ConsoleRow("POST /console/studies/:studyID/exports", scoped: true, "\(staffOnly), * 404, own@practice 403, res@research 303, resNS@research 303, admin@research 403") { cell in
+            .post("/console/studies/\(cell.studyID)/exports", [("since", "")])
+        },
+        ConsoleRow("GET /console/studies/:studyID/exports/:exportID", scoped: true, "\(staffOnly), * 404, own@practice 403, res@research 200, resNS@research 200, admin@research 403") { cell in
+            .get("/console/studies/\(cell.studyID)/exports/\(try await cell.world.readyExport(cell.scope))")
+        },
+        ConsoleRow("POST /console/studies/:studyID/exports/tokens", scoped: true, "\(staffOnly), * 404, own@practice 403, res@research 200, resNS@research 200, admin@research 403") { cell in
+            .post("/console/studies/\(cell.studyID)/exports/tokens", [("name", "analysis"), ("days", "30")])
+        },
+        ConsoleRow("POST /console/studies/:studyID/exports/tokens/:tokenID/delete", scoped: true, "\(staffOnly), * 404, own@practice 403, res@research 303, resNS@research 303, admin@research 403") { cell in
+            .post("/console/studies/\(cell.studyID)/exports/tokens/\(try await cell.world.freshToken(of: cell.actor))/delete", [])
+        },
         ConsoleRow("GET /console/studies/:studyID/team", scoped: true, "\(staffOnly), * 404, own@practice 403, res@research 200, resNS@research 200, admin@research 200") { cell in
             .get("/console/studies/\(cell.studyID)/team")
         },

@@ -54,6 +54,8 @@ struct StudyPages: Sendable {
         var canViewTeam: Bool
         var canViewParticipants: Bool
         var teamLink: String
+        var canExport: Bool
+        var exportsLink: String
         var requests: [ParticipantRow]
         var hasRequests: Bool
         var participants: [ParticipantRow]
@@ -148,6 +150,7 @@ struct StudyPages: Sendable {
             canEdit: grant.allows(.editStudy), canDecide: grant.allows(.decideEnrollment),
             canViewTeam: grant.allows(.viewTeam), canViewParticipants: grant.allows(.viewParticipants),
             teamLink: ConsoleURL.team(study: grant.studyID).path,
+            canExport: grant.allows(.exportData), exportsLink: ConsoleURL.exports(study: grant.studyID).path,
             requests: requests, hasRequests: !requests.isEmpty,
             participants: participants, hasParticipants: !participants.isEmpty,
             lowCompliance: participants.filter { low.contains($0.patientID) },
