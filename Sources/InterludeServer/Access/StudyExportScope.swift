@@ -46,6 +46,5 @@ struct StudyExportScope: Sendable {
     func record(_ action: AuditAction, export: UUID, since: Date?, patients: [UUID]) async throws {
         let filter = since.map { "since=" + ISO8601DateFormatter().string(from: $0) } ?? "all"
         try await grant.record(action, patients: patients, target: "export:\(export.uuidString.lowercased()):\(filter)")
-        if patients.isEmpty { try await grant.record(action, target: "export:\(export.uuidString.lowercased()):\(filter)") }
     }
 }

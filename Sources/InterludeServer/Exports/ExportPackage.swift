@@ -24,8 +24,8 @@ struct ExportPackage {
     private var now: Date { services.clock.now }
     private var study: StudyRecord { scope.grant.study }
 
-    /// Writes every file and `checksums.txt`; returns the counts and the files' paths.
-    func write() async throws -> (counts: Counts, files: [String]) {
+    /// Writes every file and `checksums.txt`; returns the counts, the files' paths and whose data they hold.
+    func write() async throws -> (counts: Counts, files: [String], participants: [StudyExportScope.Participant]) {
         let participants = try await scope.participants()
         let definitions = try await definitionsUsed()
         let codebook = Codebook(definitions)
@@ -49,7 +49,7 @@ struct ExportPackage {
         let checksums = try PackageFile(in: directory, path: "checksums.txt")
         for (path, sum) in sums.sorted(by: { $0.key < $1.key }) { try checksums.write("\(sum)  \(path)\n") }
         _ = try checksums.close()
-        return (counts, sums.keys.sorted() + ["checksums.txt"])
+        return (counts, sums.keys.sorted() + ["checksums.txt"], participants)
     }
 
     static let json: JSONEncoder = {

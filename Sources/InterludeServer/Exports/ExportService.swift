@@ -142,11 +142,10 @@ struct ExportService: Sendable {
                 observe?(progress)
                 try await report(id, token: token, progress: progress)
             }
-            let (counts, paths) = try await package.write()
+            let (counts, paths, participants) = try await package.write()
             try zip(paths, from: work, to: files.partialZip(id))
             observe?(95)
             try await report(id, token: token, progress: 99)
-            let participants = try await scope.participants()
             try await ExportParticipantRecord.query(on: database).filter(\.$export.$id == id).delete()
             try await participants.map { ExportParticipantRecord(exportID: id, patientID: $0.id, pseudonym: $0.pseudonym) }
                 .create(on: database)
