@@ -10,24 +10,44 @@ public struct ExportTime: Sendable, Equatable {
     public let zone: String
 
     public init(_ date: Date, in zone: TimeZone) {
-        utc = Self.format(date, in: TimeZone(identifier: "UTC")!, zulu: true)
-        local = Self.format(date, in: zone, zulu: false)
+        utc = Self.format(date, offset: nil)
+        local = Self.format(date, offset: zone.secondsFromGMT(for: date))
         self.zone = zone.identifier
     }
 
-    /// Calendar arithmetic rather than `Calendar`, which is many times slower and an export writes millions of these.
-    private static func format(_ date: Date, in zone: TimeZone, zulu: Bool) -> String {
-        let offset = zulu ? 0 : zone.secondsFromGMT(for: date)
-        let milliseconds = ((date.timeIntervalSince1970 + Double(offset)) * 1000).rounded().clampedInt ?? 0
+    /// Calendar arithmetic and digits written by hand rather than `Calendar` and `String(format:)`, which are many
+    /// times slower, and an export writes millions of these. Without an offset the time is UTC, written with `Z`.
+    private static func format(_ date: Date, offset: Int?) -> String {
+        let milliseconds = ((date.timeIntervalSince1970 + Double(offset ?? 0)) * 1000).rounded().clampedInt ?? 0
         let days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
         let ofDay = milliseconds - days * 86_400_000
-        let date = LocalDate(daysSinceEpoch: days)
-        let stamp = String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03d", date.year, date.month, date.day, ofDay / 3_600_000,
-            ofDay / 60_000 % 60, ofDay / 1000 % 60, ofDay % 1000)
-        if zulu { return stamp + "Z" }
-        let sign = offset < 0 ? "-" : "+"
-        return stamp + String(format: "%@%02d:%02d", sign, abs(offset) / 3600, abs(offset) % 3600 / 60)
+        let day = LocalDate(daysSinceEpoch: days)
+        var text = ""
+        text.reserveCapacity(29)
+        func digits(_ value: Int, _ width: Int) {
+            let written = String(value)
+            if written.count < width { text += String(repeating: "0", count: width - written.count) }
+            text += written
+        }
+        digits(day.year, 4)
+        text += "-"
+        digits(day.month, 2)
+        text += "-"
+        digits(day.day, 2)
+        text += "T"
+        digits(ofDay / 3_600_000, 2)
+        text += ":"
+        digits(ofDay / 60_000 % 60, 2)
+        text += ":"
+        digits(ofDay / 1000 % 60, 2)
+        text += "."
+        digits(ofDay % 1000, 3)
+        guard let offset else { return text + "Z" }
+        text += offset < 0 ? "-" : "+"
+        digits(abs(offset) / 3600, 2)
+        text += ":"
+        digits(abs(offset) % 3600 / 60, 2)
+        return text
     }
 }
 

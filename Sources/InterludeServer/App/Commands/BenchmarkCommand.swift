@@ -4,16 +4,19 @@ import InterludeCore
 import SQLKit
 import Vapor
 
-/// `interlude benchmark planner|dispatcher|sync-fixtures`: how fast this machine plans and sends, each measured
+/// `interlude benchmark planner|dispatcher|export|sync-fixtures`: how fast this machine plans, sends and exports, each measured
 /// against a ceiling in the same run, and the fixtures `scripts/benchmark-sync` loads with wrk. It fills an empty
 /// database with made-up people, so it refuses to run on a database that holds anyone.
 struct BenchmarkCommand: AsyncCommand {
     struct Signature: CommandSignature {
-        @Argument(name: "subject", help: "planner, dispatcher or sync-fixtures")
+        @Argument(name: "subject", help: "planner, dispatcher, export or sync-fixtures")
         var subject: String
 
-        @Option(name: "participants", help: "How many participants (default 10000 for planner, 100 otherwise).")
+        @Option(name: "participants", help: "How many participants (default 10000 for planner, 1000 for export, 100 otherwise).")
         var participants: Int?
+
+        @Option(name: "days", help: "export: how many days of three answered prompts each participant has (default 60).")
+        var days: Int?
 
         @Option(name: "notifications", help: "How many notifications the dispatcher sends (default 2000).")
         var notifications: Int?
@@ -23,7 +26,7 @@ struct BenchmarkCommand: AsyncCommand {
     }
 
     var help: String {
-        "Measures the planner or the dispatcher against a ceiling, or writes sync fixtures, on an empty database."
+        "Measures the planner, the dispatcher or a research export against a ceiling, or writes sync fixtures, on an empty database."
     }
 
     func run(using context: CommandContext, signature: Signature) async throws {
@@ -39,12 +42,19 @@ struct BenchmarkCommand: AsyncCommand {
         case "dispatcher":
             let result = try await DispatcherBenchmark(app: app).run(notifications: signature.notifications ?? 2000)
             context.console.print(result.report)
+        case "export":
+            guard case .sqliteFile(let path) = app.interlude.settings.database else {
+                throw CommandFailure(message: "The export benchmark runs on the embedded SQLite database (unset DATABASE_URL).")
+            }
+            let result = try await ExportBenchmark(database: app.db, services: app.interlude, databasePath: path)
+                .run(participants: signature.participants ?? 1000, days: signature.days ?? 60)
+            context.console.print(result.report)
         case "sync-fixtures":
             guard let file = signature.tokens else { throw CommandFailure(message: "Name the token file with --tokens.") }
             try await SyncFixtures(database: app.db, services: app.interlude).write(
                 participants: signature.participants ?? 100, tokensFile: file)
         default:
-            throw CommandFailure(message: "Choose planner, dispatcher or sync-fixtures.")
+            throw CommandFailure(message: "Choose planner, dispatcher, export or sync-fixtures.")
         }
     }
 }

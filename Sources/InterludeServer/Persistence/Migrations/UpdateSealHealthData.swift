@@ -1,4 +1,5 @@
 import Fluent
+import Foundation
 import SQLKit
 
 /// Alert and rule-firing reasons and stored scores say how a person is doing ("item phq9_9 = 2"), so they are
