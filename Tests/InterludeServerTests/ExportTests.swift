@@ -227,6 +227,10 @@ struct ExportPackageTests {
             #expect(compliance.rows(where: "pseudonym", is: world.ada).map { [$0["day_n"], $0["answered"], $0["expired"], $0["rate"]] } == [
                 ["1", "1", "0", "1"], ["2", "0", "1", "0"],
             ])
+            let scores = try CSVTable(files["scores.csv"])
+            let adaScore = try #require(scores.rows(where: "pseudonym", is: world.ada).first)
+            #expect(adaScore["score"] == "mood" && adaScore["value"] == "62" && adaScore["prompt_id"] == world.adaFirst.exportText)
+            #expect(wide.header.contains("score_mood"))
             let consents = try CSVTable(files["consents.csv"])
             #expect(Set(consents.rows(where: "pseudonym", is: world.ada).compactMap { $0["document"] }) == ["studyConsent", "researchSharing"])
             let fhir = String(decoding: try #require(files["fhir/QuestionnaireResponse.ndjson"]), as: UTF8.self)
@@ -262,6 +266,29 @@ struct ExportPackageTests {
                 let content = try #require(files[path], "\(path) is listed but not in the zip")
                 #expect(SHA256.hash(data: content).map { String(format: "%02x", $0) }.joined() == parts[0], "\(path)")
             }
+        }
+    }
+
+    @Test("a participant who stops sharing is in no later export, and stays in the log of the one before")
+    func stopsSharing() async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await ExportWorld.build(app)
+            let (first, _) = try await world.export(app)
+            let ben = try await app.signIn("ben@example.org")
+
+            // act
+            let stopped = try await ben.send(.PATCH, "/me", json: ["shareWithResearch": false])
+            let (second, files) = try await world.export(app)
+
+            // verify
+            #expect(stopped.status == .ok)
+            #expect(try CSVTable(files["participants.csv"]).rows.compactMap { $0["pseudonym"] } == [world.ada])
+            let logged = { (id: String) in
+                try await ExportParticipantRecord.query(on: app.database).filter(\.$export.$id == UUID(uuidString: id)!).all().map(\.pseudonym).sorted()
+            }
+            #expect(try await logged(first) == [world.ada, world.ben].sorted())
+            #expect(try await logged(second) == [world.ada])
         }
     }
 
