@@ -269,6 +269,34 @@ struct ExportPackageTests {
         }
     }
 
+    @Test("birth year and gender are exported only when the study asks for them, the date of birth never")
+    func demographics() async throws {
+        try await withTestApp { app in
+            // setup: Ada's therapist recorded her date of birth and gender at pairing
+            let world = try await ExportWorld.build(app)
+            let ada = try #require(try await PatientProfileRecord.query(on: app.database).filter(\.$pseudonym == world.ada).first())
+            ada.dateOfBirth = "1990-05-17"
+            ada.gender = "female"
+            try await ada.save(on: app.database)
+            let (_, unasked) = try await world.export(app)
+
+            // act
+            let changed = try await world.researcher.send(
+                .PUT, "/studies/\(world.studyID)",
+                json: StudyAPITests.study("open").merging(["arms": ["app", "control"], "allocation": "alternating", "asksDemographics": true]))
+            let (_, asked) = try await world.export(app)
+
+            // verify
+            #expect(changed.status == .ok && changed.body["asksDemographics"].bool == true)
+            #expect(try !CSVTable(unasked["participants.csv"]).header.contains("birth_year"))
+            let row = try #require(try CSVTable(asked["participants.csv"]).rows(where: "pseudonym", is: world.ada).first)
+            #expect(row["birth_year"] == "1990" && row["gender"] == "female")
+            for files in [unasked, asked] {
+                #expect(!files.values.contains { String(decoding: $0, as: UTF8.self).contains("1990-05-17") })
+            }
+        }
+    }
+
     @Test("a participant who stops sharing is in no later export, and stays in the log of the one before")
     func stopsSharing() async throws {
         try await withTestApp { app in
@@ -491,6 +519,35 @@ struct ConsoleExportTests {
             #expect(waiting.html.contains("<progress max=\"100\" value=\"0\""))
             #expect(!ready.html.contains("<progress") && ready.html.contains("2 · 4 · 2"))
             #expect(file.status == .ok && file.html.hasPrefix("PK"))
+        }
+    }
+
+    @Test("the study form's checkbox decides whether exports carry birth year and gender")
+    func demographicsCheckbox() async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await ExportWorld.build(app)
+            let console = ConsoleBrowser(app)
+            _ = try await console.signIn("lab@uni.example")
+            let path = "/console/studies/\(world.studyID)/edit"
+            let form = try await console.get(path)
+            let fields = [
+                ("title", "Stress study"), ("description", ""), ("consentText", "I agree."), ("consentVersion", "2026-1"),
+                ("joinMode", "open"), ("status", "running"), ("arms", "app, control"), ("allocation", "alternating"),
+            ]
+
+            // act
+            let asked = try await console.post(path, fields + [("asksDemographics", "on")])
+            let askedNow = try await StudyRecord.find(UUID(uuidString: world.studyID), on: app.database)?.asksDemographics
+            let shown = try await console.get(path)
+            let unasked = try await console.post(path, fields)
+            let unaskedNow = try await StudyRecord.find(UUID(uuidString: world.studyID), on: app.database)?.asksDemographics
+
+            // verify
+            #expect(!form.html.contains("name=\"asksDemographics\" type=\"checkbox\" value=\"on\" aria-describedby=\"asksDemographics-hint\" checked"))
+            #expect(asked.status == .seeOther && askedNow == true)
+            #expect(shown.html.contains("aria-describedby=\"asksDemographics-hint\" checked"))
+            #expect(unasked.status == .seeOther && unaskedNow == false)
         }
     }
 

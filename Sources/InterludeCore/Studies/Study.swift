@@ -57,6 +57,8 @@ public struct StudyDraft: Sendable, Equatable {
     /// The arms participants are split into, if any, and how.
     public var arms: [String]
     public var allocation: ArmAllocation
+    /// Whether participants' birth year and gender go into the study's research exports; without it, never.
+    public var asksDemographics: Bool
 
     public static let armsMaxCount = 10
     public static let armNameMaxLength = 60
@@ -65,7 +67,7 @@ public struct StudyDraft: Sendable, Equatable {
     public static func validate(
         title: String?, description: String?, consentText: String?, consentVersion: String?,
         joinMode: String?, joinPassword: String?, status: String?, hasPassword: Bool = false, arms: [String] = [],
-        allocation: String? = nil
+        allocation: String? = nil, asksDemographics: Bool = false
     ) throws(ValidationFailure) -> StudyDraft {
         var validator = FieldValidator()
         let cleanTitle = validator.text(title, field: "title", maxLength: titleMaxLength)
@@ -104,7 +106,7 @@ public struct StudyDraft: Sendable, Equatable {
         return StudyDraft(
             title: cleanTitle!, description: cleanDescription, consentText: cleanConsent!,
             consentVersion: cleanVersion!, joinMode: mode!, joinPassword: password, status: parsedStatus!,
-            arms: cleanArms, allocation: parsedAllocation!)
+            arms: cleanArms, allocation: parsedAllocation!, asksDemographics: asksDemographics)
     }
 }
 

@@ -3,12 +3,16 @@ import Foundation
 import InterludeCore
 
 /// Whose data an export of a study may hold: participants enrolled in it (taking part or finished), who share with
-/// research, under their pseudonyms. A participant who withdrew, or stopped sharing, is in no export made after.
+/// research, under their pseudonyms, never with name, email or date of birth; with birth year and gender only when
+/// the study asks for them. A participant who withdrew, or stopped sharing, is in no export made after.
 struct StudyExportScope: Sendable {
     struct Participant: Sendable {
         let enrollment: EnrollmentRecord
         let pseudonym: String
         let user: UserRecord
+        /// Only when the study asks for them.
+        let birthYear: String?
+        let gender: String?
 
         var id: UUID { user.id! }
     }
@@ -34,11 +38,15 @@ struct StudyExportScope: Sendable {
             uniquingKeysWith: { first, _ in first })
         let sharing = Dictionary(
             profiles.filter { StudyAccessPolicy.seesData(of: $0.shareWithResearch, as: grant.standing, in: grant.kind) }
-                .map { ($0.$user.id, $0.pseudonym) },
+                .map { ($0.$user.id, $0) },
             uniquingKeysWith: { first, _ in first })
+        let demographics = grant.study.asksDemographics
         return enrollments.compactMap { enrollment in
-            guard let pseudonym = sharing[enrollment.$patient.id], let user = users[enrollment.$patient.id] else { return nil }
-            return Participant(enrollment: enrollment, pseudonym: pseudonym, user: user)
+            guard let profile = sharing[enrollment.$patient.id], let user = users[enrollment.$patient.id] else { return nil }
+            return Participant(
+                enrollment: enrollment, pseudonym: profile.pseudonym, user: user,
+                birthYear: demographics ? profile.dateOfBirth.map { String($0.prefix(4)) } : nil,
+                gender: demographics ? profile.gender : nil)
         }
     }
 

@@ -14,7 +14,7 @@ extension ExportPackage {
         private let esmOffsets: [String: Int]
         private let esmWidth: Int
 
-        init(directory: URL, codebook: Codebook, hasArms: Bool) throws {
+        init(directory: URL, codebook: Codebook, hasArms: Bool, demographics: Bool) throws {
             self.directory = directory
             self.codebook = codebook
             func file(_ path: String, _ header: [String]?) throws -> PackageFile {
@@ -26,7 +26,7 @@ extension ExportPackage {
             participants = try file(
                 "participants.csv",
                 ["pseudonym", "arm", "status", "enrolled_utc", "enrolled_local", "ended_utc", "ended_local", "time_zone", "time_zones",
-                 "planned", "answered", "expired", "rate"])
+                 "planned", "answered", "expired", "rate"] + (demographics ? ["birth_year", "gender"] : []))
             timeZones = try file("time_zones.csv", ["pseudonym", "time_zone", "from_utc", "until_utc"])
             prompts = try file(
                 "prompts.csv",

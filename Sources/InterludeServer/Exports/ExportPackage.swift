@@ -29,7 +29,7 @@ struct ExportPackage {
         let participants = try await scope.participants()
         let definitions = try await definitionsUsed()
         let codebook = Codebook(definitions)
-        var writer = try Writer(directory: directory, codebook: codebook, hasArms: study.arms != nil)
+        var writer = try Writer(directory: directory, codebook: codebook, hasArms: study.arms != nil, demographics: study.asksDemographics)
         var counts = Counts()
         for (index, participant) in participants.enumerated() {
             let written = try await write(participant, codebook: codebook, into: &writer)
@@ -163,7 +163,8 @@ struct ExportPackage {
         try writer.participants.row(
             [participant.pseudonym, enrollment.arm, enrollment.status.rawValue, enrolled.utc, enrolled.local, ended?.utc, ended?.local,
              current, zones.periods.map(\.zone.identifier).joined(separator: "|"), total.planned.description,
-             total.answered.description, total.expired.description, total.rate.map(CSV.number)])
+             total.answered.description, total.expired.description, total.rate.map(CSV.number)]
+                + (study.asksDemographics ? [participant.birthYear, participant.gender] : []))
         for period in zones.periods {
             let from = period.since == .distantPast ? nil : ExportTime(period.since, in: period.zone).utc
             try writer.timeZones.row([participant.pseudonym, period.zone.identifier, from, period.until.map { ExportTime($0, in: period.zone).utc }])
@@ -250,7 +251,8 @@ struct ExportPackage {
             row, lines ending in CRLF. Participants appear under their pseudonyms only.
 
             Files
-            participants.csv      one row per participant: arm, status, enrolment and end, time zones, totals
+            participants.csv      one row per participant: arm, status, enrolment and end, time zones, totals (and
+                                  birth year and gender when the study asks for them)
             time_zones.csv        each zone a participant lived in, from when until when
             prompts.csv           one row per planned occurrence, also expired, cancelled and future ones: study day
                                   (day_n, day 1 is the day of enrolment), occurrence within the day (beep_n),

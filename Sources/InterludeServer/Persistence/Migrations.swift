@@ -40,6 +40,7 @@ enum Migrations {
             CreateInstrumentPins(clock: clock),
             CreateExports(),
             CreateAccessTokens(),
+            UpdateStudiesAddDemographics(),
         ]
     }
 }

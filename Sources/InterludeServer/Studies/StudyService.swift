@@ -163,6 +163,7 @@ struct StudyService: Sendable {
             joinPasswordHash: digest, status: draft.status, now: now)
         study.arms = try StudyService.encodeArms(draft.arms)
         study.allocation = draft.arms.isEmpty ? nil : draft.allocation
+        study.asksDemographics = draft.asksDemographics
         try await database.transaction { database in
             try await study.create(on: database)
             try await StudyStaffRecord(
@@ -188,6 +189,7 @@ struct StudyService: Sendable {
         study.joinMode = draft.joinMode
         study.arms = try StudyService.encodeArms(draft.arms)
         study.allocation = draft.arms.isEmpty ? nil : draft.allocation
+        study.asksDemographics = draft.asksDemographics
         let statusChanged = study.status != draft.status
         study.status = draft.status
         study.updatedAt = now

@@ -70,7 +70,7 @@ extension Components.Schemas.Study {
             status: Components.Schemas.StudyStatus(rawValue: study.status.rawValue) ?? .closed,
             consentText: study.consentText, consentVersion: study.consentVersion,
             arms: StudyArms.names(of: study).isEmpty ? nil : StudyArms.names(of: study),
-            enrollment: try enrollment.map(Components.Schemas.Enrollment.init))
+            asksDemographics: study.asksDemographics, enrollment: try enrollment.map(Components.Schemas.Enrollment.init))
     }
 }
 

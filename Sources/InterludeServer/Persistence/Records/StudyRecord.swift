@@ -25,6 +25,8 @@ final class StudyRecord: Model, @unchecked Sendable {
     /// The arms' names as a JSON array, when participants are split.
     @OptionalField(key: "arms") var arms: String?
     @OptionalField(key: "allocation") var allocation: ArmAllocation?
+    /// Whether exports carry participants' birth year and gender.
+    @Field(key: "asks_demographics") var asksDemographics: Bool
 
     init() {}
 
@@ -40,6 +42,7 @@ final class StudyRecord: Model, @unchecked Sendable {
         self.joinMode = joinMode
         self.joinPasswordHash = joinPasswordHash
         self.status = status
+        self.asksDemographics = false
         self.createdAt = now
         self.updatedAt = now
     }

@@ -94,7 +94,7 @@ extension Components.Schemas.StudyInput {
         try StudyDraft.validate(
             title: title, description: description, consentText: consentText, consentVersion: consentVersion,
             joinMode: joinMode.rawValue, joinPassword: joinPassword, status: status?.rawValue,
-            hasPassword: hasPassword, arms: arms ?? [], allocation: allocation?.rawValue)
+            hasPassword: hasPassword, arms: arms ?? [], allocation: allocation?.rawValue, asksDemographics: asksDemographics ?? false)
     }
 }
 

@@ -16,6 +16,8 @@ struct ConsoleStudiesController {
         /// Arm names, separated by commas.
         var arms: String?
         var allocation: String?
+        /// `on` when exports carry birth year and gender (a checkbox).
+        var asksDemographics: String?
     }
 
     func register(on routes: any RoutesBuilder) {
@@ -108,7 +110,8 @@ struct ConsoleStudiesController {
             form: StudyForm(
                 title: study.title, description: study.description, consentText: study.consentText,
                 consentVersion: study.consentVersion, joinMode: study.joinMode.rawValue, status: study.status.rawValue,
-                arms: StudyArms.names(of: study).joined(separator: ", "), allocation: study.allocation?.rawValue),
+                arms: StudyArms.names(of: study).joined(separator: ", "), allocation: study.allocation?.rawValue,
+                asksDemographics: study.asksDemographics ? "on" : nil),
             hasPassword: study.joinPasswordHash != nil)
     }
 
@@ -146,7 +149,8 @@ extension ConsoleStudiesController.StudyForm {
         try StudyDraft.validate(
             title: title, description: description, consentText: consentText, consentVersion: consentVersion,
             joinMode: joinMode, joinPassword: joinPassword, status: status, hasPassword: hasPassword,
-            arms: (arms ?? "").split(separator: ",").map(String.init), allocation: allocation)
+            arms: (arms ?? "").split(separator: ",").map(String.init), allocation: allocation,
+            asksDemographics: asksDemographics == "on")
     }
 
     /// The form as shown again: a typed password is never echoed back.
