@@ -89,9 +89,11 @@ struct ExportPackage {
             zip(prompts.compactMap(\.id), numbers).map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
         var responseOfPrompt: [UUID: ResponseRecord] = [:]
         var opened: [UUID: (Answers, [ScoreResult])] = [:]
+        let stored = ResponseService(database: database, services: services)
         for response in responses {
             if let prompt = response.$prompt.id { responseOfPrompt[prompt] = response }
-            opened[response.id!] = try open(response)
+            let unsealed = try stored.open(response)
+            opened[response.id!] = (unsealed.answers, unsealed.scores)
         }
         let pseudonym = participant.pseudonym
 
@@ -188,12 +190,6 @@ struct ExportPackage {
 
     private func isNew(_ date: Date) -> Bool {
         since.map { date > $0 } ?? true
-    }
-
-    private func open(_ response: ResponseRecord) throws -> (Answers, [ScoreResult]) {
-        let answers = try JSONDecoder().decode(Answers.self, from: Data(try services.cipher.open(response.answers).utf8))
-        let scores = try JSONDecoder().decode([ScoreResult].self, from: Data(try services.cipher.open(response.scores).utf8))
-        return (answers, scores)
     }
 
     private func zoneHistory(of user: UserRecord) async throws -> ZoneHistory {

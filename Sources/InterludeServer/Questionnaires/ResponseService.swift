@@ -127,13 +127,15 @@ struct ResponseService: Sendable {
             subject: pseudonym.map { FHIR.Identifier(system: settings.publicURL + "/pseudonym", value: $0) })
     }
 
-    private func seal(_ answers: Answers) throws -> String {
+    /// Answers as they are kept: sorted-key JSON, sealed.
+    func seal(_ answers: Answers) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return try services.cipher.seal(String(decoding: try encoder.encode(answers), as: UTF8.self))
     }
 
-    private func open(_ record: ResponseRecord) throws -> Stored {
+    /// A stored response with its answers and scores unsealed.
+    func open(_ record: ResponseRecord) throws -> Stored {
         let answers = try JSONDecoder().decode(Answers.self, from: Data(try services.cipher.open(record.answers).utf8))
         let scores = try JSONDecoder().decode([ScoreResult].self, from: Data(try services.cipher.open(record.scores).utf8))
         return Stored(record: record, answers: answers, scores: scores)

@@ -92,6 +92,7 @@ struct ExportBenchmark {
         let start = now.addingTimeInterval(-Double(days + 1) * 86_400)
         let sql = database as! any SQLDatabase
         var generator = SystemRandomNumberGenerator()
+        let stored = ResponseService(database: database, services: services)
         for first in stride(from: 0, to: count, by: 50) {
             let users = (first..<min(first + 50, count)).map { index in
                 let user = UserRecord(
@@ -124,7 +125,7 @@ struct ExportBenchmark {
                         ])
                         responses.append([
                             SQLBind(responseID), SQLBind(user.id!), SQLBind(promptID), SQLBind(studyID), SQLBind(definition.key), SQLBind(1),
-                            SQLBind(try services.cipher.seal(String(decoding: try JSONEncoder().encode(answers), as: UTF8.self))),
+                            SQLBind(try stored.seal(answers)),
                             SQLBind(try services.cipher.seal(try ResponseService.encode(scores))), SQLBind(answered.addingTimeInterval(-60)),
                             SQLBind(answered), SQLBind(answered),
                         ])
