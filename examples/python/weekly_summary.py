@@ -1,6 +1,6 @@
 """Each participant's response rate and mean score per week, from an Interlude research export.
 
-Asks the server for a fresh export of one study with a personal access token (console: Account, Access tokens),
+Asks the server for a fresh export of one study with a personal access token (console: study → Exports → Access tokens),
 waits for it, downloads the zip and reads it with pandas. Writes two CSV files into --out:
 
   response_rates.csv  pseudonym, answered, expired, response_rate (answered / (answered + expired))
