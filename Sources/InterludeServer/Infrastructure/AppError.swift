@@ -11,6 +11,8 @@ enum AppError: Error, Equatable {
     case forbidden(Refusal)
     case notFound
     case conflict(Conflict)
+    /// The data was erased at the person's request; a client drops its copy instead of sending it again.
+    case erased
     case rateLimited(retryAfter: Int)
     case malformedRequest
     /// A timestamp that is not ISO 8601 with an offset; the decoder cannot say which field it was.
@@ -68,6 +70,7 @@ enum AppError: Error, Equatable {
         case .forbidden: return .forbidden
         case .notFound: return .notFound
         case .conflict: return .conflict
+        case .erased: return .gone
         case .rateLimited: return .tooManyRequests
         case .malformedRequest: return .badRequest
         }
@@ -82,6 +85,7 @@ enum AppError: Error, Equatable {
         case .forbidden(let refusal): return refusal.rawValue.kebabCased
         case .notFound: return "not-found"
         case .conflict(let conflict): return conflict.rawValue.kebabCased
+        case .erased: return "erased"
         case .rateLimited: return "rate-limited"
         case .malformedRequest: return "malformed-request"
         case .invalidDateTime: return "invalid-date-time"

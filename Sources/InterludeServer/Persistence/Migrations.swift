@@ -41,6 +41,7 @@ enum Migrations {
             CreateExports(),
             CreateAccessTokens(),
             UpdateStudiesAddDemographics(),
+            CreateErasedIDs(),
         ]
     }
 }

@@ -52,14 +52,23 @@ enum ErasureMap {
         RuleRecord.schema,
         SettingRecord.schema,
         ErasureRecord.schema,
+        ErasedIDRecord.schema,
         "_fluent_migrations",
     ]
 }
 
-/// Deletes an account and every row about its owner, leaving only an erasure tombstone.
+/// Deletes an account, or what one person gave in one study, and every row about it, leaving an erasure
+/// tombstone with a keyed hash of every id it removed.
 struct ErasureService: Sendable {
     let database: any Database
     let services: AppServices
+
+    /// What an erasure removed, for the person's receipt: rows per table, and when.
+    struct Receipt: Sendable {
+        let erasureID: UUID
+        let erasedAt: Date
+        let counts: [String: Int]
+    }
 
     /// A patient deletes their own account, confirming with the password.
     func deleteOwnAccount(_ user: UserRecord, password: String) async throws {
@@ -67,131 +76,52 @@ struct ErasureService: Sendable {
         guard try await services.passwords.verify(password, against: user.passwordHash) else {
             throw AppError.field("password", .mismatch)
         }
-        try await erase(user)
+        let email = user.email
+        let language = user.language
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let receipt = try await erase(user)
+        await ErasureReceipts(services: services).send(receipt, to: email, language: language, zone: zone)
     }
 
-    /// Removes the person's rows table by table as `ErasureMap` lists them, in one transaction.
-    func erase(_ user: UserRecord) async throws {
+    /// Removes the person's rows table by table as `ErasureMap` lists them, in one transaction, and the outbox
+    /// mail addressed to them. Without a tombstone only when erasure is applied again to a restored backup, whose
+    /// tombstone exists already.
+    @discardableResult
+    func erase(_ user: UserRecord, leavingTombstone: Bool = true) async throws -> Receipt {
+        let receipt = try await run(ErasureRun(user: user, scope: .account, study: nil), leavingTombstone: leavingTombstone)
+        OutboxMail(services: services).remove(addressedTo: user.email)
+        return receipt
+    }
+
+    /// Removes what one person gave in one study: their enrolment, consents, prompts, responses, plans,
+    /// interventions and alerts there (and a practice's appointments), leaving the rest of the account.
+    @discardableResult
+    func eraseStudyData(of user: UserRecord, in study: StudyRecord, leavingTombstone: Bool = true) async throws -> Receipt {
+        try await run(ErasureRun(user: user, scope: .studyData, study: study), leavingTombstone: leavingTombstone)
+    }
+
+    private func run(_ plan: ErasureRun, leavingTombstone: Bool) async throws -> Receipt {
         let now = services.clock.now
-        let tombstone = ErasureRecord(id: UUID(), role: user.role, erasedAt: now)
-        let withdrawn = try await database.transaction { database in
+        let key = try await services.serverSecret.key(on: database, now: now)
+        let tombstone = ErasureRecord(id: plan.tombstoneID, role: plan.role, scope: plan.scope, studyID: plan.studyID, erasedAt: now)
+        let (withdrawn, removed) = try await database.transaction { database in
+            var plan = plan
             // Exports that hold the person's data are withdrawn: their files are removed once this commits.
-            let exports = try await ExportParticipantRecord.query(on: database).filter(\.$patient.$id == user.requireID())
-                .all(\.$export.$id)
+            let exports = try await plan.exportsHoldingPerson(on: database)
             for table in ErasureMap.personalTables {
-                try await erase(table: table, of: user, tombstoneID: tombstone.id!, on: database)
+                try await plan.erase(table: table, services: services, on: database)
             }
             try await ExportRecord.query(on: database).filter(\.$id ~~ exports)
                 .set(\.$status, to: .expired).set(\.$expiresAt, to: now).set(\.$error, to: ExportService.withdrawnAfterErasure)
                 .update()
-            try await tombstone.create(on: database)
-            return exports
+            if leavingTombstone {
+                try await tombstone.create(on: database)
+                try await ErasedIDs(database: database, services: services).remember(plan.removed, erasure: plan.tombstoneID, key: key)
+            }
+            return (exports, plan.removed)
         }
         ExportFiles(services: services).remove(withdrawn)
-    }
-
-    private func erase(table: String, of user: UserRecord, tombstoneID: UUID, on database: any Database) async throws {
-        let userID = try user.requireID()
-        switch table {
-        case ExportParticipantRecord.schema:
-            try await ExportParticipantRecord.query(on: database).filter(\.$patient.$id == userID).delete()
-        case ExportRecord.schema:
-            // Exports the person asked for stay in the study's history without naming them.
-            try await ExportRecord.query(on: database).filter(\.$requestedBy.$id == userID).set(\.$requestedBy.$id, to: nil).update()
-        case AccessTokenRecord.schema:
-            try await AccessTokenRecord.query(on: database).filter(\.$user.$id == userID).delete()
-        case TimeZoneChangeRecord.schema:
-            try await TimeZoneChangeRecord.query(on: database).filter(\.$user.$id == userID).delete()
-        case SyncMutationRecord.schema:
-            try await SyncMutationRecord.query(on: database).filter(\.$user.$id == userID).delete()
-        case SyncTombstoneRecord.schema:
-            try await SyncTombstoneRecord.query(on: database).filter(\.$user.$id == userID).delete()
-        case AlertRecord.schema:
-            try await AlertRecord.query(on: database).filter(\.$patient.$id == userID).delete()
-        case RuleFiringRecord.schema:
-            try await RuleFiringRecord.query(on: database).filter(\.$patient.$id == userID).delete()
-        case InterventionRecord.schema:
-            try await InterventionRecord.query(on: database).filter(\.$patient.$id == userID).delete()
-        case InterventionBackupRecord.schema:
-            try await InterventionBackupRecord.query(on: database).filter(\.$user.$id == userID).delete()
-        case NotificationRecord.schema:
-            try await eraseNotifications(about: userID, on: database)
-        case DeviceRecord.schema:
-            try await DeviceRecord.query(on: database).filter(\.$user.$id == userID).delete()
-        case NotificationPreferenceRecord.schema:
-            try await NotificationPreferenceRecord.query(on: database).filter(\.$user.$id == userID).delete()
-        case ResponseRecord.schema:
-            try await ResponseRecord.query(on: database).filter(\.$patient.$id == userID).delete()
-        case PromptRecord.schema:
-            try await PromptRecord.query(on: database).filter(\.$patient.$id == userID).delete()
-        case PlanAdjustmentRecord.schema:
-            try await PlanAdjustmentRecord.query(on: database).filter(\.$patient.$id == userID).delete()
-        case PlanRecord.schema:
-            // Plans made for this patient alone; their adjustments went with the patient's above.
-            let own = try await PlanRecord.query(on: database).filter(\.$patient.$id == userID).all().compactMap(\.id)
-            try await PlanAdjustmentRecord.query(on: database).filter(\.$plan.$id ~~ own).delete()
-            try await PlanRecord.query(on: database).filter(\.$id ~~ own).delete()
-        case AppointmentRecord.schema:
-            try await AppointmentRecord.query(on: database).filter(\.$patient.$id == userID).delete()
-        case CalendarFeedRecord.schema:
-            try await CalendarFeedRecord.query(on: database).filter(\.$patient.$id == userID).delete()
-        case SessionRecord.schema:
-            try await SessionRecord.query(on: database).filter(\.$user.$id == userID).delete()
-        case EmailTokenRecord.schema:
-            try await EmailTokenRecord.query(on: database).filter(\.$user.$id == userID).delete()
-        case RateLimitEventRecord.schema:
-            try await RateLimiter(database: database, services: services)
-                .forget([.account(email: user.email), .account(id: userID)])
-        case ConsentRecord.schema:
-            try await ConsentRecord.query(on: database).filter(\.$user.$id == userID).delete()
-        case EnrollmentRecord.schema:
-            try await EnrollmentRecord.query(on: database).filter(\.$patient.$id == userID).delete()
-        case PairingCodeRecord.schema:
-            try await PairingCodeRecord.query(on: database).filter(\.$redeemedBy.$id == userID).delete()
-        case PatientProfileRecord.schema:
-            try await PatientProfileRecord.query(on: database).filter(\.$user.$id == userID).delete()
-        case TherapistProfileRecord.schema:
-            try await TherapistProfileRecord.query(on: database).filter(\.$user.$id == userID).delete()
-        case StudyStaffRecord.schema:
-            try await StudyStaffRecord.query(on: database).filter(\.$user.$id == userID).delete()
-        case AuditEventRecord.schema:
-            // The log of who looked at the person's data stays, pointing at the tombstone instead of the person and
-            // naming no record of theirs: `response:<id>` becomes `response:erased`.
-            for event in try await AuditEventRecord.query(on: database).filter(\.$subjectID == userID).all() {
-                event.subjectID = tombstoneID
-                event.target = event.target.map(Self.withoutIDs)
-                try await event.save(on: database)
-            }
-        case UserRecord.schema:
-            try await UserRecord.query(on: database).filter(\.$id == userID).delete()
-        default:
-            throw ErasureError.tableWithoutRule(table)
-        }
-    }
-}
-
-extension ErasureService {
-    /// The person's own notifications, and those sent to others about the person's prompts, appointments and
-    /// alerts (a therapist's "look at this alert"), which would otherwise name records that no longer exist.
-    private func eraseNotifications(about userID: UUID, on database: any Database) async throws {
-        let prompts = try await PromptRecord.query(on: database).filter(\.$patient.$id == userID).all(\.$id)
-        let appointments = try await AppointmentRecord.query(on: database).filter(\.$patient.$id == userID).all(\.$id)
-        let alerts = try await AlertRecord.query(on: database).filter(\.$patient.$id == userID).all(\.$id)
-        try await NotificationRecord.query(on: database).group(.or) { either in
-            either.filter(\.$user.$id == userID)
-            if !prompts.isEmpty { either.filter(\.$promptID ~~ prompts.map(Optional.some)) }
-            if !appointments.isEmpty { either.filter(\.$appointmentID ~~ appointments.map(Optional.some)) }
-            for alert in alerts {
-                either.filter(\.$dedupeKey, .contains(inverse: false, .prefix), "alert:\(alert.uuidString.lowercased()):")
-            }
-        }.delete()
-    }
-
-    /// An audit target with every id in it replaced by `erased`.
-    static func withoutIDs(_ target: String) -> String {
-        target.split(separator: ":", omittingEmptySubsequences: false)
-            .map { UUID(uuidString: String($0)) == nil ? String($0) : "erased" }
-            .joined(separator: ":")
+        return Receipt(erasureID: plan.tombstoneID, erasedAt: now, counts: removed.mapValues(\.count).filter { $0.value > 0 })
     }
 }
 

@@ -25,6 +25,28 @@ struct EmailComposer: Sendable {
             footer: localizer.text("email.notification.footer", language), link: link, language: language)
     }
 
+    /// What an erasure removed, as a receipt: one line per kind of record with its count, and when.
+    func erasureReceipt(to address: String, lines: [String], erasedAt: String, language: Language) -> EmailMessage {
+        let subject = localizer.text("email.erasureReceipt.subject", language)
+        let greeting = localizer.text("email.greeting", language)
+        let body = localizer.text("email.erasureReceipt.body", language, ["when": erasedAt])
+        let footer = localizer.text("email.erasureReceipt.footer", language)
+        let signature = localizer.text("email.signature", language)
+        let plain = ([greeting, "", body, ""] + lines.map { "- \($0)" } + ["", footer, "", signature]).joined(separator: "\n")
+        let html = """
+            <!doctype html>
+            <html lang="\(language.rawValue)"><head><meta charset="utf-8"><title>\(subject.htmlEscaped)</title></head>
+            <body style="font-family: sans-serif; font-size: 16px; line-height: 1.5; color: #1b2733;">
+            <p>\(greeting.htmlEscaped)</p>
+            <p>\(body.htmlEscaped)</p>
+            <ul>\(lines.map { "<li>\($0.htmlEscaped)</li>" }.joined())</ul>
+            <p style="font-size: 14px; color: #4a5a6a;">\(footer.htmlEscaped)</p>
+            <p>\(signature.htmlEscaped)</p>
+            </body></html>
+            """
+        return EmailMessage(to: address, subject: subject, text: plain, html: html)
+    }
+
     private func compose(to address: String, kind: String, link: String, language: Language) -> EmailMessage {
         func text(_ key: String) -> String { localizer.text("email.\(kind).\(key)", language) }
         return compose(

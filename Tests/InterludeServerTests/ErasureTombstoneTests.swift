@@ -1,0 +1,98 @@
+import Fluent
+import Foundation
+import Logging
+import SQLKit
+import Testing
+import VaporTesting
+
+@testable import InterludeServer
+
+@Suite("Erasure that holds")
+struct ErasureTombstoneTests {
+    /// The keyed hashes stored in `erased_ids`.
+    static func digests(_ app: TestContext) async throws -> Set<String> {
+        Set(try await ErasedIDRecord.query(on: app.database).all(\.$digest))
+    }
+
+    static func digest(_ id: String, _ app: TestContext) async throws -> String {
+        try await app.app.interlude.serverSecret.digest(id.lowercased(), on: app.database, now: app.clock.now)
+    }
+
+    @Test("an erasure keeps the keyed hash of every id it removed, never the id, and a tombstone naming nobody")
+    func hashesOfEveryID() async throws {
+        try await withTestApp { app in
+            // setup
+            let account = try await ErasureTests().fullAccount(app)
+            let ids = account.identifiers.filter { UUID(uuidString: $0) != nil }
+
+            // act
+            _ = try await account.patient.send(.DELETE, "/me", json: ["password": .string(TestContext.password)])
+
+            // verify
+            let stored = try await Self.digests(app)
+            #expect(ids.count > 10)
+            for id in ids {
+                #expect(stored.contains(try await Self.digest(id, app)), "no hash of \(id)")
+            }
+            let rows = try await ErasureTests.rows(of: ErasedIDRecord.schema, app) + ErasureTests.rows(of: ErasureRecord.schema, app)
+            #expect(!rows.contains { row in ids.contains { row.contains($0) } })
+            let tombstone = try #require(try await ErasureRecord.query(on: app.database).first())
+            #expect(tombstone.scope == .account)
+            #expect(tombstone.role == .patient)
+        }
+    }
+
+    @Test("the person gets a receipt with what was removed, per kind, and when")
+    func receipt() async throws {
+        try await withTestApp { app in
+            // setup
+            let account = try await ErasureTests().fullAccount(app)
+            let before = app.mailer.sent.count
+
+            // act
+            _ = try await account.patient.send(.DELETE, "/me", json: ["password": .string(TestContext.password)])
+
+            // verify
+            let mail = try #require(app.mailer.sent.dropFirst(before).last)
+            #expect(mail.to == "ada@example.org")
+            #expect(mail.subject == "Your data has been deleted")
+            #expect(mail.text.contains("- accounts: 1"))
+            #expect(mail.text.contains("- questionnaire answers: 2"))
+            #expect(mail.text.contains("March 2, 2026"))
+            #expect(!mail.text.contains("audit"))
+        }
+    }
+
+    @Test("the outbox's messages to the erased person are removed, others' stay")
+    func outboxCleaned() async throws {
+        let outbox = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: outbox) }
+        try await withTestApp(settings: { $0.mail = .outbox(outbox.path) }) { app in
+            // setup
+            let (patient, _) = try await app.patient("ada@example.org")
+            _ = try await app.patient("bob@example.org")
+            let mailer = OutboxMailer(directory: outbox.path, from: "Interlude <noreply@interlude.test>", logger: Logger(label: "test"))
+            for address in ["ada@example.org", "bob@example.org", "Ada@Example.org"] {
+                try await mailer.send(EmailMessage(to: address, subject: "Hello", text: "Hi", html: "<p>Hi</p>"))
+            }
+
+            // act
+            _ = try await patient.send(.DELETE, "/me", json: ["password": .string(TestContext.password)])
+
+            // verify
+            let left = try FileManager.default.contentsOfDirectory(atPath: outbox.path)
+            #expect(left.count == 1)
+            let data = try Data(contentsOf: outbox.appendingPathComponent(try #require(left.first)))
+            #expect(OutboxMail.recipient(of: data) == "bob@example.org")
+        }
+    }
+
+    @Test("every table an erasure empties has a name the receipt can show")
+    func receiptNamesEveryTable() async throws {
+        try await withTestApp { app in
+            for table in ErasureMap.personalTables {
+                #expect(app.app.interlude.localizer.has("erasure.table.\(table)"), "\(table)")
+            }
+        }
+    }
+}
