@@ -87,6 +87,43 @@ struct ErasureTombstoneTests {
         }
     }
 
+    @Test("an upload naming an erased id is refused as erased; a fresh id is taken")
+    func syncRefusesErasedIDs() async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, patient, _, promptID) = try await QuestionnaireAPITests().setUp(app, instrument: "who-5")
+            let mutationID = UUID().uuidString.lowercased()
+            let first = try await SyncTests().push(patient, [SyncTests().createAppointment(app, id: mutationID)])
+            try #require(first.results.map(\.status) == [.applied])
+            let responseID = UUID().uuidString.lowercased()
+            let answered = try await patient.send(
+                .POST, "/me/responses",
+                json: ["id": .string(responseID), "promptId": .string(promptID), "instrumentKey": "who-5", "version": 1,
+                    "answers": SyncTests.who5, "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+            try #require(answered.status == .created)
+            _ = try await patient.send(.DELETE, "/me", json: ["password": .string(TestContext.password)])
+            let (other, _) = try await app.patient("other@example.org")
+
+            // act
+            let replayed = try await SyncTests().push(other, [SyncTests().createAppointment(app, id: mutationID)])
+            let resent = try await other.send(
+                .POST, "/me/responses",
+                json: ["id": .string(responseID), "promptId": .string(promptID), "instrumentKey": "who-5", "version": 1,
+                    "answers": SyncTests.who5, "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+            let fresh = try await SyncTests().push(
+                other, [["id": .string(UUID().uuidString), "type": "appointment.create",
+                    "appointment": SyncTests.appointment(app, title: "New", days: 1, hour: 9)]])
+
+            // verify
+            #expect(replayed.results.map(\.status) == [.rejected])
+            #expect(replayed.results.first?.problem?._type == "/problems/erased")
+            #expect(resent.status == .gone)
+            #expect(resent.body["type"].string == "/problems/erased")
+            #expect(fresh.results.map(\.status) == [.applied])
+            #expect(try await app.count("sync_mutations WHERE id = '\(mutationID)'") == 0)
+        }
+    }
+
     @Test("every table an erasure empties has a name the receipt can show")
     func receiptNamesEveryTable() async throws {
         try await withTestApp { app in

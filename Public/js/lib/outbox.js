@@ -78,7 +78,8 @@ export function flush(api) {
         await run(QUEUE, "readwrite", (store) => store.delete(item.id));
         // Sent answers need no copy on the device any more.
         if (item.type === "response") forgetDraft(item.response.promptId);
-        if (outcome.status !== "applied") {
+        // Data erased at the person's request is not kept or reported: the copy here simply goes.
+        if (outcome.status !== "applied" && outcome.problem?.type !== "/problems/erased") {
           await run(REPORTS, "readwrite", (store) =>
             store.put({ id: item.id, label: item.label, status: outcome.status, detail: outcome.problem?.detail || "" }),
           );

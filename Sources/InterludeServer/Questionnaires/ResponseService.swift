@@ -42,7 +42,10 @@ struct ResponseService: Sendable {
             return .repeated(try open(existing))
         }
         guard let prompt = try await PromptRecord.find(submission.promptID, on: database), prompt.$patient.id == patientID
-        else { throw AppError.field("promptId", .unknown) }
+        else {
+            try await ErasedIDs(database: database, services: services).refuse(submission.id, submission.promptID)
+            throw AppError.field("promptId", .unknown)
+        }
         var validator = FieldValidator()
         if submission.instrumentKey != prompt.instrumentKey { validator.add("instrumentKey", .mismatch) }
         if submission.version != prompt.instrumentVersion { validator.add("version", .mismatch) }

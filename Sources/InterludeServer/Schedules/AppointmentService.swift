@@ -30,6 +30,7 @@ struct AppointmentService: Sendable {
     ) async throws -> Shown {
         let draft = try AppointmentDraft.validate(
             title: title, startsAt: startsAt, endsAt: endsAt, comment: comment, timeZone: patient.zone)
+        try await ErasedIDs(database: database, services: services).refuse(id)
         let record = AppointmentRecord(
             patientID: try patient.requireID(), createdBy: try author.requireID(),
             sealedTitle: try services.cipher.seal(draft.title), sealedComment: try draft.comment.map(services.cipher.seal),

@@ -114,6 +114,15 @@ struct SyncService: Sendable {
         case deleteAppointment(id: UUID, baseVersion: Int)
         case interventionSeen(id: UUID)
         case completeIntervention(id: UUID)
+
+        /// The ids of the records the mutation names.
+        var ids: [UUID] {
+            switch self {
+            case .response(let submission): return [submission.id, submission.promptID]
+            case .createAppointment(let id, _), .updateAppointment(let id, _, _), .deleteAppointment(let id, _): return [id]
+            case .interventionSeen(let id), .completeIntervention(let id): return [id]
+            }
+        }
     }
 
     struct AppointmentFields: Sendable {
@@ -148,7 +157,13 @@ struct SyncService: Sendable {
     {
         let patientID = try patient.requireID()
         var results: [Result] = []
+        let erased = ErasedIDs(database: database, services: services)
         for (id, mutation) in mutations {
+            // A change to data erased meanwhile is answered, not kept: the app drops its copy.
+            if try await erased.containsAny([id] + mutation.ids) {
+                results.append(rejected(id, .erased, language: language))
+                continue
+            }
             if let replay = try await replay(id, for: patientID, language: language) {
                 results.append(replay)
                 continue
