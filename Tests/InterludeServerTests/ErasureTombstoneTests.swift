@@ -124,6 +124,54 @@ struct ErasureTombstoneTests {
         }
     }
 
+    @Test("a backup restored after an erasure holds the person again until `erasures apply` erases them once more")
+    func restoredBackup() async throws {
+        guard TestDatabase.postgresURL == nil else { return }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("backup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let live = folder.appendingPathComponent("live.sqlite").path
+        let backup = folder.appendingPathComponent("backup.sqlite").path
+        var account: ErasureTests.FullAccount?
+        var list = ""
+        var key = ""
+        // A server with a file database: a backup, then the erasure, then the list an operator keeps.
+        try await withTestApp(settings: { $0.database = .sqliteFile(live) }) { app in
+            account = try await ErasureTests().fullAccount(app)
+            key = app.settings.dataKey ?? ""
+            let size = try await DatabaseBackup(database: app.database, settings: app.settings).write(to: backup)
+            #expect(size > 0)
+            await #expect(throws: DatabaseBackup.Failure.self) {
+                try await DatabaseBackup(database: app.database, settings: app.settings).write(to: backup)
+            }
+            _ = try await account?.patient.send(.DELETE, "/me", json: ["password": .string(TestContext.password)])
+            let entries = try await ErasedIDs(database: app.database, services: app.app.interlude).list(since: .t0)
+            list = ([ErasedIDs.Entry.header] + entries.map(\.line)).joined(separator: "\n")
+        }
+        let lines = list.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        let entries = lines.compactMap(ErasedIDs.Entry.init(line:))
+        #expect(entries.count == lines.count && entries.count > 10)
+        let erased = try #require(account)
+
+        // The backup, restored.
+        try await withTestApp(settings: { $0.database = .sqliteFile(backup); $0.dataKey = key }) { app in
+            let before = try await ErasureTests().traces(of: erased, app)
+            #expect(try await app.count("erasures") == 0)
+
+            // act
+            let outcome = try await ErasureReplay(database: app.database, services: app.app.interlude).apply(entries)
+            let again = try await ErasureReplay(database: app.database, services: app.app.interlude).apply(entries)
+
+            // verify
+            #expect(before.values.map(\.count).reduce(0, +) > 10)
+            #expect(outcome.tombstonesAdded == 1 && outcome.accounts == 1)
+            #expect(again == .init())
+            #expect(try await ErasureTests().traces(of: erased, app).isEmpty)
+            #expect(try await app.count("erasures") == 1)
+            #expect(try await app.count("users WHERE email = 'bob@example.org'") == 1)
+        }
+    }
+
     @Test("every table an erasure empties has a name the receipt can show")
     func receiptNamesEveryTable() async throws {
         try await withTestApp { app in

@@ -112,4 +112,6 @@ public func registerCommands(_ app: Application) {
     app.asyncCommands.use(DemoCommand(), as: "demo")
     app.asyncCommands.use(BenchmarkCommand(), as: "benchmark")
     app.asyncCommands.use(ExportCommand(), as: "export")
+    app.asyncCommands.use(BackupCommand(), as: "backup")
+    app.asyncCommands.use(ErasuresCommand(), as: "erasures")
 }
