@@ -120,7 +120,7 @@ struct ErasureTombstoneTests {
             #expect(resent.status == .gone)
             #expect(resent.body["type"].string == "/problems/erased")
             #expect(fresh.results.map(\.status) == [.applied])
-            #expect(try await app.count("sync_mutations WHERE id = '\(mutationID)'") == 0)
+            #expect(try await SyncMutationRecord.find(try #require(UUID(uuidString: mutationID)), on: app.database) == nil)
         }
     }
 

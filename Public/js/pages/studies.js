@@ -45,19 +45,59 @@ export async function run() {
       leave.type = "button";
       leave.className = "secondary";
       leave.textContent = message(enrollment.status === "active" ? "leave" : "withdraw");
-      leave.addEventListener("click", async () => {
-        if (!confirm(message("confirmLeave"))) return;
-        const result = await api("DELETE", `/studies/${study.id}/enrollment`);
+      const choice = leaveChoice(study, async (erase) => {
+        const result = await api("DELETE", `/studies/${study.id}/enrollment${erase ? "?erase=true" : ""}`);
         if (result.ok) {
-          announce(message("left"));
+          announce(message(erase ? "leftErased" : "left"));
           await render();
         }
       });
-      card.append(leave);
+      leave.addEventListener("click", () => {
+        leave.hidden = true;
+        choice.hidden = false;
+        choice.querySelector("input").focus();
+      });
+      choice.addEventListener("cancel-leave", () => {
+        choice.hidden = true;
+        leave.hidden = false;
+        leave.focus();
+      });
+      card.append(leave, choice);
       return card;
     }
     card.append(joinForm(study));
     return card;
+  };
+  // Leaving asks how: stop and keep what was given, or stop and delete it.
+  const leaveChoice = (study, send) => {
+    const panel = document.createElement("fieldset");
+    panel.className = "leave-choice";
+    panel.hidden = true;
+    const name = `leave-${study.id}`;
+    panel.innerHTML = `
+      <legend></legend>
+      <div class="choice"><input type="radio" name="${name}" id="${name}-keep" value="keep" checked><label for="${name}-keep"></label></div>
+      <p class="hint" data-hint="keep"></p>
+      <div class="choice"><input type="radio" name="${name}" id="${name}-erase" value="erase"><label for="${name}-erase"></label></div>
+      <p class="hint" data-hint="erase"></p>
+      <div class="actions"><button type="button" class="danger" data-confirm></button>
+      <button type="button" class="secondary" data-cancel></button></div>`;
+    panel.querySelector("legend").textContent = message("leaveHow");
+    panel.querySelector(`label[for="${name}-keep"]`).textContent = message("leaveKeep");
+    panel.querySelector('[data-hint="keep"]').textContent = message("leaveKeepHint");
+    panel.querySelector(`label[for="${name}-erase"]`).textContent = message("leaveErase");
+    panel.querySelector('[data-hint="erase"]').textContent = message("leaveEraseHint");
+    const confirmButton = panel.querySelector("[data-confirm]");
+    confirmButton.textContent = message("leaveConfirm");
+    confirmButton.addEventListener("click", async () => {
+      confirmButton.disabled = true;
+      await send(panel.querySelector(`#${name}-erase`).checked);
+      confirmButton.disabled = false;
+    });
+    const cancel = panel.querySelector("[data-cancel]");
+    cancel.textContent = message("leaveCancel");
+    cancel.addEventListener("click", () => panel.dispatchEvent(new CustomEvent("cancel-leave")));
+    return panel;
   };
   const joinForm = (study) => {
     const form = document.createElement("form");

@@ -113,12 +113,29 @@ struct StudyService: Sendable {
         return enrollment
     }
 
-    /// Leaves a study (or withdraws a pending request); leaving a practice ends the pairing.
-    func leave(patient: UserRecord, studyID: UUID) async throws {
+    /// Leaves a study (or withdraws a pending request); leaving a practice ends the pairing. With `erase`, what the
+    /// person gave in the study goes too (also after leaving it earlier), leaving a tombstone and a receipt by email.
+    func leave(patient: UserRecord, studyID: UUID, erase: Bool = false) async throws {
         let patientID = try patient.requireID()
-        guard let enrollment = try await currentEnrollment(patientID: patientID, studyID: studyID) else {
+        let current = try await currentEnrollment(patientID: patientID, studyID: studyID)
+        if let current { try await withdraw(current, patientID: patientID, studyID: studyID) }
+        if erase {
+            let enrolledOnce = try await EnrollmentRecord.query(on: database)
+                .filter(\.$patient.$id == patientID).filter(\.$study.$id == studyID).first() != nil
+            guard enrolledOnce, let study = try await StudyRecord.find(studyID, on: database) else {
+                throw AppError.conflict(.notEnrolled)
+            }
+            let receipt = try await ErasureService(database: database, services: services).eraseStudyData(of: patient, in: study)
+            await ErasureReceipts(services: services).send(
+                receipt, to: patient.email, language: patient.language, zone: patient.zone, study: study.title)
+        } else if current == nil {
             throw AppError.conflict(.notEnrolled)
         }
+        _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID])
+    }
+
+    /// Marks the enrolment withdrawn, revokes the study's consents and drops messages planned ahead.
+    private func withdraw(_ enrollment: EnrollmentRecord, patientID: UUID, studyID: UUID) async throws {
         let now = self.now
         try await database.transaction { database in
             enrollment.status = EnrollmentStatus.withdrawn
@@ -138,7 +155,6 @@ struct StudyService: Sendable {
                 .filter(\.$deliverAt > now)
                 .delete()
         }
-        _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID])
     }
 
     private func currentEnrollment(patientID: UUID, studyID: UUID) async throws -> EnrollmentRecord? {

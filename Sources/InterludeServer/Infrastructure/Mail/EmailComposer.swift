@@ -26,10 +26,13 @@ struct EmailComposer: Sendable {
     }
 
     /// What an erasure removed, as a receipt: one line per kind of record with its count, and when.
-    func erasureReceipt(to address: String, lines: [String], erasedAt: String, language: Language) -> EmailMessage {
+    /// `study` names the study when only the data given in it went.
+    func erasureReceipt(to address: String, lines: [String], erasedAt: String, study: String?, language: Language) -> EmailMessage {
         let subject = localizer.text("email.erasureReceipt.subject", language)
         let greeting = localizer.text("email.greeting", language)
-        let body = localizer.text("email.erasureReceipt.body", language, ["when": erasedAt])
+        let body =
+            study.map { localizer.text("email.erasureReceipt.bodyStudy", language, ["when": erasedAt, "study": $0]) }
+            ?? localizer.text("email.erasureReceipt.body", language, ["when": erasedAt])
         let footer = localizer.text("email.erasureReceipt.footer", language)
         let signature = localizer.text("email.signature", language)
         let plain = ([greeting, "", body, ""] + lines.map { "- \($0)" } + ["", footer, "", signature]).joined(separator: "\n")

@@ -64,7 +64,7 @@ extension APIHandler {
     func leaveStudy(_ input: Operations.LeaveStudy.Input) async throws -> Operations.LeaveStudy.Output {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
-        try await context.studies.leave(patient: patient, studyID: try pathID(input.path.studyId))
+        try await context.studies.leave(patient: patient, studyID: try pathID(input.path.studyId), erase: input.query.erase ?? false)
         return .noContent
     }
 
