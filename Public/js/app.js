@@ -9,6 +9,7 @@ import { session } from "./lib/storage.js";
 
 /** The pages that have a module, by the name the page gives itself. */
 const PAGES = new Set([
+  "access-log",
   "appointments",
   "forgot-password",
   "home",

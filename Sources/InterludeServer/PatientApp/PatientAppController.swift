@@ -33,6 +33,7 @@ struct PatientAppController {
         ("appointments", "app/appointments", "app.appointments.title"),
         ("schedule", "app/schedule", "app.schedule.title"),
         ("interventions", "app/interventions", "app.interventions.title"),
+        ("access-log", "app/access-log", "app.accessLog.title"),
     ]
 
     static let script = "/js/app.js"

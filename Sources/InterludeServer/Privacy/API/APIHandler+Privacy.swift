@@ -1,0 +1,39 @@
+import Foundation
+import InterludeCore
+
+// MARK: - The person's own data: who looked at it
+
+extension APIHandler {
+    func getMyAccessLog(_ input: Operations.GetMyAccessLog.Input) async throws -> Operations.GetMyAccessLog.Output {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        try checkLimits([(input.query.before, "before", 80)])
+        let page = try await OwnAccessLog(database: context.database)
+            .page(of: patient, before: input.query.before, limit: input.query.limit ?? 50)
+        let localizer = context.services.localizer
+        let language = context.request.language
+        return .ok(.init(body: .json(.init(
+            entries: page.entries.map { .init($0, localizer: localizer, language: language) }, next: page.next?.text))))
+    }
+}
+
+extension Components.Schemas.AccessLogEntry {
+    init(_ entry: OwnAccessLog.Entry, localizer: Localizer, language: Language) {
+        let actor: String
+        switch entry.actorRole {
+        case .therapist:
+            actor = entry.therapistName.map { localizer.text("accessLog.actor.therapist", language, ["name": $0]) }
+                ?? localizer.text("accessLog.actor.someTherapist", language)
+        case .researcher:
+            actor = entry.study.map { localizer.text("accessLog.actor.research", language, ["study": $0.title]) }
+                ?? localizer.text("accessLog.actor.researcher", language)
+        case .admin, .patient:
+            actor = localizer.text("accessLog.actor.admin", language)
+        }
+        self.init(
+            id: entry.id.uuidString.lowercased(), occurredAt: entry.occurredAt, action: entry.action,
+            activity: localizer.text("audit.\(entry.action)", language),
+            actorRole: entry.actorRole == .therapist ? .therapist : entry.actorRole == .researcher ? .researcher : .admin,
+            actor: actor, studyId: entry.study?.id?.uuidString.lowercased(), studyTitle: entry.study?.title)
+    }
+}
