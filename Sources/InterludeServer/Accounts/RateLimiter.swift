@@ -119,5 +119,5 @@ struct RateLimiter: Sendable {
         try await services.serverSecret.digest(subject.raw, on: database, now: now)
     }
 
-    private static let longestWindow: TimeInterval = Scope.allCases.map(\.policy.window).max() ?? 3600
+    static let longestWindow: TimeInterval = Scope.allCases.map(\.policy.window).max() ?? 3600
 }

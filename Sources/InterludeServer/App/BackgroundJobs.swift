@@ -2,7 +2,7 @@ import Foundation
 import Vapor
 
 /// The server's background work: the planner (with message plans and rules about missed prompts), the
-/// notification outbox with its dispatcher and alert escalation, and research exports. Inside `serve`
+/// notification outbox with its dispatcher and alert escalation, research exports, and retention. Inside `serve`
 /// each runs on its own timer; `interlude worker` runs both without serving HTTP.
 enum BackgroundJobs {
     private struct TasksKey: StorageKey {
@@ -63,6 +63,22 @@ enum BackgroundJobs {
         }
     }
 
+    /// How often the retention job looks for what is past its period.
+    static let retentionInterval = 3600
+
+    /// Deletes by age what has served its purpose.
+    static func retain(_ app: Application) async {
+        do {
+            let report = try await Retention(database: app.db, services: app.interlude).run()
+            if report != Retention.Report() {
+                app.logger.info(
+                    "Retention: \(report.sessions) sessions, \(report.emailTokens) email links, \(report.accessTokens) access tokens, \(report.rateLimitEvents) rate-limit counts, \(report.syncMutations) sync answers, \(report.outboxFiles) outbox files and \(report.auditEvents) audit events deleted; \(report.notificationTexts) notification texts cleared")
+            }
+        } catch {
+            app.logger.error("Retention failed: \(String(describing: error))")
+        }
+    }
+
     /// Runs `job` every `interval` seconds until cancelled.
     static func repeatEvery(_ interval: Int, _ job: @escaping @Sendable () async -> Void) async {
         while !Task.isCancelled {
@@ -84,6 +100,9 @@ enum BackgroundJobs {
         if settings.exportInterval > 0 {
             tasks.append(Task { await repeatEvery(settings.exportInterval) { await export(app) } })
         }
+        if settings.plannerInterval > 0 {
+            tasks.append(Task { await repeatEvery(retentionInterval) { await retain(app) } })
+        }
         guard !tasks.isEmpty else { return }
         app.storage[TasksKey.self] = tasks
         app.lifecycle.use(Stopper())
@@ -101,7 +120,7 @@ enum BackgroundJobs {
 struct WorkerCommand: AsyncCommand {
     struct Signature: CommandSignature {}
 
-    var help: String { "Runs the background jobs (planner, notifications, exports) without serving HTTP." }
+    var help: String { "Runs the background jobs (planner, notifications, exports, retention) without serving HTTP." }
 
     func run(using context: CommandContext, signature: Signature) async throws {
         let app = context.application
@@ -116,6 +135,7 @@ struct WorkerCommand: AsyncCommand {
             group.addTask { await BackgroundJobs.repeatEvery(planEvery) { await BackgroundJobs.plan(app) } }
             group.addTask { await BackgroundJobs.repeatEvery(notifyEvery) { await BackgroundJobs.notify(app) } }
             group.addTask { await BackgroundJobs.repeatEvery(exportEvery) { await BackgroundJobs.export(app) } }
+            group.addTask { await BackgroundJobs.repeatEvery(BackgroundJobs.retentionInterval) { await BackgroundJobs.retain(app) } }
         }
     }
 }

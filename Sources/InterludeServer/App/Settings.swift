@@ -47,6 +47,8 @@ public struct Settings: Sendable {
     public var exportInterval: Int
     /// How many days a finished export stays for download.
     public var exportRetentionDays: Int
+    /// How long the retention job keeps what has served its purpose.
+    public var retention = Retention()
     /// Whether the console cookie is sent only over HTTPS.
     public var secureCookies: Bool { publicURL.lowercased().hasPrefix("https://") }
 
@@ -74,6 +76,22 @@ public struct Settings: Sendable {
         self.metricsToken = metricsToken
         self.exportInterval = exportInterval
         self.exportRetentionDays = exportRetentionDays
+    }
+
+    /// How long data that has served its purpose is kept before the retention job deletes it.
+    public struct Retention: Sendable, Equatable {
+        /// Days after their expiry that sessions, email links and access tokens are kept.
+        public var expiredDays = 7
+        /// Days after sending (or giving up) that a notification keeps its title and text.
+        public var notificationDays = 30
+        /// Days an applied sync mutation's answer is kept for a repeated upload.
+        public var syncDays = 90
+        /// Days an outbox email file is kept.
+        public var outboxDays = 30
+        /// Years the audit log is kept.
+        public var auditYears = 10
+
+        public init() {}
     }
 
     /// Web Push, APNs and the dispatcher that sends through them.
@@ -225,13 +243,21 @@ public struct Settings: Sendable {
         } else if let missing = zip(apnsNames, apnsValues).first(where: { $0.1 == nil }), apnsValues.contains(where: { $0 != nil }) {
             throw SettingsError.invalid(name: missing.0, value: "", expected: "a value, as the other APNS_ settings are set")
         }
-        return Settings(
+        var retention = Retention()
+        retention.expiredDays = try integer("RETENTION_EXPIRED_DAYS", default: retention.expiredDays, in: 0...3650)
+        retention.notificationDays = try integer("RETENTION_NOTIFICATION_DAYS", default: retention.notificationDays, in: 1...3650)
+        retention.syncDays = try integer("RETENTION_SYNC_DAYS", default: retention.syncDays, in: 31...3650)
+        retention.outboxDays = try integer("RETENTION_OUTBOX_DAYS", default: retention.outboxDays, in: 1...3650)
+        retention.auditYears = try integer("RETENTION_AUDIT_YEARS", default: retention.auditYears, in: 1...100)
+        var settings = Settings(
             dataDirectory: dataDirectory, database: database, publicURL: publicURL, hostname: hostname, port: port,
             mail: mail, mailFrom: mailFrom, adminEmail: adminEmail, trustedProxies: trustedProxies,
             dataKey: value("INTERLUDE_DATA_KEY"), plannerInterval: plannerInterval, plannerHorizonDays: plannerHorizonDays,
             push: push, metricsToken: value("METRICS_TOKEN"),
             exportInterval: try integer("EXPORT_INTERVAL", default: 5, in: 0...3600),
             exportRetentionDays: try integer("EXPORT_RETENTION_DAYS", default: defaultExportRetentionDays, in: 1...365))
+        settings.retention = retention
+        return settings
     }
 }
 

@@ -1,0 +1,80 @@
+import Fluent
+import Foundation
+import Logging
+import Testing
+import VaporTesting
+
+@testable import InterludeServer
+
+@Suite("Retention")
+struct RetentionTests {
+    @Test("the retention job removes exactly what is past its period and keeps what is not")
+    func removesWhatIsPastItsPeriod() async throws {
+        let outbox = FileManager.default.temporaryDirectory.appendingPathComponent("retention-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: outbox) }
+        try await withTestApp(settings: { $0.mail = .outbox(outbox.path) }) { app in
+            // setup: for every kind one item a day past its period and one a day short of it
+            let (_, therapistID) = try await app.staff("therapist", "berger@praxis.example")
+            let (_, patientID) = try await app.patient("ada@example.org")
+            let now = app.clock.now
+            let day: TimeInterval = 86_400
+            func ago(_ days: Double) -> Date { now.addingTimeInterval(-days * day) }
+            for days in [8.0, 6.0] {
+                try await SessionRecord(userID: patientID, kind: .api, tokenHash: UUID().uuidString, csrfToken: nil, expiresAt: ago(days), now: ago(40))
+                    .create(on: app.database)
+                try await EmailTokenRecord(
+                    userID: patientID, purpose: .passwordReset, tokenHash: UUID().uuidString, email: "ada@example.org", expiresAt: ago(days), now: ago(40)
+                ).create(on: app.database)
+                try await AccessTokenRecord(
+                    userID: therapistID, name: "script", scope: .exportsRead, studyIDs: [], tokenHash: UUID().uuidString, expiresAt: ago(days), now: ago(40)
+                ).create(on: app.database)
+            }
+            for days in [31.0, 29.0] {
+                let notification = NotificationRecord(
+                    userID: patientID, category: .questionnaires, dedupeKey: UUID().uuidString, title: "Your questionnaire", body: "Mood check",
+                    path: "/app", dueAt: ago(days), expiresAt: ago(days - 1), now: ago(days))
+                notification.status = .sent
+                try await notification.create(on: app.database)
+                let file = outbox.appendingPathComponent("\(Int(days)).eml")
+                try FileManager.default.createDirectory(at: outbox, withIntermediateDirectories: true)
+                try Data("To: ada@example.org\r\n\r\nHi".utf8).write(to: file)
+                try FileManager.default.setAttributes([.modificationDate: ago(days)], ofItemAtPath: file.path)
+            }
+            let queued = NotificationRecord(
+                userID: patientID, category: .questionnaires, dedupeKey: "queued", title: "Waiting", body: "Still due", path: "/app",
+                dueAt: ago(40), expiresAt: now.addingTimeInterval(day), now: ago(40))
+            try await queued.create(on: app.database)
+            for days in [91.0, 89.0] {
+                try await SyncMutationRecord(id: UUID(), userID: patientID, result: "{}", now: ago(days)).create(on: app.database)
+            }
+            for days in [1.0, 0.0] {
+                try await RateLimitEventRecord(scope: .login, key: UUID().uuidString, occurredAt: ago(days) - RateLimiter.longestWindow + 1)
+                    .create(on: app.database)
+            }
+            for days in [10 * 365.25 + 1, 10 * 365.25 - 2] {
+                try await AuditEventRecord(
+                    actorID: therapistID, actorRole: .therapist, action: AuditAction.patientRead.rawValue, subjectID: patientID, target: nil,
+                    occurredAt: ago(days)
+                ).create(on: app.database)
+            }
+            let audit = try await AuditEventRecord.query(on: app.database).count()
+
+            // act
+            let report = try await Retention(database: app.database, services: app.app.interlude).run()
+            let again = try await Retention(database: app.database, services: app.app.interlude).run()
+
+            // verify
+            #expect(report == .init(sessions: 1, emailTokens: 1, accessTokens: 1, rateLimitEvents: 1, notificationTexts: 1,
+                syncMutations: 1, outboxFiles: 1, auditEvents: 1))
+            #expect(again == .init())
+            #expect(try await SessionRecord.query(on: app.database).filter(\.$expiresAt < ago(7)).count() == 0)
+            #expect(try await SessionRecord.query(on: app.database).filter(\.$expiresAt == ago(6)).count() == 1)
+            let texts = try await NotificationRecord.query(on: app.database).sort(\.$dueAt).all().map { "\($0.title)|\($0.body)" }
+            #expect(texts == ["Waiting|Still due", "|", "Your questionnaire|Mood check"])
+            #expect(try await NotificationRecord.query(on: app.database).count() == 3)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path) == ["29.eml"])
+            #expect(try await SyncMutationRecord.query(on: app.database).count() == 1)
+            #expect(try await AuditEventRecord.query(on: app.database).count() == audit - 1)
+        }
+    }
+}
