@@ -2,7 +2,7 @@
 // their definitions, appointments) so the app opens and questionnaires can be answered without a connection;
 // shows push notifications and opens the page a tap asks for.
 
-const VERSION = "interlude-v4";
+const VERSION = "interlude-v5";
 const SHELL = [
   "/app",
   "/app/questionnaires",
@@ -27,6 +27,7 @@ const SHELL = [
   "/js/lib/push.js",
   "/js/lib/questionnaire.js",
   "/js/lib/storage.js",
+  "/js/pages/access-log.js",
   "/js/pages/appointments.js",
   "/js/pages/forgot-password.js",
   "/js/pages/home.js",
