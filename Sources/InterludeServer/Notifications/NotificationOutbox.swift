@@ -99,8 +99,7 @@ struct NotificationOutbox: Sendable {
     @discardableResult
     func enqueue(_ items: [Item], now: Date) async throws -> Int {
         var added = 0
-        for start in stride(from: 0, to: items.count, by: 500) {
-            let batch = Array(items[start..<min(start + 500, items.count)])
+        for batch in items.batches() {
             let known = Set(
                 try await NotificationRecord.query(on: database).filter(\.$dedupeKey ~~ batch.map(\.dedupeKey))
                     .all().map(\.dedupeKey))

@@ -28,9 +28,7 @@ struct ErasedIDs: Sendable {
         let rows = removed.sorted { $0.key < $1.key }.flatMap { table, ids in
             ids.map { ErasedIDRecord(erasureID: erasure, table: table, digest: ServerSecret.digest(Self.text($0), with: key)) }
         }
-        for start in stride(from: 0, to: rows.count, by: 500) {
-            try await Array(rows[start..<min(start + 500, rows.count)]).create(on: database)
-        }
+        for batch in rows.batches() { try await Array(batch).create(on: database) }
     }
 
     /// Whether any of `ids` was erased.

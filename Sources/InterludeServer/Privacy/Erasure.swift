@@ -88,7 +88,7 @@ struct ErasureService: Sendable {
     /// tombstone exists already.
     @discardableResult
     func erase(_ user: UserRecord, leavingTombstone: Bool = true) async throws -> Receipt {
-        let receipt = try await run(ErasureRun(user: user, scope: .account, study: nil), leavingTombstone: leavingTombstone)
+        let receipt = try await run(try ErasureRun(user: user, scope: .account, study: nil), leavingTombstone: leavingTombstone)
         OutboxMail(services: services).remove(addressedTo: user.email)
         return receipt
     }
@@ -97,7 +97,7 @@ struct ErasureService: Sendable {
     /// interventions and alerts there (and a practice's appointments), leaving the rest of the account.
     @discardableResult
     func eraseStudyData(of user: UserRecord, in study: StudyRecord, leavingTombstone: Bool = true) async throws -> Receipt {
-        try await run(ErasureRun(user: user, scope: .studyData, study: study), leavingTombstone: leavingTombstone)
+        try await run(try ErasureRun(user: user, scope: .studyData, study: study), leavingTombstone: leavingTombstone)
     }
 
     private func run(_ plan: ErasureRun, leavingTombstone: Bool) async throws -> Receipt {

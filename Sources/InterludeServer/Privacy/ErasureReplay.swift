@@ -40,9 +40,7 @@ struct ErasureReplay: Sendable {
         for table in ErasureMap.personalTables {
             let ids = try await sql.select().column("id").from(table).all().compactMap { try? $0.decode(column: "id", as: UUID.self) }
             let hits = ids.filter { named($0, in: table) }
-            for start in stride(from: 0, to: hits.count, by: 500) {
-                try await sql.delete(from: table).where("id", .in, Array(hits[start..<min(start + 500, hits.count)])).run()
-            }
+            for batch in hits.batches() { try await sql.delete(from: table).where("id", .in, Array(batch)).run() }
             outcome.rows += hits.count
         }
         return outcome
@@ -61,9 +59,7 @@ struct ErasureReplay: Sendable {
                     erasedAt: first.erasedAt
                 ).create(on: database)
                 let rows = group.map { ErasedIDRecord(erasureID: erasureID, table: $0.table, digest: $0.digest) }
-                for start in stride(from: 0, to: rows.count, by: 500) {
-                    try await Array(rows[start..<min(start + 500, rows.count)]).create(on: database)
-                }
+                for batch in rows.batches() { try await Array(batch).create(on: database) }
             }
             added += 1
         }

@@ -15,8 +15,8 @@ struct ErasureRun: Sendable {
     let tombstoneID = UUID()
     private(set) var removed: [String: [UUID]] = [:]
 
-    init(user: UserRecord, scope: ErasureScope, study: StudyRecord?) {
-        userID = user.id ?? UUID()
+    init(user: UserRecord, scope: ErasureScope, study: StudyRecord?) throws {
+        userID = try user.requireID()
         email = user.email
         role = user.role
         self.scope = scope
@@ -142,13 +142,10 @@ struct ErasureRun: Sendable {
         }
     }
 
-    /// Deletes what `query` finds and remembers the ids, in slices small enough for any engine's parameter limit.
+    /// Deletes what `query` finds and remembers the ids.
     private mutating func remove<M: Model>(_ query: QueryBuilder<M>, from table: String) async throws where M.IDValue == UUID {
         let ids = try await query.all(\._$id)
-        for slice in stride(from: 0, to: ids.count, by: 500) {
-            let part = Array(ids[slice..<min(slice + 500, ids.count)])
-            try await M.query(on: query.database).filter(\._$id ~~ part).delete()
-        }
+        for batch in ids.batches() { try await M.query(on: query.database).filter(\._$id ~~ Array(batch)).delete() }
         removed[table, default: []] += ids
     }
 

@@ -70,9 +70,9 @@ struct Planner: Sendable {
         let waiting = try await waitingQuery.field(\.$patient.$id).unique().all().map { $0.$patient.id }
         let patientIDs = Set(byPatient.keys).union(waiting)
         let ordered = patientIDs.sorted { $0.uuidString < $1.uuidString }
-        for start in stride(from: 0, to: ordered.count, by: 500) {
+        for batch in ordered.batches() {
             let part = try await planChunk(
-                Array(ordered[start..<min(start + 500, ordered.count)]), enrollments: byPatient, plans: decoded,
+                Array(batch), enrollments: byPatient, plans: decoded,
                 now: now, on: database)
             report.created += part.created
             report.updated += part.updated
@@ -213,8 +213,7 @@ struct Planner: Sendable {
             "status", "source", "plan_id", "occurrence", "changed_at",
         ]
         let ready = prompts.compactMap { prompt in versions[StudyInstrument(prompt)].map { (prompt, $0) } }
-        for start in stride(from: 0, to: ready.count, by: Self.insertBatch) {
-            let batch = ready[start..<min(start + Self.insertBatch, ready.count)]
+        for batch in ready.batches(of: Self.insertBatch) {
             var builder = sql.insert(into: PromptRecord.schema).columns(columns)
             for (prompt, version) in batch {
                 builder = builder.values([

@@ -37,8 +37,8 @@ struct DispatcherBenchmark {
         let people = try await BenchmarkPopulation.make(count, on: app.db, now: now)
         let browserKey = P256.KeyAgreement.PrivateKey().publicKey.x963Representation.base64URLEncoded
         let secret = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64URLEncoded
-        for start in stride(from: 0, to: people.patients.count, by: 500) {
-            try await people.patients[start..<min(start + 500, people.patients.count)].map {
+        for batch in people.patients.batches() {
+            try await batch.map {
                 DeviceRecord(
                     userID: $0.id!, platform: .webpush, address: "\(endpoint.baseURL)/push/\($0.id!)", p256dh: browserKey,
                     auth: secret, now: now)
