@@ -45,6 +45,7 @@ enum AuditAction: String, Sendable, CaseIterable {
     case alertsRead = "alerts.read"
     case alertAcknowledged = "alert.acknowledged"
     case studyChanged = "study.changed"
+    case consentVersionCreated = "study.consent.versionCreated"
     case teamChanged = "study.team.changed"
     case exportRequested = "study.export.requested"
     case exportDownloaded = "study.export.downloaded"

@@ -58,12 +58,12 @@ struct AccountService: Sendable {
                     userID: userID, shareWithResearch: registration.shareWithResearch, on: database)
                 try await ConsentRecord(
                     userID: userID, document: .privacyPolicy, version: registration.privacyPolicyVersion,
-                    grantedAt: now
+                    grantedAt: now, method: .registration
                 ).create(on: database)
                 if registration.shareWithResearch {
                     try await ConsentRecord(
                         userID: userID, document: .researchSharing, version: registration.privacyPolicyVersion,
-                        grantedAt: now
+                        grantedAt: now, method: .registration
                     ).create(on: database)
                 }
                 if let token {
@@ -329,8 +329,9 @@ enum Consents {
     static func recordResearchSharing(_ share: Bool, userID: UUID, now: Date, on database: any Database) async throws {
         if share {
             let version = try await SiteTexts(database: database).privacyPolicyVersion()
-            try await ConsentRecord(userID: userID, document: .researchSharing, version: version, grantedAt: now)
-                .create(on: database)
+            try await ConsentRecord(
+                userID: userID, document: .researchSharing, version: version, grantedAt: now, method: .profile
+            ).create(on: database)
         } else {
             try await ConsentRecord.query(on: database)
                 .filter(\.$user.$id == userID)

@@ -74,6 +74,7 @@ enum ConsoleURL: Hashable, Sendable {
     case teamMember(study: UUID, user: UUID)
     case removeTeamMember(study: UUID, user: UUID)
     case exports(study: UUID)
+    case consent(study: UUID)
     case exportFile(study: UUID, export: UUID)
     case exportTokens(study: UUID)
     case revokeExportToken(study: UUID, token: UUID)
@@ -141,6 +142,7 @@ enum ConsoleURL: Hashable, Sendable {
         case .teamMember(let study, let user): ["studies", study.uuidString, "team", user.uuidString]
         case .removeTeamMember(let study, let user): ["studies", study.uuidString, "team", user.uuidString, "delete"]
         case .exports(let study): ["studies", study.uuidString, "exports"]
+        case .consent(let study): ["studies", study.uuidString, "consent"]
         case .exportFile(let study, let export): ["studies", study.uuidString, "exports", export.uuidString]
         case .exportTokens(let study): ["studies", study.uuidString, "exports", "tokens"]
         case .revokeExportToken(let study, let token): ["studies", study.uuidString, "exports", "tokens", token.uuidString, "delete"]

@@ -57,6 +57,8 @@ enum AppError: Error, Equatable {
         case lastOwner
         /// The export is still being written, failed, or its file is gone.
         case exportNotReady
+        /// The study has a new consent version the person must answer before it takes more data from them.
+        case consentRequired
     }
 
     static func field(_ field: String, _ code: FieldError.Code, limit: Int? = nil) -> AppError {

@@ -108,6 +108,9 @@ struct InterventionService: Sendable {
     /// The patient confirmed it (a task done, a question answered on the device); after that it is read-only.
     func complete(_ id: UUID, by patient: UserRecord) async throws -> Opened {
         let record = try await own(id, of: patient)
+        if record.completedAt == nil, let studyID = record.$study.id {
+            try await ConsentService(database: database, services: services).requireAnswered(by: record.$patient.id, in: studyID)
+        }
         let completed = try await database.updateRow(
             InterventionRecord.schema, id: id,
             set: ["completed_at": SQLBind(now), "changed_at": SQLBind(now),

@@ -34,6 +34,7 @@ struct PatientAppController {
         ("schedule", "app/schedule", "app.schedule.title"),
         ("interventions", "app/interventions", "app.interventions.title"),
         ("access-log", "app/access-log", "app.accessLog.title"),
+        ("consents", "app/consents", "app.consents.title"),
     ]
 
     static let script = "/js/app.js"

@@ -42,6 +42,8 @@ enum Migrations {
             CreateAccessTokens(),
             UpdateStudiesAddDemographics(),
             CreateErasedIDs(),
+            CreateConsentVersions(),
+            UpdateResponsesAddContext(),
         ]
     }
 }

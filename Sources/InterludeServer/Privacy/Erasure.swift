@@ -44,6 +44,7 @@ enum ErasureMap {
     /// Tables that never hold data about a person.
     static let impersonalTables: Set<String> = [
         StudyRecord.schema,
+        ConsentVersionRecord.schema,
         InstrumentVersionRecord.schema,
         InstrumentPinRecord.schema,
         InterventionTemplateRecord.schema,

@@ -19,6 +19,7 @@ struct ResponseService: Sendable {
         var answers: Answers
         var startedAt: Date?
         var completedAt: Date
+        var context: AnswerContext? = nil
     }
 
     /// A stored response with its answers opened and its scores decoded.
@@ -60,6 +61,12 @@ struct ResponseService: Sendable {
         case .cancelled: throw AppError.conflict(.promptCancelled)
         default: break
         }
+        var grantsContext = false
+        if let studyID = prompt.$study.id {
+            let consents = ConsentService(database: database, services: services)
+            try await consents.requireAnswered(by: patientID, in: studyID)
+            if submission.context != nil { grantsContext = try await consents.grants(.context, by: patientID, in: studyID) }
+        }
         let prompts = PromptService(database: database, services: services)
         if try await prompts.blocked(among: [prompts.current(prompt)], patientID: patientID).contains(submission.promptID) {
             throw AppError.conflict(.oneTimeFirst)
@@ -79,6 +86,8 @@ struct ResponseService: Sendable {
             scores: try services.cipher.seal(Self.encode(scores)), openedAt: prompt.openedAt, startedAt: submission.startedAt,
             completedAt: submission.completedAt, receivedAt: now)
         record.studyID = prompt.$study.id
+        // Context the person declined for this study is not kept, whatever the app sent.
+        record.context = try submission.context?.kept(granted: grantsContext).map { try services.cipher.seal(Self.encode($0)) }
         do {
             try await database.transaction { database in
                 try await record.create(on: database)
@@ -146,5 +155,19 @@ struct ResponseService: Sendable {
 
     static func encode(_ scores: [ScoreResult]) throws -> String {
         String(decoding: try JSONEncoder().encode(scores), as: UTF8.self)
+    }
+
+    static func encode(_ context: AnswerContext) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(context), as: UTF8.self)
+    }
+
+    /// The context kept with a response, opened.
+    func context(of record: ResponseRecord) throws -> AnswerContext? {
+        guard let sealed = record.context else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(AnswerContext.self, from: Data(try services.cipher.open(sealed).utf8))
     }
 }

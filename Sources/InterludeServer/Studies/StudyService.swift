@@ -49,9 +49,11 @@ struct StudyService: Sendable {
         return entry
     }
 
-    /// Joins (or asks to join) a study. Wrong join passwords are counted per client and per patient and study.
+    /// Joins (or asks to join) a study, agreeing to its current consent version with the optional modules in
+    /// `modules` (those left out are declined). Wrong join passwords are counted per client and per patient and study.
     func join(
-        patient: UserRecord, studyID: UUID, consentVersion: String, password: String?, client: RateLimiter.Subject? = nil
+        patient: UserRecord, studyID: UUID, consentVersion: String, modules: [String: Bool] = [:], password: String?,
+        client: RateLimiter.Subject? = nil
     ) async throws -> EnrollmentRecord {
         let patientID = try patient.requireID()
         guard let study = try await StudyRecord.find(studyID, on: database) else { throw AppError.notFound }
@@ -86,6 +88,8 @@ struct StudyService: Sendable {
                 throw AppError.field("password", (password ?? "").isEmpty ? .required : .mismatch)
             }
         }
+        let offered = try await ConsentService(database: database, services: services).current(of: studyID)?.offeredModules ?? []
+        let choices = try ConsentChoices.validate(modules, offered: offered)
         let now = self.now
         let enrollment = EnrollmentRecord(
             studyID: studyID, patientID: patientID, therapistID: nil, status: initialStatus,
@@ -101,9 +105,8 @@ struct StudyService: Sendable {
                         .arm(of: arms, joinedSoFar: joined, using: &generator)
                 }
                 try await enrollment.create(on: database)
-                try await ConsentRecord(
-                    userID: patientID, document: .studyConsent, studyID: studyID, version: consentVersion, grantedAt: now
-                ).create(on: database)
+                try await ConsentService.recordJoining(
+                    userID: patientID, studyID: studyID, version: consentVersion, choices: choices, now: now, on: database)
             }
         } catch let error as any DatabaseError where error.isConstraintFailure {
             // A join sent twice at once: the database kept the first.
@@ -182,6 +185,7 @@ struct StudyService: Sendable {
         study.asksDemographics = draft.asksDemographics
         try await database.transaction { database in
             try await study.create(on: database)
+            try await ConsentService.createFirst(for: study, text: draft.consentText, version: draft.consentVersion, on: database)
             try await StudyStaffRecord(
                 studyID: try study.requireID(), userID: try researcher.requireID(), role: .owner
             ).create(on: database)
@@ -189,10 +193,22 @@ struct StudyService: Sendable {
         return study
     }
 
-    /// Changes a study's settings.
+    /// Changes a study's settings. A consent under a new version name becomes the study's next consent version
+    /// (for new participants); a changed text under the version name in use is refused, as old versions never change.
     func update(_ grant: StudyGrant, draft: StudyDraft) async throws -> StudyRecord {
         try grant.require(.editStudy)
         let study = grant.study
+        if draft.consentVersion != study.consentVersion {
+            let consents = ConsentService(database: database, services: services)
+            let offered = try await consents.current(of: grant.studyID)?.offeredModules ?? []
+            _ = try await consents.create(
+                ConsentVersionDraft(
+                    version: draft.consentVersion, texts: LocalizedText([.fallback: draft.consentText]), modules: offered,
+                    reconsentRequired: false),
+                in: grant)
+        } else if draft.consentText != study.consentText {
+            throw AppError.field("consentVersion", .taken)
+        }
         if let password = draft.joinPassword {
             study.joinPasswordHash = try await services.passwords.hash(password)
         } else if draft.joinMode != .password {
@@ -200,8 +216,6 @@ struct StudyService: Sendable {
         }
         study.title = draft.title
         study.description = draft.description
-        study.consentText = draft.consentText
-        study.consentVersion = draft.consentVersion
         study.joinMode = draft.joinMode
         study.arms = try StudyService.encodeArms(draft.arms)
         study.allocation = draft.arms.isEmpty ? nil : draft.allocation

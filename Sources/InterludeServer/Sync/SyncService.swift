@@ -139,6 +139,8 @@ struct SyncService: Sendable {
             case applied
             case conflict
             case rejected
+            /// Not applied and not kept: send it again later (a consent version waits for an answer).
+            case waiting
         }
 
         var id: UUID
@@ -171,6 +173,14 @@ struct SyncService: Sendable {
             var result: Result
             do {
                 result = try await apply(mutation, id: id, for: patient)
+            } catch AppError.conflict(.consentRequired) {
+                // Held back, not answered for good: the app keeps the change and sends it once the person has
+                // answered the study's new consent version.
+                results.append(
+                    Result(
+                        id: id, status: .waiting,
+                        problem: ProblemDocument(.conflict(.consentRequired), language: language, localizer: services.localizer)))
+                continue
             } catch let error as AppError {
                 result = rejected(id, error, language: language)
             } catch let failure as ValidationFailure {

@@ -126,6 +126,8 @@ extension APIRow {
         APIRow("getMyPrompt", scoped: true, "* 403, self 200, other 404") { cell in .init(.GET, "/me/prompts/\(cell.world.ada.prompt(cell.scope))") },
         APIRow("listMyResponses", "* 403, self 200, other 200") { _ in .init(.GET, "/me/responses") },
         APIRow("getMyAccessLog", "* 403, self 200, other 200") { _ in .init(.GET, "/me/access-log") },
+        APIRow("getMyConsents", "* 403, self 200, other 200") { _ in .init(.GET, "/me/consents") },
+        APIRow("decideConsent", "* 403, self 201, other 201") { _ in .init(.POST, "/me/consents", json: ["version": "1"]) },
         APIRow("submitResponse", "* 403, self 201, other 422") { cell in
             .init(.POST, "/me/responses", json: [
                 "id": .string(UUID().uuidString), "promptId": .string(try await cell.world.freshPrompt()), "instrumentKey": "mood-vas",

@@ -15,11 +15,23 @@ extension APIRow {
             .init(.GET, "/studies/\(cell.studyID)")
         },
         APIRow("updateStudy", scoped: true, "* 404, self 403, other 403, own 403, otherT 403, res@research 200, resNS@research 200, admin@research 200") { cell in
-            .init(.PUT, "/studies/\(cell.studyID)", json: StudyAPITests.study("open"))
+            let consent = try await cell.world.consent(cell.scope)
+            return .init(.PUT, "/studies/\(cell.studyID)", json: StudyAPITests.study("open").merging([
+                "consentVersion": .string(consent.version), "consentText": .string(consent.text),
+            ]))
         },
         APIRow("joinStudy", scoped: true, "* 403, self@practice 404, other@practice 404, self@research 201, other@research 201") { cell in
             let patient = [.patientSelf, .otherPatient].contains(cell.actor) ? try await cell.world.freshAccount(like: cell.actor) : nil
-            return .init(.POST, "/studies/\(cell.studyID)/enrollment", json: ["consentVersion": "2026-1"], as: patient)
+            let version = try await cell.world.consent(cell.scope).version
+            return .init(.POST, "/studies/\(cell.studyID)/enrollment", json: ["consentVersion": .string(version)], as: patient)
+        },
+        APIRow("listConsentVersions", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .init(.GET, "/studies/\(cell.studyID)/consent-versions")
+        },
+        APIRow("createConsentVersion", scoped: true, "* 404, self 403, other 403, own 403, otherT 403, res@research 201, resNS@research 201, admin@research 201") { cell in
+            .init(.POST, "/studies/\(cell.studyID)/consent-versions", json: [
+                "version": .string("v-\(UUID().uuidString.prefix(8))"), "texts": ["en": "I agree to take part."], "modules": ["context"],
+            ])
         },
         APIRow("leaveStudy", scoped: true, "* 403, self 204, other 204") { cell in
             let patient = [.patientSelf, .otherPatient].contains(cell.actor) ? try await cell.world.freshParticipant(cell.scope) : nil

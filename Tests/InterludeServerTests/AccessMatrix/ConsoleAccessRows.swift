@@ -209,6 +209,14 @@ extension ConsoleRow {
         ConsoleRow("POST /console/studies/:studyID/exports/tokens/:tokenID/delete", scoped: true, "\(staffOnly), * 404, own@practice 403, res@research 303, resNS@research 303, admin@research 403") { cell in
             .post("/console/studies/\(cell.studyID)/exports/tokens/\(try await cell.world.freshToken(of: cell.actor))/delete", [])
         },
+        ConsoleRow("GET /console/studies/:studyID/consent", scoped: true, "\(staffOnly), * 404, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .get("/console/studies/\(cell.studyID)/consent")
+        },
+        ConsoleRow("POST /console/studies/:studyID/consent", scoped: true, "\(staffOnly), * 404, own@practice 403, res@research 303, resNS@research 303, admin@research 303") { cell in
+            .post("/console/studies/\(cell.studyID)/consent", [
+                ("version", "c-\(UUID().uuidString.prefix(8))"), ("textEn", "I agree to take part."), ("module_context", "on"),
+            ])
+        },
         ConsoleRow("GET /console/studies/:studyID/team", scoped: true, "\(staffOnly), * 404, own@practice 403, res@research 200, resNS@research 200, admin@research 200") { cell in
             .get("/console/studies/\(cell.studyID)/team")
         },

@@ -41,10 +41,12 @@ struct JSON: @unchecked Sendable, CustomStringConvertible {
 
 /// A JSON value written as a Swift literal, for request bodies; `nil` leaves the key out.
 enum JSONValue: Sendable, Encodable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByNilLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+    ExpressibleByBooleanLiteral, ExpressibleByNilLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral,
+    ExpressibleByFloatLiteral
 {
     case string(String)
     case int(Int)
+    case number(Double)
     case bool(Bool)
     case absent
     case array([JSONValue])
@@ -52,6 +54,7 @@ enum JSONValue: Sendable, Encodable, ExpressibleByStringLiteral, ExpressibleByIn
 
     init(stringLiteral value: String) { self = .string(value) }
     init(integerLiteral value: Int) { self = .int(value) }
+    init(floatLiteral value: Double) { self = .number(value) }
     init(booleanLiteral value: Bool) { self = .bool(value) }
     init(nilLiteral: ()) { self = .absent }
     init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
@@ -71,6 +74,7 @@ enum JSONValue: Sendable, Encodable, ExpressibleByStringLiteral, ExpressibleByIn
         switch self {
         case .string(let value): try container.encode(value)
         case .int(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
         case .bool(let value): try container.encode(value)
         case .absent: try container.encodeNil()
         case .array(let values): try container.encode(values)

@@ -106,6 +106,12 @@ struct AccessWorld: Sendable {
     func template(_ scope: Scope) -> String { scope == .practice ? practiceTemplate : researchTemplate }
     func plan(_ scope: Scope) -> String { scope == .practice ? practicePlan : researchPlan }
 
+    /// The consent a study shows now: rows that add consent versions move it on.
+    func consent(_ scope: Scope) async throws -> (version: String, text: String) {
+        let study = try #require(try await StudyRecord.find(studyID(scope), on: app.database))
+        return (study.consentVersion, study.consentText)
+    }
+
     static func build(_ app: TestContext) async throws -> AccessWorld {
         let iso = QuestionnaireAPITests.iso
         let (ownTherapist, ownTherapistID) = try await app.staff("therapist", emails[.ownTherapist]!, name: "Dr. Berger")
@@ -325,7 +331,8 @@ extension AccessWorld {
         if scope == .practice {
             try await app.pair(client, with: ownTherapist)
         } else {
-            let joined = try await client.send(.POST, "/studies/\(study)/enrollment", json: ["consentVersion": "2026-1"])
+            let version = try await consent(scope).version
+            let joined = try await client.send(.POST, "/studies/\(study)/enrollment", json: ["consentVersion": .string(version)])
             try #require(joined.status == .created, "\(joined.text)")
         }
         return client

@@ -63,12 +63,13 @@ extension Components.Schemas.CaseloadPatient {
 }
 
 extension Components.Schemas.Study {
-    init(_ study: StudyRecord, enrollment: EnrollmentRecord?) throws {
+    init(_ study: StudyRecord, enrollment: EnrollmentRecord?, consentModules: [ConsentModule] = []) throws {
         self.init(
             id: try study.requireID().uuidString.lowercased(), title: study.title, description: study.description,
             joinMode: Components.Schemas.JoinMode(rawValue: study.joinMode.rawValue) ?? .open,
             status: Components.Schemas.StudyStatus(rawValue: study.status.rawValue) ?? .closed,
             consentText: study.consentText, consentVersion: study.consentVersion,
+            consentModules: consentModules.isEmpty ? nil : consentModules.map { .init(rawValue: $0.rawValue)! },
             arms: StudyArms.names(of: study).isEmpty ? nil : StudyArms.names(of: study),
             asksDemographics: study.asksDemographics, enrollment: try enrollment.map(Components.Schemas.Enrollment.init))
     }

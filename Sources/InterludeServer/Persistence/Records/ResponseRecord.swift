@@ -21,6 +21,8 @@ final class ResponseRecord: Model, @unchecked Sendable {
     @Field(key: "answers") var answers: String
     /// Sealed by `FieldCipher`, like the answers.
     @Field(key: "scores") var scores: String
+    /// Where and in what noise it was answered (`AnswerContext` as JSON, sealed); only where the person agreed.
+    @OptionalField(key: "context") var context: String?
     @OptionalField(key: "opened_at") var openedAt: Date?
     @OptionalField(key: "started_at") var startedAt: Date?
     @Field(key: "completed_at") var completedAt: Date

@@ -194,9 +194,14 @@ extension APIHandler {
         if promptID == nil { validator.add("promptId", .invalidFormat) }
         let answers = Self.answers(from: body.answers, into: &validator)
         try validator.check()
+        let context = try body.context.map { context in
+            try AnswerContext.validate(
+                location: context.location.map { ($0.latitude, $0.longitude, $0.accuracyM, $0.capturedAt) },
+                noise: context.noise.map { ($0.dbfs, $0.durationS, $0.capturedAt) })
+        }
         return .init(
             id: id!, promptID: promptID!, instrumentKey: body.instrumentKey, version: body.version, answers: answers,
-            startedAt: body.startedAt, completedAt: body.completedAt)
+            startedAt: body.startedAt, completedAt: body.completedAt, context: context)
     }
 
     func getResponse(_ input: Operations.GetResponse.Input) async throws -> Operations.GetResponse.Output {

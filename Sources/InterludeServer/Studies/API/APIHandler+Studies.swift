@@ -10,7 +10,10 @@ extension APIHandler {
         let user = try await context.authenticated().user
         if user.role == .patient {
             let entries = try await context.studies.studies(forPatient: user.requireID())
-            return .ok(.init(body: .json(try entries.map { try .init($0.study, enrollment: $0.enrollment) })))
+            let modules = try await context.consents.offeredModules(of: entries.compactMap(\.study.id))
+            return .ok(.init(body: .json(try entries.map {
+                try .init($0.study, enrollment: $0.enrollment, consentModules: modules[$0.study.id!] ?? [])
+            })))
         }
         let studies = try await context.access.studies(where: .viewStudy, for: user, kind: .research)
         return .ok(.init(body: .json(try studies.map { try .init($0, enrollment: nil) })))
@@ -30,7 +33,8 @@ extension APIHandler {
         let studyID = try pathID(input.path.studyId)
         if user.role == .patient {
             let entry = try await context.studies.study(studyID, forPatient: user.requireID())
-            return .ok(.init(body: .json(try .init(entry.study, enrollment: entry.enrollment))))
+            let modules = try await context.consents.offeredModules(of: [studyID])
+            return .ok(.init(body: .json(try .init(entry.study, enrollment: entry.enrollment, consentModules: modules[studyID] ?? []))))
         }
         let grant = try await context.access.require(.viewStudy, in: studyID, by: user)
         return .ok(.init(body: .json(try .init(grant.study, enrollment: nil))))
@@ -57,7 +61,7 @@ extension APIHandler {
         ])
         let enrollment = try await context.studies.join(
             patient: patient, studyID: try pathID(input.path.studyId), consentVersion: body.consentVersion,
-            password: body.password, client: context.client)
+            modules: body.modules?.additionalProperties ?? [:], password: body.password, client: context.client)
         return .created(.init(body: .json(try .init(enrollment))))
     }
 

@@ -8,8 +8,9 @@ struct ConsoleStudiesController {
     struct StudyForm: Content {
         var title: String
         var description: String?
-        var consentText: String
-        var consentVersion: String
+        /// Written when the study is created; later versions are added on the study's consent page.
+        var consentText: String?
+        var consentVersion: String?
         var joinMode: String
         var joinPassword: String?
         var status: String?
@@ -120,7 +121,9 @@ struct ConsoleStudiesController {
         let grant = try await grant(.editStudy, request, user)
         let studyID = grant.studyID
         let existing = grant.study
-        let form = try request.content.decode(StudyForm.self)
+        var form = try request.content.decode(StudyForm.self)
+        form.consentText = existing.consentText
+        form.consentVersion = existing.consentVersion
         do {
             _ = try await service(request).update(grant, draft: try form.draft(hasPassword: existing.joinPasswordHash != nil))
             return request.redirect(to: .study(studyID), query: [("saved", "1")])

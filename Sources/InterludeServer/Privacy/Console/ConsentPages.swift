@@ -1,0 +1,84 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+/// The page of a study's consent versions, newest first, with the form for the next one.
+struct ConsentPages: Sendable {
+    struct Form: Sendable {
+        var version: String
+        var textEn: String
+        var textDe: String
+        var modules: Set<ConsentModule>
+        var reconsentRequired: Bool
+    }
+
+    struct VersionRow: Encodable, Sendable {
+        var sequence: Int
+        var version: String
+        var created: String
+        var modules: String
+        var reconsentRequired: Bool
+        var texts: [LanguageText]
+    }
+
+    struct LanguageText: Encodable, Sendable {
+        var language: String
+        var text: String
+    }
+
+    struct ModuleOption: Encodable, Sendable {
+        var name: String
+        var label: String
+        var hint: String
+        var checked: Bool
+    }
+
+    struct Content: Encodable, Sendable {
+        var studyTitle: String
+        var studyLink: String
+        var versions: [VersionRow]
+        var canEdit: Bool
+        var action: String
+        var version: String
+        var textEn: String
+        var textDe: String
+        var modules: [ModuleOption]
+        var reconsentRequired: Bool
+        var errors: FormErrors
+    }
+
+    let viewer: UserRecord
+    let database: any Database
+    let services: AppServices
+
+    private var language: Language { viewer.language }
+
+    func versions(_ grant: StudyGrant, form: Form?, errors: FormErrors) async throws -> Content {
+        let versions = try await ConsentService(database: database, services: services).versions(in: grant)
+        let localizer = services.localizer
+        let display = viewer.dateDisplay
+        let rows = versions.reversed().map { version in
+            VersionRow(
+                sequence: version.sequence, version: version.version, created: display.dateTime(version.createdAt),
+                modules: version.offeredModules.map { localizer.text("consent.module.\($0.rawValue)", language) }.joined(separator: ", "),
+                reconsentRequired: version.reconsentRequired,
+                texts: version.localizedTexts.values.sorted { $0.key.rawValue < $1.key.rawValue }
+                    .map { LanguageText(language: localizer.text("language.\($0.key.rawValue)", language), text: $0.value) })
+        }
+        // The next version starts from the current one: its texts and modules, a new name.
+        let current = versions.last
+        let shown = form ?? Form(
+            version: "", textEn: current?.localizedTexts.values[.en] ?? "", textDe: current?.localizedTexts.values[.de] ?? "",
+            modules: Set(current?.offeredModules ?? []), reconsentRequired: false)
+        return Content(
+            studyTitle: grant.study.title, studyLink: ConsoleURL.study(grant.studyID).path, versions: rows,
+            canEdit: grant.allows(.editStudy), action: ConsoleURL.consent(study: grant.studyID).path, version: shown.version,
+            textEn: shown.textEn, textDe: shown.textDe,
+            modules: ConsentModule.optional.map {
+                ModuleOption(
+                    name: "module_\($0.rawValue)", label: localizer.text("consent.module.\($0.rawValue)", language),
+                    hint: localizer.text("consent.module.\($0.rawValue).hint", language), checked: shown.modules.contains($0))
+            },
+            reconsentRequired: shown.reconsentRequired, errors: errors)
+    }
+}
