@@ -3,6 +3,7 @@
 // data-form). Page modules import what they need from lib/; nothing in lib/ imports a page or this file.
 
 import { api, goToLogin } from "./lib/api.js";
+import { checkConsents } from "./lib/consent.js";
 import { message } from "./lib/i18n.js";
 import * as outbox from "./lib/outbox.js";
 import { session } from "./lib/storage.js";
@@ -11,6 +12,7 @@ import { session } from "./lib/storage.js";
 const PAGES = new Set([
   "access-log",
   "appointments",
+  "consents",
   "forgot-password",
   "home",
   "intervention",
@@ -82,6 +84,16 @@ async function watchOutbox() {
   await outbox.flush(api);
 }
 
+/** Puts a study's new consent version to the person at their visit, and again when the server holds a change back. */
+function watchConsents() {
+  if (!session.token) return;
+  window.addEventListener("interlude:consent-needed", () => {
+    const notice = document.getElementById("consent-needed");
+    if (notice && !document.querySelector('[data-page="consents"]')) notice.hidden = false;
+  });
+  checkConsents();
+}
+
 function registerServiceWorker() {
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("/app/sw.js", { scope: "/app" }).catch(() => {});
 }
@@ -89,6 +101,7 @@ function registerServiceWorker() {
 watchConnection();
 registerServiceWorker();
 watchOutbox();
+watchConsents();
 keepLanguageSwitchOnPage();
 showSignedInParts();
 if (document.querySelector("[data-requires-session]") && !session.token) {

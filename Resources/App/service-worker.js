@@ -2,7 +2,7 @@
 // their definitions, appointments) so the app opens and questionnaires can be answered without a connection;
 // shows push notifications and opens the page a tap asks for.
 
-const VERSION = "interlude-v5";
+const VERSION = "interlude-v6";
 const SHELL = [
   "/app",
   "/app/questionnaires",
@@ -17,6 +17,7 @@ const SHELL = [
   "/js/lib/api.js",
   "/js/lib/backup-crypto.js",
   "/js/lib/calendar.js",
+  "/js/lib/consent.js",
   "/js/lib/forms.js",
   "/js/lib/i18n.js",
   "/js/lib/instrument-logic.js",
@@ -29,6 +30,7 @@ const SHELL = [
   "/js/lib/storage.js",
   "/js/pages/access-log.js",
   "/js/pages/appointments.js",
+  "/js/pages/consents.js",
   "/js/pages/forgot-password.js",
   "/js/pages/home.js",
   "/js/pages/intervention.js",

@@ -62,7 +62,8 @@ let flushing = null;
 
 /**
  * Sends what waits, in order, if there is a connection. Applied mutations leave the queue; conflicts and
- * refusals leave it too but are kept as reports, so no change disappears without the person hearing of it.
+ * refusals leave it too but are kept as reports, so no change disappears without the person hearing of it. A
+ * change held back for a consent answer stays queued.
  */
 export function flush(api) {
   if (flushing) return flushing;
@@ -75,6 +76,11 @@ export function flush(api) {
       if (!result.ok) return { sent: 0, failed: result.status };
       for (const [index, outcome] of result.data.results.entries()) {
         const item = items[index];
+        // Held back until the person answers a study's new consent version: it stays here and goes again later.
+        if (outcome.status === "waiting") {
+          window.dispatchEvent(new CustomEvent("interlude:consent-needed"));
+          continue;
+        }
         await run(QUEUE, "readwrite", (store) => store.delete(item.id));
         // Sent answers need no copy on the device any more.
         if (item.type === "response") forgetDraft(item.response.promptId);

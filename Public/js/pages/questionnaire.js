@@ -58,6 +58,12 @@ export async function run() {
     onAnswer: watchCrisis,
     submit: async (body) => {
       const result = await api("POST", "/me/responses", body);
+      if (result.status === 409 && result.data?.type === "/problems/consent-required") {
+        // The study asks for an answer to its new consent first: the answers wait here until then.
+        await enqueue({ id: uuid(), type: "response", response: body }, definition.key);
+        window.dispatchEvent(new CustomEvent("interlude:consent-needed"));
+        return { ok: true, status: 202, data: { ...body, queued: true } };
+      }
       if (result.status !== 0) return result;
       // No connection: the answers wait on the device under their own id and go out when it returns.
       await enqueue({ id: uuid(), type: "response", response: body }, definition.key);

@@ -2,6 +2,7 @@
 
 import { api } from "../lib/api.js";
 import { clearErrors, markField, showProblem, showSummary } from "../lib/forms.js";
+import { chosenModules, moduleChoices } from "../lib/consent.js";
 import { message } from "../lib/i18n.js";
 
 export async function run() {
@@ -127,6 +128,9 @@ export async function run() {
       consent.append(p);
     }
     form.querySelector(`label[for="${id}-accept"]`).textContent = message("consentAccept");
+    // Optional parts of the consent are offered one by one, none chosen for the person.
+    const modules = moduleChoices(study.consentModules || [], id);
+    form.querySelector("[data-password]").before(modules);
     form.querySelector(`label[for="${id}-password"]`).textContent = message("studyPassword");
     form.querySelector("[data-password]").hidden = study.joinMode !== "password";
     form.querySelector("button").textContent = message("join");
@@ -137,7 +141,7 @@ export async function run() {
         markField(form, "consentVersion", message("required"));
         return showSummary(form, message("fixErrors"));
       }
-      const body = { consentVersion: study.consentVersion };
+      const body = { consentVersion: study.consentVersion, modules: chosenModules(modules) };
       if (study.joinMode === "password") body.password = form.elements.password.value;
       const result = await api("POST", `/studies/${study.id}/enrollment`, body);
       if (!result.ok) return showProblem(form, result.data);

@@ -1,0 +1,76 @@
+"""A study's new consent version in the patient app: joining with the optional parts chosen one by one, the
+notice that a re-consent version waits, the differences shown, and the answer that settles it.
+
+Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR, INTERLUDE_BIN and CHROMIUM set.
+"""
+import unittest
+import uuid
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+
+from browser_support import BrowserTestCase
+from interlude_e2e import call, patient_token, staff_token
+
+
+class ConsentTest(BrowserTestCase):
+    def test_a_new_consent_version_is_put_to_the_participant_and_answered_in_the_app(self):
+        driver = self.driver
+        suffix = uuid.uuid4().hex[:8]
+        researcher = staff_token(f"consent-researcher-{suffix}@uni.example", "researcher", "a long enough password")
+        study = call("POST", "/studies", {
+            "title": f"Noise and mood {suffix}", "consentText": "I take part.", "consentVersion": "1", "joinMode": "open",
+        }, token=researcher)
+        call("POST", f"/studies/{study['id']}/consent-versions", {
+            "version": "2", "texts": {"en": "I take part.\nMy answers are stored under a code."}, "modules": ["context"],
+        }, token=researcher)
+        address = f"consent-patient-{suffix}@example.org"
+        patient = patient_token(address, "a long enough password")
+
+        self.open("/app/login")
+        self.fill("email", address)
+        self.fill("password", "a long enough password")
+        self.click("form[data-form=login] button[type=submit]")
+        self.wait_for_path("/app")
+        self.open("/app/studies")
+        card_module = f"#study-{study['id']}-module-context"
+        self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, card_module)))
+        self.assertFalse(driver.find_element(By.CSS_SELECTOR, card_module).is_selected(), "nothing optional is chosen for the person")
+        self.click(f"label[for=study-{study['id']}-accept]")
+        self.click(f"label[for=study-{study['id']}-module-context]")
+        join = driver.execute_script(
+            "return document.getElementById(arguments[0]).form.querySelector('button[type=submit]')", f"study-{study['id']}-accept")
+        join.click()
+        self.wait.until(lambda driver: call("GET", "/me/consents", token=patient)["history"][0].get("studyId") == study["id"])
+        joined = next(entry for entry in call("GET", "/me/consents", token=patient)["history"] if entry.get("studyId") == study["id"])
+        self.assertEqual(joined["modules"], {"participation": True, "context": True})
+        self.assertEqual(joined["method"], "joining")
+
+        call("POST", f"/studies/{study['id']}/consent-versions", {
+            "version": "3", "texts": {"en": "I take part.\nMy answers are stored under a code.\nThe study ends in June."},
+            "modules": ["context"], "reconsentRequired": True,
+        }, token=researcher)
+        self.open("/app")
+        self.wait.until(EC.visibility_of_element_located((By.ID, "consent-needed")))
+        self.click("#consent-needed a")
+        self.wait_for_path("/app/consents")
+        card = f"section[data-document='{study['id']}']"
+        self.wait_for_text(f"{card} .consent-changes", "The study ends in June.")
+        self.assertTrue(driver.find_element(By.CSS_SELECTOR, f"{card} #consent-{study['id']}-module-context").is_selected(),
+                        "the earlier choice is kept as the starting point")
+        self.click(f"label[for=consent-{study['id']}-module-context]")
+        self.click(f"{card} button[type=submit]")
+        self.wait_for_text("#consents-status", "Your decision is saved.")
+
+        consents = call("GET", "/me/consents", token=patient)
+        state = next(document for document in consents["documents"] if document.get("studyId") == study["id"])
+        self.assertFalse(state["mustAnswer"])
+        self.assertEqual(state["decision"]["version"], "3")
+        self.assertEqual(state["decision"]["modules"], {"participation": True, "context": False})
+        self.open("/app")
+        self.wait.until(EC.presence_of_element_located((By.ID, "consent-needed")))
+        self.assertFalse(driver.find_element(By.ID, "consent-needed").is_displayed())
+
+
+if __name__ == "__main__":
+    unittest.main()
