@@ -12,6 +12,7 @@ import uuid
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Support"))
 
 import fhir.resources
+from fhir.resources.consent import Consent
 from fhir.resources.questionnaire import Questionnaire
 from fhir.resources.questionnaireresponse import QuestionnaireResponse
 from interlude_e2e import answer_open_prompts, call, demo, export_zip, iso, pair, patient_token, sign_in, staff_token
@@ -78,6 +79,14 @@ class FHIRExportTest(unittest.TestCase):
             response = QuestionnaireResponse.parse_raw(line)
             self.assertEqual(response.status, "completed")
             self.assertTrue(response.subject.identifier.value.startswith("P-"))
+        consents = package.read("fhir/Consent.ndjson").decode().splitlines()
+        self.assertTrue(consents)
+        for line in consents:
+            consent = Consent.parse_raw(line)
+            self.assertEqual(consent.status, "active")
+            self.assertEqual(consent.scope.coding[0].code, "research")
+            self.assertEqual(consent.provision.type, "permit")
+            self.assertTrue(consent.patient.identifier.value.startswith("P-"))
 
     def test_the_validator_rejects_a_broken_export(self):
         # fhir.resources checks structure, not code values: a missing required element and an unknown one fail.

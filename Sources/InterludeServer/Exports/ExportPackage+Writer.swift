@@ -8,7 +8,7 @@ extension ExportPackage {
         let codebook: Codebook
         let participants, timeZones, prompts, responsesLong, scores, compliance, consents, esm: PackageFile
         let allocations: PackageFile?
-        let readme, codebookCSV, codebookJSON, questionnaires, fhirResponses: PackageFile
+        let readme, codebookCSV, codebookJSON, questionnaires, fhirResponses, fhirConsents: PackageFile
         private var wide: [String: PackageFile] = [:]
         /// Where each form's variables start among esm.csv's item columns.
         private let esmOffsets: [String: Int]
@@ -44,7 +44,8 @@ extension ExportPackage {
             compliance = try file("compliance.csv", ["pseudonym", "day_n", "planned", "answered", "expired", "open", "rate"])
             consents = try file(
                 "consents.csv",
-                ["pseudonym", "document", "version", "granted_utc", "granted_local", "revoked_utc", "revoked_local", "time_zone"])
+                ["pseudonym", "document", "version", "granted_utc", "granted_local", "revoked_utc", "revoked_local", "time_zone",
+                 "modules", "method", "replaced_utc"])
             allocations = hasArms
                 ? try file("allocations.csv", ["pseudonym", "arm", "method", "allocated_utc", "allocated_local"]) : nil
             var offsets: [String: Int] = [:]
@@ -63,6 +64,7 @@ extension ExportPackage {
             codebookJSON = try file("codebook.json", nil)
             questionnaires = try file("fhir/Questionnaire.ndjson", nil)
             fhirResponses = try file("fhir/QuestionnaireResponse.ndjson", nil)
+            fhirConsents = try file("fhir/Consent.ndjson", nil)
         }
 
         static func times(_ names: [String]) -> [String] {
@@ -127,7 +129,7 @@ extension ExportPackage {
         func close() throws -> [String: String] {
             var sums: [String: String] = [:]
             let all = [readme, participants, timeZones, prompts, responsesLong, scores, compliance, consents, esm, codebookCSV,
-                codebookJSON, questionnaires, fhirResponses] + [allocations].compactMap { $0 } + Array(wide.values)
+                codebookJSON, questionnaires, fhirResponses, fhirConsents] + [allocations].compactMap { $0 } + Array(wide.values)
             for file in all { sums[file.path] = try file.close() }
             return sums
         }

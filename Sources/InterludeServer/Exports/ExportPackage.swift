@@ -179,12 +179,20 @@ struct ExportPackage {
                 either.filter(\.$study.$id == scope.grant.studyID)
                 either.filter(\.$document == ConsentRecord.Document.researchSharing.rawValue)
             }.sort(\.$grantedAt).all()
+        let subject = FHIR.Identifier(system: services.settings.publicURL + "/pseudonym", value: participant.pseudonym)
         for consent in consents {
             let granted = ExportTime(consent.grantedAt, in: zones.zone(at: consent.grantedAt))
             let revoked = consent.revokedAt.map { ExportTime($0, in: zones.zone(at: $0)) }
+            let modules = (consent.choices?.granted ?? [:]).sorted { $0.key < $1.key }
+                .map { "\($0.key.rawValue)=\($0.value ? "yes" : "no")" }.joined(separator: "|")
             try writer.consents.row(
                 [participant.pseudonym, consent.document, consent.version, granted.utc, granted.local, revoked?.utc, revoked?.local,
-                 granted.zone])
+                 granted.zone, modules, consent.method?.rawValue, consent.replacedAt.map { ExportTime($0, in: .gmt).utc }])
+            if let studyID = consent.$study.id, consent.document == ConsentRecord.Document.studyConsent.rawValue {
+                try writer.fhirConsents.line(try Self.json.encode(FHIR.Consent(
+                    id: try consent.requireID(), document: .studyConsent(studyID: studyID), version: consent.version, subject: subject,
+                    decidedAt: consent.grantedAt, ended: consent.revokedAt ?? consent.replacedAt, choices: consent.choices)))
+            }
         }
     }
 
@@ -261,13 +269,15 @@ struct ExportPackage {
             scores.csv            one row per score of each response, with its band
             compliance.csv        per participant and study day: planned (opened by the time of export), answered,
                                   expired, still open, and rate = answered / (answered + expired)
-            consents.csv          study consent and research sharing, granted and revoked
+            consents.csv          study consent and research sharing: every decision, its modules (module=yes|no),
+                                  how it was taken, and when it was revoked or replaced by a later one
             allocations.csv       the arm each participant was allocated to (studies with arms)
             esm.csv               scheduled prompts in the columns ESM tools expect: id, obsno, daycum, beepno,
                                   valid, scheduled, sent, start, end (local times) and the items
             codebook.csv          a REDCap data dictionary of all variables
             codebook.json         items, types, options, scoring, and how instrument versions differ
-            fhir/Questionnaire.ndjson, fhir/QuestionnaireResponse.ndjson  FHIR R4 resources, one per line
+            fhir/Questionnaire.ndjson, fhir/QuestionnaireResponse.ndjson, fhir/Consent.ndjson
+                                  FHIR R4 resources, one per line
             checksums.txt         SHA-256 of every file, as sha256sum -c reads it
 
             """
