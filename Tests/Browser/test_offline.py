@@ -76,6 +76,52 @@ class OfflineTest(BrowserTestCase):
         self.assertEqual(len(call("GET", "/me/responses", token=patient)), 1)
 
 
+    def test_signing_out_with_unsent_answers_warns_and_sends_them_first(self):
+        driver = self.driver
+        suffix = uuid.uuid4().hex[:8]
+        therapist = staff_token(f"signout-therapist-{suffix}@example.org", "therapist", "a long enough password")
+        address = f"signout-patient-{suffix}@example.org"
+        patient = patient_token(address, "a long enough password")
+        patient_id = pair(patient, therapist)
+        prompt = call("POST", f"/patients/{patient_id}/prompts", {
+            "instrumentKey": "who-5", "opensAt": iso(), "closesAt": iso(24 * 60),
+        }, token=therapist)
+        self.open("/app/login")
+        self.fill("email", address)
+        self.fill("password", "a long enough password")
+        self.click("form[data-form=login] button[type=submit]")
+        self.wait_for_path("/app")
+        self.open(f"/app/questionnaires/{prompt['id']}")
+        self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-item=who5_1]")))
+
+        self.set_offline(True)
+        for number in range(1, 6):
+            self.click(f"label[for=item-who5_{number}-2]")
+        self.click("#submit")
+        self.click("#confirm-yes")
+        self.wait_for_text("#questionnaire-status", "Saved on this device")
+        self.open("/app/profile")
+        self.wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "[data-action=logout]")))
+        self.assertTrue(driver.find_element(By.ID, "deleteAnswersOnSignOut").is_selected(), "deleting answers is the default")
+
+        # Signing out warns; staying keeps the person signed in with the answer still waiting.
+        self.click("[data-action=logout]")
+        self.wait_for_text("#logout-pending-count", "1 change(s) on this device have not been sent yet")
+        self.click("#logout-pending [data-cancel]")
+        self.wait.until(EC.invisibility_of_element_located((By.ID, "logout-pending")))
+        self.assertTrue(driver.execute_script("return Boolean(localStorage.getItem('interlude.token'))"))
+
+        # Sending while still offline cannot work and says so; back online, it sends and then signs out.
+        self.click("[data-action=logout]")
+        self.click("#logout-pending [data-send]")
+        self.wait_for_text("#logout-pending-count", "no connection")
+        self.assertEqual(call("GET", "/me/responses", token=patient), [])
+        self.set_offline(False)
+        self.click("#logout-pending [data-send]")
+        self.wait_for_path("/app/login")
+        responses = call("GET", "/me/responses", token=patient)
+        self.assertEqual([response["promptId"] for response in responses], [prompt["id"]])
+
     def test_appointment_changes_offline_are_sent_and_a_conflict_is_reported(self):
         driver = self.driver
         suffix = uuid.uuid4().hex[:8]

@@ -8,6 +8,20 @@ import { read, uuid, write } from "./storage.js";
 export const ANSWERS_KEY = "interlude.interventionAnswers";
 export const NOTICE_KEY = "interlude.answerNoticeSeen";
 export const BACKUP_VERSION_KEY = "interlude.backupVersion";
+/** The person's choice (default yes) to delete these answers from the device on signing out. */
+export const DELETE_ANSWERS_KEY = "interlude.deleteAnswersOnSignOut";
+/** Whose answers were kept on signing out; someone else signing in here does not get them. */
+export const ANSWERS_OWNER_KEY = "interlude.answersOwner";
+
+/** After signing in: answers kept on this device by someone else are dropped, one's own are found again. */
+export function claimAnswers(userId) {
+  const owner = read(ANSWERS_OWNER_KEY, null);
+  if (owner !== null && owner !== userId) {
+    write(ANSWERS_KEY, {});
+    localStorage.removeItem(BACKUP_VERSION_KEY);
+  }
+  localStorage.removeItem(ANSWERS_OWNER_KEY);
+}
 
 /** What the patient wrote or ticked, by intervention id. */
 export function answers() {

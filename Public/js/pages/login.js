@@ -3,6 +3,7 @@
 import { api } from "../lib/api.js";
 import { onSubmit, requireFields, showProblem, showSummary, values } from "../lib/forms.js";
 import { message } from "../lib/i18n.js";
+import { claimAnswers } from "../lib/interventions.js";
 import { safeNext } from "../lib/navigation.js";
 import { pendingEmail, session } from "../lib/storage.js";
 
@@ -23,6 +24,7 @@ export async function run() {
     }
     if (!result.ok) return showProblem(form, result.data);
     session.token = result.data.token;
+    claimAnswers(result.data.user?.id);
     const next = new URLSearchParams(location.search).get("next");
     location.assign(safeNext(next, "/app"));
   });

@@ -4,10 +4,11 @@
 import { api, loadMe } from "../lib/api.js";
 import { checkRepeat, onSubmit, requireFields, showProblem, showSuccess, showSummary, values } from "../lib/forms.js";
 import { formatDate, genderLabel, message } from "../lib/i18n.js";
-import { clear as clearOutbox } from "../lib/outbox.js";
+import { ANSWERS_KEY, ANSWERS_OWNER_KEY, BACKUP_VERSION_KEY, DELETE_ANSWERS_KEY } from "../lib/interventions.js";
+import { clear as clearOutbox, flush, pending } from "../lib/outbox.js";
 import { fillTimeZones, setText } from "../lib/page.js";
 import { runNotificationSettings } from "../lib/push.js";
-import { session } from "../lib/storage.js";
+import { read, session, write } from "../lib/storage.js";
 
 export async function run() {
   fillTimeZones();
@@ -68,18 +69,64 @@ export async function run() {
     sessionStorage.clear();
     location.assign("/app?deleted=1");
   });
-  document.querySelector('[data-action="logout"]').addEventListener("click", async () => {
-    await api("DELETE", "/sessions/current");
-    session.token = null;
-    await forgetDevice();
-    location.assign("/app/login");
-  });
+  runSignOut(me);
   await runNotificationSettings();
 }
 
-/** Forgets what this device kept for the person who signs out. */
-async function forgetDevice() {
+/**
+ * Signing out never silently destroys work: changes still waiting to be sent are named, with the choice to send
+ * them first; the person decides whether their intervention answers stay on this device.
+ */
+function runSignOut(me) {
+  const deleteAnswers = document.getElementById("deleteAnswersOnSignOut");
+  deleteAnswers.checked = read(DELETE_ANSWERS_KEY, true);
+  deleteAnswers.addEventListener("change", () => write(DELETE_ANSWERS_KEY, deleteAnswers.checked));
+  const button = document.querySelector('[data-action="logout"]');
+  const panel = document.getElementById("logout-pending");
+  const signOut = async () => {
+    await api("DELETE", "/sessions/current");
+    session.token = null;
+    await forgetDevice(me, deleteAnswers.checked);
+    location.assign("/app/login");
+  };
+  const offer = (waiting) => {
+    setText("logout-pending-count", message("unsentChanges", { count: waiting.length }));
+    panel.hidden = false;
+    button.hidden = true;
+    panel.focus();
+  };
+  button.addEventListener("click", async () => {
+    const waiting = "indexedDB" in window ? await pending() : [];
+    if (waiting.length) return offer(waiting);
+    await signOut();
+  });
+  panel.querySelector("[data-send]").addEventListener("click", async () => {
+    await flush(api);
+    const waiting = await pending();
+    if (!waiting.length) return signOut();
+    setText("logout-pending-count", message(navigator.onLine ? "unsentChanges" : "unsentOffline", { count: waiting.length }));
+  });
+  panel.querySelector("[data-discard]").addEventListener("click", signOut);
+  panel.querySelector("[data-cancel]").addEventListener("click", () => {
+    panel.hidden = true;
+    button.hidden = false;
+    button.focus();
+  });
+}
+
+/**
+ * Forgets what this device kept for the person who signs out; their intervention answers stay only when they
+ * chose so, marked as theirs so nobody else signing in here sees them.
+ */
+async function forgetDevice(me, deleteAnswers) {
   if ("caches" in window) for (const key of await caches.keys()) await caches.delete(key);
   if ("indexedDB" in window) await clearOutbox();
+  const kept = deleteAnswers ? null : { answers: read(ANSWERS_KEY, {}), backupVersion: read(BACKUP_VERSION_KEY, null) };
   localStorage.clear();
+  write(DELETE_ANSWERS_KEY, deleteAnswers);
+  if (kept) {
+    write(ANSWERS_KEY, kept.answers);
+    if (kept.backupVersion !== null) write(BACKUP_VERSION_KEY, kept.backupVersion);
+    write(ANSWERS_OWNER_KEY, me.id);
+  }
 }
