@@ -51,13 +51,17 @@ enum BackgroundJobs {
         }
     }
 
-    /// Writes the exports that wait and removes those past their retention.
+    /// Writes the exports and the people's copies of their data that wait, and removes those past their time.
     static func export(_ app: Application) async {
         let service = ExportService(database: app.db, services: app.interlude)
+        let copies = SelfExportService(database: app.db, services: app.interlude)
         do {
             let written = try await service.runPending()
             let removed = try await service.sweep()
             if written > 0 || removed > 0 { app.logger.info("Exports: \(written) written, \(removed) expired") }
+            let copied = try await copies.runPending()
+            let gone = try await copies.sweep()
+            if copied > 0 || gone > 0 { app.logger.info("Copies of personal data: \(copied) written, \(gone) removed") }
         } catch {
             app.logger.error("Exports failed: \(String(describing: error))")
         }

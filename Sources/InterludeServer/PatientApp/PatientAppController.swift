@@ -35,6 +35,7 @@ struct PatientAppController {
         ("interventions", "app/interventions", "app.interventions.title"),
         ("access-log", "app/access-log", "app.accessLog.title"),
         ("consents", "app/consents", "app.consents.title"),
+        ("my-data", "app/my-data", "app.myData.title"),
     ]
 
     static let script = "/js/app.js"

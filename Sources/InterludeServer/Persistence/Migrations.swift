@@ -44,6 +44,7 @@ enum Migrations {
             CreateErasedIDs(),
             CreateConsentVersions(),
             UpdateResponsesAddContext(),
+            CreateSelfExports(),
         ]
     }
 }

@@ -9,6 +9,7 @@ import SQLKit
 enum ErasureMap {
     /// Tables with rows about a person, in the order they are emptied (children before parents).
     static let personalTables: [String] = [
+        SelfExportRecord.schema,
         ExportParticipantRecord.schema,
         ExportRecord.schema,
         TimeZoneChangeRecord.schema,
@@ -122,6 +123,7 @@ struct ErasureService: Sendable {
             return (exports, plan.removed)
         }
         ExportFiles(services: services).remove(withdrawn)
+        SelfExportFiles(services: services).remove(removed[SelfExportRecord.schema] ?? [])
         return Receipt(erasureID: plan.tombstoneID, erasedAt: now, counts: removed.mapValues(\.count).filter { $0.value > 0 })
     }
 }

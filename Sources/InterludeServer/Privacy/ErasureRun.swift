@@ -2,8 +2,16 @@ import Fluent
 import Foundation
 import InterludeCore
 
-/// One erasure under way: whose data, how far it reaches, and the ids removed so far, table by table.
+/// One erasure under way: whose data, how far it reaches, and the ids removed so far, table by table. Run to
+/// collect instead, it deletes nothing and keeps every row it would have removed: the person's own copy of
+/// their data holds exactly what erasure takes.
 struct ErasureRun: Sendable {
+    enum Mode: Sendable {
+        case erase
+        case collect
+    }
+
+    let mode: Mode
     let userID: UUID
     let email: String
     let role: Role
@@ -14,8 +22,11 @@ struct ErasureRun: Sendable {
     let isPractice: Bool
     let tombstoneID = UUID()
     private(set) var removed: [String: [UUID]] = [:]
+    /// In `collect` mode, each row found, as JSON, by table and id.
+    private(set) var rows: [String: [UUID: Data]] = [:]
 
-    init(user: UserRecord, scope: ErasureScope, study: StudyRecord?) throws {
+    init(user: UserRecord, scope: ErasureScope, study: StudyRecord?, mode: Mode = .erase) throws {
+        self.mode = mode
         userID = try user.requireID()
         email = user.email
         role = user.role
@@ -52,7 +63,14 @@ struct ErasureRun: Sendable {
         case ExportRecord.schema:
             // Exports the person asked for stay in the study's history without naming them.
             guard wholeAccount else { return }
+            guard mode == .erase else {
+                return try await remove(ExportRecord.query(on: database).filter(\.$requestedBy.$id == userID), from: table)
+            }
             try await ExportRecord.query(on: database).filter(\.$requestedBy.$id == userID).set(\.$requestedBy.$id, to: nil).update()
+        case SelfExportRecord.schema:
+            // The person's own copies go with the account, their files once the erasure commits.
+            guard wholeAccount else { return }
+            try await remove(SelfExportRecord.query(on: database).filter(\.$user.$id == userID), from: table)
         case AccessTokenRecord.schema:
             guard wholeAccount else { return }
             try await remove(AccessTokenRecord.query(on: database).filter(\.$user.$id == userID), from: table)
@@ -115,7 +133,8 @@ struct ErasureRun: Sendable {
             guard wholeAccount else { return }
             try await remove(EmailTokenRecord.query(on: database).filter(\.$user.$id == userID), from: table)
         case RateLimitEventRecord.schema:
-            guard wholeAccount else { return }
+            // Counts of failed attempts under keyed hashes: nothing to show, only to forget.
+            guard wholeAccount, mode == .erase else { return }
             try await RateLimiter(database: database, services: services).forget([.account(email: email), .account(id: userID)])
         case ConsentRecord.schema:
             try await remove(inStudy(ConsentRecord.query(on: database).filter(\.$user.$id == userID), \.$study.$id), from: table)
@@ -133,6 +152,9 @@ struct ErasureRun: Sendable {
             guard wholeAccount else { return }
             try await remove(StudyStaffRecord.query(on: database).filter(\.$user.$id == userID), from: table)
         case AuditEventRecord.schema:
+            guard mode == .erase else {
+                return try await remove(AuditEventRecord.query(on: database).filter(\.$subjectID == userID), from: table)
+            }
             try await repointAuditEvents(on: database)
         case UserRecord.schema:
             guard wholeAccount else { return }
@@ -142,11 +164,22 @@ struct ErasureRun: Sendable {
         }
     }
 
-    /// Deletes what `query` finds and remembers the ids.
+    /// Deletes what `query` finds and remembers the ids; collecting, keeps the rows instead.
     private mutating func remove<M: Model>(_ query: QueryBuilder<M>, from table: String) async throws where M.IDValue == UUID {
-        let ids = try await query.all(\._$id)
-        for batch in ids.batches() { try await M.query(on: query.database).filter(\._$id ~~ Array(batch)).delete() }
-        removed[table, default: []] += ids
+        switch mode {
+        case .erase:
+            let ids = try await query.all(\._$id)
+            for batch in ids.batches() { try await M.query(on: query.database).filter(\._$id ~~ Array(batch)).delete() }
+            removed[table, default: []] += ids
+        case .collect:
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            for row in try await query.all() {
+                guard let id = row.id, rows[table]?[id] == nil else { continue }
+                rows[table, default: [:]][id] = try encoder.encode(row)
+                removed[table, default: []].append(id)
+            }
+        }
     }
 
     /// The query narrowed to the erased study, when only a study's data goes.

@@ -127,6 +127,9 @@ extension APIRow {
         APIRow("listMyResponses", "* 403, self 200, other 200") { _ in .init(.GET, "/me/responses") },
         APIRow("getMyAccessLog", "* 403, self 200, other 200") { _ in .init(.GET, "/me/access-log") },
         APIRow("getMyConsents", "* 403, self 200, other 200") { _ in .init(.GET, "/me/consents") },
+        APIRow("requestMyExport", "* 403, self 202, other 202") { _ in .init(.POST, "/me/export") },
+        APIRow("getMyExportStatus", "* 403, self 200, other 200") { _ in .init(.GET, "/me/export/status") },
+        APIRow("downloadMyExport", "* 403, self 409, other 409") { _ in .init(.GET, "/me/export") },
         APIRow("decideConsent", "* 403, self 201, other 201") { _ in .init(.POST, "/me/consents", json: ["version": "1"]) },
         APIRow("submitResponse", "* 403, self 201, other 422") { cell in
             .init(.POST, "/me/responses", json: [

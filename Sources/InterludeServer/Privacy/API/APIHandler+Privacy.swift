@@ -1,5 +1,6 @@
 import Foundation
 import InterludeCore
+import OpenAPIRuntime
 
 // MARK: - The person's own data: who looked at it
 
@@ -35,5 +36,46 @@ extension Components.Schemas.AccessLogEntry {
             activity: localizer.text("audit.\(entry.action)", language),
             actorRole: entry.actorRole == .therapist ? .therapist : entry.actorRole == .researcher ? .researcher : .admin,
             actor: actor, studyId: entry.study?.id?.uuidString.lowercased(), studyTitle: entry.study?.title)
+    }
+}
+
+// MARK: - The person's own data: a copy of it
+
+extension APIHandler {
+    func requestMyExport(_ input: Operations.RequestMyExport.Input) async throws -> Operations.RequestMyExport.Output {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        return .accepted(.init(body: .json(try .init(try await context.selfExports.request(by: patient)))))
+    }
+
+    func getMyExportStatus(_ input: Operations.GetMyExportStatus.Input) async throws -> Operations.GetMyExportStatus.Output {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        guard let latest = try await context.selfExports.latest(of: patient) else { throw AppError.notFound }
+        return .ok(.init(body: .json(try .init(latest))))
+    }
+
+    func downloadMyExport(_ input: Operations.DownloadMyExport.Input) async throws -> Operations.DownloadMyExport.Output {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        let copy = try await context.selfExports.download(by: patient)
+        // The file is open for sending; removing it now makes the download the only one.
+        let body = try HTTPBody(contentsOf: copy.url, size: copy.size)
+        SelfExportFiles(services: context.services).remove([try copy.record.requireID()])
+        return .ok(.init(
+            headers: .init(contentDisposition: "attachment; filename=\"interlude-my-data.zip\""), body: .applicationZip(body)))
+    }
+}
+
+extension APIContext {
+    var selfExports: SelfExportService { SelfExportService(database: database, services: services) }
+}
+
+extension Components.Schemas.SelfExport {
+    init(_ record: SelfExportRecord) throws {
+        self.init(
+            id: try record.requireID().uuidString.lowercased(), status: .init(rawValue: record.status.rawValue) ?? .failed,
+            createdAt: record.createdAt, finishedAt: record.finishedAt, expiresAt: record.expiresAt, downloadedAt: record.downloadedAt,
+            size: record.size)
     }
 }

@@ -1,0 +1,170 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Logging
+import SQLKit
+import ZIPFoundation
+
+/// Where the person's copies live: `self-exports/<id>.zip` in the data directory.
+struct SelfExportFiles: Sendable {
+    let directory: URL
+
+    init(services: AppServices) {
+        directory = URL(fileURLWithPath: services.settings.dataDirectory).appendingPathComponent("self-exports")
+    }
+
+    func zip(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.uuidString.lowercased()).zip") }
+    func work(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.uuidString.lowercased()).work") }
+
+    func remove(_ ids: [UUID]) {
+        for id in ids {
+            try? FileManager.default.removeItem(at: work(id))
+            try? FileManager.default.removeItem(at: zip(id))
+        }
+    }
+}
+
+/// A person's copy of their data (GDPR Art. 15 and 20): asked for in the app, written in the background, the
+/// person told by notification and email when it is ready, downloadable once within a day.
+struct SelfExportService: Sendable {
+    let database: any Database
+    let services: AppServices
+
+    /// How long a ready copy waits for its one download.
+    static let downloadWindow: TimeInterval = 24 * 3600
+    /// How long a worker holds a copy it writes before another may take it over.
+    static let lease: TimeInterval = 15 * 60
+
+    private var now: Date { services.clock.now }
+    private var files: SelfExportFiles { SelfExportFiles(services: services) }
+
+    /// Asks for a copy; a copy still being written is answered instead of a second one.
+    func request(by user: UserRecord) async throws -> SelfExportRecord {
+        let userID = try user.requireID()
+        if let pending = try await SelfExportRecord.query(on: database).filter(\.$user.$id == userID)
+            .filter(\.$status ~~ [ExportStatus.queued, .running]).first()
+        {
+            return pending
+        }
+        let record = SelfExportRecord(userID: userID, now: now)
+        try await record.create(on: database)
+        return record
+    }
+
+    /// The person's latest copy, if they asked for one.
+    func latest(of user: UserRecord) async throws -> SelfExportRecord? {
+        try await SelfExportRecord.query(on: database).filter(\.$user.$id == user.requireID())
+            .sort(\.$createdAt, .descending).first()
+    }
+
+    /// Hands out the ready copy once: the first download takes it, later ones and late ones find it gone.
+    func download(by user: UserRecord) async throws -> (record: SelfExportRecord, url: URL, size: Int64) {
+        guard let record = try await latest(of: user) else { throw AppError.notFound }
+        let id = try record.requireID()
+        let taken = try await database.updateRow(
+            SelfExportRecord.schema, id: id, set: ["downloaded_at": SQLBind(now), "status": SQLBind(ExportStatus.expired.rawValue)],
+            if: {
+                $0.where("status", .equal, SQLBind(ExportStatus.ready.rawValue)).where("downloaded_at", .is, SQLLiteral.null)
+                    .where("expires_at", .greaterThan, SQLBind(now))
+            })
+        guard taken else { throw AppError.conflict(.exportNotReady) }
+        let url = files.zip(id)
+        let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value ?? 0
+        return (record, url, size)
+    }
+
+    /// Writes every copy that waits; answers how many were written.
+    func runPending() async throws -> Int {
+        var written = 0
+        while let record = try await claimNext() {
+            do {
+                try await write(record)
+                written += 1
+            } catch {
+                Logger(label: "interlude.self-export").error("A copy of a person's data failed: \(String(describing: error))")
+                record.status = .failed
+                record.finishedAt = now
+                try await record.save(on: database)
+                files.remove([try record.requireID()])
+            }
+        }
+        return written
+    }
+
+    /// Removes the files of copies downloaded or past their window.
+    func sweep() async throws -> Int {
+        let past = try await SelfExportRecord.query(on: database)
+            .group(.or) { $0.filter(\.$status == .expired).filter(\.$expiresAt <= now) }
+            .filter(\.$finishedAt != nil).all()
+        for record in past where record.status != .expired || FileManager.default.fileExists(atPath: files.zip(record.id!).path) {
+            if record.status == .ready {
+                record.status = .expired
+                try await record.save(on: database)
+            }
+            files.remove([record.id!])
+        }
+        return past.count
+    }
+
+    private func claimNext() async throws -> SelfExportRecord? {
+        let candidates = try await SelfExportRecord.query(on: database)
+            .group(.or) { either in
+                either.filter(\.$status == .queued)
+                either.group(.and) { $0.filter(\.$status == .running).filter(\.$claimedUntil < now) }
+            }
+            .sort(\.$createdAt).limit(5).all()
+        for candidate in candidates {
+            let id = try candidate.requireID()
+            let claimed = try await database.updateRow(
+                SelfExportRecord.schema, id: id,
+                set: ["status": SQLBind(ExportStatus.running.rawValue), "claimed_until": SQLBind(now.addingTimeInterval(Self.lease))],
+                if: { $0.where("status", .equal, SQLBind(candidate.status.rawValue)) })
+            if claimed, let record = try await SelfExportRecord.find(id, on: database) { return record }
+        }
+        return nil
+    }
+
+    private func write(_ record: SelfExportRecord) async throws {
+        let id = try record.requireID()
+        guard let user = try await UserRecord.find(record.$user.id, on: database) else { throw AppError.notFound }
+        let work = files.work(id)
+        try? FileManager.default.removeItem(at: work)
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let paths = try await SelfExportPackage(database: database, services: services, user: user).write(into: work)
+        let zip = files.zip(id)
+        try? FileManager.default.removeItem(at: zip)
+        let archive = try Archive(url: zip, accessMode: .create)
+        for path in paths { try archive.addEntry(with: path, relativeTo: work, compressionMethod: .deflate) }
+        record.status = .ready
+        record.finishedAt = now
+        record.expiresAt = now.addingTimeInterval(Self.downloadWindow)
+        record.size = (try FileManager.default.attributesOfItem(atPath: zip.path)[.size] as? NSNumber)?.intValue
+        try await record.save(on: database)
+        await tell(user, record)
+    }
+
+    /// A notification on the person's devices and an email: the copy is ready in the app, once, for a day. (Without
+    /// a device the notification would only be a second email.)
+    private func tell(_ user: UserRecord, _ record: SelfExportRecord) async {
+        let localizer = services.localizer
+        let language = user.language
+        let title = localizer.text("selfExport.ready.title", language)
+        let body = localizer.text("selfExport.ready.body", language)
+        do {
+            if try await DeviceRecord.query(on: database).filter(\.$user.$id == record.$user.id).count() > 0 {
+                try await NotificationOutbox(database: database, localizer: localizer).enqueue(
+                    [.init(
+                        userID: record.$user.id, category: .messages, dedupeKey: "selfExport:\(try record.requireID().uuidString.lowercased())",
+                        title: title, body: body, path: "/app/my-data", dueAt: now, expiresAt: record.expiresAt ?? now)],
+                    now: now)
+            }
+            try await services.mailer.send(
+                EmailComposer(localizer: localizer, publicURL: services.settings.publicURL)
+                    .notification(
+                        to: user.email, title: title, body: body, link: services.settings.publicURL + "/app/my-data", language: language))
+        } catch {
+            Logger(label: "interlude.self-export").error("The person could not be told their copy is ready: \(String(describing: error))")
+        }
+    }
+}
