@@ -18,6 +18,7 @@ const PAGES = new Set([
   "intervention",
   "interventions",
   "login",
+  "my-data",
   "pairing",
   "profile",
   "questionnaire",

@@ -36,6 +36,7 @@ const SHELL = [
   "/js/pages/intervention.js",
   "/js/pages/interventions.js",
   "/js/pages/login.js",
+  "/js/pages/my-data.js",
   "/js/pages/pairing.js",
   "/js/pages/profile.js",
   "/js/pages/questionnaire.js",

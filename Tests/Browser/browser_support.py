@@ -76,6 +76,13 @@ class BrowserTestCase(unittest.TestCase):
     def wait_for_text(self, selector, text):
         self.wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, selector), text))
 
+    def app_sign_in(self, address, password):
+        self.open("/app/login")
+        self.fill("email", address)
+        self.fill("password", password)
+        self.click("form[data-form=login] button[type=submit]")
+        self.wait_for_path("/app")
+
     def console_sign_in(self, address, password):
         self.open("/console/login")
         self.fill("email", address)

@@ -27,11 +27,7 @@ class ConsentTest(BrowserTestCase):
         address = f"consent-patient-{suffix}@example.org"
         patient = patient_token(address, "a long enough password")
 
-        self.open("/app/login")
-        self.fill("email", address)
-        self.fill("password", "a long enough password")
-        self.click("form[data-form=login] button[type=submit]")
-        self.wait_for_path("/app")
+        self.app_sign_in(address, "a long enough password")
         self.open("/app/studies")
         card_module = f"#study-{study['id']}-module-context"
         self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, card_module)))

@@ -38,11 +38,7 @@ class OfflineTest(BrowserTestCase):
             "instrumentKey": "who-5", "opensAt": iso(), "closesAt": iso(24 * 60),
         }, token=therapist)
 
-        self.open("/app/login")
-        self.fill("email", address)
-        self.fill("password", "a long enough password")
-        self.click("form[data-form=login] button[type=submit]")
-        self.wait_for_path("/app")
+        self.app_sign_in(address, "a long enough password")
         # The service worker takes over the app; the questionnaire is read once while online.
         driver.execute_async_script("navigator.serviceWorker.ready.then(() => arguments[0](true))")
         self.wait.until(lambda driver: driver.execute_script("return Boolean(navigator.serviceWorker.controller)"))
@@ -86,11 +82,7 @@ class OfflineTest(BrowserTestCase):
         prompt = call("POST", f"/patients/{patient_id}/prompts", {
             "instrumentKey": "who-5", "opensAt": iso(), "closesAt": iso(24 * 60),
         }, token=therapist)
-        self.open("/app/login")
-        self.fill("email", address)
-        self.fill("password", "a long enough password")
-        self.click("form[data-form=login] button[type=submit]")
-        self.wait_for_path("/app")
+        self.app_sign_in(address, "a long enough password")
         self.open(f"/app/questionnaires/{prompt['id']}")
         self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-item=who5_1]")))
 
@@ -132,11 +124,7 @@ class OfflineTest(BrowserTestCase):
             "title": "Session", "startsAt": starts.isoformat(), "endsAt": (starts + datetime.timedelta(minutes=50)).isoformat(),
         }, token=patient)
 
-        self.open("/app/login")
-        self.fill("email", address)
-        self.fill("password", "a long enough password")
-        self.click("form[data-form=login] button[type=submit]")
-        self.wait_for_path("/app")
+        self.app_sign_in(address, "a long enough password")
         driver.execute_async_script("navigator.serviceWorker.ready.then(() => arguments[0](true))")
         self.wait.until(lambda driver: driver.execute_script("return Boolean(navigator.serviceWorker.controller)"))
         self.open("/app/appointments")
