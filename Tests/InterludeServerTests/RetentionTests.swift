@@ -77,4 +77,57 @@ struct RetentionTests {
             #expect(try await AuditEventRecord.query(on: app.database).count() == audit - 1)
         }
     }
+
+    @Test("after a closed study's retention period, those who took part in nothing else lose what identifies them; research data stays")
+    func closedStudyForgetsIdentities() async throws {
+        try await withTestApp { app in
+            // setup: Ada takes part only in the study, Ben also in a practice, Cleo in the study and another that runs
+            let (researcher, _) = try await app.staff("researcher", "study@uni.example")
+            let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
+            let studyID = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
+            let otherStudy = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
+            let (ada, adaID) = try await app.patient("ada@example.org", name: "Ada Lovelace")
+            let (ben, benID) = try await app.patient("ben@example.org")
+            let (cleo, cleoID) = try await app.patient("cleo@example.org")
+            for patient in [ada, ben, cleo] { try #require(try await StudyAPITests.join(patient, studyID).status == .created) }
+            try await app.pair(ben, with: therapist)
+            try #require(try await StudyAPITests.join(cleo, otherStudy).status == .created)
+            let answered = try await ConsentVersionTests().answer(
+                ada, adaID, in: ConsentVersionTests.Study(researcher: researcher, id: studyID), app)
+            try #require(answered.status == .created)
+            let pseudonym = try #require(try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == adaID).first()).pseudonym
+            let closed = try await researcher.send(
+                .PUT, "/studies/\(studyID)", json: StudyAPITests.study("open", status: "closed").merging(["retentionDays": 30]))
+            try #require(closed.status == .ok, "\(closed.text)")
+            let retention = Retention(database: app.database, services: app.app.interlude)
+
+            // act: a day short of the period, then a day past it
+            app.clock.advance(by: 29 * 86_400)
+            let early = try await retention.run()
+            let stillSignedIn = try await ada.send(.GET, "/me")
+            app.clock.advance(by: 2 * 86_400)
+            let due = try await retention.run()
+            let again = try await retention.run()
+
+            // verify
+            #expect(closed.body["closedAt"].string != nil)
+            #expect(early.forgottenParticipants == 0)
+            #expect(stillSignedIn.status == .ok)
+            #expect(due.forgottenParticipants == 1)
+            #expect(again.forgottenParticipants == 0)
+            let adaNow = try #require(try await UserRecord.find(adaID, on: app.database))
+            #expect(adaNow.email == "\(adaID.uuidString.lowercased())@forgotten.invalid" && adaNow.name == nil && adaNow.deactivatedAt != nil)
+            #expect(try await ada.send(.GET, "/me").status == .unauthorized)
+            let signIn = try await app.api.send(.POST, "/sessions", json: ["email": "ada@example.org", "password": .string(TestContext.password)])
+            #expect(signIn.status == .unauthorized)
+            #expect(try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == adaID).count() == 1, "research data stays")
+            #expect(try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == adaID).first()?.pseudonym == pseudonym)
+            for (id, email) in [(benID, "ben@example.org"), (cleoID, "cleo@example.org")] {
+                #expect(try await UserRecord.find(id, on: app.database)?.email == email, "\(email) takes part in something else")
+            }
+            let benAgain = try await app.api.send(.POST, "/sessions", json: ["email": "ben@example.org", "password": .string(TestContext.password)])
+            #expect(benAgain.status == .created, "\(benAgain.text)")
+        }
+    }
 }
+

@@ -59,6 +59,12 @@ public struct StudyDraft: Sendable, Equatable {
     public var allocation: ArmAllocation
     /// Whether participants' birth year and gender go into the study's research exports; without it, never.
     public var asksDemographics: Bool
+    /// Days after the study closes until the accounts of those who took part in nothing else lose what identifies
+    /// them; the pseudonymised research data stays.
+    public var retentionDays: Int
+
+    public static let defaultRetentionDays = 365
+    public static let retentionDaysRange = 0...3650
 
     public static let armsMaxCount = 10
     public static let armNameMaxLength = 60
@@ -67,7 +73,7 @@ public struct StudyDraft: Sendable, Equatable {
     public static func validate(
         title: String?, description: String?, consentText: String?, consentVersion: String?,
         joinMode: String?, joinPassword: String?, status: String?, hasPassword: Bool = false, arms: [String] = [],
-        allocation: String? = nil, asksDemographics: Bool = false
+        allocation: String? = nil, asksDemographics: Bool = false, retentionDays: Int = defaultRetentionDays
     ) throws(ValidationFailure) -> StudyDraft {
         var validator = FieldValidator()
         let cleanTitle = validator.text(title, field: "title", maxLength: titleMaxLength)
@@ -102,11 +108,14 @@ public struct StudyDraft: Sendable, Equatable {
         if cleanArms.count == 1 { validator.add("arms", .tooShort, limit: 2) }
         let parsedAllocation = ArmAllocation(rawValue: allocation ?? ArmAllocation.alternating.rawValue)
         if parsedAllocation == nil { validator.add("allocation", .invalidValue) }
+        if !retentionDaysRange.contains(retentionDays) {
+            validator.add("retentionDays", .outOfRange, limit: retentionDaysRange.upperBound)
+        }
         try validator.check()
         return StudyDraft(
             title: cleanTitle!, description: cleanDescription, consentText: cleanConsent!,
             consentVersion: cleanVersion!, joinMode: mode!, joinPassword: password, status: parsedStatus!,
-            arms: cleanArms, allocation: parsedAllocation!, asksDemographics: asksDemographics)
+            arms: cleanArms, allocation: parsedAllocation!, asksDemographics: asksDemographics, retentionDays: retentionDays)
     }
 }
 

@@ -45,6 +45,7 @@ enum Migrations {
             CreateConsentVersions(),
             UpdateResponsesAddContext(),
             CreateSelfExports(),
+            UpdateStudiesAddClosing(),
         ]
     }
 }

@@ -4,7 +4,8 @@ import InterludeCore
 
 /// Deletes by age what has served its purpose, with the periods of `Settings.Retention`: expired sessions, email
 /// links and access tokens, old rate-limit counts, the texts of notifications long sent, the answers kept for
-/// repeated sync uploads, outbox mail files and audit events older than the audit period. Research exports go
+/// repeated sync uploads, outbox mail files, audit events older than the audit period, and the identifying data of
+/// people who took part only in research studies closed longer than their retention period. Research exports go
 /// by `EXPORT_RETENTION_DAYS` in the export job.
 struct Retention: Sendable {
     let database: any Database
@@ -19,6 +20,7 @@ struct Retention: Sendable {
         var syncMutations = 0
         var outboxFiles = 0
         var auditEvents = 0
+        var forgottenParticipants = 0
     }
 
     func run() async throws -> Report {
@@ -41,6 +43,7 @@ struct Retention: Sendable {
         if let before = auditCutoff.date(byAdding: .year, value: -periods.auditYears, to: now) {
             report.auditEvents = try await delete(AuditEventRecord.query(on: database).filter(\.$occurredAt < before))
         }
+        report.forgottenParticipants = try await ClosedStudyRetention(database: database, services: services).run(now: now)
         return report
     }
 

@@ -183,6 +183,7 @@ struct StudyService: Sendable {
         study.arms = try StudyService.encodeArms(draft.arms)
         study.allocation = draft.arms.isEmpty ? nil : draft.allocation
         study.asksDemographics = draft.asksDemographics
+        study.retentionDays = draft.retentionDays
         try await database.transaction { database in
             try await study.create(on: database)
             try await ConsentService.createFirst(for: study, text: draft.consentText, version: draft.consentVersion, on: database)
@@ -220,7 +221,9 @@ struct StudyService: Sendable {
         study.arms = try StudyService.encodeArms(draft.arms)
         study.allocation = draft.arms.isEmpty ? nil : draft.allocation
         study.asksDemographics = draft.asksDemographics
+        study.retentionDays = draft.retentionDays
         let statusChanged = study.status != draft.status
+        if statusChanged { study.closedAt = draft.status == .closed ? now : nil }
         study.status = draft.status
         study.updatedAt = now
         try await study.save(on: database)

@@ -71,7 +71,8 @@ extension Components.Schemas.Study {
             consentText: study.consentText, consentVersion: study.consentVersion,
             consentModules: consentModules.isEmpty ? nil : consentModules.map { .init(rawValue: $0.rawValue)! },
             arms: StudyArms.names(of: study).isEmpty ? nil : StudyArms.names(of: study),
-            asksDemographics: study.asksDemographics, enrollment: try enrollment.map(Components.Schemas.Enrollment.init))
+            asksDemographics: study.asksDemographics, retentionDays: study.retentionDays, closedAt: study.closedAt,
+            enrollment: try enrollment.map(Components.Schemas.Enrollment.init))
     }
 }
 

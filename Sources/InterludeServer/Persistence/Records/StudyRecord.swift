@@ -27,6 +27,10 @@ final class StudyRecord: Model, @unchecked Sendable {
     @OptionalField(key: "allocation") var allocation: ArmAllocation?
     /// Whether exports carry participants' birth year and gender.
     @Field(key: "asks_demographics") var asksDemographics: Bool
+    /// When it was last closed; nil while it runs.
+    @OptionalField(key: "closed_at") var closedAt: Date?
+    /// Days after closing until participants who took part in nothing else lose what identifies them.
+    @Field(key: "retention_days") var retentionDays: Int
 
     init() {}
 
@@ -43,6 +47,8 @@ final class StudyRecord: Model, @unchecked Sendable {
         self.joinPasswordHash = joinPasswordHash
         self.status = status
         self.asksDemographics = false
+        self.retentionDays = StudyDraft.defaultRetentionDays
+        self.closedAt = status == .closed ? now : nil
         self.createdAt = now
         self.updatedAt = now
     }

@@ -98,7 +98,8 @@ extension Components.Schemas.StudyInput {
         try StudyDraft.validate(
             title: title, description: description, consentText: consentText, consentVersion: consentVersion,
             joinMode: joinMode.rawValue, joinPassword: joinPassword, status: status?.rawValue,
-            hasPassword: hasPassword, arms: arms ?? [], allocation: allocation?.rawValue, asksDemographics: asksDemographics ?? false)
+            hasPassword: hasPassword, arms: arms ?? [], allocation: allocation?.rawValue, asksDemographics: asksDemographics ?? false,
+            retentionDays: retentionDays ?? StudyDraft.defaultRetentionDays)
     }
 }
 

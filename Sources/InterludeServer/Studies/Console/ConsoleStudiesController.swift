@@ -19,6 +19,7 @@ struct ConsoleStudiesController {
         var allocation: String?
         /// `on` when exports carry birth year and gender (a checkbox).
         var asksDemographics: String?
+        var retentionDays: String?
     }
 
     func register(on routes: any RoutesBuilder) {
@@ -71,7 +72,7 @@ struct ConsoleStudiesController {
             request, action: .newStudy,
             form: StudyForm(
                 title: "", description: "", consentText: "", consentVersion: "1", joinMode: JoinMode.open.rawValue,
-                status: StudyStatus.running.rawValue),
+                status: StudyStatus.running.rawValue, retentionDays: String(StudyDraft.defaultRetentionDays)),
             hasPassword: false)
     }
 
@@ -112,7 +113,7 @@ struct ConsoleStudiesController {
                 title: study.title, description: study.description, consentText: study.consentText,
                 consentVersion: study.consentVersion, joinMode: study.joinMode.rawValue, status: study.status.rawValue,
                 arms: StudyArms.names(of: study).joined(separator: ", "), allocation: study.allocation?.rawValue,
-                asksDemographics: study.asksDemographics ? "on" : nil),
+                asksDemographics: study.asksDemographics ? "on" : nil, retentionDays: String(study.retentionDays)),
             hasPassword: study.joinPasswordHash != nil)
     }
 
@@ -153,7 +154,9 @@ extension ConsoleStudiesController.StudyForm {
             title: title, description: description, consentText: consentText, consentVersion: consentVersion,
             joinMode: joinMode, joinPassword: joinPassword, status: status, hasPassword: hasPassword,
             arms: (arms ?? "").split(separator: ",").map(String.init), allocation: allocation,
-            asksDemographics: asksDemographics == "on")
+            asksDemographics: asksDemographics == "on",
+            // Text that is no whole number lies outside every range.
+            retentionDays: retentionDays.map { Int($0.trimmingCharacters(in: .whitespaces)) ?? -1 } ?? StudyDraft.defaultRetentionDays)
     }
 
     /// The form as shown again: a typed password is never echoed back.
