@@ -76,6 +76,22 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 }
 
+/// Written as `YYYY-MM-DD`.
+extension LocalDate: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        guard let date = LocalDate(try container.decode(String.self)) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "Not a date as YYYY-MM-DD")
+        }
+        self = date
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
 /// A wall-clock date and time without a zone, as a person enters it (`2026-03-02T09:30`).
 public struct LocalDateTime: Hashable, Sendable, CustomStringConvertible {
     public let date: LocalDate
