@@ -55,6 +55,7 @@ enum AuditAction: String, Sendable, CaseIterable {
     case ruleDryRun = "rule.dry-run"
     case timelineRead = "timeline.read"
     case appointmentsRead = "appointments.read"
+    case recordsRead = "records.read"
     case appointmentAdded = "appointment.added"
     case userCreated = "user.created"
     case userDeactivated = "user.deactivated"

@@ -152,6 +152,14 @@ struct PatientChart: Sendable {
         return list
     }
 
+    /// The patient's health record of one kind: kept for their therapist, never shown to research.
+    func records<Content: RecordContent>(_ type: Content.Type) async throws -> [RecordService.Stored<Content>] {
+        guard kind == .practice else { return [] }
+        let list = try await RecordService(database: database, services: services).list(type, of: patientID)
+        try await audit.record(actor: viewer, action: .recordsRead, patients: [patientID], target: Content.kind.collection)
+        return list
+    }
+
     /// How the patient can be reached now, and what was sent to them about this study's prompts and interventions
     /// and about appointments: their therapist's business, never research's.
     func notifications(limit: Int) async throws -> (reach: DeviceService.Reach, sent: [NotificationRecord]) {

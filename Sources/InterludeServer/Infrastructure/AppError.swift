@@ -59,6 +59,10 @@ enum AppError: Error, Equatable {
         case exportNotReady
         /// The study has a new consent version the person must answer before it takes more data from them.
         case consentRequired
+        /// A record id the client generated belongs to another record.
+        case recordIDTaken
+        /// The record was changed or deleted since the version the edit was based on.
+        case recordChanged
     }
 
     static func field(_ field: String, _ code: FieldError.Code, limit: Int? = nil) -> AppError {
@@ -100,16 +104,17 @@ extension ValidationFailure {
 }
 
 extension String {
-    /// `emailTaken` → `email-taken`.
+    /// `emailTaken` → `email-taken`; a run of capitals is one word: `responseIDTaken` → `response-id-taken`.
     var kebabCased: String {
+        let characters = Array(self)
         var result = ""
-        for character in self {
-            if character.isUppercase {
-                result.append("-")
-                result.append(contentsOf: character.lowercased())
-            } else {
-                result.append(character)
+        for (index, character) in characters.enumerated() {
+            if character.isUppercase, index > 0 {
+                let previous = characters[index - 1]
+                let next = index + 1 < characters.count ? characters[index + 1] : nil
+                if previous.isLowercase || (previous.isUppercase && next?.isLowercase == true) { result.append("-") }
             }
+            result.append(contentsOf: character.lowercased())
         }
         return result
     }

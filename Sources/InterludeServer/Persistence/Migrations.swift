@@ -46,6 +46,7 @@ enum Migrations {
             UpdateResponsesAddContext(),
             CreateSelfExports(),
             UpdateStudiesAddClosing(),
+            CreateRecords(),
         ]
     }
 }

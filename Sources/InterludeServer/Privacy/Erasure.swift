@@ -24,6 +24,7 @@ enum ErasureMap {
         DeviceRecord.schema,
         NotificationPreferenceRecord.schema,
         ResponseRecord.schema,
+        EntryRecord.schema,
         PromptRecord.schema,
         PlanAdjustmentRecord.schema,
         PlanRecord.schema,

@@ -106,6 +106,10 @@ struct ErasureRun: Sendable {
                 query = query.group(.or) { $0.filter(\.$studyID == studyID).filter(\.$prompt.$id ~~ prompts.map(Optional.some)) }
             }
             try await remove(query, from: table)
+        case EntryRecord.schema:
+            // The health record is the person's own, kept beside any study: it goes with the account.
+            guard wholeAccount else { return }
+            try await remove(EntryRecord.query(on: database).filter(\.$patient.$id == userID), from: table)
         case PromptRecord.schema:
             try await remove(PromptRecord.query(on: database).filter(\.$id ~~ studyPrompts(on: database)), from: table)
         case PlanAdjustmentRecord.schema:

@@ -127,6 +127,20 @@ extension APIRow {
         APIRow("listMyResponses", "* 403, self 200, other 200") { _ in .init(.GET, "/me/responses") },
         APIRow("getMyAccessLog", "* 403, self 200, other 200") { _ in .init(.GET, "/me/access-log") },
         APIRow("getMyConsents", "* 403, self 200, other 200") { _ in .init(.GET, "/me/consents") },
+        APIRow("listMyEvents", "* 403, self 200, other 200") { _ in .init(.GET, "/me/events?q=concert") },
+        APIRow("createMyEvent", "* 403, self 201, other 201") { cell in
+            .init(.POST, "/me/events", json: [
+                "id": .string(UUID().uuidString), "title": "Concert", "occurredAt": iso(cell.world.app.clock.now), "type": "tinnitusAttack",
+            ])
+        },
+        APIRow("updateMyEvent", "* 403, self 200, other 404") { cell in
+            .init(.PATCH, "/me/events/\(try await cell.world.freshEvent())", json: [
+                "baseVersion": 1, "title": "Concert", "occurredAt": iso(cell.world.app.clock.now), "type": "other",
+            ])
+        },
+        APIRow("deleteMyEvent", "* 403, self 204, other 404") { cell in
+            .init(.DELETE, "/me/events/\(try await cell.world.freshEvent())?baseVersion=1")
+        },
         APIRow("requestMyExport", "* 403, self 202, other 202") { _ in .init(.POST, "/me/export") },
         APIRow("getMyExportStatus", "* 403, self 200, other 200") { _ in .init(.GET, "/me/export/status") },
         APIRow("downloadMyExport", "* 403, self 409, other 409") { _ in .init(.GET, "/me/export") },

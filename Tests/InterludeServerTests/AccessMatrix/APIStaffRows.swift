@@ -153,6 +153,7 @@ extension APIRow {
             .init(.GET, "/patients/\(cell.subject.id)/schedule-preview?from=2026-03-03&days=7")
         },
         APIRow("listPatientAppointments", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/appointments") },
+        APIRow("listPatientEvents", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/events") },
         APIRow("createPatientAppointment", "* 403, otherT 404, own 201") { cell in
             let start = cell.world.app.clock.now.addingTimeInterval(4 * 86_400)
             return .init(.POST, "/patients/\(cell.subject.id)/appointments",

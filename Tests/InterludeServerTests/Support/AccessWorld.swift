@@ -325,6 +325,15 @@ extension AccessWorld {
         return try #require(reply.body["id"].string)
     }
 
+    /// A health event of Ada's, stored through the service the API uses.
+    func freshEvent() async throws -> String {
+        let user = try #require(try await UserRecord.find(ada.id, on: app.database))
+        let event = HealthEvent(title: "Loud concert", occurredAt: app.clock.now, type: "tinnitusAttack", description: "Ringing after")
+        let id = UUID()
+        _ = try await RecordService(database: app.database, services: app.app.interlude).create(event, id: id, by: user)
+        return id.uuidString
+    }
+
     /// A new patient who joined the research study, or was paired into the practice.
     func freshParticipant(_ scope: Scope) async throws -> APIClient {
         let client = try await freshAccount(like: .patientSelf)

@@ -1,0 +1,67 @@
+import Foundation
+import InterludeCore
+
+// MARK: - Health events
+
+extension APIHandler {
+    func listMyEvents(_ input: Operations.ListMyEvents.Input) async throws -> Operations.ListMyEvents.Output {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        try checkLimits([(input.query.q, "q", 200), (input.query._type, "type", HealthEvent.typeMaxLength)])
+        let events = try await context.records.list(HealthEvent.self, of: patient.requireID())
+            .filter { stored in input.query._type.map { stored.content.type == $0 } ?? true }
+            .filter { stored in input.query.q.map { stored.content.matches($0) } ?? true }
+        return .ok(.init(body: .json(try events.map(Components.Schemas.HealthEvent.init))))
+    }
+
+    func createMyEvent(_ input: Operations.CreateMyEvent.Input) async throws -> Operations.CreateMyEvent.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let patient = try await context.user(.patient)
+        guard let id = UUID(uuidString: body.id) else { throw AppError.field("id", .invalidFormat) }
+        let event = try HealthEvent.validate(
+            title: body.title, occurredAt: body.occurredAt, type: body._type, description: body.description)
+        let (stored, created) = try await context.records.create(event, id: id, by: patient)
+        let shown = try Components.Schemas.HealthEvent(stored)
+        return created ? .created(.init(body: .json(shown))) : .ok(.init(body: .json(shown)))
+    }
+
+    func updateMyEvent(_ input: Operations.UpdateMyEvent.Input) async throws -> Operations.UpdateMyEvent.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let patient = try await context.user(.patient)
+        let event = try HealthEvent.validate(
+            title: body.title, occurredAt: body.occurredAt, type: body._type, description: body.description)
+        let stored = try await context.records.update(
+            event, id: try pathID(input.path.recordId), baseVersion: body.baseVersion, by: patient)
+        return .ok(.init(body: .json(try .init(stored))))
+    }
+
+    func deleteMyEvent(_ input: Operations.DeleteMyEvent.Input) async throws -> Operations.DeleteMyEvent.Output {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        try await context.records.delete(
+            try pathID(input.path.recordId), kind: .event, baseVersion: input.query.baseVersion, by: patient)
+        return .noContent
+    }
+
+    func listPatientEvents(_ input: Operations.ListPatientEvents.Input) async throws -> Operations.ListPatientEvents.Output {
+        let context = try APIContext.current()
+        let events = try await context.chart(of: input.path.patientId).records(HealthEvent.self)
+        return .ok(.init(body: .json(try events.map(Components.Schemas.HealthEvent.init))))
+    }
+}
+
+extension APIContext {
+    var records: RecordService { RecordService(database: database, services: services) }
+}
+
+extension Components.Schemas.HealthEvent {
+    init(_ stored: RecordService.Stored<HealthEvent>) throws {
+        let record = stored.record
+        self.init(
+            id: try record.requireID().uuidString.lowercased(), version: record.version, title: stored.content.title,
+            occurredAt: stored.content.occurredAt, _type: stored.content.type, description: stored.content.description,
+            createdAt: record.createdAt, updatedAt: record.updatedAt)
+    }
+}

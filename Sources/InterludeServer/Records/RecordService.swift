@@ -1,0 +1,101 @@
+import Fluent
+import Foundation
+import InterludeCore
+import SQLKit
+
+/// What a record of one kind holds: the Core type of its content, and the moment that orders it.
+protocol RecordContent: Codable, Sendable, Equatable {
+    static var kind: RecordKind { get }
+    var occurredAt: Date { get }
+}
+
+extension HealthEvent: RecordContent {
+    static let kind = RecordKind.event
+}
+
+/// The records patients keep, every kind through the same steps: created under the client's id (a repeat finds
+/// the first), edited against the version they were based on (a stale edit is a conflict, never lost silently),
+/// deleted; content sealed at rest.
+struct RecordService: Sendable {
+    let database: any Database
+    let services: AppServices
+
+    private var now: Date { services.clock.now }
+
+    /// A record with its content opened.
+    struct Stored<Content: RecordContent>: Sendable {
+        let record: EntryRecord
+        let content: Content
+    }
+
+    func list<Content: RecordContent>(_ type: Content.Type, of patientID: UUID) async throws -> [Stored<Content>] {
+        try await EntryRecord.query(on: database).filter(\.$patient.$id == patientID).filter(\.$kind == Content.kind)
+            .sort(\.$occurredAt, .descending).all().map(open)
+    }
+
+    /// Stores a new record; the same id sent again by the same person answers the stored one (`created` false).
+    func create<Content: RecordContent>(_ content: Content, id: UUID, by patient: UserRecord) async throws
+        -> (stored: Stored<Content>, created: Bool)
+    {
+        let patientID = try patient.requireID()
+        if let existing = try await EntryRecord.find(id, on: database) {
+            guard existing.$patient.id == patientID, existing.kind == Content.kind else { throw AppError.conflict(.recordIDTaken) }
+            return (try open(existing), false)
+        }
+        try await ErasedIDs(database: database, services: services).refuse(id)
+        let record = EntryRecord(
+            id: id, patientID: patientID, kind: Content.kind, occurredAt: content.occurredAt, content: try seal(content), now: now)
+        do {
+            try await record.create(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            // The same create, sent twice at once: the first one stands.
+            guard let stored = try await EntryRecord.find(id, on: database), stored.$patient.id == patientID else {
+                throw AppError.conflict(.recordIDTaken)
+            }
+            return (try open(stored), false)
+        }
+        return (Stored(record: record, content: content), true)
+    }
+
+    /// Replaces a record's content if nobody changed it since `baseVersion`; otherwise 409 `record-changed`.
+    func update<Content: RecordContent>(_ content: Content, id: UUID, baseVersion: Int, by patient: UserRecord) async throws
+        -> Stored<Content>
+    {
+        _ = try await own(id, kind: Content.kind, of: patient)
+        let changed = try await database.updateRow(
+            EntryRecord.schema, id: id,
+            set: ["content": SQLBind(try seal(content)), "occurred_at": SQLBind(content.occurredAt), "updated_at": SQLBind(now),
+                  "version": SQLBind(baseVersion + 1)],
+            if: { $0.where("version", .equal, SQLBind(baseVersion)) })
+        guard changed, let stored = try await EntryRecord.find(id, on: database) else { throw AppError.conflict(.recordChanged) }
+        return try open(stored)
+    }
+
+    /// Deletes a record if nobody changed it since `baseVersion`.
+    func delete(_ id: UUID, kind: RecordKind, baseVersion: Int, by patient: UserRecord) async throws {
+        _ = try await own(id, kind: kind, of: patient)
+        try await EntryRecord.query(on: database).filter(\.$id == id).filter(\.$version == baseVersion).delete()
+        // Still there: it had moved on to another version.
+        if try await EntryRecord.find(id, on: database) != nil { throw AppError.conflict(.recordChanged) }
+    }
+
+    private func own(_ id: UUID, kind: RecordKind, of patient: UserRecord) async throws -> EntryRecord {
+        guard let record = try await EntryRecord.find(id, on: database), record.$patient.id == patient.id, record.kind == kind else {
+            throw AppError.notFound
+        }
+        return record
+    }
+
+    func open<Content: RecordContent>(_ record: EntryRecord) throws -> Stored<Content> {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return Stored(record: record, content: try decoder.decode(Content.self, from: Data(try services.cipher.open(record.content).utf8)))
+    }
+
+    private func seal<Content: RecordContent>(_ content: Content) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = .sortedKeys
+        return try services.cipher.seal(String(decoding: try encoder.encode(content), as: UTF8.self))
+    }
+}
