@@ -99,4 +99,30 @@ struct RecordAPITests {
             #expect(try await AuditEventRecord.query(on: app.database).filter(\.$action == AuditAction.recordsRead.rawValue).count() == 1)
         }
     }
+
+    @Test("therapies: the end not before the start, ongoing ones first, the type one of the fourteen")
+    func therapies() async throws {
+        try await withTestApp { app in
+            // setup
+            let (ada, _) = try await app.patient("ada@example.org")
+            func therapy(_ name: String, _ type: String, _ start: String, _ end: String? = nil) -> JSONValue {
+                ["id": .string(UUID().uuidString), "name": .string(name), "type": .string(type), "startDate": .string(start), "endDate": JSONValue(end)]
+            }
+
+            // act
+            let ended = try await ada.send(.POST, "/me/therapies", json: therapy("Biofeedback", "biofeedback", "2025-09-01", "2025-12-01"))
+            let ongoing = try await ada.send(.POST, "/me/therapies", json: therapy("Hearing aid", "hearingAid", "2026-01-10"))
+            let backwards = try await ada.send(.POST, "/me/therapies", json: therapy("TRT", "retrainingTherapy", "2026-02-01", "2026-01-01"))
+            let unknown = try await ada.send(.POST, "/me/therapies", json: therapy("Yoga", "yoga", "2026-02-31"))
+            let listed = try await ada.send(.GET, "/me/therapies").decoded([Components.Schemas.Therapy].self)
+
+            // verify
+            #expect(ended.status == .created && ongoing.status == .created)
+            #expect(backwards.body.problemCodes == ["endDate": "outOfRange"])
+            #expect(unknown.body.problemCodes == ["type": "notAnOption", "startDate": "invalidFormat"])
+            #expect(listed.map(\.name) == ["Hearing aid", "Biofeedback"])
+            #expect(listed.map(\.ongoing) == [true, false])
+            #expect(try await app.count("records") == 2)
+        }
+    }
 }

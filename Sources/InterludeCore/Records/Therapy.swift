@@ -76,13 +76,16 @@ public struct Therapy: Codable, Sendable, Equatable {
 
     /// Ongoing ones first, then by kind, then newest start first.
     public static func ordered(_ therapies: [Therapy], on day: LocalDate) -> [Therapy] {
-        therapies.sorted { lhs, rhs in
-            let (left, right) = (lhs.isOngoing(on: day), rhs.isOngoing(on: day))
-            if left != right { return left }
-            if lhs.kind != rhs.kind {
-                return Kind.allCases.firstIndex(of: lhs.kind)! < Kind.allCases.firstIndex(of: rhs.kind)!
-            }
-            return lhs.startDate > rhs.startDate
+        therapies.sorted { precedes($0, $1, on: day) }
+    }
+
+    /// Whether `lhs` comes before `rhs` in that order.
+    public static func precedes(_ lhs: Therapy, _ rhs: Therapy, on day: LocalDate) -> Bool {
+        let (left, right) = (lhs.isOngoing(on: day), rhs.isOngoing(on: day))
+        if left != right { return left }
+        if lhs.kind != rhs.kind {
+            return Kind.allCases.firstIndex(of: lhs.kind)! < Kind.allCases.firstIndex(of: rhs.kind)!
         }
+        return lhs.startDate > rhs.startDate
     }
 }

@@ -156,7 +156,7 @@ struct PatientChart: Sendable {
     func records<Content: RecordContent>(_ type: Content.Type) async throws -> [RecordService.Stored<Content>] {
         guard kind == .practice else { return [] }
         let list = try await RecordService(database: database, services: services).list(type, of: patientID)
-        try await audit.record(actor: viewer, action: .recordsRead, patients: [patientID], target: Content.kind.collection)
+        try await audit.record(actor: viewer, action: .recordsRead, patients: [patientID], target: Content.recordKind.collection)
         return list
     }
 

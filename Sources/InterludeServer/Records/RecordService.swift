@@ -5,12 +5,18 @@ import SQLKit
 
 /// What a record of one kind holds: the Core type of its content, and the moment that orders it.
 protocol RecordContent: Codable, Sendable, Equatable {
-    static var kind: RecordKind { get }
+    static var recordKind: RecordKind { get }
     var occurredAt: Date { get }
 }
 
 extension HealthEvent: RecordContent {
-    static let kind = RecordKind.event
+    static let recordKind = RecordKind.event
+}
+
+extension Therapy: RecordContent {
+    static let recordKind = RecordKind.therapy
+    /// The start of its first day (UTC), for ordering beside timed records.
+    var occurredAt: Date { Date(timeIntervalSince1970: Double(startDate.daysSinceEpoch) * 86_400) }
 }
 
 /// The records patients keep, every kind through the same steps: created under the client's id (a repeat finds
@@ -29,7 +35,7 @@ struct RecordService: Sendable {
     }
 
     func list<Content: RecordContent>(_ type: Content.Type, of patientID: UUID) async throws -> [Stored<Content>] {
-        try await EntryRecord.query(on: database).filter(\.$patient.$id == patientID).filter(\.$kind == Content.kind)
+        try await EntryRecord.query(on: database).filter(\.$patient.$id == patientID).filter(\.$kind == Content.recordKind)
             .sort(\.$occurredAt, .descending).all().map(open)
     }
 
@@ -39,12 +45,12 @@ struct RecordService: Sendable {
     {
         let patientID = try patient.requireID()
         if let existing = try await EntryRecord.find(id, on: database) {
-            guard existing.$patient.id == patientID, existing.kind == Content.kind else { throw AppError.conflict(.recordIDTaken) }
+            guard existing.$patient.id == patientID, existing.kind == Content.recordKind else { throw AppError.conflict(.recordIDTaken) }
             return (try open(existing), false)
         }
         try await ErasedIDs(database: database, services: services).refuse(id)
         let record = EntryRecord(
-            id: id, patientID: patientID, kind: Content.kind, occurredAt: content.occurredAt, content: try seal(content), now: now)
+            id: id, patientID: patientID, kind: Content.recordKind, occurredAt: content.occurredAt, content: try seal(content), now: now)
         do {
             try await record.create(on: database)
         } catch let error as any DatabaseError where error.isConstraintFailure {
@@ -61,7 +67,7 @@ struct RecordService: Sendable {
     func update<Content: RecordContent>(_ content: Content, id: UUID, baseVersion: Int, by patient: UserRecord) async throws
         -> Stored<Content>
     {
-        _ = try await own(id, kind: Content.kind, of: patient)
+        _ = try await own(id, kind: Content.recordKind, of: patient)
         let changed = try await database.updateRow(
             EntryRecord.schema, id: id,
             set: ["content": SQLBind(try seal(content)), "occurred_at": SQLBind(content.occurredAt), "updated_at": SQLBind(now),

@@ -141,6 +141,20 @@ extension APIRow {
         APIRow("deleteMyEvent", "* 403, self 204, other 404") { cell in
             .init(.DELETE, "/me/events/\(try await cell.world.freshEvent())?baseVersion=1")
         },
+        APIRow("listMyTherapies", "* 403, self 200, other 200") { _ in .init(.GET, "/me/therapies") },
+        APIRow("createMyTherapy", "* 403, self 201, other 201") { _ in
+            .init(.POST, "/me/therapies", json: [
+                "id": .string(UUID().uuidString), "name": "Hearing aid", "type": "hearingAid", "startDate": "2026-01-10",
+            ])
+        },
+        APIRow("updateMyTherapy", "* 403, self 200, other 404") { cell in
+            .init(.PATCH, "/me/therapies/\(try await cell.world.freshTherapy())", json: [
+                "baseVersion": 1, "name": "Hearing aid, left", "type": "hearingAid", "startDate": "2026-01-10",
+            ])
+        },
+        APIRow("deleteMyTherapy", "* 403, self 204, other 404") { cell in
+            .init(.DELETE, "/me/therapies/\(try await cell.world.freshTherapy())?baseVersion=1")
+        },
         APIRow("requestMyExport", "* 403, self 202, other 202") { _ in .init(.POST, "/me/export") },
         APIRow("getMyExportStatus", "* 403, self 200, other 200") { _ in .init(.GET, "/me/export/status") },
         APIRow("downloadMyExport", "* 403, self 409, other 409") { _ in .init(.GET, "/me/export") },

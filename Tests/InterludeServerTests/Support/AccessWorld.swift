@@ -327,10 +327,18 @@ extension AccessWorld {
 
     /// A health event of Ada's, stored through the service the API uses.
     func freshEvent() async throws -> String {
+        try await freshRecord(HealthEvent(title: "Loud concert", occurredAt: app.clock.now, type: "tinnitusAttack", description: "Ringing after"))
+    }
+
+    /// A therapy of Ada's, stored through the service the API uses.
+    func freshTherapy() async throws -> String {
+        try await freshRecord(Therapy(name: "Hearing aid", kind: .hearingAid, startDate: LocalDate("2026-01-10")!, endDate: nil, note: nil))
+    }
+
+    private func freshRecord<Content: RecordContent>(_ content: Content) async throws -> String {
         let user = try #require(try await UserRecord.find(ada.id, on: app.database))
-        let event = HealthEvent(title: "Loud concert", occurredAt: app.clock.now, type: "tinnitusAttack", description: "Ringing after")
         let id = UUID()
-        _ = try await RecordService(database: app.database, services: app.app.interlude).create(event, id: id, by: user)
+        _ = try await RecordService(database: app.database, services: app.app.interlude).create(content, id: id, by: user)
         return id.uuidString
     }
 

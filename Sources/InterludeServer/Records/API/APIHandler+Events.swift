@@ -18,10 +18,9 @@ extension APIHandler {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let patient = try await context.user(.patient)
-        guard let id = UUID(uuidString: body.id) else { throw AppError.field("id", .invalidFormat) }
         let event = try HealthEvent.validate(
             title: body.title, occurredAt: body.occurredAt, type: body._type, description: body.description)
-        let (stored, created) = try await context.records.create(event, id: id, by: patient)
+        let (stored, created) = try await context.createRecord(event, id: body.id, by: patient)
         let shown = try Components.Schemas.HealthEvent(stored)
         return created ? .created(.init(body: .json(shown))) : .ok(.init(body: .json(shown)))
     }
@@ -32,16 +31,12 @@ extension APIHandler {
         let patient = try await context.user(.patient)
         let event = try HealthEvent.validate(
             title: body.title, occurredAt: body.occurredAt, type: body._type, description: body.description)
-        let stored = try await context.records.update(
-            event, id: try pathID(input.path.recordId), baseVersion: body.baseVersion, by: patient)
+        let stored = try await context.updateRecord(event, id: input.path.recordId, baseVersion: body.baseVersion, by: patient)
         return .ok(.init(body: .json(try .init(stored))))
     }
 
     func deleteMyEvent(_ input: Operations.DeleteMyEvent.Input) async throws -> Operations.DeleteMyEvent.Output {
-        let context = try APIContext.current()
-        let patient = try await context.user(.patient)
-        try await context.records.delete(
-            try pathID(input.path.recordId), kind: .event, baseVersion: input.query.baseVersion, by: patient)
+        try await APIContext.current().deleteRecord(.event, id: input.path.recordId, baseVersion: input.query.baseVersion)
         return .noContent
     }
 
@@ -50,10 +45,6 @@ extension APIHandler {
         let events = try await context.chart(of: input.path.patientId).records(HealthEvent.self)
         return .ok(.init(body: .json(try events.map(Components.Schemas.HealthEvent.init))))
     }
-}
-
-extension APIContext {
-    var records: RecordService { RecordService(database: database, services: services) }
 }
 
 extension Components.Schemas.HealthEvent {

@@ -1,0 +1,68 @@
+import Foundation
+import InterludeCore
+
+// MARK: - Therapies
+
+extension APIHandler {
+    func listMyTherapies(_ input: Operations.ListMyTherapies.Input) async throws -> Operations.ListMyTherapies.Output {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        let therapies = try await context.records.list(Therapy.self, of: patient.requireID())
+        return .ok(.init(body: .json(try Self.ordered(therapies, for: patient, now: context.services.clock.now))))
+    }
+
+    func createMyTherapy(_ input: Operations.CreateMyTherapy.Input) async throws -> Operations.CreateMyTherapy.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let patient = try await context.user(.patient)
+        let therapy = try Therapy.validate(
+            name: body.name, kind: body._type, startDate: body.startDate, endDate: body.endDate, note: body.note)
+        let (stored, created) = try await context.createRecord(therapy, id: body.id, by: patient)
+        let shown = try Components.Schemas.Therapy(stored, today: LocalDate(context.services.clock.now, in: patient.zone))
+        return created ? .created(.init(body: .json(shown))) : .ok(.init(body: .json(shown)))
+    }
+
+    func updateMyTherapy(_ input: Operations.UpdateMyTherapy.Input) async throws -> Operations.UpdateMyTherapy.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let patient = try await context.user(.patient)
+        let therapy = try Therapy.validate(
+            name: body.name, kind: body._type, startDate: body.startDate, endDate: body.endDate, note: body.note)
+        let stored = try await context.updateRecord(therapy, id: input.path.recordId, baseVersion: body.baseVersion, by: patient)
+        return .ok(.init(body: .json(try .init(stored, today: LocalDate(context.services.clock.now, in: patient.zone)))))
+    }
+
+    func deleteMyTherapy(_ input: Operations.DeleteMyTherapy.Input) async throws -> Operations.DeleteMyTherapy.Output {
+        try await APIContext.current().deleteRecord(.therapy, id: input.path.recordId, baseVersion: input.query.baseVersion)
+        return .noContent
+    }
+
+    func listPatientTherapies(_ input: Operations.ListPatientTherapies.Input) async throws
+        -> Operations.ListPatientTherapies.Output
+    {
+        let context = try APIContext.current()
+        let chart = try await context.chart(of: input.path.patientId)
+        let therapies = try await chart.records(Therapy.self)
+        return .ok(.init(body: .json(try Self.ordered(therapies, for: chart.patient, now: context.services.clock.now))))
+    }
+
+    /// Ongoing ones first, then by type and newest start, as of today in the patient's zone.
+    private static func ordered(_ therapies: [RecordService.Stored<Therapy>], for patient: UserRecord, now: Date) throws
+        -> [Components.Schemas.Therapy]
+    {
+        let today = LocalDate(now, in: patient.zone)
+        return try therapies.sorted { Therapy.precedes($0.content, $1.content, on: today) }.map { try .init($0, today: today) }
+    }
+}
+
+extension Components.Schemas.Therapy {
+    init(_ stored: RecordService.Stored<Therapy>, today: LocalDate) throws {
+        let record = stored.record
+        let therapy = stored.content
+        self.init(
+            id: try record.requireID().uuidString.lowercased(), version: record.version, name: therapy.name,
+            _type: .init(rawValue: therapy.kind.rawValue) ?? .other, startDate: therapy.startDate.description,
+            endDate: therapy.endDate?.description, note: therapy.note, ongoing: therapy.isOngoing(on: today),
+            createdAt: record.createdAt, updatedAt: record.updatedAt)
+    }
+}
