@@ -27,18 +27,22 @@ class OfflineTest(BrowserTestCase):
         self.set_offline(False)
         super().tearDown()
 
-    def test_answers_given_offline_are_sent_once_when_the_connection_returns(self):
-        driver = self.driver
+    def patient_with_who5(self, prefix):
+        """A patient paired with a therapist who assigned a WHO-5, signed in to the app; (token, prompt)."""
         suffix = uuid.uuid4().hex[:8]
-        therapist = staff_token(f"offline-therapist-{suffix}@example.org", "therapist", "a long enough password")
-        address = f"offline-patient-{suffix}@example.org"
+        therapist = staff_token(f"{prefix}-therapist-{suffix}@example.org", "therapist", "a long enough password")
+        address = f"{prefix}-patient-{suffix}@example.org"
         patient = patient_token(address, "a long enough password")
         patient_id = pair(patient, therapist)
         prompt = call("POST", f"/patients/{patient_id}/prompts", {
             "instrumentKey": "who-5", "opensAt": iso(), "closesAt": iso(24 * 60),
         }, token=therapist)
-
         self.app_sign_in(address, "a long enough password")
+        return patient, prompt
+
+    def test_answers_given_offline_are_sent_once_when_the_connection_returns(self):
+        driver = self.driver
+        patient, prompt = self.patient_with_who5("offline")
         # The service worker takes over the app; the questionnaire is read once while online.
         driver.execute_async_script("navigator.serviceWorker.ready.then(() => arguments[0](true))")
         self.wait.until(lambda driver: driver.execute_script("return Boolean(navigator.serviceWorker.controller)"))
@@ -74,15 +78,7 @@ class OfflineTest(BrowserTestCase):
 
     def test_signing_out_with_unsent_answers_warns_and_sends_them_first(self):
         driver = self.driver
-        suffix = uuid.uuid4().hex[:8]
-        therapist = staff_token(f"signout-therapist-{suffix}@example.org", "therapist", "a long enough password")
-        address = f"signout-patient-{suffix}@example.org"
-        patient = patient_token(address, "a long enough password")
-        patient_id = pair(patient, therapist)
-        prompt = call("POST", f"/patients/{patient_id}/prompts", {
-            "instrumentKey": "who-5", "opensAt": iso(), "closesAt": iso(24 * 60),
-        }, token=therapist)
-        self.app_sign_in(address, "a long enough password")
+        patient, prompt = self.patient_with_who5("signout")
         self.open(f"/app/questionnaires/{prompt['id']}")
         self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-item=who5_1]")))
 

@@ -91,17 +91,14 @@ struct SelfExportService: Sendable {
         return written
     }
 
-    /// Removes the files of copies downloaded or past their window.
+    /// Expires the copies left past their window and removes their files (a downloaded copy's file went with the
+    /// download, a failed one's with the failure).
     func sweep() async throws -> Int {
-        let past = try await SelfExportRecord.query(on: database)
-            .group(.or) { $0.filter(\.$status == .expired).filter(\.$expiresAt <= now) }
-            .filter(\.$finishedAt != nil).all()
-        for record in past where record.status != .expired || FileManager.default.fileExists(atPath: files.zip(record.id!).path) {
-            if record.status == .ready {
-                record.status = .expired
-                try await record.save(on: database)
-            }
-            files.remove([record.id!])
+        let past = try await SelfExportRecord.query(on: database).filter(\.$status == .ready).filter(\.$expiresAt <= now).all()
+        for record in past {
+            record.status = .expired
+            try await record.save(on: database)
+            files.remove([try record.requireID()])
         }
         return past.count
     }
