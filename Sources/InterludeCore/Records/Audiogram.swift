@@ -129,5 +129,10 @@ public struct Audiogram: Codable, Sendable, Equatable {
             case .profound: 80...120
             }
         }
+
+        /// The band a threshold or average falls in; a value on a boundary belongs to the milder band.
+        public static func of(_ value: Double) -> Band {
+            allCases.first { value <= Double($0.range.upperBound) } ?? .profound
+        }
     }
 }
