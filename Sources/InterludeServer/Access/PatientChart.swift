@@ -95,6 +95,14 @@ struct PatientChart: Sendable {
         return (chart, try await chart.response(responseID))
     }
 
+    /// The chart a health record belongs to, for the therapist who follows its patient; not found for anyone else.
+    static func open(record recordID: UUID, for therapist: UserRecord, database: any Database, services: AppServices)
+        async throws -> PatientChart
+    {
+        guard let record = try await EntryRecord.find(recordID, on: database) else { throw AppError.notFound }
+        return try await open(record.$patient.id, for: therapist, database: database, services: services)
+    }
+
     // MARK: Reads
 
     /// Who the patient is, as far as the viewer may know.
@@ -158,6 +166,16 @@ struct PatientChart: Sendable {
         let list = try await RecordService(database: database, services: services).list(type, of: patientID)
         try await audit.record(actor: viewer, action: .recordsRead, patients: [patientID], target: Content.recordKind.collection)
         return list
+    }
+
+    /// One record of the patient's health record, audited like the list.
+    func record<Content: RecordContent>(_ recordID: UUID, _ type: Content.Type) async throws -> RecordService.Stored<Content> {
+        guard kind == .practice,
+            let stored = try await RecordService(database: database, services: services).record(recordID, type, of: patientID)
+        else { throw AppError.notFound }
+        try await audit.record(
+            actor: viewer, action: .recordsRead, patients: [patientID], target: "\(Content.recordKind.rawValue):\(recordID.uuidString.lowercased())")
+        return stored
     }
 
     /// How the patient can be reached now, and what was sent to them about this study's prompts and interventions

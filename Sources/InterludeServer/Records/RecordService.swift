@@ -13,6 +13,11 @@ extension HealthEvent: RecordContent {
     static let recordKind = RecordKind.event
 }
 
+extension Audiogram: RecordContent {
+    static let recordKind = RecordKind.audiogram
+    var occurredAt: Date { measuredAt }
+}
+
 extension Therapy: RecordContent {
     static let recordKind = RecordKind.therapy
     /// The start of its first day (UTC), for ordering beside timed records.
@@ -37,6 +42,14 @@ struct RecordService: Sendable {
     func list<Content: RecordContent>(_ type: Content.Type, of patientID: UUID) async throws -> [Stored<Content>] {
         try await EntryRecord.query(on: database).filter(\.$patient.$id == patientID).filter(\.$kind == Content.recordKind)
             .sort(\.$occurredAt, .descending).all().map(open)
+    }
+
+    /// One record of the patient's, or nil when they have none of this kind under the id.
+    func record<Content: RecordContent>(_ id: UUID, _ type: Content.Type, of patientID: UUID) async throws -> Stored<Content>? {
+        guard let record = try await EntryRecord.find(id, on: database), record.$patient.id == patientID,
+            record.kind == Content.recordKind
+        else { return nil }
+        return try open(record)
     }
 
     /// Stores a new record; the same id sent again by the same person answers the stored one (`created` false).
@@ -83,6 +96,12 @@ struct RecordService: Sendable {
         try await EntryRecord.query(on: database).filter(\.$id == id).filter(\.$version == baseVersion).delete()
         // Still there: it had moved on to another version.
         if try await EntryRecord.find(id, on: database) != nil { throw AppError.conflict(.recordChanged) }
+    }
+
+    /// Who a record is about in FHIR: the patient's pseudonym, never their name.
+    func fhirSubject(of patientID: UUID) async throws -> FHIR.Identifier {
+        let pseudonym = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()?.pseudonym
+        return FHIR.Identifier(system: services.settings.publicURL + "/pseudonym", value: pseudonym)
     }
 
     private func own(_ id: UUID, kind: RecordKind, of patient: UserRecord) async throws -> EntryRecord {

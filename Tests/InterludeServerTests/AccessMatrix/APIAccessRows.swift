@@ -155,6 +155,25 @@ extension APIRow {
         APIRow("deleteMyTherapy", "* 403, self 204, other 404") { cell in
             .init(.DELETE, "/me/therapies/\(try await cell.world.freshTherapy())?baseVersion=1")
         },
+        APIRow("listMyAudiograms", "* 403, self 200, other 200") { _ in .init(.GET, "/me/audiograms") },
+        APIRow("createMyAudiogram", "* 403, self 201, other 201") { cell in
+            .init(.POST, "/me/audiograms", json: [
+                "id": .string(UUID().uuidString), "measuredAt": iso(cell.world.app.clock.now),
+                "points": [["ear": "right", "frequencyHz": 1000, "thresholdDbHL": 20]],
+            ])
+        },
+        APIRow("updateMyAudiogram", "* 403, self 200, other 404") { cell in
+            .init(.PATCH, "/me/audiograms/\(try await cell.world.freshAudiogram())", json: [
+                "baseVersion": 1, "measuredAt": iso(cell.world.app.clock.now),
+                "points": [["ear": "left", "frequencyHz": 2000, "thresholdDbHL": 35]],
+            ])
+        },
+        APIRow("deleteMyAudiogram", "* 403, self 204, other 404") { cell in
+            .init(.DELETE, "/me/audiograms/\(try await cell.world.freshAudiogram())?baseVersion=1")
+        },
+        APIRow("getMyAudiogramChart", "* 403, self 200, other 404") { cell in
+            .init(.GET, "/me/audiograms/\(try await cell.world.freshAudiogram())/chart.svg?ears=right")
+        },
         APIRow("requestMyExport", "* 403, self 202, other 202") { _ in .init(.POST, "/me/export") },
         APIRow("getMyExportStatus", "* 403, self 200, other 200") { _ in .init(.GET, "/me/export/status") },
         APIRow("downloadMyExport", "* 403, self 409, other 409") { _ in .init(.GET, "/me/export") },

@@ -155,6 +155,13 @@ extension APIRow {
         APIRow("listPatientAppointments", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/appointments") },
         APIRow("listPatientEvents", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/events") },
         APIRow("listPatientTherapies", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/therapies") },
+        APIRow("listPatientAudiograms", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/audiograms") },
+        APIRow("getAudiogram", "* 404, self 200, own 200") { cell in
+            .init(.GET, "/audiograms/\(try await cell.world.freshAudiogram(of: cell.subject.id))")
+        },
+        APIRow("getAudiogram", "* 404, self 200, own 200") { cell in
+            .init(.GET, "/audiograms/\(try await cell.world.freshAudiogram(of: cell.subject.id))?format=fhir")
+        },
         APIRow("createPatientAppointment", "* 403, otherT 404, own 201") { cell in
             let start = cell.world.app.clock.now.addingTimeInterval(4 * 86_400)
             return .init(.POST, "/patients/\(cell.subject.id)/appointments",

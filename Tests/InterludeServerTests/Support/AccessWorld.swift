@@ -335,8 +335,16 @@ extension AccessWorld {
         try await freshRecord(Therapy(name: "Hearing aid", kind: .hearingAid, startDate: LocalDate("2026-01-10")!, endDate: nil, note: nil))
     }
 
-    private func freshRecord<Content: RecordContent>(_ content: Content) async throws -> String {
-        let user = try #require(try await UserRecord.find(ada.id, on: app.database))
+    /// An audiogram of the patient's (Ada's unless named), stored through the service the API uses.
+    func freshAudiogram(of patientID: UUID? = nil) async throws -> String {
+        let audiogram = Audiogram(measuredAt: app.clock.now, points: [
+            .init(ear: .right, frequencyHz: 1000, thresholdDbHL: 25), .init(ear: .left, frequencyHz: 1000, thresholdDbHL: 30),
+        ])
+        return try await freshRecord(audiogram, of: patientID ?? ada.id)
+    }
+
+    private func freshRecord<Content: RecordContent>(_ content: Content, of patientID: UUID? = nil) async throws -> String {
+        let user = try #require(try await UserRecord.find(patientID ?? ada.id, on: app.database))
         let id = UUID()
         _ = try await RecordService(database: app.database, services: app.app.interlude).create(content, id: id, by: user)
         return id.uuidString
