@@ -69,6 +69,12 @@ enum AppError: Error, Equatable {
         .validation([FieldError(field: field, code: code, limit: limit)])
     }
 
+    /// The same problem with its fields named inside `parent`: `title` becomes `record.title`.
+    func prefixed(_ parent: String) -> AppError {
+        guard case .validation(let errors) = self else { return self }
+        return .validation(errors.map { FieldError(field: "\(parent).\($0.field)", code: $0.code, limit: $0.limit) })
+    }
+
     var status: HTTPResponseStatus {
         switch self {
         case .validation, .invalidDateTime: return .unprocessableEntity

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import InterludeCore
 
 /// Marks changes for apps that sync: a prompt saved through its model gets `changed_at`; a prompt or
 /// appointment deleted through its model leaves a tombstone for its person. Bulk statements elsewhere
@@ -50,4 +51,16 @@ struct SyncStamps {
 enum SyncEntity: String, Sendable, Codable {
     case prompt
     case appointment
+    case event
+    case therapy
+    case audiogram
+
+    /// The entity a record kind's deletions are announced under.
+    init(_ kind: RecordKind) {
+        switch kind {
+        case .event: self = .event
+        case .therapy: self = .therapy
+        case .audiogram: self = .audiogram
+        }
+    }
 }

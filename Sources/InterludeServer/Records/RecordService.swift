@@ -92,10 +92,15 @@ struct RecordService: Sendable {
 
     /// Deletes a record if nobody changed it since `baseVersion`.
     func delete(_ id: UUID, kind: RecordKind, baseVersion: Int, by patient: UserRecord) async throws {
-        _ = try await own(id, kind: kind, of: patient)
-        try await EntryRecord.query(on: database).filter(\.$id == id).filter(\.$version == baseVersion).delete()
-        // Still there: it had moved on to another version.
-        if try await EntryRecord.find(id, on: database) != nil { throw AppError.conflict(.recordChanged) }
+        let record = try await own(id, kind: kind, of: patient)
+        try await database.transaction { database in
+            let deleted = try await database.deleteRow(EntryRecord.schema, id: id) { $0.where("version", .equal, SQLBind(baseVersion)) }
+            // It had moved on to another version, or went meanwhile.
+            guard deleted else {
+                throw try await EntryRecord.find(id, on: database) == nil ? AppError.notFound : AppError.conflict(.recordChanged)
+            }
+            try await SyncStamps.bury(SyncEntity(kind), ids: [id], of: record.$patient.id, now: now, on: database)
+        }
     }
 
     /// Who a record is about in FHIR: the patient's pseudonym, never their name.

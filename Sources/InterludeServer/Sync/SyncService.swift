@@ -27,6 +27,8 @@ struct SyncService: Sendable {
         var deleted: [(entity: SyncEntity, id: UUID)]
         var therapist: (TherapistProfileRecord, UserRecord)?
         var interventions: [InterventionService.Opened]
+        /// The person's health records, every kind.
+        var records: [EntryRecord]
         var cursor: String
         /// Names the content; equal for equal content, so an unchanged answer can be 304.
         var etag: String
@@ -42,6 +44,8 @@ struct SyncService: Sendable {
         // Interventions count once they arrive: messages planned ahead appear when their moment comes.
         var interventionQuery = InterventionRecord.query(on: database)
             .filter(\.$patient.$id == patientID).filter(\.$deliverAt <= now)
+        // The health record is the person's own and has no horizon: a full picture holds all of it.
+        var recordQuery = EntryRecord.query(on: database).filter(\.$patient.$id == patientID)
         var deleted: [(entity: SyncEntity, id: UUID)] = []
         if let changedAfter {
             promptQuery = promptQuery.filter(\.$changedAt > changedAfter)
@@ -49,6 +53,7 @@ struct SyncService: Sendable {
             interventionQuery = interventionQuery.group(.or) {
                 $0.filter(\.$changedAt > changedAfter).filter(\.$deliverAt > changedAfter)
             }
+            recordQuery = recordQuery.filter(\.$updatedAt > changedAfter)
             deleted = try await SyncTombstoneRecord.query(on: database)
                 .filter(\.$user.$id == patientID).filter(\.$deletedAt > changedAfter).sort(\.$deletedAt).all()
                 .map { ($0.entity, $0.entityID) }
@@ -64,6 +69,7 @@ struct SyncService: Sendable {
         let appointments = try await appointmentQuery.sort(\.$startsAt).all().map(appointmentService.open)
         let interventionService = InterventionService(database: database, services: services)
         let interventions = try await interventionQuery.sort(\.$deliverAt).all().map(interventionService.open)
+        let records = try await recordQuery.sort(\.$occurredAt, .descending).all()
         let catalog = InstrumentCatalog(database: database, services: services)
         var instruments: [InstrumentVersionRecord] = []
         for key in Set(prompts.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) })
@@ -75,9 +81,9 @@ struct SyncService: Sendable {
             .map { ($0, $0.user) }
         return Changes(
             full: changedAfter == nil, prompts: prompts, instruments: instruments, appointments: appointments,
-            deleted: deleted, therapist: therapist, interventions: interventions, cursor: Self.cursor(for: now),
+            deleted: deleted, therapist: therapist, interventions: interventions, records: records, cursor: Self.cursor(for: now),
             etag: Self.etag(
-                prompts: prompts, appointments: appointments, interventions: interventions, deleted: deleted,
+                prompts: prompts, appointments: appointments, interventions: interventions, records: records, deleted: deleted,
                 therapist: therapist, full: changedAfter == nil))
     }
 
@@ -90,12 +96,14 @@ struct SyncService: Sendable {
 
     private static func etag(
         prompts: [PromptService.Current], appointments: [AppointmentService.Shown],
-        interventions: [InterventionService.Opened], deleted: [(entity: SyncEntity, id: UUID)], therapist: (TherapistProfileRecord, UserRecord)?, full: Bool
+        interventions: [InterventionService.Opened], records: [EntryRecord], deleted: [(entity: SyncEntity, id: UUID)],
+        therapist: (TherapistProfileRecord, UserRecord)?, full: Bool
     ) -> String {
         var parts = [full ? "full" : "changes"]
         parts += prompts.map { "p:\($0.record.id!):\($0.status.rawValue):\($0.record.changedAt?.timeIntervalSince1970 ?? 0)" }
         parts += appointments.map { "a:\($0.record.id!):\($0.record.version)" }
         parts += interventions.map { "i:\($0.record.id!):\($0.state.rawValue)" }
+        parts += records.map { "r:\($0.id!):\($0.version)" }
         parts += deleted.map { "d:\($0.entity.rawValue):\($0.id)" }
         if let (profile, user) = therapist {
             parts.append(
@@ -114,6 +122,10 @@ struct SyncService: Sendable {
         case deleteAppointment(id: UUID, baseVersion: Int)
         case interventionSeen(id: UUID)
         case completeIntervention(id: UUID)
+        /// A health record's body as its kind's API takes it.
+        case createRecord(RecordKind, id: UUID, body: Data)
+        case updateRecord(RecordKind, id: UUID, baseVersion: Int, body: Data)
+        case deleteRecord(RecordKind, id: UUID, baseVersion: Int)
 
         /// The ids of the records the mutation names.
         var ids: [UUID] {
@@ -121,6 +133,7 @@ struct SyncService: Sendable {
             case .response(let submission): return [submission.id, submission.promptID]
             case .createAppointment(let id, _), .updateAppointment(let id, _, _), .deleteAppointment(let id, _): return [id]
             case .interventionSeen(let id), .completeIntervention(let id): return [id]
+            case .createRecord(_, let id, _), .updateRecord(_, let id, _, _), .deleteRecord(_, let id, _): return [id]
             }
         }
     }
@@ -150,6 +163,7 @@ struct SyncService: Sendable {
         var deleted = false
         var responseID: UUID?
         var interventionID: UUID?
+        var recordID: UUID?
         var problem: ProblemDocument?
     }
 
@@ -218,6 +232,7 @@ struct SyncService: Sendable {
 
     private func apply(_ mutation: Mutation, id: UUID, for patient: UserRecord) async throws -> Result {
         let appointments = AppointmentService(database: database, services: services)
+        let records = RecordService(database: database, services: services)
         switch mutation {
         case .response(let submission):
             switch try await ResponseService(database: database, services: services).submit(submission, patient: patient) {
@@ -269,6 +284,15 @@ struct SyncService: Sendable {
                 // Completed from another device meanwhile: what this change wanted is the case.
             }
             return Result(id: id, status: .applied, interventionID: interventionID)
+        case .createRecord(let kind, let recordID, let body):
+            _ = try await records.syncCreate(kind, id: recordID, body: body, by: patient)
+            return Result(id: id, status: .applied, recordID: recordID)
+        case .updateRecord(let kind, let recordID, let baseVersion, let body):
+            let outcome = try await records.syncUpdate(kind, id: recordID, baseVersion: baseVersion, body: body, by: patient)
+            return Result(id: id, status: outcome == .applied ? .applied : .conflict, deleted: outcome == .gone, recordID: recordID)
+        case .deleteRecord(let kind, let recordID, let baseVersion):
+            let outcome = try await records.syncDelete(kind, id: recordID, baseVersion: baseVersion, by: patient)
+            return Result(id: id, status: outcome == .applied ? .applied : .conflict, deleted: outcome == .applied, recordID: recordID)
         }
     }
 

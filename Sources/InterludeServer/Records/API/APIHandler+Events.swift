@@ -18,8 +18,7 @@ extension APIHandler {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let patient = try await context.user(.patient)
-        let event = try HealthEvent.validate(
-            title: body.title, occurredAt: body.occurredAt, type: body._type, description: body.description)
+        let event = try HealthEvent.validate(body, rules: try await context.records.rules(for: patient))
         let (stored, created) = try await context.createRecord(event, id: body.id, by: patient)
         let shown = try Components.Schemas.HealthEvent(stored)
         return created ? .created(.init(body: .json(shown))) : .ok(.init(body: .json(shown)))
@@ -30,7 +29,8 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let patient = try await context.user(.patient)
         let event = try HealthEvent.validate(
-            title: body.title, occurredAt: body.occurredAt, type: body._type, description: body.description)
+            .init(id: input.path.recordId, title: body.title, occurredAt: body.occurredAt, _type: body._type, description: body.description),
+            rules: try await context.records.rules(for: patient))
         let stored = try await context.updateRecord(event, id: input.path.recordId, baseVersion: body.baseVersion, by: patient)
         return .ok(.init(body: .json(try .init(stored))))
     }

@@ -12,6 +12,10 @@ extension APIHandler {
             return .notModified(.init())
         }
         let prompts = try await context.promptBodies(changes.prompts)
+        let today = LocalDate(context.services.clock.now, in: patient.zone)
+        let records = try changes.records.map { record in
+            Components.Schemas.SyncRecord(kind: .init(record.kind), record: try context.records.shown(record, today: today))
+        }
         let instruments = try changes.instruments.map {
             try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data($0.definition.utf8))
         }
@@ -24,7 +28,7 @@ extension APIHandler {
                         appointments: try changes.appointments.map(Components.Schemas.Appointment.init),
                         deleted: changes.deleted.map { .init(entity: .init(rawValue: $0.entity.rawValue) ?? .prompt, id: $0.id.uuidString.lowercased()) },
                         therapist: try changes.therapist.map { try .init($0.0, user: $0.1) },
-                        interventions: try changes.interventions.map(Components.Schemas.Intervention.init)))))
+                        interventions: try changes.interventions.map(Components.Schemas.Intervention.init), records: records))))
     }
 
     func pushChanges(_ input: Operations.PushChanges.Input) async throws -> Operations.PushChanges.Output {
@@ -54,12 +58,14 @@ extension APIHandler {
         for result in results {
             let appointment = try await result.appointmentID.asyncMap { try await context.sync.appointment($0, of: patient) }
             let intervention = try await result.interventionID.asyncMap { try await context.sync.intervention($0, of: patient) }
+            let record = try await result.recordID.asyncMap { try await context.records.shown($0, of: patient) }.flatMap { $0 }
             bodies.append(
                 .init(
                     id: result.id.uuidString.lowercased(), status: .init(rawValue: result.status.rawValue) ?? .rejected,
                     replayed: result.replayed, appointment: try appointment.flatMap { $0 }.map(Components.Schemas.Appointment.init),
                     deleted: result.deleted ? true : nil, responseId: result.responseID?.uuidString.lowercased(),
                     intervention: try intervention.flatMap { $0 }.map(Components.Schemas.Intervention.init),
+                    recordKind: record.map { .init($0.kind) }, record: record?.body,
                     problem: result.problem.map {
                         .init(
                             _type: $0.type, title: $0.title, status: $0.status, detail: $0.detail,
@@ -89,6 +95,14 @@ extension APIHandler {
             guard let version = item.baseVersion else { throw ValidationFailure(field: "\(place).baseVersion", code: .required) }
             return version
         }
+        func kind() throws(ValidationFailure) -> RecordKind {
+            guard let kind = item.recordKind else { throw ValidationFailure(field: "\(place).recordKind", code: .required) }
+            return RecordKind(kind)
+        }
+        func body() throws -> Data {
+            guard let record = item.record else { throw ValidationFailure(field: "\(place).record", code: .required) }
+            return try JSONEncoder().encode(record)
+        }
         switch item._type {
         case .response:
             guard let response = item.response else { throw ValidationFailure(field: "\(place).response", code: .required) }
@@ -103,10 +117,36 @@ extension APIHandler {
             return .interventionSeen(id: try uuid(item.interventionId, "interventionId"))
         case .intervention_complete:
             return .completeIntervention(id: try uuid(item.interventionId, "interventionId"))
+        case .record_create:
+            return .createRecord(try kind(), id: item.recordId == nil ? id : try uuid(item.recordId, "recordId"), body: try body())
+        case .record_update:
+            return .updateRecord(try kind(), id: try uuid(item.recordId, "recordId"), baseVersion: try baseVersion(), body: try body())
+        case .record_delete:
+            return .deleteRecord(try kind(), id: try uuid(item.recordId, "recordId"), baseVersion: try baseVersion())
         }
     }
 }
 
 extension APIContext {
     var sync: SyncService { SyncService(database: database, services: services) }
+}
+
+extension RecordKind {
+    init(_ kind: Components.Schemas.RecordKind) {
+        switch kind {
+        case .event: self = .event
+        case .therapy: self = .therapy
+        case .audiogram: self = .audiogram
+        }
+    }
+}
+
+extension Components.Schemas.RecordKind {
+    init(_ kind: RecordKind) {
+        switch kind {
+        case .event: self = .event
+        case .therapy: self = .therapy
+        case .audiogram: self = .audiogram
+        }
+    }
 }

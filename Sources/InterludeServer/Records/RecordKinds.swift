@@ -1,0 +1,61 @@
+import Foundation
+import InterludeCore
+
+/// What the server needs of one record kind, declared once per kind: the body an app sends for it (the same in
+/// the API and in a sync mutation), how it is checked, and how it is shown back.
+protocol RecordKindContent: RecordContent {
+    associatedtype Input: Decodable & Sendable
+    associatedtype Shown: Encodable & Sendable
+
+    static func validate(_ input: Input, rules: RecordRules) throws -> Self
+    static func shown(_ stored: RecordService.Stored<Self>, today: LocalDate) throws -> Shown
+}
+
+/// What a person's studies add to the built-in choices of their records.
+struct RecordRules: Sendable {
+    /// Event types the person's studies name besides the built-in ones.
+    var eventTypes: Set<String> = []
+}
+
+extension RecordKind {
+    /// The content of each kind: the one switch a new kind joins on the server.
+    var content: any RecordKindContent.Type {
+        switch self {
+        case .event: HealthEvent.self
+        case .therapy: Therapy.self
+        case .audiogram: Audiogram.self
+        }
+    }
+}
+
+extension HealthEvent: RecordKindContent {
+    static func validate(_ input: Components.Schemas.HealthEventInput, rules: RecordRules) throws -> HealthEvent {
+        try validate(
+            title: input.title, occurredAt: input.occurredAt, type: input._type, description: input.description,
+            studyTypes: rules.eventTypes)
+    }
+
+    static func shown(_ stored: RecordService.Stored<HealthEvent>, today: LocalDate) throws -> Components.Schemas.HealthEvent {
+        try .init(stored)
+    }
+}
+
+extension Therapy: RecordKindContent {
+    static func validate(_ input: Components.Schemas.TherapyInput, rules: RecordRules) throws -> Therapy {
+        try validate(name: input.name, kind: input._type, startDate: input.startDate, endDate: input.endDate, note: input.note)
+    }
+
+    static func shown(_ stored: RecordService.Stored<Therapy>, today: LocalDate) throws -> Components.Schemas.Therapy {
+        try .init(stored, today: today)
+    }
+}
+
+extension Audiogram: RecordKindContent {
+    static func validate(_ input: Components.Schemas.AudiogramInput, rules: RecordRules) throws -> Audiogram {
+        try validate(measuredAt: input.measuredAt, points: input.points.map(Audiogram.RawPoint.init))
+    }
+
+    static func shown(_ stored: RecordService.Stored<Audiogram>, today: LocalDate) throws -> Components.Schemas.Audiogram {
+        try .init(stored)
+    }
+}

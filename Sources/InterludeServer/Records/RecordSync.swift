@@ -1,0 +1,108 @@
+import Fluent
+import Foundation
+import InterludeCore
+import OpenAPIRuntime
+
+/// Records in sync: a mutation names the kind and carries the body the kind's API takes, so every kind is
+/// created, edited and deleted offline through the same steps as online.
+extension RecordService {
+    /// What became of a record mutation.
+    enum SyncOutcome: Sendable, Equatable {
+        case applied
+        /// The record moved on to another version since the app's; nothing changed.
+        case conflict
+        /// The record is not there (any more).
+        case gone
+    }
+
+    /// The choices the person's studies add, for checking their records.
+    func rules(for patient: UserRecord) async throws -> RecordRules {
+        RecordRules()
+    }
+
+    /// Creates a record from a mutation's body; a repeat of the same id is applied.
+    func syncCreate(_ kind: RecordKind, id: UUID, body: Data, by patient: UserRecord) async throws -> SyncOutcome {
+        try await syncCreate(kind.content, id: id, body: body, rules: try await rules(for: patient), by: patient)
+    }
+
+    private func syncCreate<Content: RecordKindContent>(
+        _ type: Content.Type, id: UUID, body: Data, rules: RecordRules, by patient: UserRecord
+    ) async throws -> SyncOutcome {
+        _ = try await create(try Self.content(type, from: body, id: id, rules: rules), id: id, by: patient)
+        return .applied
+    }
+
+    /// Edits a record from the version the app had: a conflict when it moved on, gone when deleted meanwhile.
+    func syncUpdate(_ kind: RecordKind, id: UUID, baseVersion: Int, body: Data, by patient: UserRecord) async throws -> SyncOutcome {
+        try await syncUpdate(kind.content, id: id, baseVersion: baseVersion, body: body, rules: try await rules(for: patient), by: patient)
+    }
+
+    private func syncUpdate<Content: RecordKindContent>(
+        _ type: Content.Type, id: UUID, baseVersion: Int, body: Data, rules: RecordRules, by patient: UserRecord
+    ) async throws -> SyncOutcome {
+        let content = try Self.content(type, from: body, id: id, rules: rules)
+        return try await outcome { _ = try await update(content, id: id, baseVersion: baseVersion, by: patient) }
+    }
+
+    /// Deletes a record from the version the app had; one gone already is what the change wanted.
+    func syncDelete(_ kind: RecordKind, id: UUID, baseVersion: Int, by patient: UserRecord) async throws -> SyncOutcome {
+        let result = try await outcome { try await delete(id, kind: kind, baseVersion: baseVersion, by: patient) }
+        return result == .gone ? .applied : result
+    }
+
+    private func outcome(_ change: () async throws -> Void) async throws -> SyncOutcome {
+        do {
+            try await change()
+            return .applied
+        } catch AppError.conflict(.recordChanged) {
+            return .conflict
+        } catch AppError.notFound {
+            return .gone
+        }
+    }
+
+    /// A record as its kind's API shows it, for sync answers; nil when the patient has no such record.
+    func shown(_ id: UUID, of patient: UserRecord) async throws -> (kind: RecordKind, body: OpenAPIObjectContainer)? {
+        guard let record = try await EntryRecord.find(id, on: database), record.$patient.id == patient.id else { return nil }
+        return (record.kind, try shown(record, today: LocalDate(services.clock.now, in: patient.zone)))
+    }
+
+    func shown(_ record: EntryRecord, today: LocalDate) throws -> OpenAPIObjectContainer {
+        try shown(record.kind.content, record, today: today)
+    }
+
+    private func shown<Content: RecordKindContent>(_ type: Content.Type, _ record: EntryRecord, today: LocalDate) throws
+        -> OpenAPIObjectContainer
+    {
+        let stored: Stored<Content> = try open(record)
+        let data = try APIJSON.encoder.encode(try Content.shown(stored, today: today))
+        return try JSONDecoder().decode(OpenAPIObjectContainer.self, from: data)
+    }
+
+    /// The content of a mutation's body, read as the kind's API body (its `id` the record's) and checked.
+    private static func content<Content: RecordKindContent>(_ type: Content.Type, from body: Data, id: UUID, rules: RecordRules)
+        throws -> Content
+    {
+        guard var object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            throw AppError.field("record", .invalidValue)
+        }
+        object["id"] = id.uuidString
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            try APIDateTranscoder().decode(try decoder.singleValueContainer().decode(String.self))
+        }
+        let input: Content.Input
+        do {
+            input = try decoder.decode(Content.Input.self, from: try JSONSerialization.data(withJSONObject: object))
+        } catch let error as DecodingError {
+            throw ProblemMiddleware.map(error).prefixed("record")
+        } catch AppError.invalidDateTime {
+            throw AppError.field("record", .invalidFormat)
+        }
+        do {
+            return try Content.validate(input, rules: rules)
+        } catch let failure as ValidationFailure {
+            throw failure.appError.prefixed("record")
+        }
+    }
+}
