@@ -38,7 +38,8 @@ struct ConsoleURLTests {
         (.enrollmentDecision(study: study, enrollment: other), .POST), (.team(study: study), .GET), (.team(study: study), .POST),
         (.teamMember(study: study, user: other), .POST), (.removeTeamMember(study: study, user: other), .POST),
         (.exports(study: study), .GET), (.exports(study: study), .POST), (.exportFile(study: study, export: other), .GET),
-        (.consent(study: study), .GET), (.consent(study: study), .POST), (.exportTokens(study: study), .POST), (.revokeExportToken(study: study, token: other), .POST),
+        (.consent(study: study), .GET), (.consent(study: study), .POST),
+        (.practiceRecordSettings, .GET), (.recordSettings(study: study), .GET), (.recordSettings(study: study), .POST), (.exportTokens(study: study), .POST), (.revokeExportToken(study: study, token: other), .POST),
     ]
 
     /// Whether a route's pattern matches an address's segments; `*` in `segments` stands for a template value.

@@ -64,6 +64,8 @@ public enum StudyPermission: String, Sendable, CaseIterable {
     case manageTeam
     /// Export the pseudonymised data of participants who share with research.
     case exportData
+    /// Choose which health records it collects and the event types it adds.
+    case configureRecords
 }
 
 /// The one table of who may do what with a study: standing × permission × kind of study. Everything the server
@@ -102,13 +104,13 @@ public enum StudyAccessPolicy {
         // their own patients in it and plans for it; a data manager exports and nothing more; an administrator
         // manages it and its team but reads no participant's data.
         .research: [
-            .owner: researchTeam.union([.editStudy, .manageTeam]),
+            .owner: researchTeam.union([.editStudy, .manageTeam, .configureRecords]),
             .researcher: researchTeam,
             .therapist: [.viewStudy, .viewParticipants, .viewRules, .viewPlans, .editPlans, .viewLibrary, .readParticipantData, .viewTeam],
             .dataManager: [.viewStudy, .viewTeam, .exportData],
             .admin: [
                 .viewStudy, .editStudy, .viewParticipants, .decideEnrollment, .viewRules, .editRules, .viewPlans, .editPlans,
-                .viewLibrary, .editLibrary, .manageInstruments, .viewTeam, .manageTeam,
+                .viewLibrary, .editLibrary, .manageInstruments, .viewTeam, .manageTeam, .configureRecords,
             ],
         ],
     ]

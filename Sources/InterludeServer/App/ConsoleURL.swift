@@ -75,6 +75,8 @@ enum ConsoleURL: Hashable, Sendable {
     case removeTeamMember(study: UUID, user: UUID)
     case exports(study: UUID)
     case consent(study: UUID)
+    case practiceRecordSettings
+    case recordSettings(study: UUID)
     case exportFile(study: UUID, export: UUID)
     case exportTokens(study: UUID)
     case revokeExportToken(study: UUID, token: UUID)
@@ -143,6 +145,8 @@ enum ConsoleURL: Hashable, Sendable {
         case .removeTeamMember(let study, let user): ["studies", study.uuidString, "team", user.uuidString, "delete"]
         case .exports(let study): ["studies", study.uuidString, "exports"]
         case .consent(let study): ["studies", study.uuidString, "consent"]
+        case .practiceRecordSettings: ["records"]
+        case .recordSettings(let study): ["studies", study.uuidString, "records"]
         case .exportFile(let study, let export): ["studies", study.uuidString, "exports", export.uuidString]
         case .exportTokens(let study): ["studies", study.uuidString, "exports", "tokens"]
         case .revokeExportToken(let study, let token): ["studies", study.uuidString, "exports", "tokens", token.uuidString, "delete"]

@@ -32,5 +32,6 @@ struct WebRoutes {
         ConsoleScheduleController().register(on: signedIn)
         ConsoleInterventionsController().register(on: signedIn)
         ConsoleRulesController().register(on: signedIn)
+        ConsoleRecordSettingsController().register(on: signedIn)
     }
 }

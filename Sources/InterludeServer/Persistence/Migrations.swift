@@ -47,6 +47,7 @@ enum Migrations {
             CreateSelfExports(),
             UpdateStudiesAddClosing(),
             CreateRecords(),
+            UpdateStudiesAddRecordSettings(),
         ]
     }
 }

@@ -1,3 +1,4 @@
+import Fluent
 import Foundation
 import InterludeCore
 
@@ -15,6 +16,22 @@ protocol RecordKindContent: RecordContent {
 struct RecordRules: Sendable {
     /// Event types the person's studies name besides the built-in ones.
     var eventTypes: Set<String> = []
+}
+
+extension RecordSettings {
+    /// What the studies and practice a person takes part in collect together.
+    static func ofStudies(of patientID: UUID, on database: any Database) async throws -> RecordSettings {
+        let studies = try await EnrollmentRecord.query(on: database)
+            .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active).with(\.$study).all()
+        return .union(studies.map(\.study.recordSettings))
+    }
+}
+
+extension RecordService {
+    /// The choices the person's studies add, for checking their records.
+    func rules(for patient: UserRecord) async throws -> RecordRules {
+        RecordRules(eventTypes: Set(try await RecordSettings.ofStudies(of: patient.requireID(), on: database).eventTypes))
+    }
 }
 
 extension RecordKind {

@@ -15,11 +15,6 @@ extension RecordService {
         case gone
     }
 
-    /// The choices the person's studies add, for checking their records.
-    func rules(for patient: UserRecord) async throws -> RecordRules {
-        RecordRules()
-    }
-
     /// Creates a record from a mutation's body; a repeat of the same id is applied.
     func syncCreate(_ kind: RecordKind, id: UUID, body: Data, by patient: UserRecord) async throws -> SyncOutcome {
         try await syncCreate(kind.content, id: id, body: body, rules: try await rules(for: patient), by: patient)

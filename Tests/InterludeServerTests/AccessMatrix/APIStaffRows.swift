@@ -180,6 +180,12 @@ extension APIRow {
 
     /// What a study plans and how it reacts: plans, rules, dry runs and alerts.
     static let studyWork: [APIRow] = [
+        APIRow("getRecordSettings", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .init(.GET, "/studies/\(cell.studyID)/record-settings")
+        },
+        APIRow("updateRecordSettings", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .init(.PUT, "/studies/\(cell.studyID)/record-settings", json: ["collects": ["event", "audiogram"], "eventTypes": ["Sleepless night"]])
+        },
         APIRow("listPlans", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200") { cell in
             .init(.GET, "/studies/\(cell.studyID)/plans")
         },

@@ -240,6 +240,11 @@ extension ConsoleRow {
             .post("/console/studies/\(cell.studyID)/plans/\(try await cell.world.freshPlan(cell.scope))/delete")
         },
         ConsoleRow("GET /console/rules", "\(staffOnly), * 403, own 303, otherT 303") { _ in .get("/console/rules") },
+        ConsoleRow("GET /console/records", "\(staffOnly), * 403, own 303, otherT 303") { _ in .get("/console/records") },
+        ConsoleRow("GET /console/studies/:studyID/records", scoped: true, "\(staffOnly), * 404, \(team(200))") { cell in .get("/console/studies/\(cell.studyID)/records") },
+        ConsoleRow("POST /console/studies/:studyID/records", scoped: true, "\(staffOnly), * 404, \(team(303))") { cell in
+            .post("/console/studies/\(cell.studyID)/records", [("collects[]", "event"), ("collects[]", "therapy"), ("eventTypes", "Sleepless night\nLong flight")])
+        },
         ConsoleRow("GET /console/studies/:studyID/rules", scoped: true, "\(staffOnly), * 404, \(team(200))") { cell in .get("/console/studies/\(cell.studyID)/rules") },
         ConsoleRow("POST /console/studies/:studyID/rules", scoped: true, "\(staffOnly), * 404, \(team(303))") { cell in
             .post("/console/studies/\(cell.studyID)/rules", ruleForm)

@@ -13,7 +13,8 @@ extension Components.Schemas.User {
             patient = .init(
                 pseudonym: profile.pseudonym, shareWithResearch: profile.shareWithResearch, paired: pairing != nil,
                 dateOfBirth: profile.dateOfBirth, gender: profile.gender.flatMap(Components.Schemas.Gender.init),
-                pairedSince: pairing?.createdAt, therapyStart: profile.therapyStart, therapyEnd: profile.therapyEnd)
+                pairedSince: pairing?.createdAt, therapyStart: profile.therapyStart, therapyEnd: profile.therapyEnd,
+                records: .init(try await RecordSettings.ofStudies(of: userID, on: database)))
         }
         return .init(
             id: userID.uuidString.lowercased(), email: user.email,

@@ -31,6 +31,10 @@ final class StudyRecord: Model, @unchecked Sendable {
     @OptionalField(key: "closed_at") var closedAt: Date?
     /// Days after closing until participants who took part in nothing else lose what identifies them.
     @Field(key: "retention_days") var retentionDays: Int
+    /// The record kinds it collects, comma-separated.
+    @Field(key: "record_kinds") var recordKinds: String
+    /// The event types it adds, as a JSON array.
+    @Field(key: "event_types") var eventTypes: String
 
     init() {}
 
@@ -48,8 +52,25 @@ final class StudyRecord: Model, @unchecked Sendable {
         self.status = status
         self.asksDemographics = false
         self.retentionDays = StudyDraft.defaultRetentionDays
+        self.recordKinds = ""
+        self.eventTypes = "[]"
         self.closedAt = status == .closed ? now : nil
         self.createdAt = now
         self.updatedAt = now
+    }
+}
+
+extension StudyRecord {
+    /// Which records it collects, read leniently: a kind no longer known is left out.
+    var recordSettings: RecordSettings {
+        get {
+            RecordSettings(
+                collects: Set(recordKinds.split(separator: ",").compactMap { RecordKind(rawValue: String($0)) }),
+                eventTypes: (try? JSONDecoder().decode([String].self, from: Data(eventTypes.utf8))) ?? [])
+        }
+        set {
+            recordKinds = newValue.orderedKinds.map(\.rawValue).joined(separator: ",")
+            eventTypes = String(decoding: (try? JSONEncoder().encode(newValue.eventTypes)) ?? Data("[]".utf8), as: UTF8.self)
+        }
     }
 }
