@@ -121,6 +121,18 @@ struct ErasureTests {
         try #require(try await therapist.send(.POST, "/alerts/\(alertID)/acknowledgement", json: ["note": "Called."]).status == .ok)
         let backup = try await patient.send(.PUT, "/me/backup", json: ["baseVersion": 0, "envelope": InterventionTests.envelope])
         try #require(backup.status == .ok)
+        let event: JSONValue = [
+            "id": .string(UUID().uuidString), "title": "Concert", "occurredAt": QuestionnaireAPITests.iso(app.clock.now), "type": "tinnitusAttack",
+            "description": "Ada Lovelace's ears rang",
+        ]
+        try #require(try await patient.send(.POST, "/me/events", json: event).status == .created)
+        try #require(try await patient.send(.POST, "/me/therapies", json: [
+            "id": .string(UUID().uuidString), "name": "Hearing aid", "type": "hearingAid", "startDate": "2026-01-10",
+        ]).status == .created)
+        let deleted = UUID()
+        try #require(try await patient.send(.POST, "/me/audiograms", json: AudiogramAPITests.body(app, id: deleted)).status == .created)
+        try #require(try await patient.send(.DELETE, "/me/audiograms/\(deleted)?baseVersion=1").status == .noContent)
+        try #require(try await patient.send(.POST, "/me/audiograms", json: AudiogramAPITests.body(app)).status == .created)
         _ = try await app.api.send(.POST, "/password-resets", json: ["email": "ada@example.org"])
         _ = try await app.api.send(.POST, "/sessions", json: ["email": "ada@example.org", "password": "wrong password"])
         _ = try await patient.send(.PATCH, "/me", json: ["shareWithResearch": false])

@@ -326,6 +326,50 @@ struct ExportPackageTests {
         }
     }
 
+    @Test("records the study collects are in a file per kind under pseudonyms and as FHIR; kinds it does not collect are not")
+    func records() async throws {
+        try await withTestApp { app in
+            // setup: Ada keeps an event, a therapy and an audiogram; Dan, who does not share, an event
+            let world = try await ExportWorld.build(app)
+            let ada = try await app.signIn("ada@example.org")
+            let dan = try await app.signIn("dan@example.org")
+            let event: JSONValue = [
+                "id": .string(UUID().uuidString), "title": "Loud concert", "occurredAt": QuestionnaireAPITests.iso(app.clock.now),
+                "type": "tinnitusAttack",
+            ]
+            try #require(try await ada.send(.POST, "/me/events", json: event).status == .created)
+            try #require(try await dan.send(.POST, "/me/events", json: event.merging(["id": .string(UUID().uuidString)])).status == .created)
+            try #require(try await ada.send(.POST, "/me/therapies", json: [
+                "id": .string(UUID().uuidString), "name": "Hearing aid", "type": "hearingAid", "startDate": "2026-01-10",
+            ]).status == .created)
+            let audiogram = UUID()
+            try #require(try await ada.send(.POST, "/me/audiograms", json: AudiogramAPITests.body(app, id: audiogram)).status == .created)
+            let (_, before) = try await world.export(app)
+
+            // act
+            let set = try await world.researcher.send(
+                .PUT, "/studies/\(world.studyID)/record-settings", json: ["collects": ["event", "audiogram"], "eventTypes": []])
+            let (_, files) = try await world.export(app)
+
+            // verify
+            #expect(set.status == .ok)
+            #expect(before["events.csv"] == nil && before["fhir/Observation.ndjson"] == nil)
+            let events = try CSVTable(files["events.csv"])
+            #expect(events.rows.map { $0["pseudonym"] } == [world.ada])
+            #expect(events.rows.first?["title"] == "Loud concert" && events.rows.first?["type"] == "tinnitusAttack")
+            let points = try CSVTable(files["audiograms.csv"]).rows(where: "record_id", is: audiogram.exportText)
+            #expect(points.count == 14)
+            #expect(points.first { $0["ear"] == "left" && $0["frequency_hz"] == "8000" }?["no_response"] == "1")
+            #expect(points.first { $0["ear"] == "right" && $0["frequency_hz"] == "1000" && $0["conduction"] == "air" }?["threshold_db_hl"] == "25")
+            #expect(files["therapies.csv"] == nil && files["fhir/Procedure.ndjson"] == nil)
+            let observations = String(decoding: try #require(files["fhir/Observation.ndjson"]), as: UTF8.self).split(separator: "\n")
+            #expect(observations.count == 2)
+            #expect(observations.allSatisfy { $0.contains(world.ada) && !$0.contains("ada@example.org") })
+            let readme = String(decoding: try #require(files["README.txt"]), as: UTF8.self)
+            #expect(files.keys.contains("events.csv") && readme.contains("audiograms.csv"))
+        }
+    }
+
     @Test("an export with since holds only what changed after it, and the participants as they are")
     func incremental() async throws {
         try await withTestApp { app in

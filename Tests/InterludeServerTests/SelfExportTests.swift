@@ -72,6 +72,11 @@ struct SelfExportTests {
             let fhir = String(decoding: try #require(files["fhir/QuestionnaireResponse.ndjson"]), as: UTF8.self)
             #expect(fhir.split(separator: "\n").count == exported["responses"]?.count)
             #expect(fhir.contains("\"resourceType\":\"QuestionnaireResponse\""))
+            let observations = String(decoding: try #require(files["fhir/Observation.ndjson"]), as: UTF8.self)
+            #expect(observations.split(separator: "\n").count == 2, "the event and the audiogram")
+            #expect(observations.contains("89015-2") && observations.contains("Ada Lovelace's ears rang"))
+            #expect(String(decoding: try #require(files["fhir/Procedure.ndjson"]), as: UTF8.self).contains("hearingAid"))
+            #expect(exported["records"]?.count == 3)
         }
     }
 

@@ -10,11 +10,14 @@ extension ExportPackage {
         let allocations: PackageFile?
         let readme, codebookCSV, codebookJSON, questionnaires, fhirResponses, fhirConsents: PackageFile
         private var wide: [String: PackageFile] = [:]
+        /// A file per record kind the study collects, and the FHIR resources they become by resource type.
+        let records: [RecordKind: PackageFile]
+        private var fhirRecords: [String: PackageFile] = [:]
         /// Where each form's variables start among esm.csv's item columns.
         private let esmOffsets: [String: Int]
         private let esmWidth: Int
 
-        init(directory: URL, codebook: Codebook, hasArms: Bool, demographics: Bool) throws {
+        init(directory: URL, codebook: Codebook, hasArms: Bool, demographics: Bool, recordKinds: [RecordKind]) throws {
             self.directory = directory
             self.codebook = codebook
             func file(_ path: String, _ header: [String]?) throws -> PackageFile {
@@ -65,6 +68,16 @@ extension ExportPackage {
             questionnaires = try file("fhir/Questionnaire.ndjson", nil)
             fhirResponses = try file("fhir/QuestionnaireResponse.ndjson", nil)
             fhirConsents = try file("fhir/Consent.ndjson", nil)
+            records = try Dictionary(uniqueKeysWithValues: recordKinds.map { kind in
+                (kind, try file("\(kind.collection).csv", ["pseudonym", "record_id", "version"] + kind.content.exportColumns))
+            })
+        }
+
+        /// A record's FHIR resource, in the file of its type.
+        mutating func fhir(_ resource: any FHIRRecordResource) throws {
+            let path = "fhir/\(resource.resourceType).ndjson"
+            if fhirRecords[path] == nil { fhirRecords[path] = try PackageFile(in: directory, path: path) }
+            try fhirRecords[path]!.line(try ExportPackage.json.encode(resource))
         }
 
         static func times(_ names: [String]) -> [String] {
@@ -130,6 +143,7 @@ extension ExportPackage {
             var sums: [String: String] = [:]
             let all = [readme, participants, timeZones, prompts, responsesLong, scores, compliance, consents, esm, codebookCSV,
                 codebookJSON, questionnaires, fhirResponses, fhirConsents] + [allocations].compactMap { $0 } + Array(wide.values)
+                + Array(records.values) + Array(fhirRecords.values)
             for file in all { sums[file.path] = try file.close() }
             return sums
         }

@@ -29,7 +29,9 @@ struct ExportPackage {
         let participants = try await scope.participants()
         let definitions = try await definitionsUsed()
         let codebook = Codebook(definitions)
-        var writer = try Writer(directory: directory, codebook: codebook, hasArms: study.arms != nil, demographics: study.asksDemographics)
+        var writer = try Writer(
+            directory: directory, codebook: codebook, hasArms: study.arms != nil, demographics: study.asksDemographics,
+            recordKinds: study.recordSettings.orderedKinds)
         var counts = Counts()
         for (index, participant) in participants.enumerated() {
             let written = try await write(participant, codebook: codebook, into: &writer)
@@ -152,6 +154,9 @@ struct ExportPackage {
                  counts.open.description, counts.rate.map(CSV.number)])
         }
         try await writeParticipant(participant, zones: zones, total: total, into: &writer)
+        for kind in study.recordSettings.orderedKinds {
+            try await writeRecords(kind.content, of: participant, zones: zones, into: &writer)
+        }
         return (promptRows, responseRows)
     }
 
@@ -193,6 +198,23 @@ struct ExportPackage {
                     id: try consent.requireID(), document: .studyConsent(studyID: studyID), version: consent.version, subject: subject,
                     decidedAt: consent.grantedAt, ended: consent.revokedAt ?? consent.replacedAt, choices: consent.choices)))
             }
+        }
+    }
+
+    /// The participant's records of one kind the study collects, changed since the last export when it is one of
+    /// changes, in the kind's file and as FHIR.
+    private func writeRecords<Content: RecordKindContent>(
+        _ type: Content.Type, of participant: StudyExportScope.Participant, zones: ZoneHistory, into writer: inout Writer
+    ) async throws {
+        let stored = try await RecordService(database: database, services: services).list(type, of: participant.id)
+        let subject = FHIR.Identifier(system: services.settings.publicURL + "/pseudonym", value: participant.pseudonym)
+        let today = LocalDate(now, in: zones.zone(at: now))
+        for record in stored.reversed() where isNew(record.record.updatedAt) {
+            let id = try record.record.requireID()
+            for row in record.content.exportRows({ ExportTime($0, in: zones.zone(at: $0)) }) {
+                try writer.records[Content.recordKind]?.row([participant.pseudonym, id.exportText, String(record.record.version)] + row)
+            }
+            try writer.fhir(record.content.fhirResource(id: id, subject: subject, today: today))
         }
     }
 
@@ -272,11 +294,16 @@ struct ExportPackage {
             consents.csv          study consent and research sharing: every decision, its modules (module=yes|no),
                                   how it was taken, and when it was revoked or replaced by a later one
             allocations.csv       the arm each participant was allocated to (studies with arms)
+            events.csv            health events (studies collecting them): when, type, title and description
+            therapies.csv         therapies (studies collecting them): type, name, start and end date, note
+            audiograms.csv        audiograms (studies collecting them): one row per ear, frequency and conduction,
+                                  the threshold in dB HL (empty with no_response = 1), masking
             esm.csv               scheduled prompts in the columns ESM tools expect: id, obsno, daycum, beepno,
                                   valid, scheduled, sent, start, end (local times) and the items
             codebook.csv          a REDCap data dictionary of all variables
             codebook.json         items, types, options, scoring, and how instrument versions differ
-            fhir/Questionnaire.ndjson, fhir/QuestionnaireResponse.ndjson, fhir/Consent.ndjson
+            fhir/Questionnaire.ndjson, fhir/QuestionnaireResponse.ndjson, fhir/Consent.ndjson, and for records
+            fhir/Observation.ndjson (events, audiograms as the LOINC audiometry panel), fhir/Procedure.ndjson
                                   FHIR R4 resources, one per line
             checksums.txt         SHA-256 of every file, as sha256sum -c reads it
 

@@ -30,8 +30,10 @@ struct SelfExportPackage: Sendable {
             paths += ["data/\(table).json", "data/\(table).csv"]
         }
         try save(try await fhirAnswers(), "fhir/QuestionnaireResponse.ndjson", in: directory)
+        let records = try await fhirRecords()
+        for (path, lines) in records { try save(lines, path, in: directory) }
         try save(Data(try await summary(held: held).utf8), "index.html", in: directory)
-        return ["index.html"] + paths + ["fhir/QuestionnaireResponse.ndjson"]
+        return ["index.html"] + paths + ["fhir/QuestionnaireResponse.ndjson"] + records.keys.sorted()
     }
 
     private func save(_ data: Data, _ path: String, in directory: URL) throws {
@@ -76,6 +78,28 @@ struct SelfExportPackage: Sendable {
             lines += Data("\n".utf8)
         }
         return lines
+    }
+
+    /// The health record as FHIR resources, a file per resource type.
+    private func fhirRecords() async throws -> [String: Data] {
+        let service = RecordService(database: database, services: services)
+        let subject = try await service.fhirSubject(of: user.requireID())
+        let today = LocalDate(services.clock.now, in: user.zone)
+        var files: [String: Data] = [:]
+        for kind in RecordKind.allCases {
+            for resource in try await fhirResources(kind.content, service: service, subject: subject, today: today) {
+                files["fhir/\(resource.resourceType).ndjson", default: Data()] += try ExportPackage.json.encode(resource) + Data("\n".utf8)
+            }
+        }
+        return files
+    }
+
+    private func fhirResources<Content: RecordKindContent>(
+        _ type: Content.Type, service: RecordService, subject: FHIR.Identifier, today: LocalDate
+    ) async throws -> [any FHIRRecordResource] {
+        try await service.list(type, of: user.requireID()).reversed().map { stored in
+            stored.content.fhirResource(id: try stored.record.requireID(), subject: subject, today: today)
+        }
     }
 
     private func date(_ value: Date?) -> String {

@@ -10,7 +10,22 @@ protocol RecordKindContent: RecordContent {
 
     static func validate(_ input: Input, rules: RecordRules) throws -> Self
     static func shown(_ stored: RecordService.Stored<Self>, today: LocalDate) throws -> Shown
+
+    /// The kind's columns in a research export, after pseudonym, record id and version.
+    static var exportColumns: [String] { get }
+    /// The record's rows in its export file (an audiogram has one per point); `time` writes a moment.
+    func exportRows(_ time: (Date) -> ExportTime) -> [[String?]]
+    /// The record as a FHIR R4 resource.
+    func fhirResource(id: UUID, subject: FHIR.Identifier, today: LocalDate) -> any FHIRRecordResource
 }
+
+/// A FHIR resource a record becomes, named by its type.
+protocol FHIRRecordResource: Encodable, Sendable {
+    var resourceType: String { get }
+}
+
+extension FHIR.Observation: FHIRRecordResource {}
+extension FHIR.Procedure: FHIRRecordResource {}
 
 /// What a person's studies add to the built-in choices of their records.
 struct RecordRules: Sendable {
@@ -55,6 +70,17 @@ extension HealthEvent: RecordKindContent {
     static func shown(_ stored: RecordService.Stored<HealthEvent>, today: LocalDate) throws -> Components.Schemas.HealthEvent {
         try .init(stored)
     }
+
+    static let exportColumns = ["occurred_utc", "occurred_local", "time_zone", "type", "title", "description"]
+
+    func exportRows(_ time: (Date) -> ExportTime) -> [[String?]] {
+        let occurred = time(occurredAt)
+        return [[occurred.utc, occurred.local, occurred.zone, type, title, description]]
+    }
+
+    func fhirResource(id: UUID, subject: FHIR.Identifier, today: LocalDate) -> any FHIRRecordResource {
+        fhirObservation(id: id, subject: subject)
+    }
 }
 
 extension Therapy: RecordKindContent {
@@ -65,6 +91,16 @@ extension Therapy: RecordKindContent {
     static func shown(_ stored: RecordService.Stored<Therapy>, today: LocalDate) throws -> Components.Schemas.Therapy {
         try .init(stored, today: today)
     }
+
+    static let exportColumns = ["type", "name", "start_date", "end_date", "note"]
+
+    func exportRows(_ time: (Date) -> ExportTime) -> [[String?]] {
+        [[kind.rawValue, name, startDate.description, endDate?.description, note]]
+    }
+
+    func fhirResource(id: UUID, subject: FHIR.Identifier, today: LocalDate) -> any FHIRRecordResource {
+        fhirProcedure(id: id, subject: subject, today: today)
+    }
 }
 
 extension Audiogram: RecordKindContent {
@@ -74,5 +110,21 @@ extension Audiogram: RecordKindContent {
 
     static func shown(_ stored: RecordService.Stored<Audiogram>, today: LocalDate) throws -> Components.Schemas.Audiogram {
         try .init(stored)
+    }
+
+    static let exportColumns = [
+        "measured_utc", "measured_local", "time_zone", "ear", "frequency_hz", "threshold_db_hl", "no_response", "conduction", "masked",
+    ]
+
+    func exportRows(_ time: (Date) -> ExportTime) -> [[String?]] {
+        let measured = time(measuredAt)
+        return points.map { point in
+            [measured.utc, measured.local, measured.zone, point.ear.rawValue, String(point.frequencyHz), point.thresholdDbHL.map(String.init),
+             point.thresholdDbHL == nil ? "1" : "0", point.conduction.rawValue, point.masked ? "1" : "0"]
+        }
+    }
+
+    func fhirResource(id: UUID, subject: FHIR.Identifier, today: LocalDate) -> any FHIRRecordResource {
+        fhirObservation(id: id, subject: subject)
     }
 }
