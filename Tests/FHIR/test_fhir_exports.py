@@ -13,9 +13,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Support"))
 
 import fhir.resources
 from fhir.resources.consent import Consent
+from fhir.resources.observation import Observation
+from fhir.resources.procedure import Procedure
 from fhir.resources.questionnaire import Questionnaire
 from fhir.resources.questionnaireresponse import QuestionnaireResponse
-from interlude_e2e import answer_open_prompts, call, demo, export_zip, iso, pair, patient_token, sign_in, staff_token
+from interlude_e2e import (answer_open_prompts, call, demo, export_zip, iso, own_copy_zip, pair, patient_token, sign_in,
+                           staff_token)
 from pydantic import ValidationError
 
 LIBRARY = ["phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly", "mood-vas"]
@@ -87,6 +90,41 @@ class FHIRExportTest(unittest.TestCase):
             self.assertEqual(consent.scope.coding[0].code, "research")
             self.assertEqual(consent.provision.type, "permit")
             self.assertTrue(consent.patient.identifier.value.startswith("P-"))
+
+    def test_health_records_are_valid_fhir_r4(self):
+        patient = patient_token("fhir-records@example.org", "fhir passphrase 3")
+        pair(patient, self.therapist)
+        points = [{"ear": ear, "frequencyHz": frequency, "thresholdDbHL": level}
+                  for ear in ("right", "left") for frequency, level in ((250, 15), (500, 20), (1000, 30), (2000, 40), (4000, 55))]
+        points += [{"ear": "left", "frequencyHz": 8000, "thresholdDbHL": None},
+                   {"ear": "right", "frequencyHz": 1000, "thresholdDbHL": 25, "conduction": "bone", "masked": True}]
+        audiogram = call("POST", "/me/audiograms", {"id": str(uuid.uuid4()), "measuredAt": iso(-60), "points": points}, token=patient)
+        call("POST", "/me/events", {"id": str(uuid.uuid4()), "title": "Loud concert", "occurredAt": iso(-120),
+                                    "type": "tinnitusAttack", "description": "Ringing for two days"}, token=patient)
+        call("POST", "/me/therapies", {"id": str(uuid.uuid4()), "name": "Hearing aid", "type": "hearingAid",
+                                       "startDate": "2026-01-10"}, token=patient)
+        call("POST", "/me/therapies", {"id": str(uuid.uuid4()), "name": "Physiotherapy", "type": "physicalTherapy",
+                                       "startDate": "2025-09-01", "endDate": "2025-10-15", "note": "Neck"}, token=patient)
+
+        exported = Observation.parse_obj(call("GET", f"/audiograms/{audiogram['id']}?format=fhir", token=self.therapist))
+        self.assertEqual(exported.code.coding[0].code, "89015-2")
+        self.assertEqual(len(exported.component), len(points))
+        codes = {component.code.coding[0].code for component in exported.component if component.code.coding}
+        self.assertTrue({"89017-8", "89016-0", "89025-1", "89024-4"} <= codes, codes)
+        absent = [component for component in exported.component if component.dataAbsentReason]
+        self.assertEqual(len(absent), 1)
+
+        package = own_copy_zip(patient)
+        observations = [Observation.parse_raw(line) for line in package.read("fhir/Observation.ndjson").decode().splitlines()]
+        self.assertEqual(sorted(o.code.text for o in observations), ["Audiogram", "Loud concert"])
+        procedures = [Procedure.parse_raw(line) for line in package.read("fhir/Procedure.ndjson").decode().splitlines()]
+        self.assertEqual(sorted(p.status for p in procedures), ["completed", "in-progress"])
+        self.assertTrue(all(p.subject.identifier.value.startswith("P-") for p in procedures))
+
+        broken = json.loads(exported.json())
+        broken["component"][0]["valueQuantity"]["value"] = "loud"
+        with self.assertRaises(ValidationError):
+            Observation.parse_obj(broken)
 
     def test_the_validator_rejects_a_broken_export(self):
         # fhir.resources checks structure, not code values: a missing required element and an unknown one fail.

@@ -153,3 +153,14 @@ def export_zip(token, study):
         export = json.loads(raw("GET", f"/exports/{export['id']}", token))
     assert export["status"] == "ready", export
     return zipfile.ZipFile(io.BytesIO(raw("GET", f"/exports/{export['id']}/file", token)))
+
+
+def own_copy_zip(token):
+    """Asks for the person's own copy of their data, waits until the server's job has written it, and opens it."""
+    status = json.loads(raw("POST", "/me/export", token))
+    deadline = time.monotonic() + 120
+    while status["status"] in ("queued", "running") and time.monotonic() < deadline:
+        time.sleep(0.5)
+        status = json.loads(raw("GET", "/me/export/status", token))
+    assert status["status"] == "ready", status
+    return zipfile.ZipFile(io.BytesIO(raw("GET", "/me/export", token)))
