@@ -74,6 +74,16 @@ public struct Therapy: Codable, Sendable, Equatable {
         return (0...Self.endReminderDays).contains(left)
     }
 
+    /// When the person is reminded that the therapy ends: 9:00 on the seventh day before its end (a moment that
+    /// may have passed when the end is entered late; the reminder then goes at once); nil without an end or from the
+    /// end day on. It depends on the end date alone, so an edit that keeps the end keeps the reminder.
+    public func endReminder(now: Date, in zone: TimeZone) -> Date? {
+        guard let endDate, endDate > LocalDate(now, in: zone),
+            let morning = LocalDateTime(date: endDate.adding(days: -Self.endReminderDays), hour: 9, minute: 0)
+        else { return nil }
+        return morning.instant(in: zone)
+    }
+
     /// Ongoing ones first, then by kind, then newest start first.
     public static func ordered(_ therapies: [Therapy], on day: LocalDate) -> [Therapy] {
         therapies.sorted { precedes($0, $1, on: day) }

@@ -44,14 +44,19 @@ struct NotificationOutbox: Sendable {
             .filter(\.$startsAt > now)
             .filter(\.$startsAt <= now.addingTimeInterval(Self.appointmentNotice + Self.lead))
             .all()
-        let userIDs = Set(prompts.map { $0.$patient.id } + appointments.map { $0.$patient.id })
+        // A reminder set after its moment (an end entered less than a week ahead) still goes until the end.
+        let reminders = try await EntryRecord.query(on: database)
+            .filter(\.$remindAt > now.addingTimeInterval(-Double(Therapy.endReminderDays) * 86_400))
+            .filter(\.$remindAt <= now.addingTimeInterval(Self.lead))
+            .all()
+        let userIDs = Set(prompts.map { $0.$patient.id } + appointments.map { $0.$patient.id } + reminders.map { $0.$patient.id })
         guard !userIDs.isEmpty else { return 0 }
         let users = Dictionary(
             uniqueKeysWithValues: try await UserRecord.query(on: database).filter(\.$id ~~ Array(userIDs)).all().map { ($0.id!, $0) })
         let planIDs = Set(prompts.compactMap(\.planID))
-        var reminders: [UUID: [Int]] = [:]
+        var planReminders: [UUID: [Int]] = [:]
         for plan in try await PlanRecord.query(on: database).filter(\.$id ~~ Array(planIDs)).all() {
-            reminders[plan.id!] = (try? JSONDecoder().decode(SchedulePlan.self, from: Data(plan.definition.utf8)))?.reminderMinutes
+            planReminders[plan.id!] = (try? JSONDecoder().decode(SchedulePlan.self, from: Data(plan.definition.utf8)))?.reminderMinutes
         }
         let window = now.addingTimeInterval(-Self.lookBack)...now.addingTimeInterval(Self.lead)
         for prompt in prompts {
@@ -68,7 +73,7 @@ struct NotificationOutbox: Sendable {
                         title: localizer.text("notification.questionnaire.title", language), body: body, path: path,
                         dueAt: prompt.opensAt, expiresAt: prompt.closesAt, promptID: promptID))
             }
-            for minutes in prompt.planID.flatMap({ reminders[$0] }) ?? [] {
+            for minutes in prompt.planID.flatMap({ planReminders[$0] }) ?? [] {
                 let due = prompt.opensAt.addingTimeInterval(TimeInterval(minutes * 60))
                 guard window.contains(due), due < prompt.closesAt else { continue }
                 items.append(
@@ -91,6 +96,18 @@ struct NotificationOutbox: Sendable {
                     body: localizer.text("notification.appointment.body", user.language, ["time": starts]),
                     path: "/app/appointments", dueAt: max(due, now), expiresAt: appointment.startsAt,
                     appointmentID: appointmentID))
+        }
+        for record in reminders {
+            guard let user = users[record.$patient.id], let recordID = record.id, let due = record.remindAt else { continue }
+            // The key names the moment, so a therapy whose end moves is announced again for its new end, and one
+            // edited otherwise is not announced twice.
+            items.append(
+                Item(
+                    userID: user.id!, category: .messages,
+                    dedupeKey: "record:\(recordID):reminder:\(Int(due.timeIntervalSince1970 / 86_400))",
+                    title: localizer.text("notification.\(record.kind.rawValue)Reminder.title", user.language),
+                    body: localizer.text("notification.\(record.kind.rawValue)Reminder.body", user.language),
+                    path: "/app/\(record.kind.collection)", dueAt: max(due, now), expiresAt: due.addingTimeInterval(Double(Therapy.endReminderDays) * 86_400)))
         }
         return try await enqueue(items, now: now)
     }

@@ -48,6 +48,7 @@ enum Migrations {
             UpdateStudiesAddClosing(),
             CreateRecords(),
             UpdateStudiesAddRecordSettings(),
+            UpdateRecordsAddReminder(),
         ]
     }
 }

@@ -7,6 +7,12 @@ import SQLKit
 protocol RecordContent: Codable, Sendable, Equatable {
     static var recordKind: RecordKind { get }
     var occurredAt: Date { get }
+    /// When the person is to be reminded of the record, if ever.
+    func reminder(now: Date, in zone: TimeZone) -> Date?
+}
+
+extension RecordContent {
+    func reminder(now: Date, in zone: TimeZone) -> Date? { nil }
 }
 
 extension HealthEvent: RecordContent {
@@ -20,6 +26,8 @@ extension Audiogram: RecordContent {
 
 extension Therapy: RecordContent {
     static let recordKind = RecordKind.therapy
+
+    func reminder(now: Date, in zone: TimeZone) -> Date? { endReminder(now: now, in: zone) }
     /// The start of its first day (UTC), for ordering beside timed records.
     var occurredAt: Date { Date(timeIntervalSince1970: Double(startDate.daysSinceEpoch) * 86_400) }
 }
@@ -64,6 +72,7 @@ struct RecordService: Sendable {
         try await ErasedIDs(database: database, services: services).refuse(id)
         let record = EntryRecord(
             id: id, patientID: patientID, kind: Content.recordKind, occurredAt: content.occurredAt, content: try seal(content), now: now)
+        record.remindAt = content.reminder(now: now, in: patient.zone)
         do {
             try await record.create(on: database)
         } catch let error as any DatabaseError where error.isConstraintFailure {
@@ -84,7 +93,7 @@ struct RecordService: Sendable {
         let changed = try await database.updateRow(
             EntryRecord.schema, id: id,
             set: ["content": SQLBind(try seal(content)), "occurred_at": SQLBind(content.occurredAt), "updated_at": SQLBind(now),
-                  "version": SQLBind(baseVersion + 1)],
+                  "version": SQLBind(baseVersion + 1), "remind_at": SQLBind(content.reminder(now: now, in: patient.zone))],
             if: { $0.where("version", .equal, SQLBind(baseVersion)) })
         guard changed, let stored = try await EntryRecord.find(id, on: database) else { throw AppError.conflict(.recordChanged) }
         return try open(stored)

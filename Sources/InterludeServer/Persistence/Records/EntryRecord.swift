@@ -23,6 +23,8 @@ final class EntryRecord: Model, @unchecked Sendable {
     @Field(key: "occurred_at") var occurredAt: Date
     /// The content (`HealthEvent`, `Therapy`, `Audiogram`) as JSON, sealed by `FieldCipher`.
     @Field(key: "content") var content: String
+    /// When the person is to be reminded of it (a therapy's end), if ever.
+    @OptionalField(key: "remind_at") var remindAt: Date?
 
     init() {}
 
