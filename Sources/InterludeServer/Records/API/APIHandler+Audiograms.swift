@@ -16,7 +16,7 @@ extension APIHandler {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let patient = try await context.user(.patient)
-        let audiogram = try Audiogram.validate(body, rules: RecordRules())
+        let audiogram = try Audiogram.validate(body, rules: try await context.records.rules(for: patient))
         let (stored, created) = try await context.createRecord(audiogram, id: body.id, by: patient)
         let shown = try Components.Schemas.Audiogram(stored)
         return created ? .created(.init(body: .json(shown))) : .ok(.init(body: .json(shown)))
@@ -27,7 +27,7 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let patient = try await context.user(.patient)
         let audiogram = try Audiogram.validate(
-            .init(id: input.path.recordId, measuredAt: body.measuredAt, points: body.points), rules: RecordRules())
+            .init(id: input.path.recordId, measuredAt: body.measuredAt, points: body.points), rules: try await context.records.rules(for: patient))
         let stored = try await context.updateRecord(audiogram, id: input.path.recordId, baseVersion: body.baseVersion, by: patient)
         return .ok(.init(body: .json(try .init(stored))))
     }

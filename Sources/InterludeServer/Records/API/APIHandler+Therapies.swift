@@ -15,7 +15,7 @@ extension APIHandler {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let patient = try await context.user(.patient)
-        let therapy = try Therapy.validate(body, rules: RecordRules())
+        let therapy = try Therapy.validate(body, rules: try await context.records.rules(for: patient))
         let (stored, created) = try await context.createRecord(therapy, id: body.id, by: patient)
         let shown = try Components.Schemas.Therapy(stored, today: LocalDate(context.services.clock.now, in: patient.zone))
         return created ? .created(.init(body: .json(shown))) : .ok(.init(body: .json(shown)))
@@ -27,7 +27,7 @@ extension APIHandler {
         let patient = try await context.user(.patient)
         let therapy = try Therapy.validate(
             .init(id: input.path.recordId, name: body.name, _type: body._type, startDate: body.startDate, endDate: body.endDate, note: body.note),
-            rules: RecordRules())
+            rules: try await context.records.rules(for: patient))
         let stored = try await context.updateRecord(therapy, id: input.path.recordId, baseVersion: body.baseVersion, by: patient)
         return .ok(.init(body: .json(try .init(stored, today: LocalDate(context.services.clock.now, in: patient.zone)))))
     }
