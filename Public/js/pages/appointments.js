@@ -2,9 +2,10 @@
 // five-minute grid, and the private calendar address for the phone's own calendar.
 
 import { api } from "../lib/api.js";
-import { addMonths, fromZoned, minutesBetween, monthGrid, onGrid, toZoned } from "../lib/calendar.js";
+import { addMonths, fromZoned, minutesBetween, onGrid, toZoned } from "../lib/calendar.js";
 import { clearErrors, markField, onSubmit, requireFields, showProblem, showSummary, values } from "../lib/forms.js";
 import { message } from "../lib/i18n.js";
+import { drawMonth } from "../lib/month-view.js";
 import { enqueue, pending } from "../lib/outbox.js";
 import { uuid } from "../lib/storage.js";
 
@@ -147,62 +148,20 @@ export async function run() {
   };
 
   const renderMonth = () => {
-    const [year, number] = state.month.split("-").map(Number);
-    document.getElementById("month-heading").textContent = new Intl.DateTimeFormat(language(), {
-      month: "long",
-      year: "numeric",
-      timeZone: "UTC",
-    }).format(new Date(Date.UTC(year, number - 1, 15)));
-    const names = document.getElementById("weekday-names");
-    if (!names.children.length) {
-      const format = new Intl.DateTimeFormat(language(), { weekday: "short", timeZone: "UTC" });
-      for (let day = 0; day < 7; day++) {
-        const cell = document.createElement("th");
-        cell.scope = "col";
-        cell.textContent = format.format(new Date(Date.UTC(2024, 0, 1 + day)));
-        names.append(cell);
-      }
-    }
     const byDay = new Map();
     for (const appointment of state.appointments) {
       const day = toZoned(appointment.startsAt, zone).date;
-      byDay.set(day, [...(byDay.get(day) || []), appointment]);
+      byDay.set(day, [...(byDay.get(day) || []), appointment.title]);
     }
     const next = nextAppointment();
-    const nextDay = next ? toZoned(next.startsAt, zone).date : null;
-    const body = document.getElementById("month-days");
-    body.replaceChildren();
-    for (const week of monthGrid(state.month)) {
-      const row = document.createElement("tr");
-      for (const day of week) {
-        const cell = document.createElement("td");
-        cell.dataset.date = day.date;
-        if (!day.inMonth) cell.classList.add("outside");
-        const number = document.createElement("span");
-        number.className = "day";
-        number.textContent = String(Number(day.date.slice(8)));
-        cell.append(number);
-        const labels = [];
-        if (day.date === today()) {
-          cell.classList.add("today");
-          cell.setAttribute("aria-current", "date");
-          labels.push(message("todayLabel"));
-        }
-        const appointments = byDay.get(day.date) || [];
-        if (appointments.length) {
-          cell.classList.add("has-appointment");
-          const dot = document.createElement("span");
-          dot.className = "dot";
-          dot.setAttribute("aria-hidden", "true");
-          cell.append(dot);
-          labels.push(message("appointmentsOn", { titles: appointments.map((item) => item.title).join(", ") }));
-        }
-        if (day.date === nextDay) cell.classList.add("next");
-        if (labels.length) cell.title = labels.join(" · ");
-        row.append(cell);
-      }
-      body.append(row);
-    }
+    drawMonth({
+      month: state.month,
+      today: today(),
+      byDay,
+      describe: (titles) => message("appointmentsOn", { titles: titles.join(", ") }),
+      markClass: "has-appointment",
+      highlight: next ? toZoned(next.startsAt, zone).date : null,
+    });
   };
 
   const startEditing = (appointment) => {
