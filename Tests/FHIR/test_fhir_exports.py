@@ -21,7 +21,8 @@ from interlude_e2e import (answer_open_prompts, call, demo, export_zip, iso, own
                            staff_token)
 from pydantic import ValidationError
 
-LIBRARY = ["phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly", "mood-vas"]
+LIBRARY = ["phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly", "mood-vas",
+           "tschq", "worst-symptom", "mini-tq"]
 
 
 class FHIRExportTest(unittest.TestCase):
@@ -56,6 +57,7 @@ class FHIRExportTest(unittest.TestCase):
             "tys-daily": {"stress": 70, "control": 40, "negative": 60, "positive": 20, "stressors": ["work", "private"],
                           "valence": 3, "arousal": 7, "importance": 80, "abilities": 50},
             "mood-vas": {"mood": 35, "note": "Müde, aber zuversichtlich"},
+            "worst-symptom": {"worst": "other", "worstOther": "Druck im Ohr", "burden": 6},
         }
         for key, answers in cases.items():
             with self.subTest(key=key):

@@ -10,7 +10,7 @@ enum Library {
 
     static let keys = [
         "phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly",
-        "mood-vas",
+        "mood-vas", "tschq", "worst-symptom", "mini-tq",
     ]
 
     static func definition(_ key: String) throws -> InstrumentDefinition {
@@ -71,6 +71,21 @@ struct InstrumentImportTests {
         #expect(logic.missingRequired(["thought": .bool(true)]) == ["feeling"])
         #expect(daily.problems(in: ["thought": .bool(false), "feeling": .text("4")]).map(\.code) == [.notVisible])
         #expect(daily.scores(for: ["thought": .bool(true), "feeling": .text("4")]).map(\.value) == [1, 4])
+    }
+
+    @Test("the TSCHQ asks its 35 questions without a total; the worst symptom scores its burden and asks which one only for something else")
+    func tinnitusQuestionnaires() throws {
+        let history = try Library.definition("tschq")
+        #expect(history.items.count == 35)
+        #expect(history.scores.isEmpty)
+        let worst = try Library.definition("worst-symptom")
+        let logic = InstrumentLogic(worst)
+        #expect(logic.missingRequired(["worst": .text("sleep"), "burden": .number(7)]) == [])
+        #expect(logic.missingRequired(["worst": .text("other"), "burden": .number(7)]) == ["worstOther"])
+        #expect(worst.problems(in: ["worst": .text("sleep"), "worstOther": .text("x"), "burden": .number(7)]).map(\.code) == [.notVisible])
+        #expect(worst.scores(for: ["worst": .text("sleep"), "burden": .number(7)]).map(\.value) == [7])
+        let mini = try Library.definition("mini-tq")
+        #expect(mini.items.count == 12 && mini.scores.isEmpty)
     }
 
     @Test("FHIR export and import keep items, conditions, scales and scoring", arguments: Library.keys)

@@ -120,6 +120,8 @@ def answers_for(definition):
                 answers[item["id"]] = True
             elif kind == "text":
                 answers[item["id"]] = "fine"
+            elif kind == "date":
+                answers[item["id"]] = "2024-06-01"
     return answers
 
 
