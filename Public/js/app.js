@@ -12,7 +12,9 @@ import { session } from "./lib/storage.js";
 const PAGES = new Set([
   "access-log",
   "appointments",
+  "audiograms",
   "consents",
+  "events",
   "forgot-password",
   "home",
   "intervention",
@@ -27,6 +29,7 @@ const PAGES = new Set([
   "reset-password",
   "schedule",
   "studies",
+  "therapies",
   "therapist",
   "verify",
   "verify-pending",

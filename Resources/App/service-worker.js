@@ -1,12 +1,15 @@
 // The patient app's service worker: keeps the app shell and what the app last read (open questionnaires with
-// their definitions, appointments) so the app opens and questionnaires can be answered without a connection;
+// their definitions, appointments, health records) so the app opens and questionnaires can be answered without a connection;
 // shows push notifications and opens the page a tap asks for.
 
-const VERSION = "interlude-v6";
+const VERSION = "interlude-v7";
 const SHELL = [
   "/app",
   "/app/questionnaires",
   "/app/appointments",
+  "/app/events",
+  "/app/therapies",
+  "/app/audiograms",
   "/app/schedule",
   "/app/interventions",
   "/app/profile",
@@ -22,15 +25,19 @@ const SHELL = [
   "/js/lib/i18n.js",
   "/js/lib/instrument-logic.js",
   "/js/lib/interventions.js",
+  "/js/lib/month-view.js",
   "/js/lib/navigation.js",
   "/js/lib/outbox.js",
   "/js/lib/page.js",
   "/js/lib/push.js",
   "/js/lib/questionnaire.js",
+  "/js/lib/records.js",
   "/js/lib/storage.js",
   "/js/pages/access-log.js",
   "/js/pages/appointments.js",
+  "/js/pages/audiograms.js",
   "/js/pages/consents.js",
+  "/js/pages/events.js",
   "/js/pages/forgot-password.js",
   "/js/pages/home.js",
   "/js/pages/intervention.js",
@@ -45,6 +52,7 @@ const SHELL = [
   "/js/pages/reset-password.js",
   "/js/pages/schedule.js",
   "/js/pages/studies.js",
+  "/js/pages/therapies.js",
   "/js/pages/therapist.js",
   "/js/pages/verify-pending.js",
   "/js/pages/verify.js",
@@ -63,6 +71,8 @@ const READS = [
   /^\/api\/v1\/me\/appointments$/,
   /^\/api\/v1\/me\/therapist$/,
   /^\/api\/v1\/me\/interventions$/,
+  /^\/api\/v1\/me\/(events|therapies|audiograms)$/,
+  /^\/api\/v1\/me\/audiograms\/[0-9a-f-]+\/chart\.svg$/,
 ];
 
 self.addEventListener("install", (event) => {

@@ -3,9 +3,9 @@
 import { message } from "./i18n.js";
 import { session } from "./storage.js";
 
-/** Calls the API; resolves to { ok, status, data } and never throws, so a dropped connection is an answer too. */
-export async function api(method, path, body) {
-  const headers = { Accept: "application/json", "Accept-Language": document.documentElement.lang || "en" };
+/** Sends a request with the session's token; resolves to the response, or null when there is no connection. */
+async function send(method, path, body, accept = "application/json") {
+  const headers = { Accept: accept, "Accept-Language": document.documentElement.lang || "en" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (session.token) headers.Authorization = `Bearer ${session.token}`;
   let response;
@@ -17,8 +17,19 @@ export async function api(method, path, body) {
       credentials: "omit",
     });
   } catch {
-    return { ok: false, status: 0, data: { detail: message("network") } };
+    return null;
   }
+  if (response.status === 401 && session.token && path !== "/sessions") {
+    session.token = null;
+    goToLogin(true);
+  }
+  return response;
+}
+
+/** Calls the API; resolves to { ok, status, data } and never throws, so a dropped connection is an answer too. */
+export async function api(method, path, body) {
+  const response = await send(method, path, body);
+  if (!response) return { ok: false, status: 0, data: { detail: message("network") } };
   let data = null;
   const text = await response.text();
   if (text) {
@@ -28,11 +39,14 @@ export async function api(method, path, body) {
       data = null;
     }
   }
-  if (response.status === 401 && session.token && path !== "/sessions") {
-    session.token = null;
-    goToLogin(true);
-  }
   return { ok: response.ok, status: response.status, data };
+}
+
+/** Reads a text the API draws (an audiogram's SVG); resolves to { ok, status, text }. */
+export async function apiText(path) {
+  const response = await send("GET", path, undefined, "image/svg+xml");
+  if (!response) return { ok: false, status: 0, text: "" };
+  return { ok: response.ok, status: response.status, text: await response.text() };
 }
 
 export function goToLogin(expired) {

@@ -1,4 +1,5 @@
-// The home page: a greeting, how many questionnaires and interventions wait, and the way to the therapist.
+// The home page: a greeting, how many questionnaires and interventions wait, the health records the person's
+// studies collect, and the way to the therapist.
 
 import { api, keepForOffline, loadMe } from "../lib/api.js";
 import { message } from "../lib/i18n.js";
@@ -25,6 +26,8 @@ export async function run() {
     badge.textContent = String(unseen);
     badge.hidden = false;
   }
+  const collected = me.patient?.records?.collects || [];
+  document.querySelectorAll("[data-record]").forEach((tile) => (tile.hidden = !collected.includes(tile.dataset.record)));
   const paired = me.patient && me.patient.paired;
   document.getElementById("pairing-hint").hidden = paired;
   document.getElementById("therapist-tile").hidden = !paired;
