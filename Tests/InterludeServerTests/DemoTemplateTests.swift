@@ -289,4 +289,38 @@ struct DemoTemplateTests {
             #expect(remaining.allSatisfy { $0.opensAt <= app.clock.now })
         }
     }
+
+    // MARK: TinnitusNavigator
+
+    @Test("tinnitus-navigator: a study collecting the three records, and a patient with events, two therapies and three audiograms whose 4 kHz dip deepens")
+    func tinnitusNavigator() async throws {
+        try await withTestApp { app in
+            // act
+            let accounts = try await create(.tinnitusNavigator, app)
+
+            // verify
+            #expect(Set(accounts.map(\.role)) == [.therapist, .patient, .researcher])
+            let patient = try await signIn(.patient, of: accounts, app)
+            let me = try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self)
+            #expect(me.patient?.records?.collects == [.event, .therapy, .audiogram])
+            #expect(me.patient?.records?.eventTypes == ["Hearing test"])
+            let events = try await patient.send(.GET, "/me/events").decoded([Components.Schemas.HealthEvent].self)
+            #expect(events.count == 5)
+            #expect(events.map(\.occurredAt) == events.map(\.occurredAt).sorted(by: >))
+            #expect(events.first?._type == "Hearing test")
+            let therapies = try await patient.send(.GET, "/me/therapies").decoded([Components.Schemas.Therapy].self)
+            #expect(therapies.map(\.ongoing) == [true, false])
+            let audiograms = try await patient.send(.GET, "/me/audiograms").decoded([Components.Schemas.Audiogram].self)
+            let dip = audiograms.reversed().map { audiogram in
+                audiogram.points.first { $0.ear == .right && $0.frequencyHz == 4000 }?.thresholdDbHL
+            }
+            #expect(dip == [35, 45, 55])
+            let open = try await patient.send(.GET, "/me/prompts").decoded([Prompt].self)
+            #expect(open.map(\.instrumentKey).contains("tschq"))
+            let therapist = try await signIn(.therapist, of: accounts, app)
+            let seen = try await therapist.send(.GET, "/patients/\(me.id)/audiograms")
+            #expect(seen.status == .ok)
+            #expect(try seen.decoded([Components.Schemas.Audiogram].self).count == 3)
+        }
+    }
 }

@@ -11,6 +11,8 @@ struct DemoSetup: Sendable {
         case intersession
         /// A research study: a one-time questionnaire first, then daily, weekly and monthly ones.
         case trackYourStress = "track-your-stress"
+        /// A personal health record: events, therapies and audiograms with the tinnitus questionnaires.
+        case tinnitusNavigator = "tinnitus-navigator"
     }
 
     /// A demo account and its password, for the one line printed per account.
@@ -28,7 +30,7 @@ struct DemoSetup: Sendable {
     let services: AppServices
     let logger: Logger
 
-    private var now: Date { services.clock.now }
+    var now: Date { services.clock.now }
 
     func create(_ template: Template) async throws -> [Account] {
         let suffix = String(UUID().uuidString.prefix(6)).lowercased()
@@ -44,6 +46,11 @@ struct DemoSetup: Sendable {
             let (researcher, researcherAccount) = try await staff(
                 .researcher, email: "demo-researcher-\(suffix)@example.org", name: "Demo Study Leader")
             try await planTrackYourStress(researcher: researcher, patient: patient)
+            return [therapistAccount, patientAccount, researcherAccount]
+        case .tinnitusNavigator:
+            let (researcher, researcherAccount) = try await staff(
+                .researcher, email: "demo-researcher-\(suffix)@example.org", name: "Demo Study Leader")
+            try await planTinnitusNavigator(researcher: researcher, patient: patient)
             return [therapistAccount, patientAccount, researcherAccount]
         }
     }
