@@ -9,6 +9,18 @@ struct ScoreChart: Sendable {
         let value: Double
     }
 
+    /// A time axis several charts share, with the moments of events marked on it, so scores and what happened
+    /// line up from chart to chart.
+    struct Timeline: Sendable {
+        let span: ClosedRange<Date>
+        let markers: [Marker]
+    }
+
+    struct Marker: Sendable {
+        let date: Date
+        let label: String
+    }
+
     let title: String
     let points: [Point]
     let bands: [Band]
@@ -19,6 +31,8 @@ struct ScoreChart: Sendable {
     let display: DateDisplay
     let language: Language
     let id: String
+    /// The shared axis; without one the axis runs from the first to the last point.
+    var timeline: Timeline? = nil
 
     static let width = 640.0
     static let height = 240.0
@@ -41,11 +55,12 @@ struct ScoreChart: Sendable {
             Self.top + plotHeight * (1 - (min(max(value, low), high) - low) / (high - low))
         }
         let sorted = points.sorted { $0.date < $1.date }
-        let first = sorted.first?.date ?? .distantPast
-        let last = sorted.last?.date ?? first
+        let first = timeline?.span.lowerBound ?? sorted.first?.date ?? .distantPast
+        let last = timeline?.span.upperBound ?? sorted.last?.date ?? first
         let span = max(last.timeIntervalSince(first), 1)
         func x(_ date: Date) -> Double {
-            sorted.count < 2 ? Self.left + plotWidth / 2 : Self.left + plotWidth * date.timeIntervalSince(first) / span
+            sorted.count < 2 && timeline == nil
+                ? Self.left + plotWidth / 2 : Self.left + plotWidth * date.timeIntervalSince(first) / span
         }
         var parts: [String] = []
         let titleID = "\(id)-title"
@@ -77,11 +92,18 @@ struct ScoreChart: Sendable {
                 ##"<text x="\##(Self.number(Self.left - 6))" y="\##(Self.number(y(tick) + 4))" text-anchor="end" font-size="11" fill="#1b2733">\##(Self.number(tick))</text>"##
             )
         }
-        let labelled = sorted.count <= 2 ? sorted : [sorted.first!, sorted[sorted.count / 2], sorted.last!]
-        for (index, point) in labelled.enumerated() {
+        let labelled = timeline.map { _ in [first, first.addingTimeInterval(span / 2), last] }
+            ?? (sorted.count <= 2 ? sorted.map(\.date) : [sorted.first!.date, sorted[sorted.count / 2].date, sorted.last!.date])
+        for (index, date) in labelled.enumerated() {
             let anchor = labelled.count == 1 ? "middle" : (index == 0 ? "start" : (index == labelled.count - 1 ? "end" : "middle"))
             parts.append(
-                ##"<text x="\##(Self.number(x(point.date)))" y="\##(Self.number(Self.height - 16))" text-anchor="\##(anchor)" font-size="11" fill="#1b2733">\##(display.date(point.date).htmlEscaped)</text>"##
+                ##"<text x="\##(Self.number(x(date)))" y="\##(Self.number(Self.height - 16))" text-anchor="\##(anchor)" font-size="11" fill="#1b2733">\##(display.date(date).htmlEscaped)</text>"##
+            )
+        }
+        for marker in timeline?.markers ?? [] {
+            let at = Self.number(x(marker.date))
+            parts.append(
+                ##"<g class="event-marker"><title>\##(display.dateTime(marker.date).htmlEscaped): \##(marker.label.htmlEscaped)</title><line x1="\##(at)" y1="\##(Self.number(Self.top))" x2="\##(at)" y2="\##(Self.number(Self.top + plotHeight))" stroke="#8a5a00" stroke-width="1.5" stroke-dasharray="4 3"/><path d="M\##(at) \##(Self.number(Self.top + 8)) l-5 -8 h10 z" fill="#8a5a00"/></g>"##
             )
         }
         if sorted.count > 1 {
@@ -103,11 +125,14 @@ struct ScoreChart: Sendable {
         guard let first = sorted.first, let last = sorted.last else { return "" }
         let band = bands.first { last.value >= $0.min && last.value <= $0.max }.map { " (\($0.label.text(language)))" } ?? ""
         let count = sorted.count
+        let events = timeline?.markers.count ?? 0
         switch language {
         case .de:
             return "\(count) Werte vom \(display.date(first.date)) bis \(display.date(last.date)); zuletzt \(Self.number(last.value))\(band)."
+                + (events > 0 ? " \(events) \(events == 1 ? "Ereignis" : "Ereignisse") markiert." : "")
         case .en:
             return "\(count) value\(count == 1 ? "" : "s") from \(display.date(first.date)) to \(display.date(last.date)); latest \(Self.number(last.value))\(band)."
+                + (events > 0 ? " \(events) event\(events == 1 ? "" : "s") marked." : "")
         }
     }
 

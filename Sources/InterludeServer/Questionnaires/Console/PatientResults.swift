@@ -45,6 +45,8 @@ struct PatientResults: Sendable {
     let language: Language
     let display: DateDisplay
     let localizer: Localizer
+    /// A time axis the score charts share with other records, when they are shown beside them.
+    var timeline: ScoreChart.Timeline? = nil
 
     func prompts(_ prompts: [PromptService.Current], definitions: [InstrumentVersionKey: InstrumentDefinition])
         -> [PromptRow]
@@ -86,7 +88,7 @@ struct PatientResults: Sendable {
                 let chart = ScoreChart(
                     title: "\(definition.title.text(language)): \(rule.title.text(language))", points: points,
                     bands: rule.bands, range: range, resolution: rule.resolution, display: display, language: language,
-                    id: "chart-\(key)-\(index)")
+                    id: "chart-\(key)-\(index)", timeline: timeline)
                 return Chart(title: rule.title.text(language), svg: chart.svg)
             }
             let rows = group.map { response in
