@@ -30,6 +30,7 @@ enum ConsoleURL: Hashable, Sendable {
     case appointments(patient: UUID)
     case response(patient: UUID, response: UUID)
     case responseFHIR(patient: UUID, response: UUID)
+    case healthRecord(patient: UUID)
     case pairingCodes
     case pairingCodeSheet
     case profile
@@ -107,6 +108,7 @@ enum ConsoleURL: Hashable, Sendable {
         case .response(let patient, let response): ["patients", patient.uuidString, "responses", response.uuidString]
         case .responseFHIR(let patient, let response):
             ["patients", patient.uuidString, "responses", response.uuidString, "fhir"]
+        case .healthRecord(let patient): ["patients", patient.uuidString, "record"]
         case .pairingCodes: ["pairing-codes"]
         case .pairingCodeSheet: ["pairing-codes", "sheet"]
         case .profile: ["profile"]

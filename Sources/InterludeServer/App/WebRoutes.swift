@@ -33,5 +33,6 @@ struct WebRoutes {
         ConsoleInterventionsController().register(on: signedIn)
         ConsoleRulesController().register(on: signedIn)
         ConsoleRecordSettingsController().register(on: signedIn)
+        ConsoleHealthRecordController().register(on: signedIn)
     }
 }

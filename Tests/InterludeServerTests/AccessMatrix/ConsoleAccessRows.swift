@@ -153,6 +153,9 @@ extension ConsoleRow {
         ConsoleRow("GET /console/patients/:patientID/responses/:responseID/fhir", scoped: true, "\(staffOnly), * 403, otherT 404, own 404, own@practice 200") { cell in
             .get("/console/patients/\(cell.subject.id)/responses/\(cell.subject.response(cell.scope))/fhir")
         },
+        ConsoleRow("GET /console/patients/:patientID/record", "\(staffOnly), * 403, otherT 404, own 200") { cell in
+            .get("/console/patients/\(cell.subject.id)/record")
+        },
         ConsoleRow("GET /console/schedule/:patientID", "\(staffOnly), * 404, own 200, res 200") { cell in .get("/console/schedule/\(cell.subject.id)") },
         ConsoleRow("GET /console/patients/:patientID/intersession", "\(staffOnly), * 403, otherT 404, own 200") { cell in
             .get("/console/patients/\(cell.subject.id)/intersession")

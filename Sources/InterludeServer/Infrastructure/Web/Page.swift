@@ -120,6 +120,11 @@ struct DateDisplay: Sendable {
         return format(date, date: .medium, time: .none)
     }
 
+    /// A calendar date (a therapy's start) as the same day, whatever the zone.
+    func date(_ day: LocalDate) -> String {
+        date(LocalDateTime(date: day, hour: 12, minute: 0)?.instant(in: timeZone))
+    }
+
     private func format(_ value: Date, date: DateFormatter.Style, time: DateFormatter.Style) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: language == .de ? "de_AT" : "en_GB")
