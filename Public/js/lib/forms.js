@@ -57,6 +57,20 @@ export function showProblem(form, problem) {
   showSummary(form, summaryText);
 }
 
+/**
+ * Shows a form as changing a record (the heading's `data-edit` text and the cancel button) or, when `editing` is
+ * false, as an empty form for a new one (the heading's `data-new` text).
+ */
+export function showEditing(form, editing) {
+  const heading = document.getElementById("form-heading");
+  heading.textContent = editing ? heading.dataset.edit : heading.dataset.new;
+  form.querySelector('[data-action="cancel-edit"]').hidden = !editing;
+  if (!editing) {
+    form.reset();
+    clearErrors(form);
+  }
+}
+
 export function showSuccess(form) {
   const success = form.querySelector("[data-success]");
   if (success) {

@@ -3,7 +3,7 @@
 
 import { api } from "../lib/api.js";
 import { addMonths, fromZoned, minutesBetween, onGrid, toZoned } from "../lib/calendar.js";
-import { clearErrors, markField, onSubmit, requireFields, showProblem, showSummary, values } from "../lib/forms.js";
+import { markField, onSubmit, requireFields, showProblem, showEditing, showSummary, values } from "../lib/forms.js";
 import { message } from "../lib/i18n.js";
 import { drawMonth } from "../lib/month-view.js";
 import { enqueue, pending } from "../lib/outbox.js";
@@ -172,19 +172,13 @@ export async function run() {
     form.elements.startTime.value = start.time;
     form.elements.endTime.value = toZoned(appointment.endsAt, zone).time;
     form.elements.comment.value = appointment.comment || "";
-    const heading = document.getElementById("form-heading");
-    heading.textContent = heading.dataset.edit;
-    form.querySelector('[data-action="cancel-edit"]').hidden = false;
+    showEditing(form, true);
     form.elements.title.focus();
   };
 
   const stopEditing = () => {
     state.editing = null;
-    form.reset();
-    clearErrors(form);
-    const heading = document.getElementById("form-heading");
-    heading.textContent = heading.dataset.new;
-    form.querySelector('[data-action="cancel-edit"]').hidden = true;
+    showEditing(form, false);
   };
 
   /** The checks the server makes too, answered at once: required, the five-minute grid, end after start. */

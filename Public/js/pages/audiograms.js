@@ -4,7 +4,7 @@
 
 import { api, apiText } from "../lib/api.js";
 import { fromZoned, toZoned } from "../lib/calendar.js";
-import { clearErrors, markField, onSubmit, requireFields, showProblem, showSummary, values } from "../lib/forms.js";
+import { markField, onSubmit, requireFields, showProblem, showEditing, showSummary, values } from "../lib/forms.js";
 import { message } from "../lib/i18n.js";
 import { actionButton, announce, outcomeText, pendingBadge, recordCollection } from "../lib/records.js";
 
@@ -316,20 +316,14 @@ export async function run() {
     setGrids(audiogram.points);
     choose("ear", "right");
     choose("conduction", "air");
-    const heading = document.getElementById("form-heading");
-    heading.textContent = heading.dataset.edit;
-    form.querySelector('[data-action="cancel-edit"]').hidden = false;
+    showEditing(form, true);
     form.elements.date.focus();
   };
 
   const stopEditing = () => {
     state.editing = null;
-    form.reset();
-    clearErrors(form);
+    showEditing(form, false);
     setGrids([]);
-    const heading = document.getElementById("form-heading");
-    heading.textContent = heading.dataset.new;
-    form.querySelector('[data-action="cancel-edit"]').hidden = true;
   };
 
   /** The checks the server makes too: a date and time, at least one point, levels from −10 to 120 in 5 dB steps. */

@@ -3,7 +3,7 @@
 
 import { api } from "../lib/api.js";
 import { addMonths, fromZoned, toZoned } from "../lib/calendar.js";
-import { clearErrors, onSubmit, requireFields, showProblem, showSummary, values } from "../lib/forms.js";
+import { onSubmit, requireFields, showProblem, showEditing, showSummary, values } from "../lib/forms.js";
 import { message } from "../lib/i18n.js";
 import { drawMonth } from "../lib/month-view.js";
 import { actionButton, announce, outcomeText, pendingBadge, recordCollection } from "../lib/records.js";
@@ -116,19 +116,13 @@ export async function run() {
     }
     form.elements.type.value = event.type;
     form.elements.description.value = event.description || "";
-    const heading = document.getElementById("form-heading");
-    heading.textContent = heading.dataset.edit;
-    form.querySelector('[data-action="cancel-edit"]').hidden = false;
+    showEditing(form, true);
     form.elements.title.focus();
   };
 
   const stopEditing = () => {
     state.editing = null;
-    form.reset();
-    clearErrors(form);
-    const heading = document.getElementById("form-heading");
-    heading.textContent = heading.dataset.new;
-    form.querySelector('[data-action="cancel-edit"]').hidden = true;
+    showEditing(form, false);
   };
 
   onSubmit("event", async () => {

@@ -3,7 +3,7 @@
 
 import { api } from "../lib/api.js";
 import { toZoned } from "../lib/calendar.js";
-import { clearErrors, markField, onSubmit, requireFields, showProblem, showSummary, values } from "../lib/forms.js";
+import { markField, onSubmit, requireFields, showProblem, showEditing, showSummary, values } from "../lib/forms.js";
 import { formatDate, message } from "../lib/i18n.js";
 import { actionButton, announce, outcomeText, pendingBadge, recordCollection } from "../lib/records.js";
 
@@ -112,19 +112,13 @@ export async function run() {
     form.elements.startDate.value = therapy.startDate;
     form.elements.endDate.value = therapy.endDate || "";
     form.elements.note.value = therapy.note || "";
-    const heading = document.getElementById("form-heading");
-    heading.textContent = heading.dataset.edit;
-    form.querySelector('[data-action="cancel-edit"]').hidden = false;
+    showEditing(form, true);
     form.elements.name.focus();
   };
 
   const stopEditing = () => {
     state.editing = null;
-    form.reset();
-    clearErrors(form);
-    const heading = document.getElementById("form-heading");
-    heading.textContent = heading.dataset.new;
-    form.querySelector('[data-action="cancel-edit"]').hidden = true;
+    showEditing(form, false);
   };
 
   onSubmit("therapy", async () => {
