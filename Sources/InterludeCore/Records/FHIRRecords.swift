@@ -20,9 +20,12 @@ extension FHIR {
         public var category: [CodeableConcept]
         public var code: CodeableConcept
         public var subject: Reference
-        public var effectiveDateTime: String
+        public var effectiveDateTime: String?
         public var note: [Annotation]?
         public var component: [ObservationComponent]?
+        public var effectivePeriod: Period?
+        public var valueQuantity: Quantity?
+        public var device: Reference?
     }
 
     public struct ObservationComponent: Codable, Sendable {
@@ -154,5 +157,25 @@ extension Therapy {
             subject: FHIR.Reference(identifier: subject, display: nil),
             performedPeriod: FHIR.Period(start: startDate.description, end: endDate?.description),
             note: note.map { [FHIR.Annotation(text: $0)] })
+    }
+}
+
+// MARK: - Mood
+
+extension Mood {
+    public static let fhirCodeSystem = "urn:interlude:mood"
+
+    /// The report as a survey Observation of the valence, 0 to 1 (UCUM's unity); the note stays with the person.
+    public func fhirObservation(id: UUID, subject: FHIR.Identifier) -> FHIR.Observation {
+        FHIR.Observation(
+            id: id.uuidString.lowercased(),
+            category: [FHIR.CodeableConcept(coding: [
+                FHIR.Coding(system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "survey", display: "Survey")
+            ])],
+            code: FHIR.CodeableConcept(
+                coding: [FHIR.Coding(system: Self.fhirCodeSystem, code: "valence", display: nil)], text: "Self-reported mood (valence)"),
+            subject: FHIR.Reference(identifier: subject, display: nil),
+            effectiveDateTime: ISO8601DateFormatter().string(from: recordedAt),
+            valueQuantity: FHIR.Quantity(value: valence, unit: "1", code: "1"))
     }
 }

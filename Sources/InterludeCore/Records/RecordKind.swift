@@ -6,6 +6,7 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable {
     case event
     case therapy
     case audiogram
+    case mood
 
     /// The path segment under `/me` and `/patients/{id}`: `/me/events`.
     public var collection: String {
@@ -13,6 +14,7 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable {
         case .event: "events"
         case .therapy: "therapies"
         case .audiogram: "audiograms"
+        case .mood: "moods"
         }
     }
 

@@ -7,16 +7,27 @@ public struct RecordSettings: Sendable, Equatable {
 
     public var collects: Set<RecordKind>
     public var eventTypes: [String]
+    /// The phone and watch samples asked for, and the window they are kept in.
+    public var samples: SampleSettings
 
-    public init(collects: Set<RecordKind> = [], eventTypes: [String] = []) {
+    public init(collects: Set<RecordKind> = [], eventTypes: [String] = [], samples: SampleSettings = SampleSettings()) {
         self.collects = collects
         self.eventTypes = eventTypes
+        self.samples = samples
     }
 
     /// Checks settings as entered: known kinds, and event types that are single lines, distinct, no built-in type
-    /// again, at most twenty.
-    public static func validate(collects: [String], eventTypes: [String]) throws(ValidationFailure) -> RecordSettings {
+    /// again, at most twenty; sample types as `SampleSettings` checks them.
+    public static func validate(
+        collects: [String], eventTypes: [String], sampleTypes: [(type: String?, purpose: String?)] = [], windowDays: Int? = nil
+    ) throws(ValidationFailure) -> RecordSettings {
         var validator = FieldValidator()
+        var samples = SampleSettings()
+        do {
+            samples = try SampleSettings.validate(requests: sampleTypes, windowDays: windowDays)
+        } catch {
+            for problem in error.errors { validator.add(problem.field, problem.code, limit: problem.limit) }
+        }
         let kinds = collects.map(RecordKind.init(rawValue:))
         if kinds.contains(nil) { validator.add("collects", .notAnOption) }
         var types: [String] = []
@@ -30,14 +41,19 @@ public struct RecordSettings: Sendable, Equatable {
         }
         if eventTypes.count > eventTypesMaxCount { validator.add("eventTypes", .tooLong, limit: eventTypesMaxCount) }
         try validator.check()
-        return RecordSettings(collects: Set(kinds.compactMap { $0 }), eventTypes: types)
+        return RecordSettings(collects: Set(kinds.compactMap { $0 }), eventTypes: types, samples: samples)
     }
 
-    /// What several studies collect together, for a person in all of them.
+    /// What several studies collect together, for a person in all of them: the sample types any of them asks for,
+    /// with every study's reason (the windows per type are `SampleCollection`'s).
     public static func union(_ settings: [RecordSettings]) -> RecordSettings {
-        RecordSettings(
+        let samples = SampleCollection.union(settings.map(\.samples))
+        return RecordSettings(
             collects: settings.reduce(into: []) { $0.formUnion($1.collects) },
-            eventTypes: settings.flatMap(\.eventTypes).reduce(into: []) { if !$0.contains($1) { $0.append($1) } })
+            eventTypes: settings.flatMap(\.eventTypes).reduce(into: []) { if !$0.contains($1) { $0.append($1) } },
+            samples: SampleSettings(requests: samples.types.map { type in
+                SampleSettings.Request(type: type, purpose: samples.asked[type]?.purposes.joined(separator: "\n\n") ?? "")
+            }))
     }
 
     /// The kinds in the order they are listed everywhere.

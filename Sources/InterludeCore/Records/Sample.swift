@@ -64,6 +64,8 @@ public struct Sample: Sendable, Equatable, Codable {
         public var sourceID: String?
         public var source: Source
         public var motionContext: Int?
+        /// Fields that were sent but could not be read (a malformed date): refused as such, not as missing.
+        public var unreadable: Set<String> = []
 
         public init(
             type: String?, value: Double?, unit: String?, start: Date?, end: Date?, sourceID: String?,
@@ -89,7 +91,9 @@ public struct Sample: Sendable, Equatable, Codable {
         let type = raw.type.flatMap(SampleType.init(rawValue:))
         if type == nil { validator.add(field("type"), (raw.type ?? "").isEmpty ? .required : .notAnOption) }
         var value: Double?
-        if let sent = validator.number(raw.value, field: field("value"), required: true), let type {
+        if raw.value == nil, raw.unreadable.contains("value") {
+            validator.add(field("value"), .invalidFormat)
+        } else if let sent = validator.number(raw.value, field: field("value"), required: true), let type {
             if let unit = raw.unit, !unit.isEmpty {
                 if let converted = type.canonical(sent, unit: unit) {
                     value = validator.number(converted, field: field("value"), in: type.range)
@@ -100,8 +104,8 @@ public struct Sample: Sendable, Equatable, Codable {
                 validator.add(field("unit"), .required)
             }
         }
-        if raw.start == nil { validator.add(field("start"), .required) }
-        if raw.end == nil { validator.add(field("end"), .required) }
+        if raw.start == nil { validator.add(field("start"), raw.unreadable.contains("start") ? .invalidFormat : .required) }
+        if raw.end == nil { validator.add(field("end"), raw.unreadable.contains("end") ? .invalidFormat : .required) }
         if let start = raw.start, let end = raw.end {
             if end < start {
                 validator.add(field("end"), .outOfRange)

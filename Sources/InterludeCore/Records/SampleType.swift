@@ -117,3 +117,34 @@ public enum SampleType: String, Sendable, Codable, CaseIterable {
         acceptedUnits[sent.trimmingCharacters(in: .whitespaces)].map { value * $0 }
     }
 }
+
+extension SampleType {
+    /// One day's value of a type: the sum or mean of the samples that began that day, and how many there were.
+    public struct Day: Sendable, Equatable {
+        public var value: Double
+        public var count: Int
+
+        public init(value: Double, count: Int) {
+            self.value = value
+            self.count = count
+        }
+    }
+
+    /// Values by the day they began in `zone`, added up as the type adds up.
+    public func daily(_ values: [(value: Double, start: Date)], in zone: TimeZone) -> [LocalDate: Day] {
+        dailyAggregate.days(values, in: zone)
+    }
+}
+
+extension SampleType.DailyAggregate {
+    /// Values by the day they began in `zone`, summed or averaged.
+    public func days(_ values: [(value: Double, start: Date)], in zone: TimeZone) -> [LocalDate: SampleType.Day] {
+        var sums: [LocalDate: SampleType.Day] = [:]
+        for (value, start) in values {
+            sums[LocalDate(start, in: zone), default: SampleType.Day(value: 0, count: 0)].value += value
+            sums[LocalDate(start, in: zone), default: SampleType.Day(value: 0, count: 0)].count += 1
+        }
+        guard self == .mean else { return sums }
+        return sums.mapValues { SampleType.Day(value: $0.value / Double($0.count), count: $0.count) }
+    }
+}

@@ -42,6 +42,7 @@ public struct FieldError: Equatable, Hashable, Sendable, Codable {
         case notAnOption
         case exclusive
         case afterDeadline
+        case outsideWindow
     }
 }
 
