@@ -49,6 +49,7 @@ enum Migrations {
             CreateRecords(),
             UpdateStudiesAddRecordSettings(),
             UpdateRecordsAddReminder(),
+            CreateSamples(),
         ]
     }
 }

@@ -54,6 +54,7 @@ enum SyncEntity: String, Sendable, Codable {
     case event
     case therapy
     case audiogram
+    case mood
 
     /// The entity a record kind's deletions are announced under.
     init(_ kind: RecordKind) {
@@ -61,6 +62,7 @@ enum SyncEntity: String, Sendable, Codable {
         case .event: self = .event
         case .therapy: self = .therapy
         case .audiogram: self = .audiogram
+        case .mood: self = .mood
         }
     }
 }

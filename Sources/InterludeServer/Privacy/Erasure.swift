@@ -25,6 +25,9 @@ enum ErasureMap {
         NotificationPreferenceRecord.schema,
         ResponseRecord.schema,
         EntryRecord.schema,
+        SampleRecord.schema,
+        SampleChoiceRecord.schema,
+        HealthImportRecord.schema,
         PromptRecord.schema,
         PlanAdjustmentRecord.schema,
         PlanRecord.schema,
@@ -125,6 +128,7 @@ struct ErasureService: Sendable {
         }
         ExportFiles(services: services).remove(withdrawn)
         SelfExportFiles(services: services).remove(removed[SelfExportRecord.schema] ?? [])
+        HealthImportFiles(services: services).remove(removed[HealthImportRecord.schema] ?? [])
         return Receipt(erasureID: plan.tombstoneID, erasedAt: now, counts: removed.mapValues(\.count).filter { $0.value > 0 })
     }
 }

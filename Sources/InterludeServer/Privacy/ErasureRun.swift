@@ -110,6 +110,22 @@ struct ErasureRun: Sendable {
             // The health record is the person's own, kept beside any study: it goes with the account.
             guard wholeAccount else { return }
             try await remove(EntryRecord.query(on: database).filter(\.$patient.$id == userID), from: table)
+        case SampleRecord.schema:
+            var query = SampleRecord.query(on: database).filter(\.$patient.$id == userID)
+            if let studyID {
+                // Samples of the types another of the person's studies asks for stay.
+                let others = try await EnrollmentRecord.query(on: database).filter(\.$patient.$id == userID)
+                    .filter(\.$status == EnrollmentStatus.active).filter(\.$study.$id != studyID).with(\.$study).all()
+                let kept = Set(others.flatMap(\.study.recordSettings.samples.types))
+                if !kept.isEmpty { query = query.filter(\.$type !~ Array(kept)) }
+            }
+            try await remove(query, from: table)
+        case SampleChoiceRecord.schema:
+            guard wholeAccount else { return }
+            try await remove(SampleChoiceRecord.query(on: database).filter(\.$patient.$id == userID), from: table)
+        case HealthImportRecord.schema:
+            guard wholeAccount else { return }
+            try await remove(HealthImportRecord.query(on: database).filter(\.$patient.$id == userID), from: table)
         case PromptRecord.schema:
             try await remove(PromptRecord.query(on: database).filter(\.$id ~~ studyPrompts(on: database)), from: table)
         case PlanAdjustmentRecord.schema:

@@ -27,25 +27,32 @@ protocol FHIRRecordResource: Encodable, Sendable {
 extension FHIR.Observation: FHIRRecordResource {}
 extension FHIR.Procedure: FHIRRecordResource {}
 
-/// What a person's studies add to the built-in choices of their records.
+/// What a person's studies add to the built-in choices of their records, and the moment they are checked at.
 struct RecordRules: Sendable {
     /// Event types the person's studies name besides the built-in ones.
     var eventTypes: Set<String> = []
+    var now: Date
 }
 
 extension RecordSettings {
     /// What the studies and practice a person takes part in collect together.
     static func ofStudies(of patientID: UUID, on database: any Database) async throws -> RecordSettings {
-        let studies = try await EnrollmentRecord.query(on: database)
+        .union(try await studies(of: patientID, on: database))
+    }
+
+    /// The settings of each study the person takes part in.
+    static func studies(of patientID: UUID, on database: any Database) async throws -> [RecordSettings] {
+        try await EnrollmentRecord.query(on: database)
             .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active).with(\.$study).all()
-        return .union(studies.map(\.study.recordSettings))
+            .map(\.study.recordSettings)
     }
 }
 
 extension RecordService {
     /// The choices the person's studies add, for checking their records.
     func rules(for patient: UserRecord) async throws -> RecordRules {
-        RecordRules(eventTypes: Set(try await RecordSettings.ofStudies(of: patient.requireID(), on: database).eventTypes))
+        RecordRules(
+            eventTypes: Set(try await RecordSettings.ofStudies(of: patient.requireID(), on: database).eventTypes), now: services.clock.now)
     }
 }
 
@@ -56,6 +63,7 @@ extension RecordKind {
         case .event: HealthEvent.self
         case .therapy: Therapy.self
         case .audiogram: Audiogram.self
+        case .mood: Mood.self
         }
     }
 }
@@ -122,6 +130,28 @@ extension Audiogram: RecordKindContent {
             [measured.utc, measured.local, measured.zone, point.ear.rawValue, String(point.frequencyHz), point.thresholdDbHL.map(String.init),
              point.thresholdDbHL == nil ? "1" : "0", point.conduction.rawValue, point.masked ? "1" : "0"]
         }
+    }
+
+    func fhirResource(id: UUID, subject: FHIR.Identifier, today: LocalDate) -> any FHIRRecordResource {
+        fhirObservation(id: id, subject: subject)
+    }
+}
+
+extension Mood: RecordKindContent {
+    static func validate(_ input: Components.Schemas.MoodInput, rules: RecordRules) throws -> Mood {
+        try validate(valence: input.valence, recordedAt: input.recordedAt, note: input.note, now: rules.now)
+    }
+
+    static func shown(_ stored: RecordService.Stored<Mood>, today: LocalDate) throws -> Components.Schemas.Mood {
+        try .init(stored)
+    }
+
+    static let exportColumns = ["recorded_utc", "recorded_local", "time_zone", "valence"]
+
+    /// The note stays out of research exports: it is the person's own, as the study tells them.
+    func exportRows(_ time: (Date) -> ExportTime) -> [[String?]] {
+        let recorded = time(recordedAt)
+        return [[recorded.utc, recorded.local, recorded.zone, valence.plainText(decimals: 3)]]
     }
 
     func fhirResource(id: UUID, subject: FHIR.Identifier, today: LocalDate) -> any FHIRRecordResource {

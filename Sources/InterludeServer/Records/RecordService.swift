@@ -24,6 +24,11 @@ extension Audiogram: RecordContent {
     var occurredAt: Date { measuredAt }
 }
 
+extension Mood: RecordContent {
+    static let recordKind = RecordKind.mood
+    var occurredAt: Date { recordedAt }
+}
+
 extension Therapy: RecordContent {
     static let recordKind = RecordKind.therapy
 

@@ -35,6 +35,8 @@ final class StudyRecord: Model, @unchecked Sendable {
     @Field(key: "record_kinds") var recordKinds: String
     /// The event types it adds, as a JSON array.
     @Field(key: "event_types") var eventTypes: String
+    /// The sample types asked for with their reasons, and the window, as JSON (`SampleSettings`); empty asks for none.
+    @Field(key: "sample_settings") var sampleSettings: String
 
     init() {}
 
@@ -54,6 +56,7 @@ final class StudyRecord: Model, @unchecked Sendable {
         self.retentionDays = StudyDraft.defaultRetentionDays
         self.recordKinds = ""
         self.eventTypes = "[]"
+        self.sampleSettings = ""
         self.closedAt = status == .closed ? now : nil
         self.createdAt = now
         self.updatedAt = now
@@ -61,16 +64,19 @@ final class StudyRecord: Model, @unchecked Sendable {
 }
 
 extension StudyRecord {
-    /// Which records it collects, read leniently: a kind no longer known is left out.
+    /// Which records and samples it collects, read leniently: a kind no longer known is left out.
     var recordSettings: RecordSettings {
         get {
             RecordSettings(
                 collects: Set(recordKinds.split(separator: ",").compactMap { RecordKind(rawValue: String($0)) }),
-                eventTypes: (try? JSONDecoder().decode([String].self, from: Data(eventTypes.utf8))) ?? [])
+                eventTypes: (try? JSONDecoder().decode([String].self, from: Data(eventTypes.utf8))) ?? [],
+                samples: (try? JSONDecoder().decode(SampleSettings.self, from: Data(sampleSettings.utf8))) ?? SampleSettings())
         }
         set {
             recordKinds = newValue.orderedKinds.map(\.rawValue).joined(separator: ",")
             eventTypes = String(decoding: (try? JSONEncoder().encode(newValue.eventTypes)) ?? Data("[]".utf8), as: UTF8.self)
+            sampleSettings = newValue.samples.requests.isEmpty
+                ? "" : String(decoding: (try? JSONEncoder().encode(newValue.samples)) ?? Data(), as: UTF8.self)
         }
     }
 }

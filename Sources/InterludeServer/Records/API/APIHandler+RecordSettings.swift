@@ -16,13 +16,18 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let user = try await context.user(.therapist, .researcher, .admin)
         let grant = try await context.access.require(.configureRecords, in: try pathID(input.path.studyId), by: user)
-        let settings = try RecordSettings.validate(collects: body.collects, eventTypes: body.eventTypes)
+        let settings = try RecordSettings.validate(
+            collects: body.collects, eventTypes: body.eventTypes,
+            sampleTypes: (body.sampleTypes ?? []).map { ($0._type, $0.purpose) }, windowDays: body.windowDays)
         return .ok(.init(body: .json(.init(try await context.studies.setRecordSettings(settings, in: grant)))))
     }
 }
 
 extension Components.Schemas.RecordSettings {
     init(_ settings: RecordSettings) {
-        self.init(collects: settings.orderedKinds.map(Components.Schemas.RecordKind.init), eventTypes: settings.eventTypes)
+        self.init(
+            collects: settings.orderedKinds.map(Components.Schemas.RecordKind.init), eventTypes: settings.eventTypes,
+            sampleTypes: settings.samples.requests.map { .init(_type: $0.type.rawValue, purpose: $0.purpose) },
+            windowDays: settings.samples.windowDays)
     }
 }

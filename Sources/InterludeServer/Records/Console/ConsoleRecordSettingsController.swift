@@ -2,12 +2,49 @@ import Foundation
 import InterludeCore
 import Vapor
 
-/// Which health records a study or practice collects, and the event types it adds: shown to its staff,
-/// changed by its owner (a practice's therapist) or an administrator.
+/// Which health records a study or practice collects, the event types it adds, and the samples it asks phones for
+/// with the reason for each: shown to its staff, changed by its owner (a practice's therapist) or an administrator.
 struct ConsoleRecordSettingsController {
     struct SettingsForm: Content {
         var collects: [String]?
         var eventTypes: String?
+        var sampleTypes: [String]?
+        var purposes: [String: String]?
+        var windowDays: String?
+    }
+
+    /// The samples part of the form as entered.
+    struct SampleEntry: Sendable {
+        var types: [String] = []
+        var purposes: [String: String] = [:]
+        var windowDays = ""
+
+        init(types: [String] = [], purposes: [String: String] = [:], windowDays: String = "") {
+            self.types = types
+            self.purposes = purposes
+            self.windowDays = windowDays
+        }
+
+        init(_ settings: SampleSettings) {
+            self.init(
+                types: settings.types.map(\.rawValue),
+                purposes: Dictionary(uniqueKeysWithValues: settings.requests.map { ($0.type.rawValue, $0.purpose) }),
+                windowDays: settings.windowDays.map(String.init) ?? "")
+        }
+
+        /// The chosen types in the order they are listed, each with its reason.
+        var requests: [(type: String?, purpose: String?)] {
+            SampleType.allCases.map(\.rawValue).filter(types.contains).map { ($0, purposes[$0]) }
+        }
+    }
+
+    struct SampleChoice: Encodable, Sendable {
+        let type: String
+        let label: String
+        let unit: String
+        let checked: Bool
+        let purpose: String
+        let error: String?
     }
 
     struct KindChoice: Encodable, Sendable {
@@ -23,6 +60,8 @@ struct ConsoleRecordSettingsController {
         let studyLink: String
         let kinds: [KindChoice]
         let eventTypes: String
+        let samples: [SampleChoice]
+        let windowDays: String
         let canEdit: Bool
         let saved: Bool
         let errors: FormErrors
@@ -45,8 +84,9 @@ struct ConsoleRecordSettingsController {
         let staff = try request.consoleUser(.therapist, .researcher, .admin)
         let grant = try await ConsoleRulesController.grant(.viewStudy, request, staff)
         let settings = try StudyService(database: request.db, services: request.services).recordSettings(in: grant)
-        return try await render(request, grant, collects: settings.orderedKinds.map(\.rawValue), eventTypes: settings.eventTypes,
-            saved: (try? request.query.get(String.self, at: "saved")) != nil)
+        return try await render(
+            request, grant, collects: settings.orderedKinds.map(\.rawValue), eventTypes: settings.eventTypes,
+            samples: SampleEntry(settings.samples), saved: (try? request.query.get(String.self, at: "saved")) != nil)
     }
 
     func submit(_ request: Request) async throws -> Response {
@@ -55,30 +95,57 @@ struct ConsoleRecordSettingsController {
         let form = try request.content.decode(SettingsForm.self)
         let lines = (form.eventTypes ?? "").split(whereSeparator: \.isNewline).map(String.init)
             .filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        let samples = SampleEntry(
+            types: form.sampleTypes ?? [], purposes: form.purposes ?? [:], windowDays: (form.windowDays ?? "").trimmingCharacters(in: .whitespaces))
         do {
-            let settings = try RecordSettings.validate(collects: form.collects ?? [], eventTypes: lines)
+            var window: Int?
+            if !samples.windowDays.isEmpty {
+                guard let days = Int(samples.windowDays) else { throw AppError.field("windowDays", .invalidFormat) }
+                window = days
+            }
+            let settings = try RecordSettings.validate(
+                collects: form.collects ?? [], eventTypes: lines, sampleTypes: samples.requests, windowDays: window)
             _ = try await StudyService(database: request.db, services: request.services).setRecordSettings(settings, in: grant)
             return request.redirect(to: .recordSettings(study: grant.studyID), query: [("saved", "1")])
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await render(request, grant, collects: form.collects ?? [], eventTypes: lines, errors: errors)
+            return try await render(request, grant, collects: form.collects ?? [], eventTypes: lines, samples: samples, errors: errors)
         }
     }
 
     private func render(
-        _ request: Request, _ grant: StudyGrant, collects: [String], eventTypes: [String], saved: Bool = false,
+        _ request: Request, _ grant: StudyGrant, collects: [String], eventTypes: [String], samples: SampleEntry, saved: Bool = false,
         errors: FormErrors = FormErrors()
     ) async throws -> Response {
         let language = try request.consoleUser().language
         let localizer = request.services.localizer
+        // A problem of the n-th chosen type belongs beside that type.
+        let chosen = samples.requests.compactMap(\.type)
+        var fields: [String: String] = [:]
+        for (field, message) in errors.fields {
+            if field.hasPrefix("eventTypes") {
+                fields["eventTypes"] = message
+            } else if field.hasPrefix("sampleTypes["), let index = Int(field.dropFirst(12).prefix { $0.isNumber }), index < chosen.count {
+                fields["sample-\(chosen[index])"] = message
+            } else {
+                fields[field] = message
+            }
+        }
         let page = SettingsPage(
             studyID: grant.studyID.uuidString.lowercased(), title: grant.study.title,
             action: ConsoleURL.recordSettings(study: grant.studyID).path, studyLink: ConsoleURL.study(grant.studyID).path,
             kinds: RecordKind.allCases.map {
                 KindChoice(kind: $0.rawValue, label: localizer.text("records.kind.\($0.rawValue)", language), checked: collects.contains($0.rawValue))
             },
-            eventTypes: eventTypes.joined(separator: "\n"), canEdit: grant.allows(.configureRecords), saved: saved,
-            errors: FormErrors(fields: errors.fields.reduce(into: [:]) { $0[$1.key.hasPrefix("eventTypes") ? "eventTypes" : $1.key] = $1.value }, form: errors.form))
+            eventTypes: eventTypes.joined(separator: "\n"),
+            samples: SampleType.allCases.map { type in
+                SampleChoice(
+                    type: type.rawValue, label: localizer.text("samples.type.\(type.rawValue)", language), unit: type.unit,
+                    checked: samples.types.contains(type.rawValue), purpose: samples.purposes[type.rawValue] ?? "",
+                    error: fields["sample-\(type.rawValue)"])
+            },
+            windowDays: samples.windowDays, canEdit: grant.allows(.configureRecords), saved: saved,
+            errors: FormErrors(fields: fields, form: errors.form))
         return try await request.renderConsole(
             "console/record-settings", titleKey: "console.recordSettings.title", content: page, status: errors.isEmpty ? .ok : errors.status)
     }

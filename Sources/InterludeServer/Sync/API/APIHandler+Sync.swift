@@ -137,6 +137,7 @@ extension RecordKind {
         case .event: self = .event
         case .therapy: self = .therapy
         case .audiogram: self = .audiogram
+        case .mood: self = .mood
         }
     }
 }
@@ -147,6 +148,7 @@ extension Components.Schemas.RecordKind {
         case .event: self = .event
         case .therapy: self = .therapy
         case .audiogram: self = .audiogram
+        case .mood: self = .mood
         }
     }
 }

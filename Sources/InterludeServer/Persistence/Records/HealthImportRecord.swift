@@ -1,0 +1,69 @@
+import Fluent
+import Foundation
+import InterludeCore
+
+/// A file a person uploads to import samples from (an Apple Health export, a CSV): received in parts, then read
+/// in the background; what came of it is kept, the file itself removed once read.
+final class HealthImportRecord: Model, @unchecked Sendable {
+    static let schema = "health_imports"
+
+    enum Format: String, Codable, Sendable {
+        case appleHealthZip
+        case appleHealthXML
+        case csv
+    }
+
+    enum Status: String, Codable, Sendable {
+        /// More parts are to come.
+        case receiving
+        /// Complete, waiting to be read.
+        case waiting
+        case reading
+        case done
+        case failed
+    }
+
+    // managed
+    @ID(custom: .id, generatedBy: .user) var id: UUID?
+    @Field(key: "created_at") var createdAt: Date
+    @Field(key: "updated_at") var updatedAt: Date
+
+    // references
+    @Parent(key: "patient_id") var patient: UserRecord
+
+    // data
+    @Field(key: "format") var format: Format
+    @Field(key: "status") var status: Status
+    /// The whole file's size, when the upload announced it.
+    @OptionalField(key: "size") var size: Int?
+    @Field(key: "received") var received: Int
+    @Field(key: "read") var read: Int
+    @Field(key: "stored") var stored: Int
+    @Field(key: "duplicates") var duplicates: Int
+    @Field(key: "skipped_not_enabled") var skippedNotEnabled: Int
+    @Field(key: "skipped_outside_window") var skippedOutsideWindow: Int
+    @Field(key: "skipped_invalid") var skippedInvalid: Int
+    @Field(key: "skipped_other_types") var skippedOtherTypes: Int
+    @OptionalField(key: "problem") var problem: String?
+    @OptionalField(key: "finished_at") var finishedAt: Date?
+
+    init() {}
+
+    init(id: UUID, patientID: UUID, format: Format, size: Int?, now: Date) {
+        self.id = id
+        self.$patient.id = patientID
+        self.format = format
+        self.status = .receiving
+        self.size = size
+        self.received = 0
+        self.read = 0
+        self.stored = 0
+        self.duplicates = 0
+        self.skippedNotEnabled = 0
+        self.skippedOutsideWindow = 0
+        self.skippedInvalid = 0
+        self.skippedOtherTypes = 0
+        self.createdAt = now
+        self.updatedAt = now
+    }
+}
