@@ -2,7 +2,7 @@ import Foundation
 import Vapor
 
 /// The server's background work: the planner (with message plans and rules about missed prompts), the
-/// notification outbox with its dispatcher and alert escalation, research exports, and retention. Inside `serve`
+/// notification outbox with its dispatcher and alert escalation, research exports, health data imports, and retention. Inside `serve`
 /// each runs on its own timer; `interlude worker` runs both without serving HTTP.
 enum BackgroundJobs {
     private struct TasksKey: StorageKey {
@@ -67,6 +67,16 @@ enum BackgroundJobs {
         }
     }
 
+    /// Reads the health data files people uploaded.
+    static func importHealth(_ app: Application) async {
+        do {
+            let read = try await HealthImportService(database: app.db, services: app.interlude).runPending()
+            if read > 0 { app.logger.info("Health imports: \(read) read") }
+        } catch {
+            app.logger.error("Health imports failed: \(String(describing: error))")
+        }
+    }
+
     /// How often the retention job looks for what is past its period.
     static let retentionInterval = 3600
 
@@ -103,6 +113,7 @@ enum BackgroundJobs {
         }
         if settings.exportInterval > 0 {
             tasks.append(Task { await repeatEvery(settings.exportInterval) { await export(app) } })
+            tasks.append(Task { await repeatEvery(settings.exportInterval) { await importHealth(app) } })
         }
         if settings.plannerInterval > 0 {
             tasks.append(Task { await repeatEvery(retentionInterval) { await retain(app) } })

@@ -31,6 +31,8 @@ public func configure(
     app.http.server.configuration.hostname = settings.hostname
     app.http.server.configuration.port = settings.port
     app.routes.defaultMaxBodySize = "1mb"
+    // Batches of samples may come gzipped; unpacked they are held to the API's body limit.
+    app.http.server.configuration.requestDecompression = .enabled(limit: .size(APIBodyLimitMiddleware().limit))
 
     // Middleware, outermost first
     app.middleware = Middlewares()

@@ -63,6 +63,8 @@ enum AppError: Error, Equatable {
         case recordIDTaken
         /// The record was changed or deleted since the version the edit was based on.
         case recordChanged
+        /// An upload's next part does not start where the server stopped, or the upload is complete.
+        case uploadOffset
     }
 
     static func field(_ field: String, _ code: FieldError.Code, limit: Int? = nil) -> AppError {

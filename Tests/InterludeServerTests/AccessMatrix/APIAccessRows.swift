@@ -9,12 +9,22 @@ struct APIRequest: Sendable {
     let path: String
     var json: JSONValue? = nil
     var client: APIClient? = nil
+    /// A file upload's bytes, sent as they are.
+    var bytes: Data? = nil
+    var headers: HTTPHeaders = [:]
 
     init(_ method: HTTPMethod, _ path: String, json: JSONValue? = nil, as client: APIClient? = nil) {
         self.method = method
         self.path = path
         self.json = json
         self.client = client
+    }
+
+    init(_ method: HTTPMethod, _ path: String, bytes: Data, headers: HTTPHeaders) {
+        self.method = method
+        self.path = path
+        self.bytes = bytes
+        self.headers = headers
     }
 }
 
@@ -170,6 +180,39 @@ extension APIRow {
         },
         APIRow("deleteMyAudiogram", "* 403, self 204, other 404") { cell in
             .init(.DELETE, "/me/audiograms/\(try await cell.world.freshAudiogram())?baseVersion=1")
+        },
+        APIRow("listMyMoods", "* 403, self 200, other 200") { _ in .init(.GET, "/me/moods") },
+        APIRow("createMyMood", "* 403, self 201, other 201") { cell in
+            .init(.POST, "/me/moods", json: ["id": .string(UUID().uuidString), "valence": 0.7, "recordedAt": iso(cell.world.app.clock.now)])
+        },
+        APIRow("updateMyMood", "* 403, self 200, other 404") { cell in
+            .init(.PATCH, "/me/moods/\(try await cell.world.freshMood())", json: [
+                "baseVersion": 1, "valence": 0.2, "recordedAt": iso(cell.world.app.clock.now), "note": "Tired",
+            ])
+        },
+        APIRow("deleteMyMood", "* 403, self 204, other 404") { cell in
+            .init(.DELETE, "/me/moods/\(try await cell.world.freshMood())?baseVersion=1")
+        },
+        APIRow("uploadMySamples", "* 403, self 200, other 200") { cell in
+            .init(.POST, "/me/samples", json: ["samples": [
+                SampleAPITests.sample("heartRate", 70, "count/min", start: cell.world.app.clock.now.addingTimeInterval(-600)),
+            ]])
+        },
+        APIRow("listMySamples", "* 403, self 200, other 200") { _ in .init(.GET, "/me/samples?type=heartRate") },
+        APIRow("listMySampleTypes", "* 403, self 200, other 200") { _ in .init(.GET, "/me/sample-types") },
+        APIRow("setMySampleType", "* 403, self 200, other 200") { _ in .init(.PUT, "/me/sample-types/heartRate", json: ["enabled": false]) },
+        APIRow("getMySampleDays", "* 403, self 200, other 200") { _ in .init(.GET, "/me/samples/daily?type=stepCount&days=7") },
+        APIRow("getMySampleChart", "* 403, self 200, other 200") { _ in .init(.GET, "/me/samples/daily.svg?type=stepCount") },
+        APIRow("startMyHealthImport", "* 403, self 201, other 201") { _ in
+            .init(.POST, "/me/health-imports", bytes: Data("type,value,unit,start,end\n".utf8), headers: ["Content-Type": "text/csv"])
+        },
+        APIRow("getMyHealthImport", "* 403, self 200, other 404") { cell in
+            .init(.GET, "/me/health-imports/\(try await cell.world.freshHealthImport())")
+        },
+        APIRow("continueMyHealthImport", "* 403, self 200, other 404") { cell in
+            .init(.PATCH, "/me/health-imports/\(try await cell.world.freshHealthImport())", bytes: Data("\n".utf8), headers: [
+                "Content-Type": "application/octet-stream", "Upload-Offset": "4",
+            ])
         },
         APIRow("getMyAudiogramChart", "* 403, self 200, other 404") { cell in
             .init(.GET, "/me/audiograms/\(try await cell.world.freshAudiogram())/chart.svg?ears=right")

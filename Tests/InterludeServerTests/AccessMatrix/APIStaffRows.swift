@@ -156,6 +156,7 @@ extension APIRow {
         APIRow("listPatientEvents", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/events") },
         APIRow("listPatientTherapies", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/therapies") },
         APIRow("listPatientAudiograms", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/audiograms") },
+        APIRow("listPatientMoods", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/moods") },
         APIRow("getAudiogram", "* 404, self 200, own 200") { cell in
             .init(.GET, "/audiograms/\(try await cell.world.freshAudiogram(of: cell.subject.id))")
         },

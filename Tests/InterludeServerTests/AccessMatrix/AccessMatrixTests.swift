@@ -58,7 +58,9 @@ struct AccessMatrixTests {
             try await MatrixReport.run(APIRow.all, in: world, title: "API") { row, cell in
                 let request = try await row.request(cell)
                 let client = (request.client ?? world.client(cell.actor)).fromNewAddress
-                let reply = try await client.send(request.method, request.path, json: request.json)
+                let reply = try await client.send(
+                    request.method, request.path, json: request.json, bytes: request.bytes,
+                    contentType: request.headers.contentType ?? .json, headers: request.headers)
                 return (.status(reply.status.code), reply.text, true)
             }
         }

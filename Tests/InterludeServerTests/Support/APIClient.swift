@@ -26,6 +26,7 @@ struct JSON: @unchecked Sendable, CustomStringConvertible {
     var string: String? { value as? String }
     var bool: Bool? { value as? Bool }
     var int: Int? { value as? Int }
+    var double: Double? { (value as? NSNumber)?.doubleValue }
     var array: [JSON] { (value as? [Any])?.map(JSON.init) ?? [] }
     var isNull: Bool { value == nil || value is NSNull }
     var description: String { String(describing: value) }
@@ -112,7 +113,8 @@ struct APIClient: Sendable {
     }
 
     func send(
-        _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, raw: String? = nil, headers extra: HTTPHeaders = [:]
+        _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, raw: String? = nil, bytes: Data? = nil,
+        contentType: HTTPMediaType = .json, headers extra: HTTPHeaders = [:]
     ) async throws -> Reply {
         var headers: HTTPHeaders = ["X-Forwarded-For": clientAddress]
         headers.add(contentsOf: extra)
@@ -127,6 +129,9 @@ struct APIClient: Sendable {
         } else if let raw {
             body = ByteBuffer(string: raw)
             headers.contentType = .json
+        } else if let bytes {
+            body = ByteBuffer(data: bytes)
+            headers.contentType = contentType
         }
         let response = try await context.app.testing().sendRequest(method, "/api/v1" + path, headers: headers, body: body)
         let data = Data(buffer: response.body)

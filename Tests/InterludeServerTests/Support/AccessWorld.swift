@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import OpenAPIRuntime
 import Testing
 import VaporTesting
 
@@ -341,6 +342,18 @@ extension AccessWorld {
             .init(ear: .right, frequencyHz: 1000, thresholdDbHL: 25), .init(ear: .left, frequencyHz: 1000, thresholdDbHL: 30),
         ])
         return try await freshRecord(audiogram, of: patientID ?? ada.id)
+    }
+
+    /// A mood report of Ada's, stored through the service the API uses.
+    func freshMood() async throws -> String {
+        try await freshRecord(Mood(valence: 0.4, recordedAt: app.clock.now, note: "Slept badly"))
+    }
+
+    /// An import of Ada's, its first four bytes received of eight.
+    func freshHealthImport() async throws -> String {
+        let service = HealthImportService(database: app.database, services: app.app.interlude)
+        let record = try await service.start(.csv, size: 8, body: HTTPBody("type"), by: ada.id)
+        return try record.requireID().uuidString
     }
 
     private func freshRecord<Content: RecordContent>(_ content: Content, of patientID: UUID? = nil) async throws -> String {

@@ -38,14 +38,19 @@ struct RunningServer: Sendable {
     }
 
     /// One API request over HTTP, with the client's token and address.
-    func send(_ client: APIClient, _ method: HTTPMethod, _ path: String, json: JSONValue? = nil) async throws -> APIClient.Reply {
+    func send(
+        _ client: APIClient, _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, bytes: Data? = nil, headers extra: HTTPHeaders = [:]
+    ) async throws -> APIClient.Reply {
         // A connection per request: the server's shutdown waits for open connections, and a pooled one would stay.
         var headers: HTTPHeaders = ["X-Forwarded-For": client.clientAddress, "Connection": "close"]
+        headers.add(contentsOf: extra)
         if let token = client.token { headers.bearerAuthorization = BearerAuthorization(token: token) }
         var body: ByteBuffer?
         if let json {
             body = ByteBuffer(data: try JSONEncoder().encode(json))
             headers.contentType = .json
+        } else if let bytes {
+            body = ByteBuffer(data: bytes)
         }
         let request = ClientRequest(
             method: method, url: URI(string: "http://127.0.0.1:\(port)/api/v1\(path)"), headers: headers, body: body)

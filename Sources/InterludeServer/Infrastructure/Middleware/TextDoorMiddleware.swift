@@ -18,7 +18,9 @@ struct TextDoorMiddleware: AsyncMiddleware {
 
     static func controlCharacterField(in request: Request, limit: Int) async throws -> String? {
         if let query = request.url.query, let field = formField(query, named: "query") { return field }
-        guard request.method != .GET, request.method != .HEAD, let contentType = request.headers.contentType else {
+        guard request.method != .GET, request.method != .HEAD, !APIBodyLimitMiddleware.streamsBody(request),
+            let contentType = request.headers.contentType
+        else {
             return nil
         }
         let body = try await request.body.collect(max: limit).get()

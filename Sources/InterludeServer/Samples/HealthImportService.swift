@@ -1,0 +1,150 @@
+import Fluent
+import Foundation
+import InterludeCore
+import OpenAPIRuntime
+
+/// Where uploaded files wait until they are read.
+struct HealthImportFiles: Sendable {
+    let directory: URL
+
+    init(services: AppServices) {
+        directory = URL(fileURLWithPath: services.settings.dataDirectory).appendingPathComponent("health-imports")
+    }
+
+    func file(_ id: UUID) -> URL { directory.appendingPathComponent(id.uuidString.lowercased()) }
+
+    func remove(_ ids: [UUID]) {
+        for id in ids { try? FileManager.default.removeItem(at: file(id)) }
+    }
+}
+
+/// Imports of samples from files a person uploads: received in parts so a broken upload resumes, then read in the
+/// background as a stream, keeping only the types the person enabled inside the study's window.
+struct HealthImportService: Sendable {
+    let database: any Database
+    let services: AppServices
+
+    /// The largest file taken: an Apple Health export of several years is a few gigabytes unpacked, far less zipped.
+    static let sizeLimit = 4 << 30
+    private var now: Date { services.clock.now }
+    private var files: HealthImportFiles { HealthImportFiles(services: services) }
+
+    /// Starts an import with the file or its first part; `size` announces the whole when more parts follow.
+    func start(_ format: HealthImportRecord.Format, size: Int?, body: HTTPBody, by patientID: UUID) async throws -> HealthImportRecord {
+        if let size, size > Self.sizeLimit { throw AppError.field("Upload-Length", .outOfRange, limit: Self.sizeLimit) }
+        let record = HealthImportRecord(id: UUID(), patientID: patientID, format: format, size: size, now: now)
+        try FileManager.default.createDirectory(at: files.directory, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: files.file(try record.requireID()).path, contents: nil)
+        try await record.create(on: database)
+        return try await receive(body, into: record)
+    }
+
+    /// Appends the next part, which must start where the server stopped.
+    func append(_ id: UUID, offset: Int, body: HTTPBody, by patientID: UUID) async throws -> HealthImportRecord {
+        let record = try await find(id, of: patientID)
+        guard record.status == .receiving, offset == record.received else { throw AppError.conflict(.uploadOffset) }
+        return try await receive(body, into: record)
+    }
+
+    func find(_ id: UUID, of patientID: UUID) async throws -> HealthImportRecord {
+        guard let record = try await HealthImportRecord.find(id, on: database), record.$patient.id == patientID else {
+            throw AppError.notFound
+        }
+        return record
+    }
+
+    /// Writes a part to the file as it arrives; whatever arrived before the connection broke counts as received.
+    private func receive(_ body: HTTPBody, into record: HealthImportRecord) async throws -> HealthImportRecord {
+        let id = try record.requireID()
+        let limit = record.size ?? Self.sizeLimit
+        let handle = try FileHandle(forWritingTo: files.file(id))
+        try handle.seek(toOffset: UInt64(record.received))
+        var received = record.received
+        var failure: (any Error)?
+        do {
+            for try await chunk in body {
+                guard received + chunk.count <= limit else { throw AppError.field("body", .tooLong, limit: limit) }
+                try handle.write(contentsOf: chunk)
+                received += chunk.count
+            }
+        } catch {
+            failure = error
+        }
+        try handle.truncate(atOffset: UInt64(received))
+        try handle.close()
+        record.received = received
+        record.updatedAt = now
+        if failure == nil, record.size == nil || record.size == received {
+            record.size = received
+            record.status = received > 0 ? .waiting : .failed
+            if received == 0 { record.problem = "empty" }
+        }
+        try await record.save(on: database)
+        if let failure { throw failure }
+        return record
+    }
+
+    /// Reads every import that waits, oldest first, and any a stopped server left half read.
+    func runPending() async throws -> Int {
+        let pending = try await HealthImportRecord.query(on: database).filter(\.$status ~~ [.waiting, .reading]).sort(\.$createdAt).all()
+        for record in pending { try await read(record) }
+        return pending.count
+    }
+
+    /// Reads one import into the person's samples; the file goes once read, whatever came of it.
+    func read(_ record: HealthImportRecord) async throws {
+        let id = try record.requireID()
+        let samples = SampleService(database: database, services: services)
+        record.status = .reading
+        try await record.save(on: database)
+        let source = HealthImportSource(format: record.format, file: files.file(id), size: record.received)
+        let handOff = BatchHandOff()
+        source.start(into: handOff)
+        var problem: String?
+        for await item in handOff.items {
+            switch item {
+            case .batch(let raws, let read, let otherRecords):
+                do {
+                    let result = try await samples.ingest(raws, for: record.$patient.id)
+                    record.count(result, otherRecords: otherRecords)
+                    record.read = read
+                    record.updatedAt = now
+                    try await record.save(on: database)
+                    handOff.acknowledge()
+                } catch {
+                    handOff.cancel()
+                    problem = String(describing: error)
+                }
+            case .finished(let failure):
+                problem = problem ?? failure
+            }
+        }
+        record.status = problem == nil ? .done : .failed
+        record.problem = problem.map { String($0.prefix(500)) }
+        if problem == nil { record.read = record.received }
+        record.finishedAt = now
+        record.updatedAt = now
+        try await record.save(on: database)
+        files.remove([id])
+    }
+}
+
+extension HealthImportRecord {
+    /// Adds what became of a batch to the import's counts.
+    func count(_ result: SampleService.Ingested, otherRecords: Int) {
+        stored += result.stored
+        duplicates += result.duplicates
+        skippedOtherTypes += otherRecords
+        for (_, errors) in result.rejected {
+            if errors.contains(where: { $0.code == .duplicate }) {
+                duplicates += 1
+            } else if errors.contains(where: { $0.code == .notAllowed }) {
+                skippedNotEnabled += 1
+            } else if errors.contains(where: { $0.code == .outsideWindow }) {
+                skippedOutsideWindow += 1
+            } else {
+                skippedInvalid += 1
+            }
+        }
+    }
+}
