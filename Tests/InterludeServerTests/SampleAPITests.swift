@@ -200,3 +200,51 @@ struct SampleAPITests {
         return packed
     }
 }
+
+@Suite("Samples and moods in the research export")
+struct SampleExportTests {
+    @Test("samples.csv holds the asked types without the device's name, samples_daily.csv sums or averages per local day, mood.csv the valence, FHIR the Observations")
+    func export() async throws {
+        try await withTestApp { app in
+            // setup
+            let (ada, _, researcher, studyID) = try await SampleAPITests.study(app, types: ["heartRate", "stepCount"])
+            try await SampleAPITests.enable(ada, "heartRate", "stepCount")
+            // 22:30 and 23:30 UTC are 23:30 and 00:30 in Vienna: two local days.
+            let evening = Date(timeIntervalSince1970: (app.clock.now.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400 - 86_400 + 22.5 * 3600)
+            let batch: JSONValue = ["samples": [
+                SampleAPITests.sample("stepCount", 1000, "count", start: evening, id: "s1"),
+                SampleAPITests.sample("stepCount", 500, "count", start: evening.addingTimeInterval(600), id: "s2"),
+                SampleAPITests.sample("stepCount", 200, "count", start: evening.addingTimeInterval(3600), id: "s3"),
+                SampleAPITests.sample("heartRate", 60, "count/min", start: evening, id: "h1"),
+                SampleAPITests.sample("heartRate", 80, "count/min", start: evening.addingTimeInterval(60), id: "h2"),
+            ]]
+            try #require(try await ada.send(.POST, "/me/samples", json: batch).body["stored"].int == 5)
+            let mood: JSONValue = ["id": .string(UUID().uuidString), "valence": 0.25, "recordedAt": QuestionnaireAPITests.iso(evening), "note": "Private words"]
+            try #require(try await ada.send(.POST, "/me/moods", json: mood).status == .created)
+
+            // act
+            let started = try await researcher.send(.POST, "/studies/\(studyID)/exports")
+            let id = try #require(started.body["id"].string)
+            _ = try await ExportService(database: app.database, services: app.app.interlude).runPending()
+            let files = try ExportWorld.unpack(try await researcher.send(.GET, "/exports/\(id)/file").data)
+
+            // verify
+            let samples = try CSVTable(files["samples.csv"])
+            #expect(samples.rows.count == 5)
+            #expect(!samples.header.contains("device_name") && !String(decoding: files["samples.csv"] ?? Data(), as: UTF8.self).contains("\"Watch\""))
+            #expect(samples.rows.first { $0["type"] == "heartRate" }?["unit"] == "/min")
+            #expect(samples.rows.first?["device_model"] == "Watch6,1")
+            let daily = try CSVTable(files["samples_daily.csv"])
+            let steps = daily.rows.filter { $0["type"] == "stepCount" }.map { "\($0["value"] ?? "")/\($0["samples"] ?? "")" }
+            #expect(steps == ["1500/2", "200/1"], "23:30 and 23:40 are one day in Vienna, 00:30 the next")
+            #expect(daily.rows.filter { $0["type"] == "heartRate" }.map { $0["value"] } == ["70"])
+            let moods = try CSVTable(files["mood.csv"])
+            #expect(moods.rows.map { $0["valence"] } == ["0.25"])
+            #expect(!String(decoding: files["mood.csv"] ?? Data(), as: UTF8.self).contains("Private"))
+            let observations = String(decoding: files["fhir/Observation.ndjson"] ?? Data(), as: UTF8.self).split(separator: "\n")
+            #expect(observations.count == 6)
+            #expect(observations.filter { $0.contains("\"8867-4\"") && $0.contains("HKQuantityTypeIdentifierHeartRate") }.count == 2)
+            #expect(observations.filter { $0.contains("\"55423-8\"") }.count == 3)
+        }
+    }
+}

@@ -18,6 +18,9 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable {
         }
     }
 
+    /// The name of the kind's file in a research export: `events.csv`, `mood.csv`.
+    public var exportFile: String { self == .mood ? "mood" : collection }
+
     public init?(collection: String) {
         guard let kind = Self.allCases.first(where: { $0.collection == collection }) else { return nil }
         self = kind

@@ -128,6 +128,12 @@ extension SampleType {
             self.value = value
             self.count = count
         }
+
+        /// One more value, summed; a mean divides by `count` at the end.
+        public mutating func add(_ more: Double) {
+            value += more
+            count += 1
+        }
     }
 
     /// Values by the day they began in `zone`, added up as the type adds up.
@@ -140,10 +146,7 @@ extension SampleType.DailyAggregate {
     /// Values by the day they began in `zone`, summed or averaged.
     public func days(_ values: [(value: Double, start: Date)], in zone: TimeZone) -> [LocalDate: SampleType.Day] {
         var sums: [LocalDate: SampleType.Day] = [:]
-        for (value, start) in values {
-            sums[LocalDate(start, in: zone), default: SampleType.Day(value: 0, count: 0)].value += value
-            sums[LocalDate(start, in: zone), default: SampleType.Day(value: 0, count: 0)].count += 1
-        }
+        for (value, start) in values { sums[LocalDate(start, in: zone), default: SampleType.Day(value: 0, count: 0)].add(value) }
         guard self == .mean else { return sums }
         return sums.mapValues { SampleType.Day(value: $0.value / Double($0.count), count: $0.count) }
     }

@@ -13,11 +13,15 @@ extension ExportPackage {
         /// A file per record kind the study collects, and the FHIR resources they become by resource type.
         let records: [RecordKind: PackageFile]
         private var fhirRecords: [String: PackageFile] = [:]
+        /// Samples one per row, and per type and day, when the study asks for samples.
+        let samples, samplesDaily: PackageFile?
         /// Where each form's variables start among esm.csv's item columns.
         private let esmOffsets: [String: Int]
         private let esmWidth: Int
 
-        init(directory: URL, codebook: Codebook, hasArms: Bool, demographics: Bool, recordKinds: [RecordKind]) throws {
+        init(
+            directory: URL, codebook: Codebook, hasArms: Bool, demographics: Bool, recordKinds: [RecordKind], asksSamples: Bool
+        ) throws {
             self.directory = directory
             self.codebook = codebook
             func file(_ path: String, _ header: [String]?) throws -> PackageFile {
@@ -69,8 +73,15 @@ extension ExportPackage {
             fhirResponses = try file("fhir/QuestionnaireResponse.ndjson", nil)
             fhirConsents = try file("fhir/Consent.ndjson", nil)
             records = try Dictionary(uniqueKeysWithValues: recordKinds.map { kind in
-                (kind, try file("\(kind.collection).csv", ["pseudonym", "record_id", "version"] + kind.content.exportColumns))
+                (kind, try file("\(kind.exportFile).csv", ["pseudonym", "record_id", "version"] + kind.content.exportColumns))
             })
+            samples = asksSamples
+                ? try file(
+                    "samples.csv",
+                    ["pseudonym", "sample_id", "type", "value", "unit", "start_utc", "start_local", "end_utc", "end_local", "time_zone",
+                     "source_app", "device_model", "os_version", "motion_context"]) : nil
+            samplesDaily = asksSamples
+                ? try file("samples_daily.csv", ["pseudonym", "type", "date", "value", "unit", "aggregate", "samples"]) : nil
         }
 
         /// A record's FHIR resource, in the file of its type.
@@ -143,7 +154,7 @@ extension ExportPackage {
             var sums: [String: String] = [:]
             let all = [readme, participants, timeZones, prompts, responsesLong, scores, compliance, consents, esm, codebookCSV,
                 codebookJSON, questionnaires, fhirResponses, fhirConsents] + [allocations].compactMap { $0 } + Array(wide.values)
-                + Array(records.values) + Array(fhirRecords.values)
+                + Array(records.values) + Array(fhirRecords.values) + [samples, samplesDaily].compactMap { $0 }
             for file in all { sums[file.path] = try file.close() }
             return sums
         }

@@ -31,7 +31,7 @@ struct ExportPackage {
         let codebook = Codebook(definitions)
         var writer = try Writer(
             directory: directory, codebook: codebook, hasArms: study.arms != nil, demographics: study.asksDemographics,
-            recordKinds: study.recordSettings.orderedKinds)
+            recordKinds: study.recordSettings.orderedKinds, asksSamples: !study.recordSettings.samples.requests.isEmpty)
         var counts = Counts()
         for (index, participant) in participants.enumerated() {
             let written = try await write(participant, codebook: codebook, into: &writer)
@@ -157,6 +157,7 @@ struct ExportPackage {
         for kind in study.recordSettings.orderedKinds {
             try await writeRecords(kind.content, of: participant, zones: zones, into: &writer)
         }
+        try await writeSamples(of: participant, zones: zones, into: &writer)
         return (promptRows, responseRows)
     }
 
@@ -217,6 +218,50 @@ struct ExportPackage {
             try writer.fhir(record.content.fhirResource(id: id, subject: subject, today: today))
         }
     }
+
+    /// The participant's samples of the types the study asks for, a page at a time: each new one in samples.csv and
+    /// as a FHIR Observation, and every day's sum or mean (in the zone the participant lived in) in samples_daily.csv.
+    /// The device's name stays out: people name their phones after themselves.
+    private func writeSamples(
+        of participant: StudyExportScope.Participant, zones: ZoneHistory, into writer: inout Writer
+    ) async throws {
+        let types = study.recordSettings.samples.types
+        guard let file = writer.samples, let daily = writer.samplesDaily, !types.isEmpty else { return }
+        let subject = FHIR.Identifier(system: services.settings.publicURL + "/pseudonym", value: participant.pseudonym)
+        var days: [SampleType: [LocalDate: SampleType.Day]] = [:]
+        var offset = 0
+        while true {
+            let page = try await SampleRecord.query(on: database).filter(\.$patient.$id == participant.id).filter(\.$type ~~ types)
+                .sort(\.$start).sort(\.$id).offset(offset).limit(Self.samplePage).all()
+            for record in page {
+                let sample = record.sample
+                let zone = zones.zone(at: sample.start)
+                days[sample.type, default: [:]][LocalDate(sample.start, in: zone), default: .init(value: 0, count: 0)].add(sample.value)
+                guard isNew(record.createdAt) else { continue }
+                let id = try record.requireID()
+                let start = ExportTime(sample.start, in: zone)
+                let end = ExportTime(sample.end, in: zones.zone(at: sample.end))
+                try file.row(
+                    [participant.pseudonym, id.exportText, sample.type.rawValue, CSV.number(sample.value), sample.type.unit, start.utc,
+                     start.local, end.utc, end.local, start.zone, sample.source.app, sample.source.deviceModel, sample.source.osVersion,
+                     sample.motionContext.map { String($0.rawValue) }])
+                try writer.fhir(sample.fhirObservation(id: id, subject: subject))
+            }
+            guard page.count == Self.samplePage else { break }
+            offset += page.count
+        }
+        for type in types {
+            for (date, day) in (days[type] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                let value = type.dailyAggregate == .mean ? day.value / Double(day.count) : day.value
+                try daily.row(
+                    [participant.pseudonym, type.rawValue, date.description, CSV.number(value), type.unit, type.dailyAggregate.rawValue,
+                     String(day.count)])
+            }
+        }
+    }
+
+    /// Samples read at once while writing an export.
+    static let samplePage = 5000
 
     private func isNew(_ date: Date) -> Bool {
         since.map { date > $0 } ?? true
@@ -298,12 +343,22 @@ struct ExportPackage {
             therapies.csv         therapies (studies collecting them): type, name, start and end date, note
             audiograms.csv        audiograms (studies collecting them): one row per ear, frequency and conduction,
                                   the threshold in dB HL (empty with no_response = 1), masking
+            mood.csv              mood reports (studies collecting them): when, and the valence from 0 (not good
+                                  at all) to 1 (great); the person's note stays with them
+            samples.csv           samples of the types the study asks for (studies asking for samples): one row
+                                  per sample, its value in the type's UCUM unit, start and end, the app, device
+                                  model and OS version that took it (never the device's name), HealthKit's motion
+                                  context (0 not set, 1 sedentary, 2 active)
+            samples_daily.csv     every participant's samples per type and day, the day in the zone they lived in:
+                                  the sum (steps, distance, minutes) or mean (rates, levels, speeds), and how many
+                                  samples made it; always over all their samples, also in an export of changes
             esm.csv               scheduled prompts in the columns ESM tools expect: id, obsno, daycum, beepno,
                                   valid, scheduled, sent, start, end (local times) and the items
             codebook.csv          a REDCap data dictionary of all variables
             codebook.json         items, types, options, scoring, and how instrument versions differ
             fhir/Questionnaire.ndjson, fhir/QuestionnaireResponse.ndjson, fhir/Consent.ndjson, and for records
-            fhir/Observation.ndjson (events, audiograms as the LOINC audiometry panel), fhir/Procedure.ndjson
+            fhir/Observation.ndjson (events, audiograms as the LOINC audiometry panel, moods, samples coded in
+            LOINC where it has the measurement and always in Apple Health's identifier), fhir/Procedure.ndjson
                                   FHIR R4 resources, one per line
             checksums.txt         SHA-256 of every file, as sha256sum -c reads it
 
