@@ -6,24 +6,30 @@ Track Your Stress (seed 001): the one-time questionnaire is open at once and com
 it; three a weekday and two a weekend day inside their windows; weekly on Sunday 18:00, monthly on the 1st.
 TinnitusNavigator (seed 002): the patient's health record of events, therapies and audiograms, kept on the phone
 (offline too, through /sync), read by their therapist and exported under a pseudonym for the study.
+Anima (seed 003): a month of moods and samples; samples sent gzipped and from an Apple Health export uploaded in
+two parts, only enabled types inside the window kept; a type switched off loses its samples; the export.
 
 Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR and INTERLUDE_BIN set.
 """
 import csv
 import datetime
+import gzip
 import io
+import json
 import os
 import re
 import subprocess
 import sys
+import time
 import unittest
 import urllib.error
 import uuid
+import zipfile
 from zoneinfo import ZoneInfo
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Support"))
 
-from interlude_e2e import answer_open_prompts, call, demo, export_zip, raw, sign_in  # noqa: E402  (the path is set just above)
+from interlude_e2e import answer_open_prompts, call, demo, export_zip, raw, send_bytes, sign_in  # noqa: E402  (the path is set just above)
 
 VIENNA = ZoneInfo("Europe/Vienna")
 
@@ -162,6 +168,69 @@ class DemoTemplateTest(unittest.TestCase):
         self.assertTrue(pseudonyms.pop().startswith("P-"))
         everything = b"".join(package.read(name) for name in package.namelist())
         self.assertNotIn(accounts["patient"][0].encode(), everything)
+
+
+    def test_anima(self):
+        accounts = demo("anima")
+        patient, researcher = (sign_in(accounts[role]) for role in ("patient", "researcher"))
+        types = call("GET", "/me/sample-types", token=patient)
+        self.assertEqual(len(types), 11)
+        self.assertTrue(all(item["enabled"] and item["count"] > 0 and item["purposes"] for item in types), types)
+        self.assertEqual(len(call("GET", "/me/moods", token=patient)), 31)
+        chart = raw("GET", "/me/samples/daily.svg?type=stepCount", patient).decode()
+        self.assertIn("<title", chart)
+
+        # A mood now opens the window up to now; a gzipped batch is unpacked by the server.
+        now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+        stamp = lambda moment: moment.isoformat().replace("+00:00", "Z")
+        call("POST", "/me/moods", {"id": str(uuid.uuid4()), "valence": 0.8, "recordedAt": stamp(now)}, token=patient)
+        batch = {"samples": [{"type": "heartRate", "value": 70 + index % 10, "unit": "count/min", "sourceId": f"e2e-{index}",
+                              "startsAt": stamp(now - datetime.timedelta(minutes=30 + index)),
+                              "endsAt": stamp(now - datetime.timedelta(minutes=30 + index))} for index in range(300)]}
+        batch["samples"].append(dict(batch["samples"][0], sourceId="e2e-bad", value=900))
+        sent = send_bytes("POST", "/me/samples", gzip.compress(json.dumps(batch).encode()),
+                          {"Content-Type": "application/json", "Content-Encoding": "gzip"}, patient)
+        self.assertEqual((sent["stored"], [item["index"] for item in sent["rejected"]]), (300, [300]))
+
+        # An Apple Health export in two parts, read by the server's job: walking speed kept, steps of a disabled
+        # type and a record from before the window left out.
+        call("PUT", "/me/sample-types/stepCount", {"enabled": False}, token=patient)
+        health = lambda moment: moment.strftime("%Y-%m-%d %H:%M:%S +0000")
+        records = "".join(
+            f'<Record type="HKQuantityTypeIdentifier{kind}" sourceName="Phone" unit="{unit}" startDate="{health(start)}" '
+            f'endDate="{health(start + datetime.timedelta(minutes=5))}" value="{value}"/>\n'
+            for kind, unit, value, start in [("WalkingSpeed", "km/hr", 4.5, now - datetime.timedelta(hours=2)),
+                                             ("StepCount", "count", 300, now - datetime.timedelta(hours=2)),
+                                             ("WalkingSpeed", "km/hr", 4.0, now - datetime.timedelta(days=60))])
+        xml = f'<?xml version="1.0"?>\n<HealthData locale="en">\n{records}</HealthData>\n'
+        packed = io.BytesIO()
+        with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("apple_health_export/export.xml", xml)
+        data = packed.getvalue()
+        started = send_bytes("POST", "/me/health-imports", data[:100], {"Content-Type": "application/zip", "Upload-Length": str(len(data))}, patient)
+        self.assertEqual(started["status"], "receiving")
+        progress = send_bytes("PATCH", f"/me/health-imports/{started['id']}", data[started["received"]:],
+                              {"Content-Type": "application/octet-stream", "Upload-Offset": str(started["received"])}, patient)
+        deadline = time.monotonic() + 60
+        while progress["status"] not in ("done", "failed") and time.monotonic() < deadline:
+            time.sleep(0.5)
+            progress = call("GET", f"/me/health-imports/{started['id']}", token=patient)
+        self.assertEqual(progress["status"], "done", progress)
+        self.assertEqual((progress["stored"], progress["skipped"]["notEnabled"], progress["skipped"]["outsideWindow"]), (1, 1, 1), progress)
+
+        # Switching a type off deletes its samples on the server at once.
+        self.assertEqual(call("PUT", "/me/sample-types/walkingSpeed", {"enabled": False}, token=patient)["count"], 0)
+        self.assertEqual(call("GET", "/me/samples?type=walkingSpeed", token=patient)["samples"], [])
+
+        study = next(item["id"] for item in call("GET", "/studies", token=researcher) if item["title"] == "Anima")
+        package = export_zip(researcher, study)
+        tables = {name: list(csv.DictReader(io.StringIO(package.read(name).decode("utf-8-sig"))))
+                  for name in ("samples.csv", "samples_daily.csv", "mood.csv")}
+        self.assertEqual(len(tables["mood.csv"]), 32)
+        self.assertNotIn("walkingSpeed", {row["type"] for row in tables["samples.csv"]})
+        self.assertNotIn("stepCount", {row["type"] for row in tables["samples.csv"]})
+        self.assertIn("heartRate", {row["type"] for row in tables["samples_daily.csv"]})
+        self.assertNotIn("Demo Watch", package.read("samples.csv").decode())
 
 
 if __name__ == "__main__":

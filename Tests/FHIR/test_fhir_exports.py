@@ -93,6 +93,29 @@ class FHIRExportTest(unittest.TestCase):
             self.assertEqual(consent.provision.type, "permit")
             self.assertTrue(consent.patient.identifier.value.startswith("P-"))
 
+    def test_samples_and_moods_are_valid_fhir_r4(self):
+        accounts = demo("anima")
+        researcher = sign_in(accounts["researcher"])
+        study = next(s["id"] for s in call("GET", "/studies", token=researcher) if s["title"] == "Anima")
+        lines = export_zip(researcher, study).read("fhir/Observation.ndjson").decode().splitlines()
+        observations = [Observation.parse_raw(line) for line in lines]
+        self.assertGreater(len(observations), 1000)
+        codings = [{(coding.system, coding.code) for coding in o.code.coding} for o in observations]
+        heart = [o for o, codes in zip(observations, codings) if ("http://loinc.org", "8867-4") in codes]
+        self.assertTrue(heart)
+        self.assertTrue(all(("http://developer.apple.com/documentation/healthkit", "HKQuantityTypeIdentifierHeartRate") in
+                            {(c.system, c.code) for c in o.code.coding} for o in heart))
+        self.assertTrue(all(o.valueQuantity.system == "http://unitsofmeasure.org" and o.valueQuantity.code == "/min" for o in heart))
+        speeds = [o for o in observations if o.code.text == "walkingSpeed"]
+        self.assertTrue(speeds and all(len(o.code.coding) == 1 and o.effectivePeriod.start < o.effectivePeriod.end for o in speeds))
+        moods = [o for o in observations if o.code.text == "Self-reported mood (valence)"]
+        self.assertEqual(len(moods), 31)
+        self.assertTrue(all(0 <= o.valueQuantity.value <= 1 and o.subject.identifier.value.startswith("P-") for o in moods))
+        broken = json.loads(lines[0])
+        broken["valueQuantity"]["value"] = "fast"
+        with self.assertRaises(ValidationError):
+            Observation.parse_obj(broken)
+
     def test_health_records_are_valid_fhir_r4(self):
         patient = patient_token("fhir-records@example.org", "fhir passphrase 3")
         pair(patient, self.therapist)

@@ -70,7 +70,7 @@ struct AppleHealthReaderTests {
         let broken = try Self.read(
             #"<Record type="HKQuantityTypeIdentifierStepCount" unit="count" startDate="19.11.2026" endDate="2026-11-19 09:10:00 +0100" value="10"/>"#,
             chunk: 50)
-        #expect(broken.samples.first?.unreadable == ["start"])
+        #expect(broken.samples.first?.unreadable == ["startsAt"])
         #expect(throws: ValidationFailure.self) { try Sample.validate(broken.samples[0], now: .distantFuture) }
     }
 

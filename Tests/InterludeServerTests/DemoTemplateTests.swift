@@ -323,4 +323,27 @@ struct DemoTemplateTests {
             #expect(try seen.decoded([Components.Schemas.Audiogram].self).count == 3)
         }
     }
+
+    @Test("anima: a study asking for the eleven types with a reason each and a week's window, and a participant with a month of moods and samples")
+    func anima() async throws {
+        try await withTestApp { app in
+            // act
+            let accounts = try await create(.anima, app)
+
+            // verify
+            let patient = try await signIn(.patient, of: accounts, app)
+            let me = try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self)
+            #expect(me.patient?.records?.collects == [.mood])
+            let types = try await patient.send(.GET, "/me/sample-types").decoded([Components.Schemas.SampleTypeChoice].self)
+            #expect(types.count == 11 && types.allSatisfy { $0.enabled && $0.count > 0 && $0.windowDays == 7 && $0.purposes.count == 1 })
+            let moods = try await patient.send(.GET, "/me/moods").decoded([Components.Schemas.Mood].self)
+            #expect(moods.count == 31)
+            let days = try await patient.send(.GET, "/me/samples/daily?type=stepCount&days=30").decoded([Components.Schemas.SampleDay].self)
+            #expect(days.filter { $0.value != nil }.count >= 29 && days.filter { $0.mood != nil }.count >= 29)
+            let chart = try await patient.send(.GET, "/me/samples/daily.svg?type=walkingSpeed")
+            #expect(chart.text.hasPrefix("<svg") && chart.text.contains("Walking speed per day"))
+            let support = try await patient.send(.GET, "/me/samples?type=walkingDoubleSupport").body["samples"][0]["value"].double ?? 0
+            #expect((20...40).contains(support), "stored as a percentage")
+        }
+    }
 }

@@ -34,8 +34,8 @@ struct SampleAPITests {
     ) -> JSONValue {
         [
             "type": .string(type), "value": .number(value), "unit": .string(unit),
-            "start": startText.map(JSONValue.string) ?? QuestionnaireAPITests.iso(start),
-            "end": QuestionnaireAPITests.iso(start.addingTimeInterval(minutes * 60)), "sourceId": .string(id),
+            "startsAt": startText.map(JSONValue.string) ?? QuestionnaireAPITests.iso(start),
+            "endsAt": QuestionnaireAPITests.iso(start.addingTimeInterval(minutes * 60)), "sourceId": .string(id),
             "source": ["app": "Health", "deviceName": "Watch", "deviceModel": "Watch6,1", "osVersion": "10.1.0"],
         ]
     }
@@ -80,7 +80,7 @@ struct SampleAPITests {
             let rejected = first.body["rejected"].array.map { ($0["index"].int ?? -1, $0["errors"].array.compactMap { $0["field"].string }) }
             #expect(rejected.map(\.0) == [2, 3, 4, 5, 6])
             #expect(rejected.map(\.1) == [
-                ["samples[2].type"], ["samples[3].value"], ["samples[4].start"], ["samples[5].sourceId"], ["samples[6].unit"],
+                ["samples[2].type"], ["samples[3].value"], ["samples[4].startsAt"], ["samples[5].sourceId"], ["samples[6].unit"],
             ])
             #expect(first.body["rejected"][0]["errors"][0]["code"].string == "notAllowed", "step count is not enabled")
             #expect(first.body["rejected"][2]["errors"][0]["code"].string == "invalidFormat")
@@ -159,7 +159,7 @@ struct SampleAPITests {
             #expect(withoutMood.body["stored"].int == 0)
             #expect(withoutMood.body["rejected"].array.compactMap { $0["errors"][0]["code"].string } == Array(repeating: "outsideWindow", count: 3))
             #expect(withMoods.body["stored"].int == 1, "\(withMoods.text)")
-            #expect(withMoods.body["rejected"].array.compactMap { $0["errors"][0]["field"].string } == ["samples[1].start", "samples[2].end"])
+            #expect(withMoods.body["rejected"].array.compactMap { $0["errors"][0]["field"].string } == ["samples[1].startsAt", "samples[2].endsAt"])
             #expect(types.body[0]["windowDays"].int == 7)
         }
     }

@@ -146,6 +146,13 @@ def raw(method, path, token):
         return response.read()
 
 
+def send_bytes(method, path, data, headers, token):
+    """Bytes sent as they are (a gzipped batch, a file's part); answers the JSON reply."""
+    request = urllib.request.Request(API + path, method=method, data=data, headers={"Authorization": "Bearer " + token, **headers})
+    with urllib.request.urlopen(request) as response:
+        return json.loads(response.read().decode())
+
+
 def export_zip(token, study):
     """Asks for an export of `study`, waits until the server's job has written it, and opens the zip."""
     export = json.loads(raw("POST", f"/studies/{study}/exports", token))

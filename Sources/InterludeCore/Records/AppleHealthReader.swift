@@ -110,8 +110,8 @@ public struct AppleHealthReader: Sendable {
             source: Sample.Source(
                 app: attributes["sourceName"], deviceName: device["name"], deviceModel: device["hardware"] ?? device["model"],
                 osVersion: device["software"] ?? attributes["sourceVersion"]))
-        if attributes["startDate"] != nil, start == nil { raw.unreadable.insert("start") }
-        if attributes["endDate"] != nil, end == nil { raw.unreadable.insert("end") }
+        if attributes["startDate"] != nil, start == nil { raw.unreadable.insert("startsAt") }
+        if attributes["endDate"] != nil, end == nil { raw.unreadable.insert("endsAt") }
         return raw
     }
 

@@ -104,15 +104,15 @@ public struct Sample: Sendable, Equatable, Codable {
                 validator.add(field("unit"), .required)
             }
         }
-        if raw.start == nil { validator.add(field("start"), raw.unreadable.contains("start") ? .invalidFormat : .required) }
-        if raw.end == nil { validator.add(field("end"), raw.unreadable.contains("end") ? .invalidFormat : .required) }
+        if raw.start == nil { validator.add(field("startsAt"), raw.unreadable.contains("startsAt") ? .invalidFormat : .required) }
+        if raw.end == nil { validator.add(field("endsAt"), raw.unreadable.contains("endsAt") ? .invalidFormat : .required) }
         if let start = raw.start, let end = raw.end {
             if end < start {
-                validator.add(field("end"), .outOfRange)
+                validator.add(field("endsAt"), .outOfRange)
             } else if end.timeIntervalSince(start) > longestSpan {
-                validator.add(field("end"), .tooLong, limit: Int(longestSpan / 3600))
+                validator.add(field("endsAt"), .tooLong, limit: Int(longestSpan / 3600))
             }
-            if end > now.addingTimeInterval(clockTolerance) { validator.add(field("end"), .afterDeadline) }
+            if end > now.addingTimeInterval(clockTolerance) { validator.add(field("endsAt"), .afterDeadline) }
         }
         let sourceID = validator.text(raw.sourceID, field: field("sourceId"), maxLength: sourceIDMaxLength)
         let source = Source(

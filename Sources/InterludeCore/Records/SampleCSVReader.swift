@@ -74,8 +74,8 @@ public struct SampleCSVReader: Sendable {
             type: type?.rawValue ?? typeText, value: field("value").flatMap { Double($0) }, unit: field("unit"), start: start, end: end,
             sourceID: field("sourceId") ?? "csv:" + AppleHealthReader.digest([typeText, field("value"), field("unit"), field("start"), field("end")]),
             source: Sample.Source(app: field("app"), deviceName: field("device")))
-        if field("start") != nil, start == nil { raw.unreadable.insert("start") }
-        if field("end") != nil, end == nil { raw.unreadable.insert("end") }
+        if field("start") != nil, start == nil { raw.unreadable.insert("startsAt") }
+        if field("end") != nil, end == nil { raw.unreadable.insert("endsAt") }
         if field("value") != nil, raw.value == nil { raw.unreadable.insert("value") }
         return raw
     }

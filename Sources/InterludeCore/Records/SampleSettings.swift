@@ -113,7 +113,7 @@ public struct SampleCollection: Sendable, Equatable {
     }
 
     /// Moves every accepted sample the person may not send to the refused ones: a type nobody asks for or the
-    /// person has not enabled (`type: notAllowed`), or taken outside its window (`start`/`end: outsideWindow`).
+    /// person has not enabled (`type: notAllowed`), or taken outside its window (`startsAt`/`endsAt: outsideWindow`).
     public func screen(_ batch: Sample.Batch, enabled: Set<SampleType>, moods: MoodSpan?) -> Sample.Batch {
         var screened = Sample.Batch(accepted: [], rejected: batch.rejected)
         for (index, sample) in batch.accepted {
@@ -131,9 +131,9 @@ public struct SampleCollection: Sendable, Equatable {
     public func refusal(of sample: Sample, enabled: Set<SampleType>, moods: MoodSpan?) -> (field: String, code: FieldError.Code)? {
         guard let asked = asked[sample.type], enabled.contains(sample.type) else { return ("type", .notAllowed) }
         guard let days = asked.windowDays else { return nil }
-        guard let moods else { return ("start", .outsideWindow) }
-        if sample.start < moods.first.addingTimeInterval(-Double(days) * 86_400) { return ("start", .outsideWindow) }
-        if sample.end > moods.last { return ("end", .outsideWindow) }
+        guard let moods else { return ("startsAt", .outsideWindow) }
+        if sample.start < moods.first.addingTimeInterval(-Double(days) * 86_400) { return ("startsAt", .outsideWindow) }
+        if sample.end > moods.last { return ("endsAt", .outsideWindow) }
         return nil
     }
 }

@@ -13,6 +13,8 @@ struct DemoSetup: Sendable {
         case trackYourStress = "track-your-stress"
         /// A personal health record: events, therapies and audiograms with the tinnitus questionnaires.
         case tinnitusNavigator = "tinnitus-navigator"
+        /// Mood reports with the samples a phone and watch take, each type enabled by the participant.
+        case anima
     }
 
     /// A demo account and its password, for the one line printed per account.
@@ -51,6 +53,11 @@ struct DemoSetup: Sendable {
             let (researcher, researcherAccount) = try await staff(
                 .researcher, email: "demo-researcher-\(suffix)@example.org", name: "Demo Study Leader")
             try await planTinnitusNavigator(researcher: researcher, patient: patient)
+            return [therapistAccount, patientAccount, researcherAccount]
+        case .anima:
+            let (researcher, researcherAccount) = try await staff(
+                .researcher, email: "demo-researcher-\(suffix)@example.org", name: "Demo Study Leader")
+            try await planAnima(researcher: researcher, patient: patient)
             return [therapistAccount, patientAccount, researcherAccount]
         }
     }

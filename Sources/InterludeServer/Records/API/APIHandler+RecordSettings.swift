@@ -27,7 +27,7 @@ extension Components.Schemas.RecordSettings {
     init(_ settings: RecordSettings) {
         self.init(
             collects: settings.orderedKinds.map(Components.Schemas.RecordKind.init), eventTypes: settings.eventTypes,
-            sampleTypes: settings.samples.requests.map { .init(_type: $0.type.rawValue, purpose: $0.purpose) },
+            sampleTypes: settings.samples.requests.isEmpty ? nil : settings.samples.requests.map { .init(_type: $0.type.rawValue, purpose: $0.purpose) },
             windowDays: settings.samples.windowDays)
     }
 }

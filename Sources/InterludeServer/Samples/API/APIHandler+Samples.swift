@@ -82,21 +82,21 @@ extension Sample.Raw {
         let dates = APIDateTranscoder()
         self.init(
             type: input._type, value: input.value, unit: input.unit,
-            start: input.start.flatMap { try? dates.decode($0) }, end: input.end.flatMap { try? dates.decode($0) },
+            start: input.startsAt.flatMap { try? dates.decode($0) }, end: input.endsAt.flatMap { try? dates.decode($0) },
             sourceID: input.sourceId,
             source: .init(
                 app: input.source?.app, deviceName: input.source?.deviceName, deviceModel: input.source?.deviceModel,
                 osVersion: input.source?.osVersion),
             motionContext: input.motionContext)
-        if input.start != nil, start == nil { unreadable.insert("start") }
-        if input.end != nil, end == nil { unreadable.insert("end") }
+        if input.startsAt != nil, start == nil { unreadable.insert("startsAt") }
+        if input.endsAt != nil, end == nil { unreadable.insert("endsAt") }
     }
 }
 
 extension Components.Schemas.Sample {
     init(_ sample: Sample) {
         self.init(
-            _type: sample.type.rawValue, value: sample.value, unit: sample.type.unit, start: sample.start, end: sample.end,
+            _type: sample.type.rawValue, value: sample.value, unit: sample.type.unit, startsAt: sample.start, endsAt: sample.end,
             sourceId: sample.sourceID,
             source: .init(
                 app: sample.source.app, deviceName: sample.source.deviceName, deviceModel: sample.source.deviceModel,
