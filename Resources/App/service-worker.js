@@ -2,7 +2,7 @@
 // their definitions, appointments, health records) so the app opens and questionnaires can be answered without a connection;
 // shows push notifications and opens the page a tap asks for.
 
-const VERSION = "interlude-v7";
+const VERSION = "interlude-v8";
 const SHELL = [
   "/app",
   "/app/questionnaires",
@@ -10,6 +10,8 @@ const SHELL = [
   "/app/events",
   "/app/therapies",
   "/app/audiograms",
+  "/app/moods",
+  "/app/health-data",
   "/app/schedule",
   "/app/interventions",
   "/app/profile",
@@ -39,10 +41,12 @@ const SHELL = [
   "/js/pages/consents.js",
   "/js/pages/events.js",
   "/js/pages/forgot-password.js",
+  "/js/pages/health-data.js",
   "/js/pages/home.js",
   "/js/pages/intervention.js",
   "/js/pages/interventions.js",
   "/js/pages/login.js",
+  "/js/pages/moods.js",
   "/js/pages/my-data.js",
   "/js/pages/pairing.js",
   "/js/pages/profile.js",
@@ -71,7 +75,7 @@ const READS = [
   /^\/api\/v1\/me\/appointments$/,
   /^\/api\/v1\/me\/therapist$/,
   /^\/api\/v1\/me\/interventions$/,
-  /^\/api\/v1\/me\/(events|therapies|audiograms)$/,
+  /^\/api\/v1\/me\/(events|therapies|audiograms|moods|sample-types)$/,
   /^\/api\/v1\/me\/audiograms\/[0-9a-f-]+\/chart\.svg$/,
 ];
 

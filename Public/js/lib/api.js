@@ -42,6 +42,28 @@ export async function api(method, path, body) {
   return { ok: response.ok, status: response.status, data };
 }
 
+/** Sends a file or a part of one as it is (a health import); resolves to { ok, status, data } like api(). */
+export async function apiUpload(method, path, blob, headers) {
+  let response;
+  try {
+    response = await fetch(`/api/v1${path}`, {
+      method,
+      headers: { Accept: "application/json", Authorization: `Bearer ${session.token}`, ...headers },
+      body: blob,
+      credentials: "omit",
+    });
+  } catch {
+    return { ok: false, status: 0, data: { detail: message("network") } };
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  return { ok: response.ok, status: response.status, data };
+}
+
 /** Reads a text the API draws (an audiogram's SVG); resolves to { ok, status, text }. */
 export async function apiText(path) {
   const response = await send("GET", path, undefined, "image/svg+xml");

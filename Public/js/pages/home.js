@@ -28,6 +28,7 @@ export async function run() {
   }
   const collected = me.patient?.records?.collects || [];
   document.querySelectorAll("[data-record]").forEach((tile) => (tile.hidden = !collected.includes(tile.dataset.record)));
+  document.getElementById("health-data-tile").hidden = !(me.patient?.records?.sampleTypes || []).length;
   const paired = me.patient && me.patient.paired;
   document.getElementById("pairing-hint").hidden = paired;
   document.getElementById("therapist-tile").hidden = !paired;

@@ -34,6 +34,8 @@ struct PatientAppController {
         ("events", "app/events", "app.events.title"),
         ("therapies", "app/therapies", "app.therapies.title"),
         ("audiograms", "app/audiograms", "app.audiograms.title"),
+        ("moods", "app/moods", "app.moods.title"),
+        ("health-data", "app/health-data", "app.healthData.title"),
         ("schedule", "app/schedule", "app.schedule.title"),
         ("interventions", "app/interventions", "app.interventions.title"),
         ("access-log", "app/access-log", "app.accessLog.title"),
