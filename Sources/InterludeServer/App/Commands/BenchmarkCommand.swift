@@ -4,12 +4,12 @@ import InterludeCore
 import SQLKit
 import Vapor
 
-/// `interlude benchmark planner|dispatcher|export|sync-fixtures`: how fast this machine plans, sends and exports, each measured
+/// `interlude benchmark planner|dispatcher|export|samples|sync-fixtures`: how fast this machine plans, sends, exports and takes samples, each measured
 /// against a ceiling in the same run, and the fixtures `scripts/benchmark-sync` loads with wrk. It fills an empty
 /// database with made-up people, so it refuses to run on a database that holds anyone.
 struct BenchmarkCommand: AsyncCommand {
     struct Signature: CommandSignature {
-        @Argument(name: "subject", help: "planner, dispatcher, export or sync-fixtures")
+        @Argument(name: "subject", help: "planner, dispatcher, export, samples or sync-fixtures")
         var subject: String
 
         @Option(name: "participants", help: "How many participants (default 10000 for planner, 1000 for export, 100 otherwise).")
@@ -23,10 +23,16 @@ struct BenchmarkCommand: AsyncCommand {
 
         @Option(name: "tokens", help: "sync-fixtures: the file to write one API token per participant to.")
         var tokens: String?
+
+        @Option(name: "samples", help: "samples: how many samples the eight clients send together (default 1000000).")
+        var samples: Int?
+
+        @Option(name: "megabytes", help: "samples: the size of the Apple Health export imported (default 500).")
+        var megabytes: Int?
     }
 
     var help: String {
-        "Measures the planner, the dispatcher or a research export against a ceiling, or writes sync fixtures, on an empty database."
+        "Measures the planner, the dispatcher, a research export or sample uploads against a ceiling, or writes sync fixtures, on an empty database."
     }
 
     func run(using context: CommandContext, signature: Signature) async throws {
@@ -49,12 +55,15 @@ struct BenchmarkCommand: AsyncCommand {
             let result = try await ExportBenchmark(database: app.db, services: app.interlude, databasePath: path)
                 .run(participants: signature.participants ?? 1000, days: signature.days ?? 60)
             context.console.print(result.report)
+        case "samples":
+            let result = try await SampleBenchmark(app: app).run(samples: signature.samples ?? 1_000_000, exportMegabytes: signature.megabytes ?? 500)
+            context.console.print(result.report)
         case "sync-fixtures":
             guard let file = signature.tokens else { throw CommandFailure(message: "Name the token file with --tokens.") }
             try await SyncFixtures(database: app.db, services: app.interlude).write(
                 participants: signature.participants ?? 100, tokensFile: file)
         default:
-            throw CommandFailure(message: "Choose planner, dispatcher, export or sync-fixtures.")
+            throw CommandFailure(message: "Choose planner, dispatcher, export, samples or sync-fixtures.")
         }
     }
 }

@@ -176,11 +176,11 @@ struct ExportBenchmark {
     }
 
     /// Linux keeps the peak resident size per process; writing 5 to clear_refs starts it afresh.
-    private static func resetPeakMemory() {
+    static func resetPeakMemory() {
         try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
     }
 
-    private static func peakMegabytes() -> Double {
+    static func peakMegabytes() -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
             let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
