@@ -187,6 +187,33 @@ struct SampleAPITests {
         }
     }
 
+    @Test("leaving a study with erasure takes the samples of the kinds no other study of the person asks for")
+    func withdrawal() async throws {
+        try await withTestApp { app in
+            // setup
+            let (ada, adaID, _, first) = try await Self.study(app, types: ["heartRate", "stepCount"])
+            let (researcher, _) = try await app.staff("researcher", "second-lab@uni.example")
+            let second = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
+            let settings: JSONValue = ["collects": [], "eventTypes": [], "sampleTypes": [["type": "heartRate", "purpose": "Also asked here."]]]
+            try #require(try await researcher.send(.PUT, "/studies/\(second)/record-settings", json: settings).status == .ok)
+            try #require(try await StudyAPITests.join(ada, second).status == .created)
+            try await Self.enable(ada, "heartRate", "stepCount")
+            let hour = app.clock.now.addingTimeInterval(-3600)
+            let batch: JSONValue = ["samples": [
+                Self.sample("heartRate", 70, "count/min", start: hour), Self.sample("stepCount", 90, "count", start: hour),
+            ]]
+            try #require(try await ada.send(.POST, "/me/samples", json: batch).body["stored"].int == 2)
+
+            // act
+            let left = try await ada.send(.DELETE, "/studies/\(first)/enrollment?erase=true")
+
+            // verify
+            #expect(left.status == .noContent || left.status == .ok, "\(left.text)")
+            let kept = try await SampleRecord.query(on: app.database).filter(\.$patient.$id == adaID).all().map(\.type)
+            #expect(kept == [.heartRate], "the second study still asks for heart rate")
+        }
+    }
+
     /// Data packed as gzip: header, deflate stream, CRC-32 and length.
     static func gzipped(_ data: Data) throws -> Data {
         var deflated = Data()
