@@ -122,6 +122,7 @@ struct HealthImportTests {
 
             // act
             let started = try await ada.send(.POST, "/me/health-imports", bytes: Data(csv.utf8), contentType: HTTPMediaType(type: "text", subType: "csv"))
+            _ = try await service.runPending()
             let headless = try await ada.send(.POST, "/me/health-imports", bytes: Data("stepCount,1,count,\(day),\(day)\n".utf8), contentType: .binary)
             _ = try await service.runPending()
             let done = try await ada.send(.GET, "/me/health-imports/\(started.body["id"].string ?? "")")
@@ -134,6 +135,37 @@ struct HealthImportTests {
             #expect(failed.body["status"].string == "failed" && failed.body["problem"].string?.contains("type, value, unit") == true)
             let mass = try #require(try await SampleRecord.query(on: app.database).filter(\.$type == .bodyMass).first())
             #expect(abs(mass.value - 68.04) < 0.01)
+        }
+    }
+
+    @Test("one import at a time: a new upload gives up an unfinished one, a complete one waiting refuses the next, and an idle upload is given up after a day")
+    func oneAtATime() async throws {
+        try await withTestApp { app in
+            // setup
+            let (ada, _, _, _) = try await SampleAPITests.study(app, types: ["stepCount"])
+            let csv = HTTPMediaType(type: "text", subType: "csv")
+            let part = Data("type,value,unit,start,end\n".utf8)
+            let files = HealthImportFiles(services: app.app.interlude)
+
+            // act
+            let first = try await ada.send(.POST, "/me/health-imports", bytes: part, contentType: csv, headers: ["Upload-Length": "1000"])
+            let second = try await ada.send(.POST, "/me/health-imports", bytes: part, contentType: csv)
+            let refused = try await ada.send(.POST, "/me/health-imports", bytes: part, contentType: csv, headers: ["Upload-Length": "1000"])
+            _ = try await HealthImportService(database: app.database, services: app.app.interlude).runPending()
+            let third = try await ada.send(.POST, "/me/health-imports", bytes: part, contentType: csv, headers: ["Upload-Length": "1000"])
+            app.clock.advance(by: 25 * 3600)
+            let report = try await Retention(database: app.database, services: app.app.interlude).run()
+            let replaced = try await ada.send(.GET, "/me/health-imports/\(first.body["id"].string ?? "")")
+            let abandoned = try await ada.send(.GET, "/me/health-imports/\(third.body["id"].string ?? "")")
+
+            // verify
+            #expect(first.status == .created && second.status == .created && third.status == .created)
+            #expect(refused.status == .conflict && refused.body["type"].string == "/problems/import-under-way")
+            #expect(replaced.body["status"].string == "failed" && replaced.body["problem"].string == "replaced by a new upload")
+            #expect(report.abandonedImports == 1)
+            #expect(abandoned.body["status"].string == "failed")
+            let left = try FileManager.default.contentsOfDirectory(atPath: files.directory.path)
+            #expect(left.isEmpty, "no upload is left on disk: \(left)")
         }
     }
 }

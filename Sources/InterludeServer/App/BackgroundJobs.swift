@@ -86,7 +86,7 @@ enum BackgroundJobs {
             let report = try await Retention(database: app.db, services: app.interlude).run()
             if report != Retention.Report() {
                 app.logger.info(
-                    "Retention: \(report.sessions) sessions, \(report.emailTokens) email links, \(report.accessTokens) access tokens, \(report.rateLimitEvents) rate-limit counts, \(report.syncMutations) sync answers, \(report.outboxFiles) outbox files and \(report.auditEvents) audit events deleted; \(report.notificationTexts) notification texts cleared")
+                    "Retention: \(report.sessions) sessions, \(report.emailTokens) email links, \(report.accessTokens) access tokens, \(report.rateLimitEvents) rate-limit counts, \(report.syncMutations) sync answers, \(report.outboxFiles) outbox files, \(report.auditEvents) audit events and \(report.abandonedImports) abandoned uploads deleted; \(report.notificationTexts) notification texts cleared")
             }
         } catch {
             app.logger.error("Retention failed: \(String(describing: error))")

@@ -65,6 +65,8 @@ enum AppError: Error, Equatable {
         case recordChanged
         /// An upload's next part does not start where the server stopped, or the upload is complete.
         case uploadOffset
+        /// The person's previous import is still waiting to be read.
+        case importUnderWay
     }
 
     static func field(_ field: String, _ code: FieldError.Code, limit: Int? = nil) -> AppError {

@@ -21,6 +21,7 @@ struct Retention: Sendable {
         var outboxFiles = 0
         var auditEvents = 0
         var forgottenParticipants = 0
+        var abandonedImports = 0
     }
 
     func run() async throws -> Report {
@@ -44,6 +45,8 @@ struct Retention: Sendable {
             report.auditEvents = try await delete(AuditEventRecord.query(on: database).filter(\.$occurredAt < before))
         }
         report.forgottenParticipants = try await ClosedStudyRetention(database: database, services: services).run(now: now)
+        report.abandonedImports = try await HealthImportService(database: database, services: services).abandon(
+            idleSince: now.addingTimeInterval(-HealthImportService.abandonedAfter))
         return report
     }
 

@@ -29,9 +29,18 @@ struct HealthImportService: Sendable {
     private var now: Date { services.clock.now }
     private var files: HealthImportFiles { HealthImportFiles(services: services) }
 
-    /// Starts an import with the file or its first part; `size` announces the whole when more parts follow.
+    /// An upload that received nothing for this long is given up and its part removed.
+    static let abandonedAfter: TimeInterval = 86_400
+
+    /// Starts an import with the file or its first part; `size` announces the whole when more parts follow. A person
+    /// has one import at a time on the server's disk: an unfinished upload of theirs is given up for the new one,
+    /// and while a complete one waits to be read a new one is refused.
     func start(_ format: HealthImportRecord.Format, size: Int?, body: HTTPBody, by patientID: UUID) async throws -> HealthImportRecord {
         if let size, size > Self.sizeLimit { throw AppError.field("Upload-Length", .outOfRange, limit: Self.sizeLimit) }
+        let unfinished = try await HealthImportRecord.query(on: database).filter(\.$patient.$id == patientID)
+            .filter(\.$status ~~ [.receiving, .waiting, .reading]).all()
+        if unfinished.contains(where: { $0.status != .receiving }) { throw AppError.conflict(.importUnderWay) }
+        try await giveUp(unfinished, problem: "replaced by a new upload")
         let record = HealthImportRecord(id: UUID(), patientID: patientID, format: format, size: size, now: now)
         try FileManager.default.createDirectory(at: files.directory, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: files.file(try record.requireID()).path, contents: nil)
@@ -82,6 +91,25 @@ struct HealthImportService: Sendable {
         try await record.save(on: database)
         if let failure { throw failure }
         return record
+    }
+
+    /// Gives up uploads that received nothing since `idleSince`; how many.
+    func abandon(idleSince: Date) async throws -> Int {
+        let idle = try await HealthImportRecord.query(on: database).filter(\.$status == .receiving).filter(\.$updatedAt < idleSince).all()
+        try await giveUp(idle, problem: "abandoned: nothing received for a day")
+        return idle.count
+    }
+
+    /// Marks unfinished uploads failed and removes what they received.
+    private func giveUp(_ imports: [HealthImportRecord], problem: String) async throws {
+        for record in imports {
+            record.status = .failed
+            record.problem = problem
+            record.finishedAt = now
+            record.updatedAt = now
+            try await record.save(on: database)
+        }
+        files.remove(try imports.map { try $0.requireID() })
     }
 
     /// Reads every import that waits, oldest first, and any a stopped server left half read.

@@ -204,7 +204,9 @@ extension APIRow {
         APIRow("getMySampleDays", "* 403, self 200, other 200") { _ in .init(.GET, "/me/samples/daily?type=stepCount&days=7") },
         APIRow("getMySampleChart", "* 403, self 200, other 200") { _ in .init(.GET, "/me/samples/daily.svg?type=stepCount") },
         APIRow("startMyHealthImport", "* 403, self 201, other 201") { _ in
-            .init(.POST, "/me/health-imports", bytes: Data("type,value,unit,start,end\n".utf8), headers: ["Content-Type": "text/csv"])
+            .init(.POST, "/me/health-imports", bytes: Data("type,value,unit,start,end\n".utf8), headers: [
+                "Content-Type": "text/csv", "Upload-Length": "100",
+            ])
         },
         APIRow("getMyHealthImport", "* 403, self 200, other 404") { cell in
             .init(.GET, "/me/health-imports/\(try await cell.world.freshHealthImport())")

@@ -98,7 +98,9 @@ struct SampleBenchmark {
             for (index, patient) in people.patients.dropFirst(Self.clients).enumerated() {
                 let patientID = try patient.requireID()
                 for first in stride(from: 0, to: perClient, by: Self.batch) {
-                    try await Self.insert(patientID: patientID, client: index, from: first, count: min(Self.batch, perClient - first), start: start, on: database)
+                    try await Self.insert(
+                        patientID: patientID, client: index, from: first, count: min(Self.batch, perClient - first), start: start,
+                        created: now, on: database)
                 }
             }
         }
@@ -124,8 +126,9 @@ struct SampleBenchmark {
     }
 
     /// The ceiling: the same rows straight into the table, a statement per thousand, a transaction per batch.
-    static func insert(patientID: UUID, client: Int, from first: Int, count: Int, start: Date, on database: any Database) async throws {
-        let created = Date()
+    static func insert(
+        patientID: UUID, client: Int, from first: Int, count: Int, start: Date, created: Date, on database: any Database
+    ) async throws {
         try await database.transaction { database in
             let sql = database as! any SQLDatabase
             for chunk in stride(from: first, to: first + count, by: SampleService.insertRows) {
