@@ -13,6 +13,20 @@ struct HealthImportFiles: Sendable {
 
     func file(_ id: UUID) -> URL { directory.appendingPathComponent(id.uuidString.lowercased()) }
 
+    /// The data directory refused a new file.
+    struct Unwritable: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "cannot create \(path)" }
+    }
+
+    /// An empty file for an import's bytes.
+    func create(_ id: UUID) throws -> URL {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = file(id)
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw Unwritable(path: url.path) }
+        return url
+    }
+
     func remove(_ ids: [UUID]) {
         for id in ids { try? FileManager.default.removeItem(at: file(id)) }
     }
@@ -42,8 +56,7 @@ struct HealthImportService: Sendable {
         if unfinished.contains(where: { $0.status != .receiving }) { throw AppError.conflict(.importUnderWay) }
         try await giveUp(unfinished, problem: "replaced by a new upload")
         let record = HealthImportRecord(id: UUID(), patientID: patientID, format: format, size: size, now: now)
-        try FileManager.default.createDirectory(at: files.directory, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: files.file(try record.requireID()).path, contents: nil)
+        _ = try files.create(try record.requireID())
         try await record.create(on: database)
         return try await receive(body, into: record)
     }
