@@ -73,6 +73,15 @@ export function outcomeText(result, doneKey) {
   return result.queued ? message("queuedChange") : message(doneKey);
 }
 
+/** Deletes a record once the person confirms, then runs `after` (leave the form, reload) and says how it went. */
+export async function removeAfterConfirming(collection, record, after) {
+  if (!confirm(message("confirmDelete"))) return;
+  const result = await collection.remove(record);
+  if (!result.ok) return announce(result.data?.detail || message("network"));
+  await after();
+  announce(outcomeText(result, "recordDeleted"));
+}
+
 /** A small "waiting to be sent" badge for a record changed offline. */
 export function pendingBadge() {
   const badge = document.createElement("span");

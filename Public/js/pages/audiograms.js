@@ -6,7 +6,7 @@ import { api, apiText } from "../lib/api.js";
 import { fromZoned, toZoned } from "../lib/calendar.js";
 import { markField, onSubmit, requireFields, showProblem, showEditing, showSummary, values } from "../lib/forms.js";
 import { message } from "../lib/i18n.js";
-import { actionButton, announce, outcomeText, pendingBadge, recordCollection } from "../lib/records.js";
+import { actionButton, announce, outcomeText, pendingBadge, recordCollection, removeAfterConfirming } from "../lib/records.js";
 
 const STANDARD = [125, 250, 500, 1000, 2000, 4000, 8000];
 const EARS = ["right", "left"];
@@ -297,14 +297,11 @@ export async function run() {
     figure.replaceChildren(document.importNode(drawing, true));
   };
 
-  const remove = async (audiogram) => {
-    if (!confirm(message("confirmDelete"))) return;
-    const result = await audiograms.remove(audiogram);
-    if (!result.ok) return announce(result.data?.detail || message("network"));
-    if (state.editing === audiogram.id) stopEditing();
-    await load();
-    announce(outcomeText(result, "recordDeleted"));
-  };
+  const remove = (audiogram) =>
+    removeAfterConfirming(audiograms, audiogram, async () => {
+      if (state.editing === audiogram.id) stopEditing();
+      await load();
+    });
 
   // The form
 

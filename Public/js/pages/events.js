@@ -6,7 +6,7 @@ import { addMonths, fromZoned, toZoned } from "../lib/calendar.js";
 import { onSubmit, requireFields, showProblem, showEditing, showSummary, values } from "../lib/forms.js";
 import { message } from "../lib/i18n.js";
 import { drawMonth } from "../lib/month-view.js";
-import { actionButton, announce, outcomeText, pendingBadge, recordCollection } from "../lib/records.js";
+import { actionButton, announce, outcomeText, pendingBadge, recordCollection, removeAfterConfirming } from "../lib/records.js";
 
 const language = () => document.documentElement.lang || "en";
 
@@ -96,14 +96,11 @@ export async function run() {
     });
   };
 
-  const remove = async (event) => {
-    if (!confirm(message("confirmDelete"))) return;
-    const result = await events.remove(event);
-    if (!result.ok) return announce(result.data?.detail || message("network"));
-    if (state.editing === event.id) stopEditing();
-    await load();
-    announce(outcomeText(result, "recordDeleted"));
-  };
+  const remove = (event) =>
+    removeAfterConfirming(events, event, async () => {
+      if (state.editing === event.id) stopEditing();
+      await load();
+    });
 
   const startEditing = (event) => {
     state.editing = event.id;

@@ -5,7 +5,7 @@ import { fromZoned, toZoned } from "../lib/calendar.js";
 import { api } from "../lib/api.js";
 import { markField, onSubmit, requireFields, showEditing, showProblem, showSummary, values } from "../lib/forms.js";
 import { formatDateTime, message } from "../lib/i18n.js";
-import { actionButton, announce, outcomeText, pendingBadge, recordCollection } from "../lib/records.js";
+import { actionButton, announce, outcomeText, pendingBadge, recordCollection, removeAfterConfirming } from "../lib/records.js";
 
 export async function run() {
   const me = await api("GET", "/me");
@@ -76,14 +76,11 @@ export async function run() {
     return entry;
   };
 
-  const remove = async (mood) => {
-    if (!confirm(message("confirmDelete"))) return;
-    const result = await moods.remove(mood);
-    if (!result.ok) return announce(result.data?.detail || message("network"));
-    if (state.editing === mood.id) stopEditing();
-    await load();
-    announce(outcomeText(result, "recordDeleted"));
-  };
+  const remove = (mood) =>
+    removeAfterConfirming(moods, mood, async () => {
+      if (state.editing === mood.id) stopEditing();
+      await load();
+    });
 
   const startEditing = (mood) => {
     state.editing = mood.id;

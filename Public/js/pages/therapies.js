@@ -5,7 +5,7 @@ import { api } from "../lib/api.js";
 import { toZoned } from "../lib/calendar.js";
 import { markField, onSubmit, requireFields, showProblem, showEditing, showSummary, values } from "../lib/forms.js";
 import { formatDate, message } from "../lib/i18n.js";
-import { actionButton, announce, outcomeText, pendingBadge, recordCollection } from "../lib/records.js";
+import { actionButton, announce, outcomeText, pendingBadge, recordCollection, removeAfterConfirming } from "../lib/records.js";
 
 export async function run() {
   const me = await api("GET", "/me");
@@ -96,14 +96,11 @@ export async function run() {
     return entry;
   };
 
-  const remove = async (therapy) => {
-    if (!confirm(message("confirmDelete"))) return;
-    const result = await therapies.remove(therapy);
-    if (!result.ok) return announce(result.data?.detail || message("network"));
-    if (state.editing === therapy.id) stopEditing();
-    await load();
-    announce(outcomeText(result, "recordDeleted"));
-  };
+  const remove = (therapy) =>
+    removeAfterConfirming(therapies, therapy, async () => {
+      if (state.editing === therapy.id) stopEditing();
+      await load();
+    });
 
   const startEditing = (therapy) => {
     state.editing = therapy.id;
