@@ -146,3 +146,15 @@ public struct LocalDateTime: Hashable, Sendable, CustomStringConvertible {
         "\(date)T" + String(format: "%02d:%02d", hour, minute)
     }
 }
+
+extension FieldValidator {
+    /// A date given as `YYYY-MM-DD`, when given; `invalidFormat` otherwise.
+    public mutating func date(_ text: String?, field: String) -> LocalDate? {
+        guard let text else { return nil }
+        guard let date = LocalDate(text) else {
+            add(field, .invalidFormat)
+            return nil
+        }
+        return date
+    }
+}

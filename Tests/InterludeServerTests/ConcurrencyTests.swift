@@ -200,4 +200,22 @@ struct ConcurrencyTests {
             #expect(audited == 1)
         }
     }
+
+    @Test("the same new thought sent from many devices at once in other spellings makes one thought with every occurrence")
+    func oneThoughtPerWords() async throws {
+        try await withTestApp { app in
+            // setup
+            let (patient, patientID) = try await app.patient(name: "Ada")
+            // act
+            let replies = try await RunningServer.parallel(app, Self.parallelism) { server, index in
+                let text = index % 2 == 0 ? "Nobody listens to me" : "  nobody LISTENS to me"
+                return try await server.send(patient, .POST, "/me/thoughts/occurrences", json: ThoughtAPITests.occurrence(app, text: text))
+            }
+            // verify
+            #expect(replies.allSatisfy { $0.status == .created }, "\(replies.map(\.status.code))")
+            #expect(Set(replies.compactMap { $0.body["thought"]["id"].string }).count == 1)
+            let kinds = try await EntryRecord.query(on: app.database).filter(\.$patient.$id == patientID).all().map(\.kind)
+            #expect(kinds.filter { $0 == .thought }.count == 1 && kinds.filter { $0 == .thoughtOccurrence }.count == Self.parallelism)
+        }
+    }
 }

@@ -25,12 +25,25 @@ struct RecordKindDeclarationTests {
         }
     }
 
+    /// The API operations of a kind: those an app creates and edits as a whole have the same five; thoughts are
+    /// listed with their occurrences, added by therapists, and come back through occurrences.
+    private static func operations(of kind: RecordKind) -> [String] {
+        switch kind.editing {
+        case .whole:
+            let collection = capitalized(kind.collection)
+            let single = capitalized(kind.rawValue)
+            return ["listMy\(collection)", "createMy\(single)", "updateMy\(single)", "deleteMy\(single)", "listPatient\(collection)"]
+        case .thought:
+            return ["listMyThoughts", "deleteMyThought", "listPatientThoughts", "createPatientThought"]
+        case .thoughtOccurrence:
+            return ["createMyThoughtOccurrence", "updateMyThoughtOccurrence", "deleteMyThoughtOccurrence"]
+        }
+    }
+
     @Test("the access matrix has rows for the kind's operations, for the patient and the therapist", arguments: RecordKind.allCases)
     func accessRows(_ kind: RecordKind) {
         let operations = Set(APIRow.all.map(\.operation))
-        let collection = Self.capitalized(kind.collection)
-        let single = Self.capitalized(kind.rawValue)
-        for operation in ["listMy\(collection)", "createMy\(single)", "updateMy\(single)", "deleteMy\(single)", "listPatient\(collection)"] {
+        for operation in Self.operations(of: kind) {
             #expect(operations.contains(operation), "\(operation)")
         }
     }

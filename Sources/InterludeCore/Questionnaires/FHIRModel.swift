@@ -129,6 +129,8 @@ public enum FHIR {
     public struct Reference: Codable, Sendable {
         public var identifier: Identifier?
         public var display: String?
+        /// A resource in the same bundle or file: `Observation/<id>`.
+        public var reference: String? = nil
     }
 
     public struct Identifier: Codable, Sendable {

@@ -26,6 +26,8 @@ extension FHIR {
         public var effectivePeriod: Period?
         public var valueQuantity: Quantity?
         public var device: Reference?
+        public var valueString: String?
+        public var derivedFrom: [Reference]?
     }
 
     public struct ObservationComponent: Codable, Sendable {
@@ -61,6 +63,11 @@ extension FHIR.CodeableConcept {
         self.init(coding: coding)
         self.text = text
     }
+
+    /// The observation category of what the person reports about themselves.
+    static let surveyCategory = FHIR.CodeableConcept(coding: [
+        FHIR.Coding(system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "survey", display: "Survey")
+    ])
 }
 
 // MARK: - Audiograms
@@ -169,13 +176,52 @@ extension Mood {
     public func fhirObservation(id: UUID, subject: FHIR.Identifier) -> FHIR.Observation {
         FHIR.Observation(
             id: id.uuidString.lowercased(),
-            category: [FHIR.CodeableConcept(coding: [
-                FHIR.Coding(system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "survey", display: "Survey")
-            ])],
+            category: [.surveyCategory],
             code: FHIR.CodeableConcept(
                 coding: [FHIR.Coding(system: Self.fhirCodeSystem, code: "valence", display: nil)], text: "Self-reported mood (valence)"),
             subject: FHIR.Reference(identifier: subject, display: nil),
             effectiveDateTime: ISO8601DateFormatter().string(from: recordedAt),
             valueQuantity: FHIR.Quantity(value: valence, unit: "1", code: "1"))
+    }
+}
+
+// MARK: - Thoughts
+
+extension Thought {
+    public static let fhirCodeSystem = "urn:interlude:thought"
+
+    /// The thought as a survey Observation whose value is the words the person wrote, dated when first added.
+    public func fhirObservation(id: UUID, subject: FHIR.Identifier) -> FHIR.Observation {
+        FHIR.Observation(
+            id: id.uuidString.lowercased(),
+            category: [.surveyCategory],
+            code: FHIR.CodeableConcept(coding: [FHIR.Coding(system: Self.fhirCodeSystem, code: "thought", display: nil)], text: "Difficult thought"),
+            subject: FHIR.Reference(identifier: subject, display: nil),
+            effectiveDateTime: ISO8601DateFormatter().string(from: addedAt),
+            valueString: text)
+    }
+}
+
+extension ThoughtOccurrence {
+    /// The occurrence as a survey Observation derived from its thought's: one component per rating, -1 to 1
+    /// (UCUM's unity); where it happened and the note stay with the person.
+    public func fhirObservation(id: UUID, subject: FHIR.Identifier) -> FHIR.Observation {
+        func rating(_ code: String, _ text: String, _ value: Double) -> FHIR.ObservationComponent {
+            FHIR.ObservationComponent(
+                code: FHIR.CodeableConcept(coding: [FHIR.Coding(system: Thought.fhirCodeSystem, code: code, display: nil)], text: text),
+                valueQuantity: FHIR.Quantity(value: value, unit: "1", code: "1"))
+        }
+        return FHIR.Observation(
+            id: id.uuidString.lowercased(),
+            category: [.surveyCategory],
+            code: FHIR.CodeableConcept(
+                coding: [FHIR.Coding(system: Thought.fhirCodeSystem, code: "occurrence", display: nil)], text: "Difficult thought, rated"),
+            subject: FHIR.Reference(identifier: subject, display: nil),
+            effectiveDateTime: ISO8601DateFormatter().string(from: recordedAt),
+            component: [
+                rating("rating-before", "Rating before the defusion exercise", ratingBefore),
+                rating("rating-after", "Rating after the defusion exercise", ratingAfter),
+            ],
+            derivedFrom: [FHIR.Reference(identifier: nil, display: nil, reference: "Observation/\(thoughtID.uuidString.lowercased())")])
     }
 }

@@ -7,6 +7,8 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable {
     case therapy
     case audiogram
     case mood
+    case thought
+    case thoughtOccurrence
 
     /// The path segment under `/me` and `/patients/{id}`: `/me/events`.
     public var collection: String {
@@ -15,11 +17,25 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable {
         case .therapy: "therapies"
         case .audiogram: "audiograms"
         case .mood: "moods"
+        case .thought: "thoughts"
+        case .thoughtOccurrence: "thought-occurrences"
         }
     }
 
-    /// The name of the kind's file in a research export: `events.csv`, `mood.csv`.
-    public var exportFile: String { self == .mood ? "mood" : collection }
+    /// The name of the kind's file in a research export: `events.csv`, `mood.csv`, `occurrences.csv`.
+    public var exportFile: String {
+        switch self {
+        case .mood: "mood"
+        case .thoughtOccurrence: "occurrences"
+        default: collection
+        }
+    }
+
+    /// The kind a study chooses to collect this one with: a thought's occurrences come with thoughts.
+    public var collectedWith: RecordKind { self == .thoughtOccurrence ? .thought : self }
+
+    /// The kinds a study chooses among.
+    public static var collectable: [RecordKind] { allCases.filter { $0.collectedWith == $0 } }
 
     public init?(collection: String) {
         guard let kind = Self.allCases.first(where: { $0.collection == collection }) else { return nil }

@@ -28,7 +28,7 @@ public struct RecordSettings: Sendable, Equatable {
         } catch {
             for problem in error.errors { validator.add(problem.field, problem.code, limit: problem.limit) }
         }
-        let kinds = collects.map(RecordKind.init(rawValue:))
+        let kinds = collects.map { RecordKind(rawValue: $0).flatMap { RecordKind.collectable.contains($0) ? $0 : nil } }
         if kinds.contains(nil) { validator.add("collects", .notAnOption) }
         var types: [String] = []
         for (index, raw) in eventTypes.enumerated() {
@@ -56,6 +56,9 @@ public struct RecordSettings: Sendable, Equatable {
             }))
     }
 
-    /// The kinds in the order they are listed everywhere.
-    public var orderedKinds: [RecordKind] { RecordKind.allCases.filter(collects.contains) }
+    /// The kinds chosen, in the order they are listed everywhere.
+    public var orderedKinds: [RecordKind] { RecordKind.collectable.filter(collects.contains) }
+
+    /// Every kind of record kept for what was chosen: occurrences with thoughts.
+    public var keptKinds: [RecordKind] { RecordKind.allCases.filter { collects.contains($0.collectedWith) } }
 }

@@ -57,6 +57,7 @@ enum AuditAction: String, Sendable, CaseIterable {
     case appointmentsRead = "appointments.read"
     case recordsRead = "records.read"
     case appointmentAdded = "appointment.added"
+    case thoughtAdded = "thought.added"
     case userCreated = "user.created"
     case userDeactivated = "user.deactivated"
     case userReactivated = "user.reactivated"

@@ -178,6 +178,17 @@ struct PatientChart: Sendable {
         return stored
     }
 
+    /// The patient's thoughts, filtered as asked (the days in the patient's time zone): kept for their therapist,
+    /// never shown to research.
+    func thoughts(_ filter: ThoughtService.Filter) async throws -> [ThoughtService.Listed] {
+        guard kind == .practice else { return [] }
+        var filter = filter
+        filter.zone = patient.zone
+        let list = try await ThoughtService(database: database, services: services).thoughts(of: patientID, filter: filter)
+        try await audit.record(actor: viewer, action: .recordsRead, patients: [patientID], target: RecordKind.thought.collection)
+        return list
+    }
+
     /// How the patient can be reached now, and what was sent to them about this study's prompts and interventions
     /// and about appointments: their therapist's business, never research's.
     func notifications(limit: Int) async throws -> (reach: DeviceService.Reach, sent: [NotificationRecord]) {
@@ -271,6 +282,16 @@ struct PatientChart: Sendable {
             .send(draft, to: patientID, in: studyID, by: viewer, id: id)
         try await audit.record(actor: viewer, action: .interventionSent, patients: [patientID], target: draft.kind.rawValue)
         return sent
+    }
+
+    /// Adds an example thought to the patient's list, or finds the one with these words (`created` false).
+    func addThought(_ text: String, id: UUID?) async throws -> (stored: RecordService.Stored<Thought>, created: Bool) {
+        try await requireActing()
+        guard kind == .practice else { throw AppError.forbidden(.notAllowed) }
+        let added = try await ThoughtService(database: database, services: services)
+            .thought(Thought(text: text, origin: .therapist, addedAt: now), id: id ?? UUID(), for: patient)
+        if added.created { try await audit.record(actor: viewer, action: .thoughtAdded, patients: [patientID]) }
+        return added
     }
 
     /// Sends one of the study's templates.

@@ -31,7 +31,7 @@ struct ExportPackage {
         let codebook = Codebook(definitions)
         var writer = try Writer(
             directory: directory, codebook: codebook, hasArms: study.arms != nil, demographics: study.asksDemographics,
-            recordKinds: study.recordSettings.orderedKinds, asksSamples: !study.recordSettings.samples.requests.isEmpty)
+            recordKinds: study.recordSettings.keptKinds, asksSamples: !study.recordSettings.samples.requests.isEmpty)
         var counts = Counts()
         for (index, participant) in participants.enumerated() {
             let written = try await write(participant, codebook: codebook, into: &writer)
@@ -154,7 +154,7 @@ struct ExportPackage {
                  counts.open.description, counts.rate.map(CSV.number)])
         }
         try await writeParticipant(participant, zones: zones, total: total, into: &writer)
-        for kind in study.recordSettings.orderedKinds {
+        for kind in study.recordSettings.keptKinds {
             try await writeRecords(kind.content, of: participant, zones: zones, into: &writer)
         }
         try await writeSamples(of: participant, zones: zones, into: &writer)
@@ -345,6 +345,11 @@ struct ExportPackage {
                                   the threshold in dB HL (empty with no_response = 1), masking
             mood.csv              mood reports (studies collecting them): when, and the valence from 0 (not good
                                   at all) to 1 (great); the person's note stays with them
+            thoughts.csv          difficult thoughts (studies collecting them): the words as the person wrote them,
+                                  whether they or their therapist added it, and when it was first added
+            occurrences.csv       each time a thought came back: its thought_id, when, the rating before and after
+                                  the defusion exercise from -1 (most negative) to 1 (most positive) and the
+                                  change; where it happened and the person's note stay with them
             samples.csv           samples of the types the study asks for (studies asking for samples): one row
                                   per sample, its value in the type's UCUM unit, start and end, the app, device
                                   model and OS version that took it (never the device's name), HealthKit's motion
@@ -358,7 +363,8 @@ struct ExportPackage {
             codebook.json         items, types, options, scoring, and how instrument versions differ
             fhir/Questionnaire.ndjson, fhir/QuestionnaireResponse.ndjson, fhir/Consent.ndjson, and for records
             fhir/Observation.ndjson (events, audiograms as the LOINC audiometry panel, moods, samples coded in
-            LOINC where it has the measurement and always in Apple Health's identifier), fhir/Procedure.ndjson
+            LOINC where it has the measurement and always in Apple Health's identifier, thoughts and their
+            occurrences), fhir/Procedure.ndjson
                                   FHIR R4 resources, one per line
             checksums.txt         SHA-256 of every file, as sha256sum -c reads it
 

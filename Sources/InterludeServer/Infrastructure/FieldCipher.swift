@@ -44,6 +44,13 @@ struct FieldCipher: Sendable {
         return Self.prefix + combined.base64EncodedString()
     }
 
+    /// A keyed hash of a text, for finding equal texts among sealed ones without opening them: the same text gives
+    /// the same key under the same data key, and nothing of the text can be read from it.
+    func matchKey(_ text: String) -> String {
+        let derived = HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data("interlude match key".utf8), outputByteCount: 32)
+        return Data(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: derived)).base64EncodedString()
+    }
+
     func open(_ sealed: String) throws -> String {
         guard sealed.hasPrefix(Self.prefix), let data = Data(base64Encoded: String(sealed.dropFirst(Self.prefix.count)))
         else { throw CryptoKitError.incorrectParameterSize }

@@ -50,6 +50,7 @@ enum Migrations {
             UpdateStudiesAddRecordSettings(),
             UpdateRecordsAddReminder(),
             CreateSamples(),
+            UpdateRecordsAddMatchKey(),
         ]
     }
 }

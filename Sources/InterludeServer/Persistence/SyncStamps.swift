@@ -55,6 +55,8 @@ enum SyncEntity: String, Sendable, Codable {
     case therapy
     case audiogram
     case mood
+    case thought
+    case thoughtOccurrence
 
     /// The entity a record kind's deletions are announced under.
     init(_ kind: RecordKind) {
@@ -63,6 +65,8 @@ enum SyncEntity: String, Sendable, Codable {
         case .therapy: self = .therapy
         case .audiogram: self = .audiogram
         case .mood: self = .mood
+        case .thought: self = .thought
+        case .thoughtOccurrence: self = .thoughtOccurrence
         }
     }
 }

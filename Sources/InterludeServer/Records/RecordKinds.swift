@@ -2,13 +2,10 @@ import Fluent
 import Foundation
 import InterludeCore
 
-/// What the server needs of one record kind, declared once per kind: the body an app sends for it (the same in
-/// the API and in a sync mutation), how it is checked, and how it is shown back.
+/// What the server needs of one record kind, declared once per kind: how it is shown back, exported and coded.
 protocol RecordKindContent: RecordContent {
-    associatedtype Input: Decodable & Sendable
     associatedtype Shown: Encodable & Sendable
 
-    static func validate(_ input: Input, rules: RecordRules) throws -> Self
     static func shown(_ stored: RecordService.Stored<Self>, today: LocalDate) throws -> Shown
 
     /// The kind's columns in a research export, after pseudonym, record id and version.
@@ -17,6 +14,14 @@ protocol RecordKindContent: RecordContent {
     func exportRows(_ time: (Date) -> ExportTime) -> [[String?]]
     /// The record as a FHIR R4 resource.
     func fhirResource(id: UUID, subject: FHIR.Identifier, today: LocalDate) -> any FHIRRecordResource
+}
+
+/// A kind an app creates and edits as a whole: the body it sends (the same in the API and in a sync mutation), and
+/// how it is checked. Thoughts are not: an occurrence finds its thought by its words (`ThoughtService`).
+protocol EditableRecordContent: RecordKindContent {
+    associatedtype Input: Decodable & Sendable
+
+    static func validate(_ input: Input, rules: RecordRules) throws -> Self
 }
 
 /// A FHIR resource a record becomes, named by its type.
@@ -64,11 +69,36 @@ extension RecordKind {
         case .therapy: Therapy.self
         case .audiogram: Audiogram.self
         case .mood: Mood.self
+        case .thought: Thought.self
+        case .thoughtOccurrence: ThoughtOccurrence.self
         }
     }
 }
 
-extension HealthEvent: RecordKindContent {
+/// How apps change records of a kind.
+enum RecordEditing {
+    /// Created and edited as a whole, through the kind's own body.
+    case whole(any EditableRecordContent.Type)
+    /// Thoughts: removed (with their occurrences), never sent on their own.
+    case thought
+    /// Occurrences: created with their thought's words, edited without them.
+    case thoughtOccurrence
+}
+
+extension RecordKind {
+    var editing: RecordEditing {
+        switch self {
+        case .event: .whole(HealthEvent.self)
+        case .therapy: .whole(Therapy.self)
+        case .audiogram: .whole(Audiogram.self)
+        case .mood: .whole(Mood.self)
+        case .thought: .thought
+        case .thoughtOccurrence: .thoughtOccurrence
+        }
+    }
+}
+
+extension HealthEvent: EditableRecordContent {
     static func validate(_ input: Components.Schemas.HealthEventInput, rules: RecordRules) throws -> HealthEvent {
         try validate(
             title: input.title, occurredAt: input.occurredAt, type: input._type, description: input.description,
@@ -91,7 +121,7 @@ extension HealthEvent: RecordKindContent {
     }
 }
 
-extension Therapy: RecordKindContent {
+extension Therapy: EditableRecordContent {
     static func validate(_ input: Components.Schemas.TherapyInput, rules: RecordRules) throws -> Therapy {
         try validate(name: input.name, kind: input._type, startDate: input.startDate, endDate: input.endDate, note: input.note)
     }
@@ -111,7 +141,7 @@ extension Therapy: RecordKindContent {
     }
 }
 
-extension Audiogram: RecordKindContent {
+extension Audiogram: EditableRecordContent {
     static func validate(_ input: Components.Schemas.AudiogramInput, rules: RecordRules) throws -> Audiogram {
         try validate(measuredAt: input.measuredAt, points: input.points.map(Audiogram.RawPoint.init))
     }
@@ -137,7 +167,7 @@ extension Audiogram: RecordKindContent {
     }
 }
 
-extension Mood: RecordKindContent {
+extension Mood: EditableRecordContent {
     static func validate(_ input: Components.Schemas.MoodInput, rules: RecordRules) throws -> Mood {
         try validate(valence: input.valence, recordedAt: input.recordedAt, note: input.note, now: rules.now)
     }
@@ -152,6 +182,42 @@ extension Mood: RecordKindContent {
     func exportRows(_ time: (Date) -> ExportTime) -> [[String?]] {
         let recorded = time(recordedAt)
         return [[recorded.utc, recorded.local, recorded.zone, valence.plainText(decimals: 3)]]
+    }
+
+    func fhirResource(id: UUID, subject: FHIR.Identifier, today: LocalDate) -> any FHIRRecordResource {
+        fhirObservation(id: id, subject: subject)
+    }
+}
+
+extension Thought: RecordKindContent {
+    static func shown(_ stored: RecordService.Stored<Thought>, today: LocalDate) throws -> Components.Schemas.Thought {
+        try .init(stored, occurrences: nil)
+    }
+
+    static let exportColumns = ["added_utc", "added_local", "time_zone", "origin", "text"]
+
+    func exportRows(_ time: (Date) -> ExportTime) -> [[String?]] {
+        let added = time(addedAt)
+        return [[added.utc, added.local, added.zone, origin.rawValue, text]]
+    }
+
+    func fhirResource(id: UUID, subject: FHIR.Identifier, today: LocalDate) -> any FHIRRecordResource {
+        fhirObservation(id: id, subject: subject)
+    }
+}
+
+extension ThoughtOccurrence: RecordKindContent {
+    static func shown(_ stored: RecordService.Stored<ThoughtOccurrence>, today: LocalDate) throws -> Components.Schemas.ThoughtOccurrence {
+        try .init(stored)
+    }
+
+    static let exportColumns = ["thought_id", "recorded_utc", "recorded_local", "time_zone", "rating_before", "rating_after", "change"]
+
+    /// Where it happened and the note stay out of research exports: they are the person's own.
+    func exportRows(_ time: (Date) -> ExportTime) -> [[String?]] {
+        let recorded = time(recordedAt)
+        return [[thoughtID.exportText, recorded.utc, recorded.local, recorded.zone, ratingBefore.plainText(decimals: 3),
+                 ratingAfter.plainText(decimals: 3), change.plainText(decimals: 3)]]
     }
 
     func fhirResource(id: UUID, subject: FHIR.Identifier, today: LocalDate) -> any FHIRRecordResource {

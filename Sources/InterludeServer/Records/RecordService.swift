@@ -29,6 +29,16 @@ extension Mood: RecordContent {
     var occurredAt: Date { recordedAt }
 }
 
+extension Thought: RecordContent {
+    static let recordKind = RecordKind.thought
+    var occurredAt: Date { addedAt }
+}
+
+extension ThoughtOccurrence: RecordContent {
+    static let recordKind = RecordKind.thoughtOccurrence
+    var occurredAt: Date { recordedAt }
+}
+
 extension Therapy: RecordContent {
     static let recordKind = RecordKind.therapy
 
@@ -65,8 +75,9 @@ struct RecordService: Sendable {
         return try open(record)
     }
 
-    /// Stores a new record; the same id sent again by the same person answers the stored one (`created` false).
-    func create<Content: RecordContent>(_ content: Content, id: UUID, by patient: UserRecord) async throws
+    /// Stores a new record; the same id sent again by the same person answers the stored one (`created` false), as
+    /// does, for a record with a `matchKey`, another of theirs with the same key stored meanwhile.
+    func create<Content: RecordContent>(_ content: Content, id: UUID, by patient: UserRecord, matchKey: String? = nil) async throws
         -> (stored: Stored<Content>, created: Bool)
     {
         let patientID = try patient.requireID()
@@ -78,14 +89,18 @@ struct RecordService: Sendable {
         let record = EntryRecord(
             id: id, patientID: patientID, kind: Content.recordKind, occurredAt: content.occurredAt, content: try seal(content), now: now)
         record.remindAt = content.reminder(now: now, in: patient.zone)
+        record.matchKey = matchKey
         do {
             try await record.create(on: database)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             // The same create, sent twice at once: the first one stands.
-            guard let stored = try await EntryRecord.find(id, on: database), stored.$patient.id == patientID else {
-                throw AppError.conflict(.recordIDTaken)
+            if let stored = try await EntryRecord.find(id, on: database), stored.$patient.id == patientID { return (try open(stored), false) }
+            if let matchKey,
+                let stored = try await EntryRecord.query(on: database).filter(\.$patient.$id == patientID).filter(\.$matchKey == matchKey).first()
+            {
+                return (try open(stored), false)
             }
-            return (try open(stored), false)
+            throw AppError.conflict(.recordIDTaken)
         }
         return (Stored(record: record, content: content), true)
     }

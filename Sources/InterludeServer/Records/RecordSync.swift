@@ -15,12 +15,28 @@ extension RecordService {
         case gone
     }
 
-    /// Creates a record from a mutation's body; a repeat of the same id is applied.
+    /// Creates a record from a mutation's body; a repeat of the same id is applied. A thought's occurrence finds
+    /// or starts its thought by its words; a thought is never created on its own.
     func syncCreate(_ kind: RecordKind, id: UUID, body: Data, by patient: UserRecord) async throws -> SyncOutcome {
-        try await syncCreate(kind.content, id: id, body: body, rules: try await rules(for: patient), by: patient)
+        switch kind.editing {
+        case .whole(let type):
+            return try await syncCreate(type, id: id, body: body, rules: try await rules(for: patient), by: patient)
+        case .thought:
+            throw AppError.field("recordKind", .notAllowed)
+        case .thoughtOccurrence:
+            let input = try Self.input(Components.Schemas.ThoughtOccurrenceInput.self, from: body, id: id)
+            let entry: ThoughtEntry
+            do {
+                entry = try input.checked(now: services.clock.now)
+            } catch let error as AppError {
+                throw error.prefixed("record")
+            }
+            _ = try await thoughts.record(entry.text, entry.fields, id: id, thoughtID: entry.thoughtID, by: patient)
+            return .applied
+        }
     }
 
-    private func syncCreate<Content: RecordKindContent>(
+    private func syncCreate<Content: EditableRecordContent>(
         _ type: Content.Type, id: UUID, body: Data, rules: RecordRules, by patient: UserRecord
     ) async throws -> SyncOutcome {
         _ = try await create(try Self.content(type, from: body, id: id, rules: rules), id: id, by: patient)
@@ -29,10 +45,23 @@ extension RecordService {
 
     /// Edits a record from the version the app had: a conflict when it moved on, gone when deleted meanwhile.
     func syncUpdate(_ kind: RecordKind, id: UUID, baseVersion: Int, body: Data, by patient: UserRecord) async throws -> SyncOutcome {
-        try await syncUpdate(kind.content, id: id, baseVersion: baseVersion, body: body, rules: try await rules(for: patient), by: patient)
+        switch kind.editing {
+        case .whole(let type):
+            return try await syncUpdate(type, id: id, baseVersion: baseVersion, body: body, rules: try await rules(for: patient), by: patient)
+        case .thought:
+            throw AppError.field("recordKind", .notAllowed)
+        case .thoughtOccurrence:
+            let fields: ThoughtOccurrence.Fields
+            do {
+                fields = try Self.input(Components.Schemas.ThoughtOccurrenceUpdate.self, from: body, id: nil).checked(now: services.clock.now)
+            } catch let failure as ValidationFailure {
+                throw failure.appError.prefixed("record")
+            }
+            return try await outcome { _ = try await thoughts.update(id, fields, baseVersion: baseVersion, by: patient) }
+        }
     }
 
-    private func syncUpdate<Content: RecordKindContent>(
+    private func syncUpdate<Content: EditableRecordContent>(
         _ type: Content.Type, id: UUID, baseVersion: Int, body: Data, rules: RecordRules, by patient: UserRecord
     ) async throws -> SyncOutcome {
         let content = try Self.content(type, from: body, id: id, rules: rules)
@@ -41,7 +70,13 @@ extension RecordService {
 
     /// Deletes a record from the version the app had; one gone already is what the change wanted.
     func syncDelete(_ kind: RecordKind, id: UUID, baseVersion: Int, by patient: UserRecord) async throws -> SyncOutcome {
-        let result = try await outcome { try await delete(id, kind: kind, baseVersion: baseVersion, by: patient) }
+        let result = try await outcome {
+            if kind == .thought {
+                try await thoughts.delete(id, baseVersion: baseVersion, by: patient)
+            } else {
+                try await delete(id, kind: kind, baseVersion: baseVersion, by: patient)
+            }
+        }
         return result == .gone ? .applied : result
     }
 
@@ -55,6 +90,8 @@ extension RecordService {
             return .gone
         }
     }
+
+    var thoughts: ThoughtService { ThoughtService(database: database, services: services) }
 
     /// A record as its kind's API shows it, for sync answers; nil when the patient has no such record.
     func shown(_ id: UUID, of patient: UserRecord) async throws -> (kind: RecordKind, body: OpenAPIObjectContainer)? {
@@ -75,29 +112,33 @@ extension RecordService {
     }
 
     /// The content of a mutation's body, read as the kind's API body (its `id` the record's) and checked.
-    private static func content<Content: RecordKindContent>(_ type: Content.Type, from body: Data, id: UUID, rules: RecordRules)
+    private static func content<Content: EditableRecordContent>(_ type: Content.Type, from body: Data, id: UUID, rules: RecordRules)
         throws -> Content
     {
-        guard var object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
-            throw AppError.field("record", .invalidValue)
-        }
-        object["id"] = id.uuidString
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            try APIDateTranscoder().decode(try decoder.singleValueContainer().decode(String.self))
-        }
-        let input: Content.Input
-        do {
-            input = try decoder.decode(Content.Input.self, from: try JSONSerialization.data(withJSONObject: object))
-        } catch let error as DecodingError {
-            throw ProblemMiddleware.map(error).prefixed("record")
-        } catch AppError.invalidDateTime {
-            throw AppError.field("record", .invalidFormat)
-        }
+        let input = try input(Content.Input.self, from: body, id: id)
         do {
             return try Content.validate(input, rules: rules)
         } catch let failure as ValidationFailure {
             throw failure.appError.prefixed("record")
+        }
+    }
+
+    /// A mutation's body read as an API body; `id`, when given, is the record's.
+    private static func input<Input: Decodable>(_ type: Input.Type, from body: Data, id: UUID?) throws -> Input {
+        guard var object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            throw AppError.field("record", .invalidValue)
+        }
+        if let id { object["id"] = id.uuidString }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            try APIDateTranscoder().decode(try decoder.singleValueContainer().decode(String.self))
+        }
+        do {
+            return try decoder.decode(Input.self, from: try JSONSerialization.data(withJSONObject: object))
+        } catch let error as DecodingError {
+            throw ProblemMiddleware.map(error).prefixed("record")
+        } catch AppError.invalidDateTime {
+            throw AppError.field("record", .invalidFormat)
         }
     }
 }

@@ -193,6 +193,24 @@ extension APIRow {
         APIRow("deleteMyMood", "* 403, self 204, other 404") { cell in
             .init(.DELETE, "/me/moods/\(try await cell.world.freshMood())?baseVersion=1")
         },
+        APIRow("listMyThoughts", "* 403, self 200, other 200") { _ in .init(.GET, "/me/thoughts") },
+        APIRow("createMyThoughtOccurrence", "* 403, self 201, other 201") { cell in
+            .init(.POST, "/me/thoughts/occurrences", json: [
+                "id": .string(UUID().uuidString), "text": "I always get it wrong", "ratingBefore": -0.5, "ratingAfter": 0.1,
+                "recordedAt": iso(cell.world.app.clock.now),
+            ])
+        },
+        APIRow("updateMyThoughtOccurrence", "* 403, self 200, other 404") { cell in
+            .init(.PATCH, "/me/thoughts/occurrences/\(try await cell.world.freshThought().occurrence)", json: [
+                "baseVersion": 1, "ratingBefore": -0.4, "ratingAfter": 0.3, "recordedAt": iso(cell.world.app.clock.now),
+            ])
+        },
+        APIRow("deleteMyThoughtOccurrence", "* 403, self 204, other 404") { cell in
+            .init(.DELETE, "/me/thoughts/occurrences/\(try await cell.world.freshThought().occurrence)?baseVersion=1")
+        },
+        APIRow("deleteMyThought", "* 403, self 204, other 404") { cell in
+            .init(.DELETE, "/me/thoughts/\(try await cell.world.freshThought().thought)?baseVersion=1")
+        },
         APIRow("uploadMySamples", "* 403, self 200, other 200") { cell in
             .init(.POST, "/me/samples", json: ["samples": [
                 SampleAPITests.sample("heartRate", 70, "count/min", start: cell.world.app.clock.now.addingTimeInterval(-600)),

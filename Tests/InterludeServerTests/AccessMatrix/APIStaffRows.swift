@@ -157,6 +157,12 @@ extension APIRow {
         APIRow("listPatientTherapies", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/therapies") },
         APIRow("listPatientAudiograms", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/audiograms") },
         APIRow("listPatientMoods", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/moods") },
+        APIRow("listPatientThoughts", "* 403, otherT 404, own 200") { cell in
+            .init(.GET, "/patients/\(cell.subject.id)/thoughts?q=nobody&from=2026-01-01")
+        },
+        APIRow("createPatientThought", "* 403, otherT 404, own 201") { cell in
+            .init(.POST, "/patients/\(cell.subject.id)/thoughts", json: ["text": .string("Example thought \(UUID())")])
+        },
         APIRow("getAudiogram", "* 404, self 200, own 200") { cell in
             .init(.GET, "/audiograms/\(try await cell.world.freshAudiogram(of: cell.subject.id))")
         },

@@ -349,6 +349,15 @@ extension AccessWorld {
         try await freshRecord(Mood(valence: 0.4, recordedAt: app.clock.now, note: "Slept badly"))
     }
 
+    /// A thought of Ada's with one occurrence, recorded through the service the API uses: the ids of both.
+    func freshThought() async throws -> (thought: String, occurrence: String) {
+        let service = ThoughtService(database: app.database, services: app.app.interlude)
+        let patient = try #require(try await UserRecord.find(ada.id, on: app.database))
+        let fields = ThoughtOccurrence.Fields(recordedAt: app.clock.now, ratingBefore: -0.7, ratingAfter: -0.2, location: nil, note: nil)
+        let recorded = try await service.record("Nobody wants me here \(UUID())", fields, id: UUID(), thoughtID: nil, by: patient)
+        return (try recorded.thought.record.requireID().uuidString, try recorded.occurrence.record.requireID().uuidString)
+    }
+
     /// An import of Ada's, its first four bytes received of eight.
     func freshHealthImport() async throws -> String {
         let service = HealthImportService(database: app.database, services: app.app.interlude)

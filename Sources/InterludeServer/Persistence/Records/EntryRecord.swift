@@ -2,7 +2,7 @@ import Fluent
 import Foundation
 import InterludeCore
 
-/// A record a patient keeps in their health record (an event, a therapy, an audiogram): its content sealed as JSON,
+/// A record a patient keeps in their health record (an event, a therapy, an audiogram, a thought): its content sealed as JSON,
 /// and a version that moves on with every edit so two devices cannot overwrite each other unseen. The id is the
 /// one the client generated, so a create sent twice finds the first.
 final class EntryRecord: Model, @unchecked Sendable {
@@ -25,6 +25,8 @@ final class EntryRecord: Model, @unchecked Sendable {
     @Field(key: "content") var content: String
     /// When the person is to be reminded of it (a therapy's end), if ever.
     @OptionalField(key: "remind_at") var remindAt: Date?
+    /// A thought's words as compared, hashed with a key of the server's (`FieldCipher.matchKey`); empty otherwise.
+    @OptionalField(key: "match_key") var matchKey: String?
 
     init() {}
 

@@ -134,7 +134,7 @@ struct ConsoleRecordSettingsController {
         let page = SettingsPage(
             studyID: grant.studyID.uuidString.lowercased(), title: grant.study.title,
             action: ConsoleURL.recordSettings(study: grant.studyID).path, studyLink: ConsoleURL.study(grant.studyID).path,
-            kinds: RecordKind.allCases.map {
+            kinds: RecordKind.collectable.map {
                 KindChoice(kind: $0.rawValue, label: localizer.text("records.kind.\($0.rawValue)", language), checked: collects.contains($0.rawValue))
             },
             eventTypes: eventTypes.joined(separator: "\n"),

@@ -138,6 +138,8 @@ extension RecordKind {
         case .therapy: self = .therapy
         case .audiogram: self = .audiogram
         case .mood: self = .mood
+        case .thought: self = .thought
+        case .thoughtOccurrence: self = .thoughtOccurrence
         }
     }
 }
@@ -149,6 +151,8 @@ extension Components.Schemas.RecordKind {
         case .therapy: self = .therapy
         case .audiogram: self = .audiogram
         case .mood: self = .mood
+        case .thought: self = .thought
+        case .thoughtOccurrence: self = .thoughtOccurrence
         }
     }
 }
