@@ -33,6 +33,7 @@ const PAGES = new Set([
   "studies",
   "therapies",
   "therapist",
+  "thoughts",
   "verify",
   "verify-pending",
 ]);

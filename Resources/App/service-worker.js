@@ -2,7 +2,7 @@
 // their definitions, appointments, health records) so the app opens and questionnaires can be answered without a connection;
 // shows push notifications and opens the page a tap asks for.
 
-const VERSION = "interlude-v9";
+const VERSION = "interlude-v10";
 const SHELL = [
   "/app",
   "/app/questionnaires",
@@ -11,6 +11,7 @@ const SHELL = [
   "/app/therapies",
   "/app/audiograms",
   "/app/moods",
+  "/app/thoughts",
   "/app/health-data",
   "/app/schedule",
   "/app/interventions",
@@ -23,6 +24,7 @@ const SHELL = [
   "/js/lib/backup-crypto.js",
   "/js/lib/calendar.js",
   "/js/lib/consent.js",
+  "/js/lib/defusion.js",
   "/js/lib/forms.js",
   "/js/lib/i18n.js",
   "/js/lib/instrument-logic.js",
@@ -58,6 +60,7 @@ const SHELL = [
   "/js/pages/studies.js",
   "/js/pages/therapies.js",
   "/js/pages/therapist.js",
+  "/js/pages/thoughts.js",
   "/js/pages/verify-pending.js",
   "/js/pages/verify.js",
   "/icons/icon-192.png",
@@ -75,7 +78,7 @@ const READS = [
   /^\/api\/v1\/me\/appointments$/,
   /^\/api\/v1\/me\/therapist$/,
   /^\/api\/v1\/me\/interventions$/,
-  /^\/api\/v1\/me\/(events|therapies|audiograms|moods|sample-types)$/,
+  /^\/api\/v1\/me\/(events|therapies|audiograms|moods|thoughts|sample-types)$/,
   /^\/api\/v1\/me\/audiograms\/[0-9a-f-]+\/chart\.svg$/,
 ];
 

@@ -39,7 +39,22 @@ export async function api(method, path, body) {
       data = null;
     }
   }
-  return { ok: response.ok, status: response.status, data };
+  return { ok: response.ok, status: response.status, data, next: response.headers.get("Next-Cursor") };
+}
+
+/** Reads every page of a list, following `Next-Cursor`; resolves like api(), with all the items or the first failure. */
+export async function apiList(path) {
+  const items = [];
+  let cursor = null;
+  do {
+    const query = new URLSearchParams({ limit: "200" });
+    if (cursor) query.set("cursor", cursor);
+    const result = await api("GET", `${path}${path.includes("?") ? "&" : "?"}${query}`);
+    if (!result.ok) return result;
+    items.push(...result.data);
+    cursor = result.next;
+  } while (cursor);
+  return { ok: true, status: 200, data: items };
 }
 
 /** Sends a file or a part of one as it is (a health import); resolves to { ok, status, data } like api(). */

@@ -35,6 +35,7 @@ struct PatientAppController {
         ("therapies", "app/therapies", "app.therapies.title"),
         ("audiograms", "app/audiograms", "app.audiograms.title"),
         ("moods", "app/moods", "app.moods.title"),
+        ("thoughts", "app/thoughts", "app.thoughts.title"),
         ("health-data", "app/health-data", "app.healthData.title"),
         ("schedule", "app/schedule", "app.schedule.title"),
         ("interventions", "app/interventions", "app.interventions.title"),
