@@ -21,7 +21,7 @@ struct ConsoleURLTests {
         (.audit, .GET), (.settings, .GET), (.settings, .POST), (.settingsTwoFactor, .POST),
         (.patients, .GET), (.patient(patient), .GET), (.assignPrompt(patient: patient), .POST),
         (.appointments(patient: patient), .POST), (.response(patient: patient, response: other), .GET),
-        (.responseFHIR(patient: patient, response: other), .GET), (.healthRecord(patient: patient), .GET), (.pairingCodes, .GET), (.pairingCodes, .POST),
+        (.responseFHIR(patient: patient, response: other), .GET), (.healthRecord(patient: patient), .GET), (.thoughts(patient: patient), .GET), (.thoughts(patient: patient), .POST), (.pairingCodes, .GET), (.pairingCodes, .POST),
         (.pairingCodeSheet, .GET), (.profile, .GET), (.profile, .POST),
         (.intersession(patient: patient), .GET), (.interventions(patient: patient), .POST),
         (.interventionTemplate(patient: patient), .POST), (.alerts, .GET), (.acknowledgement(alert: other), .POST),

@@ -31,6 +31,7 @@ enum ConsoleURL: Hashable, Sendable {
     case response(patient: UUID, response: UUID)
     case responseFHIR(patient: UUID, response: UUID)
     case healthRecord(patient: UUID)
+    case thoughts(patient: UUID)
     case pairingCodes
     case pairingCodeSheet
     case profile
@@ -109,6 +110,7 @@ enum ConsoleURL: Hashable, Sendable {
         case .responseFHIR(let patient, let response):
             ["patients", patient.uuidString, "responses", response.uuidString, "fhir"]
         case .healthRecord(let patient): ["patients", patient.uuidString, "record"]
+        case .thoughts(let patient): ["patients", patient.uuidString, "thoughts"]
         case .pairingCodes: ["pairing-codes"]
         case .pairingCodeSheet: ["pairing-codes", "sheet"]
         case .profile: ["profile"]

@@ -34,5 +34,6 @@ struct WebRoutes {
         ConsoleRulesController().register(on: signedIn)
         ConsoleRecordSettingsController().register(on: signedIn)
         ConsoleHealthRecordController().register(on: signedIn)
+        ConsoleThoughtsController().register(on: signedIn)
     }
 }

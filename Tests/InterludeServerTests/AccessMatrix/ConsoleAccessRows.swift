@@ -156,6 +156,12 @@ extension ConsoleRow {
         ConsoleRow("GET /console/patients/:patientID/record", "\(staffOnly), * 403, otherT 404, own 200") { cell in
             .get("/console/patients/\(cell.subject.id)/record")
         },
+        ConsoleRow("GET /console/patients/:patientID/thoughts", "\(staffOnly), * 403, otherT 404, own 200") { cell in
+            .get("/console/patients/\(cell.subject.id)/thoughts?q=nobody&from=2026-01-01")
+        },
+        ConsoleRow("POST /console/patients/:patientID/thoughts", "\(staffOnly), * 403, otherT 404, own 201") { cell in
+            .post("/console/patients/\(cell.subject.id)/thoughts", [("text", "Example thought \(UUID())")])
+        },
         ConsoleRow("GET /console/schedule/:patientID", "\(staffOnly), * 404, own 200, res 200") { cell in .get("/console/schedule/\(cell.subject.id)") },
         ConsoleRow("GET /console/patients/:patientID/intersession", "\(staffOnly), * 403, otherT 404, own 200") { cell in
             .get("/console/patients/\(cell.subject.id)/intersession")
