@@ -18,7 +18,7 @@ struct ConsoleURLTests {
         (.home, .GET), (.login(), .GET), (.login(), .POST), (.logout, .POST), (.password, .GET), (.password, .POST),
         (.preferences, .POST), (.twoFactor, .POST), (.disableTwoFactor, .POST),
         (.users, .GET), (.users, .POST), (.userActive(other), .POST), (.userTwoFactorReset(other), .POST),
-        (.audit, .GET), (.settings, .GET), (.settings, .POST), (.settingsTwoFactor, .POST),
+        (.audit, .GET), (.settings, .GET), (.settings, .POST), (.settingsTwoFactor, .POST), (.settingsACT, .POST),
         (.patients, .GET), (.patient(patient), .GET), (.assignPrompt(patient: patient), .POST),
         (.appointments(patient: patient), .POST), (.response(patient: patient, response: other), .GET),
         (.responseFHIR(patient: patient, response: other), .GET), (.healthRecord(patient: patient), .GET), (.thoughts(patient: patient), .GET), (.thoughts(patient: patient), .POST), (.pairingCodes, .GET), (.pairingCodes, .POST),

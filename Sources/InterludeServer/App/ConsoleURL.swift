@@ -22,6 +22,7 @@ enum ConsoleURL: Hashable, Sendable {
     case audit
     case settings
     case settingsTwoFactor
+    case settingsACT
 
     // Caseload
     case patients
@@ -102,6 +103,7 @@ enum ConsoleURL: Hashable, Sendable {
         case .audit: ["audit"]
         case .settings: ["settings"]
         case .settingsTwoFactor: ["settings", "two-factor"]
+        case .settingsACT: ["settings", "act"]
         case .patients: ["patients"]
         case .patient(let patient): ["patients", patient.uuidString]
         case .assignPrompt(let patient): ["patients", patient.uuidString, "prompts"]

@@ -63,6 +63,7 @@ struct PatientAppController {
             try await request.renderPage(
                 "app/intervention", titleKey: "app.interventions.title", content: NoContent(), script: Self.script)
         }
+        ACTPages().register(on: routes)
         routes.get("register", use: register)
         routes.get("profile", use: profile)
         routes.get("pairing", use: pairing)

@@ -2,8 +2,8 @@ import Fluent
 import Foundation
 import InterludeCore
 
-/// The privacy policy and imprint the operator publishes; the admin edits them in the console, and until then
-/// the shipped defaults apply.
+/// The privacy policy, the imprint and the pages about ACT's core processes the operator publishes; the admin
+/// edits them in the console, and until then the shipped defaults apply.
 struct SiteTexts: Sendable {
     enum Kind: String, Sendable, CaseIterable {
         case privacyPolicy
@@ -54,6 +54,35 @@ struct SiteTexts: Sendable {
                 try await Self.store("privacyPolicy.version", cleanVersion, now: now, on: database)
             }
         }
+    }
+
+    /// The page about one of ACT's core processes: the operator's text, or the shipped default.
+    func text(_ process: ACTProcess, _ language: Language, localizer: Localizer) async throws -> String {
+        if let stored = try await SettingRecord.find(Self.key(process, language), on: database) { return stored.value }
+        return localizer.text("site.act.\(process.rawValue).default", language)
+    }
+
+    /// Stores the pages about ACT's core processes, each in every language (`process_language` names a field); audited.
+    func update(act texts: [ACTProcess: [Language: String]], by grant: AdminGrant) async throws {
+        var validator = FieldValidator()
+        var checked: [String: String] = [:]
+        for (process, byLanguage) in texts {
+            for (language, text) in byLanguage {
+                checked[Self.key(process, language)] = validator.text(
+                    text, field: "\(process.rawValue)_\(language.rawValue)", maxLength: Self.maxLength, lines: .multiple)
+            }
+        }
+        try validator.check()
+        let now = grant.services.clock.now
+        let newTexts = checked
+        try await database.transaction { database in
+            for (key, text) in newTexts { try await Self.store(key, text, now: now, on: database) }
+        }
+        try await grant.record(.siteTextChanged, target: "act", on: database)
+    }
+
+    private static func key(_ process: ACTProcess, _ language: Language) -> String {
+        "act.\(process.rawValue).text.\(language.rawValue)"
     }
 
     private static func key(_ kind: Kind, _ language: Language) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import InterludeCore
 import NIOHTTP1
 import Testing
 
@@ -132,6 +133,9 @@ extension ConsoleRow {
         ConsoleRow("POST /console/settings", "\(staffOnly), * 403, admin 303") { _ in
             .post("/console/settings", [("privacyVersion", "1"), ("privacyDe", "Datenschutz"), ("privacyEn", "Privacy"),
                 ("imprintDe", "Impressum"), ("imprintEn", "Imprint")])
+        },
+        ConsoleRow("POST /console/settings/act", "\(staffOnly), * 403, admin 303") { _ in
+            .post("/console/settings/act", ACTProcess.allCases.flatMap { [("\($0.rawValue)_de", "Text"), ("\($0.rawValue)_en", "Text")] })
         },
         ConsoleRow("POST /console/settings/two-factor", "\(staffOnly), * 403, admin 303") { _ in
             .post("/console/settings/two-factor")

@@ -56,8 +56,17 @@ struct AdminPages: Sendable {
         var imprintDe: String
         var imprintEn: String
         var twoFactorRequired: Bool
+        var act: [ACTText]
         var saved: Bool
         var errors: FormErrors
+    }
+
+    /// One ACT process's page in each language, as the form shows it.
+    struct ACTText: Encodable, Sendable {
+        var process: String
+        var label: String
+        var de: String
+        var en: String
     }
 
     let admin: UserRecord
@@ -121,8 +130,20 @@ struct AdminPages: Sendable {
                 patient: patientFilter, olderLink: olderLink, patientNotFound: patientNotFound)
     }
 
-    func settings(form: ConsoleAdminController.SettingsForm?, saved: Bool, errors: FormErrors) async throws -> SettingsContent {
+    func settings(
+        form: ConsoleAdminController.SettingsForm?, act actForm: [String: String]? = nil, saved: Bool, errors: FormErrors
+    ) async throws -> SettingsContent {
         let texts = SiteTexts(database: database)
+        var act: [ACTText] = []
+        for process in ACTProcess.allCases {
+            func shown(_ language: Language) async throws -> String {
+                if let entered = actForm?["\(process.rawValue)_\(language.rawValue)"] { return entered }
+                return try await texts.text(process, language, localizer: localizer)
+            }
+            act.append(ACTText(
+                process: process.rawValue, label: localizer.text("act.process.\(process.rawValue)", admin.language), de: try await shown(.de),
+                en: try await shown(.en)))
+        }
         let current = try await ConsoleAdminController.SettingsForm(
             privacyVersion: texts.privacyPolicyVersion(),
             privacyDe: texts.text(.privacyPolicy, .de, localizer: localizer),
@@ -134,6 +155,6 @@ struct AdminPages: Sendable {
                 privacyVersion: shown.privacyVersion, privacyDe: shown.privacyDe, privacyEn: shown.privacyEn,
                 imprintDe: shown.imprintDe, imprintEn: shown.imprintEn,
                 twoFactorRequired: try await TwoFactorService(database: database, services: services).isRequired(),
-                saved: saved, errors: errors)
+                act: act, saved: saved, errors: errors)
     }
 }

@@ -30,6 +30,7 @@ struct ConsoleAdminController {
         routes.get("settings", use: showSettings)
         routes.post("settings", use: saveSettings)
         routes.post("settings", "two-factor", use: saveTwoFactorRequirement)
+        routes.post("settings", "act", use: saveACTTexts)
     }
 
     private func renderUsers(
@@ -89,10 +90,10 @@ struct ConsoleAdminController {
     }
 
     private func renderSettings(
-        _ request: Request, form: SettingsForm? = nil, saved: Bool = false, errors: FormErrors = FormErrors(),
-        status: HTTPResponseStatus = .ok
+        _ request: Request, form: SettingsForm? = nil, act: [String: String]? = nil, saved: Bool = false,
+        errors: FormErrors = FormErrors(), status: HTTPResponseStatus = .ok
     ) async throws -> Response {
-        let content = try await pages(request).settings(form: form, saved: saved, errors: errors)
+        let content = try await pages(request).settings(form: form, act: act, saved: saved, errors: errors)
         return try await request.renderConsole(
             "console/settings", titleKey: "console.settings.title", content: content, status: status)
     }
@@ -108,6 +109,25 @@ struct ConsoleAdminController {
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderSettings(request, form: form, errors: errors, status: errors.status)
+        }
+    }
+
+    /// Stores the pages about ACT's six core processes, every one in German and English.
+    func saveACTTexts(_ request: Request) async throws -> Response {
+        let admin = try AdminGrant(try request.consoleUser(.admin), services: request.services)
+        let form = try request.content.decode([String: String].self)
+        var texts: [ACTProcess: [Language: String]] = [:]
+        for process in ACTProcess.allCases {
+            for language in Language.allCases {
+                texts[process, default: [:]][language] = form["\(process.rawValue)_\(language.rawValue)"] ?? ""
+            }
+        }
+        do {
+            try await SiteTexts(database: request.db).update(act: texts, by: admin)
+            return request.redirect(to: .settings, query: [("saved", "1")])
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await renderSettings(request, act: form, errors: errors, status: errors.status)
         }
     }
 
