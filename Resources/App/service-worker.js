@@ -35,6 +35,7 @@ const SHELL = [
   "/js/lib/forms.js",
   "/js/lib/i18n.js",
   "/js/lib/instrument-logic.js",
+  "/js/lib/message-choices.js",
   "/js/lib/interventions.js",
   "/js/lib/month-view.js",
   "/js/lib/navigation.js",

@@ -143,6 +143,33 @@ struct RuleTests {
         #expect(InterventionState(seenAt: now, completedAt: now) == .completed)
     }
 
+    @Test("a participant chooses fewer messages (or none) and a narrower window only inside a plan that lets them")
+    func chosenMessagePlans() throws {
+        let time = { (text: String) in LocalTime(text)! }
+        let study = MessagePlan(perDay: 4, windowStart: time("09:00"), windowEnd: time("21:00"), personChooses: true)
+        let mine = try study.chosen(perDay: 2, windowStart: time("18:00"), windowEnd: time("20:30"))
+        #expect(mine == MessagePlan(perDay: 2, windowStart: time("18:00"), windowEnd: time("20:30")))
+        #expect(mine.moments(on: LocalDate("2026-11-24")!, seed: "p").allSatisfy { $0 >= time("18:00") && $0 <= time("20:30") })
+        #expect(try study.chosen(perDay: 0, windowStart: time("09:00"), windowEnd: time("21:00")).moments(on: LocalDate("2026-11-24")!, seed: "p").isEmpty)
+        #expect(throws: ValidationFailure([
+            FieldError(field: "perDay", code: .outOfRange, limit: 4), FieldError(field: "windowStart", code: .outsideWindow),
+            FieldError(field: "windowEnd", code: .outsideWindow),
+        ])) {
+            try study.chosen(perDay: 5, windowStart: time("07:00"), windowEnd: time("22:00"))
+        }
+        #expect(throws: ValidationFailure(field: "windowEnd", code: .invalidValue)) {
+            try study.chosen(perDay: 1, windowStart: time("20:00"), windowEnd: time("10:00"))
+        }
+        #expect(throws: ValidationFailure(field: "windowEnd", code: .tooShort)) {
+            try study.chosen(perDay: 4, windowStart: time("10:00"), windowEnd: time("10:02"))
+        }
+        #expect(throws: ValidationFailure(field: "perDay", code: .notAllowed)) {
+            try MessagePlan(perDay: 4, windowStart: time("09:00"), windowEnd: time("21:00")).chosen(perDay: 1, windowStart: time("10:00"), windowEnd: time("11:00"))
+        }
+        let stored = try JSONDecoder().decode(MessagePlan.self, from: Data(#"{"perDay":2,"windowStart":"09:00","windowEnd":"20:00"}"#.utf8))
+        #expect(!stored.personChooses, "a plan stored before the choice existed lets nobody choose")
+    }
+
     @Test("message plans: N distinct moments inside the window, the same for the same seed, a fair pick")
     func messagePlans() throws {
         let plan = MessagePlan(perDay: 3, windowStart: LocalTime("09:00")!, windowEnd: LocalTime("20:59")!)

@@ -5,6 +5,7 @@ import { api, loadMe } from "../lib/api.js";
 import { checkRepeat, onSubmit, requireFields, showProblem, showSuccess, showSummary, values } from "../lib/forms.js";
 import { formatDate, genderLabel, message } from "../lib/i18n.js";
 import { ANSWERS_KEY, ANSWERS_OWNER_KEY, BACKUP_VERSION_KEY, DELETE_ANSWERS_KEY } from "../lib/interventions.js";
+import { runMessageChoices } from "../lib/message-choices.js";
 import { clear as clearOutbox, flush, pending } from "../lib/outbox.js";
 import { fillTimeZones, setText } from "../lib/page.js";
 import { runNotificationSettings } from "../lib/push.js";
@@ -71,6 +72,7 @@ export async function run() {
   });
   runSignOut(me);
   await runNotificationSettings();
+  if (patient) await runMessageChoices();
 }
 
 /**

@@ -72,15 +72,53 @@ public struct MessagePlan: Codable, Hashable, Sendable {
     public var windowStart: LocalTime
     /// The last minute a message may arrive at.
     public var windowEnd: LocalTime
+    /// Whether each participant may choose fewer messages and a narrower window inside this plan's.
+    public var personChooses: Bool
 
-    public init(perDay: Int, windowStart: LocalTime, windowEnd: LocalTime) {
+    public init(perDay: Int, windowStart: LocalTime, windowEnd: LocalTime, personChooses: Bool = false) {
         self.perDay = perDay
         self.windowStart = windowStart
         self.windowEnd = windowEnd
+        self.personChooses = personChooses
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case perDay, windowStart, windowEnd, personChooses
+    }
+
+    /// Plans stored before participants could choose read as plans they cannot change.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        perDay = try container.decode(Int.self, forKey: .perDay)
+        windowStart = try container.decode(LocalTime.self, forKey: .windowStart)
+        windowEnd = try container.decode(LocalTime.self, forKey: .windowEnd)
+        personChooses = try container.decodeIfPresent(Bool.self, forKey: .personChooses) ?? false
+    }
+
+    /// A participant's own plan inside this one: no messages at all (0), or up to this plan's number a day inside
+    /// its window, with room for each in the window. Refused, naming the field, when the study does not let them
+    /// choose or the choice lies outside its bounds.
+    public func chosen(perDay count: Int, windowStart start: LocalTime, windowEnd end: LocalTime) throws(ValidationFailure) -> MessagePlan {
+        guard personChooses else { throw ValidationFailure(field: "perDay", code: .notAllowed) }
+        var validator = FieldValidator()
+        if count < 0 || count > perDay { validator.add("perDay", .outOfRange, limit: perDay) }
+        if start < windowStart || start > windowEnd { validator.add("windowStart", .outsideWindow) }
+        if end > windowEnd || end < windowStart { validator.add("windowEnd", .outsideWindow) }
+        if validator.errors.isEmpty {
+            if end <= start {
+                validator.add("windowEnd", .invalidValue)
+            } else if end.minutes - start.minutes + 1 < count {
+                validator.add("windowEnd", .tooShort)
+            }
+        }
+        try validator.check()
+        return MessagePlan(perDay: count, windowStart: start, windowEnd: end)
     }
 
     /// A plan as a form sends it (`"3"`, `"09:00"`, `"20:00"`), checked.
-    public static func parse(perDay: String, windowStart: String, windowEnd: String) throws(ValidationFailure) -> MessagePlan {
+    public static func parse(perDay: String, windowStart: String, windowEnd: String, personChooses: Bool = false) throws(ValidationFailure)
+        -> MessagePlan
+    {
         var validator = FieldValidator()
         let count = Int(perDay.trimmingCharacters(in: .whitespaces))
         let start = LocalTime(windowStart)
@@ -89,7 +127,7 @@ public struct MessagePlan: Codable, Hashable, Sendable {
         if start == nil { validator.add("windowStart", .invalidFormat) }
         if end == nil { validator.add("windowEnd", .invalidFormat) }
         try validator.check()
-        let plan = MessagePlan(perDay: count!, windowStart: start!, windowEnd: end!)
+        let plan = MessagePlan(perDay: count!, windowStart: start!, windowEnd: end!, personChooses: personChooses)
         try plan.validate()
         return plan
     }

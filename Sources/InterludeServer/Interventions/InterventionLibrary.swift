@@ -85,7 +85,7 @@ struct InterventionLibrary: Sendable {
 }
 
 /// Plans each active participant's reinforcement messages for today and tomorrow: random moments inside the
-/// study's window, each with a message drawn from the pool, stored ahead and notified when they arrive. The
+/// study's window (or the participant's own number and window, where the study lets them choose), each with a message drawn from the pool, stored ahead and notified when they arrive. The
 /// occurrence key makes planning twice, or in two processes, add nothing twice.
 struct MessagePlanner: Sendable {
     let database: any Database
@@ -104,9 +104,13 @@ struct MessagePlanner: Sendable {
             let enrollments = try await EnrollmentRecord.query(on: database)
                 .filter(\.$study.$id == studyID).filter(\.$status == EnrollmentStatus.active)
                 .with(\.$patient).all()
+            let choices = plan.personChooses
+                ? try await MessageChoiceService(database: database, services: services)
+                    .choices(of: enrollments.map(\.$patient.id), in: studyID) : [:]
             for enrollment in enrollments {
                 created += try await deliveries(
-                    of: plan, pool: pool, for: enrollment.patient, studyID: studyID, since: enrollment.createdAt, now: now)
+                    of: choices[enrollment.$patient.id]?[studyID] ?? plan, pool: pool, for: enrollment.patient, studyID: studyID,
+                    since: enrollment.createdAt, now: now)
             }
         }
         return created

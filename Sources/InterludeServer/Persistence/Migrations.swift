@@ -51,6 +51,7 @@ enum Migrations {
             UpdateRecordsAddReminder(),
             CreateSamples(),
             UpdateRecordsAddMatchKey(),
+            CreateMessageChoices(),
         ]
     }
 }

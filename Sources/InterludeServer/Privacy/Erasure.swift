@@ -20,6 +20,7 @@ enum ErasureMap {
         AlertRecord.schema,
         RuleFiringRecord.schema,
         InterventionRecord.schema,
+        MessageChoiceRecord.schema,
         InterventionBackupRecord.schema,
         DeviceRecord.schema,
         NotificationPreferenceRecord.schema,

@@ -88,6 +88,8 @@ struct ErasureRun: Sendable {
             try await remove(inStudy(RuleFiringRecord.query(on: database).filter(\.$patient.$id == userID), \.$studyID), from: table)
         case InterventionRecord.schema:
             try await remove(inStudy(InterventionRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id), from: table)
+        case MessageChoiceRecord.schema:
+            try await remove(inStudy(MessageChoiceRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id), from: table)
         case InterventionBackupRecord.schema:
             guard wholeAccount else { return }
             try await remove(InterventionBackupRecord.query(on: database).filter(\.$user.$id == userID), from: table)

@@ -193,6 +193,15 @@ extension APIRow {
         APIRow("deleteMyMood", "* 403, self 204, other 404") { cell in
             .init(.DELETE, "/me/moods/\(try await cell.world.freshMood())?baseVersion=1")
         },
+        APIRow("listMyMessagePlans", "* 403, self 200, other 200") { _ in .init(.GET, "/me/message-plans") },
+        APIRow("chooseMyMessagePlan", "* 403, self 200, other 404") { cell in
+            .init(.PUT, "/me/message-plans/\(try await cell.world.choosableMessagePlan())", json: [
+                "perDay": 1, "windowStart": "18:00", "windowEnd": "20:00",
+            ])
+        },
+        APIRow("resetMyMessagePlan", "* 403, self 204, other 404") { cell in
+            .init(.DELETE, "/me/message-plans/\(try await cell.world.choosableMessagePlan())")
+        },
         APIRow("listMyThoughts", "* 403, self 200, other 200") { _ in .init(.GET, "/me/thoughts") },
         APIRow("createMyThoughtOccurrence", "* 403, self 201, other 201") { cell in
             .init(.POST, "/me/thoughts/occurrences", json: [

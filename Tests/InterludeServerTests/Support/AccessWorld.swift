@@ -358,6 +358,16 @@ extension AccessWorld {
         return (try recorded.thought.record.requireID().uuidString, try recorded.occurrence.record.requireID().uuidString)
     }
 
+    /// Ada's practice, sending three messages a day that its participants may choose fewer of.
+    func choosableMessagePlan() async throws -> UUID {
+        try await MessagePlanRecord.query(on: app.database).filter(\.$study.$id == practice).delete()
+        try await MessagePlanRecord(
+            studyID: practice, definition: #"{"perDay":3,"windowStart":"09:00","windowEnd":"21:00","personChooses":true}"#,
+            now: app.clock.now
+        ).create(on: app.database)
+        return practice
+    }
+
     /// An import of Ada's, its first four bytes received of eight.
     func freshHealthImport() async throws -> String {
         let service = HealthImportService(database: app.database, services: app.app.interlude)

@@ -10,6 +10,8 @@ struct ConsoleRulesController {
         var perDay: String
         var windowStart: String
         var windowEnd: String
+        /// "on" when participants may choose fewer messages and a narrower window.
+        var personChooses: String?
     }
 
     struct TextForm: Content {
@@ -142,7 +144,9 @@ struct ConsoleRulesController {
         return try await changeLibrary(request, section: "messages", errorsAt: \.planErrors, keeping: { $0.plan = form }) {
             library, grant in
             let plan = remove
-                ? nil : try MessagePlan.parse(perDay: form.perDay, windowStart: form.windowStart, windowEnd: form.windowEnd)
+                ? nil
+                : try MessagePlan.parse(
+                    perDay: form.perDay, windowStart: form.windowStart, windowEnd: form.windowEnd, personChooses: form.personChooses == "on")
             try await library.setPlan(plan, in: grant)
         }
     }

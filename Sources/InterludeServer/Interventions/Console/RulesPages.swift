@@ -129,7 +129,9 @@ struct RulesPages: Sendable {
             messageErrors: state.messageErrors,
             plan: state.plan
                 ?? library.plan.map {
-                    ConsoleRulesController.PlanForm(perDay: String($0.perDay), windowStart: $0.windowStart.description, windowEnd: $0.windowEnd.description)
+                    ConsoleRulesController.PlanForm(
+                        perDay: String($0.perDay), windowStart: $0.windowStart.description, windowEnd: $0.windowEnd.description,
+                        personChooses: $0.personChooses ? "on" : nil)
                 } ?? ConsoleRulesController.PlanForm(perDay: "2", windowStart: "09:00", windowEnd: "20:00"),
             hasPlan: library.plan != nil, planErrors: state.planErrors)
     }
