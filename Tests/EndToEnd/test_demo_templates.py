@@ -8,6 +8,9 @@ TinnitusNavigator (seed 002): the patient's health record of events, therapies a
 (offline too, through /sync), read by their therapist and exported under a pseudonym for the study.
 Anima (seed 003): a month of moods and samples; samples sent gzipped and from an Apple Health export uploaded in
 two parts, only enabled types inside the window kept; a type switched off loses its samples; the export.
+iACT (seed 004): thoughts recorded again in other spellings count as the same thought, online and through /sync;
+the therapist pages through them by a cursor and adds an example the phone pulls once; the client reduces their
+reinforcement messages; the hexaflex and its pages are served.
 
 Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR and INTERLUDE_BIN set.
 """
@@ -23,13 +26,14 @@ import sys
 import time
 import unittest
 import urllib.error
+import urllib.request
 import uuid
 import zipfile
 from zoneinfo import ZoneInfo
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Support"))
 
-from interlude_e2e import answer_open_prompts, call, demo, export_zip, raw, send_bytes, sign_in  # noqa: E402  (the path is set just above)
+from interlude_e2e import API, BASE, answer_open_prompts, call, demo, export_zip, raw, send_bytes, sign_in  # noqa: E402  (the path is set just above)
 
 VIENNA = ZoneInfo("Europe/Vienna")
 
@@ -231,6 +235,61 @@ class DemoTemplateTest(unittest.TestCase):
         self.assertNotIn("stepCount", {row["type"] for row in tables["samples.csv"]})
         self.assertIn("heartRate", {row["type"] for row in tables["samples_daily.csv"]})
         self.assertNotIn("Demo Watch", package.read("samples.csv").decode())
+
+
+    def test_iact(self):
+        accounts = demo("iact")
+        patient, therapist = (sign_in(accounts[role]) for role in ("patient", "therapist"))
+        patient_id = call("GET", "/me", token=patient)["id"]
+        thoughts = call("GET", "/me/thoughts", token=patient)
+        self.assertEqual(len(thoughts), 7)
+        good_enough = next(item for item in thoughts if item["text"] == "I am not good enough.")
+        self.assertEqual(len(good_enough["occurrences"]), 7)
+
+        now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+        again = call("POST", "/me/thoughts/occurrences", {
+            "id": str(uuid.uuid4()), "text": "  i am NOT good   enough. ", "ratingBefore": -0.7, "ratingAfter": -0.2, "recordedAt": now,
+        }, token=patient)
+        self.assertEqual(again["thought"]["id"], good_enough["id"])
+        offline = call("POST", "/sync", {"mutations": [
+            {"id": str(uuid.uuid4()), "type": "record.create", "recordKind": "thoughtOccurrence", "recordId": str(uuid.uuid4()),
+             "record": {"text": "Everyone else copes better than me.", "ratingBefore": -0.6, "ratingAfter": -0.3, "recordedAt": now}},
+            {"id": str(uuid.uuid4()), "type": "record.delete", "recordKind": "thought", "recordId": good_enough["id"], "baseVersion": 1},
+        ]}, token=patient)
+        self.assertEqual([result["status"] for result in offline["results"]], ["applied", "applied"])
+
+        seen, cursor = [], None
+        while True:
+            path = f"/patients/{patient_id}/thoughts?limit=3" + (f"&cursor={cursor}" if cursor else "")
+            with urllib.request.urlopen(urllib.request.Request(API + path, headers={"Authorization": "Bearer " + therapist})) as response:
+                seen += [item["text"] for item in json.loads(response.read())]
+                cursor = response.headers.get("Next-Cursor")
+            if not cursor:
+                break
+        self.assertEqual(len(seen), 7)
+        self.assertEqual(len(set(seen)), 7, "no thought on two pages")
+        self.assertIn("Everyone else copes better than me.", seen)
+        self.assertNotIn("I am not good enough.", seen)
+
+        before = call("GET", "/sync", token=patient)["cursor"]
+        added = call("POST", f"/patients/{patient_id}/thoughts", {"text": "I must always be strong."}, token=therapist)
+        pulled = call("GET", f"/sync?since={before}", token=patient)
+        examples = [record for record in pulled["records"] if record["kind"] == "thought" and record["record"]["id"] == added["id"]]
+        self.assertEqual(len(examples), 1)
+        self.assertEqual(examples[0]["record"]["origin"], "therapist")
+
+        [plan] = call("GET", "/me/message-plans", token=patient)
+        self.assertTrue(plan["personChooses"])
+        chosen = call("PUT", f"/me/message-plans/{plan['studyId']}", {"perDay": 1, "windowStart": "18:00", "windowEnd": "19:00"}, token=patient)
+        self.assertEqual(chosen["choice"]["perDay"], 1)
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            call("PUT", f"/me/message-plans/{plan['studyId']}", {"perDay": 9, "windowStart": "18:00", "windowEnd": "19:00"}, token=patient)
+        self.assertEqual(refused.exception.code, 422)
+
+        hexaflex = urllib.request.urlopen(BASE + "/app/act").read().decode()
+        self.assertEqual(len(re.findall(r'class="hexaflex-node"', hexaflex)), 6)
+        self.assertIn("Values are what you want your life to be about",
+                      urllib.request.urlopen(BASE + "/app/act/values").read().decode())
 
 
 if __name__ == "__main__":

@@ -346,4 +346,30 @@ struct DemoTemplateTests {
             #expect((20...40).contains(support), "stored as a percentage")
         }
     }
+
+    @Test("iact: a practice keeping thoughts, a client with four weeks of them, the therapist's examples, messages they may reduce")
+    func iact() async throws {
+        try await withTestApp { app in
+            // act
+            let accounts = try await create(.iact, app)
+
+            // verify
+            let patient = try await signIn(.patient, of: accounts, app)
+            let therapist = try await signIn(.therapist, of: accounts, app)
+            let me = try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self)
+            #expect(me.patient?.records?.collects == [.thought])
+            let thoughts = try await patient.send(.GET, "/me/thoughts").decoded([Components.Schemas.Thought].self)
+            #expect(thoughts.count == 7 && thoughts.filter { $0.origin == .therapist }.count == 2)
+            let occurrences = thoughts.flatMap { $0.occurrences ?? [] }
+            #expect(occurrences.count == 22 && occurrences.allSatisfy { $0.ratingAfter > $0.ratingBefore })
+            #expect(occurrences.contains { $0.location != nil } && thoughts.contains { $0.text == "I am not good enough." && $0.occurrences?.count == 7 })
+            let plans = try await patient.send(.GET, "/me/message-plans").decoded([Components.Schemas.MessagePlanOffer].self)
+            #expect(plans.count == 1 && plans[0].perDay == 3 && plans[0].personChooses)
+            let fewer = try await patient.send(.PUT, "/me/message-plans/\(plans[0].studyId)", json: ["perDay": 1, "windowStart": "19:00", "windowEnd": "20:00"])
+            #expect(fewer.status == .ok)
+            let found = try await therapist.send(.GET, "/patients/\(me.id)/thoughts?q=presentation").decoded([Components.Schemas.Thought].self)
+            #expect(found.map(\.text) == ["I will mess up the presentation."] && found[0].occurrences?.contains { $0.note == "Before the team meeting." } == true)
+            #expect(try await app.count("study_messages") == 8)
+        }
+    }
 }

@@ -1,10 +1,10 @@
 import Vapor
 
-/// `interlude demo --template intersession|track-your-stress|tinnitus-navigator|anima`: creates a working demonstration and
+/// `interlude demo --template intersession|track-your-stress|tinnitus-navigator|anima|iact`: creates a working demonstration and
 /// prints one line per demo account, `<role>: <email> <password>`.
 struct DemoCommand: AsyncCommand {
     struct Signature: CommandSignature {
-        @Option(name: "template", help: "intersession, track-your-stress, tinnitus-navigator or anima.")
+        @Option(name: "template", help: "intersession, track-your-stress, tinnitus-navigator, anima or iact.")
         var template: String?
     }
 

@@ -15,6 +15,8 @@ struct DemoSetup: Sendable {
         case tinnitusNavigator = "tinnitus-navigator"
         /// Mood reports with the samples a phone and watch take, each type enabled by the participant.
         case anima
+        /// Acceptance and Commitment Therapy: thoughts rated around the defusion exercise, reinforcement messages.
+        case iact
     }
 
     /// A demo account and its password, for the one line printed per account.
@@ -59,6 +61,9 @@ struct DemoSetup: Sendable {
                 .researcher, email: "demo-researcher-\(suffix)@example.org", name: "Demo Study Leader")
             try await planAnima(researcher: researcher, patient: patient)
             return [therapistAccount, patientAccount, researcherAccount]
+        case .iact:
+            try await planIACT(therapist: therapist, patient: patient)
+            return [therapistAccount, patientAccount]
         }
     }
 
