@@ -3,7 +3,9 @@
 Neither rating can be skipped (the sliders suggest nothing). On the exercise's stage a tap sends the words to the
 tapped point and two fingers spread apart make them bigger (touch emulated through WebDriver's touch pointers);
 everything works from the keyboard too: the arrow keys, + and ], F and C on the words, Enter on the buttons. The
-same words in another case add to the first thought; deleting asks first. The page never scrolls sideways.
+same words in another case add to the first thought; deleting asks first. The page never scrolls sideways. On the
+profile, the iACT client chooses fewer reinforcement messages in a narrower window; a number above the study's is
+named beside its field.
 
 Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR, INTERLUDE_BIN and CHROMIUM set.
 """
@@ -16,7 +18,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
 from browser_support import BrowserTestCase
-from interlude_e2e import call, patient_token
+from interlude_e2e import call, demo, patient_token, sign_in
 
 PASSWORD = "a long enough password"
 
@@ -137,3 +139,31 @@ class ThoughtsTest(BrowserTestCase):
         self.click("#thoughts-list li.card button[data-action=delete]")
         self.wait.until(EC.visibility_of_element_located((By.ID, "thoughts-empty")))
         self.assertEqual(call("GET", "/me/thoughts", token=self.token), [])
+
+
+class MessageChoiceTest(BrowserTestCase):
+    def test_the_client_chooses_fewer_messages_on_the_profile(self):
+        driver = self.driver
+        driver.set_window_size(360, 740)
+        account = demo("iact")["patient"]
+        token = sign_in(account)
+        self.app_sign_in(*account)
+        self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "li[data-record=thought] a[href='/app/act']")))
+        self.open("/app/profile")
+        form = self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#message-plans form")))
+        self.assertIn("up to 3 a day between 09:00 and 20:00", form.text)
+        per_day = form.find_element(By.NAME, "perDay")
+        self.assertEqual(per_day.get_attribute("value"), "3")
+        per_day.clear()
+        per_day.send_keys("9")
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        self.wait.until(lambda driver: form.find_element(By.CSS_SELECTOR, "[data-for=perDay]").is_displayed())
+        per_day.clear()
+        per_day.send_keys("1")
+        driver.execute_script("arguments[0].value = '18:00'", form.find_element(By.NAME, "windowStart"))
+        driver.execute_script("arguments[0].value = '19:30'", form.find_element(By.NAME, "windowEnd"))
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        self.wait.until(lambda driver: form.find_element(By.CSS_SELECTOR, "[data-success]").is_displayed())
+        [plan] = call("GET", "/me/message-plans", token=token)
+        self.assertEqual(plan["choice"], {"perDay": 1, "windowStart": "18:00", "windowEnd": "19:30"})
+

@@ -151,6 +151,24 @@ class FHIRExportTest(unittest.TestCase):
         with self.assertRaises(ValidationError):
             Observation.parse_obj(broken)
 
+    def test_thoughts_are_valid_fhir_r4(self):
+        patient = sign_in(demo("iact")["patient"])
+        lines = own_copy_zip(patient).read("fhir/Observation.ndjson").decode().splitlines()
+        observations = [Observation.parse_raw(line) for line in lines]
+        thoughts = {o.id: o for o in observations if o.code.text == "Difficult thought"}
+        occurrences = [o for o in observations if o.code.text == "Difficult thought, rated"]
+        self.assertEqual(len(thoughts), 7)
+        self.assertEqual(len(occurrences), 22)
+        self.assertTrue(all(o.valueString for o in thoughts.values()))
+        for occurrence in occurrences:
+            before, after = (component.valueQuantity.value for component in occurrence.component)
+            self.assertTrue(-1 <= before < after <= 1)
+            self.assertIn(occurrence.derivedFrom[0].reference.split("/")[1], thoughts)
+        broken = json.loads(lines[0])
+        broken["effectiveDateTime"] = "last Tuesday"
+        with self.assertRaises(ValidationError):
+            Observation.parse_obj(broken)
+
     def test_the_validator_rejects_a_broken_export(self):
         # fhir.resources checks structure, not code values: a missing required element and an unknown one fail.
         exported = call("GET", "/instruments/gad-7/versions/1?format=fhir", token=self.therapist)

@@ -232,3 +232,43 @@ struct ThoughtAPITests {
         }
     }
 }
+
+@Suite("Thoughts in the research export")
+struct ThoughtExportTests {
+    @Test("thoughts.csv holds the words and who added them, occurrences.csv the rating pair and its change without place or note, FHIR both")
+    func export() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let (ada, _) = try await app.patient("ada@example.org")
+            let studyID = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
+            let set = try await researcher.send(.PUT, "/studies/\(studyID)/record-settings", json: ["collects": ["thought"], "eventTypes": []])
+            try #require(set.status == .ok, "\(set.text)")
+            let refused = try await researcher.send(.PUT, "/studies/\(studyID)/record-settings", json: ["collects": ["thoughtOccurrence"], "eventTypes": []])
+            try #require(try await StudyAPITests.join(ada, studyID).status == .created)
+            let first = try await ada.send(.POST, "/me/thoughts/occurrences", json: ThoughtAPITests.occurrence(
+                app, text: "I ruin everything", before: -0.8, after: -0.3, extra: ["location": ["latitude": 55.87, "longitude": -4.29], "note": "Secret note"]))
+            _ = try await ada.send(.POST, "/me/thoughts/occurrences", json: ThoughtAPITests.occurrence(app, text: "i ruin EVERYTHING", before: -0.4, after: 0.1))
+            let thoughtID = try #require(first.body["thought"]["id"].string)
+
+            // act
+            let started = try await researcher.send(.POST, "/studies/\(studyID)/exports")
+            let id = try #require(started.body["id"].string)
+            _ = try await ExportService(database: app.database, services: app.app.interlude).runPending()
+            let files = try ExportWorld.unpack(try await researcher.send(.GET, "/exports/\(id)/file").data)
+
+            // verify
+            #expect(refused.status == .unprocessableEntity && refused.body.problemFields == ["collects"], "occurrences come with thoughts")
+            let thoughts = try CSVTable(files["thoughts.csv"])
+            #expect(thoughts.rows.map { $0["text"] } == ["I ruin everything"] && thoughts.rows.first?["origin"] == "patient")
+            #expect(thoughts.rows.first?["record_id"] == thoughtID)
+            let occurrences = try CSVTable(files["occurrences.csv"])
+            #expect(Set(occurrences.rows.map { "\($0["rating_before"] ?? "")/\($0["rating_after"] ?? "")/\($0["change"] ?? "")" }) == ["-0.8/-0.3/0.5", "-0.4/0.1/0.5"])
+            #expect(occurrences.rows.allSatisfy { $0["thought_id"] == thoughtID })
+            let text = String(decoding: files["occurrences.csv"] ?? Data(), as: UTF8.self)
+            #expect(!text.contains("55.87") && !text.contains("Secret"))
+            let observations = String(decoding: files["fhir/Observation.ndjson"] ?? Data(), as: UTF8.self).split(separator: "\n")
+            #expect(observations.count == 3 && observations.filter { $0.contains("Observation/\(thoughtID)") }.count == 2)
+        }
+    }
+}
