@@ -58,6 +58,7 @@ enum AuditAction: String, Sendable, CaseIterable {
     case recordsRead = "records.read"
     case appointmentAdded = "appointment.added"
     case thoughtAdded = "thought.added"
+    case treatmentChanged = "patient.treatment.changed"
     case userCreated = "user.created"
     case userDeactivated = "user.deactivated"
     case userReactivated = "user.reactivated"

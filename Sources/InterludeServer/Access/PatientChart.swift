@@ -294,6 +294,24 @@ struct PatientChart: Sendable {
         return added
     }
 
+    /// Changes the name the client is shown under and the therapy's dates; plans anchored on the therapy's start
+    /// follow at once.
+    func updateTreatment(_ update: TreatmentUpdate) async throws -> Caseloads.Entry {
+        try await requireActing()
+        guard kind == .practice else { throw AppError.forbidden(.notAllowed) }
+        let (profile, enrollment) = (self.profile, self.enrollment)
+        if let name = update.displayName { enrollment.displayName = name }
+        if let start = update.therapyStart { profile.therapyStart = start?.description }
+        if let end = update.therapyEnd { profile.therapyEnd = end?.description }
+        try await database.transaction { database in
+            try await enrollment.save(on: database)
+            try await profile.save(on: database)
+        }
+        _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID])
+        try await audit.record(actor: viewer, action: .treatmentChanged, patients: [patientID])
+        return Caseloads.Entry(patient: patient, profile: profile, enrollment: enrollment)
+    }
+
     /// Sends one of the study's templates.
     func sendTemplate(_ templateID: UUID) async throws -> InterventionService.Opened {
         guard let template = try await templates().first(where: { $0.id == templateID }) else { throw AppError.notFound }

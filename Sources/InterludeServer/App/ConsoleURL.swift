@@ -29,6 +29,7 @@ enum ConsoleURL: Hashable, Sendable {
     case patient(UUID)
     case assignPrompt(patient: UUID)
     case appointments(patient: UUID)
+    case treatment(patient: UUID)
     case response(patient: UUID, response: UUID)
     case responseFHIR(patient: UUID, response: UUID)
     case healthRecord(patient: UUID)
@@ -108,6 +109,7 @@ enum ConsoleURL: Hashable, Sendable {
         case .patient(let patient): ["patients", patient.uuidString]
         case .assignPrompt(let patient): ["patients", patient.uuidString, "prompts"]
         case .appointments(let patient): ["patients", patient.uuidString, "appointments"]
+        case .treatment(let patient): ["patients", patient.uuidString, "treatment"]
         case .response(let patient, let response): ["patients", patient.uuidString, "responses", response.uuidString]
         case .responseFHIR(let patient, let response):
             ["patients", patient.uuidString, "responses", response.uuidString, "fhir"]

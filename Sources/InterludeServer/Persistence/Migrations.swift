@@ -52,6 +52,7 @@ enum Migrations {
             CreateSamples(),
             UpdateRecordsAddMatchKey(),
             CreateMessageChoices(),
+            UpdateEnrollmentsAddDisplayName(),
         ]
     }
 }

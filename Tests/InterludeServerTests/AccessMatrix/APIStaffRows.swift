@@ -157,6 +157,9 @@ extension APIRow {
         APIRow("listPatientTherapies", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/therapies") },
         APIRow("listPatientAudiograms", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/audiograms") },
         APIRow("listPatientMoods", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/moods") },
+        APIRow("updatePatient", "* 403, otherT 404, own 200") { cell in
+            .init(.PATCH, "/patients/\(cell.subject.id)", json: ["therapyStart": "2026-03-10", "displayName": "A."])
+        },
         APIRow("listPatientThoughts", "* 403, otherT 404, own 200") { cell in
             .init(.GET, "/patients/\(cell.subject.id)/thoughts?q=nobody&from=2026-01-01")
         },

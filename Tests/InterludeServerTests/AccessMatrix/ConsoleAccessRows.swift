@@ -160,6 +160,9 @@ extension ConsoleRow {
         ConsoleRow("GET /console/patients/:patientID/record", "\(staffOnly), * 403, otherT 404, own 200") { cell in
             .get("/console/patients/\(cell.subject.id)/record")
         },
+        ConsoleRow("POST /console/patients/:patientID/treatment", "\(staffOnly), * 403, otherT 404, own 200") { cell in
+            .post("/console/patients/\(cell.subject.id)/treatment", [("displayName", "A."), ("therapyStart", "2026-03-10"), ("therapyEnd", "")])
+        },
         ConsoleRow("GET /console/patients/:patientID/thoughts", "\(staffOnly), * 403, otherT 404, own 200") { cell in
             .get("/console/patients/\(cell.subject.id)/thoughts?q=nobody&from=2026-01-01")
         },

@@ -59,7 +59,8 @@ extension Components.Schemas.CaseloadPatient {
             id: try entry.patient.requireID().uuidString.lowercased(), pseudonym: entry.profile.pseudonym,
             name: entry.patient.name, pairedSince: entry.enrollment.createdAt,
             lastActivityAt: entry.patient.lastActiveAt, dateOfBirth: entry.profile.dateOfBirth,
-            gender: entry.profile.gender.flatMap(Components.Schemas.Gender.init))
+            gender: entry.profile.gender.flatMap(Components.Schemas.Gender.init), displayName: entry.enrollment.displayName,
+            therapyStart: entry.profile.therapyStart, therapyEnd: entry.profile.therapyEnd)
     }
 }
 

@@ -81,6 +81,17 @@ extension APIHandler {
         return .ok(.init(body: .json(try rows.map { try Components.Schemas.CaseloadPatient($0.entry) })))
     }
 
+    func updatePatient(_ input: Operations.UpdatePatient.Input) async throws -> Operations.UpdatePatient.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        try checkLimits([(body.displayName, "displayName", TreatmentUpdate.displayNameMaxLength), (body.therapyStart, "therapyStart", 10), (body.therapyEnd, "therapyEnd", 10)])
+        let chart = try await context.chart(of: input.path.patientId)
+        let update = try TreatmentUpdate.validate(
+            displayName: body.displayName, therapyStart: body.therapyStart, therapyEnd: body.therapyEnd,
+            current: (chart.profile.therapyStart.flatMap(LocalDate.init), chart.profile.therapyEnd.flatMap(LocalDate.init)))
+        return .ok(.init(body: .json(try .init(try await chart.updateTreatment(update)))))
+    }
+
     func getPatient(_ input: Operations.GetPatient.Input) async throws -> Operations.GetPatient.Output {
         let context = try APIContext.current()
         let chart = try await context.chart(of: input.path.patientId).overview()

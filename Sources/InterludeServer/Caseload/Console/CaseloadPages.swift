@@ -92,6 +92,9 @@ struct CaseloadPages: Sendable {
         var reach: String
         var notifications: [NotificationRow]
         var hasNotifications: Bool
+        var treatment: ConsoleTherapistController.TreatmentForm
+        var treatmentSaved: Bool
+        var treatmentErrors: FormErrors
     }
 
     struct ResponseContent: Encodable, Sendable {
@@ -116,6 +119,9 @@ struct CaseloadPages: Sendable {
         var appointmentErrors = FormErrors()
         var showPastAppointments = false
         var planAdded = false
+        var treatmentForm: ConsoleTherapistController.TreatmentForm?
+        var treatmentSaved = false
+        var treatmentErrors = FormErrors()
     }
 
     let therapist: UserRecord
@@ -132,7 +138,7 @@ struct CaseloadPages: Sendable {
             let entry = row.entry
             return PatientRow(
                 id: entry.enrollment.$patient.id.uuidString, pseudonym: entry.profile.pseudonym,
-                name: entry.patient.name ?? "", pairedSince: display.date(entry.enrollment.createdAt),
+                name: entry.enrollment.displayName ?? entry.patient.name ?? "", pairedSince: display.date(entry.enrollment.createdAt),
                 lastActivity: display.dateTime(entry.patient.lastActiveAt), compliance: ComplianceCell(row.compliance),
                 openAlerts: row.openAlerts)
         }
@@ -196,7 +202,7 @@ struct CaseloadPages: Sendable {
                 receipt: record.receipt ?? "")
         }
         return PatientContent(
-            id: patientID.uuidString, pseudonym: entry.profile.pseudonym, name: entry.patient.name,
+            id: patientID.uuidString, pseudonym: entry.profile.pseudonym, name: entry.enrollment.displayName ?? entry.patient.name,
             dateOfBirth: entry.profile.dateOfBirth ?? "",
             gender: entry.profile.gender.map { localizer.text("gender.\($0)", language) } ?? "",
             pairedSince: display.date(entry.enrollment.createdAt),
@@ -215,7 +221,12 @@ struct CaseloadPages: Sendable {
                 ?? .init(title: "", date: today.adding(days: 7).description, startTime: "", endTime: ""),
             appointmentAdded: state.appointmentAdded, appointmentErrors: state.appointmentErrors,
             timeZone: patientZone.identifier, reach: reachText, notifications: notificationRows,
-            hasNotifications: !notificationRows.isEmpty)
+            hasNotifications: !notificationRows.isEmpty,
+            treatment: state.treatmentForm
+                ?? .init(
+                    displayName: entry.enrollment.displayName ?? "", therapyStart: entry.profile.therapyStart ?? "",
+                    therapyEnd: entry.profile.therapyEnd ?? ""),
+            treatmentSaved: state.treatmentSaved, treatmentErrors: state.treatmentErrors)
     }
 
     /// One response's answers in the instrument's order, with its scores.

@@ -14,6 +14,12 @@ struct ConsoleTherapistController {
         var comment: String?
     }
 
+    struct TreatmentForm: Content {
+        var displayName: String
+        var therapyStart: String
+        var therapyEnd: String
+    }
+
     struct AssignForm: Content {
         var instrumentKey: String
         var opensAt: String
@@ -38,6 +44,7 @@ struct ConsoleTherapistController {
         routes.get("patients", ":patientID", use: patient)
         routes.post("patients", ":patientID", "prompts", use: assign)
         routes.post("patients", ":patientID", "appointments", use: addAppointment)
+        routes.post("patients", ":patientID", "treatment", use: updateTreatment)
         routes.get("patients", ":patientID", "responses", ":responseID", use: response)
         routes.get("patients", ":patientID", "responses", ":responseID", "fhir", use: responseFHIR)
         routes.get("pairing-codes", use: codes)
@@ -96,6 +103,23 @@ struct ConsoleTherapistController {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderPatient(
                 request, .init(appointmentForm: form, appointmentErrors: errors), status: errors.status)
+        }
+    }
+
+    /// Changes the name the client is shown under and the therapy's dates (the patient's days).
+    func updateTreatment(_ request: Request) async throws -> Response {
+        let therapist = try request.consoleUser(.therapist)
+        let chart = try await Self.chart(request, therapist)
+        let form = try request.content.decode(TreatmentForm.self)
+        do {
+            let update = try TreatmentUpdate.validate(
+                displayName: form.displayName, therapyStart: form.therapyStart, therapyEnd: form.therapyEnd,
+                current: (chart.profile.therapyStart.flatMap(LocalDate.init), chart.profile.therapyEnd.flatMap(LocalDate.init)))
+            _ = try await chart.updateTreatment(update)
+            return try await renderPatient(request, .init(treatmentSaved: true))
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await renderPatient(request, .init(treatmentForm: form, treatmentErrors: errors), status: errors.status)
         }
     }
 

@@ -20,6 +20,8 @@ final class EnrollmentRecord: Model, @unchecked Sendable {
     @Field(key: "status") var status: EnrollmentStatus
     @Field(key: "consent_version") var consentVersion: String
     @OptionalField(key: "arm") var arm: String?
+    /// In a practice: the name the therapist shows the client under, when they set one.
+    @OptionalField(key: "display_name") var displayName: String?
 
     init() {}
 

@@ -1,0 +1,85 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Testing
+import VaporTesting
+
+@testable import InterludeServer
+
+/// A client's treatment as their therapist keeps it: the name they are shown under and the therapy's dates, which
+/// plans anchored on the therapy's start follow.
+@Suite("Treatment: display name and therapy dates")
+struct TreatmentTests {
+    @Test("setting the therapy's start makes a plan anchored on it fire, and moving it moves the prompts; wrong dates are named")
+    func therapyStart() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, therapistID) = try await app.staff("therapist", "tess@example.org")
+            let (other, _) = try await app.staff("therapist", "otto@example.org")
+            let (patient, patientID) = try await app.patient("ada@example.org", name: "Ada Lovelace")
+            try await app.pair(patient, with: therapist)
+            let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
+            let plan = try await therapist.send(.POST, "/studies/\(practice)/plans", json: [
+                "instrumentKey": "mood-vas", "durationMinutes": 60,
+                "pattern": ["kind": "relative", "anchor": "therapyStart", "offsets": [0, 2], "time": "10:00"],
+            ])
+            try #require(plan.status == .created, "\(plan.text)")
+            let zone = TimeZone(identifier: "Europe/Vienna")!
+            let today = LocalDate(app.clock.now, in: zone)
+            func planned() async throws -> [String] {
+                try await PromptRecord.query(on: app.database).filter(\.$patient.$id == patientID).filter(\.$status == .scheduled)
+                    .sort(\.$opensAt).all().map { LocalDateTime($0.opensAt, in: zone).description }
+            }
+            let before = try await planned()
+
+            // act
+            let started = try await therapist.send(.PATCH, "/patients/\(patientID)", json: [
+                "therapyStart": .string(today.adding(days: 1).description), "displayName": "Ada L.",
+            ])
+            let afterStart = try await planned()
+            let moved = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["therapyStart": .string(today.adding(days: 3).description)])
+            let afterMove = try await planned()
+            let backwards = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["therapyEnd": .string(today.description)])
+            let malformed = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["therapyStart": "next Monday", "displayName": .string(String(repeating: "x", count: 121))])
+            let stranger = try await other.send(.PATCH, "/patients/\(patientID)", json: ["displayName": "Mine"])
+            let cleared = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["displayName": "", "therapyEnd": .string(today.adding(days: 60).description)])
+            let listed = try await therapist.send(.GET, "/patients").decoded([Components.Schemas.CaseloadPatient].self)
+
+            // verify
+            #expect(before.isEmpty, "nothing fires before the therapy has a start")
+            #expect(started.status == .ok && started.body["displayName"].string == "Ada L." && started.body["therapyStart"].string == today.adding(days: 1).description)
+            #expect(afterStart == ["\(today.adding(days: 1))T10:00", "\(today.adding(days: 3))T10:00"])
+            #expect(moved.status == .ok && afterMove == ["\(today.adding(days: 3))T10:00", "\(today.adding(days: 5))T10:00"])
+            #expect(backwards.status == .unprocessableEntity && backwards.body.problemFields == ["therapyEnd"])
+            #expect(Set(malformed.body.problemFields) == ["therapyStart", "displayName"])
+            #expect(stranger.status == .notFound)
+            #expect(cleared.status == .ok && cleared.body["displayName"].isNull && cleared.body["therapyEnd"].string == today.adding(days: 60).description)
+            #expect(listed.first?.therapyStart == today.adding(days: 3).description && listed.first?.name == "Ada Lovelace")
+            let audited = try await AuditEventRecord.query(on: app.database).filter(\.$action == AuditAction.treatmentChanged.rawValue).count()
+            #expect(audited == 3)
+        }
+    }
+
+    @Test("on the console the therapist names the client and sets the therapy's dates; an end before the start is named beside it")
+    func console() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, patientID, _) = try await ConsoleScheduleTests().practice(app)
+
+            // act
+            let refused = try await console.post(
+                "/console/patients/\(patientID)/treatment", [("displayName", "Ada B."), ("therapyStart", "2026-04-01"), ("therapyEnd", "2026-03-01")])
+            let saved = try await console.post(
+                "/console/patients/\(patientID)/treatment", [("displayName", "Ada B."), ("therapyStart", "2026-04-01"), ("therapyEnd", "")])
+            let caseload = try await console.get("/console/patients")
+
+            // verify
+            #expect(refused.status == .unprocessableEntity && refused.html.contains("id=\"therapyEnd-error\""))
+            #expect(refused.html.contains("value=\"2026-03-01\""), "the form keeps what was entered")
+            #expect(saved.status == .ok && saved.html.contains("value=\"2026-04-01\"") && saved.html.contains("<h1>") && saved.html.contains("Ada B."))
+            #expect(caseload.html.contains("Ada B."))
+            let profile = try #require(try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == patientID).first())
+            #expect(profile.therapyStart == "2026-04-01" && profile.therapyEnd == nil)
+        }
+    }
+}
