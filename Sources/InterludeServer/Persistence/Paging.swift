@@ -1,32 +1,36 @@
 import Foundation
 import InterludeCore
 
-/// Where a page of a list ended: the moment the list is ordered by and the id of the page's last item. The next
-/// page starts after it, so items added meanwhile never push one onto two pages or past both.
+/// Where a page of a list ended: the sort key and the id of the page's last item. The next page starts after it,
+/// so items added meanwhile never push one onto two pages or past both.
 struct PageCursor: Sendable, Equatable {
-    let moment: Date
+    /// Compared as text: moments are written as zero-padded milliseconds so that text order is time order.
+    let key: String
     let id: UUID
 
-    init(moment: Date, id: UUID) {
-        self.moment = moment
+    init(key: String, id: UUID) {
+        self.key = key
         self.id = id
+    }
+
+    init(moment: Date, id: UUID) {
+        self.init(key: SortKey.moment(moment), id: id)
     }
 
     init?(_ text: String) {
-        let parts = text.split(separator: "_")
-        guard parts.count == 2, let milliseconds = Int64(parts[0]), let id = UUID(uuidString: String(parts[1])) else { return nil }
-        moment = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-        self.id = id
+        guard let dot = text.lastIndex(of: "."), let id = UUID(uuidString: String(text[text.index(after: dot)...])),
+            let data = Data(base64URLEncoded: String(text[..<dot])), let key = String(data: data, encoding: .utf8)
+        else { return nil }
+        self.init(key: key, id: id)
     }
 
-    /// Milliseconds, as stored moments are compared at that precision.
-    var text: String { "\(Int64((moment.timeIntervalSince1970 * 1000).rounded()))_\(id.uuidString.lowercased())" }
+    var text: String { "\(Data(key.utf8).base64URLEncoded).\(id.uuidString.lowercased())" }
 
-    /// Whether an item lies after this cursor in a list ordered newest first, ties by id descending.
-    func precedes(moment other: Date, id otherID: UUID) -> Bool {
-        let mine = Int64((moment.timeIntervalSince1970 * 1000).rounded())
-        let theirs = Int64((other.timeIntervalSince1970 * 1000).rounded())
-        return theirs < mine || (theirs == mine && otherID.uuidString.lowercased() < id.uuidString.lowercased())
+    /// Whether an item lies after this cursor in a list ordered by key then id, both the same way.
+    func precedes(key other: String, id otherID: UUID, descending: Bool) -> Bool {
+        let mine = (key, id.uuidString.lowercased())
+        let theirs = (other, otherID.uuidString.lowercased())
+        return descending ? theirs < mine : theirs > mine
     }
 }
 
@@ -37,6 +41,14 @@ struct PageRequest: Sendable {
 
     let cursor: PageCursor?
     let limit: Int
+
+    /// The whole list on one page.
+    static let all = PageRequest(cursor: nil, unlimited: ())
+
+    private init(cursor: PageCursor?, unlimited: Void) {
+        self.cursor = cursor
+        self.limit = .max
+    }
 
     /// The query's `cursor` and `limit`, checked: 422 naming the parameter when either is unusable.
     init(cursor: String?, limit: Int?) throws {
@@ -60,11 +72,30 @@ struct ListPage<Item: Sendable>: Sendable {
     let items: [Item]
     let next: String?
 
-    /// The page of `items` (already ordered newest first, ties by id descending) after the request's cursor.
-    init(of items: [Item], _ request: PageRequest, moment: (Item) -> Date, id: (Item) -> UUID) {
-        let after = request.cursor.map { cursor in items.filter { cursor.precedes(moment: moment($0), id: id($0)) } } ?? items
+    /// The page of `items`, ordered by key then id (descending unless asked otherwise), after the request's cursor.
+    init(of items: [Item], _ request: PageRequest, key: (Item) -> String, id: (Item) -> UUID, descending: Bool = true) {
+        let keyed = items.map { (item: $0, key: key($0), id: id($0)) }.sorted { left, right in
+            let (first, second) = descending ? (right, left) : (left, right)
+            return (first.key, first.id.uuidString.lowercased()) < (second.key, second.id.uuidString.lowercased())
+        }
+        let after = request.cursor.map { cursor in keyed.filter { cursor.precedes(key: $0.key, id: $0.id, descending: descending) } } ?? keyed
         let page = Array(after.prefix(request.limit))
-        self.items = page
-        self.next = after.count > page.count ? page.last.map { PageCursor(moment: moment($0), id: id($0)).text } : nil
+        self.items = page.map(\.item)
+        self.next = after.count > page.count ? page.last.map { PageCursor(key: $0.key, id: $0.id).text } : nil
+    }
+
+    private init(items: [Item], next: String?) {
+        self.items = items
+        self.next = next
+    }
+
+    /// The same page with each item changed.
+    func map<Other: Sendable>(_ transform: (Item) throws -> Other) rethrows -> ListPage<Other> {
+        ListPage<Other>(items: try items.map(transform), next: next)
+    }
+
+    /// The page of `items` ordered newest first, ties by id descending.
+    init(of items: [Item], _ request: PageRequest, moment: (Item) -> Date, id: (Item) -> UUID) {
+        self.init(of: items, request, key: { SortKey.moment(moment($0)) }, id: id)
     }
 }

@@ -145,3 +145,12 @@ extension UserRecord {
 func localPath(_ candidate: String?, fallback: String) -> String {
     LocalPath.safe(candidate) ?? fallback
 }
+
+/// The address of a list's next page: the cursor, and the filters that made the list, leaving out empty ones.
+func nextPageLink(_ path: String, cursor: String, keeping filters: [(name: String, value: String)]) -> String {
+    var components = URLComponents()
+    components.path = path
+    components.queryItems = [URLQueryItem(name: "cursor", value: cursor)]
+        + filters.filter { !$0.value.isEmpty }.map { URLQueryItem(name: $0.name, value: $0.value) }
+    return components.string ?? path
+}

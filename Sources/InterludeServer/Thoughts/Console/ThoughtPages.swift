@@ -68,15 +68,8 @@ struct ThoughtPages: Sendable {
             pseudonym: chart.profile.pseudonym, name: chart.showsIdentity ? chart.patient.name : nil, query: query,
             filtered: !query.q.isEmpty || !query.from.isEmpty || !query.to.isEmpty,
             thoughts: listed.items.map { row($0, display: display) },
-            nextLink: listed.next.map { next in
-                var items = [URLQueryItem(name: "cursor", value: next)]
-                for (name, value) in [("q", query.q), ("from", query.from), ("to", query.to)] where !value.isEmpty {
-                    items.append(URLQueryItem(name: name, value: value))
-                }
-                var components = URLComponents()
-                components.path = path
-                components.queryItems = items
-                return components.string ?? path
+            nextLink: listed.next.map {
+                nextPageLink(path, cursor: $0, keeping: [("q", query.q), ("from", query.from), ("to", query.to)])
             },
             outcome: outcome, draft: draft, errors: addErrors, filterErrors: filterErrors)
     }

@@ -1,0 +1,18 @@
+import Foundation
+
+/// Texts that order lists: compared as text, they order as the values they stand for.
+public enum SortKey {
+    /// Milliseconds since the year 1, zero-padded so that text order is time order.
+    public static func moment(_ moment: Date) -> String {
+        let milliseconds = max(Int64((moment.timeIntervalSince1970 * 1000).rounded()) + 62_135_596_800_000, 0)
+        let digits = String(milliseconds)
+        return String(repeating: "0", count: max(0, 17 - digits.count)) + digits
+    }
+
+    /// Case, accents, width and spacing set aside.
+    public static func words(_ text: String) -> String {
+        text.precomposedStringWithCompatibilityMapping
+            .folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+            .split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+}
