@@ -31,4 +31,15 @@ struct TreatmentUpdateTests {
             try TreatmentUpdate.validate(displayName: String(repeating: "x", count: 121), therapyStart: "1.3.2026", therapyEnd: nil, current: (nil, nil))
         }
     }
+
+    @Test("a status is one of the three; an ended treatment stays ended")
+    func status() throws {
+        #expect(try TreatmentUpdate.validate(displayName: nil, therapyStart: nil, therapyEnd: nil, status: "paused", current: (nil, nil)).status == .paused)
+        #expect(throws: ValidationFailure(field: "status", code: .notAnOption)) {
+            try TreatmentUpdate.validate(displayName: nil, therapyStart: nil, therapyEnd: nil, status: "finished", current: (nil, nil))
+        }
+        #expect(TreatmentStatus.active.canChange(to: .paused) && TreatmentStatus.paused.canChange(to: .active))
+        #expect(TreatmentStatus.paused.canChange(to: .ended) && TreatmentStatus.ended.canChange(to: .ended))
+        #expect(!TreatmentStatus.ended.canChange(to: .active) && !TreatmentStatus.ended.canChange(to: .paused))
+    }
 }

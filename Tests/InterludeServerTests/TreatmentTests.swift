@@ -72,14 +72,79 @@ struct TreatmentTests {
             let saved = try await console.post(
                 "/console/patients/\(patientID)/treatment", [("displayName", "Ada B."), ("therapyStart", "2026-04-01"), ("therapyEnd", "")])
             let caseload = try await console.get("/console/patients")
+            let paused = try await console.post("/console/patients/\(patientID)/treatment", [("status", "paused")])
+            let unconfirmed = try await console.post("/console/patients/\(patientID)/treatment", [("status", "ended")])
+            let ended = try await console.post("/console/patients/\(patientID)/treatment", [("status", "ended"), ("confirmEnd", "yes")])
+            let endedList = try await console.get("/console/patients?status=ended")
 
             // verify
             #expect(refused.status == .unprocessableEntity && refused.html.contains("id=\"therapyEnd-error\""))
             #expect(refused.html.contains("value=\"2026-03-01\""), "the form keeps what was entered")
             #expect(saved.status == .ok && saved.html.contains("value=\"2026-04-01\"") && saved.html.contains("<h1>") && saved.html.contains("Ada B."))
             #expect(caseload.html.contains("Ada B."))
+            #expect(paused.status == .ok && paused.html.contains("data-treatment-status=\"paused\"") && paused.html.contains("value=\"active\""))
+            #expect(unconfirmed.status == .unprocessableEntity && unconfirmed.html.contains("id=\"confirmEnd-error\""))
+            #expect(ended.status == .ok && ended.html.contains("data-treatment-status=\"ended\"") && !ended.html.contains("name=\"confirmEnd\""))
+            #expect(endedList.html.contains("Ada B.") && endedList.html.contains("data-status=\"ended\""))
             let profile = try #require(try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == patientID).first())
-            #expect(profile.therapyStart == "2026-04-01" && profile.therapyEnd == nil)
+            #expect(profile.therapyStart == "2026-04-01")
+            #expect(profile.therapyEnd == LocalDate(app.clock.now, in: TimeZone(identifier: "Europe/Vienna")!).description, "ending sets the last day")
+        }
+    }
+
+    @Test("pausing takes back what has not opened and plans nothing until resumed; ending keeps the history readable, refuses acting and frees the client to pair again")
+    func pauseAndEnd() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, therapistID) = try await app.staff("therapist", "tess@example.org")
+            let (patient, patientID) = try await app.patient("ada@example.org", name: "Ada Lovelace")
+            try await app.pair(patient, with: therapist)
+            let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
+            let plan = try await therapist.send(.POST, "/studies/\(practice)/plans", json: ScheduleAPITests.fixedTimes(["09:00", "18:00"]))
+            try #require(plan.status == .created, "\(plan.text)")
+            let later = app.clock.now.addingTimeInterval(3 * 86_400)
+            let assigned = try await therapist.send(.POST, "/patients/\(patientID)/prompts", json: [
+                "instrumentKey": "phq-9", "opensAt": QuestionnaireAPITests.iso(later), "closesAt": QuestionnaireAPITests.iso(later.addingTimeInterval(86_400)),
+            ])
+            try #require(assigned.status == .created, "\(assigned.text)")
+            func waiting() async throws -> Int {
+                try await PromptRecord.query(on: app.database).filter(\.$patient.$id == patientID).filter(\.$status == .scheduled)
+                    .filter(\.$opensAt > app.clock.now).count()
+            }
+            let planned = try await waiting()
+
+            // act
+            let paused = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["status": "paused"])
+            let whilePaused = try await waiting()
+            let stillPaused = try await Planner(database: app.database, services: app.app.interlude).run(now: app.clock.now, patients: [patientID])
+            let resumed = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["status": "active"])
+            let afterResume = try await waiting()
+            let unknown = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["status": "finished"])
+            let ended = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["status": "ended"])
+            let afterEnd = try await waiting()
+            let reopened = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["status": "active"])
+            let history = try await therapist.send(.GET, "/patients/\(patientID)/prompts")
+            let acting = try await therapist.send(.POST, "/patients/\(patientID)/thoughts", json: ["text": "I am not enough"])
+            let listed = try await therapist.send(.GET, "/patients?status=ended").decoded([Components.Schemas.CaseloadPatient].self)
+            let current = try await therapist.send(.GET, "/patients?status=active").decoded([Components.Schemas.CaseloadPatient].self)
+            let ownView = try await patient.send(.GET, "/me/therapist")
+            try await app.pair(patient, with: therapist)
+            let again = try await therapist.send(.GET, "/patients/\(patientID)")
+
+            // verify
+            #expect(planned > 2, "the plan and the assigned prompt wait")
+            #expect(paused.status == .ok && paused.body["status"].string == "paused", "\(paused.text)")
+            #expect(whilePaused == 0 && stillPaused.created == 0, "nothing waits or is planned while paused")
+            #expect(resumed.body["status"].string == "active" && afterResume == planned - 1, "the plan comes back; the withdrawn assignment stays withdrawn")
+            #expect(unknown.status == .unprocessableEntity && unknown.body.problemFields == ["status"])
+            #expect(ended.status == .ok && ended.body["status"].string == "ended" && ended.body["therapyEnd"].string != nil)
+            #expect(afterEnd == 0)
+            #expect(reopened.status == .conflict && reopened.body["type"].string == "/problems/treatment-ended")
+            #expect(history.status == .ok && history.body.array.contains { $0["status"].string == "cancelled" }, "the history stays readable")
+            #expect(acting.status == .conflict)
+            #expect(listed.map(\.id) == [patientID.uuidString.lowercased()] && listed.first?.status == .ended && current.isEmpty)
+            #expect(ownView.status == .notFound, "the client is no longer paired: \(ownView.text)")
+            #expect(again.status == .ok && again.body["status"].string == "active", "paired again, the new treatment is the one seen")
         }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What a therapist changes about a client's treatment: the name the client is shown under in their caseload, and
-/// the therapy's first and last day. A field left out stays; an empty one clears it.
+/// the therapy's first and last day, and whether the treatment goes on, pauses or ends. A field left out stays; an
+/// empty one clears it.
 public struct TreatmentUpdate: Sendable, Equatable {
     public static let displayNameMaxLength = 120
 
@@ -9,17 +10,23 @@ public struct TreatmentUpdate: Sendable, Equatable {
     public var displayName: String??
     public var therapyStart: LocalDate??
     public var therapyEnd: LocalDate??
+    public var status: TreatmentStatus?
 
-    public init(displayName: String?? = nil, therapyStart: LocalDate?? = nil, therapyEnd: LocalDate?? = nil) {
+    public init(
+        displayName: String?? = nil, therapyStart: LocalDate?? = nil, therapyEnd: LocalDate?? = nil,
+        status: TreatmentStatus? = nil
+    ) {
         self.displayName = displayName
         self.therapyStart = therapyStart
         self.therapyEnd = therapyEnd
+        self.status = status
     }
 
     /// Checks the fields as sent (`YYYY-MM-DD` dates, a one-line name), the end not before the start once both
     /// are known (`current` are the stored ones).
     public static func validate(
-        displayName: String?, therapyStart: String?, therapyEnd: String?, current: (start: LocalDate?, end: LocalDate?)
+        displayName: String?, therapyStart: String?, therapyEnd: String?, status: String? = nil,
+        current: (start: LocalDate?, end: LocalDate?)
     ) throws(ValidationFailure) -> TreatmentUpdate {
         var validator = FieldValidator()
         var update = TreatmentUpdate()
@@ -34,6 +41,10 @@ public struct TreatmentUpdate: Sendable, Equatable {
         }
         update.therapyStart = date(therapyStart, "therapyStart")
         update.therapyEnd = date(therapyEnd, "therapyEnd")
+        if let status, !status.isEmpty {
+            update.status = TreatmentStatus(rawValue: status)
+            if update.status == nil { validator.add("status", .notAnOption) }
+        }
         let start = update.therapyStart ?? current.start
         let end = update.therapyEnd ?? current.end
         if validator.errors.isEmpty, let start, let end, end < start { validator.add("therapyEnd", .outOfRange) }

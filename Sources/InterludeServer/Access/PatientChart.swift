@@ -251,7 +251,9 @@ struct PatientChart: Sendable {
 
     // MARK: Changes
 
+    /// Acting for the patient needs the right to in the study and a treatment that has not ended.
     private func requireActing() async throws {
+        guard enrollment.status == .active else { throw AppError.conflict(.treatmentEnded) }
         _ = try await StudyAccess(database: database, services: services).require(.actForParticipant, in: studyID, by: viewer)
     }
 
@@ -294,22 +296,16 @@ struct PatientChart: Sendable {
         return added
     }
 
-    /// Changes the name the client is shown under and the therapy's dates; plans anchored on the therapy's start
-    /// follow at once.
+    /// Changes the name the client is shown under, the therapy's dates, and whether the treatment goes on, pauses
+    /// or ends; plans anchored on the therapy's start follow at once.
     func updateTreatment(_ update: TreatmentUpdate) async throws -> Caseloads.Entry {
         try await requireActing()
         guard kind == .practice else { throw AppError.forbidden(.notAllowed) }
-        let (profile, enrollment) = (self.profile, self.enrollment)
-        if let name = update.displayName { enrollment.displayName = name }
-        if let start = update.therapyStart { profile.therapyStart = start?.description }
-        if let end = update.therapyEnd { profile.therapyEnd = end?.description }
-        try await database.transaction { database in
-            try await enrollment.save(on: database)
-            try await profile.save(on: database)
-        }
-        _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID])
-        try await audit.record(actor: viewer, action: .treatmentChanged, patients: [patientID])
-        return Caseloads.Entry(patient: patient, profile: profile, enrollment: enrollment)
+        let entry = try await TreatmentService(database: database, services: services)
+            .apply(update, to: Caseloads.Entry(patient: patient, profile: profile, enrollment: enrollment))
+        try await audit.record(
+            actor: viewer, action: .treatmentChanged, patients: [patientID], target: update.status.map { "status:\($0.rawValue)" })
+        return entry
     }
 
     /// Sends one of the study's templates.

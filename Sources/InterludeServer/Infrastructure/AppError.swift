@@ -67,6 +67,8 @@ enum AppError: Error, Equatable {
         case uploadOffset
         /// The person's previous import is still waiting to be read.
         case importUnderWay
+        /// The client's treatment has ended: its history is read, nothing more is done for them.
+        case treatmentEnded
     }
 
     static func field(_ field: String, _ code: FieldError.Code, limit: Int? = nil) -> AppError {

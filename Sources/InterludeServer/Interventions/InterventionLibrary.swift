@@ -102,7 +102,7 @@ struct MessagePlanner: Sendable {
             let pool = try await StudyMessageRecord.query(on: database).filter(\.$study.$id == studyID).sort(\.$createdAt).all()
             guard !pool.isEmpty else { continue }
             let enrollments = try await EnrollmentRecord.query(on: database)
-                .filter(\.$study.$id == studyID).filter(\.$status == EnrollmentStatus.active)
+                .filter(\.$study.$id == studyID).filter(\.$status == EnrollmentStatus.active).filter(\.$pausedAt == nil)
                 .with(\.$patient).all()
             let choices = plan.personChooses
                 ? try await MessageChoiceService(database: database, services: services)

@@ -83,7 +83,8 @@ struct MessageChoiceService: Sendable {
         return choices
     }
 
-    private static func withdrawPlanned(for patientID: UUID, in studyID: UUID, after now: Date, on database: any Database) async throws {
+    /// Drops the reinforcement messages planned ahead for the person in the study.
+    static func withdrawPlanned(for patientID: UUID, in studyID: UUID, after now: Date, on database: any Database) async throws {
         try await InterventionRecord.query(on: database)
             .filter(\.$patient.$id == patientID).filter(\.$study.$id == studyID)
             .filter(\.$origin == InterventionOrigin.messagePlan).filter(\.$deliverAt > now)

@@ -53,6 +53,7 @@ enum Migrations {
             UpdateRecordsAddMatchKey(),
             CreateMessageChoices(),
             UpdateEnrollmentsAddDisplayName(),
+            UpdateEnrollmentsAddPausedAt(),
         ]
     }
 }

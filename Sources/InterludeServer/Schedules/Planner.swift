@@ -56,6 +56,7 @@ struct Planner: Sendable {
         let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ running).all()
         var enrollmentQuery = EnrollmentRecord.query(on: database)
             .filter(\.$status == EnrollmentStatus.active)
+            .filter(\.$pausedAt == nil)
             .filter(\.$study.$id ~~ Array(Set(plans.map { $0.$study.id })))
         if let patients { enrollmentQuery = enrollmentQuery.filter(\.$patient.$id ~~ Array(patients)) }
         let enrollments = plans.isEmpty ? [] : try await enrollmentQuery.all()

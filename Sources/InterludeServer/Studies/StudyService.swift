@@ -151,12 +151,7 @@ struct StudyService: Sendable {
                 .set(\.$revokedAt, to: now)
                 .update()
             // Reinforcement messages planned ahead in the study do not arrive after leaving it.
-            try await InterventionRecord.query(on: database)
-                .filter(\.$patient.$id == patientID)
-                .filter(\.$study.$id == studyID)
-                .filter(\.$origin == InterventionOrigin.messagePlan)
-                .filter(\.$deliverAt > now)
-                .delete()
+            try await MessageChoiceService.withdrawPlanned(for: patientID, in: studyID, after: now, on: database)
         }
     }
 

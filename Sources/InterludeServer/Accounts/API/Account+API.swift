@@ -57,7 +57,8 @@ extension Components.Schemas.CaseloadPatient {
     init(_ entry: Caseloads.Entry) throws {
         self.init(
             id: try entry.patient.requireID().uuidString.lowercased(), pseudonym: entry.profile.pseudonym,
-            name: entry.patient.name, pairedSince: entry.enrollment.createdAt,
+            name: entry.patient.name, email: entry.patient.email,
+            status: Components.Schemas.TreatmentStatus(rawValue: entry.enrollment.treatmentStatus.rawValue)!, pairedSince: entry.enrollment.createdAt,
             lastActivityAt: entry.patient.lastActiveAt, dateOfBirth: entry.profile.dateOfBirth,
             gender: entry.profile.gender.flatMap(Components.Schemas.Gender.init), displayName: entry.enrollment.displayName,
             therapyStart: entry.profile.therapyStart, therapyEnd: entry.profile.therapyEnd)

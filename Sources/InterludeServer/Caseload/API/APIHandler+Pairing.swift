@@ -76,18 +76,26 @@ extension APIHandler {
 
     func listPatients(_ input: Operations.ListPatients.Input) async throws -> Operations.ListPatients.Output {
         let context = try APIContext.current()
+        let q = input.query
+        let page = try PageRequest(cursor: q.cursor, limit: q.limit)
+        let query = try CaseloadQuery.validate(q: q.q, status: q.status, from: q.from, to: q.to, sort: q.sort, order: q.order)
         let therapist = try await context.user(.therapist)
-        let rows = try await CaseloadView.read(for: therapist, database: context.database, services: context.services)
-        return .ok(.init(body: .json(try rows.map { try Components.Schemas.CaseloadPatient($0.entry) })))
+        let rows = try await CaseloadView.read(
+            for: therapist, query: query, page: page, database: context.database, services: context.services)
+        return .ok(.init(
+            headers: .init(nextCursor: rows.next), body: .json(try rows.items.map { try Components.Schemas.CaseloadPatient($0.entry) })))
     }
 
     func updatePatient(_ input: Operations.UpdatePatient.Input) async throws -> Operations.UpdatePatient.Output {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
-        try checkLimits([(body.displayName, "displayName", TreatmentUpdate.displayNameMaxLength), (body.therapyStart, "therapyStart", 10), (body.therapyEnd, "therapyEnd", 10)])
+        try checkLimits([
+            (body.displayName, "displayName", TreatmentUpdate.displayNameMaxLength), (body.therapyStart, "therapyStart", 10),
+            (body.therapyEnd, "therapyEnd", 10), (body.status, "status", 20),
+        ])
         let chart = try await context.chart(of: input.path.patientId)
         let update = try TreatmentUpdate.validate(
-            displayName: body.displayName, therapyStart: body.therapyStart, therapyEnd: body.therapyEnd,
+            displayName: body.displayName, therapyStart: body.therapyStart, therapyEnd: body.therapyEnd, status: body.status,
             current: (chart.profile.therapyStart.flatMap(LocalDate.init), chart.profile.therapyEnd.flatMap(LocalDate.init)))
         return .ok(.init(body: .json(try .init(try await chart.updateTreatment(update)))))
     }

@@ -11,6 +11,8 @@ struct CaseloadPages: Sendable {
         var name: String
         var pairedSince: String
         var lastActivity: String
+        var status: TreatmentStatus
+        var statusLabel: String
         var compliance: ComplianceCell
         /// Alerts about the patient that wait for acknowledgement.
         var openAlerts: Int
@@ -55,7 +57,14 @@ struct CaseloadPages: Sendable {
 
     struct CaseloadContent: Encodable, Sendable {
         var patients: [PatientRow]
-        var hasPatients: Bool
+        var search: ConsoleTherapistController.CaseloadSearch
+        /// Whether anything narrows the list, so that an empty one reads "nobody found" rather than "nobody yet".
+        var filtered: Bool
+        var statuses: [SelectOption]
+        var sorts: [SelectOption]
+        var ascending: Bool
+        var nextLink: String?
+        var errors: FormErrors
         var passwordChanged: Bool
     }
 
@@ -93,6 +102,7 @@ struct CaseloadPages: Sendable {
         var notifications: [NotificationRow]
         var hasNotifications: Bool
         var treatment: ConsoleTherapistController.TreatmentForm
+        var treatmentStatus: TreatmentStatus
         var treatmentSaved: Bool
         var treatmentErrors: FormErrors
     }
@@ -131,18 +141,35 @@ struct CaseloadPages: Sendable {
     private var language: Language { therapist.language }
     private var localizer: Localizer { services.localizer }
 
-    func caseload(passwordChanged: Bool) async throws -> CaseloadContent {
+    /// One page of the caseload as the search asks; a search that cannot be read lists everyone, its problems
+    /// beside the fields.
+    func caseload(
+        _ search: ConsoleTherapistController.CaseloadSearch = .init(), query: CaseloadQuery = CaseloadQuery(),
+        page: PageRequest = .all, errors: FormErrors = FormErrors(), passwordChanged: Bool
+    ) async throws -> CaseloadContent {
         let display = therapist.dateDisplay
-        let caseload = try await CaseloadView.read(for: therapist, database: database, services: services)
-        let rows = caseload.map { row in
+        let caseload = try await CaseloadView.read(for: therapist, query: query, page: page, database: database, services: services)
+        let rows = caseload.items.map { row in
             let entry = row.entry
+            let status = entry.enrollment.treatmentStatus
             return PatientRow(
                 id: entry.enrollment.$patient.id.uuidString, pseudonym: entry.profile.pseudonym,
                 name: entry.enrollment.displayName ?? entry.patient.name ?? "", pairedSince: display.date(entry.enrollment.createdAt),
-                lastActivity: display.dateTime(entry.patient.lastActiveAt), compliance: ComplianceCell(row.compliance),
+                lastActivity: display.dateTime(entry.patient.lastActiveAt), status: status,
+                statusLabel: localizer.text("treatmentStatus.\(status.rawValue)", language), compliance: ComplianceCell(row.compliance),
                 openAlerts: row.openAlerts)
         }
-        return CaseloadContent(patients: rows, hasPatients: !rows.isEmpty, passwordChanged: passwordChanged)
+        return CaseloadContent(
+            patients: rows, search: search, filtered: query.words != nil || query.status != nil || query.from != nil || query.to != nil,
+            statuses: TreatmentStatus.allCases.map {
+                SelectOption(value: $0.rawValue, label: localizer.text("treatmentStatus.\($0.rawValue)", language), selected: query.status == $0)
+            },
+            sorts: CaseloadQuery.Sort.allCases.map {
+                SelectOption(value: $0.rawValue, label: localizer.text("console.patients.sort.\($0.rawValue)", language), selected: query.sort == $0)
+            },
+            ascending: !query.descending,
+            nextLink: caseload.next.map { nextPageLink(ConsoleURL.patients.path, cursor: $0, keeping: search.filters) },
+            errors: errors, passwordChanged: passwordChanged)
     }
 
     func patient(_ chart: PatientChart, _ state: PatientPageState) async throws -> PatientContent {
@@ -226,6 +253,7 @@ struct CaseloadPages: Sendable {
                 ?? .init(
                     displayName: entry.enrollment.displayName ?? "", therapyStart: entry.profile.therapyStart ?? "",
                     therapyEnd: entry.profile.therapyEnd ?? ""),
+            treatmentStatus: entry.enrollment.treatmentStatus,
             treatmentSaved: state.treatmentSaved, treatmentErrors: state.treatmentErrors)
     }
 

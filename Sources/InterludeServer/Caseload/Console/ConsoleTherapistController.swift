@@ -14,10 +14,28 @@ struct ConsoleTherapistController {
         var comment: String?
     }
 
+    /// The treatment's names and dates, or (from its own buttons) a new status; ending needs `confirmEnd`.
     struct TreatmentForm: Content {
-        var displayName: String
-        var therapyStart: String
-        var therapyEnd: String
+        var displayName: String?
+        var therapyStart: String?
+        var therapyEnd: String?
+        var status: String?
+        var confirmEnd: String?
+    }
+
+    /// The caseload search as the therapist typed it.
+    struct CaseloadSearch: Content {
+        var q: String?
+        var status: String?
+        var from: String?
+        var to: String?
+        var sort: String?
+        var order: String?
+        var cursor: String?
+
+        var filters: [(name: String, value: String)] {
+            [("q", q), ("status", status), ("from", from), ("to", to), ("sort", sort), ("order", order)].map { ($0, $1 ?? "") }
+        }
     }
 
     struct AssignForm: Content {
@@ -54,10 +72,26 @@ struct ConsoleTherapistController {
         routes.post("profile", use: saveProfile)
     }
 
+    static let caseloadPageSize = 50
+
     func caseload(_ request: Request) async throws -> Response {
-        let content = try await pages(request, try request.consoleUser(.therapist))
-            .caseload(passwordChanged: request.query[String.self, at: "passwordChanged"] != nil)
-        return try await request.renderConsole("console/patients", titleKey: "console.patients.title", content: content)
+        let search = try request.query.decode(CaseloadSearch.self)
+        var query = CaseloadQuery()
+        var errors = FormErrors()
+        var page = try PageRequest(cursor: nil, limit: Self.caseloadPageSize)
+        do {
+            query = try CaseloadQuery.validate(
+                q: search.q, status: search.status, from: search.from, to: search.to, sort: search.sort, order: search.order)
+            page = try PageRequest(cursor: search.cursor.flatMap { $0.isEmpty ? nil : $0 }, limit: Self.caseloadPageSize)
+        } catch {
+            guard let failure = FormErrors.from(error, request: request) else { throw error }
+            errors = failure
+        }
+        let content = try await pages(request, try request.consoleUser(.therapist)).caseload(
+            search, query: query, page: page, errors: errors,
+            passwordChanged: request.query[String.self, at: "passwordChanged"] != nil)
+        return try await request.renderConsole(
+            "console/patients", titleKey: "console.patients.title", content: content, status: errors.isEmpty ? .ok : errors.status)
     }
 
     func patient(_ request: Request) async throws -> Response {
@@ -112,8 +146,9 @@ struct ConsoleTherapistController {
         let chart = try await Self.chart(request, therapist)
         let form = try request.content.decode(TreatmentForm.self)
         do {
+            if form.status == TreatmentStatus.ended.rawValue, form.confirmEnd == nil { throw AppError.field("confirmEnd", .required) }
             let update = try TreatmentUpdate.validate(
-                displayName: form.displayName, therapyStart: form.therapyStart, therapyEnd: form.therapyEnd,
+                displayName: form.displayName, therapyStart: form.therapyStart, therapyEnd: form.therapyEnd, status: form.status,
                 current: (chart.profile.therapyStart.flatMap(LocalDate.init), chart.profile.therapyEnd.flatMap(LocalDate.init)))
             _ = try await chart.updateTreatment(update)
             return try await renderPatient(request, .init(treatmentSaved: true))

@@ -22,6 +22,8 @@ final class EnrollmentRecord: Model, @unchecked Sendable {
     @OptionalField(key: "arm") var arm: String?
     /// In a practice: the name the therapist shows the client under, when they set one.
     @OptionalField(key: "display_name") var displayName: String?
+    /// In a practice: since when the therapist paused the treatment; nothing is planned while it is set.
+    @OptionalField(key: "paused_at") var pausedAt: Date?
 
     init() {}
 
@@ -33,5 +35,13 @@ final class EnrollmentRecord: Model, @unchecked Sendable {
         self.consentVersion = consentVersion
         self.createdAt = now
         self.updatedAt = now
+    }
+}
+
+extension EnrollmentRecord {
+    /// Where the treatment of a practice's client stands.
+    var treatmentStatus: TreatmentStatus {
+        if status == .ended { return .ended }
+        return pausedAt == nil ? .active : .paused
     }
 }
