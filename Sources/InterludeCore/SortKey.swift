@@ -15,4 +15,13 @@ public enum SortKey {
             .folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
             .split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
+
+    /// A fixed-width key of digits turned around: what came first comes last, so that one part of a key made of
+    /// several may run the other way.
+    public static func reversed(_ key: String) -> String {
+        String(key.map { character in
+            guard let digit = character.wholeNumberValue else { return character }
+            return Character(String(9 - digit))
+        })
+    }
 }

@@ -107,4 +107,109 @@ struct CaseloadListTests {
             #expect(wrong.status == .unprocessableEntity && wrong.html.contains("id=\"from-error\"") && wrong.html.contains(">Ada<"))
         }
     }
+
+    /// A list of the patient's data: how it is reached, by whom, and how one more item is added to it.
+    enum PatientList: String, CaseIterable {
+        case ownMoods, patientMoods, prompts, ownInterventions, appointments
+    }
+
+    @Test("every kind of list pages without losing or repeating an item while items are added, newest at the start and oldest at the end", arguments: PatientList.allCases)
+    func listPages(_ list: PatientList) async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, _) = try await app.staff("therapist", "tess@example.org")
+            let (patient, patientID) = try await app.patient("ada@example.org")
+            try await app.pair(patient, with: therapist)
+            var made = 0
+            /// Adds one item `hours` from now (negative: in the past); answers its id.
+            func add(hours: Double) async throws -> String {
+                made += 1
+                let at = app.clock.now.addingTimeInterval(hours * 3600)
+                let reply: APIClient.Reply
+                switch list {
+                case .ownMoods, .patientMoods:
+                    reply = try await patient.send(.POST, "/me/moods", json: MoodAPITests.mood(app, hoursAgo: -hours))
+                case .prompts:
+                    reply = try await therapist.send(.POST, "/patients/\(patientID)/prompts", json: [
+                        "instrumentKey": "phq-9", "opensAt": QuestionnaireAPITests.iso(at.addingTimeInterval(-3600)),
+                        "closesAt": QuestionnaireAPITests.iso(at),
+                    ])
+                case .ownInterventions:
+                    reply = try await therapist.send(.POST, "/patients/\(patientID)/interventions", json: InterventionTests.walk)
+                case .appointments:
+                    reply = try await therapist.send(
+                        .POST, "/patients/\(patientID)/appointments", json: ScheduleAPITests.appointment("Session \(made)", at: at))
+                }
+                try #require(reply.status == .created, "\(reply.text)")
+                return try #require(reply.body["id"].string)
+            }
+            let path = switch list {
+            case .ownMoods: "/me/moods"
+            case .patientMoods: "/patients/\(patientID)/moods"
+            case .prompts: "/patients/\(patientID)/prompts"
+            case .ownInterventions: "/me/interventions"
+            case .appointments: "/patients/\(patientID)/appointments"
+            }
+            let reader = list == .ownMoods || list == .ownInterventions ? patient : therapist
+            var first: [String] = []
+            for hour in 1...5 {
+                if list == .ownInterventions { app.clock.advance(by: 60) }
+                first.append(try await add(hours: list == .appointments || list == .prompts ? Double(24 + hour) : Double(-24 - hour)))
+            }
+
+            // act
+            var late: [String] = []
+            let pages = try await Self.pages(reader, path + "?limit=2") { _ in
+                if list == .ownInterventions { app.clock.advance(by: 60) }
+                // Where the list begins: the newest, the soonest appointment, the prompt closing last.
+                late.append(try await add(hours: list == .appointments ? 2 : list == .prompts ? 100 : -1))
+            }
+
+            // verify
+            let seen = pages.flatMap { $0.compactMap { $0["id"].string } }
+            #expect(Set(seen) == Set(first), "each item once, none of those added before the cursor: \(seen)")
+            #expect(seen.count == first.count && pages.map(\.count) == [2, 2, 1])
+            let again = try await Self.pages(reader, path + "?limit=200")
+            #expect(Set(again.flatMap { $0.compactMap { $0["id"].string } }) == Set(first + late))
+        }
+    }
+
+    /// Lists bounded by what a study or the catalogue defines, answered whole.
+    static let wholeLists = [
+        "getMySampleDays", "listConsentVersions", "listInstrumentPins", "listInstruments", "listMyMessagePlans",
+        "listMyOnDemandPlans", "listMyPlanAdjustments", "listMySampleTypes", "listPlans", "listStudies", "listStudyRules",
+        "listStudyStaff", "previewSchedule",
+    ]
+
+    /// The read operations of the API document that answer an array, and whether each takes a cursor.
+    static func lists(in document: String) -> [(id: String, paged: Bool)] {
+        var lists: [(id: String, paged: Bool)] = []
+        var block: [Substring] = []
+        func close() {
+            defer { block = [] }
+            guard block.first?.hasPrefix("    get:") == true,
+                let line = block.first(where: { $0.hasPrefix("      operationId: ") }),
+                let ok = block.firstIndex(where: { $0.hasPrefix("        '200':") })
+            else { return }
+            let answer = block[ok...].prefix { !$0.hasPrefix("        default:") }
+            guard answer.contains(where: { $0.contains("type: array") }) else { return }
+            lists.append((String(line.dropFirst("      operationId: ".count)), block.contains { $0.contains("parameters/Cursor") }))
+        }
+        for line in document.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  /") || (line.hasPrefix("    ") && !line.hasPrefix("     ") && line.hasSuffix(":")) { close() }
+            block.append(line)
+        }
+        close()
+        return lists
+    }
+
+    @Test("every list operation of the API document takes a cursor and a limit, but those answered whole by design")
+    func everyListPages() async throws {
+        try await withTestApp { app in
+            let document = try await app.app.testing().sendRequest(.GET, "/api/v1/openapi.yaml").body.string
+            let lists = Self.lists(in: document)
+            #expect(lists.count > 30)
+            #expect(lists.filter { !$0.paged }.map(\.id).sorted() == Self.wholeLists.sorted())
+        }
+    }
 }

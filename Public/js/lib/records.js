@@ -2,7 +2,7 @@
 // the API, changed through it, and without a connection changed in the outbox under the record's own id, shown as
 // they will be once sent. A change the server finds in conflict comes back as an outbox report.
 
-import { api } from "./api.js";
+import { api, apiList } from "./api.js";
 import { message } from "./i18n.js";
 import { enqueue, pending } from "./outbox.js";
 import { uuid } from "./storage.js";
@@ -38,7 +38,7 @@ export function recordCollection({ kind, path, label }) {
   return {
     /** The records, with waiting changes laid over them; null when neither the server nor the device has them. */
     async load() {
-      const result = await api("GET", `/me/${path}`);
+      const result = await apiList(`/me/${path}`);
       return result.ok ? overlay(result.data) : null;
     },
 

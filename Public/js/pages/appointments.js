@@ -1,7 +1,7 @@
 // The appointments page: a month calendar with today and the next session, the list, the form on the
 // five-minute grid, and the private calendar address for the phone's own calendar.
 
-import { api } from "../lib/api.js";
+import { api, apiList } from "../lib/api.js";
 import { addMonths, fromZoned, minutesBetween, onGrid, toZoned } from "../lib/calendar.js";
 import { markField, onSubmit, requireFields, showProblem, showEditing, showSummary, values } from "../lib/forms.js";
 import { message } from "../lib/i18n.js";
@@ -35,7 +35,7 @@ export async function run() {
 
   const load = async () => {
     const showPast = document.getElementById("show-past").checked;
-    const result = await api("GET", `/me/appointments${showPast ? "?includePast=true" : ""}`);
+    const result = await apiList(`/me/appointments${showPast ? "?includePast=true" : ""}`);
     if (!result.ok) return;
     state.appointments = result.data;
     await overlayWaitingChanges();

@@ -1,7 +1,7 @@
 // The home page: a greeting, how many questionnaires and interventions wait, the health records the person's
 // studies collect, and the way to the therapist.
 
-import { api, keepForOffline, loadMe } from "../lib/api.js";
+import { apiList, keepForOffline, loadMe } from "../lib/api.js";
 import { message } from "../lib/i18n.js";
 import { setText } from "../lib/page.js";
 import { session } from "../lib/storage.js";
@@ -12,14 +12,14 @@ export async function run() {
   const me = await loadMe();
   if (!me) return;
   setText("greeting", `${message("greeting")} ${me.name || me.email}`);
-  const open = await api("GET", "/me/prompts");
+  const open = await apiList("/me/prompts");
   if (open.ok && open.data.length) {
     const badge = document.getElementById("open-count");
     badge.textContent = String(open.data.length);
     badge.hidden = false;
     keepForOffline(open.data);
   }
-  const received = await api("GET", "/me/interventions");
+  const received = await apiList("/me/interventions");
   const unseen = received.ok ? received.data.filter((item) => item.state === "sent").length : 0;
   if (unseen) {
     const badge = document.getElementById("new-interventions");

@@ -1,13 +1,13 @@
 // One intervention: opening marks it seen; confirming completes it and makes it read-only.
 
-import { api } from "../lib/api.js";
+import { api, apiList } from "../lib/api.js";
 import { formatDateTime, message } from "../lib/i18n.js";
 import { NOTICE_KEY, answers, keepAnswer, queue, waiting } from "../lib/interventions.js";
 
 export async function run() {
   const id = decodeURIComponent(location.pathname.split("/").pop());
   const status = document.getElementById("intervention-status");
-  const result = await api("GET", "/me/interventions");
+  const result = await apiList("/me/interventions");
   const item = result.ok ? result.data.find((candidate) => candidate.id === id) : null;
   if (!item) {
     status.textContent = result.ok ? message("notFound") : result.data.detail;

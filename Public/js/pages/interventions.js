@@ -1,6 +1,6 @@
 // The interventions page: new ones first, then completed ones; and the encrypted backup of the answers.
 
-import { api } from "../lib/api.js";
+import { api, apiList } from "../lib/api.js";
 import { open, seal } from "../lib/backup-crypto.js";
 import { clearErrors, markField, onSubmit, showProblem, showSummary } from "../lib/forms.js";
 import { formatDateTime, message } from "../lib/i18n.js";
@@ -9,7 +9,7 @@ import { read, write } from "../lib/storage.js";
 
 export async function run() {
   const pending = await waiting("intervention.complete");
-  const result = await api("GET", "/me/interventions");
+  const result = await apiList("/me/interventions");
   if (result.ok) {
     const local = answers();
     const fresh = result.data.filter((item) => item.state !== "completed" && !pending.includes(item.id) && !local[item.id]?.completedAt);

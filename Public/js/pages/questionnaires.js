@@ -1,12 +1,12 @@
 // The questionnaires waiting and those answered, with how far each draft got.
 
-import { api, keepForOffline } from "../lib/api.js";
+import { apiList, keepForOffline } from "../lib/api.js";
 import { formatDateTime, message } from "../lib/i18n.js";
 import { loadDraft } from "../lib/storage.js";
 
 export async function run() {
   const fill = async (status, listID, emptyID) => {
-    const result = await api("GET", `/me/prompts?status=${status}`);
+    const result = await apiList(`/me/prompts?status=${status}`);
     if (!result.ok) return;
     const list = document.getElementById(listID);
     list.replaceChildren();
@@ -37,6 +37,6 @@ export async function run() {
     }
   };
   await Promise.all([fill("open", "open-list", "open-empty"), fill("completed", "done-list", "done-empty")]);
-  const open = await api("GET", "/me/prompts?status=open");
+  const open = await apiList("/me/prompts?status=open");
   if (open.ok) keepForOffline(open.data);
 }

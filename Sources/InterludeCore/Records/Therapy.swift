@@ -89,6 +89,13 @@ public struct Therapy: Codable, Sendable, Equatable {
         therapies.sorted { precedes($0, $1, on: day) }
     }
 
+    /// A key that orders therapies that way when compared as text, lowest first.
+    public static func sortKey(_ therapy: Therapy, on day: LocalDate) -> String {
+        let kind = Kind.allCases.firstIndex(of: therapy.kind) ?? 0
+        let kindDigits = String(repeating: "0", count: max(0, 3 - String(kind).count)) + String(kind)
+        return (therapy.isOngoing(on: day) ? "0" : "1") + kindDigits + SortKey.reversed(therapy.startDate.description)
+    }
+
     /// Whether `lhs` comes before `rhs` in that order.
     public static func precedes(_ lhs: Therapy, _ rhs: Therapy, on day: LocalDate) -> Bool {
         let (left, right) = (lhs.isOngoing(on: day), rhs.isOngoing(on: day))

@@ -191,10 +191,10 @@ struct PatientChart: Sendable {
 
     /// How the patient can be reached now, and what was sent to them about this study's prompts and interventions
     /// and about appointments: their therapist's business, never research's.
-    func notifications(limit: Int) async throws -> (reach: DeviceService.Reach, sent: [NotificationRecord]) {
+    func notifications(limit: Int? = nil) async throws -> (reach: DeviceService.Reach, sent: [NotificationRecord]) {
         guard kind == .practice else { return (DeviceService.Reach(), []) }
         let reach = try await DeviceService(database: database, services: services).reach(of: patient)
-        let recent = try await NotificationHistory(database: database, services: services).recent(of: patientID, limit: 200)
+        let recent = try await NotificationHistory(database: database, services: services).recent(of: patientID)
         let promptIDs = recent.compactMap(\.promptID)
         let inScope = Set(
             try await PromptRecord.query(on: database).filter(\.$id ~~ promptIDs).filter(\.$study.$id ~~ Array(studies))
@@ -208,7 +208,7 @@ struct PatientChart: Sendable {
                 return interventions.contains(interventionID)
             }
             return record.appointmentID != nil
-        }.prefix(limit)
+        }.prefix(limit ?? .max)
         try await audit.record(actor: viewer, action: .notificationsRead, patients: [patientID])
         return (reach, Array(shown))
     }

@@ -39,9 +39,10 @@ struct ExportService: Sendable {
     }
 
     /// The study's exports, newest first.
-    func history(of scope: StudyExportScope, limit: Int = 50) async throws -> [ExportRecord] {
-        try await ExportRecord.query(on: database).filter(\.$study.$id == scope.grant.studyID)
-            .sort(\.$createdAt, .descending).limit(limit).all()
+    func history(of scope: StudyExportScope, limit: Int? = 50) async throws -> [ExportRecord] {
+        let query = ExportRecord.query(on: database).filter(\.$study.$id == scope.grant.studyID).sort(\.$createdAt, .descending)
+        if let limit { query.limit(limit) }
+        return try await query.all()
     }
 
     /// The study an export belongs to, for finding the caller's standing in it.

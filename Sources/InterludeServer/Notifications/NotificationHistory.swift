@@ -8,11 +8,10 @@ struct NotificationHistory: Sendable {
     let services: AppServices
 
     /// The newest notifications of a person, newest first.
-    func recent(of userID: UUID, limit: Int = 100) async throws -> [NotificationRecord] {
+    func recent(of userID: UUID) async throws -> [NotificationRecord] {
         try await NotificationRecord.query(on: database)
             .filter(\.$user.$id == userID)
             .sort(\.$dueAt, .descending)
-            .limit(limit)
             .all()
     }
 

@@ -94,8 +94,46 @@ struct ListPage<Item: Sendable>: Sendable {
         ListPage<Other>(items: try items.map(transform), next: next)
     }
 
-    /// The page of `items` ordered newest first, ties by id descending.
-    init(of items: [Item], _ request: PageRequest, moment: (Item) -> Date, id: (Item) -> UUID) {
-        self.init(of: items, request, key: { SortKey.moment(moment($0)) }, id: id)
+    /// The page of `items` ordered newest first (oldest first when not `descending`), ties by id the same way.
+    init(of items: [Item], _ request: PageRequest, moment: (Item) -> Date, id: (Item) -> UUID, descending: Bool = true) {
+        self.init(of: items, request, key: { SortKey.moment(moment($0)) }, id: id, descending: descending)
     }
+}
+
+/// An item of a list that runs by one moment of it, with ties broken by its id.
+protocol MomentListed {
+    var listedAt: Date { get }
+    var listedID: UUID { get }
+}
+
+extension ListPage where Item: MomentListed {
+    /// The page of `items` ordered by their moment, newest first unless asked otherwise.
+    init(of items: [Item], _ request: PageRequest, descending: Bool = true) {
+        self.init(of: items, request, moment: \.listedAt, id: \.listedID, descending: descending)
+    }
+}
+
+extension RecordService.Stored: MomentListed {
+    var listedAt: Date { record.occurredAt }
+    var listedID: UUID { record.id! }
+}
+
+extension ResponseService.Stored: MomentListed {
+    var listedAt: Date { record.completedAt }
+    var listedID: UUID { record.id! }
+}
+
+extension InterventionService.Opened: MomentListed {
+    var listedAt: Date { record.deliverAt }
+    var listedID: UUID { record.id! }
+}
+
+extension AppointmentService.Shown: MomentListed {
+    var listedAt: Date { record.startsAt }
+    var listedID: UUID { record.id! }
+}
+
+extension NotificationRecord: MomentListed {
+    var listedAt: Date { dueAt }
+    var listedID: UUID { id! }
 }

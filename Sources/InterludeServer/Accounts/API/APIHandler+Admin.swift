@@ -8,8 +8,9 @@ extension APIHandler {
     func listUsers(_ input: Operations.ListUsers.Input) async throws -> Operations.ListUsers.Output {
         let context = try APIContext.current()
         _ = try await context.user(.admin)
-        let users = try await context.staff.list()
-        return .ok(.init(body: .json(try users.map(Components.Schemas.StaffUser.init))))
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        let page = ListPage(of: try await context.staff.list(), request, moment: \.createdAt, id: { $0.id! })
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.StaffUser.init))))
     }
 
     func createUser(_ input: Operations.CreateUser.Input) async throws -> Operations.CreateUser.Output {

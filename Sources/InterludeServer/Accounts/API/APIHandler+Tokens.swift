@@ -7,8 +7,9 @@ extension APIHandler {
     func listAccessTokens(_ input: Operations.ListAccessTokens.Input) async throws -> Operations.ListAccessTokens.Output {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
-        let tokens = try await context.accessTokens.tokens(of: user)
-        return .ok(.init(body: .json(try tokens.map { try .init($0, secret: nil) })))
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        let page = ListPage(of: try await context.accessTokens.tokens(of: user), request, moment: \.createdAt, id: { $0.id! })
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map { try .init($0, secret: nil) })))
     }
 
     func createAccessToken(_ input: Operations.CreateAccessToken.Input) async throws -> Operations.CreateAccessToken.Output {

@@ -59,9 +59,10 @@ extension APIHandler {
         -> Operations.ListPairingCodes.Output
     {
         let context = try APIContext.current()
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let therapist = try await context.user(.therapist)
-        let codes = try await context.pairing.codes(of: therapist)
-        return .ok(.init(body: .json(try codes.map { try .init($0, now: context.now) })))
+        let page = ListPage(of: try await context.pairing.codes(of: therapist), request, moment: \.createdAt, id: { $0.id! })
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map { try .init($0, now: context.now) })))
     }
 
     func createPairingCodes(_ input: Operations.CreatePairingCodes.Input) async throws

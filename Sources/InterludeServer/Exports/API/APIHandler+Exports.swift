@@ -8,8 +8,9 @@ extension APIHandler {
     func listStudyExports(_ input: Operations.ListStudyExports.Input) async throws -> Operations.ListStudyExports.Output {
         let context = try APIContext.current()
         let scope = try await context.exportScope(of: try pathID(input.path.studyId))
-        let exports = try await context.exports.history(of: scope)
-        return .ok(.init(body: .json(try exports.map(Components.Schemas.StudyExport.init))))
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        let page = ListPage(of: try await context.exports.history(of: scope, limit: nil), request, moment: \.createdAt, id: { $0.id! })
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.StudyExport.init))))
     }
 
     func startStudyExport(_ input: Operations.StartStudyExport.Input) async throws -> Operations.StartStudyExport.Output {

@@ -7,8 +7,9 @@ extension APIHandler {
         -> Operations.ListPatientInterventions.Output
     {
         let context = try APIContext.current()
-        let list = try await context.chart(of: input.path.patientId).interventions()
-        return .ok(.init(body: .json(try list.map(Components.Schemas.Intervention.init))))
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        let page = ListPage(of: try await context.chart(of: input.path.patientId).interventions(), request)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Intervention.init))))
     }
 
     func sendIntervention(_ input: Operations.SendIntervention.Input) async throws -> Operations.SendIntervention.Output {
@@ -30,8 +31,9 @@ extension APIHandler {
     {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
-        let list = try await context.interventions.received(by: patient.requireID())
-        return .ok(.init(body: .json(try list.map(Components.Schemas.Intervention.init))))
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        let page = ListPage(of: try await context.interventions.received(by: patient.requireID()), request)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Intervention.init))))
     }
 
     func markMyInterventionSeen(_ input: Operations.MarkMyInterventionSeen.Input) async throws
@@ -107,9 +109,14 @@ extension APIHandler {
 
     func listAlerts(_ input: Operations.ListAlerts.Input) async throws -> Operations.ListAlerts.Output {
         let context = try APIContext.current()
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let staff = try await context.user(.therapist, .researcher, .admin)
-        let alerts = try await context.alertInbox(staff).alerts()
-        return .ok(.init(body: .json(try alerts.map { try .init($0, for: staff) })))
+        // Open ones first, newest first.
+        let page = ListPage(
+            of: try await context.alertInbox(staff).alerts(), request,
+            key: { ($0.opened.record.acknowledgedAt == nil ? "1" : "0") + SortKey.moment($0.opened.record.createdAt) },
+            id: { $0.opened.record.id! })
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map { try .init($0, for: staff) })))
     }
 
     func acknowledgeAlert(_ input: Operations.AcknowledgeAlert.Input) async throws -> Operations.AcknowledgeAlert.Output {

@@ -6,8 +6,10 @@ extension APIHandler {
     func listMyDevices(_ input: Operations.ListMyDevices.Input) async throws -> Operations.ListMyDevices.Output {
         let context = try APIContext.current()
         let user = try await context.authenticated().user
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let devices = try await context.devices.devices(of: user.requireID())
-        return .ok(.init(body: .json(try devices.map(Components.Schemas.Device.init))))
+        let page = ListPage(of: devices, request, moment: \.createdAt, id: { $0.id! }, descending: false)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Device.init))))
     }
 
     func registerMyDevice(_ input: Operations.RegisterMyDevice.Input) async throws -> Operations.RegisterMyDevice.Output {
@@ -58,13 +60,16 @@ extension APIHandler {
         -> Operations.ListPatientNotifications.Output
     {
         let context = try APIContext.current()
-        let (reach, sent) = try await context.chart(of: input.path.patientId).notifications(limit: 100)
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        let (reach, sent) = try await context.chart(of: input.path.patientId).notifications()
+        let page = ListPage(of: sent, request)
         return .ok(
             .init(
+                headers: .init(nextCursor: page.next),
                 body: .json(
                     .init(
                         reachableByPush: reach.byPush, reachableByEmail: reach.email, devices: reach.webPush + reach.apns,
-                        notifications: try sent.map(Components.Schemas.SentNotification.init)))))
+                        notifications: try page.items.map(Components.Schemas.SentNotification.init)))))
     }
 
     func getPushPublicKey(_ input: Operations.GetPushPublicKey.Input) async throws -> Operations.GetPushPublicKey.Output {

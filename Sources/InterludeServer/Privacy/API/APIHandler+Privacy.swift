@@ -8,12 +8,12 @@ extension APIHandler {
     func getMyAccessLog(_ input: Operations.GetMyAccessLog.Input) async throws -> Operations.GetMyAccessLog.Output {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
-        try checkLimits([(input.query.before, "before", 80)])
+        try checkLimits([(input.query.before, "before", 80), (input.query.cursor, "cursor", 80)])
         let page = try await OwnAccessLog(database: context.database)
-            .page(of: patient, before: input.query.before, limit: input.query.limit ?? 50)
+            .page(of: patient, before: input.query.cursor ?? input.query.before, limit: input.query.limit ?? 50)
         let localizer = context.services.localizer
         let language = context.request.language
-        return .ok(.init(body: .json(.init(
+        return .ok(.init(headers: .init(nextCursor: page.next?.text), body: .json(.init(
             entries: page.entries.map { .init($0, localizer: localizer, language: language) }, next: page.next?.text))))
     }
 }

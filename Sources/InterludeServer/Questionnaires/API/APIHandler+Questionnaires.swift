@@ -109,8 +109,10 @@ extension APIHandler {
         -> Operations.ListPatientPrompts.Output
     {
         let context = try APIContext.current()
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let chart = try await context.chart(of: input.path.patientId)
-        return .ok(.init(body: .json(try await context.promptBodies(try await chart.prompts()))))
+        let page = ListPage(of: try await chart.prompts(), request, moment: \.record.closesAt, id: { $0.record.id! })
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try await context.promptBodies(page.items))))
     }
 
     func assignPrompt(_ input: Operations.AssignPrompt.Input) async throws -> Operations.AssignPrompt.Output {
@@ -127,8 +129,10 @@ extension APIHandler {
         -> Operations.ListPatientResponses.Output
     {
         let context = try APIContext.current()
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let chart = try await context.chart(of: input.path.patientId)
-        return .ok(.init(body: .json(try await context.responseBodies(try await chart.responses()))))
+        let page = ListPage(of: try await chart.responses(), request)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try await context.responseBodies(page.items))))
     }
 }
 
@@ -138,10 +142,17 @@ extension APIHandler {
     func listMyPrompts(_ input: Operations.ListMyPrompts.Input) async throws -> Operations.ListMyPrompts.Output {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let status: PromptStatus = input.query.status == .completed ? .completed : .open
         let prompts = try await context.prompts.prompts(of: patient.requireID(), statuses: [status])
         let blocked = try await context.prompts.blocked(among: prompts, patientID: patient.requireID())
-        return .ok(.init(body: .json(try await context.promptBodies(prompts, blocked: blocked))))
+        // Open ones run one-time first, then by deadline; completed ones newest first.
+        let page = ListPage(
+            of: prompts, request,
+            key: { (status == .open && PromptService.isOneTime($0.record) ? "0" : "1") + SortKey.moment($0.record.closesAt) },
+            id: { $0.record.id! }, descending: status != .open)
+        return .ok(.init(
+            headers: .init(nextCursor: page.next), body: .json(try await context.promptBodies(page.items, blocked: blocked))))
     }
 
     func getMyPrompt(_ input: Operations.GetMyPrompt.Input) async throws -> Operations.GetMyPrompt.Output {
@@ -167,8 +178,9 @@ extension APIHandler {
     func listMyResponses(_ input: Operations.ListMyResponses.Input) async throws -> Operations.ListMyResponses.Output {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
-        let responses = try await context.responses.responses(of: patient.requireID())
-        return .ok(.init(body: .json(try await context.responseBodies(responses))))
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        let page = ListPage(of: try await context.responses.responses(of: patient.requireID()), request)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try await context.responseBodies(page.items))))
     }
 
     func submitResponse(_ input: Operations.SubmitResponse.Input) async throws -> Operations.SubmitResponse.Output {

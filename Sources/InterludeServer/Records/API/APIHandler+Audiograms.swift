@@ -8,8 +8,9 @@ extension APIHandler {
     func listMyAudiograms(_ input: Operations.ListMyAudiograms.Input) async throws -> Operations.ListMyAudiograms.Output {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
-        let audiograms = try await context.records.list(Audiogram.self, of: patient.requireID())
-        return .ok(.init(body: .json(try audiograms.map(Components.Schemas.Audiogram.init))))
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        let page = ListPage(of: try await context.records.list(Audiogram.self, of: patient.requireID()), request)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Audiogram.init))))
     }
 
     func createMyAudiogram(_ input: Operations.CreateMyAudiogram.Input) async throws -> Operations.CreateMyAudiogram.Output {
@@ -62,8 +63,9 @@ extension APIHandler {
         -> Operations.ListPatientAudiograms.Output
     {
         let context = try APIContext.current()
-        let audiograms = try await context.chart(of: input.path.patientId).records(Audiogram.self)
-        return .ok(.init(body: .json(try audiograms.map(Components.Schemas.Audiogram.init))))
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        let page = ListPage(of: try await context.chart(of: input.path.patientId).records(Audiogram.self), request)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Audiogram.init))))
     }
 
     /// One audiogram to its patient or their therapist, as Interlude JSON or a FHIR Observation.

@@ -8,10 +8,12 @@ extension APIHandler {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
         try checkLimits([(input.query.q, "q", 200), (input.query._type, "type", HealthEvent.typeMaxLength)])
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let events = try await context.records.list(HealthEvent.self, of: patient.requireID())
             .filter { stored in input.query._type.map { stored.content.type == $0 } ?? true }
             .filter { stored in input.query.q.map { stored.content.matches($0) } ?? true }
-        return .ok(.init(body: .json(try events.map(Components.Schemas.HealthEvent.init))))
+        let page = ListPage(of: events, request)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.HealthEvent.init))))
     }
 
     func createMyEvent(_ input: Operations.CreateMyEvent.Input) async throws -> Operations.CreateMyEvent.Output {
@@ -42,8 +44,9 @@ extension APIHandler {
 
     func listPatientEvents(_ input: Operations.ListPatientEvents.Input) async throws -> Operations.ListPatientEvents.Output {
         let context = try APIContext.current()
-        let events = try await context.chart(of: input.path.patientId).records(HealthEvent.self)
-        return .ok(.init(body: .json(try events.map(Components.Schemas.HealthEvent.init))))
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        let page = ListPage(of: try await context.chart(of: input.path.patientId).records(HealthEvent.self), request)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.HealthEvent.init))))
     }
 }
 

@@ -7,8 +7,9 @@ extension APIHandler {
     func listMyMoods(_ input: Operations.ListMyMoods.Input) async throws -> Operations.ListMyMoods.Output {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
-        let moods = try await context.records.list(Mood.self, of: patient.requireID())
-        return .ok(.init(body: .json(try moods.map(Components.Schemas.Mood.init))))
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        let page = ListPage(of: try await context.records.list(Mood.self, of: patient.requireID()), request)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Mood.init))))
     }
 
     func createMyMood(_ input: Operations.CreateMyMood.Input) async throws -> Operations.CreateMyMood.Output {
@@ -39,8 +40,9 @@ extension APIHandler {
 
     func listPatientMoods(_ input: Operations.ListPatientMoods.Input) async throws -> Operations.ListPatientMoods.Output {
         let context = try APIContext.current()
-        let moods = try await context.chart(of: input.path.patientId).records(Mood.self)
-        return .ok(.init(body: .json(try moods.map(Components.Schemas.Mood.init))))
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        let page = ListPage(of: try await context.chart(of: input.path.patientId).records(Mood.self), request)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Mood.init))))
     }
 }
 

@@ -7,8 +7,10 @@ extension APIHandler {
     func listMyTherapies(_ input: Operations.ListMyTherapies.Input) async throws -> Operations.ListMyTherapies.Output {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let therapies = try await context.records.list(Therapy.self, of: patient.requireID())
-        return .ok(.init(body: .json(try Self.ordered(therapies, for: patient, now: context.services.clock.now))))
+        let page = try Self.page(therapies, request, for: patient, now: context.services.clock.now)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(page.items)))
     }
 
     func createMyTherapy(_ input: Operations.CreateMyTherapy.Input) async throws -> Operations.CreateMyTherapy.Output {
@@ -41,17 +43,19 @@ extension APIHandler {
         -> Operations.ListPatientTherapies.Output
     {
         let context = try APIContext.current()
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let chart = try await context.chart(of: input.path.patientId)
-        let therapies = try await chart.records(Therapy.self)
-        return .ok(.init(body: .json(try Self.ordered(therapies, for: chart.patient, now: context.services.clock.now))))
+        let page = try Self.page(try await chart.records(Therapy.self), request, for: chart.patient, now: context.services.clock.now)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(page.items)))
     }
 
-    /// Ongoing ones first, then by type and newest start, as of today in the patient's zone.
-    private static func ordered(_ therapies: [RecordService.Stored<Therapy>], for patient: UserRecord, now: Date) throws
-        -> [Components.Schemas.Therapy]
+    /// A page of therapies, ongoing ones first, then by type and newest start, as of today in the patient's zone.
+    private static func page(_ therapies: [RecordService.Stored<Therapy>], _ request: PageRequest, for patient: UserRecord, now: Date)
+        throws -> ListPage<Components.Schemas.Therapy>
     {
         let today = LocalDate(now, in: patient.zone)
-        return try therapies.sorted { Therapy.precedes($0.content, $1.content, on: today) }.map { try .init($0, today: today) }
+        return try ListPage(of: therapies, request, key: { Therapy.sortKey($0.content, on: today) }, id: \.listedID, descending: false)
+            .map { try Components.Schemas.Therapy($0, today: today) }
     }
 }
 

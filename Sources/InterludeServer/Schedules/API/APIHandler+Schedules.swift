@@ -80,8 +80,10 @@ extension APIHandler {
         -> Operations.ListPatientAppointments.Output
     {
         let context = try APIContext.current()
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let appointments = try await context.chart(of: input.path.patientId).appointments(includePast: true)
-        return .ok(.init(body: .json(try appointments.map(Components.Schemas.Appointment.init))))
+        let page = ListPage(of: appointments, request, descending: false)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Appointment.init))))
     }
 
     func createPatientAppointment(_ input: Operations.CreatePatientAppointment.Input) async throws
@@ -99,9 +101,11 @@ extension APIHandler {
     {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let appointments = try await context.appointments.appointments(
             of: patient.requireID(), includePast: input.query.includePast ?? false)
-        return .ok(.init(body: .json(try appointments.map(Components.Schemas.Appointment.init))))
+        let page = ListPage(of: appointments, request, descending: false)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Appointment.init))))
     }
 
     func createMyAppointment(_ input: Operations.CreateMyAppointment.Input) async throws

@@ -76,8 +76,10 @@ extension APIHandler {
         let context = try APIContext.current()
         let user = try await context.user(.researcher, .therapist, .admin)
         let grant = try await context.access.require(.viewParticipants, in: try pathID(input.path.studyId), by: user)
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let participants = try await context.studies.participants(of: grant)
-        return .ok(.init(body: .json(try participants.map(Components.Schemas.Participant.init))))
+        let page = ListPage(of: participants, request, moment: \.enrollment.createdAt, id: { $0.enrollment.id! })
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Participant.init))))
     }
 
     func decideEnrollment(_ input: Operations.DecideEnrollment.Input) async throws
