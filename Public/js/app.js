@@ -20,6 +20,7 @@ const PAGES = new Set([
   "home",
   "intervention",
   "interventions",
+  "invitation",
   "login",
   "moods",
   "my-data",

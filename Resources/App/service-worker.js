@@ -55,6 +55,7 @@ const SHELL = [
   "/js/pages/home.js",
   "/js/pages/intervention.js",
   "/js/pages/interventions.js",
+  "/js/pages/invitation.js",
   "/js/pages/login.js",
   "/js/pages/moods.js",
   "/js/pages/my-data.js",

@@ -20,7 +20,7 @@ struct ConsoleURLTests {
         (.users, .GET), (.users, .POST), (.userActive(other), .POST), (.userTwoFactorReset(other), .POST),
         (.audit, .GET), (.settings, .GET), (.settings, .POST), (.settingsTwoFactor, .POST), (.settingsACT, .POST),
         (.patients, .GET), (.patient(patient), .GET), (.assignPrompt(patient: patient), .POST),
-        (.appointments(patient: patient), .POST), (.treatment(patient: patient), .POST), (.response(patient: patient, response: other), .GET),
+        (.appointments(patient: patient), .POST), (.treatment(patient: patient), .POST), (.passwordReset(patient: patient), .POST), (.invitations, .POST), (.response(patient: patient, response: other), .GET),
         (.responseFHIR(patient: patient, response: other), .GET), (.healthRecord(patient: patient), .GET), (.thoughts(patient: patient), .GET), (.thoughts(patient: patient), .POST), (.pairingCodes, .GET), (.pairingCodes, .POST),
         (.pairingCodeSheet, .GET), (.profile, .GET), (.profile, .POST),
         (.intersession(patient: patient), .GET), (.interventions(patient: patient), .POST),

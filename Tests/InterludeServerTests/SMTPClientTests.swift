@@ -152,6 +152,30 @@ struct SMTPClientTests {
         #expect(parts.text.contains("https://interlude.test/app/verify?token="))
         #expect(parts.text.contains("Guten Tag"))
     }
+
+    @Test("a therapist's invitation reaches the client through the SMTP server, and its link makes them the therapist's client")
+    func invitationThroughSMTP() async throws {
+        // setup
+        let recipient = "invited-\(UUID().uuidString.prefix(8).lowercased())@example.org"
+
+        try await withTestApp(mailer: mailer(smtp.server(port: smtp.port))) { app in
+            let (therapist, _) = try await app.staff("therapist", "tess@example.org", name: "Dr. Tess Berger")
+
+            // act
+            let sent = try await therapist.send(.POST, "/patients/invitations", json: ["email": .string(recipient), "locale": "en"])
+            let delivery = try #require(try smtp.delivery(to: recipient))
+            let text = ParsedMessage(delivery.message).text
+            let token = try #require(text.components(separatedBy: "/app/invitation?token=").dropFirst().first?.prefix { !$0.isWhitespace })
+            let accepted = try await app.api.send(.POST, "/invitations/acceptance", json: InvitationTests.acceptance(String(token)))
+            let paired = try await app.api.authorized(accepted.body["token"].string).send(.GET, "/me/therapist")
+
+            // verify
+            #expect(sent.status == .created)
+            #expect(text.contains("Dr. Tess Berger") && text.contains("https://interlude.test/app/invitation?token="))
+            #expect(accepted.status == .created, "\(accepted.text)")
+            #expect(paired.status == .ok)
+        }
+    }
 }
 
 /// The text and HTML parts of a message as `MIMEMessage` renders it.

@@ -12,4 +12,6 @@ public enum AccountLifetimes {
     public static let passwordReset: TimeInterval = 3600
     /// A therapist's pairing code.
     public static let pairingCode: TimeInterval = 30 * 24 * 3600
+    /// A therapist's invitation by email.
+    public static let invitation: TimeInterval = 7 * 24 * 3600
 }

@@ -21,6 +21,8 @@ public struct RateLimitPolicy: Sendable, Equatable {
     public static let emailAvailability = RateLimitPolicy(limit: 30, window: 15 * 60)
     /// Wrong study join passwords, per client and per patient and study.
     public static let studyJoin = RateLimitPolicy(limit: 5, window: 15 * 60)
+    /// Invitations by email, per therapist.
+    public static let invitations = RateLimitPolicy(limit: 50, window: 24 * 60 * 60)
 
     /// nil when another attempt is allowed now; otherwise the whole seconds until it is.
     public func retryAfter(failures: [Date], now: Date) -> Int? {

@@ -55,6 +55,16 @@ public struct PairingRequest: Sendable, Equatable {
         } else if parsedCode == nil {
             validator.add("code", .invalidFormat)
         }
+        let details = Self.details(dateOfBirth: dateOfBirth, gender: gender, today: today, into: &validator)
+        try validator.check()
+        return PairingRequest(code: parsedCode!, dateOfBirth: details!.dateOfBirth, gender: details!.gender)
+    }
+
+    /// What a client tells their therapist on joining the practice: a date of birth in the past (after 1900) and
+    /// a gender; nil with the problems added when either is unusable.
+    public static func details(dateOfBirth: String, gender: String, today: LocalDate, into validator: inout FieldValidator)
+        -> (dateOfBirth: LocalDate, gender: Gender)?
+    {
         let birth = LocalDate(dateOfBirth)
         if dateOfBirth.isEmpty {
             validator.add("dateOfBirth", .required)
@@ -65,7 +75,7 @@ public struct PairingRequest: Sendable, Equatable {
         }
         let parsedGender = Gender(rawValue: gender)
         if parsedGender == nil { validator.add("gender", gender.isEmpty ? .required : .invalidValue) }
-        try validator.check()
-        return PairingRequest(code: parsedCode!, dateOfBirth: birth!, gender: parsedGender!)
+        guard let birth, let parsedGender, birth < today, birth.year >= 1900 else { return nil }
+        return (birth, parsedGender)
     }
 }

@@ -59,6 +59,8 @@ enum AuditAction: String, Sendable, CaseIterable {
     case appointmentAdded = "appointment.added"
     case thoughtAdded = "thought.added"
     case treatmentChanged = "patient.treatment.changed"
+    case invitationSent = "patient.invitation.sent"
+    case passwordResetSent = "patient.password-reset.sent"
     case userCreated = "user.created"
     case userDeactivated = "user.deactivated"
     case userReactivated = "user.reactivated"

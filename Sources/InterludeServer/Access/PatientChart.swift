@@ -308,6 +308,14 @@ struct PatientChart: Sendable {
         return entry
     }
 
+    /// The client's account, for emailing them a link to choose a new password; the sending is audited.
+    func passwordResetRecipient() async throws -> UserRecord {
+        try await requireActing()
+        guard kind == .practice, patient.deactivatedAt == nil else { throw AppError.forbidden(.notAllowed) }
+        try await audit.record(actor: viewer, action: .passwordResetSent, patients: [patientID])
+        return patient
+    }
+
     /// Sends one of the study's templates.
     func sendTemplate(_ templateID: UUID) async throws -> InterventionService.Opened {
         guard let template = try await templates().first(where: { $0.id == templateID }) else { throw AppError.notFound }

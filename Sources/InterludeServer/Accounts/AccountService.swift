@@ -164,6 +164,11 @@ struct AccountService: Sendable {
         guard let user = try await accountAskingForEmail(raw, client: client), user.deactivatedAt == nil else {
             return
         }
+        try await sendPasswordReset(to: user)
+    }
+
+    /// Emails the account a link to choose a new password, as when the person asks for one.
+    func sendPasswordReset(to user: UserRecord) async throws {
         let token = SecretToken.generate()
         try await EmailTokenRecord(
             userID: try user.requireID(), purpose: .passwordReset, tokenHash: token.hash, email: user.email,
@@ -285,7 +290,7 @@ struct AccountService: Sendable {
         return try await UserRecord.query(on: database).filter(\.$email == address!.value).first()
     }
 
-    private func findToken(_ token: String, purpose: EmailTokenRecord.Purpose) async throws -> EmailTokenRecord? {
+    func findToken(_ token: String, purpose: EmailTokenRecord.Purpose) async throws -> EmailTokenRecord? {
         guard !token.isEmpty, token.count <= 200 else { return nil }
         return try await EmailTokenRecord.query(on: database)
             .filter(\.$tokenHash == SecretToken.hash(token))
@@ -295,7 +300,7 @@ struct AccountService: Sendable {
 
     /// Sends a message; a mail server that is down must not undo what the person just did, so a failure is
     /// logged and the person can ask for the email again.
-    private func deliver(_ message: EmailMessage) async {
+    func deliver(_ message: EmailMessage) async {
         do {
             try await services.mailer.send(message)
         } catch {

@@ -13,6 +13,8 @@ struct RateLimiter: Sendable {
         case registration
         case emailAvailability
         case studyJoin
+        /// Invitations a therapist sends by email.
+        case invitation
         /// Failed sign-ins on an account from every client, which slow its sign-ins down rather than lock it.
         case loginSlowDown
 
@@ -25,6 +27,7 @@ struct RateLimiter: Sendable {
             case .registration: return .registration
             case .emailAvailability: return .emailAvailability
             case .studyJoin: return .studyJoin
+            case .invitation: return .invitations
             case .loginSlowDown: return RateLimitPolicy(limit: .max, window: SlowDownPolicy.login.window)
             }
         }

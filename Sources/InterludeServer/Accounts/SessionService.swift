@@ -65,6 +65,11 @@ struct SessionService: Sendable {
         return try await open(.api, for: user, lifetime: AccountLifetimes.apiSession)
     }
 
+    /// Signs in for the API an account whose owner just proved who they are another way (an invitation's link).
+    func openAPISession(for user: UserRecord) async throws -> (SecretToken, Authenticated) {
+        try await open(.api, for: user, lifetime: AccountLifetimes.apiSession)
+    }
+
     /// Signs a staff member in to the console.
     func consoleLogin(email: String, password: String, code: String?, client: RateLimiter.Subject) async throws
         -> (SecretToken, Authenticated)

@@ -30,6 +30,8 @@ enum ConsoleURL: Hashable, Sendable {
     case assignPrompt(patient: UUID)
     case appointments(patient: UUID)
     case treatment(patient: UUID)
+    case passwordReset(patient: UUID)
+    case invitations
     case response(patient: UUID, response: UUID)
     case responseFHIR(patient: UUID, response: UUID)
     case healthRecord(patient: UUID)
@@ -110,6 +112,8 @@ enum ConsoleURL: Hashable, Sendable {
         case .assignPrompt(let patient): ["patients", patient.uuidString, "prompts"]
         case .appointments(let patient): ["patients", patient.uuidString, "appointments"]
         case .treatment(let patient): ["patients", patient.uuidString, "treatment"]
+        case .passwordReset(let patient): ["patients", patient.uuidString, "password-reset"]
+        case .invitations: ["invitations"]
         case .response(let patient, let response): ["patients", patient.uuidString, "responses", response.uuidString]
         case .responseFHIR(let patient, let response):
             ["patients", patient.uuidString, "responses", response.uuidString, "fhir"]

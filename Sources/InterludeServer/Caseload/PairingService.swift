@@ -121,16 +121,26 @@ struct PairingService: Sendable {
                 PairingCodeRecord.schema, id: codeID, set: ["redeemed_at": SQLBind(now), "redeemed_by": SQLBind(patientID)],
                 if: { $0.where("redeemed_at", .is, SQLLiteral.null) })
             guard claimed else { throw AppError.conflict(.pairingCodeUsed) }
-            guard let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
-            else { throw AppError.forbidden(.notAllowed) }
-            profile.dateOfBirth = request.dateOfBirth.description
-            profile.gender = request.gender.rawValue
-            try await profile.save(on: database)
-            let enrollment = EnrollmentRecord(
-                studyID: studyID, patientID: patientID, therapistID: therapistID,
-                status: EnrollmentStatus.active, consentVersion: StaffAccounts.practiceConsent, now: now)
-            try await enrollment.create(on: database)
-            return Paired(profile: profile, enrollment: enrollment, therapistID: therapistID)
+            return try await Self.enroll(
+                patientID, with: therapistID, in: studyID, dateOfBirth: request.dateOfBirth, gender: request.gender, now: now,
+                on: database)
         }
+    }
+
+    /// Makes the patient the therapist's client in their practice, with the date of birth and gender they gave.
+    static func enroll(
+        _ patientID: UUID, with therapistID: UUID, in studyID: UUID, dateOfBirth: LocalDate, gender: Gender, now: Date,
+        on database: any Database
+    ) async throws -> Paired {
+        guard let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
+        else { throw AppError.forbidden(.notAllowed) }
+        profile.dateOfBirth = dateOfBirth.description
+        profile.gender = gender.rawValue
+        try await profile.save(on: database)
+        let enrollment = EnrollmentRecord(
+            studyID: studyID, patientID: patientID, therapistID: therapistID,
+            status: EnrollmentStatus.active, consentVersion: StaffAccounts.practiceConsent, now: now)
+        try await enrollment.create(on: database)
+        return Paired(profile: profile, enrollment: enrollment, therapistID: therapistID)
     }
 }

@@ -10,6 +10,12 @@ struct PatientAppController {
         var languages: [SelectOption]
     }
 
+    struct InvitationContent: Encodable, Sendable {
+        var privacyPolicyVersion: String
+        var languages: [SelectOption]
+        var genders: [SelectOption]
+    }
+
     struct GenderContent: Encodable, Sendable {
         var genders: [SelectOption]
         var languages: [SelectOption]
@@ -65,6 +71,7 @@ struct PatientAppController {
         }
         ACTPages().register(on: routes)
         routes.get("register", use: register)
+        routes.get("invitation", use: invitation)
         routes.get("profile", use: profile)
         routes.get("pairing", use: pairing)
         routes.get("privacy", use: privacy)
@@ -100,6 +107,15 @@ struct PatientAppController {
             "app/register", titleKey: "app.register.title",
             content: RegisterContent(
                 privacyPolicyVersion: version, languages: languages(request)),
+            script: Self.script)
+    }
+
+    /// Taking up a therapist's invitation: the account's password and choices, and what pairing asks.
+    func invitation(_ request: Request) async throws -> Response {
+        let version = try await SiteTexts(database: request.db).privacyPolicyVersion()
+        return try await request.renderPage(
+            "app/invitation", titleKey: "app.invitation.title",
+            content: InvitationContent(privacyPolicyVersion: version, languages: languages(request), genders: genders(request)),
             script: Self.script)
     }
 

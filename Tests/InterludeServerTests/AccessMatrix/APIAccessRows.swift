@@ -125,6 +125,16 @@ extension APIRow {
             let client = [.patientSelf, .otherPatient].contains(cell.actor) ? try await cell.world.freshAccount(like: cell.actor) : nil
             return .init(.POST, "/me/pairing", json: ["code": .string(code), "dateOfBirth": "1991-02-03", "gender": "male"], as: client)
         },
+        APIRow("acceptInvitation", "* 201") { cell in
+            let email = unique("invited") + "@example.org"
+            _ = try await cell.world.ownTherapist.send(.POST, "/patients/invitations", json: ["email": .string(email)])
+            let token = cell.world.app.mailer.token(for: "/app/invitation", to: email) ?? ""
+            return .init(.POST, "/invitations/acceptance", json: [
+                "token": .string(token), "password": "a long enough password", "privacyPolicyVersion": "1",
+                "shareWithResearch": false, "locale": "en", "timeZone": "Europe/Vienna", "dateOfBirth": "1990-01-02",
+                "gender": "female",
+            ])
+        },
         APIRow("getMyTherapist", "* 403, self 200, other 200") { _ in .init(.GET, "/me/therapist") },
         APIRow("getOwnTherapistProfile", "* 403, own 200, otherT 200") { _ in .init(.GET, "/me/therapist-profile") },
         APIRow("updateOwnTherapistProfile", "* 403, own 200, otherT 200") { _ in
@@ -132,6 +142,9 @@ extension APIRow {
         },
         APIRow("listPairingCodes", "* 403, own 200, otherT 200") { _ in .init(.GET, "/pairing-codes") },
         APIRow("createPairingCodes", "* 403, own 201, otherT 201") { _ in .init(.POST, "/pairing-codes", json: ["count": 1]) },
+        APIRow("createInvitation", "* 403, own 201, otherT 201") { _ in
+            .init(.POST, "/patients/invitations", json: ["email": .string(unique("invite") + "@example.org"), "locale": "de"])
+        },
         APIRow("listMyPrompts", "* 403, self 200, other 200") { _ in .init(.GET, "/me/prompts") },
         APIRow("getMyPrompt", scoped: true, "* 403, self 200, other 404") { cell in .init(.GET, "/me/prompts/\(cell.world.ada.prompt(cell.scope))") },
         APIRow("listMyResponses", "* 403, self 200, other 200") { _ in .init(.GET, "/me/responses") },

@@ -160,6 +160,9 @@ extension APIRow {
         APIRow("updatePatient", "* 403, otherT 404, own 200") { cell in
             .init(.PATCH, "/patients/\(cell.subject.id)", json: ["therapyStart": "2026-03-10", "displayName": "A."])
         },
+        APIRow("sendPatientPasswordReset", "* 403, otherT 404, own 202") { cell in
+            .init(.POST, "/patients/\(cell.subject.id)/password-reset")
+        },
         APIRow("listPatientThoughts", "* 403, otherT 404, own 200") { cell in
             .init(.GET, "/patients/\(cell.subject.id)/thoughts?q=nobody&from=2026-01-01")
         },

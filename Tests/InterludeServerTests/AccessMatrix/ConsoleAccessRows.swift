@@ -181,6 +181,12 @@ extension ConsoleRow {
         },
         ConsoleRow("GET /console/pairing-codes", "\(staffOnly), * 403, own 200, otherT 200") { _ in .get("/console/pairing-codes") },
         ConsoleRow("POST /console/pairing-codes", "\(staffOnly), * 403, own 201, otherT 201") { _ in .post("/console/pairing-codes", [("count", "1")]) },
+        ConsoleRow("POST /console/invitations", "\(staffOnly), * 403, own 201, otherT 201") { _ in
+            .post("/console/invitations", [("email", "invited-\(UUID().uuidString.prefix(8).lowercased())@example.org"), ("locale", "en")])
+        },
+        ConsoleRow("POST /console/patients/:patientID/password-reset", "\(staffOnly), * 403, otherT 404, own 200") { cell in
+            .post("/console/patients/\(cell.subject.id)/password-reset", [])
+        },
         ConsoleRow("GET /console/pairing-codes/sheet", "\(staffOnly), * 403, own 200, otherT 200") { _ in .get("/console/pairing-codes/sheet") },
         ConsoleRow("GET /console/profile", "\(staffOnly), * 403, own 200, otherT 200") { _ in .get("/console/profile") },
         ConsoleRow("POST /console/profile", "\(staffOnly), * 403, own 303, otherT 303") { _ in .post("/console/profile", [("fullName", "Dr. Someone")]) },

@@ -103,6 +103,7 @@ struct CaseloadPages: Sendable {
         var hasNotifications: Bool
         var treatment: ConsoleTherapistController.TreatmentForm
         var treatmentStatus: TreatmentStatus
+        var passwordResetSent: Bool
         var treatmentSaved: Bool
         var treatmentErrors: FormErrors
     }
@@ -132,6 +133,7 @@ struct CaseloadPages: Sendable {
         var treatmentForm: ConsoleTherapistController.TreatmentForm?
         var treatmentSaved = false
         var treatmentErrors = FormErrors()
+        var passwordResetSent = false
     }
 
     let therapist: UserRecord
@@ -253,7 +255,7 @@ struct CaseloadPages: Sendable {
                 ?? .init(
                     displayName: entry.enrollment.displayName ?? "", therapyStart: entry.profile.therapyStart ?? "",
                     therapyEnd: entry.profile.therapyEnd ?? ""),
-            treatmentStatus: entry.enrollment.treatmentStatus,
+            treatmentStatus: entry.enrollment.treatmentStatus, passwordResetSent: state.passwordResetSent,
             treatmentSaved: state.treatmentSaved, treatmentErrors: state.treatmentErrors)
     }
 

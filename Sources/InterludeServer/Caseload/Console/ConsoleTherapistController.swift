@@ -44,6 +44,11 @@ struct ConsoleTherapistController {
         var closesAt: String
     }
 
+    struct InvitationForm: Content {
+        var email: String
+        var locale: String?
+    }
+
     struct CodeForm: Content {
         var note: String?
         var count: Int?
@@ -63,6 +68,8 @@ struct ConsoleTherapistController {
         routes.post("patients", ":patientID", "prompts", use: assign)
         routes.post("patients", ":patientID", "appointments", use: addAppointment)
         routes.post("patients", ":patientID", "treatment", use: updateTreatment)
+        routes.post("patients", ":patientID", "password-reset", use: sendPasswordReset)
+        routes.post("invitations", use: invite)
         routes.get("patients", ":patientID", "responses", ":responseID", use: response)
         routes.get("patients", ":patientID", "responses", ":responseID", "fhir", use: responseFHIR)
         routes.get("pairing-codes", use: codes)
@@ -218,9 +225,9 @@ struct ConsoleTherapistController {
 
     private func renderCodes(
         _ request: Request, fresh: Set<UUID> = [], note: String = "", errors: FormErrors = FormErrors(),
-        status: HTTPResponseStatus = .ok
+        invitation: PracticePages.InvitationCard = .init(), status: HTTPResponseStatus = .ok
     ) async throws -> Response {
-        let content = try await practicePages(request).codes(fresh: fresh, note: note, errors: errors)
+        let content = try await practicePages(request).codes(fresh: fresh, note: note, errors: errors, invitation: invitation)
         return try await request.renderConsole(
             "console/pairing-codes", titleKey: "console.pairingCodes.title", content: content, status: status)
     }
@@ -244,6 +251,29 @@ struct ConsoleTherapistController {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderCodes(request, note: form.note ?? "", errors: errors, status: errors.status)
         }
+    }
+
+    /// Invites a client by email from the pairing codes page.
+    func invite(_ request: Request) async throws -> Response {
+        let therapist = try request.consoleUser(.therapist)
+        let form = try request.content.decode(InvitationForm.self)
+        do {
+            let sent = try await InvitationService(database: request.db, services: request.services, logger: request.logger)
+                .invite(email: form.email, language: form.locale.flatMap(Language.init) ?? therapist.language, by: therapist)
+            return try await renderCodes(request, invitation: .init(sentTo: sent.email), status: .created)
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await renderCodes(request, invitation: .init(email: form.email, errors: errors), status: errors.status)
+        }
+    }
+
+    /// Emails the client a link to choose a new password.
+    func sendPasswordReset(_ request: Request) async throws -> Response {
+        let therapist = try request.consoleUser(.therapist)
+        let chart = try await Self.chart(request, therapist)
+        try await AccountService(database: request.db, services: request.services, logger: request.logger)
+            .sendPasswordReset(to: try await chart.passwordResetRecipient())
+        return try await renderPatient(request, .init(passwordResetSent: true))
     }
 
     /// A print-ready sheet of the chosen open codes (`?id=…&id=…`), or of every open code.

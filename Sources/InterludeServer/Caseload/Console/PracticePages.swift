@@ -22,6 +22,15 @@ struct PracticePages: Sendable {
         var hasCodes: Bool
         var errors: FormErrors
         var note: String
+        var invitation: InvitationCard
+    }
+
+    /// The form that invites a client by email: what was typed, to whom an invitation just went, what was wrong.
+    struct InvitationCard: Encodable, Sendable {
+        var email = ""
+        var languages: [SelectOption] = []
+        var sentTo: String?
+        var errors = FormErrors()
     }
 
     struct SheetContent: Encodable, Sendable {
@@ -49,7 +58,7 @@ struct PracticePages: Sendable {
     private var localizer: Localizer { services.localizer }
 
     /// The therapist's codes, newest first; `fresh` marks those just created.
-    func codes(fresh: Set<UUID>, note: String, errors: FormErrors) async throws -> CodesContent {
+    func codes(fresh: Set<UUID>, note: String, errors: FormErrors, invitation: InvitationCard) async throws -> CodesContent {
         let display = therapist.dateDisplay
         let now = services.clock.now
         let codes = try await PairingService(database: database, services: services).codes(of: therapist)
@@ -62,7 +71,12 @@ struct PracticePages: Sendable {
                 createdAt: display.dateTime(code.createdAt), expiresAt: display.date(code.expiresAt),
                 redeemedAt: display.dateTime(code.redeemedAt), fresh: fresh.contains(try code.requireID()))
         }
-        return CodesContent(codes: rows, hasCodes: !rows.isEmpty, errors: errors, note: note)
+        var card = invitation
+        card.languages = Language.allCases.map {
+            SelectOption(
+                value: $0.rawValue, label: localizer.text("language.\($0.rawValue)", therapist.language), selected: $0 == therapist.language)
+        }
+        return CodesContent(codes: rows, hasCodes: !rows.isEmpty, errors: errors, note: note, invitation: card)
     }
 
     /// A print-ready sheet of the chosen open codes, or of every open code when none is chosen.

@@ -16,6 +16,15 @@ struct EmailComposer: Sendable {
         return compose(to: address, kind: "passwordReset", link: link, language: language)
     }
 
+    /// A therapist's invitation to set a password and be their client in Interlude.
+    func invitation(to address: String, token: SecretToken, therapist: String, language: Language) -> EmailMessage {
+        let link = "\(publicURL)/app/invitation?token=\(token.value)"
+        func text(_ key: String) -> String { localizer.text("email.invitation.\(key)", language, ["therapist": therapist]) }
+        return compose(
+            to: address, subject: text("subject"), body: text("body"), action: text("action"), footer: text("footer"),
+            link: link, language: language)
+    }
+
     /// A notification for someone without a device that takes push messages.
     func notification(to address: String, title: String, body: String, link: String, language: Language)
         -> EmailMessage

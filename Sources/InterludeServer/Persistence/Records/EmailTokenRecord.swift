@@ -1,13 +1,15 @@
 import Fluent
 import Foundation
 
-/// A single-use secret sent by email: a verification or password reset link.
+/// A single-use secret sent by email: a verification or password reset link, or a therapist's invitation (then
+/// the record's user is the therapist who invited, and the address the one invited).
 final class EmailTokenRecord: Model, @unchecked Sendable {
     static let schema = "email_tokens"
 
     enum Purpose: String, Codable {
         case verification
         case passwordReset
+        case invitation
     }
 
     // managed
