@@ -18,6 +18,7 @@ struct ConsoleURLTests {
         (.home, .GET), (.login(), .GET), (.login(), .POST), (.logout, .POST), (.password, .GET), (.password, .POST),
         (.preferences, .POST), (.twoFactor, .POST), (.disableTwoFactor, .POST),
         (.users, .GET), (.users, .POST), (.userActive(other), .POST), (.userTwoFactorReset(other), .POST),
+        (.user(other), .POST), (.userPassword(other), .POST), (.userDeletion(other), .POST),
         (.audit, .GET), (.settings, .GET), (.settings, .POST), (.settingsTwoFactor, .POST), (.settingsACT, .POST),
         (.patients, .GET), (.patient(patient), .GET), (.assignPrompt(patient: patient), .POST),
         (.appointments(patient: patient), .POST), (.treatment(patient: patient), .POST), (.passwordReset(patient: patient), .POST), (.invitations, .POST), (.response(patient: patient, response: other), .GET),

@@ -73,18 +73,24 @@ struct StaffAccounts: Sendable {
     /// The consent version recorded for a practice: pairing is covered by the privacy policy.
     static let practiceConsent = "practice"
 
-    func list() async throws -> [UserRecord] {
-        try await UserRecord.query(on: database)
-            .filter(\.$role != Role.patient)
-            .sort(\.$createdAt, .descending)
-            .all()
+    /// The staff accounts, newest first; deleted ones only when asked (the audit log names them).
+    func list(includingDeleted: Bool = false) async throws -> [UserRecord] {
+        let query = UserRecord.query(on: database).filter(\.$role != Role.patient).sort(\.$createdAt, .descending)
+        if !includingDeleted { query.filter(\.$deletedAt == nil) }
+        return try await query.all()
+    }
+
+    /// A staff account an admin may change: not found for patients and deleted accounts.
+    func account(_ userID: UUID) async throws -> UserRecord {
+        guard let user = try await UserRecord.find(userID, on: database), user.role.isStaff, user.deletedAt == nil else {
+            throw AppError.notFound
+        }
+        return user
     }
 
     /// Deactivates (signing out everywhere) or reactivates a staff account. Admins cannot deactivate themselves.
     func setActive(_ active: Bool, userID: UUID, by grant: AdminGrant) async throws -> UserRecord {
-        guard let user = try await UserRecord.find(userID, on: database), user.role.isStaff else {
-            throw AppError.notFound
-        }
+        let user = try await account(userID)
         if !active && user.id == grant.admin.id { throw AppError.forbidden(.notAllowed) }
         let now = self.now
         try await database.transaction { database in

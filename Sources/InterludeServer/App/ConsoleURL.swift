@@ -19,6 +19,9 @@ enum ConsoleURL: Hashable, Sendable {
     case users
     case userActive(UUID)
     case userTwoFactorReset(UUID)
+    case user(UUID)
+    case userPassword(UUID)
+    case userDeletion(UUID)
     case audit
     case settings
     case settingsTwoFactor
@@ -103,6 +106,9 @@ enum ConsoleURL: Hashable, Sendable {
         case .users: ["users"]
         case .userActive(let user): ["users", user.uuidString, "active"]
         case .userTwoFactorReset(let user): ["users", user.uuidString, "two-factor", "reset"]
+        case .user(let user): ["users", user.uuidString]
+        case .userPassword(let user): ["users", user.uuidString, "password"]
+        case .userDeletion(let user): ["users", user.uuidString, "delete"]
         case .audit: ["audit"]
         case .settings: ["settings"]
         case .settingsTwoFactor: ["settings", "two-factor"]

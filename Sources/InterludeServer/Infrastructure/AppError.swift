@@ -69,6 +69,8 @@ enum AppError: Error, Equatable {
         case importUnderWay
         /// The client's treatment has ended: its history is read, nothing more is done for them.
         case treatmentEnded
+        /// A therapist's account still follows clients; their treatments end or move first.
+        case hasClients
     }
 
     static func field(_ field: String, _ code: FieldError.Code, limit: Int? = nil) -> AppError {

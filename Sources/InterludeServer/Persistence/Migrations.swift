@@ -54,6 +54,7 @@ enum Migrations {
             CreateMessageChoices(),
             UpdateEnrollmentsAddDisplayName(),
             UpdateEnrollmentsAddPausedAt(),
+            UpdateUsersAddDeletedAt(),
         ]
     }
 }

@@ -93,6 +93,14 @@ extension APIRow {
             let (_, id) = try await cell.world.app.staff("therapist", "leaving-\(UUID().uuidString.prefix(8))@praxis.example")
             return .init(.PATCH, "/users/\(id)", json: ["active": false])
         },
+        APIRow("resetUserPassword", "* 403, admin 200") { cell in
+            let (_, id) = try await cell.world.app.staff("researcher", "forgot-\(UUID().uuidString.prefix(8))@praxis.example")
+            return .init(.POST, "/users/\(id)/password-reset")
+        },
+        APIRow("deleteUser", "* 403, admin 204") { cell in
+            let (_, id) = try await cell.world.app.staff("therapist", "gone-\(UUID().uuidString.prefix(8))@praxis.example")
+            return .init(.DELETE, "/users/\(id)")
+        },
     ]
 
     static let instruments: [APIRow] = [

@@ -128,6 +128,18 @@ extension ConsoleRow {
             let (_, id) = try await cell.world.app.staff("therapist", "lost-phone-\(UUID().uuidString.prefix(8))@praxis.example")
             return .post("/console/users/\(id)/two-factor/reset")
         },
+        ConsoleRow("POST /console/users/:userID", "\(staffOnly), * 403, admin 303") { cell in
+            let (_, id) = try await cell.world.app.staff("researcher", "renamed-\(UUID().uuidString.prefix(8))@praxis.example")
+            return .post("/console/users/\(id)", [("name", "Dr. New Name"), ("email", "new-\(UUID().uuidString.prefix(8))@praxis.example")])
+        },
+        ConsoleRow("POST /console/users/:userID/password", "\(staffOnly), * 403, admin 200") { cell in
+            let (_, id) = try await cell.world.app.staff("therapist", "forgot-\(UUID().uuidString.prefix(8))@praxis.example")
+            return .post("/console/users/\(id)/password")
+        },
+        ConsoleRow("POST /console/users/:userID/delete", "\(staffOnly), * 403, admin 303") { cell in
+            let (_, id) = try await cell.world.app.staff("therapist", "gone-\(UUID().uuidString.prefix(8))@praxis.example")
+            return .post("/console/users/\(id)/delete", [("confirm", "yes")])
+        },
         ConsoleRow("GET /console/audit", auditLog: true, "\(staffOnly), * 403, admin 200") { _ in .get("/console/audit") },
         ConsoleRow("GET /console/settings", "\(staffOnly), * 403, admin 200") { _ in .get("/console/settings") },
         ConsoleRow("POST /console/settings", "\(staffOnly), * 403, admin 303") { _ in

@@ -26,9 +26,26 @@ extension APIHandler {
     func updateUser(_ input: Operations.UpdateUser.Input) async throws -> Operations.UpdateUser.Output {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        try checkLimits([(body.name, "name", StaffAccounts.nameMaxLength), (body.email, "email", EmailAddress.maxLength)])
         let admin = try AdminGrant(try await context.user(.admin), services: context.services)
-        let user = try await context.staff.setActive(body.active, userID: try pathID(input.path.userId), by: admin)
+        let userID = try pathID(input.path.userId)
+        var user = try await context.staff.update(userID, name: body.name, email: body.email, by: admin)
+        if let active = body.active { user = try await context.staff.setActive(active, userID: userID, by: admin) }
         return .ok(.init(body: .json(try .init(user))))
+    }
+
+    func deleteUser(_ input: Operations.DeleteUser.Input) async throws -> Operations.DeleteUser.Output {
+        let context = try APIContext.current()
+        let admin = try AdminGrant(try await context.user(.admin), services: context.services)
+        try await context.staff.delete(try pathID(input.path.userId), by: admin)
+        return .noContent(.init())
+    }
+
+    func resetUserPassword(_ input: Operations.ResetUserPassword.Input) async throws -> Operations.ResetUserPassword.Output {
+        let context = try APIContext.current()
+        let admin = try AdminGrant(try await context.user(.admin), services: context.services)
+        let password = try await context.staff.resetPassword(try pathID(input.path.userId), by: admin)
+        return .ok(.init(body: .json(.init(oneTimePassword: password))))
     }
 }
 

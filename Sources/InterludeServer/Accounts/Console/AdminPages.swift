@@ -20,11 +20,16 @@ struct AdminPages: Sendable {
         var created: CreatedUser?
         var form: ConsoleAdminController.NewUserForm
         var errors: FormErrors
+        /// The account whose row form was refused, and why.
+        var rowErrors: FormErrors
+        var rowUser: String?
     }
 
+    /// A one-time password to hand over, shown once: for a new account or after a reset.
     struct CreatedUser: Encodable, Sendable {
         var email: String
         var oneTimePassword: String
+        var reset = false
     }
 
     struct AuditRow: Encodable, Sendable {
@@ -75,7 +80,10 @@ struct AdminPages: Sendable {
 
     private var localizer: Localizer { services.localizer }
 
-    func users(created: CreatedUser?, form: ConsoleAdminController.NewUserForm, errors: FormErrors) async throws -> UsersContent {
+    func users(
+        created: CreatedUser?, form: ConsoleAdminController.NewUserForm, errors: FormErrors, rowErrors: FormErrors = FormErrors(),
+        rowUser: UUID? = nil
+    ) async throws -> UsersContent {
         let display = admin.dateDisplay
         let rows = try await StaffAccounts(database: database, services: services).list().map { user in
             UserRow(
@@ -83,7 +91,8 @@ struct AdminPages: Sendable {
                 role: localizer.text("role.\(user.role.rawValue)", admin.language), active: user.deactivatedAt == nil,
                 createdAt: display.dateTime(user.createdAt), isSelf: user.id == admin.id, twoFactor: user.totpSecret != nil)
         }
-        return UsersContent(users: rows, created: created, form: form, errors: errors)
+        return UsersContent(
+            users: rows, created: created, form: form, errors: errors, rowErrors: rowErrors, rowUser: rowUser?.uuidString)
     }
 
     /// One page of the audit log, newest first; `actor`, `patient` (a pseudonym) and `before` as the query gave them.
@@ -105,7 +114,7 @@ struct AdminPages: Sendable {
             ? []
             : try await log.events(
                 actor: actorFilter, patient: patientID, before: before, limit: ConsoleAdminController.auditPageSize)
-        let staff = try await StaffAccounts(database: database, services: services).list()
+        let staff = try await StaffAccounts(database: database, services: services).list(includingDeleted: true)
         let names = try await log.names(for: events)
         let rows = events.map { event in
             AuditRow(

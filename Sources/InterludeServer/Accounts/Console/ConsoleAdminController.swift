@@ -11,6 +11,11 @@ struct ConsoleAdminController {
         var role: String
     }
 
+    struct UserForm: Content {
+        var name: String?
+        var email: String?
+    }
+
     struct SettingsForm: Content {
         var privacyVersion: String
         var privacyDe: String
@@ -26,6 +31,9 @@ struct ConsoleAdminController {
         routes.post("users", use: createUser)
         routes.post("users", ":userID", "active", use: setActive)
         routes.post("users", ":userID", "two-factor", "reset", use: resetTwoFactor)
+        routes.post("users", ":userID", use: updateUser)
+        routes.post("users", ":userID", "password", use: resetPassword)
+        routes.post("users", ":userID", "delete", use: deleteUser)
         routes.get("audit", use: audit)
         routes.get("settings", use: showSettings)
         routes.post("settings", use: saveSettings)
@@ -35,9 +43,11 @@ struct ConsoleAdminController {
 
     private func renderUsers(
         _ request: Request, created: AdminPages.CreatedUser? = nil, form: NewUserForm = .init(email: "", name: "", role: "therapist"),
-        errors: FormErrors = FormErrors(), status: HTTPResponseStatus = .ok
+        errors: FormErrors = FormErrors(), rowErrors: FormErrors = FormErrors(), rowUser: UUID? = nil,
+        status: HTTPResponseStatus = .ok
     ) async throws -> Response {
-        let content = try await pages(request).users(created: created, form: form, errors: errors)
+        let content = try await pages(request).users(
+            created: created, form: form, errors: errors, rowErrors: rowErrors, rowUser: rowUser)
         return try await request.renderConsole("console/users", titleKey: "console.users.title", content: content, status: status)
     }
 
@@ -53,9 +63,6 @@ struct ConsoleAdminController {
         let admin = try AdminGrant(try request.consoleUser(.admin), services: request.services)
         let form = try request.content.decode(NewUserForm.self)
         do {
-            guard form.role == Role.therapist.rawValue || form.role == Role.researcher.rawValue else {
-                throw AppError.field("role", .invalidValue)
-            }
             let created = try await StaffAccounts(database: request.db, services: request.services)
                 .create(email: form.email, role: form.role, name: form.name, password: nil, by: admin)
             return try await renderUsers(
@@ -75,6 +82,50 @@ struct ConsoleAdminController {
         _ = try await StaffAccounts(database: request.db, services: request.services)
             .setActive(active, userID: userID, by: admin)
         return request.redirect(to: .users)
+    }
+
+    /// Changes a staff account's name and address.
+    func updateUser(_ request: Request) async throws -> Response {
+        let admin = try AdminGrant(try request.consoleUser(.admin), services: request.services)
+        let userID = try Self.userID(request)
+        let form = try request.content.decode(UserForm.self)
+        do {
+            _ = try await StaffAccounts(database: request.db, services: request.services)
+                .update(userID, name: form.name, email: form.email, by: admin)
+            return request.redirect(to: .users)
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await renderUsers(request, rowErrors: errors, rowUser: userID, status: errors.status)
+        }
+    }
+
+    /// Gives a staff account a new one-time password and shows it once.
+    func resetPassword(_ request: Request) async throws -> Response {
+        let admin = try AdminGrant(try request.consoleUser(.admin), services: request.services)
+        let userID = try Self.userID(request)
+        let accounts = StaffAccounts(database: request.db, services: request.services)
+        let password = try await accounts.resetPassword(userID, by: admin)
+        let email = try await accounts.account(userID).email
+        return try await renderUsers(request, created: .init(email: email, oneTimePassword: password, reset: true))
+    }
+
+    /// Deletes a staff account once the admin confirmed it.
+    func deleteUser(_ request: Request) async throws -> Response {
+        let admin = try AdminGrant(try request.consoleUser(.admin), services: request.services)
+        let userID = try Self.userID(request)
+        do {
+            guard (try? request.content.get(String.self, at: "confirm")) != nil else { throw AppError.field("confirm", .required) }
+            try await StaffAccounts(database: request.db, services: request.services).delete(userID, by: admin)
+            return request.redirect(to: .users)
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await renderUsers(request, rowErrors: errors, rowUser: userID, status: errors.status)
+        }
+    }
+
+    private static func userID(_ request: Request) throws -> UUID {
+        guard let userID = request.parameters.get("userID", as: UUID.self) else { throw AppError.notFound }
+        return userID
     }
 
     func audit(_ request: Request) async throws -> Response {

@@ -22,6 +22,8 @@ final class UserRecord: Model, @unchecked Sendable {
     @Field(key: "must_change_password") var mustChangePassword: Bool
     @OptionalField(key: "deactivated_at") var deactivatedAt: Date?
     @OptionalField(key: "last_active_at") var lastActiveAt: Date?
+    /// A staff account an admin deleted: address and name are gone, the row stays for the audit log.
+    @OptionalField(key: "deleted_at") var deletedAt: Date?
 
     // two-factor sign-in (staff); secrets sealed by `FieldCipher`
     @OptionalField(key: "totp_secret") var totpSecret: String?
