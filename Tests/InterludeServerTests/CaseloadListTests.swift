@@ -39,8 +39,8 @@ struct CaseloadListTests {
             var added = 0
             func addClient(_ name: String) async throws {
                 added += 1
-                let (patient, _) = try await app.patient("\(name.lowercased())\(added)@example.org", name: name)
                 app.clock.advance(by: 1)
+                let (patient, _) = try await app.patient("\(name.lowercased())\(added)@example.org", name: name)
                 try await app.pair(patient, with: therapist)
             }
 

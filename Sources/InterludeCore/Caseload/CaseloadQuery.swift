@@ -60,7 +60,7 @@ public struct CaseloadQuery: Sendable, Equatable {
 
     public init(
         words: String? = nil, status: TreatmentStatus? = nil, from: LocalDate? = nil, to: LocalDate? = nil,
-        sort: Sort = .pairedSince, descending: Bool = true
+        sort: Sort = .lastActivity, descending: Bool = true
     ) {
         self.words = words
         self.status = status

@@ -9,6 +9,7 @@ struct CaseloadPages: Sendable {
         var id: String
         var pseudonym: String
         var name: String
+        var email: String
         var pairedSince: String
         var lastActivity: String
         var status: TreatmentStatus
@@ -156,8 +157,9 @@ struct CaseloadPages: Sendable {
             let status = entry.enrollment.treatmentStatus
             return PatientRow(
                 id: entry.enrollment.$patient.id.uuidString, pseudonym: entry.profile.pseudonym,
-                name: entry.enrollment.displayName ?? entry.patient.name ?? "", pairedSince: display.date(entry.enrollment.createdAt),
-                lastActivity: display.dateTime(entry.patient.lastActiveAt), status: status,
+                name: entry.enrollment.displayName ?? entry.patient.name ?? "", email: entry.patient.email,
+                pairedSince: display.date(entry.enrollment.createdAt), lastActivity: display.dateTime(entry.patient.lastActiveAt),
+                status: status,
                 statusLabel: localizer.text("treatmentStatus.\(status.rawValue)", language), compliance: ComplianceCell(row.compliance),
                 openAlerts: row.openAlerts)
         }
