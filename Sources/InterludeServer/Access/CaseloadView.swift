@@ -36,6 +36,13 @@ struct CaseloadView: Sendable {
     }
 }
 
+extension CaseloadView {
+    /// Writes down that the therapist invited someone by email to join their caseload; the address stays out of the log.
+    static func recordInvitation(by therapist: UserRecord, database: any Database, services: AppServices) async throws {
+        try await AuditLog(database: database, services: services).record(actor: therapist, action: .invitationSent, target: nil)
+    }
+}
+
 extension Caseloads.Entry {
     /// What the client is found and ordered by in the caseload.
     var facts: CaseloadFacts {

@@ -46,7 +46,7 @@ struct InvitationService: Sendable {
         let composer = EmailComposer(localizer: services.localizer, publicURL: services.settings.publicURL)
         let name = (try? await TherapistProfiles(database: database).profile(of: therapistID).0.fullName) ?? therapist.name ?? ""
         await accounts.deliver(composer.invitation(to: address.value, token: token, therapist: name, language: language))
-        try await AuditLog(database: database, services: services).record(actor: therapist, action: .invitationSent, target: nil)
+        try await CaseloadView.recordInvitation(by: therapist, database: database, services: services)
         return Sent(email: address.value, expiresAt: expiresAt)
     }
 
