@@ -9,6 +9,12 @@ public enum SortKey {
         return String(repeating: "0", count: max(0, 17 - digits.count)) + digits
     }
 
+    /// A whole number from 0 up, zero-padded so that text order is number order.
+    public static func number(_ value: Int) -> String {
+        let digits = String(max(value, 0))
+        return String(repeating: "0", count: max(0, 19 - digits.count)) + digits
+    }
+
     /// Case, accents, width and spacing set aside.
     public static func words(_ text: String) -> String {
         text.precomposedStringWithCompatibilityMapping

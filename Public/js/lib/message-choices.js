@@ -1,12 +1,12 @@
 // The person's choice of a study's reinforcement messages, on the profile: how many a day (none up to the
 // study's number) and when, inside the study's window, for each study that lets them choose.
 
-import { api } from "./api.js";
+import { api, apiList } from "./api.js";
 import { clearErrors, showProblem, showSuccess, values } from "./forms.js";
 import { message } from "./i18n.js";
 
 export async function runMessageChoices() {
-  const result = await api("GET", "/me/message-plans");
+  const result = await apiList("/me/message-plans");
   const offers = result.ok ? result.data.filter((offer) => offer.personChooses) : [];
   const card = document.getElementById("message-choices");
   card.hidden = offers.length === 0;

@@ -1,7 +1,7 @@
 // "My times": questionnaires to start whenever the participant wants, and their own times for the plans a
 // study lets them adjust, inside the study's bounds.
 
-import { api } from "../lib/api.js";
+import { api, apiList } from "../lib/api.js";
 import { clearErrors, showProblem } from "../lib/forms.js";
 import { message } from "../lib/i18n.js";
 
@@ -165,7 +165,7 @@ export async function run() {
     status.focus();
   };
 
-  const onDemand = await api("GET", "/me/on-demand-prompts");
+  const onDemand = await apiList("/me/on-demand-prompts");
   if (onDemand.ok) {
     const list = document.getElementById("on-demand-list");
     document.getElementById("on-demand-empty").hidden = onDemand.data.length > 0;
@@ -185,7 +185,7 @@ export async function run() {
   }
 
   const render = async () => {
-    const adjustable = await api("GET", "/me/plan-adjustments");
+    const adjustable = await apiList("/me/plan-adjustments");
     if (!adjustable.ok) return;
     const list = document.getElementById("adjust-list");
     list.replaceChildren();

@@ -1,6 +1,6 @@
 // Research studies: joining with consent (and a password where the study asks), leaving, withdrawing a request.
 
-import { api } from "../lib/api.js";
+import { api, apiList } from "../lib/api.js";
 import { clearErrors, markField, showProblem, showSummary } from "../lib/forms.js";
 import { chosenModules, moduleChoices } from "../lib/consent.js";
 import { message } from "../lib/i18n.js";
@@ -9,7 +9,7 @@ export async function run() {
   const list = document.getElementById("studies-list");
   const status = document.getElementById("studies-status");
   const render = async () => {
-    const result = await api("GET", "/studies");
+    const result = await apiList("/studies");
     if (!result.ok) return;
     list.replaceChildren();
     const studies = result.data.filter((study) => study.joinMode !== "pairingCode");

@@ -14,6 +14,8 @@ struct RuleService: Sendable {
         let id: UUID?
         let studyID: UUID?
         let rule: StudyRule
+        /// When it was added; nil for the built-in rules.
+        var createdAt: Date? = nil
     }
 
     // MARK: Configuration
@@ -30,7 +32,7 @@ struct RuleService: Sendable {
             studyID: grant.studyID, createdBy: try grant.viewer.requireID(), definition: try Self.encode(checked), now: now)
         try await record.create(on: database)
         try await grant.record(.ruleChanged, target: "rule:\(try record.requireID())")
-        return Stored(id: record.id, studyID: grant.studyID, rule: checked)
+        return Stored(id: record.id, studyID: grant.studyID, rule: checked, createdAt: record.createdAt)
     }
 
     func remove(_ ruleID: UUID, in grant: StudyGrant) async throws {
@@ -60,7 +62,7 @@ struct RuleService: Sendable {
         return try await query.sort(\.$createdAt).all().map {
             Stored(
                 id: $0.id, studyID: $0.$study.id,
-                rule: try JSONDecoder().decode(StudyRule.self, from: Data($0.definition.utf8)))
+                rule: try JSONDecoder().decode(StudyRule.self, from: Data($0.definition.utf8)), createdAt: $0.createdAt)
         }
     }
 

@@ -106,5 +106,5 @@ struct StudyTeamService: Sendable {
 
 extension StudyRole {
     /// The order a team is listed in: owners, therapists, researchers, data managers.
-    fileprivate var rank: Int { Self.allCases.firstIndex(of: self) ?? 0 }
+    var rank: Int { Self.allCases.firstIndex(of: self) ?? 0 }
 }

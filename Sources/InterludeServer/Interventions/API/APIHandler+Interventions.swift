@@ -76,8 +76,13 @@ extension APIHandler {
         let context = try APIContext.current()
         let staff = try await context.user(.therapist, .researcher, .admin)
         let grant = try await context.access.require(.viewRules, in: try pathID(input.path.studyId), by: staff)
-        let rules = try await context.rules.rules(in: grant)
-        return .ok(.init(body: .json(try rules.map(Components.Schemas.Rule.init))))
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        // A study's rules are stored ones, each with its id and moment.
+        let stored = try await context.rules.rules(in: grant).compactMap { rule in rule.id.map { (rule, $0) } }
+        let page = ListPage(
+            of: stored, request, moment: { $0.0.createdAt ?? .distantPast }, id: \.1, descending: false
+        ).map(\.0)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Rule.init))))
     }
 
     func addStudyRule(_ input: Operations.AddStudyRule.Input) async throws -> Operations.AddStudyRule.Output {

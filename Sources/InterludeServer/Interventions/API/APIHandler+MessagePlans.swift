@@ -5,8 +5,10 @@ extension APIHandler {
     func listMyMessagePlans(_ input: Operations.ListMyMessagePlans.Input) async throws -> Operations.ListMyMessagePlans.Output {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let offers = try await context.messageChoices.offers(for: patient.requireID())
-        return .ok(.init(body: .json(try offers.map(Components.Schemas.MessagePlanOffer.init))))
+        let page = ListPage(of: offers, request, key: { SortKey.words($0.study.title) }, id: { $0.study.id! }, descending: false)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.MessagePlanOffer.init))))
     }
 
     func chooseMyMessagePlan(_ input: Operations.ChooseMyMessagePlan.Input) async throws -> Operations.ChooseMyMessagePlan.Output {

@@ -35,7 +35,11 @@ extension APIHandler {
         let context = try APIContext.current()
         let user = try await context.user(.researcher, .therapist, .admin)
         let grant = try await context.access.require(.viewStudy, in: try pathID(input.path.studyId), by: user)
-        return .ok(.init(body: .json(try await context.consents.versions(in: grant).map(Components.Schemas.ConsentVersion.init))))
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        let page = ListPage(
+            of: try await context.consents.versions(in: grant), request, key: { SortKey.number($0.sequence) }, id: { $0.id! },
+            descending: false)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.ConsentVersion.init))))
     }
 
     func createConsentVersion(_ input: Operations.CreateConsentVersion.Input) async throws

@@ -9,8 +9,11 @@ extension APIHandler {
     func listInstruments(_ input: Operations.ListInstruments.Input) async throws -> Operations.ListInstruments.Output {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let records = try await context.instrumentGovernance.visible(try await context.catalog.overview(), to: user)
-        return .ok(.init(body: .json(try records.map { try .init($0, language: context.request.language) })))
+        let page = ListPage(of: records, request, key: \.key, id: { $0.id! }, descending: false)
+        return .ok(.init(
+            headers: .init(nextCursor: page.next), body: .json(try page.items.map { try .init($0, language: context.request.language) })))
     }
 
     func importInstrument(_ input: Operations.ImportInstrument.Input) async throws -> Operations.ImportInstrument.Output {
@@ -82,8 +85,11 @@ extension APIHandler {
     func listInstrumentPins(_ input: Operations.ListInstrumentPins.Input) async throws -> Operations.ListInstrumentPins.Output {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let pins = try await context.instrumentGovernance.pins(in: try pathID(input.path.studyId), by: user)
-        return .ok(.init(body: .json(pins.map { Components.Schemas.InstrumentPin($0.pin, newest: $0.newest) })))
+        let page = ListPage(of: pins, request, key: \.pin.instrumentKey, id: { $0.pin.id! }, descending: false)
+        return .ok(.init(
+            headers: .init(nextCursor: page.next), body: .json(page.items.map { Components.Schemas.InstrumentPin($0.pin, newest: $0.newest) })))
     }
 
     func moveInstrumentPin(_ input: Operations.MoveInstrumentPin.Input) async throws -> Operations.MoveInstrumentPin.Output {

@@ -10,8 +10,9 @@ extension APIHandler {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
         let grant = try await context.access.require(.viewPlans, in: try pathID(input.path.studyId), by: user)
-        let plans = try await context.schedules.plans(in: grant)
-        return .ok(.init(body: .json(try plans.map(Components.Schemas.Plan.init))))
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        let page = ListPage(of: try await context.schedules.plans(in: grant), request, moment: \.createdAt, id: { $0.id! }, descending: false)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Plan.init))))
     }
 
     func createPlan(_ input: Operations.CreatePlan.Input) async throws -> Operations.CreatePlan.Output {
@@ -164,9 +165,12 @@ extension APIHandler {
         -> Operations.ListMyPlanAdjustments.Output
     {
         let context = try APIContext.current()
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let patient = try await context.user(.patient)
-        let plans = try await context.schedules.adjustablePlans(for: patient.requireID())
-        return .ok(.init(body: .json(try await context.adjustableBodies(plans))))
+        let page = ListPage(
+            of: try await context.schedules.adjustablePlans(for: patient.requireID()), request, moment: \.plan.createdAt,
+            id: { $0.plan.id! }, descending: false)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try await context.adjustableBodies(page.items))))
     }
 
     func setMyPlanAdjustment(_ input: Operations.SetMyPlanAdjustment.Input) async throws
@@ -191,16 +195,20 @@ extension APIHandler {
         -> Operations.ListMyOnDemandPlans.Output
     {
         let context = try APIContext.current()
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let patient = try await context.user(.patient)
+        let page = ListPage(
+            of: try await context.schedules.onDemandPlans(for: patient.requireID()), request, moment: \.plan.createdAt,
+            id: { $0.plan.id! }, descending: false)
         var bodies: [Components.Schemas.OnDemandPlan] = []
-        for item in try await context.schedules.onDemandPlans(for: patient.requireID()) {
+        for item in page.items {
             bodies.append(
                 .init(
                     planId: try item.plan.requireID().uuidString.lowercased(), instrumentKey: item.definition.instrumentKey,
                     title: try await context.instrumentTitle(item.definition.instrumentKey),
                     durationMinutes: item.definition.durationMinutes))
         }
-        return .ok(.init(body: .json(bodies)))
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(bodies)))
     }
 
     func startOnDemandPrompt(_ input: Operations.StartOnDemandPrompt.Input) async throws

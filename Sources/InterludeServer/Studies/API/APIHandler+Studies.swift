@@ -8,15 +8,20 @@ extension APIHandler {
     func listStudies(_ input: Operations.ListStudies.Input) async throws -> Operations.ListStudies.Output {
         let context = try APIContext.current()
         let user = try await context.authenticated().user
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         if user.role == .patient {
-            let entries = try await context.studies.studies(forPatient: user.requireID())
-            let modules = try await context.consents.offeredModules(of: entries.compactMap(\.study.id))
-            return .ok(.init(body: .json(try entries.map {
+            let entries = ListPage(
+                of: try await context.studies.studies(forPatient: user.requireID()), request,
+                key: { SortKey.words($0.study.title) }, id: { $0.study.id! }, descending: false)
+            let modules = try await context.consents.offeredModules(of: entries.items.compactMap(\.study.id))
+            return .ok(.init(headers: .init(nextCursor: entries.next), body: .json(try entries.items.map {
                 try .init($0.study, enrollment: $0.enrollment, consentModules: modules[$0.study.id!] ?? [])
             })))
         }
-        let studies = try await context.access.studies(where: .viewStudy, for: user, kind: .research)
-        return .ok(.init(body: .json(try studies.map { try .init($0, enrollment: nil) })))
+        let studies = ListPage(
+            of: try await context.access.studies(where: .viewStudy, for: user, kind: .research), request, moment: \.createdAt,
+            id: { $0.id! })
+        return .ok(.init(headers: .init(nextCursor: studies.next), body: .json(try studies.items.map { try .init($0, enrollment: nil) })))
     }
 
     func createStudy(_ input: Operations.CreateStudy.Input) async throws -> Operations.CreateStudy.Output {

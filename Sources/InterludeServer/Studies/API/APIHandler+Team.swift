@@ -8,8 +8,11 @@ extension APIHandler {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
         let grant = try await context.access.require(.viewTeam, in: try pathID(input.path.studyId), by: user)
-        let members = try await context.team.members(of: grant)
-        return .ok(.init(body: .json(try members.map(Components.Schemas.StudyStaffMember.init))))
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        let page = ListPage(
+            of: try await context.team.members(of: grant), request, key: { "\($0.role.rank)" + SortKey.words($0.user.email) },
+            id: { $0.user.id! }, descending: false)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.StudyStaffMember.init))))
     }
 
     func addStudyStaff(_ input: Operations.AddStudyStaff.Input) async throws -> Operations.AddStudyStaff.Output {
