@@ -92,17 +92,11 @@ public struct Therapy: Codable, Sendable, Equatable {
     /// A key that orders therapies that way when compared as text, lowest first.
     public static func sortKey(_ therapy: Therapy, on day: LocalDate) -> String {
         let kind = Kind.allCases.firstIndex(of: therapy.kind) ?? 0
-        let kindDigits = String(repeating: "0", count: max(0, 3 - String(kind).count)) + String(kind)
-        return (therapy.isOngoing(on: day) ? "0" : "1") + kindDigits + SortKey.reversed(therapy.startDate.description)
+        return (therapy.isOngoing(on: day) ? "0" : "1") + SortKey.number(kind) + SortKey.reversed(therapy.startDate.description)
     }
 
     /// Whether `lhs` comes before `rhs` in that order.
     public static func precedes(_ lhs: Therapy, _ rhs: Therapy, on day: LocalDate) -> Bool {
-        let (left, right) = (lhs.isOngoing(on: day), rhs.isOngoing(on: day))
-        if left != right { return left }
-        if lhs.kind != rhs.kind {
-            return Kind.allCases.firstIndex(of: lhs.kind)! < Kind.allCases.firstIndex(of: rhs.kind)!
-        }
-        return lhs.startDate > rhs.startDate
+        sortKey(lhs, on: day) < sortKey(rhs, on: day)
     }
 }
