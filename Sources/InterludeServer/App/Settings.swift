@@ -11,6 +11,11 @@ public struct Settings: Sendable {
         case sqliteMemory
         /// A PostgreSQL server given by a `postgres://` URL; tables live in `schema` when one is named.
         case postgres(url: String, schema: String?)
+
+        var isSQLite: Bool {
+            if case .postgres = self { return false }
+            return true
+        }
     }
 
     /// How outgoing email leaves the server.

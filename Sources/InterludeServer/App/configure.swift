@@ -48,9 +48,9 @@ public func configure(
     case .sqliteFile(let path):
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        app.databases.use(.sqlite(.file(path)), as: .sqlite)
+        app.databases.use(.sqliteGroupCommit(.file(path)), as: .sqlite)
     case .sqliteMemory:
-        app.databases.use(.sqlite(.memory), as: .sqlite)
+        app.databases.use(.sqliteGroupCommit(.memory), as: .sqlite)
     case .postgres(let url, let schema):
         var configuration = try SQLPostgresConfiguration(url: url)
         if let schema {
@@ -64,7 +64,8 @@ public func configure(
             try await (app.db as! any SQLDatabase).raw("CREATE SCHEMA IF NOT EXISTS \(unsafeRaw: schema)").run()
         }
     }
-    if case .sqliteFile = settings.database {
+    if settings.database.isSQLite {
+        // Readers beside the one writer; the mode stays with the file.
         try await (app.db as! any SQLDatabase).raw("PRAGMA journal_mode=WAL").run()
     }
 
