@@ -61,9 +61,9 @@ struct ExportBenchmark {
         guard let entry = archive["responses_long.csv"] else { throw CommandFailure(message: "The export has no responses_long.csv.") }
         _ = try archive.extract(entry, to: long)
         let table = scratch.appendingPathComponent("ceiling.sqlite").path
-        try Self.sqlite3([table, ".import --csv \(long.path) long"])
+        try SQLiteShell.run([table, ".import --csv \(long.path) long"])
         let dumped = scratch.appendingPathComponent("dump.csv")
-        let dumping = try clock.measure { try Self.sqlite3(["-csv", "-header", table, "SELECT * FROM long"], output: dumped) }
+        let dumping = try clock.measure { try SQLiteShell.run(["-csv", "-header", table, "SELECT * FROM long"], output: dumped) }
         let rows = try Self.lines(in: dumped) - 1
         try? FileManager.default.removeItem(at: scratch)
         return Result(
@@ -148,21 +148,6 @@ struct ExportBenchmark {
             }
         }
         return (researcher, studyID)
-    }
-
-    private static func sqlite3(_ arguments: [String], output: URL? = nil) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3"] + arguments
-        if let output {
-            FileManager.default.createFile(atPath: output.path, contents: nil)
-            process.standardOutput = try FileHandle(forWritingTo: output)
-        }
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CommandFailure(message: "sqlite3 failed (is the sqlite3 command installed?)")
-        }
     }
 
     private static func lines(in url: URL) throws -> Int {

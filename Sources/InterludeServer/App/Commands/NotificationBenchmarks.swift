@@ -117,36 +117,3 @@ final class LoopbackPushEndpoint: Sendable {
         try await app.asyncShutdown()
     }
 }
-
-/// Participants with a practice's Daily planned and appointments ahead, and an API token each, for loading
-/// GET /sync with wrk.
-struct SyncFixtures {
-    let database: any Database
-    let services: AppServices
-
-    func write(participants count: Int, tokensFile: String) async throws {
-        let now = services.clock.now
-        let people = try await BenchmarkPopulation.make(count, on: database, now: now)
-        try await people.planDaily(on: database, now: now)
-        _ = try await Planner(database: database, services: services).runAll(now: now)
-        var tokens: [String] = []
-        let appointments = AppointmentService(database: database, services: services)
-        let zone = TimeZone(identifier: "Europe/Vienna")!
-        for patient in people.patients {
-            for offset in [2, 9] {
-                let start = LocalDateTime(date: LocalDate(now, in: zone).adding(days: offset), time: LocalTime("10:00")!)
-                    .instant(in: zone)
-                _ = try await appointments.create(
-                    for: patient, by: patient, title: "Session", startsAt: start, endsAt: start.addingTimeInterval(3000),
-                    comment: nil)
-            }
-            let token = SecretToken.generate()
-            try await SessionRecord(
-                userID: try patient.requireID(), kind: .api, tokenHash: token.hash, csrfToken: nil,
-                expiresAt: now.addingTimeInterval(AccountLifetimes.apiSession), now: now
-            ).create(on: database)
-            tokens.append(token.value)
-        }
-        try tokens.joined(separator: "\n").write(toFile: tokensFile, atomically: true, encoding: .utf8)
-    }
-}

@@ -1,0 +1,172 @@
+"""Two servers and a worker on one PostgreSQL, under load.
+
+Two `interlude serve` processes and one `interlude worker` share a PostgreSQL schema and a data directory, with
+the planner and the dispatcher running every second in all three. A round-robin proxy of this test spreads the
+requests over the two servers: participants register Web Push subscriptions at a push endpoint of this test,
+the therapist assigns questionnaires, participants pull /sync, all at once. Then every prompt of the practice's
+plan is planned once, every notification arrives once, and no request answered 5xx.
+"""
+import base64
+import collections
+import concurrent.futures
+import http.server
+import json
+import os
+import socket
+import subprocess
+import threading
+import time
+import unittest
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from durability_support import BIN, POSTGRES_URL, Database, Server, iso, request
+
+PARTICIPANTS = 30
+ASSIGNED = 3
+
+
+class RoundRobinProxy:
+    """Hands each incoming connection to the next server in turn and copies bytes both ways."""
+
+    def __init__(self, ports):
+        self.ports = ports
+        self.turn = 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.served = collections.Counter()
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            try:
+                incoming, _ = self.listener.accept()
+            except OSError:
+                return
+            port = self.ports[self.turn % len(self.ports)]
+            self.turn += 1
+            self.served[port] += 1
+            outgoing = socket.create_connection(("127.0.0.1", port))
+            for source, target in ((incoming, outgoing), (outgoing, incoming)):
+                threading.Thread(target=self.copy, args=(source, target), daemon=True).start()
+
+    @staticmethod
+    def copy(source, target):
+        try:
+            while data := source.recv(65536):
+                target.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, target):
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self):
+        self.listener.close()
+
+
+class PushEndpoint:
+    """Counts the messages that arrive, by subscription path and topic (one topic per notification)."""
+
+    def __init__(self):
+        self.arrived = collections.Counter()
+        lock = threading.Lock()
+        endpoint = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with lock:
+                    endpoint.arrived[(self.path, self.headers.get("Topic"))] += 1
+                self.send_response(201)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+
+
+def subscription(endpoint):
+    key = ec.generate_private_key(ec.SECP256R1()).public_key()
+    point = key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    encode = lambda data: base64.urlsafe_b64encode(data).rstrip(b"=").decode()  # noqa: E731
+    return {"endpoint": endpoint, "keys": {"p256dh": encode(point), "auth": encode(os.urandom(16))}}
+
+
+@unittest.skipUnless(POSTGRES_URL, "DURABILITY_DATABASE_URL names no PostgreSQL server")
+class TwoServersTest(unittest.TestCase):
+    def test_planned_once_sent_once_no_server_errors(self):
+        database = Database("postgres")
+        self.addCleanup(database.drop)
+        fixtures = os.path.join(database.directory, "cluster.json")
+        subprocess.run(
+            [BIN, "benchmark", "cluster-fixtures", "--participants", str(PARTICIPANTS), "--requests", fixtures],
+            env=database.environment(), check=True, capture_output=True)
+        with open(fixtures) as file:
+            people = json.load(file)
+        push = PushEndpoint()
+        self.addCleanup(push.stop)
+        settings = {"PLANNER_INTERVAL": "1", "DISPATCH_INTERVAL": "1", "WEBPUSH_ALLOW_LOOPBACK": "1"}
+        processes = [Server(database, **settings), Server(database, **settings), Server(database, "worker", **settings)]
+        for process in processes:
+            self.addCleanup(process.stop)
+        proxy = RoundRobinProxy([processes[0].port, processes[1].port])
+        self.addCleanup(proxy.close)
+
+        statuses = collections.Counter()
+        failures = []
+
+        def call(method, path, body, token, expected):
+            status, answer = request(proxy.port, method, "/api/v1" + path, body, token=token)
+            statuses[status] += 1
+            if status != expected:
+                failures.append((method, path, status, answer))
+            return answer
+
+        def participant(person):
+            call("POST", "/me/devices", {"platform": "webpush", "subscription": subscription(
+                f"{push.url}/push/{person['id']}")}, person["token"], 201)
+            for _ in range(ASSIGNED):
+                call("POST", f"/patients/{person['id']}/prompts", {
+                    "instrumentKey": "who-5", "opensAt": iso(), "closesAt": iso(86_400)}, people["therapist"], 201)
+                call("GET", "/sync", None, person["token"], 200)
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=16) as pool:
+            list(pool.map(participant, people["participants"]))
+        self.assertEqual(failures, [])
+        self.assertGreater(min(proxy.served.values()), PARTICIPANTS, "both servers took requests")
+
+        expected = PARTICIPANTS * ASSIGNED
+        deadline = time.time() + 90
+        while time.time() < deadline and sum(1 for path, _ in push.arrived if "/push/" in path) < expected:
+            time.sleep(0.5)
+        time.sleep(3)  # a duplicate would come within the next dispatch rounds
+        sent = int(database.psql(
+            f"SELECT COUNT(*) FROM {database.schema}.notifications WHERE channel = 'webpush' AND sent_at IS NOT NULL"))
+        self.assertGreaterEqual(len(push.arrived), expected)
+        self.assertEqual(len(push.arrived), sent, "each notification sent once is one message")
+        self.assertEqual([key for key, count in push.arrived.items() if count > 1], [], "a notification arrived twice")
+
+        planned = database.psql(
+            f"SELECT patient_id, plan_id, occurrence, COUNT(*) FROM {database.schema}.prompts "
+            "WHERE plan_id IS NOT NULL GROUP BY patient_id, plan_id, occurrence").split()
+        per_patient = collections.Counter(line.split("|")[0] for line in planned)
+        self.assertEqual([line for line in planned if not line.endswith("|1")], [], "a prompt was planned twice")
+        self.assertEqual(len(per_patient), PARTICIPANTS, "the plan reached every participant")
+        self.assertEqual(len(set(per_patient.values())), 1, f"the same plan, the same prompts: {per_patient}")
+        self.assertEqual([status for status in statuses if status >= 500], [])
+
+
+if __name__ == "__main__":
+    unittest.main()
