@@ -237,8 +237,11 @@ struct InstrumentVersionKey: Hashable, Sendable {
 }
 
 extension InstrumentVersionRecord {
+    /// Definitions decoded once per process: every prompt list, sync and submission needs one.
+    private static let decoded = DecodedCache<InstrumentDefinition>(capacity: 256)
+
     func decodedDefinition() throws -> InstrumentDefinition {
-        try JSONDecoder().decode(InstrumentDefinition.self, from: Data(definition.utf8))
+        try Self.decoded.value(for: definition) { try JSONDecoder().decode(InstrumentDefinition.self, from: Data($0.utf8)) }
     }
 
     var isPublished: Bool { status == .published }
