@@ -17,6 +17,7 @@ struct SupportTests {
         #expect(defaults.mail == .outbox("./data/outbox"))
         #expect(defaults.publicURL == "http://localhost:8080")
         #expect(defaults.port == 8080)
+        #expect(defaults.databaseConnectionsPerCore == 4)
     }
 
     @Test("settings come from the environment: PostgreSQL, the public address without its slash, SMTP over TLS")
@@ -25,13 +26,14 @@ struct SupportTests {
         let custom = try Settings.fromEnvironment([
             "INTERLUDE_DATA_DIR": "/var/lib/interlude", "DATABASE_URL": "postgres://u:p@db/interlude",
             "PUBLIC_URL": "https://therapy.example/", "SMTP_URL": "smtps://mailer:secret@mail.example",
-            "MAIL_FROM": "Praxis <praxis@therapy.example>", "PORT": "9000",
+            "MAIL_FROM": "Praxis <praxis@therapy.example>", "PORT": "9000", "DATABASE_CONNECTIONS_PER_CORE": "8",
         ])
 
         // verify
         #expect(custom.database == .postgres(url: "postgres://u:p@db/interlude", schema: nil))
         #expect(custom.publicURL == "https://therapy.example")
         #expect(custom.secureCookies)
+        #expect(custom.databaseConnectionsPerCore == 8)
         #expect(custom.mail == .smtp(SMTPServer(host: "mail.example", port: 465, security: .implicitTLS, username: "mailer", password: "secret")))
     }
 
@@ -39,7 +41,7 @@ struct SupportTests {
         "a bad setting stops the start with an error that names it",
         arguments: [
             ("PORT", "eighty"), ("DATABASE_URL", "mysql://x"), ("PUBLIC_URL", "ftp://x"), ("SMTP_URL", "http://x"),
-            ("DATABASE_SCHEMA", "Robert'); DROP"),
+            ("DATABASE_SCHEMA", "Robert'); DROP"), ("DATABASE_CONNECTIONS_PER_CORE", "0"),
         ])
     func badSetting(_ name: String, value: String) {
         // setup

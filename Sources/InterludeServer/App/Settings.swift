@@ -54,6 +54,8 @@ public struct Settings: Sendable {
     public var exportRetentionDays: Int
     /// How long the retention job keeps what has served its purpose.
     public var retention = Retention()
+    /// With PostgreSQL: connections each process keeps per core (one event loop per core).
+    public var databaseConnectionsPerCore = 4
     /// Whether the console cookie is sent only over HTTPS.
     public var secureCookies: Bool { publicURL.lowercased().hasPrefix("https://") }
 
@@ -262,6 +264,7 @@ public struct Settings: Sendable {
             exportInterval: try integer("EXPORT_INTERVAL", default: 5, in: 0...3600),
             exportRetentionDays: try integer("EXPORT_RETENTION_DAYS", default: defaultExportRetentionDays, in: 1...365))
         settings.retention = retention
+        settings.databaseConnectionsPerCore = try integer("DATABASE_CONNECTIONS_PER_CORE", default: 4, in: 1...64)
         return settings
     }
 }

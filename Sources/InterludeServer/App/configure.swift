@@ -59,7 +59,9 @@ public func configure(
             }
             configuration.searchPath = [schema]
         }
-        app.databases.use(.postgres(configuration: configuration), as: .psql)
+        // Sized to the machine: a request waiting on a slow statement holds one connection, not its core's only one.
+        app.databases.use(
+            .postgres(configuration: configuration, maxConnectionsPerEventLoop: settings.databaseConnectionsPerCore), as: .psql)
         if let schema {
             try await (app.db as! any SQLDatabase).raw("CREATE SCHEMA IF NOT EXISTS \(unsafeRaw: schema)").run()
         }

@@ -81,7 +81,7 @@ struct GroupCommitDatabase: Database, SQLDatabase {
 
     func transaction<T>(_ closure: @escaping @Sendable (any Database) -> EventLoopFuture<T>) -> EventLoopFuture<T> {
         let box = UncheckedBox<T>()
-        return write { box.value = try await closure($0).get() }.map { box.value! }
+        return write { try await closure($0).map { box.value = $0 }.get() }.map { box.value! }
     }
 
     func withConnection<T>(_ closure: @escaping @Sendable (any Database) -> EventLoopFuture<T>) -> EventLoopFuture<T> {
