@@ -23,6 +23,11 @@ final class AccessTokenRecord: Model, @unchecked Sendable {
     @Field(key: "expires_at") var expiresAt: Date
     @OptionalField(key: "last_used_at") var lastUsedAt: Date?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $user, $name, $scope, $studyIDs, $tokenHash, $expiresAt, $lastUsedAt]
+    }
+
     init() {}
 
     init(userID: UUID, name: String, scope: AccessTokenScope, studyIDs: [UUID], tokenHash: String, expiresAt: Date, now: Date) throws {

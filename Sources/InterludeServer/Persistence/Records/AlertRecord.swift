@@ -23,5 +23,11 @@ final class AlertRecord: Model, @unchecked Sendable {
     @OptionalField(key: "escalated_at") var escalatedAt: Date?
     @OptionalParent(key: "escalated_to") var escalatedTo: UserRecord?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $patient, $studyID, $recipient, $priority, $reason, $firingID, $acknowledgedAt,
+            $acknowledgedBy, $note, $escalatedAt, $escalatedTo]
+    }
+
     init() {}
 }

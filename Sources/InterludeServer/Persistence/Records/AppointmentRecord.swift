@@ -23,6 +23,11 @@ final class AppointmentRecord: Model, @unchecked Sendable {
     @Field(key: "ends_at") var endsAt: Date
     @Field(key: "time_zone") var timeZone: String
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $updatedAt, $version, $patient, $createdBy, $title, $comment, $startsAt, $endsAt, $timeZone]
+    }
+
     init() {}
 
     init(

@@ -18,6 +18,9 @@ final class AuditEventRecord: Model, @unchecked Sendable {
     @OptionalField(key: "subject_id") var subjectID: UUID?
     @OptionalField(key: "target") var target: String?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $occurredAt, $actorID, $actorRole, $action, $subjectID, $target] }
+
     init() {}
 
     init(actorID: UUID, actorRole: Role, action: String, subjectID: UUID?, target: String?, occurredAt: Date) {

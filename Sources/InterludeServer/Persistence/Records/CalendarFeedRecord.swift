@@ -17,6 +17,9 @@ final class CalendarFeedRecord: Model, @unchecked Sendable {
     @Field(key: "token_hash") var tokenHash: String
     @Field(key: "sealed_token") var sealedToken: String
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $createdAt, $patient, $tokenHash, $sealedToken] }
+
     init() {}
 
     init(patientID: UUID, tokenHash: String, sealedToken: String, now: Date) {

@@ -43,6 +43,11 @@ final class ConsentRecord: Model, @unchecked Sendable {
     @OptionalField(key: "modules") var modules: String?
     @OptionalField(key: "method") var method: Method?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $user, $study, $document, $version, $grantedAt, $revokedAt, $replacedAt, $modules, $method]
+    }
+
     init() {}
 
     init(

@@ -24,6 +24,11 @@ final class ConsentVersionRecord: Model, @unchecked Sendable {
     @Field(key: "modules") var modules: String
     @Field(key: "reconsent_required") var reconsentRequired: Bool
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $study, $sequence, $version, $texts, $modules, $reconsentRequired]
+    }
+
     init() {}
 
     init(studyID: UUID, sequence: Int, draft: ConsentVersionDraft, now: Date) throws {

@@ -29,6 +29,11 @@ final class DeviceRecord: Model, @unchecked Sendable {
     @OptionalField(key: "disabled_at") var disabledAt: Date?
     @OptionalField(key: "disabled_reason") var disabledReason: String?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $updatedAt, $user, $platform, $address, $p256dh, $auth, $disabledAt, $disabledReason]
+    }
+
     init() {}
 
     init(userID: UUID, platform: Platform, address: String, p256dh: String?, auth: String?, now: Date) {

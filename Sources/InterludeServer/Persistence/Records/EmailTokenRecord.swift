@@ -26,6 +26,9 @@ final class EmailTokenRecord: Model, @unchecked Sendable {
     @Field(key: "expires_at") var expiresAt: Date
     @OptionalField(key: "used_at") var usedAt: Date?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $createdAt, $user, $purpose, $tokenHash, $email, $expiresAt, $usedAt] }
+
     init() {}
 
     init(userID: UUID, purpose: Purpose, tokenHash: String, email: String, expiresAt: Date, now: Date) {

@@ -25,6 +25,12 @@ final class EnrollmentRecord: Model, @unchecked Sendable {
     /// In a practice: since when the therapist paused the treatment; nothing is planned while it is set.
     @OptionalField(key: "paused_at") var pausedAt: Date?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $updatedAt, $study, $patient, $therapist, $status, $consentVersion, $arm, $displayName,
+            $pausedAt]
+    }
+
     init() {}
 
     init(studyID: UUID, patientID: UUID, therapistID: UUID?, status: EnrollmentStatus, consentVersion: String, now: Date) {

@@ -28,6 +28,11 @@ final class EntryRecord: Model, @unchecked Sendable {
     /// A thought's words as compared, hashed with a key of the server's (`FieldCipher.matchKey`); empty otherwise.
     @OptionalField(key: "match_key") var matchKey: String?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $updatedAt, $patient, $kind, $version, $occurredAt, $content, $remindAt, $matchKey]
+    }
+
     init() {}
 
     init(id: UUID, patientID: UUID, kind: RecordKind, occurredAt: Date, content: String, now: Date) {

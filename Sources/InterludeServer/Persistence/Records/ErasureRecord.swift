@@ -21,6 +21,9 @@ final class ErasureRecord: Model, @unchecked Sendable {
 
     @Children(for: \.$erasure) var erasedIDs: [ErasedIDRecord]
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $study, $role, $erasedAt, $scope, $erasedIDs] }
+
     init() {}
 
     init(id: UUID, role: Role, scope: ErasureScope, studyID: UUID? = nil, erasedAt: Date) {

@@ -34,6 +34,12 @@ final class ExportRecord: Model, @unchecked Sendable {
     @OptionalField(key: "size") var size: Int64?
     @OptionalField(key: "sha256") var sha256: String?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $study, $requestedBy, $since, $status, $progress, $participants, $prompts, $responses,
+            $error, $claimedUntil, $claimedBy, $finishedAt, $expiresAt, $size, $sha256]
+    }
+
     init() {}
 
     init(studyID: UUID, requestedBy: UUID, since: Date?, now: Date) {
@@ -58,6 +64,9 @@ final class ExportParticipantRecord: Model, @unchecked Sendable {
     @Parent(key: "patient_id") var patient: UserRecord
     @Field(key: "pseudonym") var pseudonym: String
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $export, $patient, $pseudonym] }
+
     init() {}
 
     init(exportID: UUID, patientID: UUID, pseudonym: String) {
@@ -75,6 +84,9 @@ final class TimeZoneChangeRecord: Model, @unchecked Sendable {
     @Parent(key: "user_id") var user: UserRecord
     @Field(key: "time_zone") var timeZone: String
     @Field(key: "since") var since: Date
+
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $user, $timeZone, $since] }
 
     init() {}
 

@@ -47,6 +47,12 @@ final class HealthImportRecord: Model, @unchecked Sendable {
     @OptionalField(key: "problem") var problem: String?
     @OptionalField(key: "finished_at") var finishedAt: Date?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $updatedAt, $patient, $format, $status, $size, $received, $read, $stored, $duplicates,
+            $skippedNotEnabled, $skippedOutsideWindow, $skippedInvalid, $skippedOtherTypes, $problem, $finishedAt]
+    }
+
     init() {}
 
     init(id: UUID, patientID: UUID, format: Format, size: Int?, now: Date) {

@@ -12,5 +12,8 @@ final class InstrumentPinRecord: Model, @unchecked Sendable {
     @Field(key: "version") var version: Int
     @Field(key: "pinned_at") var pinnedAt: Date
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $study, $instrumentKey, $version, $pinnedAt] }
+
     init() {}
 }

@@ -38,6 +38,12 @@ final class InstrumentVersionRecord: Model, @unchecked Sendable {
     /// Offered to every study; a new version then needs an administrator. Held alike by every version of a key.
     @Field(key: "shared") var shared: Bool
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $createdBy, $ownerStudy, $key, $version, $title, $status, $origin, $definition,
+            $publishedAt, $shared]
+    }
+
     init() {}
 
     init(

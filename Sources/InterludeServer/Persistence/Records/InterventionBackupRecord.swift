@@ -13,5 +13,8 @@ final class InterventionBackupRecord: Model, @unchecked Sendable {
     /// The envelope as the device sent it: algorithm parameters, salt, nonce and ciphertext, all opaque here.
     @Field(key: "envelope") var envelope: String
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $updatedAt, $user, $version, $envelope] }
+
     init() {}
 }

@@ -30,6 +30,12 @@ final class InterventionRecord: Model, @unchecked Sendable {
     /// For planned messages: which day and minute of which plan, so planning twice adds nothing.
     @OptionalField(key: "occurrence") var occurrence: String?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $changedAt, $patient, $study, $sender, $ruleID, $origin, $kind, $text, $deliverAt, $seenAt,
+            $completedAt, $occurrence]
+    }
+
     init() {}
 
     init(

@@ -12,6 +12,9 @@ final class InterventionTemplateRecord: Model, @unchecked Sendable {
     @Field(key: "kind") var kind: InterventionKind
     @Field(key: "text") var text: String
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $createdAt, $study, $kind, $text] }
+
     init() {}
 
     init(studyID: UUID, kind: InterventionKind, text: String, now: Date) {

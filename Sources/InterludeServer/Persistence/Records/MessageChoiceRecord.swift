@@ -15,6 +15,9 @@ final class MessageChoiceRecord: Model, @unchecked Sendable {
     @Field(key: "window_end") var windowEnd: String
     @Field(key: "changed_at") var changedAt: Date
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $patient, $study, $perDay, $windowStart, $windowEnd, $changedAt] }
+
     init() {}
 
     init(patientID: UUID, studyID: UUID, now: Date) {

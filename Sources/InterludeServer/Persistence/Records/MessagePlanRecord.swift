@@ -10,6 +10,9 @@ final class MessagePlanRecord: Model, @unchecked Sendable {
     @Parent(key: "study_id") var study: StudyRecord
     @Field(key: "definition") var definition: String
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $createdAt, $study, $definition] }
+
     init() {}
 
     init(studyID: UUID, definition: String, now: Date) {

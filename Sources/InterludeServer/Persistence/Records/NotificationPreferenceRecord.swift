@@ -10,6 +10,9 @@ final class NotificationPreferenceRecord: Model, @unchecked Sendable {
     @Parent(key: "user_id") var user: UserRecord
     @Field(key: "preferences") var preferences: String
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $updatedAt, $user, $preferences] }
+
     init() {}
 
     init(userID: UUID, preferences: String, now: Date) {

@@ -36,6 +36,12 @@ final class NotificationRecord: Model, @unchecked Sendable {
     @OptionalField(key: "sent_at") var sentAt: Date?
     @OptionalField(key: "clicked_at") var clickedAt: Date?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $user, $promptID, $appointmentID, $category, $dedupeKey, $title, $body, $path, $dueAt,
+            $expiresAt, $status, $attempts, $nextAttemptAt, $claimedUntil, $channel, $receipt, $sentAt, $clickedAt]
+    }
+
     init() {}
 
     init(

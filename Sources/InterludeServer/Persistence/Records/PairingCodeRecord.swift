@@ -20,6 +20,11 @@ final class PairingCodeRecord: Model, @unchecked Sendable {
     @Field(key: "expires_at") var expiresAt: Date
     @OptionalField(key: "redeemed_at") var redeemedAt: Date?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $therapist, $study, $redeemedBy, $code, $note, $expiresAt, $redeemedAt]
+    }
+
     init() {}
 
     init(therapistID: UUID, studyID: UUID, code: String, note: String?, expiresAt: Date, now: Date) {

@@ -19,6 +19,11 @@ final class PatientProfileRecord: Model, @unchecked Sendable {
     @OptionalField(key: "therapy_start") var therapyStart: String?
     @OptionalField(key: "therapy_end") var therapyEnd: String?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $user, $pseudonym, $shareWithResearch, $dateOfBirth, $gender, $therapyStart, $therapyEnd]
+    }
+
     init() {}
 
     init(userID: UUID, pseudonym: String, shareWithResearch: Bool) {

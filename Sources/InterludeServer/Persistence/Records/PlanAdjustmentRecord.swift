@@ -16,6 +16,9 @@ final class PlanAdjustmentRecord: Model, @unchecked Sendable {
     // data
     @Field(key: "adjustment") var adjustment: String
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $updatedAt, $plan, $patient, $adjustment] }
+
     init() {}
 
     init(planID: UUID, patientID: UUID, adjustment: String, now: Date) {

@@ -20,6 +20,11 @@ final class PlanRecord: Model, @unchecked Sendable {
     @Field(key: "instrument_key") var instrumentKey: String
     @Field(key: "definition") var definition: String
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $updatedAt, $study, $patient, $createdBy, $arm, $instrumentKey, $definition]
+    }
+
     init() {}
 
     init(studyID: UUID, patientID: UUID?, arm: String?, createdBy: UUID, instrumentKey: String, definition: String, now: Date) {

@@ -30,6 +30,12 @@ final class PromptRecord: Model, @unchecked Sendable {
     /// When anything about it last changed, for apps that sync; set by `SyncStamps`.
     @OptionalField(key: "changed_at") var changedAt: Date?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $patient, $study, $assignedBy, $instrumentKey, $instrumentVersion, $opensAt, $closesAt,
+            $status, $source, $planID, $occurrence, $openedAt, $completedAt, $responseID, $changedAt]
+    }
+
     init() {}
 
     init(

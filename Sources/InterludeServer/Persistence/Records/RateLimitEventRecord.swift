@@ -13,6 +13,9 @@ final class RateLimitEventRecord: Model, @unchecked Sendable {
     @Field(key: "key") var key: String
     @Field(key: "occurred_at") var occurredAt: Date
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $scope, $key, $occurredAt] }
+
     init() {}
 
     init(scope: RateLimiter.Scope, key: String, occurredAt: Date) {

@@ -28,6 +28,12 @@ final class ResponseRecord: Model, @unchecked Sendable {
     @Field(key: "completed_at") var completedAt: Date
     @Field(key: "received_at") var receivedAt: Date
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $patient, $prompt, $studyID, $instrumentKey, $instrumentVersion, $answers, $scores, $context, $openedAt,
+            $startedAt, $completedAt, $receivedAt]
+    }
+
     init() {}
 
     init(

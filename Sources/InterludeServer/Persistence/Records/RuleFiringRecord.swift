@@ -19,5 +19,10 @@ final class RuleFiringRecord: Model, @unchecked Sendable {
     /// What the rule did, e.g. `alert`, `intervention`, `prompt`, or why it could not.
     @Field(key: "outcome") var outcome: String
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $ruleID, $ruleName, $studyID, $patient, $responseID, $dedupeKey, $reason, $outcome]
+    }
+
     init() {}
 }

@@ -11,6 +11,9 @@ final class RuleRecord: Model, @unchecked Sendable {
     @OptionalParent(key: "created_by") var createdBy: UserRecord?
     @Field(key: "definition") var definition: String
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $createdAt, $study, $createdBy, $definition] }
+
     init() {}
 
     init(studyID: UUID, createdBy: UUID?, definition: String, now: Date) {

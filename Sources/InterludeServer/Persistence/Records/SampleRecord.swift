@@ -27,6 +27,12 @@ final class SampleRecord: Model, @unchecked Sendable {
     @OptionalField(key: "os_version") var osVersion: String?
     @OptionalField(key: "motion_context") var motionContext: Int?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $patient, $type, $value, $start, $end, $sourceID, $sourceApp, $deviceName, $deviceModel,
+            $osVersion, $motionContext]
+    }
+
     init() {}
 
     /// The columns a batch insert fills, in the order of `row`.
@@ -52,6 +58,9 @@ final class SampleChoiceRecord: Model, @unchecked Sendable {
     @Field(key: "type") var type: SampleType
     @Field(key: "enabled") var enabled: Bool
     @Field(key: "changed_at") var changedAt: Date
+
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $patient, $type, $enabled, $changedAt] }
 
     init() {}
 

@@ -23,6 +23,11 @@ final class SelfExportRecord: Model, @unchecked Sendable {
     @OptionalField(key: "downloaded_at") var downloadedAt: Date?
     @OptionalField(key: "size") var size: Int?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $user, $status, $claimedUntil, $finishedAt, $expiresAt, $downloadedAt, $size]
+    }
+
     init() {}
 
     init(userID: UUID, now: Date) {

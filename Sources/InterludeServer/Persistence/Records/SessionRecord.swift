@@ -24,6 +24,11 @@ final class SessionRecord: Model, @unchecked Sendable {
     @Field(key: "expires_at") var expiresAt: Date
     @Field(key: "last_used_at") var lastUsedAt: Date
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $user, $kind, $tokenHash, $csrfToken, $expiresAt, $lastUsedAt]
+    }
+
     init() {}
 
     init(userID: UUID, kind: Kind, tokenHash: String, csrfToken: String?, expiresAt: Date, now: Date) {

@@ -9,6 +9,9 @@ final class SettingRecord: Model, @unchecked Sendable {
     @Field(key: "value") var value: String
     @Field(key: "updated_at") var updatedAt: Date
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $value, $updatedAt] }
+
     init() {}
 
     init(key: String, value: String, now: Date) {

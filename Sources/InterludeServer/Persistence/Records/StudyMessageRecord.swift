@@ -10,6 +10,9 @@ final class StudyMessageRecord: Model, @unchecked Sendable {
     @Parent(key: "study_id") var study: StudyRecord
     @Field(key: "text") var text: String
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $createdAt, $study, $text] }
+
     init() {}
 
     init(studyID: UUID, text: String, now: Date) {

@@ -38,6 +38,13 @@ final class StudyRecord: Model, @unchecked Sendable {
     /// The sample types asked for with their reasons, and the window, as JSON (`SampleSettings`); empty asks for none.
     @Field(key: "sample_settings") var sampleSettings: String
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $updatedAt, $owner, $title, $description, $consentText, $consentVersion, $joinMode,
+            $joinPasswordHash, $status, $arms, $allocation, $asksDemographics, $closedAt, $retentionDays,
+            $recordKinds, $eventTypes, $sampleSettings]
+    }
+
     init() {}
 
     init(

@@ -16,6 +16,9 @@ final class StudyStaffRecord: Model, @unchecked Sendable {
     // data
     @Field(key: "role") var role: StudyRole
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $study, $user, $role] }
+
     init() {}
 
     init(studyID: UUID, userID: UUID, role: StudyRole) {

@@ -12,6 +12,9 @@ final class SyncMutationRecord: Model, @unchecked Sendable {
     /// The result as JSON, returned again for a repeat.
     @Field(key: "result") var result: String
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $createdAt, $user, $result] }
+
     init() {}
 
     init(id: UUID, userID: UUID, result: String, now: Date) {

@@ -11,6 +11,9 @@ final class SyncTombstoneRecord: Model, @unchecked Sendable {
     @Field(key: "entity_id") var entityID: UUID
     @Field(key: "deleted_at") var deletedAt: Date
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $user, $entity, $entityID, $deletedAt] }
+
     init() {}
 
     init(userID: UUID, entity: SyncEntity, entityID: UUID, deletedAt: Date) {

@@ -18,6 +18,9 @@ final class TherapistProfileRecord: Model, @unchecked Sendable {
     @OptionalField(key: "phone") var phone: String?
     @OptionalField(key: "emergency_number") var emergencyNumber: String?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] { [$id, $user, $fullName, $gender, $officeAddress, $phone, $emergencyNumber] }
+
     init() {}
 
     init(userID: UUID, fullName: String) {

@@ -31,6 +31,13 @@ final class UserRecord: Model, @unchecked Sendable {
     @OptionalField(key: "totp_enabled_at") var totpEnabledAt: Date?
     @OptionalField(key: "totp_last_step") var totpLastStep: Int64?
 
+    /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
+    var properties: [any AnyProperty] {
+        [$id, $createdAt, $updatedAt, $email, $passwordHash, $role, $name, $locale, $timeZone, $emailVerifiedAt,
+            $mustChangePassword, $deactivatedAt, $lastActiveAt, $deletedAt, $totpSecret, $totpPendingSecret,
+            $totpEnabledAt, $totpLastStep]
+    }
+
     init() {}
 
     init(
