@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import JWTKit
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 
@@ -56,6 +57,12 @@ enum WebPushEncryption {
 struct VAPIDKey: Sendable {
     let privateKey: P256.Signing.PrivateKey
     let subject: String
+    /// Tokens signed before, one per push service origin.
+    private let signed = SignedTokens()
+
+    /// How long a token is valid, and how long before its end a fresh one takes over.
+    static let tokenLifetime: TimeInterval = 12 * 3600
+    static let tokenRenewal: TimeInterval = 3600
 
     /// The public key as browsers take it in `applicationServerKey`: uncompressed, base64url.
     var publicKey: String { privateKey.publicKey.x963Representation.base64URLEncoded }
@@ -95,15 +102,30 @@ struct VAPIDKey: Sendable {
         }
     }
 
-    /// The `Authorization` header for a push service at `audience` (the endpoint's origin).
+    /// The `Authorization` header for a push service at `audience` (the endpoint's origin). One token serves an
+    /// origin until an hour before it expires, rather than a signature per message.
     func authorization(audience: String, now: Date) async throws -> String {
+        if let header = signed.header(for: audience, at: now) { return header }
+        let expires = now.addingTimeInterval(Self.tokenLifetime)
         let keys = await JWTKeyCollection().add(ecdsa: try ES256PrivateKey(backing: privateKey))
         let token = try await keys.sign(
-            Claims(
-                aud: AudienceClaim(value: audience), exp: ExpirationClaim(value: now.addingTimeInterval(12 * 3600)),
-                sub: SubjectClaim(value: subject)),
+            Claims(aud: AudienceClaim(value: audience), exp: ExpirationClaim(value: expires), sub: SubjectClaim(value: subject)),
             header: ["typ": "JWT"])
-        return "vapid t=\(token), k=\(publicKey)"
+        let header = "vapid t=\(token), k=\(publicKey)"
+        signed.keep(header, for: audience, renewAt: expires.addingTimeInterval(-Self.tokenRenewal))
+        return header
+    }
+
+    private final class SignedTokens: Sendable {
+        private let headers = NIOLockedValueBox<[String: (header: String, renewAt: Date)]>([:])
+
+        func header(for audience: String, at now: Date) -> String? {
+            headers.withLockedValue { $0[audience] }.flatMap { now < $0.renewAt ? $0.header : nil }
+        }
+
+        func keep(_ header: String, for audience: String, renewAt: Date) {
+            headers.withLockedValue { $0[audience] = (header, renewAt) }
+        }
     }
 }
 
