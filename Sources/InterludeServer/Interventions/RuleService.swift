@@ -76,8 +76,9 @@ struct RuleService: Sendable {
 
     /// The rules that apply to a response: the built-in ones, in the study the response belongs to (without one,
     /// the patient's practice), and that study's own rules while the patient takes part in it. A study's rules
-    /// never look at another study's answers.
-    private func applicable(to patientID: UUID, context: UUID?) async throws -> [Stored] {
+    /// never look at another study's answers. Read before the transaction that stores the response, so the one
+    /// writer spends its time on writes.
+    func applicable(to patientID: UUID, context: UUID?) async throws -> [Stored] {
         var home = context
         if home == nil { home = try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$study.id }
         let builtIn = Stored(id: nil, studyID: home, rule: .phq9Item9)
@@ -89,14 +90,15 @@ struct RuleService: Sendable {
         return [builtIn] + (try await stored(in: [context]))
     }
 
-    /// After a submission, inside the transaction that stores it: fires every rule the response meets.
+    /// After a submission, inside the transaction that stores it: fires every one of the `applicable` rules the
+    /// response meets.
     @discardableResult
     func evaluate(
-        submission: ResponseService.Stored, definition: InstrumentDefinition, patientID: UUID, studyID: UUID?
+        _ applicable: [Stored], submission: ResponseService.Stored, definition: InstrumentDefinition, patientID: UUID
     ) async throws -> [RuleFiringRecord] {
         let facts = ResponseFacts(definition: definition, answers: submission.answers, scores: submission.scores)
         var firings: [RuleFiringRecord] = []
-        for stored in try await applicable(to: patientID, context: studyID) {
+        for stored in applicable {
             guard let match = stored.rule.evaluate(facts) else { continue }
             let key = "submitted:\(stored.id?.uuidString ?? "built-in:\(stored.rule.name)"):\(try submission.record.requireID())"
             if let firing = try await fire(stored, match: match, patientID: patientID, responseID: submission.record.id, key: key) {

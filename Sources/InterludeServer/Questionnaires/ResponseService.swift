@@ -88,6 +88,8 @@ struct ResponseService: Sendable {
         record.studyID = prompt.$study.id
         // Context the person declined for this study is not kept, whatever the app sent.
         record.context = try submission.context?.kept(granted: grantsContext).map { try services.cipher.seal(Self.encode($0)) }
+        let rules = try await RuleService(database: database, services: services)
+            .applicable(to: patientID, context: prompt.$study.id)
         do {
             try await database.transaction { database in
                 try await record.create(on: database)
@@ -96,8 +98,8 @@ struct ResponseService: Sendable {
                 prompt.responseID = submission.id
                 try await prompt.save(on: database)
                 try await RuleService(database: database, services: services).evaluate(
-                    submission: Stored(record: record, answers: submission.answers, scores: scores), definition: definition,
-                    patientID: patientID, studyID: prompt.$study.id)
+                    rules, submission: Stored(record: record, answers: submission.answers, scores: scores),
+                    definition: definition, patientID: patientID)
             }
         } catch let error as any DatabaseError where error.isConstraintFailure {
             // Another request won the race: the same submission (answer with what was stored), or another one for
