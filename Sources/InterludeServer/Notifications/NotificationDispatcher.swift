@@ -42,15 +42,24 @@ struct NotificationDispatcher: Sendable {
             .all()
         var report = Report()
         try await withThrowingTaskGroup(of: Disposition.self) { group in
-            var pending = due[...]
-            func startNext() {
-                guard let notification = pending.popFirst() else { return }
-                group.addTask {
-                    guard try await claim(notification, now: now) else { return .skipped }
-                    return try await process(notification, now: now)
+            var unclaimed = due[...]
+            var claimed: [NotificationRecord] = []
+            // Claimed a round ahead, `concurrency` at a time: one statement per round, and every claimed one starts
+            // well inside its lease.
+            func startNext() async throws {
+                if claimed.isEmpty {
+                    while claimed.isEmpty, !unclaimed.isEmpty {
+                        let round = Array(unclaimed.prefix(Self.concurrency))
+                        unclaimed = unclaimed.dropFirst(round.count)
+                        let taken = try await claim(round, now: now)
+                        claimed = round.filter { $0.id.map(taken.contains) == true }
+                    }
                 }
+                guard !claimed.isEmpty else { return }
+                let notification = claimed.removeFirst()
+                group.addTask { try await process(notification, now: now) }
             }
-            for _ in 0..<Self.concurrency { startNext() }
+            for _ in 0..<Self.concurrency { try await startNext() }
             while let disposition = try await group.next() {
                 switch disposition {
                 case .sent: report.sent += 1
@@ -61,22 +70,24 @@ struct NotificationDispatcher: Sendable {
                 case .retrying: report.retrying += 1
                 case .skipped: break
                 }
-                startNext()
+                try await startNext()
             }
         }
         return report
     }
 
-    /// Takes the notification for the lease unless another dispatcher holds it.
-    func claim(_ notification: NotificationRecord, now: Date) async throws -> Bool {
-        try await database.updateRow(
-            NotificationRecord.schema, id: try notification.requireID(),
-            set: ["claimed_until": SQLBind(now.addingTimeInterval(Self.lease))],
-            if: {
-                $0.where("status", .equal, SQLBind(NotificationStatus.queued.rawValue)).where(group: {
-                    $0.where("claimed_until", .is, SQLLiteral.null).orWhere("claimed_until", .lessThanOrEqual, SQLBind(now))
-                })
+    /// Takes for the lease those of `notifications` no other dispatcher holds, with one conditional UPDATE; answers
+    /// the ids it took.
+    func claim(_ notifications: [NotificationRecord], now: Date) async throws -> Set<UUID> {
+        let rows = try await (database as! any SQLDatabase).update(NotificationRecord.schema)
+            .set("claimed_until", to: SQLBind(now.addingTimeInterval(Self.lease)))
+            .where("id", .in, SQLBind.group(try notifications.map { try $0.requireID() }))
+            .where("status", .equal, SQLBind(NotificationStatus.queued.rawValue))
+            .where(group: {
+                $0.where("claimed_until", .is, SQLLiteral.null).orWhere("claimed_until", .lessThanOrEqual, SQLBind(now))
             })
+            .returning("id").all()
+        return Set(try rows.map { try $0.decode(column: "id", as: UUID.self) })
     }
 
     private func process(_ notification: NotificationRecord, now: Date) async throws -> Disposition {
