@@ -9,11 +9,9 @@ Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR and INTERLUDE_BIN
 allows loopback push endpoints and dispatches every second.
 """
 import base64
-import http.server
 import json
 import os
 import sys
-import threading
 import time
 import unittest
 import urllib.request
@@ -28,6 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Support"))
 
 from interlude_e2e import API, BASE, call, iso, pair, patient_token, staff_token  # noqa: E402
+from push_endpoint import PushEndpoint  # noqa: E402
 
 
 def b64url(data):
@@ -36,41 +35,6 @@ def b64url(data):
 
 def unb64url(text):
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-class PushEndpoint:
-    """A push service: keeps what arrives; paths under /gone/ answer 410 as for an unsubscribed browser."""
-
-    def __init__(self):
-        self.received = []
-        endpoint = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                endpoint.received.append((self.path, dict(self.headers), body))
-                self.send_response(410 if self.path.startswith("/gone/") else 201)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def wait_for(self, path, timeout=30):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            for item in self.received:
-                if item[0] == path:
-                    return item
-            time.sleep(0.2)
-        raise AssertionError(f"nothing arrived at {path}")
-
-    def stop(self):
-        self.server.shutdown()
 
 
 class WebPushTest(unittest.TestCase):
