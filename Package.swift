@@ -46,6 +46,7 @@ let package = Package(
                 .product(name: "OpenAPIVapor", package: "swift-openapi-vapor"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -68,7 +69,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "interlude",
-            dependencies: ["InterludeServer", .product(name: "Vapor", package: "vapor")],
+            dependencies: [
+                "InterludeServer", .product(name: "Vapor", package: "vapor"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(

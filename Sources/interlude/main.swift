@@ -1,6 +1,10 @@
 import InterludeServer
+import NIOCore
+import NIOPosix
 import Vapor
 
+// Async code runs on the event loops, so a database query or a response no longer crosses between two thread pools.
+NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
 var environment = try Environment.detect()
 try LoggingSystem.bootstrap(from: &environment) { level in
     let console = Terminal()

@@ -48,9 +48,9 @@ public func configure(
     case .sqliteFile(let path):
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        app.databases.use(.sqliteGroupCommit(.file(path)), as: .sqlite)
+        app.databases.use(.sqliteGroupCommit(.file(path), readersPerLoop: settings.databaseConnectionsPerCore), as: .sqlite)
     case .sqliteMemory:
-        app.databases.use(.sqliteGroupCommit(.memory), as: .sqlite)
+        app.databases.use(.sqliteGroupCommit(.memory, readersPerLoop: settings.databaseConnectionsPerCore), as: .sqlite)
     case .postgres(let url, let schema):
         var configuration = try SQLPostgresConfiguration(url: url)
         if let schema {

@@ -12,10 +12,12 @@ import SQLKit
 /// them. A write's caller hears back only after that commit, so an acknowledged write is durable
 /// (`synchronous=FULL`, SQLite's default here). Reads run beside it on the other connections, as WAL allows.
 extension DatabaseConfigurationFactory {
-    static func sqliteGroupCommit(_ configuration: SQLiteConfiguration) -> Self {
+    /// `readersPerLoop`: reading connections for each event loop, so a request waiting on a read does not hold up
+    /// the others on its core.
+    static func sqliteGroupCommit(_ configuration: SQLiteConfiguration, readersPerLoop: Int) -> Self {
         .init {
             GroupCommitConfiguration(
-                reading: DatabaseConfigurationFactory.sqlite(configuration).make(),
+                reading: DatabaseConfigurationFactory.sqlite(configuration, maxConnectionsPerEventLoop: readersPerLoop).make(),
                 writing: DatabaseConfigurationFactory.sqlite(configuration).make())
         }
     }
