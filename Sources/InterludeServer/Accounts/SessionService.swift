@@ -99,16 +99,18 @@ struct SessionService: Sendable {
     func authenticate(token: String, kind: SessionRecord.Kind) async throws -> Authenticated? {
         guard !token.isEmpty, token.count <= 200 else { return nil }
         let now = self.now
+        // One statement for session and person: this runs before every signed-in request.
         guard
             let session = try await SessionRecord.query(on: database)
+                .join(UserRecord.self, on: \SessionRecord.$user.$id == \UserRecord.$id)
                 .filter(\.$tokenHash == SecretToken.hash(token))
                 .filter(\.$kind == kind)
                 .filter(\.$expiresAt > now)
-                .with(\.$user)
-                .first(),
-            session.user.deactivatedAt == nil
+                .first()
         else { return nil }
-        let user = session.user
+        let user = try session.joined(UserRecord.self)
+        guard user.deactivatedAt == nil else { return nil }
+        session.$user.value = user
         // Record activity at most every few minutes, to keep reads cheap.
         if now.timeIntervalSince(session.lastUsedAt) > Self.activityResolution {
             session.lastUsedAt = now
