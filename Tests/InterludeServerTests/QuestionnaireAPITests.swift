@@ -479,6 +479,35 @@ struct QuestionnaireAPITests {
         }
     }
 
+    @Test("a draft's definition is read afresh each time; a published one is read once by the process")
+    func definitionsRead() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, studyID) = try await researcherWithStudy(app)
+            _ = try await importSleep(researcher, into: studyID)
+            let catalog = InstrumentCatalog(database: app.database, services: app.app.interlude)
+            let sleep = InstrumentVersionKey(key: "sleep", version: 1)
+            let renamed: JSONValue = [
+                "key": "sleep", "title": ["en": "Rest"],
+                "sections": [["id": "s", "items": [["id": "hours", "type": "number", "text": "Hours slept", "min": 0, "max": 24]]]],
+            ]
+
+            // act: the draft replaced, then published, then its stored row changed behind the process's back
+            let draft = try await catalog.definition("sleep", 1)?.title.text(.en)
+            _ = try await researcher.send(.POST, "/instruments?studyId=\(studyID)", json: renamed)
+            let replaced = try await catalog.definition("sleep", 1)?.title.text(.en)
+            _ = try await researcher.send(.POST, "/instruments/sleep/versions/1/publication")
+            let published = try await catalog.definitionTexts([sleep])[sleep]
+            try await app.sql.raw("UPDATE instrument_versions SET definition = '{}' WHERE key = 'sleep'").run()
+            let again = try await catalog.definitionTexts([sleep])[sleep]
+
+            // verify
+            #expect(draft == "Sleep" && replaced == "Rest")
+            #expect(published?.contains("Rest") == true && again == published)
+            #expect(try await catalog.definitionTexts([InstrumentVersionKey(key: "sleep", version: 2)]).isEmpty)
+        }
+    }
+
     @Test("publishing makes a draft available once; publishing it again is a conflict")
     func publish() async throws {
         try await withTestApp { app in

@@ -15,6 +15,8 @@ struct AppServices: Sendable {
     let cipher: FieldCipher
     /// The instruments shipped in Resources/Instruments, checked at start.
     let library: [InstrumentDefinition]
+    /// Published instrument versions' definitions, read once by this process.
+    let published = PublishedDefinitions()
 }
 
 extension Application {

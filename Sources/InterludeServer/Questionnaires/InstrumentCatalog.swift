@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import NIOConcurrencyHelpers
 import SQLKit
 import Vapor
 
@@ -213,14 +214,33 @@ struct InstrumentCatalog: Sendable {
 
     /// The definitions of several versions at once, keyed by key and version.
     func definitions(_ pairs: Set<InstrumentVersionKey>) async throws -> [InstrumentVersionKey: InstrumentDefinition] {
-        guard !pairs.isEmpty else { return [:] }
-        let keys = Array(Set(pairs.map(\.key)))
-        let records = try await InstrumentVersionRecord.query(on: database).filter(\.$key ~~ keys).all()
         var result: [InstrumentVersionKey: InstrumentDefinition] = [:]
-        for record in records where pairs.contains(InstrumentVersionKey(key: record.key, version: record.version)) {
-            result[InstrumentVersionKey(key: record.key, version: record.version)] = try record.decodedDefinition()
+        for (pair, text) in try await definitionTexts(pairs) {
+            result[pair] = try InstrumentVersionRecord.decodedDefinition(text)
         }
         return result
+    }
+
+    /// The definitions of several versions as stored, keyed by key and version. A published version never changes,
+    /// so this process reads it once; drafts are read every time.
+    func definitionTexts(_ pairs: Set<InstrumentVersionKey>) async throws -> [InstrumentVersionKey: String] {
+        var result = services.published.texts(pairs)
+        let missing = pairs.filter { result[$0] == nil }
+        guard !missing.isEmpty else { return result }
+        let records = try await InstrumentVersionRecord.query(on: database).filter(\.$key ~~ Set(missing.map(\.key))).all()
+        for record in records {
+            let pair = InstrumentVersionKey(key: record.key, version: record.version)
+            guard missing.contains(pair) else { continue }
+            result[pair] = record.definition
+            if record.isPublished { services.published.remember(record.definition, for: pair) }
+        }
+        return result
+    }
+
+    /// The definition of one version, as `definitions(_:)` reads it.
+    func definition(_ key: String, _ version: Int) async throws -> InstrumentDefinition? {
+        let pair = InstrumentVersionKey(key: key, version: version)
+        return try await definitions([pair])[pair]
     }
 
     static func encode(_ definition: InstrumentDefinition) throws -> String {
@@ -241,7 +261,11 @@ extension InstrumentVersionRecord {
     private static let decoded = DecodedCache<InstrumentDefinition>(capacity: 256)
 
     func decodedDefinition() throws -> InstrumentDefinition {
-        try Self.decoded.value(for: definition) { try JSONDecoder().decode(InstrumentDefinition.self, from: Data($0.utf8)) }
+        try Self.decodedDefinition(definition)
+    }
+
+    static func decodedDefinition(_ text: String) throws -> InstrumentDefinition {
+        try decoded.value(for: text) { try JSONDecoder().decode(InstrumentDefinition.self, from: Data($0.utf8)) }
     }
 
     var isPublished: Bool { status == .published }
@@ -249,5 +273,23 @@ extension InstrumentVersionRecord {
     /// The instrument's title in `language`, or the stored English title when the definition cannot be read.
     func title(in language: Language) -> String {
         (try? decodedDefinition().title.text(language)) ?? title
+    }
+}
+
+/// Published versions' definitions as stored. Publishing fixes a version for good, so what one request read serves
+/// every later one, in every process alike.
+final class PublishedDefinitions: Sendable {
+    private let texts = NIOLockedValueBox<[InstrumentVersionKey: String]>([:])
+
+    func texts(_ pairs: Set<InstrumentVersionKey>) -> [InstrumentVersionKey: String] {
+        texts.withLockedValue { known in
+            var found: [InstrumentVersionKey: String] = [:]
+            for pair in pairs { found[pair] = known[pair] }
+            return found
+        }
+    }
+
+    func remember(_ text: String, for pair: InstrumentVersionKey) {
+        texts.withLockedValue { $0[pair] = text }
     }
 }

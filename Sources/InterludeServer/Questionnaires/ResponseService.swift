@@ -76,7 +76,7 @@ struct ResponseService: Sendable {
             closesAt: prompt.closesAt, now: now)
         guard
             let definition = try await InstrumentCatalog(database: database, services: services)
-                .version(prompt.instrumentKey, prompt.instrumentVersion)?.decodedDefinition()
+                .definition(prompt.instrumentKey, prompt.instrumentVersion)
         else { throw AppError.notFound }
         try definition.validate(submission.answers)
         let scores = definition.scores(for: submission.answers)

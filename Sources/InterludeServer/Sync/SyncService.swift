@@ -22,7 +22,8 @@ struct SyncService: Sendable {
     struct Changes: Sendable {
         var full: Bool
         var prompts: [PromptService.Current]
-        var instruments: [InstrumentVersionRecord]
+        /// The definitions of the prompts' instrument versions, as stored.
+        var instruments: [String]
         var appointments: [AppointmentService.Shown]
         var deleted: [(entity: SyncEntity, id: UUID)]
         var therapist: (TherapistProfileRecord, UserRecord)?
@@ -70,13 +71,9 @@ struct SyncService: Sendable {
         let interventionService = InterventionService(database: database, services: services)
         let interventions = try await interventionQuery.sort(\.$deliverAt).all().map(interventionService.open)
         let records = try await recordQuery.sort(\.$occurredAt, .descending).all()
-        let catalog = InstrumentCatalog(database: database, services: services)
-        var instruments: [InstrumentVersionRecord] = []
-        for key in Set(prompts.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) })
-            .sorted(by: { ($0.key, $0.version) < ($1.key, $1.version) })
-        {
-            if let record = try await catalog.version(key.key, key.version) { instruments.append(record) }
-        }
+        let definitions = try await InstrumentCatalog(database: database, services: services).definitionTexts(
+            Set(prompts.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
+        let instruments = definitions.sorted { ($0.key.key, $0.key.version) < ($1.key.key, $1.key.version) }.map(\.value)
         let therapist = try await TherapistProfiles(database: database).profile(ofTherapistOf: patientID)
             .map { ($0, $0.user) }
         return Changes(

@@ -16,11 +16,7 @@ extension APIHandler {
         let records = try changes.records.map { record in
             Components.Schemas.SyncRecord(kind: .init(record.kind), record: try context.records.shown(record, today: today))
         }
-        let instruments = try changes.instruments.map { record in
-            try Self.definitionObjects.value(for: record.definition) {
-                try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data($0.utf8))
-            }
-        }
+        let instruments = try changes.instruments.map(APIContext.definitionObject)
         return .ok(
             .init(
                 headers: .init(eTag: changes.etag),
@@ -32,9 +28,6 @@ extension APIHandler {
                         therapist: try changes.therapist.map { try .init($0.0, user: $0.1) },
                         interventions: try changes.interventions.map(Components.Schemas.Intervention.init), records: records))))
     }
-
-    /// Instrument definitions as the API sends them, decoded once per process.
-    private static let definitionObjects = DecodedCache<OpenAPIObjectContainer>(capacity: 256)
 
     func pushChanges(_ input: Operations.PushChanges.Input) async throws -> Operations.PushChanges.Output {
         let context = try APIContext.current()
