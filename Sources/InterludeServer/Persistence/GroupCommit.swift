@@ -67,7 +67,7 @@ struct GroupCommitDatabase: Database, SQLDatabase {
     func execute(query: DatabaseQuery, onOutput: @escaping @Sendable (any DatabaseOutput) -> Void) -> EventLoopFuture<Void> {
         switch query.action {
         case .read, .aggregate:
-            return reading.execute(query: query, onOutput: onOutput)
+            return SQLiteModelQueries(reading).execute(query: query, onOutput: onOutput)
         case .create, .update, .delete, .custom:
             return write { try await $0.execute(query: query, onOutput: onOutput).get() }
         }
@@ -169,11 +169,12 @@ actor GroupCommitWriter {
         var failures: [(any Error)?] = Array(repeating: nil, count: batch.count)
         do {
             failures = try await database.transaction { transaction in
+                let sql = transaction as! any SQLDatabase
+                let transaction = SQLiteModelQueries(transaction)
                 guard batch.count > 1 else {
                     try await batch[0].work(transaction)
                     return [nil]
                 }
-                let sql = transaction as! any SQLDatabase
                 var failures: [(any Error)?] = []
                 for job in batch {
                     try await sql.raw("SAVEPOINT job").run()
