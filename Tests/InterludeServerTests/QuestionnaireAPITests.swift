@@ -119,6 +119,7 @@ struct QuestionnaireAPITests {
             #expect(open.map(\.status) == [.open])
             let prompt = try detail.decoded(Components.Schemas.PromptWithDefinition.self).prompt
             #expect(prompt.instrumentVersion == 1)
+            #expect(try await app.storedDefinition("phq-9") == detail.body["definition"].value as? NSDictionary)
             #expect(detail.body["definition"]["key"].string == "phq-9")
         }
     }

@@ -62,7 +62,8 @@ struct SyncTests {
             let changes = try full.decoded(Changes.self)
             #expect(changes.full)
             #expect(changes.prompts.map(\.id) == [promptID])
-            #expect(full.body["instruments"][0]["key"].string == "who-5")
+            #expect(full.body["instruments"].array.count == 1)
+            #expect(try await app.storedDefinition("who-5") == full.body["instruments"][0].value as? NSDictionary)
             #expect(changes.appointments.map(\.title) == ["Session"])
             #expect(changes.therapist?.fullName.isEmpty == false)
         }

@@ -1,3 +1,4 @@
+import Fluent
 import Foundation
 import NIOCore
 import Testing
@@ -166,6 +167,12 @@ struct APIClient: Sendable {
 }
 
 extension TestContext {
+    /// Version 1 of an instrument as the database holds it: what the API must send, field for field.
+    func storedDefinition(_ key: String) async throws -> NSDictionary? {
+        let record = try #require(try await InstrumentVersionRecord.query(on: database).filter(\.$key == key).filter(\.$version == 1).first())
+        return try JSONSerialization.jsonObject(with: Data(record.definition.utf8)) as? NSDictionary
+    }
+
     var api: APIClient { APIClient(context: self) }
 
     static let password = "a long enough password"

@@ -167,7 +167,7 @@ extension APIHandler {
         let prompt = try await context.prompts.open(try pathID(input.path.promptId), for: patient.requireID())
         let pair = InstrumentVersionKey(key: prompt.record.instrumentKey, version: prompt.record.instrumentVersion)
         guard let text = try await context.catalog.definitionTexts([pair])[pair] else { throw AppError.notFound }
-        let definition = try APIContext.definitionObject(text)
+        let definition = try InstrumentVersionRecord.decodedDefinition(text)
         let body = try await context.promptBodies([prompt])[0]
         let crisisItems = StudyRule.crisisItems(of: prompt.record.instrumentKey)
         var crisis: Components.Schemas.CrisisSupport?
@@ -272,13 +272,6 @@ extension APIContext {
     var responses: ResponseService { ResponseService(database: database, services: services) }
 
     /// Prompts as the API shows them, titled in the caller's language.
-    /// An instrument definition as the API sends it, decoded once per process.
-    static func definitionObject(_ text: String) throws -> OpenAPIObjectContainer {
-        try definitionObjects.value(for: text) { try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data($0.utf8)) }
-    }
-
-    private static let definitionObjects = DecodedCache<OpenAPIObjectContainer>(capacity: 256)
-
     func promptBodies(_ prompts: [PromptService.Current], blocked: Set<UUID> = []) async throws
         -> [Components.Schemas.Prompt]
     {

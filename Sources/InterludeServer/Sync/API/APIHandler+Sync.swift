@@ -16,7 +16,7 @@ extension APIHandler {
         let records = try changes.records.map { record in
             Components.Schemas.SyncRecord(kind: .init(record.kind), record: try context.records.shown(record, today: today))
         }
-        let instruments = try changes.instruments.map(APIContext.definitionObject)
+        let instruments = try changes.instruments.map(InstrumentVersionRecord.decodedDefinition)
         return .ok(
             .init(
                 headers: .init(eTag: changes.etag),
