@@ -58,6 +58,14 @@ struct GroupCommitDriver: DatabaseDriver {
 struct GroupCommitDatabase: Database, SQLDatabase {
     let reading: any Database
     let writer: GroupCommitWriter
+    /// Read once: SQLKit asks for it at every identifier and value it writes.
+    let dialect: any SQLDialect
+
+    init(reading: any Database, writer: GroupCommitWriter) {
+        self.reading = reading
+        self.writer = writer
+        self.dialect = (reading as! any SQLDatabase).dialect
+    }
 
     private var readingSQL: any SQLDatabase { reading as! any SQLDatabase }
 
@@ -100,11 +108,10 @@ struct GroupCommitDatabase: Database, SQLDatabase {
     var logger: Logger { context.logger }
     var eventLoop: any EventLoop { context.eventLoop }
     var version: (any SQLDatabaseReportedVersion)? { readingSQL.version }
-    var dialect: any SQLDialect { readingSQL.dialect }
     var queryLogLevel: Logger.Level? { readingSQL.queryLogLevel }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
-        guard Self.writes(serialize(query).sql) else { return readingSQL.execute(sql: query, onRow) }
+        guard writes(query) else { return readingSQL.execute(sql: query, onRow) }
         return write { try await ($0 as! any SQLDatabase).execute(sql: query, onRow) }
     }
 
@@ -114,6 +121,15 @@ struct GroupCommitDatabase: Database, SQLDatabase {
 
     func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         try await closure(self)
+    }
+
+    /// Whether a statement changes the database; a built statement says so by its kind, other text is read.
+    private func writes(_ query: any SQLExpression) -> Bool {
+        switch query {
+        case is SQLSelect: false
+        case is SQLInsert, is SQLUpdate, is SQLDelete: true
+        default: Self.writes(serialize(query).sql)
+        }
     }
 
     /// Whether a statement changes the database. Queries, pragmas and `VACUUM INTO` (a copy that reads) run on a

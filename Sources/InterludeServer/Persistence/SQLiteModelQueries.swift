@@ -11,9 +11,12 @@ import SQLKit
 /// outside. Statements written with SQLKit keep SQLite's own dialect.
 struct SQLiteModelQueries: Database, SQLDatabase {
     let base: any Database & SQLDatabase
+    /// Read once: SQLKit asks for it at every identifier and value it writes.
+    let dialect: any SQLDialect
 
     init(_ base: any Database) {
         self.base = base as! any Database & SQLDatabase
+        self.dialect = PlainQuoting(base: self.base.dialect)
     }
 
     var context: DatabaseContext { base.context }
@@ -57,7 +60,6 @@ struct SQLiteModelQueries: Database, SQLDatabase {
     var eventLoop: any EventLoop { base.eventLoop }
     var version: (any SQLDatabaseReportedVersion)? { base.version }
     var queryLogLevel: Logger.Level? { base.queryLogLevel }
-    var dialect: any SQLDialect { PlainQuoting(base: base.dialect) }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
         base.execute(sql: query, onRow)
