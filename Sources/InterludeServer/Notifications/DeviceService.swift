@@ -99,10 +99,17 @@ struct DeviceService: Sendable {
     // MARK: Preferences
 
     func preferences(of userID: UUID) async throws -> NotificationPreferences {
-        guard let stored = try await NotificationPreferenceRecord.query(on: database).filter(\.$user.$id == userID).first(),
-            let preferences = try? JSONDecoder().decode(NotificationPreferences.self, from: Data(stored.preferences.utf8))
-        else { return .standard }
-        return preferences
+        try await preferences(of: [userID])[userID] ?? .standard
+    }
+
+    /// The preferences of several people at once; those who never chose (or whose choice cannot be read) are not
+    /// named and have the standard ones.
+    func preferences(of userIDs: [UUID]) async throws -> [UUID: NotificationPreferences] {
+        var found: [UUID: NotificationPreferences] = [:]
+        for stored in try await NotificationPreferenceRecord.query(on: database).filter(\.$user.$id ~~ userIDs).all() {
+            found[stored.$user.id] = try? JSONDecoder().decode(NotificationPreferences.self, from: Data(stored.preferences.utf8))
+        }
+        return found
     }
 
     func setPreferences(_ preferences: NotificationPreferences, of userID: UUID) async throws {

@@ -44,20 +44,23 @@ struct NotificationDispatcher: Sendable {
         try await withThrowingTaskGroup(of: Disposition.self) { group in
             var unclaimed = due[...]
             var claimed: [NotificationRecord] = []
+            var round = Round()
             // Claimed a round ahead, `concurrency` at a time: one statement per round, and every claimed one starts
-            // well inside its lease.
+            // well inside its lease. What the round's notifications need is read together after the claim.
             func startNext() async throws {
                 if claimed.isEmpty {
                     while claimed.isEmpty, !unclaimed.isEmpty {
-                        let round = Array(unclaimed.prefix(Self.concurrency))
-                        unclaimed = unclaimed.dropFirst(round.count)
-                        let taken = try await claim(round, now: now)
-                        claimed = round.filter { $0.id.map(taken.contains) == true }
+                        let next = Array(unclaimed.prefix(Self.concurrency))
+                        unclaimed = unclaimed.dropFirst(next.count)
+                        let taken = try await claim(next, now: now)
+                        claimed = next.filter { $0.id.map(taken.contains) == true }
                     }
+                    round = try await read(claimed)
                 }
                 guard !claimed.isEmpty else { return }
                 let notification = claimed.removeFirst()
-                group.addTask { try await process(notification, now: now) }
+                let round = round
+                group.addTask { try await process(notification, in: round, now: now) }
             }
             for _ in 0..<Self.concurrency { try await startNext() }
             while let disposition = try await group.next() {
@@ -90,18 +93,41 @@ struct NotificationDispatcher: Sendable {
         return Set(try rows.map { try $0.decode(column: "id", as: UUID.self) })
     }
 
-    private func process(_ notification: NotificationRecord, now: Date) async throws -> Disposition {
+    /// What the notifications of one round need: their people, with their preferences and active devices, and
+    /// the prompts they are about.
+    struct Round: Sendable {
+        var users: [UUID: UserRecord] = [:]
+        var preferences: [UUID: NotificationPreferences] = [:]
+        var devices: [UUID: [DeviceRecord]] = [:]
+        var prompts: [UUID: PromptRecord] = [:]
+    }
+
+    private func read(_ notifications: [NotificationRecord]) async throws -> Round {
+        guard !notifications.isEmpty else { return Round() }
+        let userIDs = Array(Set(notifications.map(\.$user.id)))
+        let users = try await UserRecord.query(on: database).filter(\.$id ~~ userIDs).all()
+        let devices = try await DeviceRecord.query(on: database)
+            .filter(\.$user.$id ~~ userIDs).filter(\.$disabledAt == nil).all()
+        let promptIDs = notifications.compactMap(\.promptID)
+        let prompts = promptIDs.isEmpty ? [] : try await PromptRecord.query(on: database).filter(\.$id ~~ promptIDs).all()
+        return Round(
+            users: Dictionary(uniqueKeysWithValues: try users.map { (try $0.requireID(), $0) }),
+            preferences: try await DeviceService(database: database, services: services).preferences(of: userIDs),
+            devices: Dictionary(grouping: devices, by: \.$user.id),
+            prompts: Dictionary(uniqueKeysWithValues: try prompts.map { (try $0.requireID(), $0) }))
+    }
+
+    private func process(_ notification: NotificationRecord, in round: Round, now: Date) async throws -> Disposition {
         guard notification.expiresAt > now else {
             try await finish(notification, .expired, receipt: "its moment passed before it could be sent")
             return .expired
         }
-        guard try await stillMatters(notification, now: now) else {
+        guard try await stillMatters(notification, in: round, now: now) else {
             try await finish(notification, .expired, receipt: "answered, moved or removed before it was sent")
             return .expired
         }
-        guard let user = try await UserRecord.find(notification.$user.id, on: database) else { return .skipped }
-        let devices = DeviceService(database: database, services: services)
-        let preferences = try await devices.preferences(of: try user.requireID())
+        guard let user = round.users[notification.$user.id] else { return .skipped }
+        let preferences = round.preferences[notification.$user.id] ?? .standard
         switch preferences.decision(for: notification.category, due: max(notification.dueAt, now), expires: notification.expiresAt, in: user.zone) {
         case .withhold(let reason):
             try await finish(notification, .withheld, receipt: reason.rawValue)
@@ -114,7 +140,7 @@ struct NotificationDispatcher: Sendable {
         case .send:
             break
         }
-        let outcomes = try await deliver(notification, to: user, now: now)
+        let outcomes = try await deliver(notification, to: user, devices: round.devices[notification.$user.id] ?? [], now: now)
         let receipt = outcomes.map(\.receipt).joined(separator: "; ")
         if outcomes.contains(where: \.isDelivered) {
             notification.channel = Set(outcomes.filter(\.isDelivered).map(\.channel)).sorted().joined(separator: "+")
@@ -139,9 +165,9 @@ struct NotificationDispatcher: Sendable {
     /// A questionnaire must still wait for an answer and have opened at the moment it was queued for; an
     /// appointment must still start when it did; an intervention must still be there; an alert must still wait
     /// for its acknowledgement.
-    private func stillMatters(_ notification: NotificationRecord, now: Date) async throws -> Bool {
+    private func stillMatters(_ notification: NotificationRecord, in round: Round, now: Date) async throws -> Bool {
         if let promptID = notification.promptID {
-            guard let prompt = try await PromptRecord.find(promptID, on: database) else { return false }
+            guard let prompt = round.prompts[promptID] else { return false }
             let pending = [PromptStatus.scheduled, PromptStatus.open].contains(prompt.status)
             return pending && prompt.opensAt <= now && prompt.closesAt > now
         }
@@ -175,11 +201,11 @@ struct NotificationDispatcher: Sendable {
     }
 
     /// Push to every active device; email when there is none (or none took it) and the address is confirmed.
-    private func deliver(_ notification: NotificationRecord, to user: UserRecord, now: Date) async throws -> [Outcome] {
+    private func deliver(_ notification: NotificationRecord, to user: UserRecord, devices: [DeviceRecord], now: Date)
+        async throws -> [Outcome]
+    {
         let notificationID = try notification.requireID()
         var outcomes: [Outcome] = []
-        let devices = try await DeviceRecord.query(on: database)
-            .filter(\.$user.$id == user.requireID()).filter(\.$disabledAt == nil).all()
         let topic = Self.topic(of: notification.dedupeKey)
         for device in devices {
             let result: PushOutcome
