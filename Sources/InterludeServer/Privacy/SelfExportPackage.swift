@@ -67,7 +67,7 @@ struct SelfExportPackage: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var lines = Data()
         for record in try await ResponseRecord.query(on: database).filter(\.$patient.$id == user.requireID()).sort(\.$completedAt).all() {
-            guard let definition = try await catalog.version(record.instrumentKey, record.instrumentVersion)?.decodedDefinition() else {
+            guard let definition = try await catalog.definition(record.instrumentKey, record.instrumentVersion) else {
                 continue
             }
             let stored = try responses.open(record)

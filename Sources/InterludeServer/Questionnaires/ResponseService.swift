@@ -130,7 +130,7 @@ struct ResponseService: Sendable {
         let record = stored.record
         guard
             let definition = try await InstrumentCatalog(database: database, services: services)
-                .version(record.instrumentKey, record.instrumentVersion)?.decodedDefinition()
+                .definition(record.instrumentKey, record.instrumentVersion)
         else { throw AppError.notFound }
         let settings = services.settings
         let pseudonym = try await PatientProfileRecord.query(on: database)

@@ -218,7 +218,7 @@ struct ConsoleTherapistController {
         let stored = try await chart.response(responseID)
         guard
             let definition = try await InstrumentCatalog(database: request.db, services: request.services)
-                .version(stored.record.instrumentKey, stored.record.instrumentVersion)?.decodedDefinition()
+                .definition(stored.record.instrumentKey, stored.record.instrumentVersion)
         else { throw AppError.notFound }
         return (chart, stored, definition)
     }
