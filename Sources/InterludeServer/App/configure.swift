@@ -44,13 +44,14 @@ public func configure(
     app.middleware.use(FileMiddleware(publicDirectory: app.directory.publicDirectory, defaultFile: nil))
 
     // Database
+    let idleReaders = System.coreCount * settings.databaseConnectionsPerCore
     switch settings.database {
     case .sqliteFile(let path):
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        app.databases.use(.sqliteGroupCommit(.file(path), readersPerLoop: settings.databaseConnectionsPerCore), as: .sqlite)
+        app.databases.use(.embeddedSQLite(path: path, idleReaders: idleReaders), as: .sqlite)
     case .sqliteMemory:
-        app.databases.use(.sqliteGroupCommit(.memory, readersPerLoop: settings.databaseConnectionsPerCore), as: .sqlite)
+        app.databases.use(.embeddedSQLite(path: nil, idleReaders: idleReaders), as: .sqlite)
     case .postgres(let url, let schema):
         var configuration = try SQLPostgresConfiguration(url: url)
         if let schema {
@@ -66,11 +67,6 @@ public func configure(
             try await (app.db as! any SQLDatabase).raw("CREATE SCHEMA IF NOT EXISTS \(unsafeRaw: schema)").run()
         }
     }
-    if settings.database.isSQLite {
-        // Readers beside the one writer; the mode stays with the file.
-        try await (app.db as! any SQLDatabase).raw("PRAGMA journal_mode=WAL").run()
-    }
-
     // Migrations (applied by `serve` on start and by `migrate`)
     app.migrations.add(Migrations.all(cipher: app.interlude.cipher, clock: app.interlude.clock))
     app.databases.middleware.use(SyncStamps.Prompts(clock: clock))

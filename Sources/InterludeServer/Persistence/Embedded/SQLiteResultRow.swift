@@ -1,0 +1,202 @@
+import FluentKit
+import Foundation
+import NIOConcurrencyHelpers
+import SQLKit
+import SQLiteKit
+
+/// The columns of a prepared statement's result, named once and shared by every row it returns.
+final class SQLiteColumns: @unchecked Sendable {
+    let names: [String]
+    private let places: [String: Int]
+    /// For each model read through the statement, its fields' places: a joined query names a model's columns
+    /// `<schema>_<field>`.
+    private let underSchema = NIOLockedValueBox<[String: [String: Int]]>([:])
+
+    init(_ names: [String]) {
+        self.names = names
+        places = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    func place(of column: String) -> Int? { places[column] }
+
+    func places(under schema: String) -> [String: Int] {
+        underSchema.withLockedValue { known in
+            if let fields = known[schema] { return fields }
+            let prefix = schema + "_"
+            var fields: [String: Int] = [:]
+            for (place, name) in names.enumerated() where name.hasPrefix(prefix) && fields[String(name.dropFirst(prefix.count))] == nil {
+                fields[String(name.dropFirst(prefix.count))] = place
+            }
+            known[schema] = fields
+            return fields
+        }
+    }
+}
+
+/// One row of a result, as SQLKit and Fluent read it. Values decode as SQLiteKit decodes them; the kinds every row
+/// has (ids, texts, numbers, instants) are read without going through a decoder.
+struct SQLiteResultRow: SQLRow, Sendable {
+    let columns: SQLiteColumns
+    let values: [SQLiteData]
+
+    var allColumns: [String] { columns.names }
+
+    func contains(column: String) -> Bool { columns.place(of: column) != nil }
+
+    func decodeNil(column: String) throws -> Bool {
+        guard let place = columns.place(of: column) else { return true }
+        return values[place] == .null
+    }
+
+    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
+        guard let place = columns.place(of: column) else { throw SQLiteResultRow.MissingColumn(column: column) }
+        return try Self.decode(values[place], as: type)
+    }
+
+    struct MissingColumn: Error, CustomStringConvertible {
+        let column: String
+        var description: String { "no column \(column) in the result" }
+    }
+
+    private static let decoder = SQLiteDataDecoder()
+
+    static func decode<D: Decodable>(_ value: SQLiteData, as type: D.Type) throws -> D {
+        switch value {
+        case .text(let text):
+            if D.self == String.self { return unsafeBitCast(text, to: D.self) }
+            if D.self == UUID.self, let id = UUIDText.parse(text) { return unsafeBitCast(id, to: D.self) }
+        case .integer(let integer):
+            if D.self == Int.self { return unsafeBitCast(integer, to: D.self) }
+            if D.self == Bool.self, integer == 0 || integer == 1 { return unsafeBitCast(integer == 1, to: D.self) }
+            if D.self == Double.self { return unsafeBitCast(Double(integer), to: D.self) }
+        case .float(let double):
+            if D.self == Date.self { return unsafeBitCast(Self.date(double), to: D.self) }
+            if D.self == Double.self { return unsafeBitCast(double, to: D.self) }
+        case .blob, .null:
+            break
+        }
+        return try decoder.decode(D.self, from: value)
+    }
+
+    /// An instant as SQLiteNIO reads it: rounded to the microsecond since the reference date.
+    private static func date(_ secondsSince1970: Double) -> Date {
+        let sinceReference = secondsSince1970 - Date.timeIntervalBetween1970AndReferenceDate
+        return Date(timeIntervalSinceReferenceDate: (sinceReference * 1e6).rounded() / 1e6)
+    }
+}
+
+/// A row as Fluent reads a model from it.
+struct SQLiteModelOutput: DatabaseOutput {
+    let row: SQLiteResultRow
+    /// The places of the current model's fields, or nil before a model is chosen.
+    let fields: [String: Int]?
+
+    init(_ row: SQLiteResultRow) {
+        self.row = row
+        fields = nil
+    }
+
+    private init(row: SQLiteResultRow, fields: [String: Int]) {
+        self.row = row
+        self.fields = fields
+    }
+
+    var description: String { "\(row.columns.names)" }
+
+    func schema(_ schema: String) -> any DatabaseOutput {
+        SQLiteModelOutput(row: row, fields: row.columns.places(under: schema))
+    }
+
+    private func place(_ key: FieldKey) -> Int? {
+        fields.map { $0[key.description] } ?? row.columns.place(of: key.description)
+    }
+
+    func contains(_ key: FieldKey) -> Bool { place(key) != nil }
+
+    func decodeNil(_ key: FieldKey) throws -> Bool {
+        guard let place = place(key) else { return true }
+        return row.values[place] == .null
+    }
+
+    func decode<T: Decodable>(_ key: FieldKey, as type: T.Type) throws -> T {
+        guard let place = place(key) else { throw SQLiteResultRow.MissingColumn(column: key.description) }
+        return try SQLiteResultRow.decode(row.values[place], as: type)
+    }
+}
+
+/// Values as SQLiteKit's encoder writes them, the common kinds without going through the encoder.
+enum SQLiteValues {
+    private static let encoder = SQLiteDataEncoder()
+
+    static func data(_ value: any Encodable) throws -> SQLiteData {
+        switch value {
+        case let id as UUID: return .text(UUIDText.upper(id))
+        case let text as String: return .text(text)
+        case let date as Date: return .float(date.timeIntervalSince1970)
+        case let integer as Int: return .integer(integer)
+        case let double as Double: return .float(double)
+        case let bool as Bool: return .integer(bool ? 1 : 0)
+        default: return try encoder.encode(value)
+        }
+    }
+}
+
+/// UUIDs as text, written and read by hand: Foundation does both through the C library's formatted I/O.
+enum UUIDText {
+    private static let hex = Array("0123456789ABCDEF".utf8)
+
+    /// The text `UUID.uuidString` writes.
+    static func upper(_ id: UUID) -> String {
+        let bytes = id.uuid
+        return withUnsafeBytes(of: bytes) { raw in
+            String(unsafeUninitializedCapacity: 36) { out in
+                var position = 0
+                for (index, byte) in raw.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        out[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    out[position] = hex[Int(byte >> 4)]
+                    out[position + 1] = hex[Int(byte & 0x0f)]
+                    position += 2
+                }
+                return position
+            }
+        }
+    }
+
+    /// The UUID `UUID(uuidString:)` reads from `text`, or nil where it would read none.
+    static func parse(_ text: String) -> UUID? {
+        var text = text
+        return text.withUTF8 { utf8 -> UUID? in
+            guard utf8.count == 36 else { return nil }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(16)
+            var position = 0
+            while position < 36 {
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    guard utf8[position] == UInt8(ascii: "-") else { return nil }
+                    position += 1
+                    continue
+                }
+                guard let high = nibble(utf8[position]), let low = nibble(utf8[position + 1]) else { return nil }
+                bytes.append(high << 4 | low)
+                position += 2
+            }
+            return UUID(
+                uuid: (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                    bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                ))
+        }
+    }
+
+    private static func nibble(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,240 @@
+import FluentKit
+import Foundation
+import SQLKit
+import SQLiteKit
+import Testing
+
+@testable import InterludeServer
+
+/// The embedded database runs SQLite directly: model queries are written as SQLite's driver writes them, values
+/// go in and come out as SQLiteKit encodes and decodes them, and the one writer commits concurrent writes together
+/// while a failing one rolls back alone.
+@Suite("Embedded database")
+struct EmbeddedDatabaseTests {
+    /// One query of each kind, the read with a join and a sort.
+    static func queries(on database: any Database) -> [(String, DatabaseQuery)] {
+        let id = UUID()
+        var create = SettingRecord.query(on: database).field(\.$id).field(\.$value).field(\.$updatedAt)
+            .set(\.$id, to: "k").set(\.$value, to: "v").set(\.$updatedAt, to: Date()).query
+        create.action = .create
+        var count = PromptRecord.query(on: database).filter(\.$patient.$id == id).query
+        count.action = .aggregate(.field(.path([.id], schema: PromptRecord.schema), .count))
+        var update = PromptRecord.query(on: database).filter(\.$id == id).field(\.$status).set(\.$status, to: .completed).query
+        update.action = .update
+        var delete = PromptRecord.query(on: database).filter(\.$id ~~ [id, UUID()]).query
+        delete.action = .delete
+        let read = SessionRecord.query(on: database).join(UserRecord.self, on: \SessionRecord.$user.$id == \UserRecord.$id)
+            .filter(\.$kind == .api).filter(\.$expiresAt > Date()).sort(\.$createdAt, .descending).limit(3)
+            .fields(for: SessionRecord.self).fields(for: UserRecord.self).query
+        return [("read", read), ("count", count), ("create", create), ("update", update), ("delete", delete)]
+    }
+
+    /// The application's database on SQLite, or nil on PostgreSQL.
+    static func embedded(_ app: TestContext) -> EmbeddedDatabase? {
+        app.database as? EmbeddedDatabase
+    }
+
+    @Test("each kind of model query is written exactly as in SQLite's own dialect")
+    func sameText() async throws {
+        try await withTestApp { app in
+            guard let database = Self.embedded(app) else { return }
+            let plain = EmbeddedDatabase(
+                context: database.context, store: database.store, writing: nil, dialect: PlainQuoting(base: database.dialect))
+            for (name, query) in Self.queries(on: app.database) {
+                let statement = ModelStatement.of(query)
+                let written = plain.serialize(statement)
+                let driver = database.serialize(statement)
+                #expect(written.sql == driver.sql, "\(name)")
+                #expect(written.binds.count == driver.binds.count && !written.binds.isEmpty, "\(name)")
+            }
+            #expect(plain.serialize(ModelStatement.of(Self.queries(on: app.database)[0].1)).sql.contains(#"JOIN "users""#))
+        }
+    }
+
+    @Test("a joined model, a created row and an aggregate read back through it")
+    func sameResults() async throws {
+        try await withTestApp { app in
+            // setup
+            let (client, _) = try await app.patient("ada@example.org", name: "Ada")
+            let token = try #require(client.token)
+
+            // act: the join every signed-in request makes, through the application's database
+            let authenticated = try await SessionService(database: app.database, services: app.app.interlude)
+                .authenticate(token: token, kind: .api)
+            let refused = try await SessionService(database: app.database, services: app.app.interlude)
+                .authenticate(token: token + "x", kind: .api)
+            let sessions = try await SessionRecord.query(on: app.database).count()
+
+            // verify
+            #expect(authenticated?.user.email == "ada@example.org" && authenticated?.session.user.role == .patient)
+            #expect(refused == nil && sessions == 1)
+        }
+    }
+
+    enum Mood: String, Codable {
+        case calm
+    }
+
+    @Test(
+        "values come out as SQLiteKit decodes them, refusals included",
+        arguments: [
+            SQLiteData.text("0F8FAD5B-D9CB-469F-A165-70867728950E"), .text("0f8fad5b-d9cb-469f-a165-70867728950e"),
+            .text("0f8fad5b-d9cb-469f-a165-70867728950"), .text("0f8fad5bxd9cb-469f-a165-70867728950e"),
+            .text("0g8fad5b-d9cb-469f-a165-70867728950e"), .text("calm"), .text(""), .text("3.5"), .float(1_772_438_400.123_456_7),
+            .float(-0.25), .integer(0), .integer(1), .integer(2), .integer(-7), .null,
+        ])
+    func decoding(_ value: SQLiteData) {
+        let decoder = SQLiteDataDecoder()
+        func same<T: Decodable & Equatable>(_ type: T.Type) {
+            let ours = try? SQLiteResultRow.decode(value, as: type)
+            let theirs = try? decoder.decode(type, from: value)
+            #expect(ours == theirs, "\(value) as \(type)")
+        }
+        same(UUID.self)
+        same(String.self)
+        same(Date.self)
+        same(Int.self)
+        same(Double.self)
+        same(Bool.self)
+        same(Mood.self)
+        same(Int64.self)
+    }
+
+    @Test("values go in as SQLiteKit encodes them")
+    func encoding() throws {
+        let encoder = SQLiteDataEncoder()
+        let values: [any Encodable] = [
+            UUID(), "text", "", Date(timeIntervalSince1970: 1_772_438_400.5), 42, -1.5, true, false, Mood.calm,
+            UUID?.none as any Encodable, UUID?.some(UUID()) as any Encodable, String?.some("x") as any Encodable,
+            Data([1, 2, 3]), Int64(9),
+        ]
+        for value in values {
+            #expect(try SQLiteValues.data(value) == encoder.encode(value), "\(value)")
+        }
+    }
+
+    @Test("ids are written as UUID writes them and read as the decoder reads them, misshapen text included")
+    func uuidText() {
+        for _ in 0..<200 {
+            let id = UUID()
+            #expect(UUIDText.upper(id) == id.uuidString)
+            #expect(UUIDText.parse(id.uuidString) == id && UUIDText.parse(id.uuidString.lowercased()) == id)
+        }
+        let alphabet = Array("0123456789abcdefABCDEF-xg +")
+        let decoder = SQLiteDataDecoder()
+        for _ in 0..<2_000 {
+            var text = UUID().uuidString
+            let place = text.index(text.startIndex, offsetBy: Int.random(in: 0..<36))
+            text.replaceSubrange(place...place, with: String(alphabet.randomElement()!))
+            // The quick reading answers only for well-formed text; the rest is left to the decoder.
+            let quick = UUIDText.parse(text)
+            #expect(quick == nil || quick == UUID(uuidString: text), "\(text)")
+            #expect(
+                (try? SQLiteResultRow.decode(.text(text), as: UUID.self)) == (try? decoder.decode(UUID.self, from: .text(text))),
+                "\(text)")
+        }
+    }
+
+    @Test("writes sent at once are committed together; a failing one rolls back alone and answers with its own error")
+    func groupCommit() async throws {
+        try await withTestApp { app in
+            guard Self.embedded(app) != nil else { return }
+            // setup
+            try await app.sql.raw("CREATE TABLE probe (id TEXT PRIMARY KEY, note TEXT)").run()
+
+            // act: forty inserts at once, five of them the same id, and one transaction that fails after writing
+            let outcomes = await withTaskGroup(of: String.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        let id = index < 5 ? "same" : "row-\(index)"
+                        do {
+                            try await app.sql.raw("INSERT INTO probe (id) VALUES (\(bind: id))").run()
+                            return "stored"
+                        } catch let error as any DatabaseError where error.isConstraintFailure {
+                            return "refused"
+                        } catch {
+                            return "failed: \(error)"
+                        }
+                    }
+                }
+                group.addTask {
+                    do {
+                        try await app.database.transaction { database in
+                            try await (database as! any SQLDatabase).raw("INSERT INTO probe (id) VALUES ('lost')").run()
+                            throw AppError.notFound
+                        }
+                        return "stored"
+                    } catch AppError.notFound {
+                        return "thrown"
+                    } catch {
+                        return "failed: \(error)"
+                    }
+                }
+                var outcomes: [String] = []
+                for await outcome in group { outcomes.append(outcome) }
+                return outcomes
+            }
+
+            // verify
+            let ids = try await app.sql.raw("SELECT id FROM probe").all().map { try $0.decode(column: "id", as: String.self) }
+            #expect(outcomes.filter { $0 == "stored" }.count == 36)
+            #expect(outcomes.filter { $0 == "refused" }.count == 4)
+            #expect(outcomes.contains("thrown") && !outcomes.contains { $0.hasPrefix("failed") })
+            #expect(ids.count == 36 && Set(ids).count == 36 && ids.contains("same") && !ids.contains("lost"))
+        }
+    }
+
+    @Test("a read beside the writer sees what is committed, never a transaction under way")
+    func readsSeeCommitted() async throws {
+        try await withTestApp { app in
+            guard Self.embedded(app) != nil else { return }
+            // setup
+            try await app.sql.raw("CREATE TABLE probe (id TEXT PRIMARY KEY)").run()
+
+            // act
+            let seenInside = try await app.database.transaction { database in
+                try await (database as! any SQLDatabase).raw("INSERT INTO probe (id) VALUES ('a')").run()
+                let inside = try await (database as! any SQLDatabase).raw("SELECT COUNT(*) AS n FROM probe").first()
+                let beside = try await app.sql.raw("SELECT COUNT(*) AS n FROM probe").first()
+                return try [inside, beside].map { try $0?.decode(column: "n", as: Int.self) }
+            }
+            let after = try await app.sql.raw("SELECT COUNT(*) AS n FROM probe").first()?.decode(column: "n", as: Int.self)
+
+            // verify
+            #expect(seenInside == [1, 0] && after == 1)
+        }
+    }
+
+    @Test("a statement kept prepared sees a column added after it was first run")
+    func schemaChange() async throws {
+        try await withTestApp { app in
+            guard Self.embedded(app) != nil else { return }
+            // setup
+            try await app.sql.raw("CREATE TABLE probe (id TEXT PRIMARY KEY)").run()
+            try await app.sql.raw("INSERT INTO probe (id) VALUES ('a')").run()
+            let before = try await app.sql.raw("SELECT * FROM probe").first()?.allColumns
+
+            // act
+            try await app.sql.raw("ALTER TABLE probe ADD COLUMN extra TEXT DEFAULT 'x'").run()
+            let row = try await app.sql.raw("SELECT * FROM probe").first()
+
+            // verify
+            #expect(before == ["id"] && row?.allColumns == ["id", "extra"])
+            #expect(try row?.decode(column: "extra", as: String.self) == "x")
+        }
+    }
+
+    @Test("a statement SQLite refuses answers with its error, and the next one runs")
+    func refusedStatement() async throws {
+        try await withTestApp { app in
+            guard Self.embedded(app) != nil else { return }
+            // act
+            await #expect(throws: (any Error).self) { try await app.sql.raw("SELEC 1").run() }
+            await #expect(throws: (any Error).self) { try await app.sql.raw("INSERT INTO nowhere VALUES (1)").run() }
+            let one = try await app.sql.raw("SELECT 1 AS n").first()?.decode(column: "n", as: Int.self)
+
+            // verify
+            #expect(one == 1)
+        }
+    }
+}
