@@ -224,6 +224,23 @@ struct EmbeddedDatabaseTests {
         }
     }
 
+    @Test("a statement kept prepared is run with exactly the values given, never with those of an earlier run")
+    func valuesPerRun() async throws {
+        try await withTestApp { app in
+            guard Self.embedded(app) != nil else { return }
+            // act: the same text each time, once with its second value missing
+            func pair(_ row: (any SQLRow)?) throws -> [Int] {
+                try ["a", "b"].map { try row?.decode(column: $0, as: Int.self) ?? -1 }
+            }
+            let first = try pair(try await app.sql.raw("SELECT \(bind: 1) AS a, \(bind: 2) AS b").first())
+            await #expect(throws: (any Error).self) { try await app.sql.raw("SELECT \(bind: 3) AS a, ?2 AS b").run() }
+            let second = try pair(try await app.sql.raw("SELECT \(bind: 4) AS a, \(bind: 5) AS b").first())
+
+            // verify
+            #expect(first == [1, 2] && second == [4, 5])
+        }
+    }
+
     @Test("a statement SQLite refuses answers with its error, and the next one runs")
     func refusedStatement() async throws {
         try await withTestApp { app in
@@ -238,3 +255,4 @@ struct EmbeddedDatabaseTests {
         }
     }
 }
+

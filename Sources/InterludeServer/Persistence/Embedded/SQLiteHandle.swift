@@ -53,9 +53,11 @@ final class SQLiteHandle: @unchecked Sendable {
     func query(_ sql: String, _ binds: [SQLiteData], _ onRow: (SQLiteResultRow) throws -> Void) throws {
         var statement = try prepared(sql)
         let pointer = statement.pointer
-        defer {
-            sqlite_nio_sqlite3_reset(pointer)
-            sqlite_nio_sqlite3_clear_bindings(pointer)
+        // Values stay bound until the next run binds new ones: clearing them would make SQLite prepare again
+        // every statement whose plan took a value into account.
+        defer { sqlite_nio_sqlite3_reset(pointer) }
+        guard sqlite_nio_sqlite3_bind_parameter_count(pointer) == binds.count else {
+            throw EmbeddedSQLiteError(code: SQLITE_RANGE, message: "\(binds.count) values for the parameters of \(sql)")
         }
         for (index, value) in binds.enumerated() {
             try check(bind(value, at: Int32(index + 1), in: pointer))
