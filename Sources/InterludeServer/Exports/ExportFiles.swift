@@ -93,6 +93,6 @@ final class PackageFile {
     func close() throws -> String {
         try flush()
         try handle.close()
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return hasher.finalize().lowercaseHex
     }
 }

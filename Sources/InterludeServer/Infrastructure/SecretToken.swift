@@ -19,7 +19,7 @@ struct SecretToken: Sendable {
     var hash: String { Self.hash(value) }
 
     static func hash(_ value: String) -> String {
-        SHA256.hash(data: Data(value.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data(value.utf8)).lowercaseHex
     }
 
     /// Compares a sent secret with the expected one in time that does not depend on where they differ.

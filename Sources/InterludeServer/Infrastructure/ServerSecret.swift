@@ -36,14 +36,7 @@ actor ServerSecret {
 
     /// A keyed hash of `value` under a key fetched before, as lowercase hex.
     static func digest(_ value: String, with key: SymmetricKey) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        hex.reserveCapacity(64)
-        for byte in HMAC<SHA256>.authenticationCode(for: Data(value.utf8), using: key) {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        HMAC<SHA256>.authenticationCode(for: Data(value.utf8), using: key).lowercaseHex
     }
 
     private func remember(_ key: SymmetricKey) -> SymmetricKey {
