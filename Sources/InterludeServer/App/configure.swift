@@ -101,6 +101,6 @@ private func registerRoutes(_ app: Application) throws {
             CurrentRequestMiddleware(), APIBodyLimitMiddleware(), TextDoorMiddleware(limit: APIBodyLimitMiddleware().limit)))
     try APIHandler().registerHandlers(
         on: transport, serverURL: Servers.Server1.url(),
-        configuration: .init(dateTranscoder: APIDateTranscoder(), jsonEncodingOptions: [.sortedKeys]))
+        configuration: .init(dateTranscoder: APIDateTranscoder(), jsonEncodingOptions: []))
     try WebRoutes().register(on: app)
 }
