@@ -13,11 +13,15 @@ struct InterventionService: Sendable {
 
     /// An intervention with its text opened.
     struct Opened: Sendable {
-        let record: InterventionRecord
+        let id: UUID
+        let kind: InterventionKind
+        let origin: InterventionOrigin
+        let deliverAt: Date
+        let seenAt: Date?
+        let completedAt: Date?
         let text: String
 
-        var kind: InterventionKind { record.kind }
-        var state: InterventionState { InterventionState(seenAt: record.seenAt, completedAt: record.completedAt) }
+        var state: InterventionState { InterventionState(seenAt: seenAt, completedAt: completedAt) }
     }
 
     /// A therapist sends a patient an intervention in the study they follow the patient in. The client's id makes
@@ -50,7 +54,7 @@ struct InterventionService: Sendable {
             throw AppError.conflict(.interventionIDTaken)
         }
         try await notify(about: [record])
-        return Opened(record: record, text: draft.text)
+        return try opened(record, text: draft.text)
     }
 
     /// Queues one notification per intervention, due when it arrives; texts never show the content.
@@ -130,6 +134,12 @@ struct InterventionService: Sendable {
     }
 
     func open(_ record: InterventionRecord) throws -> Opened {
-        Opened(record: record, text: try services.cipher.open(record.text))
+        try opened(record, text: services.cipher.open(record.text))
+    }
+
+    private func opened(_ record: InterventionRecord, text: String) throws -> Opened {
+        Opened(
+            id: try record.requireID(), kind: record.kind, origin: record.origin, deliverAt: record.deliverAt,
+            seenAt: record.seenAt, completedAt: record.completedAt, text: text)
     }
 }

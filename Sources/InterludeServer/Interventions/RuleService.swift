@@ -195,7 +195,7 @@ struct RuleService: Sendable {
         case .intervention(let draft):
             let sent = try await InterventionService(database: database, services: services).deliver(
                 draft, to: patientID, studyID: stored.studyID, origin: .rule, senderID: nil, ruleID: stored.id)
-            return "intervention \(sent.record.id?.uuidString.lowercased() ?? "")"
+            return "intervention \(sent.id.uuidString.lowercased())"
         case .alert(let priority, let message):
             let alert = try await AlertService(database: database, services: services).raise(
                 about: patientID, studyID: stored.studyID, priority: priority, reason: "\(message) (\(reason))",

@@ -124,13 +124,13 @@ extension ResponseService.Stored: MomentListed {
 }
 
 extension InterventionService.Opened: MomentListed {
-    var listedAt: Date { record.deliverAt }
-    var listedID: UUID { record.id! }
+    var listedAt: Date { deliverAt }
+    var listedID: UUID { id }
 }
 
 extension AppointmentService.Shown: MomentListed {
-    var listedAt: Date { record.startsAt }
-    var listedID: UUID { record.id! }
+    var listedAt: Date { startsAt }
+    var listedID: UUID { id }
 }
 
 extension NotificationRecord: MomentListed {

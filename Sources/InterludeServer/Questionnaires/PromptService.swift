@@ -11,9 +11,18 @@ struct PromptService: Sendable {
     private var now: Date { services.clock.now }
 
     /// A prompt with its status at this moment.
-    struct Current: Sendable {
+    struct Current: ListedPrompt {
         let record: PromptRecord
         let status: PromptStatus
+
+        var id: UUID { record.id! }
+        var instrumentKey: String { record.instrumentKey }
+        var instrumentVersion: Int { record.instrumentVersion }
+        var opensAt: Date { record.opensAt }
+        var closesAt: Date { record.closesAt }
+        var source: PromptSource { record.source }
+        var completedAt: Date? { record.completedAt }
+        var responseID: UUID? { record.responseID }
     }
 
     func current(_ record: PromptRecord) -> Current {
@@ -155,4 +164,18 @@ struct PromptService: Sendable {
         }
         return prompt
     }
+}
+
+/// A prompt as the API lists it, whichever way it was read.
+protocol ListedPrompt: Sendable {
+    var id: UUID { get }
+    var instrumentKey: String { get }
+    var instrumentVersion: Int { get }
+    var opensAt: Date { get }
+    var closesAt: Date { get }
+    /// The status at the moment the prompt was read.
+    var status: PromptStatus { get }
+    var source: PromptSource { get }
+    var completedAt: Date? { get }
+    var responseID: UUID? { get }
 }

@@ -12,7 +12,12 @@ struct AppointmentService: Sendable {
 
     /// An appointment with its texts opened.
     struct Shown: Sendable {
-        let record: AppointmentRecord
+        let id: UUID
+        let startsAt: Date
+        let endsAt: Date
+        let timeZone: String
+        let version: Int
+        let updatedAt: Date
         let title: String
         let comment: String?
     }
@@ -79,7 +84,8 @@ struct AppointmentService: Sendable {
 
     func open(_ record: AppointmentRecord) throws -> Shown {
         Shown(
-            record: record, title: try services.cipher.open(record.title),
+            id: try record.requireID(), startsAt: record.startsAt, endsAt: record.endsAt, timeZone: record.timeZone,
+            version: record.version, updatedAt: record.updatedAt, title: try services.cipher.open(record.title),
             comment: try record.comment.map(services.cipher.open))
     }
 
@@ -120,9 +126,8 @@ struct AppointmentService: Sendable {
             .sort(\.$startsAt).all().map(open)
         let events = appointments.map { shown in
             ICalendar.Event(
-                uid: "\(shown.record.id!.uuidString.lowercased())@interlude", title: shown.title,
-                startsAt: shown.record.startsAt, endsAt: shown.record.endsAt, description: shown.comment,
-                updatedAt: shown.record.updatedAt)
+                uid: "\(shown.id.uuidString.lowercased())@interlude", title: shown.title,
+                startsAt: shown.startsAt, endsAt: shown.endsAt, description: shown.comment, updatedAt: shown.updatedAt)
         }
         return ICalendar.render(
             calendarName: services.localizer.text("calendar.name", patient.language), events: events)

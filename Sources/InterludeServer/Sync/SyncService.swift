@@ -2,6 +2,7 @@ import Crypto
 import Fluent
 import Foundation
 import InterludeCore
+import SQLKit
 
 /// Keeps a patient's apps in step with the server: what changed since a cursor (pull), and the changes an app
 /// made offline (push), each applied once under the app's own id, appointments by the version they were based on.
@@ -21,12 +22,12 @@ struct SyncService: Sendable {
 
     struct Changes: Sendable {
         var full: Bool
-        var prompts: [PromptService.Current]
+        var prompts: [SyncReads.Prompt]
         /// The definitions of the prompts' instrument versions, as stored.
         var instruments: [String]
         var appointments: [AppointmentService.Shown]
         var deleted: [(entity: SyncEntity, id: UUID)]
-        var therapist: (TherapistProfileRecord, UserRecord)?
+        var therapist: TherapistProfiles.Contact?
         var interventions: [InterventionService.Opened]
         /// The person's health records, every kind.
         var records: [EntryRecord]
@@ -40,42 +41,35 @@ struct SyncService: Sendable {
         let patientID = try patient.requireID()
         let now = self.now
         let changedAfter = since.flatMap(Self.date(ofCursor:)).map { $0.addingTimeInterval(-Self.overlap) }
-        var promptQuery = PromptRecord.query(on: database).filter(\.$patient.$id == patientID)
-        var appointmentQuery = AppointmentRecord.query(on: database).filter(\.$patient.$id == patientID)
-        // Interventions count once they arrive: messages planned ahead appear when their moment comes.
-        var interventionQuery = InterventionRecord.query(on: database)
-            .filter(\.$patient.$id == patientID).filter(\.$deliverAt <= now)
+        let reads = SyncReads(sql: database as! any SQLDatabase)
         // The health record is the person's own and has no horizon: a full picture holds all of it.
         var recordQuery = EntryRecord.query(on: database).filter(\.$patient.$id == patientID)
+        let window: SyncReads.Window
         var deleted: [(entity: SyncEntity, id: UUID)] = []
         if let changedAfter {
-            promptQuery = promptQuery.filter(\.$changedAt > changedAfter)
-            appointmentQuery = appointmentQuery.filter(\.$updatedAt > changedAfter)
-            interventionQuery = interventionQuery.group(.or) {
-                $0.filter(\.$changedAt > changedAfter).filter(\.$deliverAt > changedAfter)
-            }
+            window = .changedAfter(changedAfter)
             recordQuery = recordQuery.filter(\.$updatedAt > changedAfter)
-            deleted = try await SyncTombstoneRecord.query(on: database)
-                .filter(\.$user.$id == patientID).filter(\.$deletedAt > changedAfter).sort(\.$deletedAt).all()
-                .map { ($0.entity, $0.entityID) }
+            deleted = try await reads.deletions(of: patientID, after: changedAfter)
         } else {
-            let horizon = now.addingTimeInterval(-Self.history)
-            promptQuery = promptQuery.filter(\.$closesAt > horizon)
-            appointmentQuery = appointmentQuery.filter(\.$endsAt > horizon)
-            interventionQuery = interventionQuery.filter(\.$deliverAt > horizon)
+            window = .from(horizon: now.addingTimeInterval(-Self.history))
         }
-        let promptService = PromptService(database: database, services: services)
-        let prompts = try await promptQuery.sort(\.$opensAt).all().map(promptService.current)
-        let appointmentService = AppointmentService(database: database, services: services)
-        let appointments = try await appointmentQuery.sort(\.$startsAt).all().map(appointmentService.open)
-        let interventionService = InterventionService(database: database, services: services)
-        let interventions = try await interventionQuery.sort(\.$deliverAt).all().map(interventionService.open)
+        let prompts = try await reads.prompts(of: patientID, in: window, now: now)
+        let cipher = services.cipher
+        let appointments = try await reads.appointments(of: patientID, in: window).map { row in
+            AppointmentService.Shown(
+                id: row.id, startsAt: row.startsAt, endsAt: row.endsAt, timeZone: row.timeZone, version: row.version,
+                updatedAt: row.updatedAt, title: try cipher.open(row.sealedTitle), comment: try row.sealedComment.map(cipher.open))
+        }
+        let interventions = try await reads.interventions(of: patientID, arrivedBy: now, in: window).map { row in
+            InterventionService.Opened(
+                id: row.id, kind: row.kind, origin: row.origin, deliverAt: row.deliverAt, seenAt: row.seenAt,
+                completedAt: row.completedAt, text: try cipher.open(row.sealedText))
+        }
         let records = try await recordQuery.sort(\.$occurredAt, .descending).all()
         let definitions = try await InstrumentCatalog(database: database, services: services).definitionTexts(
-            Set(prompts.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
+            Set(prompts.map { InstrumentVersionKey(key: $0.instrumentKey, version: $0.instrumentVersion) }))
         let instruments = definitions.sorted { ($0.key.key, $0.key.version) < ($1.key.key, $1.key.version) }.map(\.value)
-        let therapist = try await TherapistProfiles(database: database).profile(ofTherapistOf: patientID)
-            .map { ($0, $0.user) }
+        let therapist = try await TherapistProfiles(database: database).contact(ofTherapistOf: patientID)
         return Changes(
             full: changedAfter == nil, prompts: prompts, instruments: instruments, appointments: appointments,
             deleted: deleted, therapist: therapist, interventions: interventions, records: records, cursor: Self.cursor(for: now),
@@ -91,23 +85,28 @@ struct SyncService: Sendable {
         return Date(timeIntervalSince1970: Double(millis) / 1000)
     }
 
+    /// A digest of what identifies each item's state: ids, statuses, versions, change moments, the therapist's
+    /// details. Fed to the hash as bytes, never as text.
     private static func etag(
-        prompts: [PromptService.Current], appointments: [AppointmentService.Shown],
+        prompts: [SyncReads.Prompt], appointments: [AppointmentService.Shown],
         interventions: [InterventionService.Opened], records: [EntryRecord], deleted: [(entity: SyncEntity, id: UUID)],
-        therapist: (TherapistProfileRecord, UserRecord)?, full: Bool
+        therapist: TherapistProfiles.Contact?, full: Bool
     ) -> String {
-        var parts = [full ? "full" : "changes"]
-        parts += prompts.map { "p:\($0.record.id!):\($0.status.rawValue):\($0.record.changedAt?.timeIntervalSince1970 ?? 0)" }
-        parts += appointments.map { "a:\($0.record.id!):\($0.record.version)" }
-        parts += interventions.map { "i:\($0.record.id!):\($0.state.rawValue)" }
-        parts += records.map { "r:\($0.id!):\($0.version)" }
-        parts += deleted.map { "d:\($0.entity.rawValue):\($0.id)" }
-        if let (profile, user) = therapist {
-            parts.append(
-                "t:\(user.id!):\(profile.fullName):\(profile.gender ?? ""):\(profile.officeAddress ?? ""):\(profile.phone ?? ""):\(profile.emergencyNumber ?? ""):\(user.email)")
+        var digest = ETagDigest()
+        digest.add(full ? "full" : "changes")
+        for prompt in prompts {
+            digest.add("p", prompt.id, prompt.status.rawValue, prompt.changedAt?.timeIntervalSince1970 ?? 0)
         }
-        let digest = SHA256.hash(data: Data(parts.joined(separator: "\n").utf8))
-        return "\"" + Data(digest).base64URLEncoded.prefix(27) + "\""
+        for appointment in appointments { digest.add("a", appointment.id, appointment.version) }
+        for intervention in interventions { digest.add("i", intervention.id, intervention.state.rawValue) }
+        for record in records { digest.add("r", record.id!, record.version) }
+        for (entity, id) in deleted { digest.add("d", entity.rawValue, id) }
+        if let therapist {
+            digest.add(
+                "t", therapist.therapistID, therapist.fullName, therapist.gender ?? "", therapist.officeAddress ?? "",
+                therapist.phone ?? "", therapist.emergencyNumber ?? "", therapist.email)
+        }
+        return digest.value
     }
 
     // MARK: Push

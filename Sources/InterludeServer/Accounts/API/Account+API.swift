@@ -36,10 +36,14 @@ extension Components.Schemas.StaffUser {
 
 extension Components.Schemas.TherapistProfile {
     init(_ profile: TherapistProfileRecord, user: UserRecord) throws {
+        self.init(try TherapistProfiles.Contact(profile, user: user))
+    }
+
+    init(_ contact: TherapistProfiles.Contact) {
         self.init(
-            id: try user.requireID().uuidString.lowercased(), fullName: profile.fullName,
-            gender: profile.gender.flatMap(Components.Schemas.Gender.init), email: user.email,
-            officeAddress: profile.officeAddress, phone: profile.phone, emergencyNumber: profile.emergencyNumber)
+            id: contact.therapistID.uuidString.lowercased(), fullName: contact.fullName,
+            gender: contact.gender.flatMap(Components.Schemas.Gender.init), email: contact.email,
+            officeAddress: contact.officeAddress, phone: contact.phone, emergencyNumber: contact.emergencyNumber)
     }
 }
 

@@ -28,9 +28,9 @@ extension APIHandler {
     func getMyTherapist(_ input: Operations.GetMyTherapist.Input) async throws -> Operations.GetMyTherapist.Output {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
-        guard let profile = try await TherapistProfiles(database: context.database).profile(ofTherapistOf: patient.requireID())
+        guard let contact = try await TherapistProfiles(database: context.database).contact(ofTherapistOf: patient.requireID())
         else { throw AppError.notFound }
-        return .ok(.init(body: .json(try .init(profile, user: profile.user))))
+        return .ok(.init(body: .json(.init(contact))))
     }
 
     func getOwnTherapistProfile(_ input: Operations.GetOwnTherapistProfile.Input) async throws

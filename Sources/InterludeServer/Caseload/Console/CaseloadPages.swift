@@ -213,10 +213,10 @@ struct CaseloadPages: Sendable {
         let appointments = try await chart.appointments(includePast: state.showPastAppointments)
         let appointmentDisplay = DateDisplay(language: language, timeZone: patientZone)
         let appointmentRows = appointments.map { shown in
-            let end = LocalDateTime(shown.record.endsAt, in: patientZone).time
+            let end = LocalDateTime(shown.endsAt, in: patientZone).time
             return AppointmentRow(
-                title: shown.title, when: "\(appointmentDisplay.dateTime(shown.record.startsAt))–\(end)",
-                comment: shown.comment, past: shown.record.endsAt <= now)
+                title: shown.title, when: "\(appointmentDisplay.dateTime(shown.startsAt))–\(end)",
+                comment: shown.comment, past: shown.endsAt <= now)
         }
         let today = LocalDate(now, in: patientZone)
         let (reach, sent) = try await chart.notifications(limit: 20)

@@ -9,7 +9,7 @@ extension APIHandler {
         let context = try APIContext.current()
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let page = ListPage(of: try await context.chart(of: input.path.patientId).interventions(), request)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Intervention.init))))
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(page.items.map(Components.Schemas.Intervention.init))))
     }
 
     func sendIntervention(_ input: Operations.SendIntervention.Input) async throws -> Operations.SendIntervention.Output {
@@ -23,7 +23,7 @@ extension APIHandler {
         }
         let draft = try InterventionDraft.validate(kindNamed: body.kind.rawValue, text: body.text)
         let sent = try await chart.sendIntervention(draft, id: id)
-        return .created(.init(body: .json(try .init(sent))))
+        return .created(.init(body: .json(.init(sent))))
     }
 
     func listMyInterventions(_ input: Operations.ListMyInterventions.Input) async throws
@@ -33,7 +33,7 @@ extension APIHandler {
         let patient = try await context.user(.patient)
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let page = ListPage(of: try await context.interventions.received(by: patient.requireID()), request)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Intervention.init))))
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(page.items.map(Components.Schemas.Intervention.init))))
     }
 
     func markMyInterventionSeen(_ input: Operations.MarkMyInterventionSeen.Input) async throws
@@ -42,7 +42,7 @@ extension APIHandler {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
         let seen = try await context.interventions.markSeen(try pathID(input.path.interventionId), by: patient)
-        return .ok(.init(body: .json(try .init(seen))))
+        return .ok(.init(body: .json(.init(seen))))
     }
 
     func completeMyIntervention(_ input: Operations.CompleteMyIntervention.Input) async throws
@@ -51,7 +51,7 @@ extension APIHandler {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
         let completed = try await context.interventions.complete(try pathID(input.path.interventionId), by: patient)
-        return .ok(.init(body: .json(try .init(completed))))
+        return .ok(.init(body: .json(.init(completed))))
     }
 
     func getMyBackup(_ input: Operations.GetMyBackup.Input) async throws -> Operations.GetMyBackup.Output {
@@ -141,13 +141,12 @@ extension APIContext {
 }
 
 extension Components.Schemas.Intervention {
-    init(_ opened: InterventionService.Opened) throws {
-        let record = opened.record
+    init(_ opened: InterventionService.Opened) {
         self.init(
-            id: try record.requireID().uuidString.lowercased(), kind: .init(rawValue: record.kind.rawValue) ?? .message,
-            origin: .init(rawValue: record.origin.rawValue) ?? .therapist, text: opened.text,
-            state: .init(rawValue: opened.state.rawValue) ?? .sent, sentAt: record.deliverAt, seenAt: record.seenAt,
-            completedAt: record.completedAt)
+            id: opened.id.uuidString.lowercased(), kind: .init(rawValue: opened.kind.rawValue) ?? .message,
+            origin: .init(rawValue: opened.origin.rawValue) ?? .therapist, text: opened.text,
+            state: .init(rawValue: opened.state.rawValue) ?? .sent, sentAt: opened.deliverAt, seenAt: opened.seenAt,
+            completedAt: opened.completedAt)
     }
 }
 

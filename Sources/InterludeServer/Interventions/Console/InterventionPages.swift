@@ -162,10 +162,10 @@ struct InterventionPages: Sendable {
     ) -> InterventionRow {
         InterventionRow(
             kind: localizer.text("intervention.kind.\(opened.kind.rawValue)", language), text: opened.text,
-            origin: localizer.text("intervention.origin.\(opened.record.origin.rawValue)", language), state: opened.state.rawValue,
+            origin: localizer.text("intervention.origin.\(opened.origin.rawValue)", language), state: opened.state.rawValue,
             stateLabel: localizer.text("intervention.state.\(opened.state.rawValue)", language),
-            sentAt: display.dateTime(opened.record.deliverAt), seenAt: display.dateTime(opened.record.seenAt),
-            completedAt: display.dateTime(opened.record.completedAt))
+            sentAt: display.dateTime(opened.deliverAt), seenAt: display.dateTime(opened.seenAt),
+            completedAt: display.dateTime(opened.completedAt))
     }
 
     private func alertRow(

@@ -172,7 +172,7 @@ extension APIHandler {
         let crisisItems = StudyRule.crisisItems(of: prompt.record.instrumentKey)
         var crisis: Components.Schemas.CrisisSupport?
         if !crisisItems.isEmpty {
-            let therapist = try await TherapistProfiles(database: context.database).profile(ofTherapistOf: patient.requireID())
+            let therapist = try await TherapistProfiles(database: context.database).contact(ofTherapistOf: patient.requireID())
             crisis = .init(
                 items: crisisItems.map { .init(itemId: $0.id, above: $0.value ?? 0) },
                 emergencyNumber: therapist?.emergencyNumber, therapistName: therapist?.fullName)
@@ -272,21 +272,21 @@ extension APIContext {
     var responses: ResponseService { ResponseService(database: database, services: services) }
 
     /// Prompts as the API shows them, titled in the caller's language.
-    func promptBodies(_ prompts: [PromptService.Current], blocked: Set<UUID> = []) async throws
+    func promptBodies<Prompt: ListedPrompt>(_ prompts: [Prompt], blocked: Set<UUID> = []) async throws
         -> [Components.Schemas.Prompt]
     {
         let definitions = try await catalog.definitions(
-            Set(prompts.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
-        return try prompts.map { prompt in
-            let record = prompt.record
-            let title = definitions[InstrumentVersionKey(key: record.instrumentKey, version: record.instrumentVersion)]?
-                .title.text(request.language) ?? record.instrumentKey
+            Set(prompts.map { InstrumentVersionKey(key: $0.instrumentKey, version: $0.instrumentVersion) }))
+        let language = request.language
+        return prompts.map { prompt in
+            let title = definitions[InstrumentVersionKey(key: prompt.instrumentKey, version: prompt.instrumentVersion)]?
+                .title.text(language) ?? prompt.instrumentKey
             return Components.Schemas.Prompt(
-                id: try record.requireID().uuidString.lowercased(), instrumentKey: record.instrumentKey,
-                instrumentVersion: record.instrumentVersion, title: title, opensAt: record.opensAt,
-                closesAt: record.closesAt, status: .init(rawValue: prompt.status.rawValue) ?? .open,
-                source: .init(rawValue: record.source.rawValue) ?? .manual, completedAt: record.completedAt,
-                responseId: record.responseID?.uuidString.lowercased(), blocked: blocked.contains(record.id!) ? true : nil)
+                id: prompt.id.uuidString.lowercased(), instrumentKey: prompt.instrumentKey,
+                instrumentVersion: prompt.instrumentVersion, title: title, opensAt: prompt.opensAt, closesAt: prompt.closesAt,
+                status: .init(rawValue: prompt.status.rawValue) ?? .open, source: .init(rawValue: prompt.source.rawValue) ?? .manual,
+                completedAt: prompt.completedAt, responseId: prompt.responseID?.uuidString.lowercased(),
+                blocked: blocked.contains(prompt.id) ? true : nil)
         }
     }
 

@@ -84,7 +84,7 @@ extension APIHandler {
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let appointments = try await context.chart(of: input.path.patientId).appointments(includePast: true)
         let page = ListPage(of: appointments, request, descending: false)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Appointment.init))))
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(page.items.map(Components.Schemas.Appointment.init))))
     }
 
     func createPatientAppointment(_ input: Operations.CreatePatientAppointment.Input) async throws
@@ -94,7 +94,7 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let shown = try await context.chart(of: input.path.patientId).addAppointment(
             title: body.title, startsAt: body.startsAt, endsAt: body.endsAt, comment: body.comment)
-        return .created(.init(body: .json(try .init(shown))))
+        return .created(.init(body: .json(.init(shown))))
     }
 
     func listMyAppointments(_ input: Operations.ListMyAppointments.Input) async throws
@@ -106,7 +106,7 @@ extension APIHandler {
         let appointments = try await context.appointments.appointments(
             of: patient.requireID(), includePast: input.query.includePast ?? false)
         let page = ListPage(of: appointments, request, descending: false)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Appointment.init))))
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(page.items.map(Components.Schemas.Appointment.init))))
     }
 
     func createMyAppointment(_ input: Operations.CreateMyAppointment.Input) async throws
@@ -118,7 +118,7 @@ extension APIHandler {
         let shown = try await context.appointments.create(
             for: patient, by: patient, title: body.title, startsAt: body.startsAt, endsAt: body.endsAt,
             comment: body.comment)
-        return .created(.init(body: .json(try .init(shown))))
+        return .created(.init(body: .json(.init(shown))))
     }
 
     func updateMyAppointment(_ input: Operations.UpdateMyAppointment.Input) async throws
@@ -130,7 +130,7 @@ extension APIHandler {
         let shown = try await context.appointments.update(
             try pathID(input.path.appointmentId), of: patient, title: body.title, startsAt: body.startsAt,
             endsAt: body.endsAt, comment: body.comment)
-        return .ok(.init(body: .json(try .init(shown))))
+        return .ok(.init(body: .json(.init(shown))))
     }
 
     func deleteMyAppointment(_ input: Operations.DeleteMyAppointment.Input) async throws
@@ -287,10 +287,9 @@ extension Components.Schemas.Plan {
 }
 
 extension Components.Schemas.Appointment {
-    init(_ shown: AppointmentService.Shown) throws {
+    init(_ shown: AppointmentService.Shown) {
         self.init(
-            id: try shown.record.requireID().uuidString.lowercased(), title: shown.title, startsAt: shown.record.startsAt,
-            endsAt: shown.record.endsAt, comment: shown.comment, timeZone: shown.record.timeZone,
-            version: shown.record.version)
+            id: shown.id.uuidString.lowercased(), title: shown.title, startsAt: shown.startsAt, endsAt: shown.endsAt,
+            comment: shown.comment, timeZone: shown.timeZone, version: shown.version)
     }
 }

@@ -23,10 +23,10 @@ extension APIHandler {
                 body: .json(
                     .init(
                         cursor: changes.cursor, full: changes.full, prompts: prompts, instruments: instruments,
-                        appointments: try changes.appointments.map(Components.Schemas.Appointment.init),
+                        appointments: changes.appointments.map(Components.Schemas.Appointment.init),
                         deleted: changes.deleted.map { .init(entity: .init(rawValue: $0.entity.rawValue) ?? .prompt, id: $0.id.uuidString.lowercased()) },
-                        therapist: try changes.therapist.map { try .init($0.0, user: $0.1) },
-                        interventions: try changes.interventions.map(Components.Schemas.Intervention.init), records: records))))
+                        therapist: changes.therapist.map(Components.Schemas.TherapistProfile.init),
+                        interventions: changes.interventions.map(Components.Schemas.Intervention.init), records: records))))
     }
 
     func pushChanges(_ input: Operations.PushChanges.Input) async throws -> Operations.PushChanges.Output {
@@ -60,9 +60,9 @@ extension APIHandler {
             bodies.append(
                 .init(
                     id: result.id.uuidString.lowercased(), status: .init(rawValue: result.status.rawValue) ?? .rejected,
-                    replayed: result.replayed, appointment: try appointment.flatMap { $0 }.map(Components.Schemas.Appointment.init),
+                    replayed: result.replayed, appointment: appointment.flatMap { $0 }.map(Components.Schemas.Appointment.init),
                     deleted: result.deleted ? true : nil, responseId: result.responseID?.uuidString.lowercased(),
-                    intervention: try intervention.flatMap { $0 }.map(Components.Schemas.Intervention.init),
+                    intervention: intervention.flatMap { $0 }.map(Components.Schemas.Intervention.init),
                     recordKind: record.map { .init($0.kind) }, record: record?.body,
                     problem: result.problem.map {
                         .init(

@@ -1,0 +1,148 @@
+import Foundation
+import InterludeCore
+import SQLKit
+
+/// The rows a sync reads on every request, with statements written out. A full picture holds a month of prompts,
+/// and read as Fluent models each row cost ten times its statement (every column went through a property wrapper
+/// resolved at run time); these read plain values, on SQLite and PostgreSQL alike.
+struct SyncReads: Sendable {
+    let sql: any SQLDatabase
+
+    /// Which rows: those changed after a moment, or the whole picture from a horizon on.
+    enum Window: Sendable {
+        case changedAfter(Date)
+        case from(horizon: Date)
+    }
+
+    // MARK: Prompts
+
+    /// A prompt with its status at the moment it was read.
+    struct Prompt: ListedPrompt {
+        let id: UUID
+        let instrumentKey: String
+        let instrumentVersion: Int
+        let opensAt: Date
+        let closesAt: Date
+        let status: PromptStatus
+        let source: PromptSource
+        let completedAt: Date?
+        let responseID: UUID?
+        let changedAt: Date?
+
+        init(_ row: any SQLRow, now: Date) throws {
+            id = try row.decode(column: "id", as: UUID.self)
+            instrumentKey = try row.decode(column: "instrument_key", as: String.self)
+            instrumentVersion = try row.decode(column: "instrument_version", as: Int.self)
+            opensAt = try row.decode(column: "opens_at", as: Date.self)
+            closesAt = try row.decode(column: "closes_at", as: Date.self)
+            status = PromptStatus.at(
+                now, recorded: try row.decode(column: "status", as: PromptStatus.self), opensAt: opensAt, closesAt: closesAt)
+            source = try row.decode(column: "source", as: PromptSource.self)
+            completedAt = try row.decode(column: "completed_at", as: Date?.self)
+            responseID = try row.decode(column: "response_id", as: UUID?.self)
+            changedAt = try row.decode(column: "changed_at", as: Date?.self)
+        }
+    }
+
+    /// The patient's prompts in the window: changed after its moment, or closing after its horizon; by opening.
+    func prompts(of patientID: UUID, in window: Window, now: Date) async throws -> [Prompt] {
+        let columns = SQLQueryString(
+            "SELECT id, instrument_key, instrument_version, opens_at, closes_at, status, source, completed_at, "
+                + "response_id, changed_at FROM prompts WHERE patient_id = ")
+        let query: SQLQueryString =
+            switch window {
+            case .changedAfter(let moment): columns + "\(bind: patientID) AND changed_at > \(bind: moment) ORDER BY opens_at"
+            case .from(let horizon): columns + "\(bind: patientID) AND closes_at > \(bind: horizon) ORDER BY opens_at"
+            }
+        return try await sql.raw(query).all().map { try Prompt($0, now: now) }
+    }
+
+    // MARK: Appointments
+
+    /// An appointment as it is stored, its texts sealed.
+    struct Appointment: Sendable {
+        let id: UUID
+        let version: Int
+        let updatedAt: Date
+        let sealedTitle: String
+        let sealedComment: String?
+        let startsAt: Date
+        let endsAt: Date
+        let timeZone: String
+
+        init(_ row: any SQLRow) throws {
+            id = try row.decode(column: "id", as: UUID.self)
+            version = try row.decode(column: "version", as: Int.self)
+            updatedAt = try row.decode(column: "updated_at", as: Date.self)
+            sealedTitle = try row.decode(column: "title", as: String.self)
+            sealedComment = try row.decode(column: "comment", as: String?.self)
+            startsAt = try row.decode(column: "starts_at", as: Date.self)
+            endsAt = try row.decode(column: "ends_at", as: Date.self)
+            timeZone = try row.decode(column: "time_zone", as: String.self)
+        }
+    }
+
+    /// The patient's appointments in the window: changed after its moment, or ending after its horizon; by start.
+    func appointments(of patientID: UUID, in window: Window) async throws -> [Appointment] {
+        let columns = SQLQueryString(
+            "SELECT id, version, updated_at, title, comment, starts_at, ends_at, time_zone FROM appointments "
+                + "WHERE patient_id = ")
+        let query: SQLQueryString =
+            switch window {
+            case .changedAfter(let moment): columns + "\(bind: patientID) AND updated_at > \(bind: moment) ORDER BY starts_at"
+            case .from(let horizon): columns + "\(bind: patientID) AND ends_at > \(bind: horizon) ORDER BY starts_at"
+            }
+        return try await sql.raw(query).all().map(Appointment.init)
+    }
+
+    // MARK: Interventions
+
+    /// An intervention as it is stored, its text sealed.
+    struct Intervention: Sendable {
+        let id: UUID
+        let kind: InterventionKind
+        let origin: InterventionOrigin
+        let sealedText: String
+        let deliverAt: Date
+        let seenAt: Date?
+        let completedAt: Date?
+
+        init(_ row: any SQLRow) throws {
+            id = try row.decode(column: "id", as: UUID.self)
+            kind = try row.decode(column: "kind", as: InterventionKind.self)
+            origin = try row.decode(column: "origin", as: InterventionOrigin.self)
+            sealedText = try row.decode(column: "text", as: String.self)
+            deliverAt = try row.decode(column: "deliver_at", as: Date.self)
+            seenAt = try row.decode(column: "seen_at", as: Date?.self)
+            completedAt = try row.decode(column: "completed_at", as: Date?.self)
+        }
+    }
+
+    /// The patient's interventions that have arrived by `now`, in the window: changed or arrived after its moment,
+    /// or arrived after its horizon; by arrival. Messages planned ahead count once their moment comes.
+    func interventions(of patientID: UUID, arrivedBy now: Date, in window: Window) async throws -> [Intervention] {
+        let columns = SQLQueryString(
+            "SELECT id, kind, origin, text, deliver_at, seen_at, completed_at FROM interventions WHERE patient_id = ")
+        let query: SQLQueryString =
+            switch window {
+            case .changedAfter(let moment):
+                columns + "\(bind: patientID) AND deliver_at <= \(bind: now) AND (changed_at > \(bind: moment) "
+                    + "OR deliver_at > \(bind: moment)) ORDER BY deliver_at"
+            case .from(let horizon):
+                columns + "\(bind: patientID) AND deliver_at <= \(bind: now) AND deliver_at > \(bind: horizon) "
+                    + "ORDER BY deliver_at"
+            }
+        return try await sql.raw(query).all().map(Intervention.init)
+    }
+
+    // MARK: Deletions
+
+    /// What was deleted of the patient's after `moment`, in the order it was.
+    func deletions(of patientID: UUID, after moment: Date) async throws -> [(entity: SyncEntity, id: UUID)] {
+        try await sql.raw(
+            "SELECT entity, entity_id FROM sync_tombstones WHERE user_id = \(bind: patientID) AND deleted_at > \(bind: moment) ORDER BY deleted_at"
+        ).all().map { row in
+            (try row.decode(column: "entity", as: SyncEntity.self), try row.decode(column: "entity_id", as: UUID.self))
+        }
+    }
+}
