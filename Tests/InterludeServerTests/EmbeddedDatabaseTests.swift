@@ -71,6 +71,51 @@ struct EmbeddedDatabaseTests {
         }
     }
 
+    @Test("a model query's text is kept per shape: other values share it, any other part of the query does not")
+    func shapes() async throws {
+        try await withTestApp { app in
+            let (a, b) = (UUID(), UUID())
+            func shape(_ query: QueryBuilder<PromptRecord>) -> ModelStatement.Shape? {
+                var shape = ModelStatement.Shape()
+                return shape.add(query.query) ? shape : nil
+            }
+            let base = { PromptRecord.query(on: app.database) }
+            let first = try #require(shape(base().filter(\.$patient.$id == a).sort(\.$opensAt).limit(5)))
+            let second = try #require(shape(base().filter(\.$patient.$id == b).sort(\.$opensAt).limit(5)))
+            let others = [
+                base().filter(\.$patient.$id == a).sort(\.$opensAt).limit(6),
+                base().filter(\.$patient.$id == a).sort(\.$opensAt, .descending).limit(5),
+                base().filter(\.$patient.$id != a).sort(\.$opensAt).limit(5),
+                base().filter(\.$patient.$id ~~ [a, b]).sort(\.$opensAt).limit(5),
+                base().filter(\.$patient.$id ~~ [a]).sort(\.$opensAt).limit(5),
+                base().filter(\.$responseID == nil).sort(\.$opensAt).limit(5),
+                base().filter(\.$responseID == a).sort(\.$opensAt).limit(5),
+            ].compactMap(shape)
+            #expect(first.key == second.key)
+            #expect(first.binds.count == 1 && (first.binds[0] as? UUID) == a && (second.binds[0] as? UUID) == b)
+            #expect(others.count == 7 && Set(others.map(\.key) + [first.key]).count == 8)
+            #expect(shape(base().filter(\.$instrumentKey, .contains(inverse: false, .prefix), "pss")) == nil)
+        }
+    }
+
+    @Test("rows read through kept texts are the rows the values ask for")
+    func keptTextsReadTheirOwnRows() async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, ada) = try await app.patient("ada@example.org", name: "Ada")
+            let (_, bob) = try await app.patient("bob@example.org", name: "Bob")
+
+            // act: the same question three times, for two people and nobody
+            var emails: [String?] = []
+            for id in [ada, bob, UUID()] {
+                emails.append(try await UserRecord.query(on: app.database).filter(\.$id == id).first()?.email)
+            }
+
+            // verify
+            #expect(emails == ["ada@example.org", "bob@example.org", nil])
+        }
+    }
+
     enum Mood: String, Codable {
         case calm
     }

@@ -129,7 +129,7 @@ struct EmbeddedDatabase: Database, SQLDatabase {
 
     func execute(query: DatabaseQuery, onOutput: @escaping @Sendable (any DatabaseOutput) -> Void) -> EventLoopFuture<Void> {
         let model = EmbeddedDatabase(context: context, store: store, writing: writing, dialect: PlainQuoting(base: dialect))
-        let (sql, binds) = model.serialize(ModelStatement.of(query))
+        let (sql, binds) = ModelStatement.written(query, by: model)
         let writes: Bool
         switch query.action {
         case .read, .aggregate: writes = false
@@ -245,16 +245,6 @@ struct EmbeddedDatabase: Database, SQLDatabase {
 
     /// `VACUUM INTO` copies the whole file: seconds, not microseconds.
     private static func copiesFile(_ sql: String) -> Bool { keyword(sql) == "VACUUM" }
-}
-
-/// Fluent's model queries as the SQLite driver writes them.
-enum ModelStatement {
-    static func of(_ query: DatabaseQuery) -> any SQLExpression {
-        let statement = SQLQueryConverter(delegate: SQLiteTypes()).convert(query)
-        // A created row reports its id back.
-        guard case .create = query.action, query.customIDKey != .some(.string("")) else { return statement }
-        return SQLKit.SQLList([statement, SQLReturning(.init((query.customIDKey ?? .id).description))], separator: SQLRaw(" "))
-    }
 }
 
 /// SQLite's types, as the SQLite driver maps Fluent's.
