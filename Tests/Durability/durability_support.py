@@ -118,6 +118,13 @@ class Server:
         self.process.wait()
         self.log.close()
 
+    def terminate(self, timeout=60):
+        """Asks the server to stop (SIGTERM), as a service manager does; answers its exit status."""
+        self.process.terminate()
+        status = self.process.wait(timeout=timeout)
+        self.log.close()
+        return status
+
     def stop(self):
         if self.process.poll() is None:
             self.process.terminate()

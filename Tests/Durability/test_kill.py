@@ -1,12 +1,16 @@
-"""Kill -9 loses nothing acknowledged.
+"""Kill -9 loses nothing acknowledged, and a stop under load is clean.
 
 32 clients submit questionnaires and push appointments through /sync as fast as the server answers; each keeps
 the ids the server acknowledged. At a random moment the server is killed with SIGKILL, started again on the same
 database, and every acknowledged id must be there exactly once, and the database must pass its own integrity
-check. Several rounds on the same database, on SQLite and (with DURABILITY_DATABASE_URL) on PostgreSQL.
+check. Several rounds on the same database, on SQLite and (with DURABILITY_DATABASE_URL) on PostgreSQL. The same
+rounds with SIGTERM instead, as a service manager stops the server: it must finish what it was answering and exit
+with status 0, without a crash report.
 """
 import collections
+import json
 import random
+import socket
 import threading
 import time
 import unittest
@@ -54,8 +58,17 @@ class Client(threading.Thread):
         return acknowledged(status, answer)
 
 
+def abandon(port, token, prompt, version):
+    """Sends a submission and hangs up without waiting for the answer, as a phone losing its signal does."""
+    body = json.dumps(submission(prompt, version)).encode()
+    with socket.create_connection(("127.0.0.1", port)) as connection:
+        connection.sendall(
+            b"POST /api/v1/me/responses HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + f"Authorization: Bearer {token}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+
+
 class KillTest(unittest.TestCase):
-    def rounds(self, kind):
+    def rounds(self, kind, terminate=False):
         database = Database(kind)
         self.addCleanup(database.drop)
         people = database.fixtures(CLIENTS, 150)
@@ -67,7 +80,13 @@ class KillTest(unittest.TestCase):
             for client in clients:
                 client.start()
             time.sleep(random.uniform(0.5, 3.0))
-            server.kill()
+            if terminate:
+                status = server.terminate()
+                self.assertEqual(status, 0, f"round {round}: the stopped server exited with {status}: {server.log_text()}")
+                with open(server.log.name) as log:
+                    self.assertNotIn("Backtracing", log.read(), f"round {round}: the server crashed while stopping")
+            else:
+                server.kill()
             stop.set()
             for client in clients:
                 client.join(timeout=30)
@@ -97,9 +116,33 @@ class KillTest(unittest.TestCase):
     def test_sqlite(self):
         self.rounds("sqlite")
 
+    def test_stop_after_clients_hung_up(self):
+        """Requests whose clients hung up are still being answered when the server is asked to stop: it finishes
+        them before it closes the database, and exits with 0."""
+        database = Database("sqlite")
+        self.addCleanup(database.drop)
+        people = database.fixtures(16, 40)
+        server = Server(database, PLANNER_INTERVAL="0", DISPATCH_INTERVAL="0")
+        for token, prompts in people:
+            for prompt, version in prompts:
+                abandon(server.port, token, prompt, version)
+        status = server.terminate()
+        with open(server.log.name) as log:
+            text = log.read()
+        self.assertEqual(status, 0, text[-4000:])
+        self.assertNotIn("Backtracing", text)
+        self.assertEqual(database.integrity_problems(), [])
+
     @unittest.skipUnless(POSTGRES_URL, "DURABILITY_DATABASE_URL names no PostgreSQL server")
     def test_postgres(self):
         self.rounds("postgres")
+
+    def test_sqlite_stop(self):
+        self.rounds("sqlite", terminate=True)
+
+    @unittest.skipUnless(POSTGRES_URL, "DURABILITY_DATABASE_URL names no PostgreSQL server")
+    def test_postgres_stop(self):
+        self.rounds("postgres", terminate=True)
 
 
 if __name__ == "__main__":

@@ -142,7 +142,12 @@ class TwoServersTest(unittest.TestCase):
         per_patient = collections.Counter(line.split("|")[0] for line in planned)
         self.assertEqual([line for line in planned if not line.endswith("|1")], [], "a prompt was planned twice")
         self.assertEqual(len(per_patient), PARTICIPANTS, "the plan reached every participant")
-        self.assertEqual(len(set(per_patient.values())), 1, f"the same plan, the same prompts: {per_patient}")
+        # The Daily opens three times a day at random moments inside its windows, 14 days ahead: a window that the
+        # present moment or the end of the horizon cuts may or may not hold a participant's prompt, but no more.
+        expected_each = 3 * 14
+        self.assertEqual(
+            [count for count in per_patient.values() if abs(count - expected_each) > 3], [],
+            f"every participant has the plan's prompts: {per_patient}")
         self.assertEqual([status for status in statuses if status >= 500], [])
 
 

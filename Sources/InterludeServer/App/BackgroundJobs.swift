@@ -123,9 +123,12 @@ enum BackgroundJobs {
         app.lifecycle.use(Stopper())
     }
 
+    /// Stops the jobs and waits for a pass under way to end: it still uses the database, which closes next.
     private struct Stopper: LifecycleHandler {
         func shutdownAsync(_ app: Application) async {
-            for task in app.storage[TasksKey.self] ?? [] { task.cancel() }
+            let tasks = app.storage[TasksKey.self] ?? []
+            for task in tasks { task.cancel() }
+            for task in tasks { await task.value }
         }
     }
 }

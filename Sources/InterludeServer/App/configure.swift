@@ -35,7 +35,9 @@ public func configure(
     app.http.server.configuration.requestDecompression = .enabled(limit: .size(APIBodyLimitMiddleware().limit))
 
     // Middleware, outermost first
+    let requests = RequestsInFlight()
     app.middleware = Middlewares()
+    app.middleware.use(RequestsInFlight.Counting(requests: requests))
     app.middleware.use(RequestLogMiddleware())
     app.middleware.use(RequestMetricsMiddleware(registry: metrics))
     app.middleware.use(SecurityHeadersMiddleware(strictTransport: settings.secureCookies))
@@ -67,6 +69,10 @@ public func configure(
             try await (app.db as! any SQLDatabase).raw("CREATE SCHEMA IF NOT EXISTS \(unsafeRaw: schema)").run()
         }
     }
+    // Handlers stop in the reverse order of their registration: this one, after the database's, waits for the
+    // requests in flight before the database closes.
+    app.lifecycle.use(RequestsInFlight.Draining(requests: requests))
+
     // Migrations (applied by `serve` on start and by `migrate`)
     app.migrations.add(Migrations.all(cipher: app.interlude.cipher, clock: app.interlude.clock))
     app.databases.middleware.use(SyncStamps.Prompts(clock: clock))
