@@ -148,4 +148,16 @@ struct SupportTests {
         #expect(parts.text == "Text")
         #expect(parts.html == "<p>HTML</p>")
     }
+
+    @Test("URL-safe base64 has no padding and no + or /, and reads back to the same bytes")
+    func base64URL() {
+        for length in 0..<48 {
+            let data = Data((0..<length).map { _ in UInt8.random(in: 0...255) })
+            let text = data.base64URLEncoded
+            #expect(!text.contains("+") && !text.contains("/") && !text.contains("="))
+            #expect(Data(base64URLEncoded: text) == data)
+            #expect(text == data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: ""))
+        }
+    }
 }

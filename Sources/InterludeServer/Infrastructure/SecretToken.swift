@@ -38,10 +38,19 @@ extension Data {
         self.init(base64Encoded: base64)
     }
 
+    /// Base64 with the URL-safe alphabet and without padding, in one pass over the standard encoding.
     var base64URLEncoded: String {
-        base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let standard = base64EncodedString().utf8
+        var safe: [UInt8] = []
+        safe.reserveCapacity(standard.count)
+        for character in standard {
+            switch character {
+            case UInt8(ascii: "+"): safe.append(UInt8(ascii: "-"))
+            case UInt8(ascii: "/"): safe.append(UInt8(ascii: "_"))
+            case UInt8(ascii: "="): continue
+            default: safe.append(character)
+            }
+        }
+        return String(decoding: safe, as: UTF8.self)
     }
 }
