@@ -135,6 +135,16 @@ struct SyncReads: Sendable {
         return try await sql.raw(query).all().map(Intervention.init)
     }
 
+    // MARK: Health records
+
+    /// Whether any of the patient's health records changed after `moment`: they change seldom, and asking costs a
+    /// fraction of reading them as models.
+    func recordsChanged(of patientID: UUID, after moment: Date) async throws -> Bool {
+        try await sql.raw(
+            "SELECT 1 AS changed FROM records WHERE patient_id = \(bind: patientID) AND updated_at > \(bind: moment) LIMIT 1"
+        ).first() != nil
+    }
+
     // MARK: Deletions
 
     /// What was deleted of the patient's after `moment`, in the order it was.
