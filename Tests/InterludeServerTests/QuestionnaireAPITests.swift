@@ -1,5 +1,7 @@
 import Fluent
 import Foundation
+import InterludeCore
+import OpenAPIRuntime
 import Testing
 import VaporTesting
 
@@ -7,6 +9,26 @@ import VaporTesting
 
 @Suite("Questionnaires API")
 struct QuestionnaireAPITests {
+    @Test("answers are read from and written to JSON as their Codable form reads and writes them")
+    func answerJSON() throws {
+        let sent = #"{"a": true, "b": false, "c": 0, "d": 3, "e": -2, "f": 2.5, "g": 1e20, "h": "text", "i": "", "j": ["x", "y"], "k": [], "l": [1], "m": ["x", 1], "n": null, "o": {"p": 1}, "q": 0.1}"#
+        let object = try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(sent.utf8))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for (item, value) in object.value {
+            let roundTrip = try? JSONDecoder().decode(
+                AnswerValue.self, from: encoder.encode(OpenAPIValueContainer(unvalidatedValue: value)))
+            #expect(AnswerValue(json: value) == roundTrip, "\(item)")
+        }
+        let answers: Answers = [
+            "a": .bool(true), "b": .number(4), "c": .number(-1.25), "d": .number(1e16), "h": .number(1e20), "i": .number(-0.5), "e": .text("x"), "f": .list(["p", "q"]),
+            "g": .list([]),
+        ]
+        let direct = try encoder.encode(try OpenAPIObjectContainer(unvalidatedValue: answers.mapValues(\.json)))
+        let viaJSON = try encoder.encode(try JSONDecoder().decode(OpenAPIObjectContainer.self, from: encoder.encode(answers)))
+        #expect(String(decoding: direct, as: UTF8.self) == String(decoding: viaJSON, as: UTF8.self))
+    }
+
     static func iso(_ date: Date) -> JSONValue { .string(ISO8601DateFormatter().string(from: date)) }
 
     /// A therapist with a paired patient, and a PHQ-9 prompt open for a week.

@@ -251,11 +251,8 @@ extension APIHandler {
     /// Reads each answer on its own, so a value of the wrong kind is named by its item.
     static func answers(from object: OpenAPIObjectContainer, into validator: inout FieldValidator) -> Answers {
         var answers: Answers = [:]
-        let encoder = JSONEncoder()
         for (itemID, value) in object.value {
-            guard let data = try? encoder.encode(OpenAPIValueContainer(unvalidatedValue: value)),
-                let answer = try? JSONDecoder().decode(AnswerValue.self, from: data)
-            else {
+            guard let answer = AnswerValue(json: value) else {
                 validator.add("answers.\(itemID)", .wrongType)
                 continue
             }
@@ -311,7 +308,7 @@ extension APIContext {
                 id: try record.requireID().uuidString.lowercased(), promptId: record.$prompt.id?.uuidString.lowercased(),
                 instrumentKey: record.instrumentKey, version: record.instrumentVersion,
                 title: definition?.title.text(language) ?? record.instrumentKey, scores: scores,
-                answers: try JSONDecoder().decode(OpenAPIObjectContainer.self, from: JSONEncoder().encode(stored.answers)),
+                answers: try OpenAPIObjectContainer(unvalidatedValue: stored.answers.mapValues(\.json)),
                 openedAt: record.openedAt, startedAt: record.startedAt, completedAt: record.completedAt,
                 receivedAt: record.receivedAt)
         }
@@ -331,4 +328,31 @@ extension Components.Schemas.InstrumentSummary {
 extension Settings {
     /// The canonical URL of an instrument in FHIR exports.
     func questionnaireURL(_ key: String) -> String { publicURL + "/fhir/Questionnaire/" + key }
+}
+
+extension AnswerValue {
+    /// The answer a JSON value sent in `answers` gives: a boolean, a number, a text or a list of texts.
+    init?(json value: (any Sendable)?) {
+        switch value {
+        case let bool as Bool: self = .bool(bool)
+        case let integer as Int: self = .number(Double(integer))
+        case let number as Double: self = .number(number)
+        case let text as String: self = .text(text)
+        case let list as [(any Sendable)?]:
+            let texts = list.compactMap { $0 as? String }
+            guard texts.count == list.count else { return nil }
+            self = .list(texts)
+        default: return nil
+        }
+    }
+
+    /// The answer as a JSON value, as its `Encodable` form reads back (whole numbers as integers).
+    var json: (any Sendable)? {
+        switch self {
+        case .bool(let value): value
+        case .number(let value): Int(exactly: value) ?? value
+        case .text(let value): value
+        case .list(let value): value.map { $0 as (any Sendable)? }
+        }
+    }
 }
