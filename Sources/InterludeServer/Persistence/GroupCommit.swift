@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -8,43 +9,77 @@ import NIOPosix
 /// write rolls back alone), and are committed together: one flush for all of them. A write's caller hears back
 /// only after that commit, so an acknowledged write is durable (`synchronous=FULL`). Writes that arrive while a
 /// commit is under way wait for the next one, which takes them all (up to `batchLimit`).
-actor GroupCommitWriter {
+///
+/// The writer has a thread of its own: the writes, every statement they wait for, and the commit run there, so
+/// a busy server's requests never stand between a write and its next statement, and requests never wait while
+/// the commit waits for the disk.
+final class GroupCommitWriter: Sendable {
     static let batchLimit = 256
 
     private let handle: SQLiteHandle
-    private let threadPool: NIOThreadPool
-    private var waiting: [Job] = []
-    private var committing = false
+    private let thread: WriterThread
+    private let state = NIOLockedValueBox(State())
 
-    init(handle: SQLiteHandle, threadPool: NIOThreadPool) {
-        self.handle = handle
-        self.threadPool = threadPool
+    private struct State {
+        var waiting: [Job] = []
+        var committing = false
     }
 
     private struct Job: Sendable {
         let work: @Sendable (SQLiteHandle) async throws -> Void
-        let continuation: CheckedContinuation<Void, any Error>
+        let finish: @Sendable (Result<Void, any Error>) -> Void
+    }
+
+    init(handle: SQLiteHandle) {
+        self.handle = handle
+        self.thread = WriterThread()
     }
 
     /// Runs `work` inside the next transaction, on the writer's connection, and returns once it is committed.
-    func perform(_ work: @escaping @Sendable (SQLiteHandle) async throws -> Void) async throws {
+    func perform<T: Sendable>(_ work: @escaping @Sendable (SQLiteHandle) async throws -> T) async throws -> T {
+        let result = ResultBox<T>()
         try await withCheckedThrowingContinuation { continuation in
-            waiting.append(Job(work: work, continuation: continuation))
-            if !committing {
-                committing = true
-                // Detached: the jobs belong to many requests, none of whose task-local values they should see.
-                Task.detached { await self.commitWaiting() }
-            }
+            enqueue(Job(work: { result.value = try await work($0) }, finish: { continuation.resume(with: $0) }))
         }
+        return result.value!
+    }
+
+    /// Runs `work` inside the next transaction and completes `promise` once it is committed.
+    func perform(_ work: @escaping @Sendable (SQLiteHandle) async throws -> Void, completing promise: EventLoopPromise<Void>) {
+        enqueue(Job(work: work, finish: { promise.completeWith($0) }))
+    }
+
+    /// Stops the writer's thread once the writes handed to it are done.
+    func shutdown() {
+        thread.shutdown()
+    }
+
+    private func enqueue(_ job: Job) {
+        let starts = state.withLockedValue { state in
+            state.waiting.append(job)
+            defer { state.committing = true }
+            return !state.committing
+        }
+        // Detached: the jobs belong to many requests, none of whose task-local values they should see.
+        if starts { Task.detached(executorPreference: thread) { await self.commitWaiting() } }
     }
 
     private func commitWaiting() async {
-        while !waiting.isEmpty {
-            let batch = Array(waiting.prefix(Self.batchLimit))
-            waiting.removeFirst(batch.count)
+        while let batch = nextBatch() {
             await commit(batch)
         }
-        committing = false
+    }
+
+    private func nextBatch() -> [Job]? {
+        state.withLockedValue { state in
+            guard !state.waiting.isEmpty else {
+                state.committing = false
+                return nil
+            }
+            let batch = Array(state.waiting.prefix(Self.batchLimit))
+            state.waiting.removeFirst(batch.count)
+            return batch
+        }
     }
 
     /// Runs the batch in one transaction and answers every job once it is committed (or not).
@@ -63,23 +98,36 @@ actor GroupCommitWriter {
                 }
                 try handle.execute("RELEASE job")
             }
-            // The commit waits for the disk: away from the thread, which serves requests meanwhile.
-            let handle = handle
-            try await threadPool.runIfActive { try handle.execute("COMMIT") }
+            try handle.execute("COMMIT")
         } catch {
             // Nothing was committed: a job's own error, or the transaction's for the others.
             try? handle.execute("ROLLBACK")
             for (index, job) in batch.enumerated() {
-                job.continuation.resume(throwing: (index < failures.count ? failures[index] : nil) ?? error)
+                job.finish(.failure((index < failures.count ? failures[index] : nil) ?? error))
             }
             return
         }
         for (job, failure) in zip(batch, failures) {
-            if let failure {
-                job.continuation.resume(throwing: failure)
-            } else {
-                job.continuation.resume()
-            }
+            job.finish(failure.map { .failure($0) } ?? .success(()))
         }
     }
+}
+
+/// The writer's thread: an event loop of its own, so the futures a write waits for complete on it too.
+private final class WriterThread: TaskExecutor {
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        group.any().execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+
+    func shutdown() {
+        group.shutdownGracefully { _ in }
+    }
+}
+
+/// Carries a write's result out of the writer; written once before its caller resumes, read once after.
+final class ResultBox<T>: @unchecked Sendable {
+    var value: T?
 }

@@ -91,7 +91,7 @@ struct ResponseService: Sendable {
         let rules = try await RuleService(database: database, services: services)
             .applicable(to: patientID, context: prompt.$study.id)
         do {
-            try await database.transaction { database in
+            try await database.atomically { database in
                 try await record.create(on: database)
                 prompt.status = PromptStatus.completed
                 prompt.completedAt = submission.completedAt

@@ -72,7 +72,7 @@ final class EmbeddedStore: Sendable {
             let handle = try SQLiteHandle(path: path, readOnly: false, generation: generation)
             try handle.execute("PRAGMA journal_mode = WAL")
             try handle.execute("PRAGMA synchronous = FULL")
-            let opened = GroupCommitWriter(handle: handle, threadPool: threadPool)
+            let opened = GroupCommitWriter(handle: handle)
             writer = opened
             return opened
         }
@@ -101,7 +101,10 @@ final class EmbeddedStore: Sendable {
 
     func shutdown() {
         idle.withLockedValue { $0.removeAll() }
-        writerBox.withLockedValue { $0 = nil }
+        writerBox.withLockedValue { writer in
+            writer?.shutdown()
+            writer = nil
+        }
         guard removedOnShutdown else { return }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
@@ -166,6 +169,14 @@ struct EmbeddedDatabase: Database, SQLDatabase {
         return write { try await closure($0).map { box.value = $0 }.get() }.map { box.value! }
     }
 
+    /// Runs `body` in the writer's next transaction, on the writer's thread; inside one, in that transaction.
+    func atomically<T: Sendable>(_ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T {
+        if writing != nil { return try await body(self) }
+        let context = context
+        let store = store
+        return try await store.writer().perform { try await body(EmbeddedDatabase(context: context, store: store, writing: $0)) }
+    }
+
     func withConnection<T>(_ closure: @escaping @Sendable (any Database) -> EventLoopFuture<T>) -> EventLoopFuture<T> {
         closure(self)
     }
@@ -219,11 +230,14 @@ struct EmbeddedDatabase: Database, SQLDatabase {
     private func write(_ work: @escaping @Sendable (EmbeddedDatabase) async throws -> Void) -> EventLoopFuture<Void> {
         let context = context
         let store = store
-        return eventLoop.makeFutureWithTask {
-            try await store.writer().perform { handle in
-                try await work(EmbeddedDatabase(context: context, store: store, writing: handle))
-            }
+        let promise = eventLoop.makePromise(of: Void.self)
+        do {
+            try store.writer().perform(
+                { try await work(EmbeddedDatabase(context: context, store: store, writing: $0)) }, completing: promise)
+        } catch {
+            promise.fail(error)
         }
+        return promise.futureResult
     }
 
     /// Whether a statement changes the database; a built statement says so by its kind, other text is read.
@@ -257,9 +271,4 @@ struct SQLiteTypes: SQLConverterDelegate {
         default: nil
         }
     }
-}
-
-/// Carries a transaction's result out of the writer; written once before the future completes, read once after.
-private final class ResultBox<T>: @unchecked Sendable {
-    var value: T?
 }
