@@ -51,7 +51,7 @@ struct AccountService: Sendable {
             mustChangePassword: false, now: now)
         if token == nil { user.emailVerifiedAt = now }
         do {
-            try await database.transaction { database in
+            try await database.atomically { database in
                 try await user.create(on: database)
                 let userID = try user.requireID()
                 try await PatientProfiles.create(
@@ -95,7 +95,7 @@ struct AccountService: Sendable {
         guard record.expiresAt > now else { throw AppError.field("token", .expired) }
         guard record.email == user.email else { throw AppError.field("token", .invalidValue) }
         let now = self.now
-        try await database.transaction { database in
+        try await database.atomically { database in
             record.usedAt = now
             try await record.save(on: database)
             user.emailVerifiedAt = now
@@ -141,7 +141,7 @@ struct AccountService: Sendable {
         let token = SecretToken.generate()
         let userID = try user.requireID()
         let now = self.now
-        try await database.transaction { database in
+        try await database.atomically { database in
             try await EmailTokenRecord.query(on: database)
                 .filter(\.$user.$id == userID)
                 .filter(\.$purpose == EmailTokenRecord.Purpose.verification)
@@ -195,7 +195,7 @@ struct AccountService: Sendable {
         let digest = try await services.passwords.hash(newPassword)
         let now = self.now
         let userID = try user.requireID()
-        try await database.transaction { database in
+        try await database.atomically { database in
             // This link and every other reset link still out for the account are spent.
             try await EmailTokenRecord.query(on: database).filter(\.$user.$id == userID)
                 .filter(\.$purpose == EmailTokenRecord.Purpose.passwordReset).filter(\.$usedAt == nil)
@@ -225,7 +225,7 @@ struct AccountService: Sendable {
         let userID = try user.requireID()
         let keptID = session?.id
         let now = self.now
-        try await database.transaction { database in
+        try await database.atomically { database in
             user.passwordHash = digest
             user.mustChangePassword = false
             user.updatedAt = now
@@ -243,7 +243,7 @@ struct AccountService: Sendable {
         let now = self.now
         let movedZone = change.timeZone.map { $0 != user.timeZone } ?? false
         let formerZone = user.timeZone
-        try await database.transaction { database in
+        try await database.atomically { database in
             if movedZone, let timeZone = change.timeZone {
                 try await Self.recordZoneChange(userID: userID, from: formerZone, to: timeZone, since: user.createdAt, now: now, on: database)
             }

@@ -22,7 +22,7 @@ extension StaffAccounts {
         if let name { user.name = name }
         user.updatedAt = services.clock.now
         do {
-            try await database.transaction { database in
+            try await database.atomically { database in
                 try await user.save(on: database)
                 try await grant.record(.userChanged, target: "user:\(userID)", on: database)
             }
@@ -39,7 +39,7 @@ extension StaffAccounts {
         let password = Self.generatePassword()
         let digest = try await services.passwords.hash(password)
         let now = services.clock.now
-        try await database.transaction { database in
+        try await database.atomically { database in
             user.passwordHash = digest
             user.mustChangePassword = true
             user.updatedAt = now
@@ -69,7 +69,7 @@ extension StaffAccounts {
         }
         let digest = try await services.passwords.hash(Self.generatePassword())
         let now = services.clock.now
-        try await database.transaction { database in
+        try await database.atomically { database in
             try await SessionRecord.query(on: database).filter(\.$user.$id == userID).delete()
             try await EmailTokenRecord.query(on: database).filter(\.$user.$id == userID).delete()
             try await AccessTokenRecord.query(on: database).filter(\.$user.$id == userID).delete()

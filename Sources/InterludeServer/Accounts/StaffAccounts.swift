@@ -43,7 +43,7 @@ struct StaffAccounts: Sendable {
             mustChangePassword: oneTimePassword != nil || forceChange, now: now)
         user.emailVerifiedAt = now
         do {
-            try await database.transaction { database in
+            try await database.atomically { database in
                 try await user.create(on: database)
                 if role == .therapist {
                     try await Self.openPractice(for: user, on: database, now: now)
@@ -93,7 +93,7 @@ struct StaffAccounts: Sendable {
         let user = try await account(userID)
         if !active && user.id == grant.admin.id { throw AppError.forbidden(.notAllowed) }
         let now = self.now
-        try await database.transaction { database in
+        try await database.atomically { database in
             user.deactivatedAt = active ? nil : (user.deactivatedAt ?? now)
             user.updatedAt = now
             try await user.save(on: database)

@@ -28,7 +28,7 @@ struct TwoFactorService: Sendable {
     }
 
     func setRequired(_ required: Bool, grant: AdminGrant) async throws {
-        try await database.transaction { database in
+        try await database.atomically { database in
             let value = required ? "true" : "false"
             if let setting = try await SettingRecord.find(Self.requiredSetting, on: database) {
                 setting.value = value
@@ -70,7 +70,7 @@ struct TwoFactorService: Sendable {
         user.totpPendingSecret = nil
         user.totpEnabledAt = now
         user.totpLastStep = step
-        try await database.transaction { database in
+        try await database.atomically { database in
             try await user.save(on: database)
             try await OwnAccount(user: user, services: services).record(.twoFactorEnabled, on: database)
         }
@@ -134,7 +134,7 @@ struct TwoFactorService: Sendable {
         user.totpPendingSecret = nil
         user.totpEnabledAt = nil
         user.totpLastStep = nil
-        try await database.transaction { database in
+        try await database.atomically { database in
             try await user.save(on: database)
             try await audit(database)
         }

@@ -115,7 +115,7 @@ struct PairingService: Sendable {
         async throws -> Paired
     {
         let now = self.now
-        return try await database.transaction { database in
+        return try await database.atomically { database in
             // Claim the code only if nobody redeemed it in the meantime.
             let claimed = try await database.updateRow(
                 PairingCodeRecord.schema, id: codeID, set: ["redeemed_at": SQLBind(now), "redeemed_by": SQLBind(patientID)],

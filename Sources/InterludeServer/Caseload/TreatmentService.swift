@@ -32,7 +32,7 @@ struct TreatmentService: Sendable {
         let patientID = enrollment.$patient.id
         let studyID = enrollment.$study.id
         let stops = update.status == .paused || update.status == .ended
-        try await database.transaction { database in
+        try await database.atomically { database in
             try await enrollment.save(on: database)
             try await profile.save(on: database)
             if stops { try await Self.withdrawWaiting(of: patientID, in: studyID, now: now, on: database) }

@@ -60,7 +60,7 @@ struct InterventionLibrary: Sendable {
         try grant.require(.editLibrary)
         try plan?.validate()
         let studyID = grant.studyID
-        try await database.transaction { database in
+        try await database.atomically { database in
             try await MessagePlanRecord.query(on: database).filter(\.$study.$id == studyID).delete()
             try await InterventionRecord.query(on: database)
                 .filter(\.$study.$id == studyID)
@@ -143,7 +143,7 @@ struct MessagePlanner: Sendable {
         var added = 0
         for record in records where !known.contains(record.occurrence ?? "") {
             do {
-                try await database.transaction { transaction in
+                try await database.atomically { transaction in
                     try await record.create(on: transaction)
                     try await InterventionService(database: transaction, services: services).notify(about: [record])
                 }

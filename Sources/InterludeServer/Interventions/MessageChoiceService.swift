@@ -48,7 +48,7 @@ struct MessageChoiceService: Sendable {
         try validator.check()
         let chosen = try offer.plan.chosen(perDay: perDay, windowStart: start!, windowEnd: end!)
         let now = now
-        try await database.transaction { database in
+        try await database.atomically { database in
             let record = try await MessageChoiceRecord.query(on: database).filter(\.$patient.$id == patientID)
                 .filter(\.$study.$id == studyID).first() ?? MessageChoiceRecord(patientID: patientID, studyID: studyID, now: now)
             record.perDay = chosen.perDay
@@ -65,7 +65,7 @@ struct MessageChoiceService: Sendable {
     func reset(in studyID: UUID, by patientID: UUID) async throws {
         guard try await offers(for: patientID).contains(where: { $0.study.id == studyID }) else { throw AppError.notFound }
         let now = now
-        try await database.transaction { database in
+        try await database.atomically { database in
             try await MessageChoiceRecord.query(on: database).filter(\.$patient.$id == patientID).filter(\.$study.$id == studyID).delete()
             try await Self.withdrawPlanned(for: patientID, in: studyID, after: now, on: database)
         }

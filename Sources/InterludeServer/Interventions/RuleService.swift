@@ -153,7 +153,7 @@ struct RuleService: Sendable {
                 else { continue }
                 let key = "missed:\(stored.id?.uuidString ?? stored.rule.name):\(patientID):\(first)"
                 do {
-                    let firing = try await database.transaction { transaction in
+                    let firing = try await database.atomically { transaction in
                         try await RuleService(database: transaction, services: services)
                             .fire(stored, match: match, patientID: patientID, responseID: nil, key: key)
                     }

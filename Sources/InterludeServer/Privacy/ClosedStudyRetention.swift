@@ -42,7 +42,7 @@ struct ClosedStudyRetention: Sendable {
         let email = user.email
         // A password nobody knows, hashed like any other, so sign-in simply fails.
         let unusable = try await services.passwords.hash(SecretToken.generate().value)
-        try await database.transaction { database in
+        try await database.atomically { database in
             user.email = "\(userID.uuidString.lowercased())@\(Self.forgottenDomain)"
             user.name = nil
             user.passwordHash = unusable

@@ -44,7 +44,7 @@ struct ConsentService: Sendable {
         let now = self.now
         let record: ConsentVersionRecord
         do {
-            record = try await database.transaction { database in
+            record = try await database.atomically { database in
                 let latest = try await ConsentVersionRecord.query(on: database).filter(\.$study.$id == studyID)
                     .sort(\.$sequence, .descending).first()
                 let record = try ConsentVersionRecord(studyID: studyID, sequence: (latest?.sequence ?? 0) + 1, draft: draft, now: now)
@@ -217,7 +217,7 @@ struct ConsentService: Sendable {
     ) async throws -> ConsentRecord {
         let now = self.now
         let userID = record.$user.id
-        try await database.transaction { database in
+        try await database.atomically { database in
             try await document(ConsentRecord.query(on: database)).filter(\.$user.$id == userID).filter(\.$revokedAt == nil)
                 .filter(\.$replacedAt == nil).set(\.$replacedAt, to: now).update()
             try await record.create(on: database)

@@ -111,7 +111,7 @@ struct ErasureService: Sendable {
         let now = services.clock.now
         let key = try await services.serverSecret.key(on: database, now: now)
         let tombstone = ErasureRecord(id: plan.tombstoneID, role: plan.role, scope: plan.scope, studyID: plan.studyID, erasedAt: now)
-        let (withdrawn, removed) = try await database.transaction { database in
+        let (withdrawn, removed) = try await database.atomically { database in
             var plan = plan
             // Exports that hold the person's data are withdrawn: their files are removed once this commits.
             let exports = try await plan.exportsHoldingPerson(on: database)

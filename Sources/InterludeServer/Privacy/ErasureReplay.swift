@@ -53,7 +53,7 @@ struct ErasureReplay: Sendable {
         var added = 0
         for (erasureID, group) in Dictionary(grouping: entries, by: \.erasureID) where !known.contains(erasureID) {
             guard let first = group.first else { continue }
-            try await database.transaction { database in
+            try await database.atomically { database in
                 try await ErasureRecord(
                     id: erasureID, role: first.role, scope: first.scope, studyID: first.studyID.flatMap { studies.contains($0) ? $0 : nil },
                     erasedAt: first.erasedAt

@@ -46,7 +46,7 @@ struct SiteTexts: Sendable {
             ? validator.text(version, field: "version", maxLength: Self.versionMaxLength) : nil
         try validator.check()
         let newTexts = checked
-        try await database.transaction { database in
+        try await database.atomically { database in
             for (language, text) in newTexts {
                 try await Self.store(Self.key(kind, language), text, now: now, on: database)
             }
@@ -75,7 +75,7 @@ struct SiteTexts: Sendable {
         try validator.check()
         let now = grant.services.clock.now
         let newTexts = checked
-        try await database.transaction { database in
+        try await database.atomically { database in
             for (key, text) in newTexts { try await Self.store(key, text, now: now, on: database) }
         }
         try await grant.record(.siteTextChanged, target: "act", on: database)

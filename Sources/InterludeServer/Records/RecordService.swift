@@ -122,7 +122,7 @@ struct RecordService: Sendable {
     /// Deletes a record if nobody changed it since `baseVersion`.
     func delete(_ id: UUID, kind: RecordKind, baseVersion: Int, by patient: UserRecord) async throws {
         let record = try await own(id, kind: kind, of: patient)
-        try await database.transaction { database in
+        try await database.atomically { database in
             let deleted = try await database.deleteRow(EntryRecord.schema, id: id) { $0.where("version", .equal, SQLBind(baseVersion)) }
             // It had moved on to another version, or went meanwhile.
             guard deleted else {

@@ -53,7 +53,7 @@ struct SampleService: Sendable {
     func insert(_ samples: [Sample], for patientID: UUID) async throws -> Int {
         guard !samples.isEmpty else { return 0 }
         let created = now
-        return try await database.transaction { database in
+        return try await database.atomically { database in
             let sql = database as! any SQLDatabase
             var inserted = 0
             for chunk in samples.batches(of: Self.insertRows) {
@@ -110,7 +110,7 @@ struct SampleService: Sendable {
     /// Allows or stops a type. Stopping deletes every sample of the type at once; allowing needs a study asking for it.
     func setEnabled(_ type: SampleType, _ enabled: Bool, for patientID: UUID) async throws -> Choice {
         if enabled, try await collection(of: patientID).asked[type] == nil { throw AppError.field("type", .notAllowed) }
-        try await database.transaction { database in
+        try await database.atomically { database in
             if let choice = try await SampleChoiceRecord.query(on: database).filter(\.$patient.$id == patientID).filter(\.$type == type)
                 .first()
             {

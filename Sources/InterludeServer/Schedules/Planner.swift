@@ -29,7 +29,7 @@ struct Planner: Sendable {
         guard let postgres = database as? any SQLDatabase, postgres.dialect.name == "postgresql" else {
             return try await plan(now: now, patients: nil, on: database)
         }
-        return try await database.transaction { transaction in
+        return try await database.atomically { transaction in
             guard try await Self.tryLock(on: transaction as! any SQLDatabase) else { return Report() }
             return try await plan(now: now, patients: nil, on: transaction)
         }

@@ -84,7 +84,7 @@ struct ScheduleService: Sendable {
         guard record.$study.id == grant.studyID else { throw AppError.notFound }
         let planID = try record.requireID()
         let now = self.now
-        try await database.transaction { database in
+        try await database.atomically { database in
             let ahead = try await PromptRecord.query(on: database)
                 .filter(\.$planID == planID)
                 .filter(\.$opensAt > now)

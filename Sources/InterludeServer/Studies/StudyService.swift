@@ -96,7 +96,7 @@ struct StudyService: Sendable {
             consentVersion: consentVersion, now: now)
         let arms = StudyArms.names(of: study)
         do {
-            try await database.transaction { database in
+            try await database.atomically { database in
                 if !arms.isEmpty {
                     let joined = try await EnrollmentRecord.query(on: database)
                         .filter(\.$study.$id == studyID).filter(\.$arm != nil).count()
@@ -140,7 +140,7 @@ struct StudyService: Sendable {
     /// Marks the enrolment withdrawn, revokes the study's consents and drops messages planned ahead.
     private func withdraw(_ enrollment: EnrollmentRecord, patientID: UUID, studyID: UUID) async throws {
         let now = self.now
-        try await database.transaction { database in
+        try await database.atomically { database in
             enrollment.status = EnrollmentStatus.withdrawn
             enrollment.updatedAt = now
             try await enrollment.save(on: database)
@@ -179,7 +179,7 @@ struct StudyService: Sendable {
         study.allocation = draft.arms.isEmpty ? nil : draft.allocation
         study.asksDemographics = draft.asksDemographics
         study.retentionDays = draft.retentionDays
-        try await database.transaction { database in
+        try await database.atomically { database in
             try await study.create(on: database)
             try await ConsentService.createFirst(for: study, text: draft.consentText, version: draft.consentVersion, on: database)
             try await StudyStaffRecord(

@@ -33,7 +33,7 @@ struct StudyTeamService: Sendable {
         let userID = try user.requireID()
         if try await membership(of: userID, in: grant.studyID, on: database) != nil { throw AppError.conflict(.alreadyOnTeam) }
         do {
-            try await database.transaction { transaction in
+            try await database.atomically { transaction in
                 try await StudyStaffRecord(studyID: grant.studyID, userID: userID, role: role).create(on: transaction)
                 try await grant.record(.teamChanged, target: "staff:\(userID):\(role.rawValue)", on: transaction)
             }
@@ -92,7 +92,7 @@ struct StudyTeamService: Sendable {
         guard let sql = database as? any SQLDatabase, sql.dialect.name == "postgresql" else {
             return try await change(database)
         }
-        try await database.transaction { transaction in
+        try await database.atomically { transaction in
             _ = try await (transaction as! any SQLDatabase)
                 .raw("SELECT id FROM \(ident: StudyRecord.schema) WHERE id = \(bind: studyID) FOR UPDATE").all()
             try await change(transaction)

@@ -111,7 +111,7 @@ struct ThoughtService: Sendable {
         guard try await records.record(id, Thought.self, of: patientID) != nil else { throw AppError.notFound }
         let now = now
         let services = services
-        try await database.transaction { database in
+        try await database.atomically { database in
             let records = RecordService(database: database, services: services)
             let deleted = try await database.deleteRow(EntryRecord.schema, id: id) { $0.where("version", .equal, SQLBind(baseVersion)) }
             guard deleted else {

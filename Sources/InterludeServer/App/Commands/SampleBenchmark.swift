@@ -132,7 +132,7 @@ struct SampleBenchmark {
     static func insert(
         patientID: UUID, client: Int, from first: Int, count: Int, start: Date, created: Date, on database: any Database
     ) async throws {
-        try await database.transaction { database in
+        try await database.atomically { database in
             let sql = database as! any SQLDatabase
             for chunk in stride(from: first, to: first + count, by: SampleService.insertRows) {
                 var builder = sql.insert(into: SampleRecord.schema).columns(SampleRecord.columns)
