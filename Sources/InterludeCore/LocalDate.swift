@@ -68,7 +68,13 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     public var description: String {
-        String(format: "%04d-%02d-%02d", year, month, day)
+        var text = ""
+        text.appendDigits(year, width: 4)
+        text += "-"
+        text.appendDigits(month, width: 2)
+        text += "-"
+        text.appendDigits(day, width: 2)
+        return text
     }
 
     public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool {
@@ -143,7 +149,11 @@ public struct LocalDateTime: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(date)T" + String(format: "%02d:%02d", hour, minute)
+        var text = "\(date)T"
+        text.appendDigits(hour, width: 2)
+        text += ":"
+        text.appendDigits(minute, width: 2)
+        return text
     }
 }
 

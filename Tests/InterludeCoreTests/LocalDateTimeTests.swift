@@ -22,6 +22,17 @@ struct LocalDateTimeTests {
         #expect(LocalDateTime("2026-03-02 09:30") == nil)
     }
 
+    @Test("digits are padded as %0Nd pads them", arguments: [0, 1, 2, 3, 4])
+    func paddedDigits(width: Int) {
+        for value in [0, 7, 9, 10, 59, 99, 100, 999, 2026, 12_345, -1, -42, -2026, Int.max, Int.min] {
+            var text = "x"
+            text.appendDigits(value, width: width)
+            #expect(text == "x" + String(format: "%0\(width)ld", value), "\(value)")
+        }
+        #expect(LocalDate(year: 987, month: 1, day: 2)?.description == "0987-01-02")
+        #expect(LocalTime(hour: 7, minute: 5)?.description == "07:05")
+    }
+
     @Test("a time skipped by the spring change moves forward by the gap")
     func skipped() throws {
         #expect(LocalDateTime("2026-03-29T02:30")!.instant(in: vienna) == utc("2026-03-29T01:30:00Z"))

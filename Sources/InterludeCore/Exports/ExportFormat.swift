@@ -24,29 +24,24 @@ public struct ExportTime: Sendable, Equatable {
         let day = LocalDate(daysSinceEpoch: days)
         var text = ""
         text.reserveCapacity(29)
-        func digits(_ value: Int, _ width: Int) {
-            let written = String(value)
-            if written.count < width { text += String(repeating: "0", count: width - written.count) }
-            text += written
-        }
-        digits(day.year, 4)
+        text.appendDigits(day.year, width: 4)
         text += "-"
-        digits(day.month, 2)
+        text.appendDigits(day.month, width: 2)
         text += "-"
-        digits(day.day, 2)
+        text.appendDigits(day.day, width: 2)
         text += "T"
-        digits(ofDay / 3_600_000, 2)
+        text.appendDigits(ofDay / 3_600_000, width: 2)
         text += ":"
-        digits(ofDay / 60_000 % 60, 2)
+        text.appendDigits(ofDay / 60_000 % 60, width: 2)
         text += ":"
-        digits(ofDay / 1000 % 60, 2)
+        text.appendDigits(ofDay / 1000 % 60, width: 2)
         text += "."
-        digits(ofDay % 1000, 3)
+        text.appendDigits(ofDay % 1000, width: 3)
         guard let offset else { return text + "Z" }
         text += offset < 0 ? "-" : "+"
-        digits(abs(offset) / 3600, 2)
+        text.appendDigits(abs(offset) / 3600, width: 2)
         text += ":"
-        digits(abs(offset) % 3600 / 60, 2)
+        text.appendDigits(abs(offset) % 3600 / 60, width: 2)
         return text
     }
 }

@@ -27,7 +27,13 @@ public struct LocalTime: Codable, Hashable, Comparable, Sendable, CustomStringCo
         self.init(hour: minutes / 60, minute: minutes % 60)
     }
 
-    public var description: String { String(format: "%02d:%02d", hour, minute) }
+    public var description: String {
+        var text = ""
+        text.appendDigits(hour, width: 2)
+        text += ":"
+        text.appendDigits(minute, width: 2)
+        return text
+    }
 
     public static func < (lhs: LocalTime, rhs: LocalTime) -> Bool { lhs.minutes < rhs.minutes }
 

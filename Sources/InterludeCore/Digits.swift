@@ -1,0 +1,11 @@
+extension String {
+    /// Appends `value` in decimal, padded with leading zeros to `width` characters: what `%0Nd` writes, many times
+    /// faster than `String(format:)`, which dates and times written by the hundred thousand would feel.
+    public mutating func appendDigits(_ value: Int, width: Int) {
+        let digits = String(value.magnitude)
+        let padding = width - digits.utf8.count - (value < 0 ? 1 : 0)
+        if value < 0 { append("-") }
+        if padding > 0 { append(String(repeating: "0", count: padding)) }
+        append(digits)
+    }
+}
