@@ -87,16 +87,22 @@ final class GroupCommitWriter: Sendable {
         var failures: [(any Error)?] = []
         do {
             try handle.execute("BEGIN IMMEDIATE")
-            for job in batch {
-                try handle.execute("SAVEPOINT job")
-                do {
-                    try await job.work(handle)
-                    failures.append(nil)
-                } catch {
-                    try handle.execute("ROLLBACK TO job")
-                    failures.append(error)
+            if batch.count == 1 {
+                // Alone, a write needs no savepoint: its failure rolls back the transaction, which is only its own.
+                try await batch[0].work(handle)
+                failures.append(nil)
+            } else {
+                for job in batch {
+                    try handle.execute("SAVEPOINT job")
+                    do {
+                        try await job.work(handle)
+                        failures.append(nil)
+                    } catch {
+                        try handle.execute("ROLLBACK TO job")
+                        failures.append(error)
+                    }
+                    try handle.execute("RELEASE job")
                 }
-                try handle.execute("RELEASE job")
             }
             try handle.execute("COMMIT")
         } catch {

@@ -72,6 +72,10 @@ final class EmbeddedStore: Sendable {
             let handle = try SQLiteHandle(path: path, readOnly: false, generation: generation)
             try handle.execute("PRAGMA journal_mode = WAL")
             try handle.execute("PRAGMA synchronous = FULL")
+            // Room for the indexes a large write walks (a planner run, an import): SQLite's 2 MB would spill them.
+            try handle.execute("PRAGMA cache_size = -32768")
+            // The savepoints of a group commit keep their undo pages in memory, not in a temporary file.
+            try handle.execute("PRAGMA temp_store = MEMORY")
             let opened = GroupCommitWriter(handle: handle)
             writer = opened
             return opened
