@@ -124,8 +124,8 @@ struct Planner: Sendable {
             existingByKey["\(prompt.$patient.id)|\(prompt.planID!)|\(prompt.occurrence ?? "")"] = prompt
         }
 
-        var report = Report()
-        var inserts: [PromptRecord] = []
+        var moved: [PromptRecord] = []
+        var inserts: [NewPrompt] = []
         var wanted: Set<String> = []
         let horizonEnd = now.addingTimeInterval(TimeInterval(horizonDays * 86_400))
         for patientID in patientIDs {
@@ -154,17 +154,14 @@ struct Planner: Sendable {
                             {
                                 prompt.opensAt = occurrence.opensAt
                                 prompt.closesAt = occurrence.closesAt
-                                try await prompt.save(on: database)
-                                report.updated += 1
+                                moved.append(prompt)
                             }
                         } else {
-                            let prompt = PromptRecord(
-                                patientID: patientID, studyID: enrollment.$study.id, assignedBy: nil,
-                                instrumentKey: record.instrumentKey, instrumentVersion: 0, opensAt: occurrence.opensAt,
-                                closesAt: occurrence.closesAt, source: PromptSource.schedule, now: now)
-                            prompt.planID = planID
-                            prompt.occurrence = occurrence.key
-                            inserts.append(prompt)
+                            inserts.append(
+                                NewPrompt(
+                                    patientID: patientID, studyID: enrollment.$study.id, instrumentKey: record.instrumentKey,
+                                    opensAt: occurrence.opensAt, closesAt: occurrence.closesAt, planID: planID,
+                                    occurrence: occurrence.key))
                         }
                     }
                 }
@@ -174,15 +171,20 @@ struct Planner: Sendable {
         let stale = existingByKey.filter { key, prompt in
             !wanted.contains(key) && Self.replannable(prompt, now: now) && prompt.opensAt < horizonEnd
         }.values.map { (id: $0.id!, patientID: $0.$patient.id) }
-        if !stale.isEmpty {
-            try await PromptRecord.query(on: database).filter(\.$id ~~ stale.map(\.id)).delete()
-            for (patientID, prompts) in Dictionary(grouping: stale, by: \.patientID) {
-                try await SyncStamps.bury(.prompt, ids: prompts.map(\.id), of: patientID, now: now, on: database)
+        let versions = try await pinnedVersions(of: inserts, on: database)
+        // The chunk's changes in one transaction: one commit, each changed page written once.
+        return try await database.atomically { [moved, inserts] database in
+            var report = Report(updated: moved.count, removed: stale.count)
+            for prompt in moved { try await prompt.save(on: database) }
+            if !stale.isEmpty {
+                try await PromptRecord.query(on: database).filter(\.$id ~~ stale.map(\.id)).delete()
+                for (patientID, prompts) in Dictionary(grouping: stale, by: \.patientID) {
+                    try await SyncStamps.bury(.prompt, ids: prompts.map(\.id), of: patientID, now: now, on: database)
+                }
             }
-            report.removed = stale.count
+            report.created = try await insert(inserts, versions: versions, now: now, on: database)
+            return report
         }
-        report.created = try await insert(inserts, now: now, on: database)
-        return report
     }
 
     /// Whether a plan is meant for this enrolment: same study, and for everyone, this arm, or this patient.
@@ -198,15 +200,22 @@ struct Planner: Sendable {
         prompt.opensAt > now && prompt.openedAt == nil && prompt.status == PromptStatus.scheduled
     }
 
-    /// Inserts new prompts with the version of the instrument their study uses, skipping any another run already
-    /// made.
-    private func insert(_ prompts: [PromptRecord], now: Date, on database: any Database) async throws -> Int {
-        guard !prompts.isEmpty else { return 0 }
+    /// The version of its instrument each study pins, for the instruments of `prompts`.
+    private func pinnedVersions(of prompts: [NewPrompt], on database: any Database) async throws -> [StudyInstrument: Int] {
         let catalog = InstrumentCatalog(database: database, services: services)
         var versions: [StudyInstrument: Int] = [:]
         for used in Set(prompts.map(StudyInstrument.init)) {
             versions[used] = try await catalog.pinnedVersion(used.key, for: used.studyID)?.version
         }
+        return versions
+    }
+
+    /// Inserts new prompts with the version of the instrument their study uses, skipping any another run already
+    /// made.
+    private func insert(
+        _ prompts: [NewPrompt], versions: [StudyInstrument: Int], now: Date, on database: any Database
+    ) async throws -> Int {
+        guard !prompts.isEmpty else { return 0 }
         let sql = database as! any SQLDatabase
         var inserted = 0
         let columns = [
@@ -218,10 +227,10 @@ struct Planner: Sendable {
             var builder = sql.insert(into: PromptRecord.schema).columns(columns)
             for (prompt, version) in batch {
                 builder = builder.values([
-                    SQLBind(UUID()), SQLBind(prompt.createdAt), SQLBind(prompt.$patient.id), SQLBind(prompt.$study.id),
-                    SQLBind(prompt.instrumentKey), SQLBind(version), SQLBind(prompt.opensAt),
-                    SQLBind(prompt.closesAt), SQLBind(prompt.status), SQLBind(prompt.source), SQLBind(prompt.planID),
-                    SQLBind(prompt.occurrence), SQLBind(prompt.createdAt),
+                    SQLBind(UUID()), SQLBind(now), SQLBind(prompt.patientID), SQLBind(prompt.studyID),
+                    SQLBind(prompt.instrumentKey), SQLBind(version), SQLBind(prompt.opensAt), SQLBind(prompt.closesAt),
+                    SQLBind(PromptStatus.scheduled), SQLBind(PromptSource.schedule), SQLBind(prompt.planID),
+                    SQLBind(prompt.occurrence), SQLBind(now),
                 ])
             }
             let rows = try await builder.ignoringConflicts().returning("id").all()
@@ -231,13 +240,24 @@ struct Planner: Sendable {
     }
 }
 
+/// A prompt a plan wants that does not exist yet.
+private struct NewPrompt: Sendable {
+    let patientID: UUID
+    let studyID: UUID
+    let instrumentKey: String
+    let opensAt: Date
+    let closesAt: Date
+    let planID: UUID
+    let occurrence: String
+}
+
 /// An instrument as one study uses it: each study has its own pinned version.
-private struct StudyInstrument: Hashable {
+private struct StudyInstrument: Hashable, Sendable {
     let studyID: UUID?
     let key: String
 
-    init(_ prompt: PromptRecord) {
-        studyID = prompt.$study.id
+    init(_ prompt: NewPrompt) {
+        studyID = prompt.studyID
         key = prompt.instrumentKey
     }
 }
