@@ -60,7 +60,10 @@ struct NotificationDispatcher: Sendable {
                 guard !claimed.isEmpty else { return }
                 let notification = claimed.removeFirst()
                 let round = round
-                group.addTask { try await process(notification, in: round, now: now) }
+                // Spread over the loops: left alone, every send would run on the loop this run started on.
+                group.addTask(executorPreference: EventLoopExecutor.next()) {
+                    try await process(notification, in: round, now: now)
+                }
             }
             for _ in 0..<Self.concurrency { try await startNext() }
             while let disposition = try await group.next() {

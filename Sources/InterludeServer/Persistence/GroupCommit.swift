@@ -61,7 +61,7 @@ final class GroupCommitWriter: Sendable {
             return !state.committing
         }
         // Detached: the jobs belong to many requests, none of whose task-local values they should see.
-        if starts { Task.detached(executorPreference: thread) { await self.commitWaiting() } }
+        if starts { Task.detached(executorPreference: thread.executor) { await self.commitWaiting() } }
     }
 
     private func commitWaiting() async {
@@ -120,12 +120,12 @@ final class GroupCommitWriter: Sendable {
 }
 
 /// The writer's thread: an event loop of its own, so the futures a write waits for complete on it too.
-private final class WriterThread: TaskExecutor {
+private final class WriterThread: Sendable {
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let executor: EventLoopExecutor
 
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        group.any().execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    init() {
+        executor = EventLoopExecutor(group.any())
     }
 
     func shutdown() {
