@@ -185,6 +185,37 @@ struct QuestionnaireAPITests {
         }
     }
 
+    @Test("a response id another person's response holds is refused, and both stay as they were")
+    func responseIDTaken() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, first, _, firstPrompt) = try await setUp(app)
+            let id = UUID()
+            let stored = try await first.send(
+                .POST, "/me/responses", json: submission(firstPrompt, id: id, answers: Self.moderate, completedAt: app.clock.now))
+            try #require(stored.status == .created)
+            let (second, secondID) = try await app.patient("second@example.org")
+            try await app.pair(second, with: therapist)
+            let assigned = try await therapist.send(
+                .POST, "/patients/\(secondID.uuidString)/prompts",
+                json: ["instrumentKey": "phq-9", "opensAt": Self.iso(app.clock.now),
+                    "closesAt": Self.iso(app.clock.now.addingTimeInterval(7 * 24 * 3600))])
+            let secondPrompt = try assigned.decoded(Components.Schemas.Prompt.self).id
+
+            // act
+            let taken = try await second.send(
+                .POST, "/me/responses", json: submission(secondPrompt, id: id, answers: Self.noSymptoms, completedAt: app.clock.now))
+
+            // verify
+            #expect(taken.status == .conflict)
+            #expect(taken.body["type"].string == "/problems/response-id-taken")
+            #expect(try await app.count("responses") == 1)
+            #expect(try await second.send(.GET, "/me/prompts").decoded([Components.Schemas.Prompt].self).map(\.id) == [secondPrompt])
+            let kept = try await first.send(.GET, "/me/responses").decoded([Components.Schemas.ResponseResult].self)
+            #expect(kept.map(\.id) == [id.uuidString.lowercased()])
+        }
+    }
+
     @Test("a completed prompt leaves the open list, and a second response to it is refused")
     func completedPrompt() async throws {
         try await withTestApp { app in
@@ -331,8 +362,8 @@ struct QuestionnaireAPITests {
 
         var status: HTTPStatus {
             switch self {
-            case .otherPatientAnswersPrompt: .unprocessableEntity
-            case .otherPatientReusesResponseID: .conflict
+            // Someone else's prompt is unknown to them before anything about its response is said.
+            case .otherPatientAnswersPrompt, .otherPatientReusesResponseID: .unprocessableEntity
             default: .notFound
             }
         }

@@ -38,10 +38,8 @@ struct ResponseService: Sendable {
     /// Checks a submission against its prompt and the exact instrument version, scores it and stores it once.
     func submit(_ submission: Submission, patient: UserRecord) async throws -> Outcome {
         let patientID = try patient.requireID()
-        if let existing = try await ResponseRecord.find(submission.id, on: database) {
-            guard existing.$patient.id == patientID else { throw AppError.conflict(.responseIDTaken) }
-            return .repeated(try open(existing))
-        }
+        // A submission sent again finds its prompt completed by it; an id another response holds is turned away
+        // by the database's key, below. Neither needs a look-up before the prompt.
         guard let prompt = try await PromptRecord.find(submission.promptID, on: database), prompt.$patient.id == patientID
         else {
             try await ErasedIDs(database: database, services: services).refuse(submission.id, submission.promptID)
@@ -53,7 +51,7 @@ struct ResponseService: Sendable {
         try validator.check()
         switch prompt.status {
         case .completed:
-            // The same submission, stored by a request that overtook this one since the lookup above.
+            // The same submission sent again, or stored meanwhile by a request that overtook this one.
             if prompt.responseID == submission.id, let stored = try await ResponseRecord.find(submission.id, on: database) {
                 return .repeated(try open(stored))
             }
