@@ -8,4 +8,11 @@ extension String {
         if padding > 0 { append(String(repeating: "0", count: padding)) }
         append(digits)
     }
+
+    /// Appends a time of day as `HH:MM`.
+    public mutating func appendClock(hour: Int, minute: Int) {
+        appendDigits(hour, width: 2)
+        append(":")
+        appendDigits(minute, width: 2)
+    }
 }

@@ -150,9 +150,7 @@ public struct LocalDateTime: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         var text = "\(date)T"
-        text.appendDigits(hour, width: 2)
-        text += ":"
-        text.appendDigits(minute, width: 2)
+        text.appendClock(hour: hour, minute: minute)
         return text
     }
 }

@@ -30,18 +30,14 @@ public struct ExportTime: Sendable, Equatable {
         text += "-"
         text.appendDigits(day.day, width: 2)
         text += "T"
-        text.appendDigits(ofDay / 3_600_000, width: 2)
-        text += ":"
-        text.appendDigits(ofDay / 60_000 % 60, width: 2)
+        text.appendClock(hour: ofDay / 3_600_000, minute: ofDay / 60_000 % 60)
         text += ":"
         text.appendDigits(ofDay / 1000 % 60, width: 2)
         text += "."
         text.appendDigits(ofDay % 1000, width: 3)
         guard let offset else { return text + "Z" }
         text += offset < 0 ? "-" : "+"
-        text.appendDigits(abs(offset) / 3600, width: 2)
-        text += ":"
-        text.appendDigits(abs(offset) % 3600 / 60, width: 2)
+        text.appendClock(hour: abs(offset) / 3600, minute: abs(offset) % 3600 / 60)
         return text
     }
 }

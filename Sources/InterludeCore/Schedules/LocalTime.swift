@@ -29,9 +29,7 @@ public struct LocalTime: Codable, Hashable, Comparable, Sendable, CustomStringCo
 
     public var description: String {
         var text = ""
-        text.appendDigits(hour, width: 2)
-        text += ":"
-        text.appendDigits(minute, width: 2)
+        text.appendClock(hour: hour, minute: minute)
         return text
     }
 
