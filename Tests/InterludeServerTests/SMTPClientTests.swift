@@ -58,10 +58,12 @@ struct TestSMTPServer {
 struct SMTPClientTests {
     let smtp = try! #require(TestSMTPServer.configured, "the test script starts the SMTP server (TEST_SMTP_PORT)")
 
+    /// The whole suite runs side by side on a couple of cores, where a conversation may wait its turn longer than
+    /// the 30 s a real server is given; these tests check what is said, and the time limit has a test of its own.
     func mailer(_ server: SMTPServer) -> SMTPMailer {
-        SMTPMailer(
-            client: SMTPClient(server: server, group: MultiThreadedEventLoopGroup.singleton, localName: "interlude.test"),
-            from: "Interlude Praxis <noreply@interlude.test>")
+        var client = SMTPClient(server: server, group: MultiThreadedEventLoopGroup.singleton, localName: "interlude.test")
+        client.timeout = .seconds(600)
+        return SMTPMailer(client: client, from: "Interlude Praxis <noreply@interlude.test>")
     }
 
     @Test("STARTTLS and AUTH PLAIN deliver a two-part message with the links intact")
@@ -132,6 +134,24 @@ struct SMTPClientTests {
                 .send(EmailMessage(to: recipient, subject: "Test", text: "Hello", html: "<p>Hello</p>"))
         }
         #expect(try smtp.delivery(to: recipient) == nil)
+    }
+
+    @Test("a server that accepts the connection and never answers is given up on in time, to be tried again")
+    func silentServer() async throws {
+        // setup
+        let silent = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(silent.localAddress?.port)
+        var client = SMTPClient(
+            server: smtp.server(port: port), group: MultiThreadedEventLoopGroup.singleton, localName: "interlude.test")
+        client.timeout = .milliseconds(300)
+
+        // act / verify
+        await #expect(throws: SMTPError.timedOut) {
+            try await client.send(rendered: "Subject: Test\r\n\r\nHello", from: "a@interlude.test", to: ["b@example.org"])
+        }
+        #expect(SMTPError.timedOut.isTemporary)
+        try await silent.close()
     }
 
     @Test("the emails of a registration reach the SMTP server in the recipient's language")
