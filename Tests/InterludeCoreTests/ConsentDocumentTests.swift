@@ -58,7 +58,7 @@ struct ConsentDocumentTests {
         #expect(LineDiff.lines(from: "Same", to: "Same") == [.init(.same, "Same")])
     }
 
-    @Test("context outside its ranges names the field; declined context is not kept")
+    @Test("context outside its ranges names the field; declined context, and what the instrument does not ask for, is not kept")
     func context() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(throws: ValidationFailure(field: "context.noise.dbfs", code: .outOfRange)) {
@@ -67,8 +67,12 @@ struct ConsentDocumentTests {
         #expect(throws: ValidationFailure(field: "context.location.longitude", code: .outOfRange)) {
             try AnswerContext.validate(location: (latitude: 0, longitude: .infinity, accuracyM: 5, capturedAt: now), noise: nil)
         }
-        let context = try AnswerContext.validate(location: (latitude: 48.2, longitude: 16.4, accuracyM: 5, capturedAt: now), noise: nil)
-        #expect(context.kept(granted: false) == nil)
-        #expect(context.kept(granted: true) == context)
+        let context = try AnswerContext.validate(
+            location: (latitude: 48.2, longitude: 16.4, accuracyM: 5, capturedAt: now), noise: (dbfs: -40, durationS: 3, capturedAt: now))
+        #expect(context.kept(granted: false, asked: [.location, .noise]) == nil)
+        #expect(context.kept(granted: true, asked: [.location, .noise]) == context)
+        let noiseOnly = context.kept(granted: true, asked: [.noise])
+        #expect(noiseOnly?.noise == context.noise && noiseOnly?.location == nil)
+        #expect(context.kept(granted: true, asked: []) == nil)
     }
 }

@@ -33,6 +33,24 @@ struct InstrumentDefinitionTests {
         #expect(definition.options(of: definition.items[0]).count == 2)
     }
 
+    @Test("the context an instrument asks for round-trips; none is not written; a kind twice or an unknown kind is refused")
+    func context() throws {
+        var asking = Self.valid
+        asking.removeLast()
+        asking += #", "context": ["location", "noise"]}"#
+        let definition = try Self.definition(asking)
+        #expect(definition.context == [.location, .noise])
+        #expect(definition.problems() == [])
+        #expect(try JSONDecoder().decode(InstrumentDefinition.self, from: JSONEncoder().encode(definition)) == definition)
+        let plain = try Self.definition(Self.valid)
+        #expect(plain.context == [])
+        #expect(!String(decoding: try JSONEncoder().encode(plain), as: UTF8.self).contains("context"))
+        #expect(try codes(asking.replacingOccurrences(of: #"["location", "noise"]"#, with: #"["noise", "noise"]"#))["context"] == "duplicate")
+        #expect(throws: DecodingError.self) {
+            try Self.definition(asking.replacingOccurrences(of: #""noise"]"#, with: #""heart rate"]"#))
+        }
+    }
+
     @Test("duplicate ids and option codes are named where they are")
     func duplicates() throws {
         let found = try codes("""

@@ -29,20 +29,40 @@ struct ConsentVersionTests {
             json: ["version": .string(version), "texts": ["en": .string(text)], "modules": .array(modules), "reconsentRequired": .bool(reconsent)])
     }
 
-    /// An open prompt of the study for the patient, answered with a mood.
-    func answer(_ patient: APIClient, _ patientID: UUID, in study: Study, context: JSONValue = nil, _ app: TestContext) async throws
-        -> APIClient.Reply
-    {
-        let prompt = PromptRecord(
-            patientID: patientID, studyID: UUID(uuidString: study.id), assignedBy: nil, instrumentKey: "mood-vas", instrumentVersion: 1,
-            opensAt: app.clock.now, closesAt: app.clock.now.addingTimeInterval(3600), source: .schedule, now: app.clock.now)
-        try await prompt.create(on: app.database)
-        return try await patient.send(.POST, "/me/responses", json: Self.response(prompt: try prompt.requireID(), context: context, app))
+    /// An instrument version and answers to it.
+    struct Answered {
+        var key: String
+        var version: Int
+        var answers: JSONValue
+
+        static let mood = Answered(key: "mood-vas", version: 1, answers: ["mood": 40])
+        /// The daily questionnaire that asks for the position and the noise level.
+        static let daily = Answered(
+            key: "tys-daily", version: 2,
+            answers: ["stress": 70, "control": 40, "negative": 60, "positive": 20, "stressors": ["work"], "valence": 3,
+                "arousal": 7, "importance": 80, "abilities": 50])
     }
 
-    static func response(prompt: UUID, id: UUID = UUID(), context: JSONValue = nil, _ app: TestContext) -> JSONValue {
-        ["id": .string(id.uuidString), "promptId": .string(prompt.uuidString), "instrumentKey": "mood-vas", "version": 1,
-            "answers": ["mood": 40], "completedAt": QuestionnaireAPITests.iso(app.clock.now), "context": context]
+    /// An open prompt of the study for the patient, answered with a mood unless told otherwise.
+    func answer(
+        _ patient: APIClient, _ patientID: UUID, in study: Study, answering answered: Answered = .mood, context: JSONValue = nil,
+        _ app: TestContext
+    ) async throws -> APIClient.Reply {
+        let prompt = PromptRecord(
+            patientID: patientID, studyID: UUID(uuidString: study.id), assignedBy: nil, instrumentKey: answered.key,
+            instrumentVersion: answered.version, opensAt: app.clock.now, closesAt: app.clock.now.addingTimeInterval(3600),
+            source: .schedule, now: app.clock.now)
+        try await prompt.create(on: app.database)
+        return try await patient.send(
+            .POST, "/me/responses", json: Self.response(prompt: try prompt.requireID(), answering: answered, context: context, app))
+    }
+
+    static func response(
+        prompt: UUID, id: UUID = UUID(), answering answered: Answered = .mood, context: JSONValue = nil, _ app: TestContext
+    ) -> JSONValue {
+        ["id": .string(id.uuidString), "promptId": .string(prompt.uuidString), "instrumentKey": .string(answered.key),
+            "version": .number(Double(answered.version)), "answers": answered.answers,
+            "completedAt": QuestionnaireAPITests.iso(app.clock.now), "context": context]
     }
 
     static func context(_ app: TestContext, latitude: Double = 48.2) -> JSONValue {
@@ -160,7 +180,7 @@ struct ConsentVersionTests {
         }
     }
 
-    @Test("context is kept where the person granted the module and dropped on ingest where they declined it")
+    @Test("context is kept where the person granted the module and the instrument asks for it, and dropped on ingest otherwise")
     func declinedContextDropped() async throws {
         try await withTestApp { app in
             // setup
@@ -173,20 +193,28 @@ struct ConsentVersionTests {
             let before = try await app.count("responses")
 
             // act
-            let outOfRange = try await answer(ben, benID, in: study, context: Self.context(app, latitude: 91), app)
-            let adas = try await answer(ada, adaID, in: study, context: Self.context(app), app)
-            let bens = try await answer(ben, benID, in: study, context: Self.context(app), app)
+            let outOfRange = try await answer(ben, benID, in: study, answering: .daily, context: Self.context(app, latitude: 91), app)
+            let adas = try await answer(ada, adaID, in: study, answering: .daily, context: Self.context(app), app)
+            let bens = try await answer(ben, benID, in: study, answering: .daily, context: Self.context(app), app)
+            let unasked = try await answer(ben, benID, in: study, answering: .mood, context: Self.context(app), app)
 
             // verify
             #expect(outOfRange.status == .unprocessableEntity)
             #expect(outOfRange.body.problemFields == ["context.location.latitude"])
             #expect(adas.status == .created, "\(adas.text)")
             #expect(bens.status == .created, "\(bens.text)")
-            #expect(try await app.count("responses") == before + 2)
+            #expect(unasked.status == .created, "\(unasked.text)")
+            #expect(try await app.count("responses") == before + 3)
             let responses = ResponseService(database: app.database, services: app.app.interlude)
             let adaRecord = try #require(try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == adaID).first())
-            let benRecord = try #require(try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == benID).first())
+            let benRecord = try #require(
+                try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == benID).filter(\.$instrumentKey == "tys-daily")
+                    .first())
+            let unaskedRecord = try #require(
+                try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == benID).filter(\.$instrumentKey == "mood-vas")
+                    .first())
             #expect(adaRecord.context == nil)
+            #expect(unaskedRecord.context == nil, "the mood scale asks for no context")
             let kept = try #require(try responses.context(of: benRecord))
             #expect(kept.location?.latitude == 48.2)
             #expect(kept.location?.accuracyM == 25)

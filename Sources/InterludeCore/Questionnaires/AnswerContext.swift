@@ -1,5 +1,13 @@
 import Foundation
 
+/// What an instrument may ask the app to capture while it is answered.
+public enum ContextKind: String, Codable, Sendable, Hashable, CaseIterable {
+    /// The device's position, with its accuracy and when it was taken.
+    case location
+    /// The background noise level in dBFS, measured on the device over a few seconds.
+    case noise
+}
+
 /// Where and in what surroundings a questionnaire was answered, measured on the person's device: the position,
 /// and the background noise level (never the sound itself).
 public struct AnswerContext: Codable, Sendable, Equatable {
@@ -52,8 +60,12 @@ public struct AnswerContext: Codable, Sendable, Equatable {
             noise: noise.map { Noise(dbfs: $0.dbfs, durationS: $0.durationS, capturedAt: $0.capturedAt) })
     }
 
-    /// What may be kept of it: nothing where the person declined context for the study.
-    public func kept(granted: Bool) -> AnswerContext? {
-        granted && !isEmpty ? self : nil
+    /// What may be kept of it: nothing where the person declined context for the study, and only what the
+    /// instrument asks for.
+    public func kept(granted: Bool, asked: [ContextKind]) -> AnswerContext? {
+        guard granted else { return nil }
+        let kept = AnswerContext(
+            location: asked.contains(.location) ? location : nil, noise: asked.contains(.noise) ? noise : nil)
+        return kept.isEmpty ? nil : kept
     }
 }

@@ -48,6 +48,7 @@ private struct DefinitionChecker {
         if definition.version < 1 { validator.add("version", .invalidValue) }
         if definition.title.isEmpty { validator.add("title", .required) }
         if definition.sections.isEmpty { validator.add("sections", .required) }
+        if Set(definition.context).count != definition.context.count { validator.add("context", .duplicate) }
         checkSections()
         checkConditions()
         checkCycles()

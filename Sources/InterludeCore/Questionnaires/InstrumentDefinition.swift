@@ -16,10 +16,13 @@ public struct InstrumentDefinition: Codable, Hashable, Sendable {
     public var patientFeedback: Bool
     public var sections: [Section]
     public var scores: [ScoreRule]
+    /// What the app captures with the answers, where the person allows it for the study; empty for most.
+    public var context: [ContextKind]
 
     public init(
         key: String, version: Int, title: LocalizedText, description: LocalizedText? = nil, source: String? = nil,
-        licence: String? = nil, patientFeedback: Bool = false, sections: [Section], scores: [ScoreRule] = []
+        licence: String? = nil, patientFeedback: Bool = false, sections: [Section], scores: [ScoreRule] = [],
+        context: [ContextKind] = []
     ) {
         self.key = key
         self.version = version
@@ -30,10 +33,11 @@ public struct InstrumentDefinition: Codable, Hashable, Sendable {
         self.patientFeedback = patientFeedback
         self.sections = sections
         self.scores = scores
+        self.context = context
     }
 
     enum CodingKeys: String, CodingKey {
-        case key, version, title, description, source, licence, patientFeedback, sections, scores
+        case key, version, title, description, source, licence, patientFeedback, sections, scores, context
     }
 
     public init(from decoder: any Decoder) throws {
@@ -47,6 +51,22 @@ public struct InstrumentDefinition: Codable, Hashable, Sendable {
         patientFeedback = try container.decodeIfPresent(Bool.self, forKey: .patientFeedback) ?? false
         sections = try container.decode([Section].self, forKey: .sections)
         scores = try container.decodeIfPresent([ScoreRule].self, forKey: .scores) ?? []
+        context = try container.decodeIfPresent([ContextKind].self, forKey: .context) ?? []
+    }
+
+    /// An instrument that asks for no context is written as before context existed.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(key, forKey: .key)
+        try container.encode(version, forKey: .version)
+        try container.encode(title, forKey: .title)
+        try container.encodeIfPresent(description, forKey: .description)
+        try container.encodeIfPresent(source, forKey: .source)
+        try container.encodeIfPresent(licence, forKey: .licence)
+        try container.encode(patientFeedback, forKey: .patientFeedback)
+        try container.encode(sections, forKey: .sections)
+        try container.encode(scores, forKey: .scores)
+        if !context.isEmpty { try container.encode(context, forKey: .context) }
     }
 
     /// Every item in the order a person meets them.

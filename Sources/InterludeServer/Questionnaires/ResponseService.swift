@@ -84,8 +84,10 @@ struct ResponseService: Sendable {
             scores: try services.cipher.seal(Self.encode(scores)), openedAt: prompt.openedAt, startedAt: submission.startedAt,
             completedAt: submission.completedAt, receivedAt: now)
         record.studyID = prompt.$study.id
-        // Context the person declined for this study is not kept, whatever the app sent.
-        record.context = try submission.context?.kept(granted: grantsContext).map { try services.cipher.seal(Self.encode($0)) }
+        // Context the person declined for this study, or the instrument does not ask for, is not kept, whatever
+        // the app sent.
+        record.context = try submission.context?.kept(granted: grantsContext, asked: definition.context)
+            .map { try services.cipher.seal(Self.encode($0)) }
         let rules = try await RuleService(database: database, services: services)
             .applicable(to: patientID, context: prompt.$study.id)
         do {
