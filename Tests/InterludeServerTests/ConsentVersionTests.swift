@@ -215,11 +215,48 @@ struct ConsentVersionTests {
                     .first())
             #expect(adaRecord.context == nil)
             #expect(unaskedRecord.context == nil, "the mood scale asks for no context")
+            #expect(adas.body["context"].isNull)
+            #expect(bens.body["context"]["location"]["latitude"].double == 48.2)
+            #expect(bens.body["context"]["noise"]["dbfs"].double == -42.5)
+            #expect(unasked.body["context"].isNull)
             let kept = try #require(try responses.context(of: benRecord))
             #expect(kept.location?.latitude == 48.2)
             #expect(kept.location?.accuracyM == 25)
             #expect(kept.noise?.dbfs == -42.5)
             #expect(benRecord.context?.contains("48.2") == false, "sealed at rest")
+        }
+    }
+
+    @Test("a questionnaire that asks for context tells the app whether the person allowed it for the study")
+    func contextGrantedInPrompt() async throws {
+        try await withTestApp { app in
+            // setup
+            let study = try await study(app)
+            try #require(try await addVersion(study, "2026-2", modules: ["context"]).status == .created)
+            let (ada, adaID) = try await app.patient("ada@example.org")
+            let (ben, benID) = try await app.patient("ben@example.org")
+            try #require(try await StudyAPITests.join(ada, study.id, ["consentVersion": "2026-2", "modules": ["context": false]]).status == .created)
+            try #require(try await StudyAPITests.join(ben, study.id, ["consentVersion": "2026-2", "modules": ["context": true]]).status == .created)
+            func prompt(_ patientID: UUID, _ answered: Answered) async throws -> String {
+                let prompt = PromptRecord(
+                    patientID: patientID, studyID: UUID(uuidString: study.id), assignedBy: nil, instrumentKey: answered.key,
+                    instrumentVersion: answered.version, opensAt: app.clock.now, closesAt: app.clock.now.addingTimeInterval(3600),
+                    source: .schedule, now: app.clock.now)
+                try await prompt.create(on: app.database)
+                return try prompt.requireID().uuidString
+            }
+
+            // act
+            let adaDaily = try await ada.send(.GET, "/me/prompts/\(try await prompt(adaID, .daily))")
+            let benDaily = try await ben.send(.GET, "/me/prompts/\(try await prompt(benID, .daily))")
+            let benMood = try await ben.send(.GET, "/me/prompts/\(try await prompt(benID, .mood))")
+
+            // verify
+            #expect(adaDaily.body["definition"]["context"].array.compactMap(\.string) == ["location", "noise"])
+            #expect(adaDaily.body["contextGranted"].bool == false)
+            #expect(benDaily.body["contextGranted"].bool == true)
+            #expect(benMood.body["definition"]["context"].isNull)
+            #expect(benMood.body["contextGranted"].bool == false)
         }
     }
 

@@ -129,4 +129,19 @@ struct HealthTests {
             #expect(response.headers.first(name: "X-Frame-Options") == "DENY")
         }
     }
+
+    @Test("the patient app may ask for the position and the microphone from its own origin; the console and the API may not")
+    func permissionsPolicy() async throws {
+        try await withTestApp { app in
+            // act
+            let appPage = try await app.app.testing().sendRequest(.GET, "/app/login")
+            let consolePage = try await app.app.testing().sendRequest(.GET, "/console/login")
+            let api = try await app.app.testing().sendRequest(.GET, "/api/v1/openapi.yaml")
+
+            // verify
+            #expect(appPage.headers.first(name: "Permissions-Policy") == "camera=(), microphone=(self), geolocation=(self)")
+            #expect(consolePage.headers.first(name: "Permissions-Policy") == "camera=(), microphone=(), geolocation=()")
+            #expect(api.headers.first(name: "Permissions-Policy") == "camera=(), microphone=(), geolocation=()")
+        }
+    }
 }

@@ -15,6 +15,13 @@ struct SecurityHeadersMiddleware: AsyncMiddleware {
         "frame-ancestors 'none'", "manifest-src 'self'", "worker-src 'self'",
     ].joined(separator: "; ")
 
+    /// The patient app may ask for the position and the microphone's level (context with answers), from its own
+    /// origin only; every other page may use neither, nor the camera.
+    static func permissionsPolicy(path: String) -> String {
+        let isApp = path == "/app" || path.hasPrefix("/app/")
+        return isApp ? "camera=(), microphone=(self), geolocation=(self)" : "camera=(), microphone=(), geolocation=()"
+    }
+
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let response = try await next.respond(to: request)
         let headers = [
@@ -22,7 +29,7 @@ struct SecurityHeadersMiddleware: AsyncMiddleware {
             ("X-Content-Type-Options", "nosniff"),
             ("X-Frame-Options", "DENY"),
             ("Referrer-Policy", "no-referrer"),
-            ("Permissions-Policy", "camera=(), microphone=(), geolocation=()"),
+            ("Permissions-Policy", Self.permissionsPolicy(path: request.url.path)),
         ] + (strictTransport ? [("Strict-Transport-Security", Self.strictTransportSecurity)] : [])
         for (name, value) in headers where !response.headers.contains(name: name) {
             response.headers.replaceOrAdd(name: name, value: value)

@@ -177,7 +177,11 @@ extension APIHandler {
                 items: crisisItems.map { .init(itemId: $0.id, above: $0.value ?? 0) },
                 emergencyNumber: therapist?.emergencyNumber, therapistName: therapist?.fullName)
         }
-        return .ok(.init(body: .json(.init(prompt: body, definition: definition, crisis: crisis))))
+        var contextGranted = false
+        if !definition.context.isEmpty, let studyID = prompt.record.$study.id {
+            contextGranted = try await context.consents.grants(.context, by: patient.requireID(), in: studyID)
+        }
+        return .ok(.init(body: .json(.init(prompt: body, definition: definition, crisis: crisis, contextGranted: contextGranted))))
     }
 
     func listMyResponses(_ input: Operations.ListMyResponses.Input) async throws -> Operations.ListMyResponses.Output {
@@ -310,8 +314,18 @@ extension APIContext {
                 title: definition?.title.text(language) ?? record.instrumentKey, scores: scores,
                 answers: try OpenAPIObjectContainer(unvalidatedValue: stored.answers.mapValues(\.json)),
                 openedAt: record.openedAt, startedAt: record.startedAt, completedAt: record.completedAt,
-                receivedAt: record.receivedAt)
+                receivedAt: record.receivedAt, context: try self.responses.context(of: record).map(Components.Schemas.AnswerContext.init))
         }
+    }
+}
+
+extension Components.Schemas.AnswerContext {
+    init(_ context: AnswerContext) {
+        self.init(
+            location: context.location.map {
+                .init(latitude: $0.latitude, longitude: $0.longitude, accuracyM: $0.accuracyM, capturedAt: $0.capturedAt)
+            },
+            noise: context.noise.map { .init(dbfs: $0.dbfs, durationS: $0.durationS, capturedAt: $0.capturedAt) })
     }
 }
 
