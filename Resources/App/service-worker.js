@@ -2,7 +2,7 @@
 // their definitions, appointments, health records) so the app opens and questionnaires can be answered without a connection;
 // shows push notifications and opens the page a tap asks for.
 
-const VERSION = "interlude-v11";
+const VERSION = "interlude-v12";
 const SHELL = [
   "/app",
   "/app/questionnaires",
@@ -31,6 +31,7 @@ const SHELL = [
   "/js/lib/backup-crypto.js",
   "/js/lib/calendar.js",
   "/js/lib/consent.js",
+  "/js/lib/context-capture.js",
   "/js/lib/defusion.js",
   "/js/lib/forms.js",
   "/js/lib/i18n.js",

@@ -1,5 +1,6 @@
 """What the browser tests share: a headless Chromium, the server's outbox, and helpers for the console and the
 patient app. Run through scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR, SERVER_LOG and CHROMIUM set."""
+import json
 import os
 import re
 import sys
@@ -16,13 +17,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Support"))
 
 from interlude_e2e import BASE  # noqa: E402  (the path is set just above)
 
-def make_driver():
+def make_driver(arguments=(), network_log=False):
+    """A headless Chromium; with `network_log`, every request the pages send is kept for `network_requests`."""
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=420,900", "--lang=en-GB"):
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=420,900", "--lang=en-GB",
+                     *arguments):
         options.add_argument(argument)
     options.add_experimental_option("prefs", {"intl.accept_languages": "en-GB,en"})
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", **({"performance": "ALL"} if network_log else {})})
     service = Service(executable_path=os.environ.get("CHROMEDRIVER", "chromedriver"))
     driver = webdriver.Chrome(options=options, service=service)
     driver.implicitly_wait(0)
@@ -39,8 +42,8 @@ def admin_credentials():
 
 
 class BrowserTestCase(unittest.TestCase):
-    def setUp(self):
-        self.driver = make_driver()
+    def setUp(self, driver=None):
+        self.driver = driver or make_driver()
         # Pages re-render while the app loads data or navigates; an element gone stale (which Chromium sometimes
         # reports as a node that "does not belong to the document") is simply looked up again.
         self.wait = WebDriverWait(
@@ -55,6 +58,16 @@ class BrowserTestCase(unittest.TestCase):
         self.assertEqual(severe, [], "the browser reported errors (for example a blocked inline script)")
 
     # helpers
+
+    def network_requests(self):
+        """Every request sent since the last call, as the DevTools protocol saw it leave (a driver made with
+        `network_log`): url, method, headers and any body."""
+        requests = []
+        for entry in self.driver.get_log("performance"):
+            event = json.loads(entry["message"])["message"]
+            if event.get("method") == "Network.requestWillBeSent":
+                requests.append(event["params"]["request"])
+        return requests
 
     def open(self, path):
         self.driver.get(BASE + path)

@@ -2,6 +2,7 @@
 // with crisis help as soon as an answer calls for it.
 
 import { api } from "../lib/api.js";
+import { capturePosition, measureNoise } from "../lib/context-capture.js";
 import { formatDateTime, message } from "../lib/i18n.js";
 import { localized, numericValue } from "../lib/instrument-logic.js";
 import { enqueue } from "../lib/outbox.js";
@@ -18,7 +19,7 @@ export async function run() {
     status.hidden = false;
     return;
   }
-  const { prompt, definition, crisis } = result.data;
+  const { prompt, definition, crisis, contextGranted } = result.data;
   const language = document.documentElement.lang;
   document.getElementById("questionnaire-title").textContent = localized(definition.title, language);
   document.title = `${localized(definition.title, language)} · Interlude`;
@@ -50,13 +51,16 @@ export async function run() {
   }
   const watchCrisis = crisis ? crisisWatcher(definition, crisis) : undefined;
   watchCrisis?.(draft.answers);
+  const context = contextGranted ? captureContext(definition.context || []) : undefined;
   runQuestionnaire({
     prompt,
     definition,
     language,
     message,
     onAnswer: watchCrisis,
-    submit: async (body) => {
+    submit: async (answered) => {
+      const kept = context?.kept();
+      const body = kept ? { ...answered, context: kept } : answered;
       const result = await api("POST", "/me/responses", body);
       if (result.status === 409 && result.data?.type === "/problems/consent-required") {
         // The study asks for an answer to its new consent first: the answers wait here until then.
@@ -80,6 +84,46 @@ export async function run() {
       showFeedback(response.answers);
     },
   });
+}
+
+/**
+ * Measures what the questionnaire asks for while it is answered and shows it; answers what the person left
+ * ticked, once measured, or undefined.
+ */
+function captureContext(kinds) {
+  if (!kinds.length) return undefined;
+  const captured = {};
+  document.getElementById("context").hidden = false;
+  const show = (kind, measuring, describe) => {
+    document.querySelector(`[data-context=${kind}]`).hidden = false;
+    const output = document.getElementById(`context-${kind}`);
+    measuring.then((value) => {
+      captured[kind] = value;
+      output.textContent = value ? describe(value) : message("contextUnavailable");
+      document.getElementById(`context-${kind}-keep`).disabled = !value;
+    });
+  };
+  if (kinds.includes("location")) {
+    show("location", capturePosition(), (position) =>
+      message("contextPosition", {
+        latitude: position.latitude.toFixed(4),
+        longitude: position.longitude.toFixed(4),
+        accuracy: Math.round(position.accuracyM),
+      }),
+    );
+  }
+  if (kinds.includes("noise")) {
+    show("noise", measureNoise(), (noise) => message("contextLevel", { dbfs: noise.dbfs.toFixed(1), seconds: noise.durationS }));
+  }
+  return {
+    kept() {
+      const kept = {};
+      for (const kind of ["location", "noise"]) {
+        if (captured[kind] && document.getElementById(`context-${kind}-keep`).checked) kept[kind] = captured[kind];
+      }
+      return Object.keys(kept).length ? kept : undefined;
+    },
+  };
 }
 
 /**
