@@ -275,6 +275,46 @@ struct ExportPackageTests {
         }
     }
 
+    @Test("context.csv holds the position and noise level kept with answers, only of those who allowed it; a study asking for none has no such file")
+    func context() async throws {
+        try await withTestApp { app in
+            // setup: Ada allows context, Ben does not; both answer the daily questionnaire, which asks for it
+            let consents = ConsentVersionTests()
+            let study = try await consents.study(app)
+            try #require(try await consents.addVersion(study, "2026-2", modules: ["context"]).status == .created)
+            let (ada, adaID) = try await app.patient("ida@example.org")
+            let (ben, benID) = try await app.patient("jon@example.org")
+            try #require(try await StudyAPITests.join(ada, study.id, ["consentVersion": "2026-2", "modules": ["context": true]]).status == .created)
+            try #require(try await StudyAPITests.join(ben, study.id, ["consentVersion": "2026-2", "modules": ["context": false]]).status == .created)
+            let context = ConsentVersionTests.context(app)
+            let capturedAt = app.clock.now
+            try #require(try await consents.answer(ada, adaID, in: study, answering: .daily, context: context, app).status == .created)
+            try #require(try await consents.answer(ben, benID, in: study, answering: .daily, context: context, app).status == .created)
+            let world = ExportWorld(
+                researcher: study.researcher, studyID: study.id, ada: "", ben: "", cleo: "", dan: "", adaFirst: UUID(),
+                adaExpired: UUID(), adaAhead: UUID(), benLate: UUID())
+            let moodOnly = try await ExportWorld.build(app)
+
+            // act
+            let files = try await world.export(app).files
+            let withoutContext = try await moodOnly.export(app).files
+
+            // verify
+            let table = try CSVTable(files["context.csv"])
+            let adaPseudonym = try await ada.send(.GET, "/me").body["patient"]["pseudonym"].string
+            #expect(table.rows.count == 1)
+            let row = try #require(table.rows.first)
+            #expect(row["pseudonym"] == adaPseudonym)
+            #expect(row["instrument_key"] == "tys-daily" && row["instrument_version"] == "2")
+            #expect(row["latitude"] == "48.2" && row["longitude"] == "16.37" && row["accuracy_m"] == "25")
+            #expect(row["dbfs"] == "-42.5" && row["noise_duration_s"] == "3")
+            #expect(row["location_utc"] == ExportTime(capturedAt, in: .gmt).utc)
+            #expect(row["noise_local"]?.isEmpty == false && row["time_zone"]?.isEmpty == false)
+            #expect(String(decoding: try #require(files["README.txt"]), as: UTF8.self).contains("context.csv"))
+            #expect(withoutContext["context.csv"] == nil)
+        }
+    }
+
     @Test("birth year and gender are exported only when the study asks for them, the date of birth never")
     func demographics() async throws {
         try await withTestApp { app in

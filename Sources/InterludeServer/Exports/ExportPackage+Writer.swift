@@ -15,6 +15,8 @@ extension ExportPackage {
         private var fhirRecords: [String: PackageFile] = [:]
         /// Samples one per row, and per type and day, when the study asks for samples.
         let samples, samplesDaily: PackageFile?
+        /// The position and noise level kept with answers, when an instrument of the study asks for them.
+        let context: PackageFile?
         /// Where each form's variables start among esm.csv's item columns.
         private let esmOffsets: [String: Int]
         private let esmWidth: Int
@@ -82,6 +84,12 @@ extension ExportPackage {
                      "source_app", "device_model", "os_version", "motion_context"]) : nil
             samplesDaily = asksSamples
                 ? try file("samples_daily.csv", ["pseudonym", "type", "date", "value", "unit", "aggregate", "samples"]) : nil
+            context = codebook.forms.contains { !$0.definition.context.isEmpty }
+                ? try file(
+                    "context.csv",
+                    ["pseudonym", "prompt_id", "response_id", "instrument_key", "instrument_version", "latitude", "longitude",
+                     "accuracy_m"] + Self.times(["location"]) + ["dbfs", "noise_duration_s"] + Self.times(["noise"])
+                        + ["time_zone"]) : nil
         }
 
         /// A record's FHIR resource, in the file of its type.
@@ -124,6 +132,24 @@ extension ExportPackage {
                  number.map { String($0.obsN) }, stamp.utc, stamp.local, stamp.zone] + form.values(answers: answers, scores: results))
         }
 
+        /// What was kept with a response of an instrument asking for context, a row for each response that has any.
+        func context(_ kept: AnswerContext, of response: ResponseRecord, pseudonym: String, zone: TimeZone) throws {
+            guard let file = context else { return }
+            func time(_ date: Date?) -> [String?] {
+                guard let date else { return [nil, nil] }
+                let stamp = ExportTime(date, in: zone)
+                return [stamp.utc, stamp.local]
+            }
+            let location = kept.location
+            let noise = kept.noise
+            try file.row(
+                [pseudonym, response.$prompt.id?.exportText, response.id!.exportText, response.instrumentKey,
+                 String(response.instrumentVersion), location.map { CSV.number($0.latitude) },
+                 location.map { CSV.number($0.longitude) }, location.map { CSV.number($0.accuracyM) }]
+                    + time(location?.capturedAt) + [noise.map { CSV.number($0.dbfs) }, noise.map { CSV.number($0.durationS) }]
+                    + time(noise?.capturedAt) + [zone.identifier])
+        }
+
         private mutating func wideFile(_ form: Codebook.Form) throws -> PackageFile {
             if let file = wide[form.name] { return file }
             let file = try PackageFile(in: directory, path: "\(form.definition.key)_v\(form.definition.version).csv")
@@ -154,7 +180,7 @@ extension ExportPackage {
             var sums: [String: String] = [:]
             let all = [readme, participants, timeZones, prompts, responsesLong, scores, compliance, consents, esm, codebookCSV,
                 codebookJSON, questionnaires, fhirResponses, fhirConsents] + [allocations].compactMap { $0 } + Array(wide.values)
-                + Array(records.values) + Array(fhirRecords.values) + [samples, samplesDaily].compactMap { $0 }
+                + Array(records.values) + Array(fhirRecords.values) + [samples, samplesDaily, context].compactMap { $0 }
             for file in all { sums[file.path] = try file.close() }
             return sums
         }

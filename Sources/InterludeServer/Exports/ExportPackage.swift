@@ -141,6 +141,9 @@ struct ExportPackage {
             try writer.response(
                 response, answers: answers, scores: scores, form: form, pseudonym: pseudonym, number: number,
                 stamp: ExportTime(response.completedAt, in: zones.zone(at: response.completedAt)))
+            if let kept = try stored.context(of: response) {
+                try writer.context(kept, of: response, pseudonym: pseudonym, zone: zones.zone(at: response.completedAt))
+            }
             try writer.fhirResponses.line(try Self.json.encode(
                 form.definition.fhirResponse(
                     id: response.id!.exportText, answers: answers,
@@ -334,6 +337,10 @@ struct ExportPackage {
             <key>_v<version>.csv  one row per response to that instrument version, items as columns (a multiple
                                   choice as item___code columns of 1/0), then scores and bands
             scores.csv            one row per score of each response, with its band
+            context.csv           the position and background noise level kept with answers (studies whose
+                                  instruments ask for them, from participants who allowed it): latitude,
+                                  longitude and accuracy in metres, the level in dBFS and over how many seconds,
+                                  and when each was measured; never any sound
             compliance.csv        per participant and study day: planned (opened by the time of export), answered,
                                   expired, still open, and rate = answered / (answered + expired)
             consents.csv          study consent and research sharing: every decision, its modules (module=yes|no),
