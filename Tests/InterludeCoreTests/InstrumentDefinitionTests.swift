@@ -33,6 +33,18 @@ struct InstrumentDefinitionTests {
         #expect(definition.options(of: definition.items[0]).count == 2)
     }
 
+    @Test("the outro shown after sending round-trips in every language; a control character in it is refused")
+    func outro() throws {
+        var withOutro = Self.valid
+        withOutro.removeLast()
+        withOutro += #", "outro": {"en": "Thank you.\nSee you tomorrow.", "de": "Danke.\nBis morgen."}}"#
+        let definition = try Self.definition(withOutro)
+        #expect(definition.outro?.text(.de) == "Danke.\nBis morgen.")
+        #expect(definition.problems() == [])
+        #expect(try JSONDecoder().decode(InstrumentDefinition.self, from: JSONEncoder().encode(definition)) == definition)
+        #expect(try codes(withOutro.replacingOccurrences(of: "Thank you.", with: "Thank\\u0007you."))["outro.en"] == "controlCharacter")
+    }
+
     @Test("the context an instrument asks for round-trips; none is not written; a kind twice or an unknown kind is refused")
     func context() throws {
         var asking = Self.valid
@@ -45,6 +57,7 @@ struct InstrumentDefinitionTests {
         let plain = try Self.definition(Self.valid)
         #expect(plain.context == [])
         #expect(!String(decoding: try JSONEncoder().encode(plain), as: UTF8.self).contains("context"))
+        #expect(!String(decoding: try JSONEncoder().encode(plain), as: UTF8.self).contains("outro"))
         #expect(try codes(asking.replacingOccurrences(of: #"["location", "noise"]"#, with: #"["noise", "noise"]"#))["context"] == "duplicate")
         #expect(throws: DecodingError.self) {
             try Self.definition(asking.replacingOccurrences(of: #""noise"]"#, with: #""heart rate"]"#))

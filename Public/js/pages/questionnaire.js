@@ -81,6 +81,8 @@ export async function run() {
       status.textContent = message(response.queued ? "queued" : "submitted");
       status.hidden = false;
       status.focus?.();
+      if (definition.outro) setText("questionnaire-outro", localized(definition.outro, language));
+      document.getElementById("questionnaire-outro").hidden = !definition.outro;
       showFeedback(response.answers);
     },
   });

@@ -18,11 +18,13 @@ public struct InstrumentDefinition: Codable, Hashable, Sendable {
     public var scores: [ScoreRule]
     /// What the app captures with the answers, where the person allows it for the study; empty for most.
     public var context: [ContextKind]
+    /// Shown to the person once their answers are sent, e.g. a thank-you or what happens next.
+    public var outro: LocalizedText?
 
     public init(
         key: String, version: Int, title: LocalizedText, description: LocalizedText? = nil, source: String? = nil,
         licence: String? = nil, patientFeedback: Bool = false, sections: [Section], scores: [ScoreRule] = [],
-        context: [ContextKind] = []
+        context: [ContextKind] = [], outro: LocalizedText? = nil
     ) {
         self.key = key
         self.version = version
@@ -34,10 +36,11 @@ public struct InstrumentDefinition: Codable, Hashable, Sendable {
         self.sections = sections
         self.scores = scores
         self.context = context
+        self.outro = outro
     }
 
     enum CodingKeys: String, CodingKey {
-        case key, version, title, description, source, licence, patientFeedback, sections, scores, context
+        case key, version, title, description, source, licence, patientFeedback, sections, scores, context, outro
     }
 
     public init(from decoder: any Decoder) throws {
@@ -52,9 +55,10 @@ public struct InstrumentDefinition: Codable, Hashable, Sendable {
         sections = try container.decode([Section].self, forKey: .sections)
         scores = try container.decodeIfPresent([ScoreRule].self, forKey: .scores) ?? []
         context = try container.decodeIfPresent([ContextKind].self, forKey: .context) ?? []
+        outro = try container.decodeIfPresent(LocalizedText.self, forKey: .outro)
     }
 
-    /// An instrument that asks for no context is written as before context existed.
+    /// An instrument that asks for no context and has no outro is written as before either existed.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(key, forKey: .key)
@@ -67,6 +71,7 @@ public struct InstrumentDefinition: Codable, Hashable, Sendable {
         try container.encode(sections, forKey: .sections)
         try container.encode(scores, forKey: .scores)
         if !context.isEmpty { try container.encode(context, forKey: .context) }
+        try container.encodeIfPresent(outro, forKey: .outro)
     }
 
     /// Every item in the order a person meets them.
