@@ -243,6 +243,45 @@ struct ScheduleAPITests {
         }
     }
 
+    @Test("a deactivated questionnaire stays listed, marked inactive, and cannot be filled; nothing ahead is planned until it is active again")
+    func deactivation() async throws {
+        try await withTestApp { app in
+            // setup: the first Daily is open, two weeks more are planned
+            let (therapist, patient, patientID, practiceID) = try await practice(app)
+            let planID = try await createPlan(Self.daily, by: therapist, in: practiceID)
+            let first = try #require(try await promptsAhead(app, patientID).first)
+            app.clock.advance(by: max(0, first.opensAt.timeIntervalSince(app.clock.now)) + 60)
+            let responsesBefore = try await app.count("responses")
+
+            // act
+            let deactivated = try await therapist.send(.POST, "/plans/\(planID)/deactivation")
+            let again = try await therapist.send(.POST, "/plans/\(planID)/deactivation")
+            let listed = try await patient.send(.GET, "/me/prompts").decoded([Components.Schemas.Prompt].self)
+            let refused = try await submit(first, answers: ["thought": false], by: patient, at: app.clock.now)
+            _ = try await Planner(database: app.database, services: app.app.interlude).runAll(now: app.clock.now)
+            let aheadWhileInactive = try await promptsAhead(app, patientID)
+            let reactivated = try await therapist.send(.DELETE, "/plans/\(planID)/deactivation")
+            let listedAfter = try await patient.send(.GET, "/me/prompts").decoded([Components.Schemas.Prompt].self)
+            let accepted = try await submit(first, answers: ["thought": false], by: patient, at: app.clock.now)
+
+            // verify
+            #expect(deactivated.status == .ok)
+            #expect(deactivated.body["deactivatedAt"].string != nil)
+            #expect(again.body["deactivatedAt"].string == deactivated.body["deactivatedAt"].string, "deactivating twice changes nothing")
+            #expect(listed.map { UUID(uuidString: $0.id) } == [first.id])
+            #expect(listed.first?.status == .inactive)
+            #expect(refused.status == .conflict)
+            #expect(refused.body["type"].string == "/problems/prompt-inactive")
+            #expect(aheadWhileInactive.isEmpty, "prompts ahead are taken back and none planned")
+            #expect(reactivated.status == .ok)
+            #expect(reactivated.body["deactivatedAt"].isNull)
+            #expect(listedAfter.first?.status == .open)
+            #expect(accepted.status == .created, "\(accepted.text)")
+            #expect(try await app.count("responses") == responsesBefore + 1)
+            #expect(try await promptsAhead(app, patientID).count > 10, "planned ahead again")
+        }
+    }
+
     @Test("a new time zone re-plans the future in the new local time")
     func timeZoneChange() async throws {
         try await withTestApp { app in

@@ -44,6 +44,12 @@ export async function run() {
     status.hidden = false;
     return;
   }
+  if (prompt.status === "inactive") {
+    runQuestionnaire({ prompt, definition, language, readOnlyAnswers: draft.answers });
+    status.textContent = message("inactive");
+    status.hidden = false;
+    return;
+  }
   if (prompt.status === "scheduled" || (prompt.status === "expired" && !draft.completedAt)) {
     status.textContent = message(prompt.status === "scheduled" ? "notOpen" : "expired");
     status.hidden = false;

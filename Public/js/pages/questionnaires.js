@@ -14,9 +14,11 @@ export async function run() {
     for (const prompt of result.data) {
       const item = document.createElement("li");
       // A repeated questionnaire waits while a one-time one of the same study is unanswered.
+      // A deactivated one stays listed, marked so, and opens read-only.
       const link = document.createElement(prompt.blocked ? "div" : "a");
       if (prompt.blocked) link.className = "blocked";
       else link.href = `/app/questionnaires/${prompt.id}`;
+      if (prompt.status === "inactive") link.classList.add("inactive");
       const title = document.createElement("span");
       title.textContent = prompt.title;
       const detail = document.createElement("span");
@@ -26,7 +28,7 @@ export async function run() {
         const progressText = draft.progress
           ? message("progress", { answered: draft.progress.answered, total: draft.progress.total })
           : message("notStarted");
-        const waiting = prompt.blocked ? ` · ${message("blocked")}` : "";
+        const waiting = prompt.blocked ? ` · ${message("blocked")}` : prompt.status === "inactive" ? ` · ${message("inactive")}` : "";
         detail.textContent = `${message("deadline", { date: formatDateTime(prompt.closesAt) })} · ${progressText}${waiting}`;
       } else {
         detail.textContent = message("completedOn", { date: formatDateTime(prompt.completedAt || prompt.closesAt) });

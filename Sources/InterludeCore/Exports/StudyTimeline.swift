@@ -85,14 +85,14 @@ public struct DayCompliance: Sendable, Equatable {
         return due == 0 ? nil : Double(answered) / Double(due)
     }
 
-    /// Counts an occurrence by its status at the time of the export; future and cancelled ones are not planned
-    /// work yet.
+    /// Counts an occurrence by its status at the time of the export; future, cancelled and deactivated ones are
+    /// not work the participant could do.
     public mutating func count(_ status: PromptStatus) {
         switch status {
         case .completed: answered += 1
         case .expired: expired += 1
         case .open: open += 1
-        case .scheduled, .cancelled: return
+        case .scheduled, .cancelled, .inactive: return
         }
         planned += 1
     }

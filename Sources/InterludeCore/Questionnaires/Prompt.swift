@@ -10,13 +10,16 @@ public enum PromptStatus: String, Codable, Sendable, CaseIterable {
     case expired
     /// Withdrawn before it was answered.
     case cancelled
+    /// Its questionnaire was deactivated while it waited: still shown, but it cannot be filled.
+    case inactive
 
-    /// The status at `now`: completion and cancellation are recorded; the rest follows from the window.
+    /// The status at `now`: completion, cancellation and deactivation are recorded; the rest follows from the
+    /// window.
     public static func at(
         _ now: Date, recorded: PromptStatus, opensAt: Date, closesAt: Date
     ) -> PromptStatus {
         switch recorded {
-        case .completed, .cancelled: return recorded
+        case .completed, .cancelled, .inactive: return recorded
         case .scheduled, .open, .expired:
             if now < opensAt { return .scheduled }
             return now < closesAt ? .open : .expired

@@ -44,6 +44,7 @@ enum AppError: Error, Equatable {
         case alreadyPublished
         case promptCompleted
         case promptCancelled
+        case promptInactive
         case responseIDTaken
         case oneTimeFirst
         case interventionIDTaken

@@ -55,6 +55,7 @@ enum Migrations {
             UpdateEnrollmentsAddDisplayName(),
             UpdateEnrollmentsAddPausedAt(),
             UpdateUsersAddDeletedAt(),
+            UpdatePlansAddDeactivatedAt(),
         ]
     }
 }

@@ -68,8 +68,9 @@ struct PromptService: Sendable {
             .sort(\.$closesAt)
             .all()
             .map(current)
-            .filter { statuses.contains($0.status) }
-        guard statuses == [.open] else { return all.reversed() }
+            // A deactivated questionnaire's prompt is listed, marked inactive, while its window lasts.
+            .filter { statuses.contains($0.status) && ($0.status != .inactive || $0.record.closesAt > now) }
+        guard statuses.contains(.open) else { return all.reversed() }
         return all.filter { Self.isOneTime($0.record) } + all.filter { !Self.isOneTime($0.record) }
     }
 
@@ -95,7 +96,7 @@ struct PromptService: Sendable {
             case .completed: completed += 1
             case .expired: expired += 1
             case .open: open += 1
-            case .scheduled, .cancelled: break
+            case .scheduled, .cancelled, .inactive: break
             }
         }
     }

@@ -57,6 +57,7 @@ struct ResponseService: Sendable {
             }
             throw AppError.conflict(.promptCompleted)
         case .cancelled: throw AppError.conflict(.promptCancelled)
+        case .inactive: throw AppError.conflict(.promptInactive)
         default: break
         }
         var grantsContext = false

@@ -53,7 +53,7 @@ struct Planner: Sendable {
         report.expired = try await expire(now: now, patients: patients, on: database)
         let running = try await StudyRecord.query(on: database)
             .filter(\.$status == StudyStatus.running).all().compactMap(\.id)
-        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ running).all()
+        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ running).filter(\.$deactivatedAt == nil).all()
         var enrollmentQuery = EnrollmentRecord.query(on: database)
             .filter(\.$status == EnrollmentStatus.active)
             .filter(\.$pausedAt == nil)

@@ -101,6 +101,34 @@ struct ScheduleService: Sendable {
         try await audit(record, in: grant, removed: true)
     }
 
+    /// Deactivates a plan's questionnaire: the prompts of it that are open stay visible to their participants,
+    /// marked inactive, and cannot be filled; those ahead are taken back and nothing new is planned. Reactivating
+    /// opens what is still within its window again and plans ahead as before.
+    func setActive(_ active: Bool, _ record: PlanRecord, in grant: StudyGrant) async throws -> PlanRecord {
+        try grant.require(.editPlans)
+        guard record.$study.id == grant.studyID else { throw AppError.notFound }
+        guard (record.deactivatedAt == nil) != active else { return record }
+        let planID = try record.requireID()
+        let now = self.now
+        try await database.atomically { database in
+            record.deactivatedAt = active ? nil : now
+            record.updatedAt = now
+            try await record.save(on: database)
+            let waiting = PromptRecord.query(on: database).filter(\.$planID == planID)
+            if active {
+                try await waiting.filter(\.$status == PromptStatus.inactive)
+                    .set(\.$status, to: PromptStatus.scheduled).set(\.$changedAt, to: now).update()
+            } else {
+                try await waiting.filter(\.$status ~~ [PromptStatus.scheduled, PromptStatus.open])
+                    .filter(\.$opensAt <= now).filter(\.$closesAt > now)
+                    .set(\.$status, to: PromptStatus.inactive).set(\.$changedAt, to: now).update()
+            }
+        }
+        try await audit(record, in: grant)
+        _ = try await planner.run(now: now, patients: try await participants(of: record))
+        return record
+    }
+
     /// The patients a plan applies to now.
     private func participants(of plan: PlanRecord) async throws -> Set<UUID> {
         let enrollments = try await EnrollmentRecord.query(on: database)
@@ -141,7 +169,8 @@ struct ScheduleService: Sendable {
             .filter(\.$status == EnrollmentStatus.active)
             .filter(\.$study.$id ~~ Array(studies))
             .all()
-        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ enrollments.map { $0.$study.id }).all()
+        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ enrollments.map { $0.$study.id })
+            .filter(\.$deactivatedAt == nil).all()
         let adjustments = try await PlanAdjustmentRecord.query(on: database).filter(\.$patient.$id == patientID).all()
         var result: [Planned] = []
         for enrollment in enrollments {
@@ -196,7 +225,8 @@ struct ScheduleService: Sendable {
         let running = try await StudyRecord.query(on: database)
             .filter(\.$id ~~ enrollments.map { $0.$study.id }).filter(\.$status == StudyStatus.running).all()
             .compactMap(\.id)
-        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ running).sort(\.$createdAt).all()
+        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ running).filter(\.$deactivatedAt == nil)
+            .sort(\.$createdAt).all()
         let adjustments = try await PlanAdjustmentRecord.query(on: database).filter(\.$patient.$id == patientID).all()
         return try plans.compactMap { record in
             guard enrollments.contains(where: { Planner.applies(record, to: $0) }) else { return nil }

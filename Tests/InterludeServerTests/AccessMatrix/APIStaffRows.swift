@@ -220,6 +220,12 @@ extension APIRow {
         APIRow("deletePlan", scoped: true, "* 404, self 403, other 403, own@practice 204, res@research 204, resNS@research 204, admin@research 204") { cell in
             .init(.DELETE, "/plans/\(try await cell.world.freshPlan(cell.scope))")
         },
+        APIRow("deactivatePlan", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .init(.POST, "/plans/\(try await cell.world.freshPlan(cell.scope))/deactivation")
+        },
+        APIRow("reactivatePlan", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200") { cell in
+            .init(.DELETE, "/plans/\(try await cell.world.freshPlan(cell.scope))/deactivation")
+        },
         APIRow("listStudyRules", scoped: true, "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200") { cell in
             .init(.GET, "/studies/\(cell.studyID)/rules")
         },

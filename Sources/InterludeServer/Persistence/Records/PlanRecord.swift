@@ -19,10 +19,12 @@ final class PlanRecord: Model, @unchecked Sendable {
     @OptionalField(key: "arm") var arm: String?
     @Field(key: "instrument_key") var instrumentKey: String
     @Field(key: "definition") var definition: String
+    /// Set while the questionnaire is deactivated: its waiting prompts show as inactive and nothing new is planned.
+    @OptionalField(key: "deactivated_at") var deactivatedAt: Date?
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $createdAt, $updatedAt, $study, $patient, $createdBy, $arm, $instrumentKey, $definition]
+        [$id, $createdAt, $updatedAt, $study, $patient, $createdBy, $arm, $instrumentKey, $definition, $deactivatedAt]
     }
 
     init() {}

@@ -150,7 +150,8 @@ extension APIHandler {
         let patient = try await context.user(.patient)
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let status: PromptStatus = input.query.status == .completed ? .completed : .open
-        let prompts = try await context.prompts.prompts(of: patient.requireID(), statuses: [status])
+        let prompts = try await context.prompts.prompts(
+            of: patient.requireID(), statuses: status == .open ? [.open, .inactive] : [status])
         let blocked = try await context.prompts.blocked(among: prompts, patientID: patient.requireID())
         // Open ones run one-time first, then by deadline; completed ones newest first.
         let page = ListPage(

@@ -45,6 +45,22 @@ extension APIHandler {
         return .noContent
     }
 
+    func deactivatePlan(_ input: Operations.DeactivatePlan.Input) async throws -> Operations.DeactivatePlan.Output {
+        .ok(.init(body: .json(try await setPlanActive(false, input.path.planId))))
+    }
+
+    func reactivatePlan(_ input: Operations.ReactivatePlan.Input) async throws -> Operations.ReactivatePlan.Output {
+        .ok(.init(body: .json(try await setPlanActive(true, input.path.planId))))
+    }
+
+    private func setPlanActive(_ active: Bool, _ rawPlanID: String) async throws -> Components.Schemas.Plan {
+        let context = try APIContext.current()
+        let user = try await context.user(.therapist, .researcher, .admin)
+        let existing = try await context.schedules.plan(try pathID(rawPlanID))
+        let grant = try await context.access.require(.editPlans, in: existing.$study.id, by: user)
+        return try .init(try await context.schedules.setActive(active, existing, in: grant))
+    }
+
     func previewSchedule(_ input: Operations.PreviewSchedule.Input) async throws -> Operations.PreviewSchedule.Output {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
@@ -280,6 +296,7 @@ extension Components.Schemas.Plan {
         object["patientId"] = record.$patient.id?.uuidString.lowercased()
         object["arm"] = record.arm
         object["createdAt"] = ISO8601DateFormatter().string(from: record.createdAt)
+        object["deactivatedAt"] = record.deactivatedAt.map { ISO8601DateFormatter().string(from: $0) }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         self = try decoder.decode(Self.self, from: JSONSerialization.data(withJSONObject: object))
