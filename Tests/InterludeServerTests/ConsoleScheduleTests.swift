@@ -133,6 +133,34 @@ struct ConsoleScheduleTests {
         }
     }
 
+    @Test("deactivating a plan marks it in the list and offers to activate it again; activating undoes it")
+    func deactivatePlan() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, _, practiceID) = try await practice(app)
+            _ = try await attach(console, practiceID)
+            let plan = try #require(try await PlanRecord.query(on: app.database).first())
+            let before = try await console.get(plansPath(practiceID))
+
+            // act
+            let deactivated = try await console.post("\(plansPath(practiceID))/\(plan.id!)/deactivate", [])
+            let marked = try await console.get(plansPath(practiceID) + "?done=deactivated")
+            let activated = try await console.post("\(plansPath(practiceID))/\(plan.id!)/activate", [])
+            let after = try await console.get(plansPath(practiceID))
+
+            // verify
+            #expect(before.html.contains("/\(plan.id!)/deactivate"))
+            #expect(deactivated.status == .seeOther)
+            #expect(marked.html.contains("The questionnaire is deactivated"))
+            #expect(marked.html.contains("/\(plan.id!)/activate\""))
+            #expect(marked.html.contains(">deactivated<"))
+            #expect(activated.status == .seeOther)
+            #expect(try await PlanRecord.find(plan.id, on: app.database)?.deactivatedAt == nil)
+            #expect(after.html.contains("/\(plan.id!)/deactivate"))
+            #expect(!after.html.contains(">deactivated<"))
+        }
+    }
+
     enum Outsider: String, CaseIterable, Sendable {
         case otherTherapistReadsPlans, otherTherapistAttaches, otherTherapistReadsSchedule, researcherReadsSchedule, researcherReadsPlans
     }

@@ -34,6 +34,7 @@ struct ConsoleURLTests {
         (.publication(key: "phq9", version: 1), .POST), (.instrumentFHIR(key: "phq9", version: 1), .GET),
         (.pin(key: "phq9", version: 1), .POST), (.practicePlans, .GET), (.plans(study: study), .GET),
         (.plans(study: study), .POST), (.deletePlan(study: study, plan: other), .POST),
+        (.deactivatePlan(study: study, plan: other), .POST), (.activatePlan(study: study, plan: other), .POST),
         (.schedule(patient: patient), .GET), (.studies, .GET), (.newStudy, .GET), (.newStudy, .POST),
         (.study(study), .GET), (.editStudy(study), .GET), (.editStudy(study), .POST),
         (.enrollmentDecision(study: study, enrollment: other), .POST), (.team(study: study), .GET), (.team(study: study), .POST),

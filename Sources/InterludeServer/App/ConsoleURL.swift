@@ -71,6 +71,8 @@ enum ConsoleURL: Hashable, Sendable {
     case practicePlans
     case plans(study: UUID)
     case deletePlan(study: UUID, plan: UUID)
+    case deactivatePlan(study: UUID, plan: UUID)
+    case activatePlan(study: UUID, plan: UUID)
     case schedule(patient: UUID)
 
     // Studies
@@ -151,6 +153,8 @@ enum ConsoleURL: Hashable, Sendable {
         case .practicePlans: ["plans"]
         case .plans(let study): ["studies", study.uuidString, "plans"]
         case .deletePlan(let study, let plan): ["studies", study.uuidString, "plans", plan.uuidString, "delete"]
+        case .deactivatePlan(let study, let plan): ["studies", study.uuidString, "plans", plan.uuidString, "deactivate"]
+        case .activatePlan(let study, let plan): ["studies", study.uuidString, "plans", plan.uuidString, "activate"]
         case .schedule(let patient): ["schedule", patient.uuidString]
         case .studies: ["studies"]
         case .newStudy: ["studies", "new"]

@@ -273,6 +273,12 @@ extension ConsoleRow {
         ConsoleRow("POST /console/studies/:studyID/plans/:planID/delete", scoped: true, "\(staffOnly), * 404, \(team(303))") { cell in
             .post("/console/studies/\(cell.studyID)/plans/\(try await cell.world.freshPlan(cell.scope))/delete")
         },
+        ConsoleRow("POST /console/studies/:studyID/plans/:planID/deactivate", scoped: true, "\(staffOnly), * 404, \(team(303))") { cell in
+            .post("/console/studies/\(cell.studyID)/plans/\(try await cell.world.freshPlan(cell.scope))/deactivate")
+        },
+        ConsoleRow("POST /console/studies/:studyID/plans/:planID/activate", scoped: true, "\(staffOnly), * 404, \(team(303))") { cell in
+            .post("/console/studies/\(cell.studyID)/plans/\(try await cell.world.freshPlan(cell.scope))/activate")
+        },
         ConsoleRow("GET /console/rules", "\(staffOnly), * 403, own 303, otherT 303") { _ in .get("/console/rules") },
         ConsoleRow("GET /console/records", "\(staffOnly), * 403, own 303, otherT 303") { _ in .get("/console/records") },
         ConsoleRow("GET /console/studies/:studyID/records", scoped: true, "\(staffOnly), * 404, \(team(200))") { cell in .get("/console/studies/\(cell.studyID)/records") },

@@ -20,6 +20,8 @@ struct ConsoleScheduleController {
         routes.get("studies", ":studyID", "plans", use: plans)
         routes.post("studies", ":studyID", "plans", use: submit)
         routes.post("studies", ":studyID", "plans", ":planID", "delete", use: delete)
+        routes.post("studies", ":studyID", "plans", ":planID", "deactivate") { try await setActive(false, $0) }
+        routes.post("studies", ":studyID", "plans", ":planID", "activate") { try await setActive(true, $0) }
         routes.get("schedule", ":patientID", use: patientSchedule)
     }
 
@@ -46,8 +48,7 @@ struct ConsoleScheduleController {
         form.durationMinutes = "60"
         return try await render(
             request, form: form, submission: PlanSubmission(target: request.query[String.self, at: "target"]),
-            created: request.query[String.self, at: "created"] != nil,
-            removed: request.query[String.self, at: "removed"] != nil)
+            done: request.query[String.self, at: "done"].flatMap(SchedulePages.PlanChange.init))
     }
 
     /// Attaches the plan, or with `action=preview` shows what it would give without attaching anything.
@@ -67,7 +68,7 @@ struct ConsoleScheduleController {
             if user.role == .therapist, let patientID {
                 return request.redirect(to: .patient(patientID), query: [("planAdded", "1")])
             }
-            return request.redirect(to: .plans(study: studyID), query: [("created", "1")])
+            return request.redirect(to: .plans(study: studyID), query: [("done", SchedulePages.PlanChange.created.rawValue)])
         } catch {
             guard var errors = FormErrors.from(error, request: request) else { throw error }
             // The form chooses arm and patient in one field.
@@ -81,7 +82,16 @@ struct ConsoleScheduleController {
         let studyID = grant.studyID
         guard let planID = request.parameters.get("planID", as: UUID.self) else { throw AppError.notFound }
         try await schedules(request).delete(try await schedules(request).plan(planID), in: grant)
-        return request.redirect(to: .plans(study: studyID), query: [("removed", "1")])
+        return request.redirect(to: .plans(study: studyID), query: [("done", SchedulePages.PlanChange.removed.rawValue)])
+    }
+
+    /// Deactivates a plan's questionnaire or activates it again.
+    func setActive(_ active: Bool, _ request: Request) async throws -> Response {
+        let grant = try await grant(.editPlans, request, try request.consoleUser(.therapist, .researcher, .admin))
+        guard let planID = request.parameters.get("planID", as: UUID.self) else { throw AppError.notFound }
+        _ = try await schedules(request).setActive(active, try await schedules(request).plan(planID), in: grant)
+        let change: SchedulePages.PlanChange = active ? .activated : .deactivated
+        return request.redirect(to: .plans(study: grant.studyID), query: [("done", change.rawValue)])
     }
 
     /// `all`, `arm:<name>` or `patient:<id>`.
@@ -95,12 +105,12 @@ struct ConsoleScheduleController {
 
     private func render(
         _ request: Request, form: PlanForm, submission: PlanSubmission, preview draft: SchedulePlan? = nil,
-        errors: FormErrors = FormErrors(), created: Bool = false, removed: Bool = false
+        errors: FormErrors = FormErrors(), done: SchedulePages.PlanChange? = nil
     ) async throws -> Response {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
         let grant = try await grant(.viewPlans, request, user)
         let content = try await SchedulePages(viewer: user, database: request.db, services: request.services)
-            .plans(grant, form: form, submission: submission, preview: draft, errors: errors, created: created, removed: removed)
+            .plans(grant, form: form, submission: submission, preview: draft, errors: errors, done: done)
         return try await request.renderConsole(
             "console/plans", titleKey: "console.plans.title", content: content,
             script: "/js/pages/plan-form.js", status: errors.isEmpty ? .ok : errors.status)

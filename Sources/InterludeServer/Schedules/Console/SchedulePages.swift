@@ -11,6 +11,8 @@ struct SchedulePages: Sendable {
         var summary: String
         var target: String
         var createdAt: String
+        /// Whether its questionnaire is deactivated.
+        var inactive: Bool
     }
 
     struct WeekdayRow: Encodable, Sendable {
@@ -40,8 +42,12 @@ struct SchedulePages: Sendable {
         var previewDays: String
         var preview: PreviewTable?
         var errors: FormErrors
-        var created: Bool
-        var removed: Bool
+        /// What the last action did, for the notice at the top.
+        var done: PlanChange?
+    }
+
+    enum PlanChange: String, Encodable, Sendable {
+        case created, removed, deactivated, activated
     }
 
     struct PatientScheduleContent: Encodable, Sendable {
@@ -63,7 +69,7 @@ struct SchedulePages: Sendable {
 
     func plans(
         _ grant: StudyGrant, form: PlanForm, submission: ConsoleScheduleController.PlanSubmission, preview draft: SchedulePlan?,
-        errors: FormErrors, created: Bool, removed: Bool
+        errors: FormErrors, done: PlanChange?
     ) async throws -> PlansContent {
         let studyID = grant.studyID
         let schedules = ScheduleService(database: database, services: services)
@@ -91,7 +97,8 @@ struct SchedulePages: Sendable {
             }
             return PlanRow(
                 id: try record.requireID().uuidString, title: titles[record.instrumentKey] ?? record.instrumentKey,
-                summary: summaries.describe(plan), target: target, createdAt: display.dateTime(record.createdAt))
+                summary: summaries.describe(plan), target: target, createdAt: display.dateTime(record.createdAt),
+                inactive: record.deactivatedAt != nil)
         }
 
         let chosenTarget = submission.target ?? "all"
@@ -165,7 +172,7 @@ struct SchedulePages: Sendable {
                     selected: form.anchor == $0.rawValue)
             },
             previewPatients: previewPatients, previewFrom: previewFrom.description,
-            previewDays: String(previewDays), preview: table, errors: errors, created: created, removed: removed)
+            previewDays: String(previewDays), preview: table, errors: errors, done: done)
     }
 
     /// `charts` are the viewer's charts of one participant; `fromText` and `daysText` as the query gave them.
