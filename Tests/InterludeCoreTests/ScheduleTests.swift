@@ -261,6 +261,56 @@ struct ScheduleTests {
         #expect(week.count == 6)
     }
 
+    @Test("where the plan offers both, a participant switches between random windows and fixed times; elsewhere not")
+    func eitherMode() throws {
+        var plan = Self.daily
+        plan.adjustment = AdjustmentBounds(earliest: LocalTime("07:00")!, latest: LocalTime("21:00")!, minCount: 1, maxCount: 3)
+        let fixed = PlanAdjustment.times(times: [LocalTime("08:00")!, LocalTime("19:30")!], weekdays: [.monday, .friday])
+        #expect(throws: ValidationFailure(field: "adjustment", code: .wrongType)) { try plan.check(fixed) }
+        plan.adjustment?.eitherMode = true
+        try plan.check(fixed)
+        #expect(throws: ValidationFailure.self) { try plan.check(.times(times: [LocalTime("06:30")!], weekdays: [.monday])) }
+
+        let context = ScheduleContext(
+            participantID: UUID(), planID: UUID(), timeZone: TimeZone(identifier: "Europe/Vienna")!,
+            enrolledAt: Date(timeIntervalSince1970: 1_735_689_600), planCreatedAt: Date(timeIntervalSince1970: 1_735_689_600),
+            adjustment: fixed)
+        let week = plan.occurrences(from: LocalDate("2026-05-04")!, through: LocalDate("2026-05-10")!, context: context)
+        #expect(week.map { LocalDateTime($0.opensAt, in: context.timeZone).description } == [
+            "2026-05-04T08:00", "2026-05-04T19:30", "2026-05-08T08:00", "2026-05-08T19:30",
+        ])
+        plan.adjustment?.eitherMode = false
+        #expect(plan.adjustedPattern(fixed) == plan.pattern, "a choice the plan no longer offers is not followed")
+
+        let monthly = SchedulePlan(
+            instrumentKey: "pss-10", pattern: .monthly(day: 1, time: LocalTime("09:00")!), durationMinutes: 60,
+            adjustment: AdjustmentBounds(earliest: LocalTime("07:00")!, latest: LocalTime("21:00")!, minCount: 1, maxCount: 1, eitherMode: true))
+        #expect(monthly.problems().map(\.field) == ["adjustment.eitherMode"])
+    }
+
+    @Test("a weekly or monthly plan's time is the participant's, inside the bounds; its day stays the plan's")
+    func ownTimeOfWeeklyPlan() throws {
+        let bounds = AdjustmentBounds(earliest: LocalTime("08:00")!, latest: LocalTime("20:00")!, minCount: 1, maxCount: 1)
+        let weekly = SchedulePlan(
+            instrumentKey: "tys-weekly", pattern: .weekly(weekday: .sunday, time: LocalTime("18:00")!), durationMinutes: 24 * 60,
+            adjustment: bounds)
+        #expect(weekly.problems() == [])
+        try weekly.check(.time(LocalTime("09:15")!))
+        #expect(throws: ValidationFailure(field: "time", code: .outOfRange)) { try weekly.check(.time(LocalTime("21:00")!)) }
+        #expect(throws: ValidationFailure(field: "adjustment", code: .wrongType)) {
+            try weekly.check(.times(times: [LocalTime("09:00")!], weekdays: [.monday]))
+        }
+        let context = ScheduleContext(
+            participantID: UUID(), planID: UUID(), timeZone: TimeZone(identifier: "Europe/Vienna")!,
+            enrolledAt: Date(timeIntervalSince1970: 1_735_689_600), planCreatedAt: Date(timeIntervalSince1970: 1_735_689_600),
+            adjustment: .time(LocalTime("09:15")!))
+        let sundays = weekly.occurrences(from: LocalDate("2026-05-04")!, through: LocalDate("2026-05-17")!, context: context)
+        #expect(sundays.map { LocalDateTime($0.opensAt, in: context.timeZone).description } == ["2026-05-10T09:15", "2026-05-17T09:15"])
+        let encoded = try JSONEncoder().encode(PlanAdjustment.time(LocalTime("09:15")!))
+        #expect(String(decoding: encoded, as: UTF8.self) == #"{"time":"09:15"}"#)
+        #expect(try JSONDecoder().decode(PlanAdjustment.self, from: encoded) == .time(LocalTime("09:15")!))
+    }
+
     @Test("plans round-trip through JSON")
     func coding() throws {
         var plan = Self.daily

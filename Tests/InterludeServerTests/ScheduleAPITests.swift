@@ -589,6 +589,66 @@ struct ScheduleAPITests {
         }
     }
 
+    @Test("a weekly questionnaire's time is the participant's to choose inside the bounds; outside them it is refused")
+    func adjustableWeeklyTime() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID, practiceID) = try await practice(app)
+            let planID = try await createPlan(
+                ["instrumentKey": "who-5", "durationMinutes": 600, "pattern": ["kind": "weekly", "weekday": "sunday", "time": "18:00"],
+                    "adjustment": ["earliest": "08:00", "latest": "20:00", "minCount": 1, "maxCount": 1]],
+                by: therapist, in: practiceID)
+
+            // act
+            let late = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": ["time": "22:00"]])
+            let morning = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": ["time": "09:30"]])
+
+            // verify
+            #expect(late.status == .unprocessableEntity)
+            #expect(late.body.problemFields == ["time"])
+            #expect(morning.status == .ok, "\(morning.text)")
+            #expect(try morning.decoded(Components.Schemas.AdjustablePlan.self).adjustment?.time == "09:30")
+            let ahead = try await promptsAhead(app, patientID)
+            #expect(!ahead.isEmpty)
+            #expect(ahead.allSatisfy {
+                let local = LocalDateTime($0.opensAt, in: Self.vienna)
+                return local.time == LocalTime("09:30")! && local.date.weekday == .sunday
+            })
+        }
+    }
+
+    @Test("where the plan offers both, a participant switches from random windows to fixed times and back")
+    func switchToFixedTimes() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID, practiceID) = try await practice(app)
+            let either = Self.daily.merging(
+                ["adjustment": ["earliest": "07:00", "latest": "21:00", "minCount": 1, "maxCount": 3, "eitherMode": true]])
+            let planID = try await createPlan(either, by: therapist, in: practiceID)
+            let onlyRandom = try await createPlan(Self.adjustable, by: therapist, in: practiceID)
+            let fixed: JSONValue = ["times": ["08:15", "20:00"], "weekdays": ["monday", "tuesday", "wednesday", "thursday", "friday"]]
+
+            // act
+            let refused = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(onlyRandom), "adjustment": fixed])
+            let switched = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": fixed])
+            let aheadFixed = try await promptsAhead(app, patientID).filter { $0.planID?.uuidString.lowercased() == planID }
+            let back = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID)])
+            let aheadRandom = try await promptsAhead(app, patientID).filter { $0.planID?.uuidString.lowercased() == planID }
+
+            // verify
+            #expect(refused.status == .unprocessableEntity)
+            #expect(refused.body.problemFields == ["adjustment"])
+            #expect(switched.status == .ok, "\(switched.text)")
+            #expect(!aheadFixed.isEmpty)
+            #expect(aheadFixed.allSatisfy {
+                let local = LocalDateTime($0.opensAt, in: Self.vienna)
+                return [LocalTime("08:15")!, LocalTime("20:00")!].contains(local.time) && ![.saturday, .sunday].contains(local.date.weekday)
+            })
+            #expect(back.status == .ok)
+            #expect(aheadRandom.contains { ![LocalTime("08:15")!, LocalTime("20:00")!].contains(LocalDateTime($0.opensAt, in: Self.vienna).time) })
+        }
+    }
+
     @Test("sending no adjustment goes back to the plan as the study made it")
     func adjustmentReset() async throws {
         try await withTestApp { app in

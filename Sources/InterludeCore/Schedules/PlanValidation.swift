@@ -60,6 +60,9 @@ extension SchedulePlan {
                 {
                     validator.add("adjustment.maxCount", .outOfRange)
                 }
+            case .weekly, .monthly:
+                if adjustment.latest <= adjustment.earliest { validator.add("adjustment.latest", .invalidValue) }
+                if adjustment.eitherMode { validator.add("adjustment.eitherMode", .notAllowed) }
             default:
                 validator.add("adjustment", .notAllowed)
             }
@@ -78,32 +81,51 @@ extension SchedulePlan {
         guard let bounds = self.adjustment else { throw ValidationFailure(field: "planId", code: .notAllowed) }
         switch (pattern, adjustment) {
         case (.randomWindows, .windows(let days)):
-            for (weekday, windows) in days {
-                let path = "days.\(weekday.rawValue)"
-                Self.checkWindows(windows, duration: durationMinutes, path: path, into: &validator)
-                for (index, window) in windows.enumerated()
-                where window.start < bounds.earliest || window.end > bounds.latest {
-                    validator.add("\(path).\(index)", .outOfRange)
-                }
-                let total = windows.reduce(0) { $0 + $1.count }
-                if !windows.isEmpty, !(bounds.minCount...bounds.maxCount).contains(total) {
-                    validator.add(path, .outOfRange, limit: bounds.maxCount)
-                }
-            }
-            if days.values.allSatisfy(\.isEmpty) { validator.add("days", .required) }
+            Self.check(days, duration: durationMinutes, bounds: bounds, into: &validator)
         case (.fixedTimes, .times(let times, let weekdays)):
-            Self.checkTimes(times, duration: durationMinutes, path: "times", into: &validator)
-            for (index, time) in times.enumerated() where time < bounds.earliest || time > bounds.latest {
-                validator.add("times.\(index)", .outOfRange)
-            }
-            if !(bounds.minCount...bounds.maxCount).contains(times.count) {
-                validator.add("times", .outOfRange, limit: bounds.maxCount)
-            }
-            if weekdays.isEmpty { validator.add("weekdays", .required) }
+            Self.check(times, weekdays: weekdays, duration: durationMinutes, bounds: bounds, into: &validator)
+        case (.fixedTimes, .windows(let days)) where bounds.eitherMode:
+            Self.check(days, duration: durationMinutes, bounds: bounds, into: &validator)
+        case (.randomWindows, .times(let times, let weekdays)) where bounds.eitherMode:
+            Self.check(times, weekdays: weekdays, duration: durationMinutes, bounds: bounds, into: &validator)
+        case (.weekly, .time(let time)), (.monthly, .time(let time)):
+            if time < bounds.earliest || time > bounds.latest { validator.add("time", .outOfRange) }
         default:
             validator.add("adjustment", .wrongType)
         }
         try validator.check()
+    }
+
+    /// A participant's own random windows inside the bounds, with the number of openings a day they allow.
+    static func check(
+        _ days: [Weekday: [TimeWindow]], duration: Int, bounds: AdjustmentBounds, into validator: inout FieldValidator
+    ) {
+        for (weekday, windows) in days {
+            let path = "days.\(weekday.rawValue)"
+            checkWindows(windows, duration: duration, path: path, into: &validator)
+            for (index, window) in windows.enumerated() where window.start < bounds.earliest || window.end > bounds.latest {
+                validator.add("\(path).\(index)", .outOfRange)
+            }
+            let total = windows.reduce(0) { $0 + $1.count }
+            if !windows.isEmpty, !(bounds.minCount...bounds.maxCount).contains(total) {
+                validator.add(path, .outOfRange, limit: bounds.maxCount)
+            }
+        }
+        if days.values.allSatisfy(\.isEmpty) { validator.add("days", .required) }
+    }
+
+    /// A participant's own fixed times inside the bounds, as many a day as they allow, on at least one weekday.
+    static func check(
+        _ times: [LocalTime], weekdays: [Weekday], duration: Int, bounds: AdjustmentBounds, into validator: inout FieldValidator
+    ) {
+        checkTimes(times, duration: duration, path: "times", into: &validator)
+        for (index, time) in times.enumerated() where time < bounds.earliest || time > bounds.latest {
+            validator.add("times.\(index)", .outOfRange)
+        }
+        if !(bounds.minCount...bounds.maxCount).contains(times.count) {
+            validator.add("times", .outOfRange, limit: bounds.maxCount)
+        }
+        if weekdays.isEmpty { validator.add("weekdays", .required) }
     }
 
     /// Fixed times: present, unique, and far enough apart that one prompt closes before the next opens, also

@@ -97,23 +97,37 @@ extension SchedulePlan {
 
     /// The openings of one local day, in order and without overlap: a start that falls before the previous
     /// prompt closed moves later by the difference.
+    /// The pattern with the participant's own times in place: their times or windows, switching between random
+    /// windows and fixed times only where the bounds offer both, and their time of a weekly or monthly plan.
+    public func adjustedPattern(_ adjustment: PlanAdjustment?) -> SchedulePattern {
+        let eitherMode = self.adjustment?.eitherMode == true
+        switch (pattern, adjustment) {
+        case (.fixedTimes, .times(let times, let weekdays)):
+            return .fixedTimes(times: times, weekdays: weekdays)
+        case (.randomWindows, .windows(let days)):
+            return .randomWindows(days: days)
+        case (.randomWindows, .times(let times, let weekdays)) where eitherMode:
+            return .fixedTimes(times: times, weekdays: weekdays)
+        case (.fixedTimes, .windows(let days)) where eitherMode:
+            return .randomWindows(days: days)
+        case (.weekly(let weekday, _), .time(let time)):
+            return .weekly(weekday: weekday, time: time)
+        case (.monthly(let day, _), .time(let time)):
+            return .monthly(day: day, time: time)
+        default:
+            return pattern
+        }
+    }
+
     private func occurrences(on day: LocalDate, context: ScheduleContext, enrolledOn: LocalDate) -> [Occurrence] {
         let zone = context.timeZone
         let duration = TimeInterval(durationMinutes * 60)
         var starts: [(slot: String, opens: Date, window: WindowMinutes?)] = []
-        switch pattern {
-        case .fixedTimes(let planTimes, let planWeekdays):
-            var times = planTimes
-            var weekdays = planWeekdays
-            if case .times(let ownTimes, let ownWeekdays) = context.adjustment {
-                times = ownTimes
-                weekdays = ownWeekdays
-            }
+        switch adjustedPattern(context.adjustment) {
+        case .fixedTimes(let times, let weekdays):
             guard weekdays.contains(day.weekday) else { return [] }
             starts = times.sorted().map { ($0.description, LocalDateTime(date: day, time: $0).instant(in: zone), nil) }
-        case .randomWindows(let planDays):
-            var days = planDays
-            if case .windows(let own) = context.adjustment { days = own }
+        case .randomWindows(let days):
             var generator = SeededGenerator(seed: "\(context.participantID)|\(context.planID)|\(day)")
             for (index, window) in (days[day.weekday] ?? []).sorted(by: { $0.start < $1.start }).enumerated() {
                 let minutes = WindowMinutes(day: day, window: window, zone: zone)

@@ -224,27 +224,52 @@ extension SchedulePattern: Codable {
 }
 
 /// How far a participant may move a plan's times: every opening between `earliest` and `latest`, and between
-/// `minCount` and `maxCount` openings a day.
+/// `minCount` and `maxCount` openings a day (a weekly or monthly plan has one, its time the participant's).
+/// With `eitherMode`, a plan of random windows or fixed times lets the participant choose either.
 public struct AdjustmentBounds: Codable, Hashable, Sendable {
     public var earliest: LocalTime
     public var latest: LocalTime
     public var minCount: Int
     public var maxCount: Int
+    public var eitherMode: Bool
 
-    public init(earliest: LocalTime, latest: LocalTime, minCount: Int, maxCount: Int) {
+    public init(earliest: LocalTime, latest: LocalTime, minCount: Int, maxCount: Int, eitherMode: Bool = false) {
         self.earliest = earliest
         self.latest = latest
         self.minCount = minCount
         self.maxCount = maxCount
+        self.eitherMode = eitherMode
+    }
+
+    enum CodingKeys: String, CodingKey { case earliest, latest, minCount, maxCount, eitherMode }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        earliest = try container.decode(LocalTime.self, forKey: .earliest)
+        latest = try container.decode(LocalTime.self, forKey: .latest)
+        minCount = try container.decodeIfPresent(Int.self, forKey: .minCount) ?? 1
+        maxCount = try container.decodeIfPresent(Int.self, forKey: .maxCount) ?? 1
+        eitherMode = try container.decodeIfPresent(Bool.self, forKey: .eitherMode) ?? false
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(earliest, forKey: .earliest)
+        try container.encode(latest, forKey: .latest)
+        try container.encode(minCount, forKey: .minCount)
+        try container.encode(maxCount, forKey: .maxCount)
+        if eitherMode { try container.encode(eitherMode, forKey: .eitherMode) }
     }
 }
 
-/// A participant's own version of an adjustable plan: per-weekday windows (random plans) or times (fixed plans).
+/// A participant's own version of an adjustable plan: per-weekday windows (random plans) or times (fixed plans),
+/// either where the plan offers both, or the time of a weekly or monthly plan.
 public enum PlanAdjustment: Hashable, Sendable, Codable {
     case windows([Weekday: [TimeWindow]])
     case times(times: [LocalTime], weekdays: [Weekday])
+    case time(LocalTime)
 
-    enum CodingKeys: String, CodingKey { case days, times, weekdays }
+    enum CodingKeys: String, CodingKey { case days, times, weekdays, time }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -257,6 +282,8 @@ public enum PlanAdjustment: Hashable, Sendable, Codable {
                 days[weekday] = windows
             }
             self = .windows(days)
+        } else if let time = try container.decodeIfPresent(LocalTime.self, forKey: .time) {
+            self = .time(time)
         } else {
             self = .times(
                 times: try container.decode([LocalTime].self, forKey: .times),
@@ -272,6 +299,8 @@ public enum PlanAdjustment: Hashable, Sendable, Codable {
         case .times(let times, let weekdays):
             try container.encode(times, forKey: .times)
             try container.encode(weekdays.sorted(), forKey: .weekdays)
+        case .time(let time):
+            try container.encode(time, forKey: .time)
         }
     }
 }
