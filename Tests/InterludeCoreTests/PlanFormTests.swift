@@ -61,6 +61,19 @@ struct PlanFormTests {
         let fixed = try form.plan()
         #expect(fixed.pattern == .fixedTimes(times: [LocalTime("20:00")!, LocalTime("08:30")!], weekdays: [.monday, .friday]))
         #expect(fixed.adjustment == AdjustmentBounds(earliest: LocalTime("07:00")!, latest: LocalTime("22:00")!, minCount: 1, maxCount: 3))
+        form.adjustEitherMode = "1"
+        #expect(try form.plan().adjustment?.eitherMode == true)
+        form.adjustEitherMode = ""
+        form.kind = "weekly"
+        form.weekday = "sunday"
+        form.time = "18:00"
+        form.adjustMinCount = ""
+        form.adjustMaxCount = ""
+        #expect(
+            try form.plan().adjustment == AdjustmentBounds(earliest: LocalTime("07:00")!, latest: LocalTime("22:00")!, minCount: 1, maxCount: 1),
+            "a weekly plan's bounds need no counts")
+        form.kind = "fixedTimes"
+        #expect(throws: ValidationFailure.self) { try form.plan() }
         form.adjustEarliest = ""
         form.adjustLatest = ""
         form.adjustMinCount = ""

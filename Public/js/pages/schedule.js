@@ -117,14 +117,43 @@ function timesForm(plan, form) {
   });
 }
 
+/** The one time of a weekly or monthly questionnaire. */
+function timeForm(plan, form) {
+  const id = `plan-${plan.planId}-time`;
+  const value = (plan.adjustment && plan.adjustment.time) || plan.pattern.time;
+  const input = element("input", { type: "time", id, value, min: plan.bounds.earliest, max: plan.bounds.latest, step: 300 });
+  form.append(field(message("time"), input, "time"));
+  return () => ({ time: input.value });
+}
+
+/** Where the plan offers both: the person's choice of random windows or fixed times, each with its own form. */
+function modeForm(plan, form) {
+  const chosen = plan.adjustment ? (plan.adjustment.times ? "fixedTimes" : "randomWindows") : plan.pattern.kind;
+  const choices = element("fieldset", { className: "choices mode" }, [element("legend", { textContent: message("mode") })]);
+  for (const mode of ["randomWindows", "fixedTimes"]) {
+    const id = `plan-${plan.planId}-mode-${mode}`;
+    const radio = element("input", { type: "radio", id, name: `plan-${plan.planId}-mode`, value: mode, checked: mode === chosen });
+    choices.append(element("div", { className: "choice" }, [radio, element("label", { htmlFor: id, textContent: message(`mode.${mode}`) })]));
+  }
+  const parts = { randomWindows: element("div"), fixedTimes: element("div") };
+  const readers = { randomWindows: windowsForm(plan, parts.randomWindows), fixedTimes: timesForm(plan, parts.fixedTimes) };
+  const current = () => choices.querySelector("input:checked").value;
+  const show = () => Object.entries(parts).forEach(([mode, part]) => (part.hidden = mode !== current()));
+  choices.addEventListener("change", show);
+  form.append(choices, parts.randomWindows, parts.fixedTimes);
+  show();
+  return () => readers[current()]();
+}
+
 function planCard(plan, announce, reload) {
   const card = element("section", { className: "card adjustable" });
   card.dataset.plan = plan.planId;
   card.append(element("h3", { textContent: plan.title }));
+  const once = ["weekly", "monthly"].includes(plan.pattern.kind);
   card.append(
     element("p", {
       className: "hint",
-      textContent: message("bounds", {
+      textContent: message(once ? "boundsTime" : "bounds", {
         earliest: plan.bounds.earliest,
         latest: plan.bounds.latest,
         min: plan.bounds.minCount,
@@ -136,7 +165,13 @@ function planCard(plan, announce, reload) {
   const form = element("form", { noValidate: true });
   form.append(element("div", { className: "notice error", role: "alert", tabIndex: -1, hidden: true }));
   form.lastChild.dataset.summary = "";
-  const read = plan.pattern.kind === "fixedTimes" ? timesForm(plan, form) : windowsForm(plan, form);
+  const read = once
+    ? timeForm(plan, form)
+    : plan.bounds.eitherMode
+      ? modeForm(plan, form)
+      : plan.pattern.kind === "fixedTimes"
+        ? timesForm(plan, form)
+        : windowsForm(plan, form);
   const save = element("button", { type: "submit", textContent: message("saveTimes") });
   const reset = element("button", { type: "button", className: "secondary", textContent: message("reset") });
   reset.dataset.action = "reset";

@@ -35,6 +35,8 @@ public struct PlanForm: Codable, Sendable, Equatable {
     public var adjustLatest: String = ""
     public var adjustMinCount: String = ""
     public var adjustMaxCount: String = ""
+    /// Set (any value) when participants may choose random windows or fixed times.
+    public var adjustEitherMode: String = ""
 
     public init() {}
 
@@ -72,6 +74,7 @@ public struct PlanForm: Codable, Sendable, Equatable {
         adjustLatest = try text(.adjustLatest)
         adjustMinCount = try text(.adjustMinCount)
         adjustMaxCount = try text(.adjustMaxCount)
+        adjustEitherMode = try text(.adjustEitherMode)
     }
 
     /// The form field of each weekday's windows.
@@ -177,10 +180,14 @@ public struct PlanForm: Codable, Sendable, Equatable {
         guard fields.contains(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else { return nil }
         let earliest = Self.time(adjustEarliest, field: "adjustEarliest", into: &validator)
         let latest = Self.time(adjustLatest, field: "adjustLatest", into: &validator)
-        let least = Self.integer(adjustMinCount, field: "adjustMinCount", required: true, into: &validator)
-        let most = Self.integer(adjustMaxCount, field: "adjustMaxCount", required: true, into: &validator)
+        // A weekly or monthly plan has one opening; only its time is the participant's.
+        let counted = kind != "weekly" && kind != "monthly"
+        let least = counted ? Self.integer(adjustMinCount, field: "adjustMinCount", required: true, into: &validator) : 1
+        let most = counted ? Self.integer(adjustMaxCount, field: "adjustMaxCount", required: true, into: &validator) : 1
         guard let earliest, let latest, let least, let most else { return nil }
-        return AdjustmentBounds(earliest: earliest, latest: latest, minCount: least, maxCount: most)
+        return AdjustmentBounds(
+            earliest: earliest, latest: latest, minCount: least, maxCount: most,
+            eitherMode: counted && !adjustEitherMode.isEmpty)
     }
 
     /// The form field a problem of the checked plan belongs to.
