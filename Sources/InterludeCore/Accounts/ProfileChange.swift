@@ -6,10 +6,12 @@ public struct ProfileChange: Sendable, Equatable {
     public var language: Language?
     public var timeZone: String?
     public var shareWithResearch: Bool?
+    /// A patient's switch for seeing their results against everyone's.
+    public var hidesComparison: Bool?
 
     /// `name` may be an empty string to remove the name.
     public static func validate(
-        name: String?, locale: String?, timeZone: String?, shareWithResearch: Bool?
+        name: String?, locale: String?, timeZone: String?, shareWithResearch: Bool?, hidesComparison: Bool? = nil
     ) throws(ValidationFailure) -> ProfileChange {
         var validator = FieldValidator()
         var change = ProfileChange()
@@ -21,6 +23,7 @@ public struct ProfileChange: Sendable, Equatable {
         if let locale { change.language = AccountFields.language(locale, into: &validator) }
         if let timeZone { change.timeZone = AccountFields.timeZone(timeZone, into: &validator) }
         change.shareWithResearch = shareWithResearch
+        change.hidesComparison = hidesComparison
         try validator.check()
         return change
     }

@@ -62,6 +62,8 @@ public struct StudyDraft: Sendable, Equatable {
     /// Days after the study closes until the accounts of those who took part in nothing else lose what identifies
     /// them; the pseudonymised research data stays.
     public var retentionDays: Int
+    /// Whether participants see their results against everyone's, and from when.
+    public var comparison: ComparisonVisibility = .off
 
     public static let defaultRetentionDays = 365
     public static let retentionDaysRange = 0...3650
@@ -73,7 +75,8 @@ public struct StudyDraft: Sendable, Equatable {
     public static func validate(
         title: String?, description: String?, consentText: String?, consentVersion: String?,
         joinMode: String?, joinPassword: String?, status: String?, hasPassword: Bool = false, arms: [String] = [],
-        allocation: String? = nil, asksDemographics: Bool = false, retentionDays: Int = defaultRetentionDays
+        allocation: String? = nil, asksDemographics: Bool = false, retentionDays: Int = defaultRetentionDays,
+        comparison: String? = nil
     ) throws(ValidationFailure) -> StudyDraft {
         var validator = FieldValidator()
         let cleanTitle = validator.text(title, field: "title", maxLength: titleMaxLength)
@@ -111,11 +114,14 @@ public struct StudyDraft: Sendable, Equatable {
         if !retentionDaysRange.contains(retentionDays) {
             validator.add("retentionDays", .outOfRange, limit: retentionDaysRange.upperBound)
         }
+        let parsedComparison = ComparisonVisibility(rawValue: comparison ?? ComparisonVisibility.off.rawValue)
+        if parsedComparison == nil { validator.add("comparison", .invalidValue) }
         try validator.check()
         return StudyDraft(
             title: cleanTitle!, description: cleanDescription, consentText: cleanConsent!,
             consentVersion: cleanVersion!, joinMode: mode!, joinPassword: password, status: parsedStatus!,
-            arms: cleanArms, allocation: parsedAllocation!, asksDemographics: asksDemographics, retentionDays: retentionDays)
+            arms: cleanArms, allocation: parsedAllocation!, asksDemographics: asksDemographics, retentionDays: retentionDays,
+            comparison: parsedComparison!)
     }
 }
 

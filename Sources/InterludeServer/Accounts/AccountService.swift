@@ -252,13 +252,15 @@ struct AccountService: Sendable {
             if let timeZone = change.timeZone { user.timeZone = timeZone }
             user.updatedAt = now
             try await user.save(on: database)
-            if let share = change.shareWithResearch,
-                let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == userID).first(),
-                profile.shareWithResearch != share
+            if change.shareWithResearch != nil || change.hidesComparison != nil,
+                let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == userID).first()
             {
+                if let hides = change.hidesComparison { profile.hidesComparison = hides }
+                let share = change.shareWithResearch ?? profile.shareWithResearch
+                let sharingChanged = profile.shareWithResearch != share
                 profile.shareWithResearch = share
                 try await profile.save(on: database)
-                try await Consents.recordResearchSharing(share, userID: userID, now: now, on: database)
+                if sharingChanged { try await Consents.recordResearchSharing(share, userID: userID, now: now, on: database) }
             }
         }
         // Future prompts follow the new local time.

@@ -56,6 +56,7 @@ enum Migrations {
             UpdateEnrollmentsAddPausedAt(),
             UpdateUsersAddDeletedAt(),
             UpdatePlansAddDeactivatedAt(),
+            UpdateStudiesAddComparison(),
         ]
     }
 }

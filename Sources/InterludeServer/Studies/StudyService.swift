@@ -178,6 +178,7 @@ struct StudyService: Sendable {
         study.arms = try StudyService.encodeArms(draft.arms)
         study.allocation = draft.arms.isEmpty ? nil : draft.allocation
         study.asksDemographics = draft.asksDemographics
+        study.comparison = draft.comparison
         study.retentionDays = draft.retentionDays
         try await database.atomically { database in
             try await study.create(on: database)
@@ -216,6 +217,7 @@ struct StudyService: Sendable {
         study.arms = try StudyService.encodeArms(draft.arms)
         study.allocation = draft.arms.isEmpty ? nil : draft.allocation
         study.asksDemographics = draft.asksDemographics
+        study.comparison = draft.comparison
         study.retentionDays = draft.retentionDays
         let statusChanged = study.status != draft.status
         if statusChanged { study.closedAt = draft.status == .closed ? now : nil }

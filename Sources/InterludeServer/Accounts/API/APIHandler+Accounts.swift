@@ -126,7 +126,8 @@ extension APIHandler {
         let user = try await context.authenticated().user
         let change = try ProfileChange.validate(
             name: body.name, locale: body.locale?.rawValue, timeZone: body.timeZone,
-            shareWithResearch: user.role == .patient ? body.shareWithResearch : nil)
+            shareWithResearch: user.role == .patient ? body.shareWithResearch : nil,
+            hidesComparison: user.role == .patient ? body.hideComparison : nil)
         try await context.accounts.updateProfile(user: user, change: change)
         return .ok(.init(body: .json(try await .load(user, on: context.database))))
     }

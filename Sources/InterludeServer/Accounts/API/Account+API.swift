@@ -14,7 +14,8 @@ extension Components.Schemas.User {
                 pseudonym: profile.pseudonym, shareWithResearch: profile.shareWithResearch, paired: pairing != nil,
                 dateOfBirth: profile.dateOfBirth, gender: profile.gender.flatMap(Components.Schemas.Gender.init),
                 pairedSince: pairing?.createdAt, therapyStart: profile.therapyStart, therapyEnd: profile.therapyEnd,
-                records: .init(try await RecordSettings.ofStudies(of: userID, on: database)))
+                records: .init(try await RecordSettings.ofStudies(of: userID, on: database)),
+                hidesComparison: profile.hidesComparison)
         }
         return .init(
             id: userID.uuidString.lowercased(), email: user.email,
@@ -78,8 +79,8 @@ extension Components.Schemas.Study {
             consentText: study.consentText, consentVersion: study.consentVersion,
             consentModules: consentModules.isEmpty ? nil : consentModules.map { .init(rawValue: $0.rawValue)! },
             arms: StudyArms.names(of: study).isEmpty ? nil : StudyArms.names(of: study),
-            asksDemographics: study.asksDemographics, retentionDays: study.retentionDays, closedAt: study.closedAt,
-            enrollment: try enrollment.map(Components.Schemas.Enrollment.init))
+            asksDemographics: study.asksDemographics, comparison: .init(rawValue: study.comparison.rawValue),
+            retentionDays: study.retentionDays, closedAt: study.closedAt, enrollment: try enrollment.map(Components.Schemas.Enrollment.init))
     }
 }
 

@@ -18,10 +18,12 @@ final class PatientProfileRecord: Model, @unchecked Sendable {
     @OptionalField(key: "gender") var gender: String?
     @OptionalField(key: "therapy_start") var therapyStart: String?
     @OptionalField(key: "therapy_end") var therapyEnd: String?
+    /// The person's own switch: they do not want to see their results against everyone's.
+    @Field(key: "hides_comparison") var hidesComparison: Bool
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $user, $pseudonym, $shareWithResearch, $dateOfBirth, $gender, $therapyStart, $therapyEnd]
+        [$id, $user, $pseudonym, $shareWithResearch, $dateOfBirth, $gender, $therapyStart, $therapyEnd, $hidesComparison]
     }
 
     init() {}
@@ -30,5 +32,6 @@ final class PatientProfileRecord: Model, @unchecked Sendable {
         self.$user.id = userID
         self.pseudonym = pseudonym
         self.shareWithResearch = shareWithResearch
+        self.hidesComparison = false
     }
 }

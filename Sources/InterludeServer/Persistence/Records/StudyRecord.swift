@@ -37,12 +37,14 @@ final class StudyRecord: Model, @unchecked Sendable {
     @Field(key: "event_types") var eventTypes: String
     /// The sample types asked for with their reasons, and the window, as JSON (`SampleSettings`); empty asks for none.
     @Field(key: "sample_settings") var sampleSettings: String
+    /// Whether participants see their results against everyone's, and from when.
+    @Field(key: "comparison") var comparison: ComparisonVisibility
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
         [$id, $createdAt, $updatedAt, $owner, $title, $description, $consentText, $consentVersion, $joinMode,
             $joinPasswordHash, $status, $arms, $allocation, $asksDemographics, $closedAt, $retentionDays,
-            $recordKinds, $eventTypes, $sampleSettings]
+            $recordKinds, $eventTypes, $sampleSettings, $comparison]
     }
 
     init() {}
@@ -64,6 +66,7 @@ final class StudyRecord: Model, @unchecked Sendable {
         self.recordKinds = ""
         self.eventTypes = "[]"
         self.sampleSettings = ""
+        self.comparison = .off
         self.closedAt = status == .closed ? now : nil
         self.createdAt = now
         self.updatedAt = now

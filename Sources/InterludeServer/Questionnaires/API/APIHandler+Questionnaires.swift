@@ -193,6 +193,33 @@ extension APIHandler {
         return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try await context.responseBodies(page.items))))
     }
 
+    func getMyResultComparison(_ input: Operations.GetMyResultComparison.Input) async throws
+        -> Operations.GetMyResultComparison.Output
+    {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        let patientID = try patient.requireID()
+        guard try await Caseloads(database: context.database).profile(of: patientID)?.hidesComparison != true else {
+            return .ok(.init(body: .json(.init(hidden: true, items: []))))
+        }
+        let lines = try await CohortScores(database: context.database, services: context.services).comparisons(for: patientID)
+        let language = context.request.language
+        var items: [Components.Schemas.ResultComparison] = []
+        for line in lines {
+            let definition = try await context.catalog.latestPublished(line.instrumentKey, usableIn: line.study.id)?
+                .decodedDefinition()
+            let rule = definition?.scores.first { $0.id == line.scoreID }
+            items.append(.init(
+                studyId: try line.study.requireID().uuidString.lowercased(), studyTitle: line.study.title,
+                instrumentKey: line.instrumentKey, title: definition?.title.text(language) ?? line.instrumentKey,
+                scoreId: line.scoreID, scoreTitle: rule?.title.text(language) ?? line.scoreID, personMean: line.personMean,
+                personCount: line.personCount, median: line.cohort?.median, lowerQuartile: line.cohort?.lowerQuartile,
+                upperQuartile: line.cohort?.upperQuartile, contributors: line.cohort?.contributors,
+                withheld: line.withheld.flatMap { .init(rawValue: $0.rawValue) }))
+        }
+        return .ok(.init(body: .json(.init(hidden: false, items: items))))
+    }
+
     func submitResponse(_ input: Operations.SubmitResponse.Input) async throws -> Operations.SubmitResponse.Output {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }

@@ -106,7 +106,7 @@ extension Components.Schemas.StudyInput {
             title: title, description: description, consentText: consentText, consentVersion: consentVersion,
             joinMode: joinMode.rawValue, joinPassword: joinPassword, status: status?.rawValue,
             hasPassword: hasPassword, arms: arms ?? [], allocation: allocation?.rawValue, asksDemographics: asksDemographics ?? false,
-            retentionDays: retentionDays ?? StudyDraft.defaultRetentionDays)
+            retentionDays: retentionDays ?? StudyDraft.defaultRetentionDays, comparison: comparison?.rawValue)
     }
 }
 
