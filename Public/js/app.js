@@ -30,6 +30,7 @@ const PAGES = new Set([
   "questionnaires",
   "register",
   "reset-password",
+  "results",
   "schedule",
   "studies",
   "therapies",

@@ -2,7 +2,7 @@
 // their definitions, appointments, health records) so the app opens and questionnaires can be answered without a connection;
 // shows push notifications and opens the page a tap asks for.
 
-const VERSION = "interlude-v12";
+const VERSION = "interlude-v13";
 const SHELL = [
   "/app",
   "/app/questionnaires",
@@ -21,6 +21,7 @@ const SHELL = [
   "/app/act/acceptance",
   "/app/health-data",
   "/app/schedule",
+  "/app/results",
   "/app/interventions",
   "/app/profile",
   "/app/login",
@@ -66,6 +67,7 @@ const SHELL = [
   "/js/pages/questionnaires.js",
   "/js/pages/register.js",
   "/js/pages/reset-password.js",
+  "/js/pages/results.js",
   "/js/pages/schedule.js",
   "/js/pages/studies.js",
   "/js/pages/therapies.js",

@@ -93,6 +93,15 @@ class ContextTest(BrowserTestCase):
         self.assertIn("location", second["context"])
         self.assertNotIn("noise", second["context"], "the level the person left out is not sent")
 
+        # The two answers are on the person's results page, as a described chart with its numbers.
+        self.open("/app/results")
+        card = "section[data-instrument=tys-daily]"
+        self.wait_for_text(f"{card} .results-summary", "2 answered")
+        chart = driver.find_element(By.CSS_SELECTOR, f"{card} svg[role=img]")
+        self.assertEqual(chart.find_element(By.TAG_NAME, "title").get_attribute("textContent"), "Stress level")
+        self.assertIn("2 values", chart.find_element(By.TAG_NAME, "desc").get_attribute("textContent"))
+        self.assertTrue(driver.find_element(By.ID, "comparison").get_attribute("hidden"), "the study shows no comparison")
+
         # What left the page: requests to this server only, none carrying sound, and the answers' bodies
         # holding the numbers shown and nothing else of the microphone.
         requests = self.network_requests()

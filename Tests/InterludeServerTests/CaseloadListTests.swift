@@ -176,7 +176,7 @@ struct CaseloadListTests {
 
     /// Views computed over a range the caller names (days of samples, days of a preview) or a fixed set, answered
     /// whole.
-    static let wholeLists = ["getMySampleDays", "listMySampleTypes", "previewSchedule"]
+    static let wholeLists = ["getMyResults", "getMySampleDays", "listMySampleTypes", "previewSchedule"]
 
     /// The read operations of the API document that answer an array, and whether each takes a cursor.
     static func lists(in document: String) -> [(id: String, paged: Bool)] {

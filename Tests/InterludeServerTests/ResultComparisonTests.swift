@@ -25,6 +25,7 @@ struct ResultComparisonTests {
                 daily.answers = daily.answers.merging(["stress": .int(stress)])
                 let reply = try await ConsentVersionTests().answer(patient, patientID, in: study, answering: daily, app)
                 try #require(reply.status == .created, "\(reply.text)")
+                app.clock.advance(by: 60)
             }
             patients.append(patient)
         }
@@ -103,6 +104,41 @@ struct ResultComparisonTests {
             #expect(off.status == .ok)
             #expect(try none.decoded(Components.Schemas.ResultComparisons.self).items.isEmpty)
             #expect(badOption.status == .badRequest || badOption.status == .unprocessableEntity)
+        }
+    }
+
+    @Test("my results give each score and numeric item over time, the answers and missed prompts of the period")
+    func results() async throws {
+        try await withTestApp { app in
+            // setup: two daily answers (stress 8 and 12) and one prompt that closed unanswered
+            let (_, patients) = try await world(app, people: 1)
+            let patientID = try #require(try await UserRecord.query(on: app.database).filter(\.$role == .patient).first()?.id)
+            let missed = PromptRecord(
+                patientID: patientID, studyID: nil, assignedBy: nil, instrumentKey: "tys-daily", instrumentVersion: 2,
+                opensAt: app.clock.now.addingTimeInterval(-7200), closesAt: app.clock.now.addingTimeInterval(-3600), source: .manual,
+                now: app.clock.now)
+            try await missed.create(on: app.database)
+            let today = LocalDate(app.clock.now, in: .gmt).description
+
+            // act
+            let all = try await patients[0].send(.GET, "/me/results").decoded([Components.Schemas.InstrumentResults].self)
+            let before = try await patients[0].send(.GET, "/me/results?to=2020-01-01").decoded([Components.Schemas.InstrumentResults].self)
+            let todayOnly = try await patients[0].send(.GET, "/me/results?from=\(today)&to=\(today)")
+            let refused = try await patients[0].send(.GET, "/me/results?from=yesterday")
+            let backwards = try await patients[0].send(.GET, "/me/results?from=2026-03-02&to=2026-03-01")
+
+            // verify
+            let daily = try #require(all.first { $0.instrumentKey == "tys-daily" })
+            #expect(daily.answered == 2)
+            #expect(daily.missed == 1)
+            #expect(daily.momentary == false)
+            #expect(daily.scores.first { $0.id == "stress" }?.points.map(\.value) == [8, 12])
+            #expect(daily.scores.first { $0.id == "stress" }?.points.first?.band?.level == "low")
+            #expect(daily.items.first { $0.id == "control" }?.points.map(\.value) == [40, 40])
+            #expect(before.isEmpty)
+            #expect(todayOnly.status == .ok)
+            #expect(refused.body.problemFields == ["from"])
+            #expect(backwards.body.problemFields == ["to"])
         }
     }
 }

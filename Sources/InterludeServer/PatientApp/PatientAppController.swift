@@ -44,6 +44,7 @@ struct PatientAppController {
         ("thoughts", "app/thoughts", "app.thoughts.title"),
         ("health-data", "app/health-data", "app.healthData.title"),
         ("schedule", "app/schedule", "app.schedule.title"),
+        ("results", "app/results", "app.results.title"),
         ("interventions", "app/interventions", "app.interventions.title"),
         ("access-log", "app/access-log", "app.accessLog.title"),
         ("consents", "app/consents", "app.consents.title"),
