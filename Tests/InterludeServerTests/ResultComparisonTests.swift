@@ -141,4 +141,32 @@ struct ResultComparisonTests {
             #expect(backwards.body.problemFields == ["to"])
         }
     }
+
+    @Test("the study form sets when comparison is shown; an option it does not offer is refused and nothing changes")
+    func studyForm() async throws {
+        try await withTestApp { app in
+            // setup
+            let (study, _) = try await world(app, people: 1, comparison: "off")
+            let console = ConsoleBrowser(app)
+            _ = try await console.signIn("lab@uni.example")
+            let path = "/console/studies/\(study.id)/edit"
+            let fields = [
+                ("title", "Stress study"), ("description", ""), ("consentText", "I agree to take part."), ("consentVersion", "2026-1"),
+                ("joinMode", "open"), ("status", "running"),
+            ]
+
+            // act
+            let before = try await console.get(path)
+            let set = try await console.post(path, fields + [("comparison", "afterEnd")])
+            let after = try await console.get(path)
+            let refused = try await console.post(path, fields + [("comparison", "rank")])
+
+            // verify
+            #expect(before.html.contains("<option value=\"off\" selected>"))
+            #expect(set.status == .seeOther)
+            #expect(after.html.contains("<option value=\"afterEnd\" selected>"))
+            #expect(refused.status == .unprocessableEntity || refused.status == .badRequest)
+            #expect(try await StudyRecord.find(UUID(uuidString: study.id), on: app.database)?.comparison == .afterEnd)
+        }
+    }
 }

@@ -20,6 +20,8 @@ struct ConsoleStudiesController {
         /// `on` when exports carry birth year and gender (a checkbox).
         var asksDemographics: String?
         var retentionDays: String?
+        /// `off`, `always` or `afterEnd`.
+        var comparison: String?
     }
 
     func register(on routes: any RoutesBuilder) {
@@ -113,7 +115,8 @@ struct ConsoleStudiesController {
                 title: study.title, description: study.description, consentText: study.consentText,
                 consentVersion: study.consentVersion, joinMode: study.joinMode.rawValue, status: study.status.rawValue,
                 arms: StudyArms.names(of: study).joined(separator: ", "), allocation: study.allocation?.rawValue,
-                asksDemographics: study.asksDemographics ? "on" : nil, retentionDays: String(study.retentionDays)),
+                asksDemographics: study.asksDemographics ? "on" : nil, retentionDays: String(study.retentionDays),
+                comparison: study.comparison.rawValue),
             hasPassword: study.joinPasswordHash != nil)
     }
 
@@ -156,7 +159,8 @@ extension ConsoleStudiesController.StudyForm {
             arms: (arms ?? "").split(separator: ",").map(String.init), allocation: allocation,
             asksDemographics: asksDemographics == "on",
             // Text that is no whole number lies outside every range.
-            retentionDays: retentionDays.map { Int($0.trimmingCharacters(in: .whitespaces)) ?? -1 } ?? StudyDraft.defaultRetentionDays)
+            retentionDays: retentionDays.map { Int($0.trimmingCharacters(in: .whitespaces)) ?? -1 } ?? StudyDraft.defaultRetentionDays,
+            comparison: comparison)
     }
 
     /// The form as shown again: a typed password is never echoed back.
