@@ -59,6 +59,14 @@ class BrowserTestCase(unittest.TestCase):
 
     # helpers
 
+    def wait_for_service_worker(self):
+        """Waits until the service worker controls the page. A worker can be active before it has claimed the
+        page it was installed from; a page loaded after that is always controlled, so the page is loaded again."""
+        self.driver.execute_async_script("navigator.serviceWorker.ready.then(() => arguments[0](true))")
+        if not self.driver.execute_script("return Boolean(navigator.serviceWorker.controller)"):
+            self.driver.refresh()
+        self.wait.until(lambda driver: driver.execute_script("return Boolean(navigator.serviceWorker.controller)"))
+
     def network_requests(self):
         """Every request sent since the last call, as the DevTools protocol saw it leave (a driver made with
         `network_log`): url, method, headers and any body."""

@@ -144,8 +144,7 @@ class HealthRecordTest(BrowserTestCase):
 
     def test_events_recorded_and_changed_offline_are_sent_and_a_conflict_is_reported(self):
         driver = self.driver
-        driver.execute_async_script("navigator.serviceWorker.ready.then(() => arguments[0](true))")
-        self.wait.until(lambda driver: driver.execute_script("return Boolean(navigator.serviceWorker.controller)"))
+        self.wait_for_service_worker()
         self.open("/app/events")
         listed = lambda: driver.find_elements(By.CSS_SELECTOR, "#events-list li")
         self.wait.until(lambda driver: len(listed()) == 5)

@@ -109,8 +109,7 @@ class InterventionsTest(BrowserTestCase):
                             {"kind": "commendation", "text": "You kept every appointment."}, token=therapist)
 
         self.sign_in(address)
-        driver.execute_async_script("navigator.serviceWorker.ready.then(() => arguments[0](true))")
-        self.wait.until(lambda driver: driver.execute_script("return Boolean(navigator.serviceWorker.controller)"))
+        self.wait_for_service_worker()
         self.open("/app/interventions")
         self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, f"a[data-intervention='{commendation['id']}']")))
         self.open(f"/app/interventions/{commendation['id']}")

@@ -44,8 +44,7 @@ class OfflineTest(BrowserTestCase):
         driver = self.driver
         patient, prompt = self.patient_with_who5("offline")
         # The service worker takes over the app; the questionnaire is read once while online.
-        driver.execute_async_script("navigator.serviceWorker.ready.then(() => arguments[0](true))")
-        self.wait.until(lambda driver: driver.execute_script("return Boolean(navigator.serviceWorker.controller)"))
+        self.wait_for_service_worker()
         self.open(f"/app/questionnaires/{prompt['id']}")
         self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-item=who5_1]")))
         self.open("/app/questionnaires")
@@ -121,8 +120,7 @@ class OfflineTest(BrowserTestCase):
         }, token=patient)
 
         self.app_sign_in(address, "a long enough password")
-        driver.execute_async_script("navigator.serviceWorker.ready.then(() => arguments[0](true))")
-        self.wait.until(lambda driver: driver.execute_script("return Boolean(navigator.serviceWorker.controller)"))
+        self.wait_for_service_worker()
         self.open("/app/appointments")
         self.wait.until(lambda driver: len(driver.find_elements(By.CSS_SELECTOR, "#appointments-list li")) == 1)
 
@@ -180,8 +178,7 @@ if __name__ == "__main__":
             self.fill("password", "a long enough password")
             self.click("form[data-form=login] button[type=submit]")
             self.wait_for_path("/app")
-            self.driver.execute_async_script("navigator.serviceWorker.ready.then(() => arguments[0](true))")
-            self.wait.until(lambda driver: driver.execute_script("return Boolean(navigator.serviceWorker.controller)"))
+            self.wait_for_service_worker()
             self.open("/app/questionnaires")
             self.wait.until(lambda driver: "/api/v1/me/prompts" in self.kept_api_reads())
 
