@@ -25,6 +25,13 @@ LIBRARY = ["phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "
            "tschq", "worst-symptom", "mini-tq"]
 
 
+def library_version(key):
+    """The version of an instrument the library ships (its file in Resources/Instruments)."""
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "Resources", "Instruments", f"{key}.json")
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)["version"]
+
+
 class FHIRExportTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -45,7 +52,7 @@ class FHIRExportTest(unittest.TestCase):
     def test_every_library_questionnaire_is_valid_fhir_r4(self):
         for key in LIBRARY:
             with self.subTest(key=key):
-                exported = call("GET", f"/instruments/{key}/versions/1?format=fhir", token=self.therapist)
+                exported = call("GET", f"/instruments/{key}/versions/{library_version(key)}?format=fhir", token=self.therapist)
                 questionnaire = Questionnaire.parse_obj(exported)
                 self.assertEqual(questionnaire.status, "active")
                 self.assertTrue(questionnaire.item)
@@ -64,7 +71,7 @@ class FHIRExportTest(unittest.TestCase):
                 exported = self.submit(key, answers)
                 response = QuestionnaireResponse.parse_obj(exported)
                 self.assertEqual(response.status, "completed")
-                self.assertTrue(response.questionnaire.endswith(f"/fhir/Questionnaire/{key}|1"))
+                self.assertTrue(response.questionnaire.endswith(f"/fhir/Questionnaire/{key}|{library_version(key)}"))
                 linked = [item.linkId for group in response.item for item in group.item]
                 self.assertTrue(set(answers) <= set(linked), linked)
 

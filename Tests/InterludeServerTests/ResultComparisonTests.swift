@@ -126,6 +126,8 @@ struct ResultComparisonTests {
             let todayOnly = try await patients[0].send(.GET, "/me/results?from=\(today)&to=\(today)")
             let refused = try await patients[0].send(.GET, "/me/results?from=yesterday")
             let backwards = try await patients[0].send(.GET, "/me/results?from=2026-03-02&to=2026-03-01")
+            let farFuture = try await patients[0].send(.GET, "/me/results?from=9999-12-31")
+            let farPast = try await patients[0].send(.GET, "/me/results?from=0001-01-01&to=0001-01-01")
 
             // verify
             let daily = try #require(all.first { $0.instrumentKey == "tys-daily" })
@@ -139,6 +141,8 @@ struct ResultComparisonTests {
             #expect(todayOnly.status == .ok)
             #expect(refused.body.problemFields == ["from"])
             #expect(backwards.body.problemFields == ["to"])
+            #expect(farFuture.status == .unprocessableEntity && farFuture.body.problemFields == ["from"])
+            #expect(farPast.status == .ok, "a period long before anything answered is empty, not an error")
         }
     }
 

@@ -205,6 +205,8 @@ extension APIHandler {
         let midnight = LocalTime(minutes: 0)!
         let start = from.map { LocalDateTime(date: $0, time: midnight).instant(in: zone) } ?? .distantPast
         let end = to.map { LocalDateTime(date: $0.adding(days: 1), time: midnight).instant(in: zone) } ?? .distantFuture
+        // A date so far out that the period runs backwards (before year 1 or after 4000) is no period.
+        guard start < end else { throw AppError.field(to != nil ? "to" : "from", .outOfRange) }
         let period = from != nil || to != nil ? start..<end : nil
         let results = try await ResultsService(database: context.database, services: context.services)
             .results(of: patient.requireID(), in: period, language: context.request.language)
