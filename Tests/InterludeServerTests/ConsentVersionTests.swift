@@ -43,18 +43,37 @@ struct ConsentVersionTests {
                 "arousal": 7, "importance": 80, "abilities": 50])
     }
 
-    /// An open prompt of the study for the patient, answered with a mood unless told otherwise.
-    func answer(
-        _ patient: APIClient, _ patientID: UUID, in study: Study, answering answered: Answered = .mood, context: JSONValue = nil,
-        _ app: TestContext
-    ) async throws -> APIClient.Reply {
+    /// A study whose consent offers the context module: Ada declined it, Ben allowed it.
+    func contextStudy(_ app: TestContext) async throws
+        -> (study: Study, ada: APIClient, adaID: UUID, ben: APIClient, benID: UUID)
+    {
+        let study = try await study(app)
+        try #require(try await addVersion(study, "2026-2", modules: ["context"]).status == .created)
+        let (ada, adaID) = try await app.patient("ada@example.org")
+        let (ben, benID) = try await app.patient("ben@example.org")
+        try #require(try await StudyAPITests.join(ada, study.id, ["consentVersion": "2026-2", "modules": ["context": false]]).status == .created)
+        try #require(try await StudyAPITests.join(ben, study.id, ["consentVersion": "2026-2", "modules": ["context": true]]).status == .created)
+        return (study, ada, adaID, ben, benID)
+    }
+
+    /// A prompt of the study for the patient, open for an hour from now.
+    func openPrompt(_ patientID: UUID, in study: Study, _ answered: Answered, _ app: TestContext) async throws -> UUID {
         let prompt = PromptRecord(
             patientID: patientID, studyID: UUID(uuidString: study.id), assignedBy: nil, instrumentKey: answered.key,
             instrumentVersion: answered.version, opensAt: app.clock.now, closesAt: app.clock.now.addingTimeInterval(3600),
             source: .schedule, now: app.clock.now)
         try await prompt.create(on: app.database)
+        return try prompt.requireID()
+    }
+
+    /// An open prompt of the study for the patient, answered with a mood unless told otherwise.
+    func answer(
+        _ patient: APIClient, _ patientID: UUID, in study: Study, answering answered: Answered = .mood, context: JSONValue = nil,
+        _ app: TestContext
+    ) async throws -> APIClient.Reply {
+        let promptID = try await openPrompt(patientID, in: study, answered, app)
         return try await patient.send(
-            .POST, "/me/responses", json: Self.response(prompt: try prompt.requireID(), answering: answered, context: context, app))
+            .POST, "/me/responses", json: Self.response(prompt: promptID, answering: answered, context: context, app))
     }
 
     static func response(
@@ -184,12 +203,7 @@ struct ConsentVersionTests {
     func declinedContextDropped() async throws {
         try await withTestApp { app in
             // setup
-            let study = try await study(app)
-            try #require(try await addVersion(study, "2026-2", modules: ["context"]).status == .created)
-            let (ada, adaID) = try await app.patient("ada@example.org")
-            let (ben, benID) = try await app.patient("ben@example.org")
-            try #require(try await StudyAPITests.join(ada, study.id, ["consentVersion": "2026-2", "modules": ["context": false]]).status == .created)
-            try #require(try await StudyAPITests.join(ben, study.id, ["consentVersion": "2026-2", "modules": ["context": true]]).status == .created)
+            let (study, ada, adaID, ben, benID) = try await contextStudy(app)
             let before = try await app.count("responses")
 
             // act
@@ -231,25 +245,12 @@ struct ConsentVersionTests {
     func contextGrantedInPrompt() async throws {
         try await withTestApp { app in
             // setup
-            let study = try await study(app)
-            try #require(try await addVersion(study, "2026-2", modules: ["context"]).status == .created)
-            let (ada, adaID) = try await app.patient("ada@example.org")
-            let (ben, benID) = try await app.patient("ben@example.org")
-            try #require(try await StudyAPITests.join(ada, study.id, ["consentVersion": "2026-2", "modules": ["context": false]]).status == .created)
-            try #require(try await StudyAPITests.join(ben, study.id, ["consentVersion": "2026-2", "modules": ["context": true]]).status == .created)
-            func prompt(_ patientID: UUID, _ answered: Answered) async throws -> String {
-                let prompt = PromptRecord(
-                    patientID: patientID, studyID: UUID(uuidString: study.id), assignedBy: nil, instrumentKey: answered.key,
-                    instrumentVersion: answered.version, opensAt: app.clock.now, closesAt: app.clock.now.addingTimeInterval(3600),
-                    source: .schedule, now: app.clock.now)
-                try await prompt.create(on: app.database)
-                return try prompt.requireID().uuidString
-            }
+            let (study, ada, adaID, ben, benID) = try await contextStudy(app)
 
             // act
-            let adaDaily = try await ada.send(.GET, "/me/prompts/\(try await prompt(adaID, .daily))")
-            let benDaily = try await ben.send(.GET, "/me/prompts/\(try await prompt(benID, .daily))")
-            let benMood = try await ben.send(.GET, "/me/prompts/\(try await prompt(benID, .mood))")
+            let adaDaily = try await ada.send(.GET, "/me/prompts/\(try await openPrompt(adaID, in: study, .daily, app))")
+            let benDaily = try await ben.send(.GET, "/me/prompts/\(try await openPrompt(benID, in: study, .daily, app))")
+            let benMood = try await ben.send(.GET, "/me/prompts/\(try await openPrompt(benID, in: study, .mood, app))")
 
             // verify
             #expect(adaDaily.body["definition"]["context"].array.compactMap(\.string) == ["location", "noise"])
