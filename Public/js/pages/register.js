@@ -14,18 +14,21 @@ export async function run() {
   const email = form.elements.email;
   const status = document.getElementById("email-status");
   let timer;
+  const check = async () => {
+    const value = email.value.trim();
+    if (!value.includes("@")) return;
+    const result = await api("GET", `/accounts/email-available?email=${encodeURIComponent(value)}`);
+    if (result.ok && email.value.trim() === value) {
+      status.textContent = result.data.available ? message("emailAvailable") : message("emailTaken");
+    }
+  };
   email.addEventListener("input", () => {
     clearTimeout(timer);
     status.textContent = "";
-    timer = setTimeout(async () => {
-      const value = email.value.trim();
-      if (!value.includes("@")) return;
-      const result = await api("GET", `/accounts/email-available?email=${encodeURIComponent(value)}`);
-      if (result.ok && email.value.trim() === value) {
-        status.textContent = result.data.available ? message("emailAvailable") : message("emailTaken");
-      }
-    }, 400);
+    timer = setTimeout(check, 400);
   });
+  // An address already in the field (typed before the page was ready, or kept by the browser) is checked too.
+  check();
   onSubmit("register", async (form) => {
     const data = values(form);
     let valid = requireFields(form, ["email", "password", "repeatPassword", "timeZone", "acceptPrivacy"]);
