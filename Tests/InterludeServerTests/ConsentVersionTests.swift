@@ -199,8 +199,8 @@ struct ConsentVersionTests {
         }
     }
 
-    @Test("context is kept where the person granted the module and the instrument asks for it, and dropped on ingest otherwise")
-    func declinedContextDropped() async throws {
+    @Test("context is kept where the person granted the module and the instrument asks for it; sent against a refusal it is refused")
+    func declinedContextRefused() async throws {
         try await withTestApp { app in
             // setup
             let (study, ada, adaID, ben, benID) = try await contextStudy(app)
@@ -209,13 +209,16 @@ struct ConsentVersionTests {
             // act
             let outOfRange = try await answer(ben, benID, in: study, answering: .daily, context: Self.context(app, latitude: 91), app)
             let adas = try await answer(ada, adaID, in: study, answering: .daily, context: Self.context(app), app)
+            let adasWithout = try await answer(ada, adaID, in: study, answering: .daily, app)
             let bens = try await answer(ben, benID, in: study, answering: .daily, context: Self.context(app), app)
             let unasked = try await answer(ben, benID, in: study, answering: .mood, context: Self.context(app), app)
 
             // verify
             #expect(outOfRange.status == .unprocessableEntity)
             #expect(outOfRange.body.problemFields == ["context.location.latitude"])
-            #expect(adas.status == .created, "\(adas.text)")
+            #expect(adas.status == .unprocessableEntity)
+            #expect(adas.body.problemCodes == ["context": "notAllowed"])
+            #expect(adasWithout.status == .created, "\(adasWithout.text)")
             #expect(bens.status == .created, "\(bens.text)")
             #expect(unasked.status == .created, "\(unasked.text)")
             #expect(try await app.count("responses") == before + 3)
@@ -229,7 +232,6 @@ struct ConsentVersionTests {
                     .first())
             #expect(adaRecord.context == nil)
             #expect(unaskedRecord.context == nil, "the mood scale asks for no context")
-            #expect(adas.body["context"].isNull)
             #expect(bens.body["context"]["location"]["latitude"].double == 48.2)
             #expect(bens.body["context"]["noise"]["dbfs"].double == -42.5)
             #expect(unasked.body["context"].isNull)
@@ -238,6 +240,28 @@ struct ConsentVersionTests {
             #expect(kept.location?.accuracyM == 25)
             #expect(kept.noise?.dbfs == -42.5)
             #expect(benRecord.context?.contains("48.2") == false, "sealed at rest")
+        }
+    }
+
+    @Test("answers captured offline with context reach the server after the person declined it: the answers are kept, the context is not")
+    func declinedContextDroppedFromOfflineAnswers() async throws {
+        try await withTestApp { app in
+            // setup
+            let (study, ada, adaID, _, _) = try await contextStudy(app)
+            let promptID = try await openPrompt(adaID, in: study, .daily, app)
+            let mutation: JSONValue = [
+                "id": .string(UUID().uuidString), "type": "response",
+                "response": Self.response(prompt: promptID, answering: .daily, context: Self.context(app), app),
+            ]
+
+            // act
+            let pushed = try await SyncTests().push(ada, [mutation])
+
+            // verify
+            #expect(pushed.results.map(\.status) == [.applied])
+            let stored = try #require(try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == adaID).first())
+            #expect(stored.$prompt.id == promptID)
+            #expect(stored.context == nil)
         }
     }
 

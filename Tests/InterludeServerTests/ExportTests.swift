@@ -289,7 +289,13 @@ struct ExportPackageTests {
             let context = ConsentVersionTests.context(app)
             let capturedAt = app.clock.now
             try #require(try await consents.answer(ada, adaID, in: study, answering: .daily, context: context, app).status == .created)
-            try #require(try await consents.answer(ben, benID, in: study, answering: .daily, context: context, app).status == .created)
+            // Ben's answer was captured with context on a device before he declined it, and sent since.
+            let bensPrompt = try await consents.openPrompt(benID, in: study, .daily, app)
+            let bens = try await SyncTests().push(ben, [[
+                "id": .string(UUID().uuidString), "type": "response",
+                "response": ConsentVersionTests.response(prompt: bensPrompt, answering: .daily, context: context, app),
+            ]])
+            try #require(bens.results.map(\.status) == [.applied])
             let world = ExportWorld(
                 researcher: study.researcher, studyID: study.id, ada: "", ben: "", cleo: "", dan: "", adaFirst: UUID(),
                 adaExpired: UUID(), adaAhead: UUID(), benLate: UUID())

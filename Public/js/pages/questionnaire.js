@@ -66,8 +66,13 @@ export async function run() {
     onAnswer: watchCrisis,
     submit: async (answered) => {
       const kept = context?.kept();
-      const body = kept ? { ...answered, context: kept } : answered;
-      const result = await api("POST", "/me/responses", body);
+      let body = kept ? { ...answered, context: kept } : answered;
+      let result = await api("POST", "/me/responses", body);
+      if (kept && result.status === 422 && result.data?.errors?.some((error) => error.field === "context")) {
+        // The person withdrew their context consent elsewhere since this page opened: the answers go without it.
+        body = answered;
+        result = await api("POST", "/me/responses", body);
+      }
       if (result.status === 409 && result.data?.type === "/problems/consent-required") {
         // The study asks for an answer to its new consent first: the answers wait here until then.
         await enqueue({ id: uuid(), type: "response", response: body }, definition.key);

@@ -29,6 +29,15 @@ struct ResponseService: Sendable {
         let scores: [ScoreResult]
     }
 
+    /// What becomes of context sent for a study where the person declined it.
+    enum DeclinedContext: Sendable {
+        /// The submission is refused, naming `context`: the app asked for it against the person's answer.
+        case refused
+        /// The answers are kept without it: a device captured it while the person allowed it, and they withdrew
+        /// before it was sent.
+        case dropped
+    }
+
     enum Outcome: Sendable {
         case created(Stored)
         /// The same submission arrived again; the first result, unchanged.
@@ -36,7 +45,9 @@ struct ResponseService: Sendable {
     }
 
     /// Checks a submission against its prompt and the exact instrument version, scores it and stores it once.
-    func submit(_ submission: Submission, patient: UserRecord) async throws -> Outcome {
+    func submit(_ submission: Submission, patient: UserRecord, declinedContext: DeclinedContext = .refused) async throws
+        -> Outcome
+    {
         let patientID = try patient.requireID()
         // A submission sent again finds its prompt completed by it; an id another response holds is turned away
         // by the database's key, below. Neither needs a look-up before the prompt.
@@ -66,6 +77,9 @@ struct ResponseService: Sendable {
             try await consents.requireAnswered(by: patientID, in: studyID)
             if submission.context != nil { grantsContext = try await consents.grants(.context, by: patientID, in: studyID) }
         }
+        if submission.context != nil, !grantsContext, declinedContext == .refused {
+            throw AppError.field("context", .notAllowed)
+        }
         let prompts = PromptService(database: database, services: services)
         if try await prompts.blocked(among: [prompts.current(prompt)], patientID: patientID).contains(submission.promptID) {
             throw AppError.conflict(.oneTimeFirst)
@@ -85,8 +99,7 @@ struct ResponseService: Sendable {
             scores: try services.cipher.seal(Self.encode(scores)), openedAt: prompt.openedAt, startedAt: submission.startedAt,
             completedAt: submission.completedAt, receivedAt: now)
         record.studyID = prompt.$study.id
-        // Context the person declined for this study, or the instrument does not ask for, is not kept, whatever
-        // the app sent.
+        // Context the instrument does not ask for is not kept, whatever the app sent.
         record.context = try submission.context?.kept(granted: grantsContext, asked: definition.context)
             .map { try services.cipher.seal(Self.encode($0)) }
         let rules = try await RuleService(database: database, services: services)

@@ -232,7 +232,10 @@ struct SyncService: Sendable {
         let records = RecordService(database: database, services: services)
         switch mutation {
         case .response(let submission):
-            switch try await ResponseService(database: database, services: services).submit(submission, patient: patient) {
+            // Answers given offline are kept even where the person withdrew their context consent before they went.
+            switch try await ResponseService(database: database, services: services)
+                .submit(submission, patient: patient, declinedContext: .dropped)
+            {
             case .created(let stored), .repeated(let stored):
                 return Result(id: id, status: .applied, responseID: try stored.record.requireID())
             }
