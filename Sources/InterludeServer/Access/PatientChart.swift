@@ -22,6 +22,8 @@ struct PatientChart: Sendable {
     var studies: Set<UUID> { [studyID] }
     /// The name, date of birth and gender belong to the therapist's view, never to research.
     var showsIdentity: Bool { kind == .practice }
+    /// The name the therapist knows the patient by; nil for research.
+    var shownName: String? { showsIdentity ? enrollment.displayName ?? patient.name : nil }
     private var now: Date { services.clock.now }
     private var audit: AuditLog { AuditLog(database: database, services: services) }
 
@@ -220,6 +222,25 @@ struct PatientChart: Sendable {
         return list
     }
 
+    /// The notes pinned to days of the patient's chart from `from` to `to`: their therapist's, never research's.
+    func notes(from: LocalDate, to: LocalDate) async throws -> [PinnedNoteService.Shown] {
+        guard kind == .practice else { return [] }
+        let notes = try await PinnedNoteService(database: database, services: services)
+            .notes(of: patientID, from: from, to: to, studies: studies)
+        try await audit.record(actor: viewer, action: .notesRead, patients: [patientID])
+        return notes
+    }
+
+    /// What the study's own rules found in these responses of the patient: each firing with its reason.
+    func firings(on responseIDs: [UUID]) async throws -> [(record: RuleFiringRecord, reason: String)] {
+        guard !responseIDs.isEmpty else { return [] }
+        let firings = try await RuleFiringRecord.query(on: database).filter(\.$patient.$id == patientID)
+            .filter(\.$studyID ~~ Array(studies)).filter(\.$ruleID != nil).filter(\.$responseID ~~ responseIDs)
+            .sort(\.$createdAt).all()
+        try await audit.record(actor: viewer, action: .firingsRead, patients: [patientID])
+        return try firings.map { ($0, try services.cipher.open($0.reason)) }
+    }
+
     /// The plans of this study that reach the patient.
     func plans() async throws -> [ScheduleService.ParticipantPlan] {
         let plans = try await ScheduleService(database: database, services: services).plans(reaching: patientID)
@@ -314,6 +335,23 @@ struct PatientChart: Sendable {
         guard kind == .practice, patient.deactivatedAt == nil else { throw AppError.forbidden(.notAllowed) }
         try await audit.record(actor: viewer, action: .passwordResetSent, patients: [patientID])
         return patient
+    }
+
+    /// Pins a note to a day of the patient's chart, which the patient sees on their results too.
+    func pinNote(_ note: PinnedNote) async throws -> PinnedNoteService.Shown {
+        try await requireActing()
+        guard kind == .practice else { throw AppError.forbidden(.notAllowed) }
+        let pinned = try await PinnedNoteService(database: database, services: services)
+            .pin(note, for: patientID, in: studyID, by: viewer)
+        try await audit.record(actor: viewer, action: .notePinned, patients: [patientID])
+        return pinned
+    }
+
+    func unpinNote(_ noteID: UUID) async throws {
+        try await requireActing()
+        guard kind == .practice else { throw AppError.forbidden(.notAllowed) }
+        try await PinnedNoteService(database: database, services: services).unpin(noteID, of: patientID, in: studyID)
+        try await audit.record(actor: viewer, action: .noteUnpinned, patients: [patientID])
     }
 
     /// Sends one of the study's templates.

@@ -57,6 +57,7 @@ enum Migrations {
             UpdateUsersAddDeletedAt(),
             UpdatePlansAddDeactivatedAt(),
             UpdateStudiesAddComparison(),
+            CreatePinnedNotes(),
         ]
     }
 }

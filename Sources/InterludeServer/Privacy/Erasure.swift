@@ -17,6 +17,7 @@ enum ErasureMap {
         SyncMutationRecord.schema,
         SyncTombstoneRecord.schema,
         NotificationRecord.schema,
+        PinnedNoteRecord.schema,
         AlertRecord.schema,
         RuleFiringRecord.schema,
         InterventionRecord.schema,

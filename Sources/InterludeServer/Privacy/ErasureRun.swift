@@ -82,6 +82,11 @@ struct ErasureRun: Sendable {
         case SyncTombstoneRecord.schema:
             guard wholeAccount else { return }
             try await remove(SyncTombstoneRecord.query(on: database).filter(\.$user.$id == userID), from: table)
+        case PinnedNoteRecord.schema:
+            try await remove(inStudy(PinnedNoteRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id), from: table)
+            // A therapist's account takes the notes they wrote with it.
+            guard wholeAccount else { return }
+            try await remove(PinnedNoteRecord.query(on: database).filter(\.$author.$id == userID), from: table)
         case AlertRecord.schema:
             try await remove(inStudy(AlertRecord.query(on: database).filter(\.$patient.$id == userID), \.$studyID), from: table)
         case RuleFiringRecord.schema:

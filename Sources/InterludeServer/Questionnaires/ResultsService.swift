@@ -33,12 +33,19 @@ struct ResultsService: Sendable {
 
     /// The person's results answered in `period` (all when nil), instruments in the order first answered.
     func results(of patientID: UUID, in period: Range<Date>? = nil, language: Language) async throws -> [Instrument] {
-        let within = { (date: Date) in period.map { $0.contains(date) } ?? true }
         let responses = try await ResponseService(database: database, services: services).responses(of: patientID)
-            .filter { within($0.record.completedAt) }.reversed()
+        let prompts = try await PromptRecord.query(on: database).filter(\.$patient.$id == patientID).all()
+        return try await results(responses, prompts: prompts, in: period, language: language)
+    }
+
+    /// The results of these responses (newest first, as read) and prompts answered or missed in `period`.
+    func results(_ responses: [ResponseService.Stored], prompts: [PromptRecord], in period: Range<Date>?, language: Language)
+        async throws -> [Instrument]
+    {
+        let within = { (date: Date) in period.map { $0.contains(date) } ?? true }
+        let responses = responses.filter { within($0.record.completedAt) }.reversed()
         let definitions = try await InstrumentCatalog(database: database, services: services).definitions(
             Set(responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
-        let prompts = try await PromptRecord.query(on: database).filter(\.$patient.$id == patientID).all()
         let momentaryPlans = try await momentaryPlanIDs(Set(prompts.compactMap(\.planID)))
         var byKey: [String: Instrument] = [:]
         var order: [String] = []

@@ -149,6 +149,7 @@ extension APIRow {
         APIRow("getMyPrompt", scoped: true, "* 403, self 200, other 404") { cell in .init(.GET, "/me/prompts/\(cell.world.ada.prompt(cell.scope))") },
         APIRow("listMyResponses", "* 403, self 200, other 200") { _ in .init(.GET, "/me/responses") },
         APIRow("getMyResults", "* 403, self 200, other 200") { _ in .init(.GET, "/me/results") },
+        APIRow("listMyNotes", "* 403, self 200, other 200") { _ in .init(.GET, "/me/notes?from=2026-01-01") },
         APIRow("getMyResultComparison", "* 403, self 200, other 200") { _ in .init(.GET, "/me/results/comparison") },
         APIRow("getMyAccessLog", "* 403, self 200, other 200") { _ in .init(.GET, "/me/access-log") },
         APIRow("getMyConsents", "* 403, self 200, other 200") { _ in .init(.GET, "/me/consents") },

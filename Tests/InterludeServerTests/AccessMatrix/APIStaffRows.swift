@@ -194,6 +194,15 @@ extension APIRow {
         APIRow("listPatientInterventions", "* 403, otherT 404, own 200") { cell in
             .init(.GET, "/patients/\(cell.subject.id)/interventions")
         },
+        APIRow("getPatientReport", "* 403, otherT 404, own 200") { cell in
+            .init(.GET, "/patients/\(cell.subject.id)/report?from=2026-01-01&to=2026-12-31")
+        },
+        APIRow("pinPatientNote", "* 403, otherT 404, own 201") { cell in
+            .init(.POST, "/patients/\(cell.subject.id)/notes", json: ["day": "2026-03-02", "text": "Holiday"])
+        },
+        APIRow("unpinPatientNote", "* 403, otherT 404, own 204") { cell in
+            .init(.DELETE, "/patients/\(cell.subject.id)/notes/\(try await cell.world.freshNote(on: cell.subject))")
+        },
         APIRow("sendIntervention", "* 403, otherT 404, own 201") { cell in
             .init(.POST, "/patients/\(cell.subject.id)/interventions", json: ["kind": "commendation", "text": "Well done."])
         },

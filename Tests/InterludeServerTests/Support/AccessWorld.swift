@@ -278,6 +278,13 @@ extension AccessWorld {
         }
     }
 
+    /// A note the own therapist pinned to the patient's chart.
+    func freshNote(on patient: Subject) async throws -> String {
+        let reply = try await ownTherapist.send(.POST, "/patients/\(patient.id)/notes", json: ["day": "2026-03-02", "text": "Holiday"])
+        try #require(reply.status == .created, "\(reply.text)")
+        return try #require(reply.body["id"].string)
+    }
+
     func freshPlan(_ scope: Scope) async throws -> String {
         let reply = try await owner(scope).send(
             .POST, "/studies/\(studyID(scope))/plans",

@@ -196,34 +196,10 @@ extension APIHandler {
     func getMyResults(_ input: Operations.GetMyResults.Input) async throws -> Operations.GetMyResults.Output {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
-        var validator = FieldValidator()
-        let from = input.query.from.flatMap { raw in LocalDate(raw) ?? { validator.add("from", .invalidFormat); return nil }() }
-        let to = input.query.to.flatMap { raw in LocalDate(raw) ?? { validator.add("to", .invalidFormat); return nil }() }
-        if let from, let to, to < from { validator.add("to", .outOfRange) }
-        try validator.check()
-        let zone = patient.zone
-        let midnight = LocalTime(minutes: 0)!
-        let start = from.map { LocalDateTime(date: $0, time: midnight).instant(in: zone) } ?? .distantPast
-        let end = to.map { LocalDateTime(date: $0.adding(days: 1), time: midnight).instant(in: zone) } ?? .distantFuture
-        // A date so far out that the period runs backwards (before year 1 or after 4000) is no period.
-        guard start < end else { throw AppError.field(to != nil ? "to" : "from", .outOfRange) }
-        let period = from != nil || to != nil ? start..<end : nil
+        let period = try DayPeriod.instants(from: input.query.from, to: input.query.to, in: patient.zone)
         let results = try await ResultsService(database: context.database, services: context.services)
             .results(of: patient.requireID(), in: period, language: context.request.language)
-        func series(_ list: [ResultsService.Series]) -> [Components.Schemas.ResultSeries] {
-            list.map { series in
-                .init(
-                    id: series.id, title: series.title,
-                    points: series.points.map {
-                        .init(at: $0.at, value: $0.value, band: $0.band.map { .init(level: $0.level, label: $0.label.text(context.request.language)) })
-                    })
-            }
-        }
-        return .ok(.init(body: .json(results.map {
-            .init(
-                instrumentKey: $0.key, title: $0.title, answered: $0.answered, missed: $0.missed, momentary: $0.momentary,
-                scores: series($0.scores), items: series($0.items))
-        })))
+        return .ok(.init(body: .json(results.map { .init($0, language: context.request.language) })))
     }
 
     func getMyResultComparison(_ input: Operations.GetMyResultComparison.Input) async throws

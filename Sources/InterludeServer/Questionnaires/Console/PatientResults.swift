@@ -118,14 +118,15 @@ struct PatientResults: Sendable {
                 rows.append(
                     AnswerRow(
                         section: first ? (section.title ?? section.description)?.text(language) : nil,
-                        question: item.text.text(language), answer: text(of: value, for: item, in: definition)))
+                        question: item.text.text(language), answer: answerText(value, for: item, in: definition)))
                 first = false
             }
         }
         return rows
     }
 
-    private func text(of value: AnswerValue, for item: Item, in definition: InstrumentDefinition) -> String {
+    /// An answer in words: option labels, yes or no, a number with its unit.
+    func answerText(_ value: AnswerValue, for item: Item, in definition: InstrumentDefinition) -> String {
         switch value {
         case .text(let code) where item.type == .single:
             return definition.options(of: item).first { $0.code == code }?.label.text(language) ?? code
