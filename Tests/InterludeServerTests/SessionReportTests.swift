@@ -167,3 +167,50 @@ struct SessionReportTests {
         }
     }
 }
+
+@Suite("The session report on the console")
+struct ConsoleReportTests {
+    @Test("the page shows the period's charts with the pinned notes marked, the tables and lists, and prints without its forms")
+    func page() async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await SessionReportTests().world(app)
+            let console = ConsoleBrowser(app)
+            _ = try await console.signIn("berger@praxis.example")
+            let path = "/console/patients/\(world.patientID)"
+            _ = try await console.get("\(path)/report")
+
+            // act
+            let pinned = try await console.post("\(path)/notes", [("day", world.today), ("text", "Holiday <begins>"), ("from", world.today), ("to", world.today)])
+            let shown = try await console.get(try #require(pinned.location))
+            let refused = try await console.post("\(path)/notes", [("day", "someday"), ("text", "")])
+            let wrongPeriod = try await console.get("\(path)/report?from=2026-03-05&to=2026-03-01")
+            let noteID = try #require(try await PinnedNoteRecord.query(on: app.database).first()?.requireID())
+            let removed = try await console.post("\(path)/notes/\(noteID)/delete", [("from", world.today), ("to", world.today)])
+            let afterwards = try await console.get(try #require(removed.location))
+            let patientPage = try await console.get(path)
+
+            // verify
+            #expect(pinned.status == .seeOther)
+            #expect(pinned.location == "\(path)/report?from=\(world.today)&to=\(world.today)&done=pinned")
+            #expect(shown.status == .ok)
+            #expect(shown.html.contains("The note is pinned"))
+            #expect(shown.html.contains("<strong>Holiday &lt;begins&gt;</strong>"), "the note is listed, escaped")
+            #expect(shown.html.contains("class=\"event-marker\"><title>") && shown.html.contains(": Holiday &lt;begins&gt;</title>"),
+                "the note marks its day on the charts")
+            #expect(shown.html.contains("PHQ-9"))
+            #expect(shown.html.contains("<td>3</td><td>50</td><td>20–90</td>"), "the momentary summary")
+            #expect(shown.html.contains("Low mood") && shown.html.contains("better off dead"))
+            #expect(shown.html.contains("Started running"))
+            #expect(shown.html.contains("<dd>80 %</dd>"))
+            #expect(shown.html.contains("class=\"card no-print\""), "the period form does not print")
+            #expect(refused.status == .unprocessableEntity)
+            #expect(refused.html.contains("id=\"day-error\"") && refused.html.contains("id=\"text-error\""))
+            #expect(wrongPeriod.status == .unprocessableEntity && wrongPeriod.html.contains("id=\"to-error\""))
+            #expect(removed.status == .seeOther)
+            #expect(afterwards.html.contains("The note is removed") && !afterwards.html.contains("Holiday &lt;begins&gt;"))
+            #expect(patientPage.html.contains("href=\"\(path)/report\" id=\"report-link\""))
+            #expect(try await app.count("pinned_notes") == 0)
+        }
+    }
+}

@@ -39,6 +39,9 @@ enum ConsoleURL: Hashable, Sendable {
     case responseFHIR(patient: UUID, response: UUID)
     case healthRecord(patient: UUID)
     case thoughts(patient: UUID)
+    case report(patient: UUID)
+    case notes(patient: UUID)
+    case deleteNote(patient: UUID, note: UUID)
     case pairingCodes
     case pairingCodeSheet
     case profile
@@ -127,6 +130,9 @@ enum ConsoleURL: Hashable, Sendable {
             ["patients", patient.uuidString, "responses", response.uuidString, "fhir"]
         case .healthRecord(let patient): ["patients", patient.uuidString, "record"]
         case .thoughts(let patient): ["patients", patient.uuidString, "thoughts"]
+        case .report(let patient): ["patients", patient.uuidString, "report"]
+        case .notes(let patient): ["patients", patient.uuidString, "notes"]
+        case .deleteNote(let patient, let note): ["patients", patient.uuidString, "notes", note.uuidString, "delete"]
         case .pairingCodes: ["pairing-codes"]
         case .pairingCodeSheet: ["pairing-codes", "sheet"]
         case .profile: ["profile"]

@@ -35,5 +35,6 @@ struct WebRoutes {
         ConsoleRecordSettingsController().register(on: signedIn)
         ConsoleHealthRecordController().register(on: signedIn)
         ConsoleThoughtsController().register(on: signedIn)
+        ConsoleReportController().register(on: signedIn)
     }
 }

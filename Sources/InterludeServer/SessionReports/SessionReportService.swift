@@ -13,6 +13,8 @@ struct SessionReportService: Sendable {
     struct Report: Sendable {
         let chart: PatientChart
         let period: DayPeriod
+        /// The responses of the period, newest first.
+        let responses: [ResponseService.Stored]
         let instruments: [ResultsService.Instrument]
         let momentary: [Momentary]
         let notable: [Notable]
@@ -83,7 +85,7 @@ struct SessionReportService: Sendable {
             }
         }
         return Report(
-            chart: chart, period: period, instruments: instruments, momentary: momentary,
+            chart: chart, period: period, responses: responses, instruments: instruments, momentary: momentary,
             notable: try await notable(in: responses, of: chart, language: language),
             alerts: try await chart.alerts().filter { within($0.record.createdAt) }, compliance: compliance,
             events: try await events(of: chart, within: within),

@@ -181,6 +181,15 @@ extension ConsoleRow {
         ConsoleRow("POST /console/patients/:patientID/thoughts", "\(staffOnly), * 403, otherT 404, own 201") { cell in
             .post("/console/patients/\(cell.subject.id)/thoughts", [("text", "Example thought \(UUID())")])
         },
+        ConsoleRow("GET /console/patients/:patientID/report", "\(staffOnly), * 403, otherT 404, own 200") { cell in
+            .get("/console/patients/\(cell.subject.id)/report?from=2026-01-01&to=2026-12-31")
+        },
+        ConsoleRow("POST /console/patients/:patientID/notes", "\(staffOnly), * 403, otherT 404, own 303") { cell in
+            .post("/console/patients/\(cell.subject.id)/notes", [("day", "2026-03-02"), ("text", "Holiday")])
+        },
+        ConsoleRow("POST /console/patients/:patientID/notes/:noteID/delete", "\(staffOnly), * 403, otherT 404, own 303") { cell in
+            .post("/console/patients/\(cell.subject.id)/notes/\(try await cell.world.freshNote(on: cell.subject))/delete", [])
+        },
         ConsoleRow("GET /console/schedule/:patientID", "\(staffOnly), * 404, own 200, res 200") { cell in .get("/console/schedule/\(cell.subject.id)") },
         ConsoleRow("GET /console/patients/:patientID/intersession", "\(staffOnly), * 403, otherT 404, own 200") { cell in
             .get("/console/patients/\(cell.subject.id)/intersession")
