@@ -22,13 +22,19 @@ function svg(tag, attributes = {}) {
 
 let chartCount = 0;
 
-/** A line over time with its dots, described in words, and the numbers in a table below. */
-function chart(series) {
+/** The moment a note pinned to a day stands for: noon of that day on this device. */
+function noteTime(note) {
+  return Date.parse(`${note.day}T12:00:00`);
+}
+
+/** A line over time with its dots and the notes of its days marked, described in words, and the numbers below. */
+function chart(series, notes) {
   const id = `chart-${++chartCount}`;
   const values = series.points.map((point) => point.value);
   const times = series.points.map((point) => Date.parse(point.at));
   const [low, high] = [Math.min(...values), Math.max(...values)];
-  const [first, last] = [Math.min(...times), Math.max(...times)];
+  const marked = notes.filter((note) => noteTime(note) >= Math.min(...times) - 43_200_000 && noteTime(note) <= Math.max(...times) + 43_200_000);
+  const [first, last] = [Math.min(...times, ...marked.map(noteTime)), Math.max(...times, ...marked.map(noteTime))];
   const width = 320;
   const height = 120;
   const x = (time) => (last === first ? width / 2 : 10 + ((time - first) / (last - first)) * (width - 20));
@@ -44,8 +50,15 @@ function chart(series) {
     low,
     high,
     latest: values[values.length - 1],
-  });
+  }) + (marked.length ? ` ${message("notesMarked", { count: marked.length })}` : "");
   picture.append(title, description);
+  for (const note of marked) {
+    const marker = svg("g", { class: "result-note" });
+    const label = svg("title");
+    label.textContent = `${formatDate(note.day)}: ${note.text}`;
+    marker.append(label, svg("line", { x1: x(noteTime(note)), x2: x(noteTime(note)), y1: 4, y2: height - 4 }));
+    picture.append(marker);
+  }
   const path = series.points.map((point, index) => `${index ? "L" : "M"}${x(Date.parse(point.at)).toFixed(1)},${y(point.value).toFixed(1)}`);
   picture.append(svg("path", { d: path.join(" "), class: "result-line" }));
   for (const point of series.points) picture.append(svg("circle", { cx: x(Date.parse(point.at)), cy: y(point.value), r: 3, class: "result-dot" }));
@@ -98,7 +111,7 @@ function week(instrument) {
   ]);
 }
 
-function instrumentCard(instrument) {
+function instrumentCard(instrument, notes) {
   const card = element("section", { className: "card" });
   card.dataset.instrument = instrument.instrumentKey;
   const times = instrument.scores.concat(instrument.items).flatMap((series) => series.points.map((point) => point.at)).sort();
@@ -114,9 +127,11 @@ function instrumentCard(instrument) {
       }),
     }),
   );
-  for (const series of instrument.scores) card.append(chart(series));
+  for (const series of instrument.scores) card.append(chart(series, notes));
   if (instrument.items.length) {
-    card.append(element("details", {}, [element("summary", { textContent: message("items") }), ...instrument.items.map(chart)]));
+    card.append(
+      element("details", {}, [element("summary", { textContent: message("items") }), ...instrument.items.map((series) => chart(series, notes))]),
+    );
   }
   if (instrument.momentary) card.append(week(instrument));
   return card;
@@ -173,8 +188,15 @@ export async function run() {
     status.hidden = false;
     return;
   }
+  // Notes the therapist pinned to days: marked on the charts and listed with their words.
+  const notes = await api("GET", "/me/notes");
+  const pinned = notes.ok ? notes.data : [];
+  document.getElementById("notes").hidden = pinned.length === 0;
+  document.getElementById("notes-list").replaceChildren(
+    ...pinned.map((note) => element("li", {}, [element("time", { dateTime: note.day, textContent: formatDate(note.day) }), `: ${note.text}`])),
+  );
   document.getElementById("results-empty").hidden = results.data.length > 0;
-  document.getElementById("results-list").replaceChildren(...results.data.map(instrumentCard));
+  document.getElementById("results-list").replaceChildren(...results.data.map((instrument) => instrumentCard(instrument, pinned)));
   document.getElementById("hide-comparison").addEventListener("change", async (event) => {
     await api("PATCH", "/me", { hideComparison: event.target.checked });
     await showComparison();
