@@ -88,7 +88,7 @@ class DemoTemplateTest(unittest.TestCase):
         self.assertFalse(open_now[0].get("blocked", False))
         self.assertTrue(all(item.get("blocked") for item in open_now[1:]))
         adjustable = call("GET", "/me/plan-adjustments", token=patient)
-        self.assertEqual([item["instrumentKey"] for item in adjustable], ["tys-daily"])
+        self.assertEqual(sorted(item["instrumentKey"] for item in adjustable), ["tys-daily", "tys-monthly", "tys-weekly"])
 
         patient_id = call("GET", "/me", token=patient)["id"]
         start = self.tomorrow()
@@ -98,7 +98,7 @@ class DemoTemplateTest(unittest.TestCase):
         for local in weekly:
             self.assertEqual(datetime.date.fromisoformat(local[:10]).weekday(), 6)
             self.assertTrue(local.endswith("T18:00"))
-        monthly = [item["localOpensAt"] for item in planned if item["instrumentKey"] == "pss-10"]
+        monthly = [item["localOpensAt"] for item in planned if item["instrumentKey"] == "tys-monthly"]
         self.assertTrue(monthly)
         self.assertTrue(all(local.endswith("-01T18:00") for local in monthly))
         per_day = {}

@@ -21,7 +21,7 @@ from interlude_e2e import (answer_open_prompts, call, demo, export_zip, iso, own
                            staff_token)
 from pydantic import ValidationError
 
-LIBRARY = ["phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly", "mood-vas",
+LIBRARY = ["phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly", "tys-monthly", "mood-vas",
            "tschq", "worst-symptom", "mini-tq"]
 
 

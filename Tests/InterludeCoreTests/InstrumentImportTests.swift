@@ -9,7 +9,7 @@ enum Library {
         .deletingLastPathComponent().appendingPathComponent("Resources/Instruments")
 
     static let keys = [
-        "phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly",
+        "phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly", "tys-monthly",
         "mood-vas", "tschq", "worst-symptom", "mini-tq",
     ]
 
@@ -203,5 +203,69 @@ struct InstrumentImportTests {
     @Test("CSV fields may hold commas, quotes and line breaks")
     func csv() {
         #expect(CSV.parse("a,\"b, c\",\"say \"\"hi\"\"\"\r\nline,\"two\nlines\",\n") == [["a", "b, c", "say \"hi\""], ["line", "two\nlines", ""]])
+    }
+}
+
+@Suite("Track Your Stress: the one-time and the monthly questionnaires")
+struct TrackYourStressInstrumentTests {
+    static func answers(_ values: [Int], prefix: String) -> Answers {
+        Dictionary(uniqueKeysWithValues: values.enumerated().map { ("\(prefix)\($0.offset + 1)", AnswerValue.text(String($0.element))) })
+    }
+
+    @Test("the monthly index reverses the positively worded statements and scales the mean to 0–100")
+    func monthly() throws {
+        let monthly = try Library.definition("tys-monthly")
+        #expect(monthly.items.count == 20)
+        #expect(monthly.items.allSatisfy { $0.type == .single && monthly.options(of: $0).count == 4 })
+        // Every statement answered "often" (2): the negative ones count 2, the positive ones 3 − 2 = 1;
+        // (12 × 2 + 8 × 1) / 20 = 1.6, × 100/3 = 53.
+        let often = Self.answers(Array(repeating: 2, count: 20), prefix: "psq_")
+        let score = try #require(monthly.scores(for: often).first)
+        #expect(score.value == 53)
+        #expect(score.band?.level == "medium")
+        // The most stressed answers: the negative ones "most of the time", the positive ones "almost never".
+        let positive: Set = [1, 4, 6, 8, 12, 14, 16, 19]
+        let worst = Self.answers((1...20).map { positive.contains($0) ? 0 : 3 }, prefix: "psq_")
+        #expect(monthly.scores(for: worst).first?.value == 100)
+        #expect(monthly.scores(for: worst).first?.band?.level == "high")
+    }
+
+    @Test("the one-time questionnaire has 111 items, choices of 4 to 6 options and sliders 0–6, the CTQ as optional structure")
+    func baseline() throws {
+        let baseline = try Library.definition("tys-baseline")
+        let items = baseline.items
+        #expect(items.count == 111)
+        for item in items {
+            switch item.type {
+            case .single: #expect((4...6).contains(baseline.options(of: item).count), "\(item.id)")
+            case .slider: #expect(item.min == 0 && item.max == 6 && item.step == 1, "\(item.id)")
+            default: Issue.record("\(item.id) is a \(item.type)")
+            }
+        }
+        let childhood = items.filter { $0.id.hasPrefix("ctq_") }
+        #expect(childhood.count == 28 && childhood.allSatisfy { !$0.required })
+        #expect(items.filter { $0.type == .slider }.count == 21)
+        #expect(!baseline.scores.contains { $0.items.contains { $0.hasPrefix("ctq_") } }, "the CTQ's scoring comes with its licence")
+    }
+
+    @Test("the one-time questionnaire's scores: stress sums, coping with the never-would statement reversed, PSS-4 and WHO-5")
+    func baselineScores() throws {
+        let baseline = try Library.definition("tys-baseline")
+        var answers: Answers = [:]
+        for item in baseline.items where item.type == .slider { answers[item.id] = .number(item.id.hasPrefix("losses_") ? 6 : 1) }
+        for item in baseline.items where item.id.hasPrefix("symptom_") { answers[item.id] = .text("2") }
+        for item in baseline.items where item.id.hasPrefix("coping_") { answers[item.id] = .text("4") }
+        for (id, code) in [("no_influence", "4"), ("confident", "0"), ("going_well", "0"), ("piling_up", "4")] { answers[id] = .text(code) }
+        for index in 1...20 { answers["psq_\(index)"] = .text("2") }
+        for index in 1...5 { answers["who5_\(index)"] = .text("3") }
+        let scores = Dictionary(uniqueKeysWithValues: baseline.scores(for: answers).map { ($0.id, $0.value) })
+        #expect(scores["stress_uncertainty"] == 7 && scores["stress_overload"] == 7 && scores["stress_losses"] == 42)
+        #expect(scores["stress_total"] == 56)
+        #expect(scores["symptoms"] == 26)
+        #expect(scores["coping_positive"] == 16 && scores["coping_faith"] == 16)
+        #expect(scores["coping_substances"] == 13, "4 + 4 + 4 and the never-would statement reversed to 1")
+        #expect(scores["lastWeek"] == 16)
+        #expect(scores["perceivedStress"] == 53)
+        #expect(scores["wellbeing"] == 60)
     }
 }

@@ -144,7 +144,14 @@ struct DemoTemplateTests {
         "stress": 40, "control": 60, "negative": 30, "positive": 20, "stressors": ["work"], "valence": 6,
         "arousal": 4, "importance": 50, "abilities": 70,
     ]
-    static let baselineAnswers: JSONValue = ["ageGroup": "25-39", "occupation": "employed", "usualStress": 3, "mainSource": ["work"], "coping": 4]
+    /// An answer to every item of the one-time questionnaire: the middle of each slider, the first option of each choice.
+    func baselineAnswers(_ app: TestContext) async throws -> JSONValue {
+        let definition = try #require(
+            try await InstrumentCatalog(database: app.database, services: app.app.interlude).definition("tys-baseline", 2))
+        return .object(Dictionary(uniqueKeysWithValues: definition.items.map { item in
+            (item.id, item.type == .slider ? JSONValue.int(3) : .string(definition.options(of: item)[0].code))
+        }))
+    }
 
     /// Track Your Stress with the clock at the first daily prompt; answers the patient and the open prompts.
     func atFirstDaily(_ app: TestContext) async throws -> (patient: APIClient, open: [Prompt]) {
@@ -190,7 +197,7 @@ struct DemoTemplateTests {
             let (patient, open) = try await atFirstDaily(app)
 
             // act
-            let baseline = try await answer(open[0], Self.baselineAnswers, as: patient, at: app.clock.now)
+            let baseline = try await answer(open[0], try await baselineAnswers(app), as: patient, at: app.clock.now)
             let after = try await patient.send(.GET, "/me/prompts").decoded([Prompt].self)
 
             // verify
@@ -200,7 +207,7 @@ struct DemoTemplateTests {
         }
     }
 
-    @Test("the daily questionnaire may be adjusted, up to six a day")
+    @Test("the daily questionnaire may be adjusted, up to six a day; the weekly and monthly ones only in their time of day")
     func dailyAdjustable() async throws {
         try await withTestApp { app in
             // setup
@@ -211,8 +218,9 @@ struct DemoTemplateTests {
             let adjustable = try await patient.send(.GET, "/me/plan-adjustments").decoded([Components.Schemas.AdjustablePlan].self)
 
             // verify
-            #expect(adjustable.map(\.instrumentKey) == ["tys-daily"])
-            #expect(adjustable.first?.bounds.maxCount == 6)
+            #expect(Set(adjustable.map(\.instrumentKey)) == ["tys-daily", "tys-weekly", "tys-monthly"])
+            #expect(adjustable.first { $0.instrumentKey == "tys-daily" }?.bounds.maxCount == 6)
+            #expect(adjustable.filter { $0.instrumentKey != "tys-daily" }.allSatisfy { $0.bounds.minCount == 1 && $0.bounds.maxCount == 1 })
         }
     }
 
@@ -232,7 +240,7 @@ struct DemoTemplateTests {
             let sundays = byInstrument["tys-weekly"] ?? []
             #expect(sundays.count == 6)
             #expect(sundays.allSatisfy { $0.localOpensAt.hasSuffix("T18:00") && LocalDate(String($0.localOpensAt.prefix(10)))?.weekday == .sunday })
-            let monthly = byInstrument["pss-10"] ?? []
+            let monthly = byInstrument["tys-monthly"] ?? []
             #expect(!monthly.isEmpty && monthly.allSatisfy { $0.localOpensAt.hasSuffix("-01T18:00") })
             for (day, prompts) in Dictionary(grouping: byInstrument["tys-daily"] ?? [], by: { String($0.localOpensAt.prefix(10)) }) {
                 let weekday = try #require(LocalDate(day)?.weekday)
@@ -251,7 +259,7 @@ struct DemoTemplateTests {
             let patient = try await signIn(.patient, of: accounts, app)
             let researcher = try await signIn(.researcher, of: accounts, app)
             let baseline = try #require(try await patient.send(.GET, "/me/prompts").decoded([Prompt].self).first)
-            _ = try await answer(baseline, Self.baselineAnswers, as: patient, at: app.clock.now)
+            _ = try await answer(baseline, try await baselineAnswers(app), as: patient, at: app.clock.now)
             let study = try #require(try await StudyRecord.query(on: app.database).filter(\.$title == "Track Your Stress").first())
             let before = try await PromptRecord.query(on: app.database).filter(\.$study.$id == study.id!).count()
 

@@ -75,7 +75,7 @@ struct QuestionnaireAPITests {
             // verify
             #expect(
                 Set(list.map(\.key)) == [
-                    "phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly", "mood-vas",
+                    "phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly", "tys-monthly", "mood-vas",
                     "tschq", "worst-symptom", "mini-tq",
                 ])
             #expect(list.allSatisfy { $0.status == .published && $0.origin == .library })

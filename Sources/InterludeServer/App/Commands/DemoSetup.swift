@@ -155,6 +155,8 @@ struct DemoSetup: Sendable {
         for weekday in Weekday.allCases {
             days[weekday] = weekday == .saturday || weekday == .sunday ? weekendWindow : weekdayWindow
         }
+        // Weekly and monthly questionnaires come once; participants may move only their time of day.
+        let onlyTheTime = AdjustmentBounds(earliest: LocalTime("07:00")!, latest: LocalTime("22:00")!, minCount: 1, maxCount: 1)
         let plans = [
             SchedulePlan(instrumentKey: "tys-baseline", pattern: .once, durationMinutes: 7 * 24 * 60),
             SchedulePlan(
@@ -164,10 +166,10 @@ struct DemoSetup: Sendable {
                     earliest: LocalTime("07:00")!, latest: LocalTime("22:00")!, minCount: 1, maxCount: 6)),
             SchedulePlan(
                 instrumentKey: "tys-weekly", pattern: .weekly(weekday: .sunday, time: LocalTime("18:00")!),
-                durationMinutes: 24 * 60, reminderMinutes: [3 * 60]),
+                durationMinutes: 24 * 60, reminderMinutes: [3 * 60], adjustment: onlyTheTime),
             SchedulePlan(
-                instrumentKey: "pss-10", pattern: .monthly(day: 1, time: LocalTime("18:00")!),
-                durationMinutes: 3 * 24 * 60, reminderMinutes: [24 * 60]),
+                instrumentKey: "tys-monthly", pattern: .monthly(day: 1, time: LocalTime("18:00")!),
+                durationMinutes: 3 * 24 * 60, reminderMinutes: [24 * 60], adjustment: onlyTheTime),
         ]
         for plan in plans {
             _ = try await schedules.create(plan, in: grant, patientID: nil, arm: nil)
