@@ -25,6 +25,7 @@ const PAGES = new Set([
   "moods",
   "my-data",
   "pairing",
+  "preview",
   "profile",
   "questionnaire",
   "questionnaires",

@@ -30,7 +30,7 @@ struct ConsoleURLTests {
         (.deleteRule(study: study, rule: other), .POST), (.templates(study: study), .POST),
         (.deleteTemplate(study: study, template: other), .POST), (.messages(study: study), .POST),
         (.deleteMessage(study: study, message: other), .POST), (.messagePlan(study: study), .POST),
-        (.instruments, .GET), (.instruments, .POST), (.instrument(key: "phq9", version: 1), .GET),
+        (.instruments, .GET), (.instruments, .POST), (.instrumentEditor, .GET), (.instrumentEditor, .POST), (.instrument(key: "phq9", version: 1), .GET),
         (.publication(key: "phq9", version: 1), .POST), (.instrumentFHIR(key: "phq9", version: 1), .GET),
         (.pin(key: "phq9", version: 1), .POST), (.practicePlans, .GET), (.plans(study: study), .GET),
         (.plans(study: study), .POST), (.deletePlan(study: study, plan: other), .POST),

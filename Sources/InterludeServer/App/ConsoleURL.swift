@@ -65,6 +65,7 @@ enum ConsoleURL: Hashable, Sendable {
 
     // Instruments
     case instruments
+    case instrumentEditor
     case instrument(key: String, version: Int)
     case publication(key: String, version: Int)
     case instrumentFHIR(key: String, version: Int)
@@ -152,6 +153,7 @@ enum ConsoleURL: Hashable, Sendable {
             ["studies", study.uuidString, "messages", message.uuidString, "delete"]
         case .messagePlan(let study): ["studies", study.uuidString, "message-plan"]
         case .instruments: ["instruments"]
+        case .instrumentEditor: ["instruments", "editor"]
         case .instrument(let key, let version): ["instruments", key, String(version)]
         case .publication(let key, let version): ["instruments", key, String(version), "publication"]
         case .instrumentFHIR(let key, let version): ["instruments", key, String(version), "fhir"]

@@ -36,5 +36,6 @@ struct WebRoutes {
         ConsoleHealthRecordController().register(on: signedIn)
         ConsoleThoughtsController().register(on: signedIn)
         ConsoleReportController().register(on: signedIn)
+        ConsoleInstrumentEditorController().register(on: signedIn)
     }
 }

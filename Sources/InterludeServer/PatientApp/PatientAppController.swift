@@ -49,6 +49,7 @@ struct PatientAppController {
         ("access-log", "app/access-log", "app.accessLog.title"),
         ("consents", "app/consents", "app.consents.title"),
         ("my-data", "app/my-data", "app.myData.title"),
+        ("preview", "app/preview", "app.preview.title"),
     ]
 
     static let script = "/js/app.js"

@@ -243,9 +243,10 @@ struct InstrumentCatalog: Sendable {
         return try await definitions([pair])[pair]
     }
 
-    static func encode(_ definition: InstrumentDefinition) throws -> String {
+    /// The definition as JSON, keys sorted; `pretty` for people to read.
+    static func encode(_ definition: InstrumentDefinition, pretty: Bool = false) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys]
         return String(decoding: try encoder.encode(definition), as: UTF8.self)
     }
 }

@@ -321,6 +321,10 @@ extension ConsoleRow {
     static let instruments: [ConsoleRow] = [
         ConsoleRow("GET /console/instruments", "\(staffOnly), * 200") { _ in .get("/console/instruments") },
         ConsoleRow("POST /console/instruments", "\(staffOnly), * 422") { _ in .post("/console/instruments") },
+        ConsoleRow("GET /console/instruments/editor", "\(staffOnly), * 200") { _ in .get("/console/instruments/editor?key=phq-9&version=1") },
+        ConsoleRow("POST /console/instruments/editor", "\(staffOnly), * 422") { _ in
+            .post("/console/instruments/editor", [("definition", "{}"), ("study", "")])
+        },
         ConsoleRow("GET /console/instruments/:key/:version", "\(staffOnly), * 200") { _ in .get("/console/instruments/phq-9/1") },
         ConsoleRow("POST /console/instruments/:key/:version/pin", scoped: true, "\(staffOnly), * 404, own@practice 303, res@research 303, resNS@research 303, admin@research 303") { cell in
             .post("/console/instruments/phq-9/1/pin", [("study", cell.studyID.uuidString)])

@@ -9,11 +9,19 @@ struct SecurityHeadersMiddleware: AsyncMiddleware {
     /// A year, with subdomains: the value browsers' HSTS preload lists ask for.
     static let strictTransportSecurity = "max-age=31536000; includeSubDomains"
 
-    static let contentSecurityPolicy = [
-        "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:",
-        "connect-src 'self'", "font-src 'self'", "object-src 'none'", "base-uri 'self'", "form-action 'self'",
-        "frame-ancestors 'none'", "manifest-src 'self'", "worker-src 'self'",
-    ].joined(separator: "; ")
+    static let contentSecurityPolicy = policy(frameAncestors: "'none'")
+
+    /// The app's questionnaire preview is shown inside the console's editor, on the same origin; nothing else may
+    /// be framed.
+    static let previewPath = "/app/preview"
+
+    static func policy(frameAncestors: String) -> String {
+        [
+            "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:",
+            "connect-src 'self'", "font-src 'self'", "object-src 'none'", "base-uri 'self'", "form-action 'self'",
+            "frame-ancestors \(frameAncestors)", "manifest-src 'self'", "worker-src 'self'",
+        ].joined(separator: "; ")
+    }
 
     /// The patient app may ask for the position and the microphone's level (context with answers), from its own
     /// origin only; every other page may use neither, nor the camera.
@@ -24,10 +32,11 @@ struct SecurityHeadersMiddleware: AsyncMiddleware {
 
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let response = try await next.respond(to: request)
+        let framed = request.url.path == Self.previewPath
         let headers = [
-            ("Content-Security-Policy", Self.contentSecurityPolicy),
+            ("Content-Security-Policy", framed ? Self.policy(frameAncestors: "'self'") : Self.contentSecurityPolicy),
             ("X-Content-Type-Options", "nosniff"),
-            ("X-Frame-Options", "DENY"),
+            ("X-Frame-Options", framed ? "SAMEORIGIN" : "DENY"),
             ("Referrer-Policy", "no-referrer"),
             ("Permissions-Policy", Self.permissionsPolicy(path: request.url.path)),
         ] + (strictTransport ? [("Strict-Transport-Security", Self.strictTransportSecurity)] : [])

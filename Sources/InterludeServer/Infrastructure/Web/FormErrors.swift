@@ -41,7 +41,7 @@ struct FormErrors: Encodable, Sendable {
             result.form = localizer.text("form.fixErrors", language)
             return result
         case .conflict, .invalidCredentials, .forbidden(.accountDeactivated), .forbidden(.notAllowed),
-            .rateLimited, .invalidDateTime:
+            .forbidden(.builtInInstrument), .rateLimited, .invalidDateTime:
             return FormErrors(form: localizer.text("problem.\(appError.slug)", language), status: appError.status)
         default:
             return nil

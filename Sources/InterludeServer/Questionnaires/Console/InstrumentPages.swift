@@ -96,6 +96,49 @@ struct InstrumentPages: Sendable {
             studies: studies, forInstallation: forInstallation, errors: errors)
     }
 
+    /// The questionnaire editor: the definition to start from as JSON, where a save may belong, and what the last
+    /// save found wrong.
+    struct EditorContent: Encodable, Sendable {
+        var definition: String
+        var basedOn: String?
+        var studies: [StudyOption]
+        var forInstallation: Bool
+        var selectedStudy: String
+        var errors: FormErrors
+        /// The editor script's words, in the viewer's language.
+        var labels: [Label]
+    }
+
+    struct Label: Encodable, Sendable {
+        var key: String
+        var text: String
+    }
+
+    /// The words the editor script asks for (`console.editor.<key>`), besides the item kinds' names.
+    static let editorLabelKeys = [
+        "addBand", "addClause", "addItem", "addOption", "addScore", "addSection", "bandMax", "bandMin", "bands",
+        "clauseItem", "code", "condition", "conditionNone", "decimals", "description", "exclusive", "factor", "help",
+        "item", "itemId", "jsonInvalid", "key", "label", "level", "max", "maxLabel", "maxLength", "method",
+        "method.mean", "method.sum", "min", "minAnswered", "minLabel", "mode", "mode.all", "mode.any", "moveDown",
+        "moveUp", "multiline", "operator", "options", "outro", "patientFeedback", "previewFailed", "previewShown",
+        "removeBand", "removeClause", "removeItem", "removeOption", "removeScore", "removeSection", "required",
+        "reverse", "score", "scoreId", "scoreItems", "scoreTitle", "scores", "section", "sectionDescription",
+        "sectionId", "sectionTitle", "sharedScale", "step", "text", "type", "unit", "usesSectionScale", "value",
+        "op.equals", "op.notEquals", "op.greater", "op.less", "op.answered", "language.en", "language.de",
+    ]
+
+    func editor(definition: String, basedOn: String?, selectedStudy: String?, errors: FormErrors) async throws -> EditorContent {
+        let studies = try await governance.studies(for: viewer).map { StudyOption(id: $0.id?.uuidString ?? "", title: $0.title) }
+        guard viewer.role == .admin || !studies.isEmpty else { throw AppError.forbidden(.notAllowed) }
+        let labels =
+            [Label(key: "title", text: localizer.text("console.editor.field.title", language))]
+            + Self.editorLabelKeys.map { Label(key: $0, text: localizer.text("console.editor.\($0)", language)) }
+            + ItemType.allCases.map { Label(key: "type.\($0.rawValue)", text: localizer.text("itemType.\($0.rawValue)", language)) }
+        return EditorContent(
+            definition: definition, basedOn: basedOn, studies: studies, forInstallation: viewer.role == .admin,
+            selectedStudy: selectedStudy ?? "", errors: errors, labels: labels)
+    }
+
     func preview(_ record: InstrumentVersionRecord, justImported: Bool) async throws -> PreviewContent {
         let definition = try record.decodedDefinition()
         let describe = ConditionDescription(definition: definition, language: language, localizer: localizer)
