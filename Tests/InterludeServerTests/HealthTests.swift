@@ -130,6 +130,25 @@ struct HealthTests {
         }
     }
 
+    @Test("the questionnaire preview may be framed by pages of the same origin only; no other page may be framed")
+    func previewFraming() async throws {
+        try await withTestApp { app in
+            // act
+            let preview = try await app.app.testing().sendRequest(.GET, "/app/preview")
+            let previewLookalike = try await app.app.testing().sendRequest(.GET, "/app/preview/../login")
+            let questionnaire = try await app.app.testing().sendRequest(.GET, "/app/questionnaires/anything")
+
+            // verify
+            #expect(preview.status == .ok)
+            #expect(preview.headers.first(name: "X-Frame-Options") == "SAMEORIGIN")
+            #expect(preview.headers.first(name: "Content-Security-Policy")?.contains("frame-ancestors 'self'") == true)
+            for page in [previewLookalike, questionnaire] {
+                #expect(page.headers.first(name: "X-Frame-Options") == "DENY")
+                #expect(page.headers.first(name: "Content-Security-Policy")?.contains("frame-ancestors 'none'") == true)
+            }
+        }
+    }
+
     @Test("the patient app may ask for the position and the microphone from its own origin; the console and the API may not")
     func permissionsPolicy() async throws {
         try await withTestApp { app in
