@@ -265,6 +265,41 @@ struct ConsentVersionTests {
         }
     }
 
+    @Test("in therapy, the person's own switch lets their therapist keep context; the therapist then sees it in the API and the console")
+    func contextInTherapy() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID, promptID) = try await QuestionnaireAPITests().setUp(app, instrument: "tys-daily")
+            let second = try await therapist.send(
+                .POST, "/patients/\(patientID)/prompts",
+                json: ["instrumentKey": "tys-daily", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
+                    "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(3600))])
+            let secondID = try #require(UUID(uuidString: second.body["id"].string ?? ""))
+            let first = try #require(UUID(uuidString: promptID))
+            let console = ConsoleBrowser(app)
+            _ = try await console.signIn("berger@praxis.example")
+
+            // act
+            let before = try await patient.send(.GET, "/me/prompts/\(promptID)")
+            let refused = try await patient.send(.POST, "/me/responses", json: Self.response(prompt: first, answering: .daily, context: Self.context(app), app))
+            let switched = try await patient.send(.PATCH, "/me", json: ["shareContextWithTherapist": true])
+            let after = try await patient.send(.GET, "/me/prompts/\(secondID)")
+            let kept = try await patient.send(.POST, "/me/responses", json: Self.response(prompt: secondID, answering: .daily, context: Self.context(app), app))
+            let listed = try await therapist.send(.GET, "/patients/\(patientID)/responses")
+            let page = try await console.get("/console/patients/\(patientID)/responses/\(kept.body["id"].string ?? "")")
+
+            // verify
+            #expect(before.body["contextGranted"].bool == false)
+            #expect(refused.body.problemCodes == ["context": "notAllowed"])
+            #expect(switched.body["patient"]["sharesContextWithTherapist"].bool == true)
+            #expect(after.body["contextGranted"].bool == true)
+            #expect(kept.status == .created, "\(kept.text)")
+            #expect(listed.body.array.first { $0["id"].string == kept.body["id"].string }?["context"]["location"]["latitude"].double == 48.2)
+            #expect(page.html.contains("Position 48.20000, 16.37000 (within 25 m)"))
+            #expect(page.html.contains("Noise level -42.5 dBFS over 3 s"))
+        }
+    }
+
     @Test("a questionnaire that asks for context tells the app whether the person allowed it for the study")
     func contextGrantedInPrompt() async throws {
         try await withTestApp { app in

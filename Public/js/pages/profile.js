@@ -22,6 +22,7 @@ export async function run() {
   form.elements.timeZone.value = me.timeZone;
   const patient = me.patient;
   form.elements.shareWithResearch.checked = Boolean(patient && patient.shareWithResearch);
+  form.elements.shareContextWithTherapist.checked = Boolean(patient && patient.sharesContextWithTherapist);
   if (patient && patient.paired) {
     document.querySelectorAll("[data-paired]").forEach((node) => (node.hidden = false));
     setText("profile-pseudonym", patient.pseudonym);
@@ -41,6 +42,7 @@ export async function run() {
       locale: data.locale,
       timeZone: data.timeZone.trim(),
       shareWithResearch: data.shareWithResearch,
+      shareContextWithTherapist: data.shareContextWithTherapist,
     });
     if (!result.ok) return showProblem(form, result.data);
     if (data.locale !== document.documentElement.lang) {

@@ -8,10 +8,13 @@ public struct ProfileChange: Sendable, Equatable {
     public var shareWithResearch: Bool?
     /// A patient's switch for seeing their results against everyone's.
     public var hidesComparison: Bool?
+    /// A patient's switch for letting their therapist keep context with answers.
+    public var sharesContextWithTherapist: Bool?
 
     /// `name` may be an empty string to remove the name.
     public static func validate(
-        name: String?, locale: String?, timeZone: String?, shareWithResearch: Bool?, hidesComparison: Bool? = nil
+        name: String?, locale: String?, timeZone: String?, shareWithResearch: Bool?, hidesComparison: Bool? = nil,
+        sharesContextWithTherapist: Bool? = nil
     ) throws(ValidationFailure) -> ProfileChange {
         var validator = FieldValidator()
         var change = ProfileChange()
@@ -24,6 +27,7 @@ public struct ProfileChange: Sendable, Equatable {
         if let timeZone { change.timeZone = AccountFields.timeZone(timeZone, into: &validator) }
         change.shareWithResearch = shareWithResearch
         change.hidesComparison = hidesComparison
+        change.sharesContextWithTherapist = sharesContextWithTherapist
         try validator.check()
         return change
     }

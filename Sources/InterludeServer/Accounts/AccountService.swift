@@ -252,10 +252,11 @@ struct AccountService: Sendable {
             if let timeZone = change.timeZone { user.timeZone = timeZone }
             user.updatedAt = now
             try await user.save(on: database)
-            if change.shareWithResearch != nil || change.hidesComparison != nil,
+            if change.shareWithResearch != nil || change.hidesComparison != nil || change.sharesContextWithTherapist != nil,
                 let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == userID).first()
             {
                 if let hides = change.hidesComparison { profile.hidesComparison = hides }
+                if let shares = change.sharesContextWithTherapist { profile.sharesContextWithTherapist = shares }
                 let share = change.shareWithResearch ?? profile.shareWithResearch
                 let sharingChanged = profile.shareWithResearch != share
                 profile.shareWithResearch = share

@@ -58,6 +58,7 @@ enum Migrations {
             UpdatePlansAddDeactivatedAt(),
             UpdateStudiesAddComparison(),
             CreatePinnedNotes(),
+            UpdatePatientProfilesAddContextSharing(),
         ]
     }
 }

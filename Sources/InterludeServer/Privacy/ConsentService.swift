@@ -161,7 +161,12 @@ struct ConsentService: Sendable {
 
     /// Whether the person's decision in force grants an optional module; a decision that does not say declines it.
     func grants(_ module: ConsentModule, by patientID: UUID, in studyID: UUID) async throws -> Bool {
-        try await decision(of: patientID, in: studyID)?.choices?.grants(module) ?? false
+        if module == .context, try await StudyRecord.find(studyID, on: database)?.kind == .practice {
+            // A practice has no consent document: the person's own switch in their profile decides.
+            return try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()?
+                .sharesContextWithTherapist ?? false
+        }
+        return try await decision(of: patientID, in: studyID)?.choices?.grants(module) ?? false
     }
 
     /// Records the choices made on joining; part of the join's transaction.

@@ -127,7 +127,8 @@ extension APIHandler {
         let change = try ProfileChange.validate(
             name: body.name, locale: body.locale?.rawValue, timeZone: body.timeZone,
             shareWithResearch: user.role == .patient ? body.shareWithResearch : nil,
-            hidesComparison: user.role == .patient ? body.hideComparison : nil)
+            hidesComparison: user.role == .patient ? body.hideComparison : nil,
+            sharesContextWithTherapist: user.role == .patient ? body.shareContextWithTherapist : nil)
         try await context.accounts.updateProfile(user: user, change: change)
         return .ok(.init(body: .json(try await .load(user, on: context.database))))
     }

@@ -15,7 +15,7 @@ extension Components.Schemas.User {
                 dateOfBirth: profile.dateOfBirth, gender: profile.gender.flatMap(Components.Schemas.Gender.init),
                 pairedSince: pairing?.createdAt, therapyStart: profile.therapyStart, therapyEnd: profile.therapyEnd,
                 records: .init(try await RecordSettings.ofStudies(of: userID, on: database)),
-                hidesComparison: profile.hidesComparison)
+                hidesComparison: profile.hidesComparison, sharesContextWithTherapist: profile.sharesContextWithTherapist)
         }
         return .init(
             id: userID.uuidString.lowercased(), email: user.email,

@@ -118,6 +118,8 @@ struct CaseloadPages: Sendable {
         var scores: [PatientResults.ScoreCell]
         var answers: [PatientResults.AnswerRow]
         var fhirLink: String
+        /// Where and in what noise it was answered, where the person let their therapist keep it.
+        var context: [String]
     }
 
     /// What the patient page shows besides the patient: a form being corrected, what just happened, which
@@ -275,6 +277,25 @@ struct CaseloadPages: Sendable {
                 InstrumentVersionKey(key: definition.key, version: definition.version): definition
             ]).first?.submissions.first?.scores ?? [],
             answers: results.answers(stored, definition: definition),
-            fhirLink: ConsoleURL.responseFHIR(patient: chart.patientID, response: try stored.record.requireID()).path)
+            fhirLink: ConsoleURL.responseFHIR(patient: chart.patientID, response: try stored.record.requireID()).path,
+            context: contextLines(try ResponseService(database: database, services: services).context(of: stored.record), display))
+    }
+
+    /// The position and the noise level kept with an answer, in words.
+    private func contextLines(_ context: AnswerContext?, _ display: DateDisplay) -> [String] {
+        guard let context else { return [] }
+        var lines: [String] = []
+        if let location = context.location {
+            lines.append(localizer.text("console.response.location", language, [
+                "latitude": String(format: "%.5f", location.latitude), "longitude": String(format: "%.5f", location.longitude),
+                "accuracy": location.accuracyM.plainText(), "time": display.dateTime(location.capturedAt),
+            ]))
+        }
+        if let noise = context.noise {
+            lines.append(localizer.text("console.response.noise", language, [
+                "dbfs": String(format: "%.1f", noise.dbfs), "seconds": noise.durationS.plainText(), "time": display.dateTime(noise.capturedAt),
+            ]))
+        }
+        return lines
     }
 }

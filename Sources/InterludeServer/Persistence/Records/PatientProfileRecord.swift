@@ -20,10 +20,14 @@ final class PatientProfileRecord: Model, @unchecked Sendable {
     @OptionalField(key: "therapy_end") var therapyEnd: String?
     /// The person's own switch: they do not want to see their results against everyone's.
     @Field(key: "hides_comparison") var hidesComparison: Bool
+    /// The person's own switch: their therapist may keep the position and noise level of answers to questionnaires
+    /// that ask for them (a practice has no consent document of its own for this).
+    @Field(key: "shares_context_with_therapist") var sharesContextWithTherapist: Bool
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $user, $pseudonym, $shareWithResearch, $dateOfBirth, $gender, $therapyStart, $therapyEnd, $hidesComparison]
+        [$id, $user, $pseudonym, $shareWithResearch, $dateOfBirth, $gender, $therapyStart, $therapyEnd, $hidesComparison,
+            $sharesContextWithTherapist]
     }
 
     init() {}
@@ -33,5 +37,6 @@ final class PatientProfileRecord: Model, @unchecked Sendable {
         self.pseudonym = pseudonym
         self.shareWithResearch = shareWithResearch
         self.hidesComparison = false
+        self.sharesContextWithTherapist = false
     }
 }
