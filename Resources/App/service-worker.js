@@ -62,6 +62,7 @@ const SHELL = [
   "/js/pages/moods.js",
   "/js/pages/my-data.js",
   "/js/pages/pairing.js",
+  "/js/pages/preview.js",
   "/js/pages/profile.js",
   "/js/pages/questionnaire.js",
   "/js/pages/questionnaires.js",

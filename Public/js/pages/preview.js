@@ -39,7 +39,7 @@ function show(definition) {
   });
 }
 
-export function run() {
+export async function run() {
   window.addEventListener("message", (event) => {
     if (event.origin !== location.origin || event.data?.type !== "interlude:preview") return;
     try {
