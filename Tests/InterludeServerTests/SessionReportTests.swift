@@ -150,6 +150,10 @@ struct SessionReportTests {
             let removed = try await world.therapist.send(.DELETE, "\(path)/\(pinned.body["id"].string ?? "")")
             let again = try await world.therapist.send(.DELETE, "\(path)/\(pinned.body["id"].string ?? "")")
             let afterwards = try await world.patient.send(.GET, "/me/notes").decoded([Components.Schemas.PinnedNote].self)
+            for day in ["2026-03-05", "2026-03-03", "2026-03-04"] {
+                try #require(try await world.therapist.send(.POST, path, json: ["day": .string(day), "text": "Note"]).status == .created)
+            }
+            let pages = try await CaseloadListTests.pages(world.patient, "/me/notes?limit=2")
 
             // verify
             #expect(empty.body.problemCodes == ["text": "required"])
@@ -164,6 +168,7 @@ struct SessionReportTests {
             #expect(removed.status == .noContent)
             #expect(again.status == .notFound)
             #expect(afterwards.isEmpty)
+            #expect(pages.map { $0.compactMap { $0["day"].string } } == [["2026-03-03", "2026-03-04"], ["2026-03-05"]], "by day, page by page")
         }
     }
 }

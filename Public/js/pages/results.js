@@ -1,7 +1,7 @@
 // "My results": each score and numeric item over time as a chart with its numbers, when in the week momentary
 // questionnaires were answered, and — where a study shows it — the person's mean against everyone's.
 
-import { api } from "../lib/api.js";
+import { api, apiList } from "../lib/api.js";
 import { formatDate, formatDateTime, message } from "../lib/i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -189,7 +189,7 @@ export async function run() {
     return;
   }
   // Notes the therapist pinned to days: marked on the charts and listed with their words.
-  const notes = await api("GET", "/me/notes");
+  const notes = await apiList("/me/notes");
   const pinned = notes.ok ? notes.data : [];
   document.getElementById("notes").hidden = pinned.length === 0;
   document.getElementById("notes-list").replaceChildren(

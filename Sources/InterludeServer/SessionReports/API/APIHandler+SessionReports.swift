@@ -35,10 +35,12 @@ extension APIHandler {
         var validator = FieldValidator()
         let from = validator.date(input.query.from, field: "from")
         let to = validator.date(input.query.to, field: "to")
+        let request = PageRequest(cursor: input.query.cursor, limit: input.query.limit, checking: &validator)
         try validator.check()
         let notes = try await PinnedNoteService(database: context.database, services: context.services)
             .notes(of: patient.requireID(), from: from, to: to)
-        return .ok(.init(body: .json(notes.map(Components.Schemas.PinnedNote.init))))
+        let page = ListPage(of: notes, request, key: { $0.day.description }, id: \.id, descending: false)
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(page.items.map(Components.Schemas.PinnedNote.init))))
     }
 }
 
