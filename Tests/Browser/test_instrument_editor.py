@@ -34,6 +34,11 @@ class InstrumentEditorTest(BrowserTestCase):
     def definition(self):
         return json.loads(self.driver.find_element(By.ID, "definition").get_attribute("value"))
 
+    def wait_for_current_preview(self, text):
+        """Waits until the preview shows the definition as it is now (no change still on its way to it)."""
+        self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#preview-status[data-current='true']")))
+        self.wait_for_text("#preview-status", text)
+
     def in_preview(self, check):
         """Runs `check` inside the preview frame once it shows the questionnaire, then comes back."""
         self.wait.until(EC.frame_to_be_available_and_switch_to_it((By.ID, "preview")))
@@ -104,7 +109,7 @@ class InstrumentEditorTest(BrowserTestCase):
                          {"mode": "all", "clauses": [{"item": "slept", "operator": "equals", "value": "1"}]})
 
         # The preview answers it as the app would: the slider appears after "Yes", the result is scored, nothing is sent.
-        self.wait_for_text("#preview-status", "2 questions")
+        self.wait_for_current_preview("2 questions")
 
         def answer():
             self.wait_for_text("#questionnaire-title", "Sleep check")
@@ -131,6 +136,7 @@ class InstrumentEditorTest(BrowserTestCase):
         self.wait_for_path("/console/instruments/editor")
         reopened = self.definition()
         self.assertEqual(reopened["sections"], stored["sections"])
+        self.wait_for_current_preview("2 questions")
         self.in_preview(lambda: self.wait_for_text("#questionnaire-title", "Sleep check"))
         self.type_into("title.en", "Sleep check, second version")
         self.click("#save")
@@ -160,7 +166,7 @@ class InstrumentEditorTest(BrowserTestCase):
             stored = call("GET", f"/instruments/{key}/versions/{version}", token=token)
             self.open(f"/console/instruments/editor?key={key}&version={version}")
             count = sum(len(section["items"]) for section in stored["sections"])
-            self.wait_for_text("#preview-status", f"{count} questions")
+            self.wait_for_current_preview(f"{count} questions")
             self.assertEqual(self.definition(), stored, key)
 
 

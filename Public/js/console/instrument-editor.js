@@ -18,6 +18,8 @@ const previewStatus = document.getElementById("preview-status");
 let model;
 let nextID = 0;
 let previewTimer;
+/** The number of the last definition sent to the preview; its answer says whether the preview is current. */
+let sent = 0;
 
 function node(tag, attributes = {}, children = []) {
   const element = document.createElement(tag);
@@ -388,12 +390,16 @@ function rebuild() {
 /** Writes the JSON field and, a moment later, shows the questionnaire in the preview. */
 function changed() {
   field.value = JSON.stringify(model, null, 2);
+  previewStatus.dataset.current = "false";
   clearTimeout(previewTimer);
-  previewTimer = setTimeout(showPreview, 250);
+  previewTimer = setTimeout(() => {
+    previewTimer = undefined;
+    showPreview();
+  }, 250);
 }
 
 function showPreview() {
-  frame.contentWindow?.postMessage({ type: "interlude:preview", definition: JSON.parse(field.value) }, location.origin);
+  frame.contentWindow?.postMessage({ type: "interlude:preview", definition: JSON.parse(field.value), serial: ++sent }, location.origin);
 }
 
 function load() {
@@ -411,8 +417,10 @@ function load() {
 window.addEventListener("message", (event) => {
   if (event.origin !== location.origin || event.source !== frame.contentWindow) return;
   if (event.data?.type === "interlude:preview-ready") showPreview();
+  if (event.data?.serial !== sent) return;
   if (event.data?.type === "interlude:previewed") previewStatus.textContent = message("previewShown", { count: event.data.items });
   if (event.data?.type === "interlude:preview-failed") previewStatus.textContent = message("previewFailed");
+  previewStatus.dataset.current = String(!previewTimer);
 });
 
 field.addEventListener("change", () => {

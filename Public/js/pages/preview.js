@@ -44,9 +44,10 @@ export async function run() {
     if (event.origin !== location.origin || event.data?.type !== "interlude:preview") return;
     try {
       show(event.data.definition);
-      window.parent.postMessage({ type: "interlude:previewed", items: document.querySelectorAll("#sections [data-item]").length }, location.origin);
+      const items = document.querySelectorAll("#sections [data-item]").length;
+      window.parent.postMessage({ type: "interlude:previewed", items, serial: event.data.serial }, location.origin);
     } catch (error) {
-      window.parent.postMessage({ type: "interlude:preview-failed", detail: String(error) }, location.origin);
+      window.parent.postMessage({ type: "interlude:preview-failed", detail: String(error), serial: event.data.serial }, location.origin);
     }
   });
   if (window.parent !== window) window.parent.postMessage({ type: "interlude:preview-ready" }, location.origin);
