@@ -41,7 +41,7 @@ extension ExportPackage {
                 "prompts.csv",
                 ["prompt_id", "pseudonym", "instrument_key", "instrument_version", "plan_id", "source", "day_n", "beep_n", "obs_n",
                  "time_zone"] + Self.times(["scheduled", "closes", "notified", "opened", "started", "submitted", "expired"])
-                    + ["status", "reminders_sent", "channel"])
+                    + ["status", "reminders_sent", "channel"] + Self.times(["device_planned"]))
             responsesLong = try file(
                 "responses_long.csv",
                 ["prompt_id", "response_id", "pseudonym", "instrument_key", "instrument_version", "item_id", "variable", "raw",

@@ -117,17 +117,20 @@ struct ExportPackage {
                 return [stamp.utc, stamp.local]
             }
             let expired: Date? = status == .expired ? prompt.closesAt : nil
+            // A native app's own notification counts where the server sent none.
+            let notified = delivery.notified ?? prompt.deviceNotifiedAt
+            let channel = delivery.channel ?? (prompt.deviceNotifiedAt == nil ? nil : "device")
             try writer.prompts.row(
                 [prompt.id!.exportText, pseudonym, prompt.instrumentKey, String(prompt.instrumentVersion), prompt.planID?.exportText,
                  prompt.source.exportName, String(number.dayN), String(number.beepN), String(number.obsN), zone.identifier]
-                    + time(prompt.opensAt) + time(prompt.closesAt) + time(delivery.notified)
+                    + time(prompt.opensAt) + time(prompt.closesAt) + time(notified)
                     + time(response?.openedAt ?? prompt.openedAt) + time(response?.startedAt) + time(response?.completedAt)
-                    + time(expired) + [status.rawValue, String(delivery.reminders), delivery.channel])
+                    + time(expired) + [status.rawValue, String(delivery.reminders), channel] + time(prompt.devicePlannedAt))
             promptRows += 1
             if prompt.source == .schedule {
                 try writer.esm(
                     pseudonym: pseudonym, number: number, valid: response != nil, zone: zone,
-                    times: [prompt.opensAt, delivery.notified, response?.startedAt ?? response?.openedAt, response?.completedAt],
+                    times: [prompt.opensAt, notified, response?.startedAt ?? response?.openedAt, response?.completedAt],
                     form: codebook.form(key: prompt.instrumentKey, version: prompt.instrumentVersion),
                     values: response.flatMap { opened[$0.id!] })
             }
@@ -331,7 +334,8 @@ struct ExportPackage {
             prompts.csv           one row per planned occurrence, also expired, cancelled and future ones: study day
                                   (day_n, day 1 is the day of enrolment), occurrence within the day (beep_n),
                                   running count (obs_n), when it was scheduled, notified, opened, started, submitted
-                                  or expired, its status, reminders sent and the channel
+                                  or expired, its status, reminders sent and the channel ("device" for a
+                                  native app's own notification, with when the app planned it)
             responses_long.csv    one row per item of each response: raw value, label, numeric value, and whether a
                                   condition showed the item
             <key>_v<version>.csv  one row per response to that instrument version, items as columns (a multiple

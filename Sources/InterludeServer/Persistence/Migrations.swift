@@ -59,6 +59,7 @@ enum Migrations {
             UpdateStudiesAddComparison(),
             CreatePinnedNotes(),
             UpdatePatientProfilesAddContextSharing(),
+            UpdatePromptsAddDeviceNotifications(),
         ]
     }
 }

@@ -153,6 +153,23 @@ struct PromptService: Sendable {
             }.compactMap(\.record.id))
     }
 
+    /// Keeps what a notification the patient's device showed by itself did for one of their prompts: the first
+    /// time of each event counts (an opened one also opens the prompt, as opening it in the app would).
+    func recordDeviceNotification(
+        _ event: DeviceNotificationEvent, at: Date, promptID: UUID, for patientID: UUID
+    ) async throws {
+        guard let record = try await PromptRecord.find(promptID, on: database), record.$patient.id == patientID else {
+            throw AppError.field("promptId", .unknown)
+        }
+        try DeviceNotificationEvent.check(event, at: at, opensAt: record.opensAt, now: now, field: "notification.at")
+        switch event {
+        case .planned: record.devicePlannedAt = min(record.devicePlannedAt ?? at, at)
+        case .delivered: record.deviceNotifiedAt = min(record.deviceNotifiedAt ?? at, at)
+        case .opened: record.openedAt = min(record.openedAt ?? at, at)
+        }
+        if record.hasChanges { try await record.save(on: database) }
+    }
+
     /// One of the patient's own prompts; notes the first time it was opened.
     func open(_ promptID: UUID, for patientID: UUID) async throws -> Current {
         guard let record = try await PromptRecord.find(promptID, on: database), record.$patient.id == patientID else {

@@ -123,6 +123,7 @@ struct SyncService: Sendable {
         case createRecord(RecordKind, id: UUID, body: Data)
         case updateRecord(RecordKind, id: UUID, baseVersion: Int, body: Data)
         case deleteRecord(RecordKind, id: UUID, baseVersion: Int)
+        case promptNotification(promptID: UUID, DeviceNotificationEvent, at: Date)
 
         /// The ids of the records the mutation names.
         var ids: [UUID] {
@@ -131,6 +132,7 @@ struct SyncService: Sendable {
             case .createAppointment(let id, _), .updateAppointment(let id, _, _), .deleteAppointment(let id, _): return [id]
             case .interventionSeen(let id), .completeIntervention(let id): return [id]
             case .createRecord(_, let id, _), .updateRecord(_, let id, _, _), .deleteRecord(_, let id, _): return [id]
+            case .promptNotification(let promptID, _, _): return [promptID]
             }
         }
     }
@@ -293,6 +295,10 @@ struct SyncService: Sendable {
         case .deleteRecord(let kind, let recordID, let baseVersion):
             let outcome = try await records.syncDelete(kind, id: recordID, baseVersion: baseVersion, by: patient)
             return Result(id: id, status: outcome == .applied ? .applied : .conflict, deleted: outcome == .applied, recordID: recordID)
+        case .promptNotification(let promptID, let event, let at):
+            try await PromptService(database: database, services: services)
+                .recordDeviceNotification(event, at: at, promptID: promptID, for: try patient.requireID())
+            return Result(id: id, status: .applied)
         }
     }
 

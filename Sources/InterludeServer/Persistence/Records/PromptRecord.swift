@@ -25,6 +25,9 @@ final class PromptRecord: Model, @unchecked Sendable {
     @OptionalField(key: "plan_id") var planID: UUID?
     @OptionalField(key: "occurrence") var occurrence: String?
     @OptionalField(key: "opened_at") var openedAt: Date?
+    /// When the person's device first planned, and first showed, a notification of its own for the prompt.
+    @OptionalField(key: "device_planned_at") var devicePlannedAt: Date?
+    @OptionalField(key: "device_notified_at") var deviceNotifiedAt: Date?
     @OptionalField(key: "completed_at") var completedAt: Date?
     @OptionalField(key: "response_id") var responseID: UUID?
     /// When anything about it last changed, for apps that sync; set by `SyncStamps`.
@@ -33,7 +36,7 @@ final class PromptRecord: Model, @unchecked Sendable {
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
         [$id, $createdAt, $patient, $study, $assignedBy, $instrumentKey, $instrumentVersion, $opensAt, $closesAt,
-            $status, $source, $planID, $occurrence, $openedAt, $completedAt, $responseID, $changedAt]
+            $status, $source, $planID, $occurrence, $openedAt, $devicePlannedAt, $deviceNotifiedAt, $completedAt, $responseID, $changedAt]
     }
 
     init() {}

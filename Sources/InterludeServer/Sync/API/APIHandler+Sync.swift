@@ -121,6 +121,15 @@ extension APIHandler {
             return .updateRecord(try kind(), id: try uuid(item.recordId, "recordId"), baseVersion: try baseVersion(), body: try body())
         case .record_delete:
             return .deleteRecord(try kind(), id: try uuid(item.recordId, "recordId"), baseVersion: try baseVersion())
+        case .prompt_notification:
+            guard let notification = item.notification else { throw ValidationFailure(field: "\(place).notification", code: .required) }
+            let event: DeviceNotificationEvent =
+                switch notification.event {
+                case .planned: .planned
+                case .delivered: .delivered
+                case .opened: .opened
+                }
+            return .promptNotification(promptID: try uuid(item.promptId, "promptId"), event, at: notification.at)
         }
     }
 }
