@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "interlude",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "InterludeCore", targets: ["InterludeCore"]),
         .library(name: "InterludeServer", targets: ["InterludeServer"]),
@@ -27,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
     ],
     targets: [
         .target(
@@ -63,8 +66,15 @@ let package = Package(
                 "InterludeCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client", condition: .when(platforms: [.linux])),
+                .product(
+                    name: "OpenAPIURLSession", package: "swift-openapi-urlsession",
+                    condition: .when(platforms: [.macOS, .iOS, .macCatalyst, .visionOS])),
             ],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
         .executableTarget(
             name: "interlude",
@@ -81,7 +91,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InterludeKitTests",
-            dependencies: ["InterludeKit"],
+            dependencies: ["InterludeKit", "InterludeCore", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(
@@ -89,6 +99,7 @@ let package = Package(
             dependencies: [
                 "InterludeServer",
                 "InterludeKit",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
