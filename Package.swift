@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "InterludeServer", targets: ["InterludeServer"]),
         .library(name: "InterludeKit", targets: ["InterludeKit"]),
         .executable(name: "interlude", targets: ["interlude"]),
+        .executable(name: "interlude-sim", targets: ["interlude-sim"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         .target(
@@ -76,6 +78,16 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+        .target(
+            name: "InterludeSimulator",
+            dependencies: ["InterludeKit", "InterludeCore"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "interlude-sim",
+            dependencies: ["InterludeSimulator", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .executableTarget(
             name: "interlude",
             dependencies: [
@@ -99,6 +111,7 @@ let package = Package(
             dependencies: [
                 "InterludeServer",
                 "InterludeKit",
+                "InterludeSimulator",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "Crypto", package: "swift-crypto"),
