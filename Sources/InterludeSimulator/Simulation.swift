@@ -16,11 +16,11 @@ public protocol SimulationClock: Sendable {
 public struct WallSimulationClock: SimulationClock {
     public init() {}
 
-    public func now() async -> Date { Date() }
+    public func now() async -> Date { SystemTime.now() }
 
     public func advance(to instant: Date) async throws {
-        let wait = instant.timeIntervalSinceNow
-        if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
+        let wait = instant.timeIntervalSince(SystemTime.now())
+        if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
     }
 }
 

@@ -30,7 +30,9 @@ struct SimulateCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard participants > 0, participants <= 10_000 else { throw ValidationError("--participants must be 1 to 10000") }
-        guard minutes > 0, step > 0, answerWithin >= 0 else { throw ValidationError("--minutes, --step and --answer-within must be positive") }
+        guard (0.01...43_200).contains(minutes) else { throw ValidationError("--minutes must be 0.01 to 43200 (30 days)") }
+        guard (0.1...86_400).contains(step) else { throw ValidationError("--step must be 0.1 to 86400 seconds") }
+        guard (0...1_440).contains(answerWithin) else { throw ValidationError("--answer-within must be 0 to 1440 minutes") }
         guard (0...1).contains(answerRate), (0...1).contains(offlineRate) else { throw ValidationError("rates are 0 to 1") }
         guard URL(string: server)?.host != nil else { throw ValidationError("--server is not an address") }
         guard (registerDomain == nil) != (accounts == nil) else { throw ValidationError("give either --register-domain or --accounts") }

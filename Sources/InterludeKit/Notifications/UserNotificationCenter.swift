@@ -26,7 +26,7 @@ public struct UserNotificationCenterAdapter: LocalNotificationCenter {
         content.body = body
         content.sound = .default
         content.userInfo = ["promptId": notification.promptID.uuidString, "kind": notification.kind.rawValue]
-        let trigger = UNTimeIntervalNotificationTrigger(timeInterval: max(1, notification.fireAt.timeIntervalSinceNow), repeats: false)
+        let trigger = UNTimeIntervalNotificationTrigger(timeInterval: max(1, notification.fireAt.timeIntervalSince(SystemTime.now())), repeats: false)
         try await center.add(UNNotificationRequest(identifier: notification.id, content: content, trigger: trigger))
     }
 

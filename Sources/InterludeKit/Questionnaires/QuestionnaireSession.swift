@@ -32,7 +32,7 @@ public struct QuestionnaireSession: Sendable {
     }
 
     /// Keeps an answer at once (nil takes it back).
-    public func answer(_ item: String, _ value: AnswerValue?, at now: Date = Date()) throws {
+    public func answer(_ item: String, _ value: AnswerValue?, at now: Date = SystemTime.now()) throws {
         try store.saveAnswer(value, item: item, prompt: prompt.id, at: now)
     }
 
@@ -46,7 +46,7 @@ public struct QuestionnaireSession: Sendable {
     /// Queues the response with the answers kept so far, once nothing required is missing and nothing would be
     /// refused; the prompt shows as done at once. The answers of hidden questions are not sent.
     @discardableResult
-    public func submit(at now: Date = Date()) throws -> ResponseSubmission {
+    public func submit(at now: Date = SystemTime.now()) throws -> ResponseSubmission {
         let draft = try store.draft(for: prompt.id)
         let given = draft?.answers ?? [:]
         let visible = logic.visibility(given).items

@@ -32,7 +32,7 @@ public actor SyncEngine {
     /// The largest batch `POST /sync` takes.
     static let batchSize = 200
 
-    public init(client: InterludeClient, store: OfflineStore, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(client: InterludeClient, store: OfflineStore, now: @escaping @Sendable () -> Date = SystemTime.now) {
         self.client = client
         self.store = store
         self.now = now
