@@ -91,7 +91,7 @@ let package = Package(
         .executableTarget(
             name: "interlude",
             dependencies: [
-                "InterludeServer", .product(name: "Vapor", package: "vapor"), .product(name: "NIOCore", package: "swift-nio"),
+                "InterludeServer", "InterludeCore", .product(name: "Vapor", package: "vapor"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]

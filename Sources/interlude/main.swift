@@ -1,7 +1,31 @@
+import Foundation
+import InterludeCore
 import InterludeServer
 import NIOCore
 import NIOPosix
 import Vapor
+
+if CommandLine.arguments.dropFirst().first == "--version" {
+    print("interlude \(InterludeVersion.current)")
+    exit(0)
+}
+// Texts, instruments and the apps' files lie beside the executable, in the package folder above its build folder,
+// or where INTERLUDE_RESOURCES says; the server starts from any working directory.
+let resources: String
+switch ResourceLocation.find(
+    override: ProcessInfo.processInfo.environment["INTERLUDE_RESOURCES"],
+    executable: Bundle.main.executableURL?.resolvingSymlinksInPath().path,
+    workingDirectory: FileManager.default.currentDirectoryPath,
+    isDirectory: { path in
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    })
+{
+case .success(let folder): resources = folder
+case .failure(let missing):
+    FileHandle.standardError.write(Data("error: \(missing)\n".utf8))
+    exit(1)
+}
 
 // Async code runs on the event loops, so a database query or a response no longer crosses between two thread pools.
 NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
@@ -11,6 +35,7 @@ try LoggingSystem.bootstrap(from: &environment) { level in
     return { label in SafeLogHandler(wrapping: ConsoleLogger(label: label, console: console, level: level)) }
 }
 let app = try await Application.make(environment)
+app.directory = DirectoryConfiguration(workingDirectory: resources)
 do {
     let settings = try Settings.fromEnvironment()
     try await configure(app, settings: settings)
