@@ -6,10 +6,15 @@ import Vapor
 /// What `serve` does before it listens: bring the schema up to date and, on an empty installation, create the
 /// first admin and say how to sign in.
 public func prepareToServe(_ app: Application) async throws {
-    try await migrate(app)
+    let applied = try await migrate(app)
+    app.logger.notice("database ready, \(applied) migrations applied")
     let settings = app.interlude.settings
     let staff = StaffAccounts(database: app.db, services: app.interlude)
-    var lines = ["", "Interlude is starting."]
+    var rows: [(String, String)] = [
+        ("Console", "\(settings.publicURL)/console"), ("Patient app", "\(settings.publicURL)/app"),
+        ("Database", StartupScreen.describe(settings.database)), ("Mail", StartupScreen.describe(settings.mail)),
+    ]
+    var notes: [String] = []
     if let created = try await staff.bootstrapAdminIfNeeded() {
         let credentials = [
             "  Email:              \(created.user.email)",
@@ -23,24 +28,32 @@ public func prepareToServe(_ app: Application) async throws {
                 atPath: file, contents: Data((credentials.joined(separator: "\n") + "\n").utf8),
                 attributes: [.posixPermissions: 0o600])
         else { throw CocoaError(.fileWriteNoPermission) }
-        lines.append("First start: an admin account was created; its sign-in is in \(file) (delete it afterwards).")
-        if isatty(STDOUT_FILENO) == 1 { lines += credentials }
-        lines.append("  You will be asked to choose a new password at the first sign-in.")
+        if isatty(STDOUT_FILENO) == 1 {
+            rows += [("Admin", created.user.email), ("One-time password", created.oneTimePassword ?? "")]
+        } else {
+            rows.append(("Admin", "created; its sign-in is in \(file)"))
+        }
+        notes = [
+            "First start: sign in to the console as the admin; you will choose a new password.",
+            "Delete \(file) afterwards.",
+        ]
     }
-    lines += [
-        "  Console:     \(settings.publicURL)/console",
-        "  Patient app: \(settings.publicURL)/app",
-        "",
-    ]
-    print(lines.joined(separator: "\n"))
+    let screen = StartupScreen(title: "Interlude \(InterludeVersion.current) is ready", rows: rows, notes: notes)
+    print("\n" + screen.text + "\n")
     BackgroundJobs.start(in: app)
 }
 
-/// Brings the schema up to date and installs library instruments that are not in the database yet.
-func migrate(_ app: Application) async throws {
+/// Brings the schema up to date and installs library instruments that are not in the database yet; answers how many
+/// migrations it applied. Each one is logged at debug level only.
+@discardableResult
+func migrate(_ app: Application) async throws -> Int {
+    app.fluent.migrationLogLevel = .debug
+    try await app.migrator.setupIfNeeded().get()
+    let pending = try await app.migrator.previewPrepareBatch().get().count
     try await app.autoMigrate()
     try await InstrumentCatalog(database: app.db, services: app.interlude)
         .installLibrary(app.interlude.library, logger: app.logger)
+    return pending
 }
 
 /// `interlude migrate`: applies every pending migration without asking.
