@@ -19,7 +19,7 @@ struct ConsoleURLTests {
         (.preferences, .POST), (.twoFactor, .POST), (.disableTwoFactor, .POST),
         (.users, .GET), (.users, .POST), (.userActive(other), .POST), (.userTwoFactorReset(other), .POST),
         (.user(other), .POST), (.userPassword(other), .POST), (.userDeletion(other), .POST),
-        (.audit, .GET), (.settings, .GET), (.settings, .POST), (.settingsTwoFactor, .POST), (.settingsACT, .POST),
+        (.audit, .GET), (.settings, .GET), (.settings, .POST), (.settingsTwoFactor, .POST), (.settingsACT, .POST), (.settingsName, .POST),
         (.patients, .GET), (.patient(patient), .GET), (.assignPrompt(patient: patient), .POST),
         (.appointments(patient: patient), .POST), (.treatment(patient: patient), .POST), (.passwordReset(patient: patient), .POST), (.invitations, .POST), (.response(patient: patient, response: other), .GET),
         (.responseFHIR(patient: patient, response: other), .GET), (.healthRecord(patient: patient), .GET), (.thoughts(patient: patient), .GET), (.thoughts(patient: patient), .POST), (.report(patient: patient), .GET), (.notes(patient: patient), .POST), (.deleteNote(patient: patient, note: other), .POST), (.pairingCodes, .GET), (.pairingCodes, .POST),

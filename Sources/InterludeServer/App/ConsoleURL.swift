@@ -26,6 +26,7 @@ enum ConsoleURL: Hashable, Sendable {
     case settings
     case settingsTwoFactor
     case settingsACT
+    case settingsName
 
     // Caseload
     case patients
@@ -119,6 +120,7 @@ enum ConsoleURL: Hashable, Sendable {
         case .settings: ["settings"]
         case .settingsTwoFactor: ["settings", "two-factor"]
         case .settingsACT: ["settings", "act"]
+        case .settingsName: ["settings", "name"]
         case .patients: ["patients"]
         case .patient(let patient): ["patients", patient.uuidString]
         case .assignPrompt(let patient): ["patients", patient.uuidString, "prompts"]

@@ -4,7 +4,7 @@ import Vapor
 struct WebRoutes {
     func register(on app: Application) throws {
         let web = app.grouped(TextDoorMiddleware(limit: app.routes.defaultMaxBodySize.value))
-        web.get { request in request.redirect(to: "/app") }
+        web.get { request in try await FrontDoor.render(request) }
         web.get("calendar", ":feed") { request async throws -> Response in
             // The feed name is the secret followed by .ics.
             let name = request.parameters.get("feed") ?? ""

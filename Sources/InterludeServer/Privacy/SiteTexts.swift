@@ -16,6 +16,22 @@ struct SiteTexts: Sendable {
 
     let database: any Database
 
+    static let installationNameMaxLength = 80
+
+    /// What the admin calls this installation (a clinic's or a lab's name), shown on the front door; nil until set.
+    func installationName() async throws -> String? {
+        try await SettingRecord.find("installation.name", on: database)?.value
+    }
+
+    /// Names the installation (empty: no name); audited.
+    func setInstallationName(_ name: String, by grant: AdminGrant) async throws {
+        var validator = FieldValidator()
+        let clean = validator.text(name, field: "installationName", required: false, maxLength: Self.installationNameMaxLength)
+        try validator.check()
+        try await Self.store("installation.name", clean ?? "", now: grant.services.clock.now, on: database)
+        try await grant.record(.siteTextChanged, target: "installationName", on: database)
+    }
+
     func privacyPolicyVersion() async throws -> String {
         try await SettingRecord.find("privacyPolicy.version", on: database)?.value ?? Self.defaultPrivacyPolicyVersion
     }

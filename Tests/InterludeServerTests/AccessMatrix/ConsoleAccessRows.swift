@@ -149,6 +149,9 @@ extension ConsoleRow {
         ConsoleRow("POST /console/settings/act", "\(staffOnly), * 403, admin 303") { _ in
             .post("/console/settings/act", ACTProcess.allCases.flatMap { [("\($0.rawValue)_de", "Text"), ("\($0.rawValue)_en", "Text")] })
         },
+        ConsoleRow("POST /console/settings/name", "\(staffOnly), * 403, admin 303") { _ in
+            .post("/console/settings/name", [("installationName", "Praxis am Ring")])
+        },
         ConsoleRow("POST /console/settings/two-factor", "\(staffOnly), * 403, admin 303") { _ in
             .post("/console/settings/two-factor")
         },

@@ -55,6 +55,7 @@ struct AdminPages: Sendable {
     }
 
     struct SettingsContent: Encodable, Sendable {
+        var installationName: String
         var privacyVersion: String
         var privacyDe: String
         var privacyEn: String
@@ -140,7 +141,8 @@ struct AdminPages: Sendable {
     }
 
     func settings(
-        form: ConsoleAdminController.SettingsForm?, act actForm: [String: String]? = nil, saved: Bool, errors: FormErrors
+        form: ConsoleAdminController.SettingsForm?, act actForm: [String: String]? = nil, installationName: String? = nil,
+        saved: Bool, errors: FormErrors
     ) async throws -> SettingsContent {
         let texts = SiteTexts(database: database)
         var act: [ACTText] = []
@@ -160,7 +162,10 @@ struct AdminPages: Sendable {
             imprintDe: texts.text(.imprint, .de, localizer: localizer),
             imprintEn: texts.text(.imprint, .en, localizer: localizer))
         let shown = form ?? current
+        let storedName = try await texts.installationName()
+        let shownName = installationName ?? storedName ?? ""
         return SettingsContent(
+                installationName: shownName,
                 privacyVersion: shown.privacyVersion, privacyDe: shown.privacyDe, privacyEn: shown.privacyEn,
                 imprintDe: shown.imprintDe, imprintEn: shown.imprintEn,
                 twoFactorRequired: try await TwoFactorService(database: database, services: services).isRequired(),

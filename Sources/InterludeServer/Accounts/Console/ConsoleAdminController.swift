@@ -39,6 +39,7 @@ struct ConsoleAdminController {
         routes.post("settings", use: saveSettings)
         routes.post("settings", "two-factor", use: saveTwoFactorRequirement)
         routes.post("settings", "act", use: saveACTTexts)
+        routes.post("settings", "name", use: saveInstallationName)
     }
 
     private func renderUsers(
@@ -141,10 +142,11 @@ struct ConsoleAdminController {
     }
 
     private func renderSettings(
-        _ request: Request, form: SettingsForm? = nil, act: [String: String]? = nil, saved: Bool = false,
-        errors: FormErrors = FormErrors(), status: HTTPResponseStatus = .ok
+        _ request: Request, form: SettingsForm? = nil, act: [String: String]? = nil, installationName: String? = nil,
+        saved: Bool = false, errors: FormErrors = FormErrors(), status: HTTPResponseStatus = .ok
     ) async throws -> Response {
-        let content = try await pages(request).settings(form: form, act: act, saved: saved, errors: errors)
+        let content = try await pages(request).settings(
+            form: form, act: act, installationName: installationName, saved: saved, errors: errors)
         return try await request.renderConsole(
             "console/settings", titleKey: "console.settings.title", content: content, status: status)
     }
@@ -179,6 +181,19 @@ struct ConsoleAdminController {
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderSettings(request, act: form, errors: errors, status: errors.status)
+        }
+    }
+
+    /// Names the installation for the front page.
+    func saveInstallationName(_ request: Request) async throws -> Response {
+        let admin = try AdminGrant(try request.consoleUser(.admin), services: request.services)
+        let name = (try? request.content.get(String.self, at: "installationName")) ?? ""
+        do {
+            try await SiteTexts(database: request.db).setInstallationName(name, by: admin)
+            return request.redirect(to: .settings, query: [("saved", "1")])
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await renderSettings(request, installationName: name, errors: errors, status: errors.status)
         }
     }
 
