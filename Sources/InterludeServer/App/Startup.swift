@@ -127,4 +127,5 @@ public func registerCommands(_ app: Application) {
     app.asyncCommands.use(ExportCommand(), as: "export")
     app.asyncCommands.use(BackupCommand(), as: "backup")
     app.asyncCommands.use(ErasuresCommand(), as: "erasures")
+    app.asyncCommands.use(DoctorCommand(), as: "doctor")
 }

@@ -103,10 +103,26 @@ struct SMTPClient: Sendable {
     let localName: String
     var timeout: Duration = .seconds(30)
 
+    /// A message to deliver: what `MIMEMessage.render` made, from whom, to whom.
+    struct Envelope: Sendable {
+        let message: String
+        let sender: String
+        let recipients: [String]
+    }
+
     /// Sends an already rendered message (`MIMEMessage.render`) from `sender` to `recipients`.
     func send(rendered message: String, from sender: String, to recipients: [String]) async throws {
+        try await converse(within: timeout, Envelope(message: message, sender: sender, recipients: recipients))
+    }
+
+    /// Connects, greets, starts TLS and signs in as a delivery does, then leaves without sending anything.
+    func verify() async throws {
+        try await converse(within: timeout, nil)
+    }
+
+    private func converse(within timeout: Duration, _ envelope: Envelope?) async throws {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await self.converse(message: message, sender: sender, recipients: recipients) }
+            tasks.addTask { try await self.converse(envelope) }
             tasks.addTask {
                 try await Task.sleep(for: timeout)
                 throw SMTPError.timedOut
@@ -129,7 +145,7 @@ struct SMTPClient: Sendable {
         return try NIOSSLClientHandler(context: context, serverHostname: hostname)
     }
 
-    private func converse(message: String, sender: String, recipients: [String]) async throws {
+    private func converse(_ envelope: Envelope?) async throws {
         let tlsContext = server.security == .none ? nil : try makeTLSContext()
         let implicitTLS = server.security == .implicitTLS
         let host = server.host
@@ -204,12 +220,14 @@ struct SMTPClient: Sendable {
                     throw SMTPError.noSupportedAuthMechanism
                 }
             }
-            _ = try await command("MAIL FROM:<\(sender)>", expect: 250...250)
-            for recipient in recipients {
-                _ = try await command("RCPT TO:<\(recipient)>", expect: 250...251)
+            if let envelope {
+                _ = try await command("MAIL FROM:<\(envelope.sender)>", expect: 250...250)
+                for recipient in envelope.recipients {
+                    _ = try await command("RCPT TO:<\(recipient)>", expect: 250...251)
+                }
+                _ = try await command("DATA", expect: 354...354)
+                _ = try await command(Self.dotStuffed(envelope.message) + "\r\n.", expect: 250...250, label: "DATA body")
             }
-            _ = try await command("DATA", expect: 354...354)
-            _ = try await command(Self.dotStuffed(message) + "\r\n.", expect: 250...250, label: "DATA body")
             try? await outbound.write(ByteBuffer(string: "QUIT\r\n"))
             _ = try? await readReply()
         }
