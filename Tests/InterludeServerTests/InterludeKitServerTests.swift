@@ -1,6 +1,8 @@
 import Fluent
 import Foundation
+import HTTPTypes
 import InterludeCore
+import OpenAPIRuntime
 @testable import InterludeKit
 import Testing
 import VaporTesting
@@ -205,6 +207,47 @@ struct InterludeKitServerTests {
                 #expect(try await PromptRecord.find(prompt, on: app.database)?.deviceNotifiedAt == app.clock.now)
             }
         }
+    }
+}
+
+extension InterludeKitServerTests {
+    @Test("one sync at a time: a sync asked for while one runs joins it; the next one runs anew")
+    func singleFlight() async throws {
+        try await withTestApp { app in
+            _ = try await QuestionnaireAPITests().setUp(app)
+            try await withListeningServer(app) { url in
+                let requests = RequestCount()
+                let client = InterludeClient(serverURL: url, middlewares: [OneShotConnections(address: "198.51.100.41"), requests])
+                try await client.signIn(email: "patient@example.org", password: TestContext.password)
+                let engine = SyncEngine(client: client, store: try OfflineStore.inMemory(), now: { app.clock.now })
+                async let first = engine.sync()
+                async let second = engine.sync()
+                let (one, two) = try await (first, second)
+                #expect(one.changed && two.changed)
+                #expect(await requests.count("pullChanges") == 1)
+                try await engine.sync()
+                #expect(await requests.count("pullChanges") == 2)
+            }
+        }
+    }
+}
+
+/// Counts the requests a client sends, by operation.
+actor RequestCount: ClientMiddleware {
+    private var counts: [String: Int] = [:]
+
+    func count(_ operation: String) -> Int { counts[operation] ?? 0 }
+
+    nonisolated func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        await record(operationID)
+        return try await next(request, body, baseURL)
+    }
+
+    private func record(_ operation: String) {
+        counts[operation, default: 0] += 1
     }
 }
 
