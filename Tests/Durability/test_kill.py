@@ -80,6 +80,11 @@ class KillTest(unittest.TestCase):
             for client in clients:
                 client.start()
             time.sleep(random.uniform(0.5, 3.0))
+            # Under load a fresh server may take longer to answer the first request: kill it only once something was
+            # acknowledged, so each round tests what matters.
+            deadline = time.time() + 20
+            while not any(client.acknowledged_responses for client in clients) and time.time() < deadline:
+                time.sleep(0.05)
             if terminate:
                 status = server.terminate()
                 self.assertEqual(status, 0, f"round {round}: the stopped server exited with {status}: {server.log_text()}")
