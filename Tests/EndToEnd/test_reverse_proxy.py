@@ -24,6 +24,7 @@ from cryptography.x509.oid import NameOID
 
 PACKAGE = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HOST = "interlude.example.org"
+CLIENT = "127.0.0.77"
 
 
 def free_port():
@@ -106,7 +107,10 @@ class ReverseProxyTest(unittest.TestCase):
         context = ssl.create_default_context(cafile=self.cert)
         connection = http.client.HTTPSConnection("127.0.0.1", self.https_port, context=context, timeout=60)
         # The certificate names the host, as a real one would; the connection goes to loopback.
-        connection.sock = context.wrap_socket(socket.create_connection(("127.0.0.1", self.https_port)), server_hostname=HOST)
+        # From a loopback address of its own: the server counts this test's failed sign-ins against it, not against
+        # 127.0.0.1, which the browser tests later sign in from.
+        raw = socket.create_connection(("127.0.0.1", self.https_port), source_address=(CLIENT, 0))
+        connection.sock = context.wrap_socket(raw, server_hostname=HOST)
         try:
             connection.request(method, path, body=body, headers={"Host": HOST, **(headers or {})})
             response = connection.getresponse()
@@ -115,7 +119,7 @@ class ReverseProxyTest(unittest.TestCase):
             connection.close()
 
     def test_plain_http_is_sent_to_https(self):
-        connection = http.client.HTTPConnection("127.0.0.1", self.http_port, timeout=30)
+        connection = http.client.HTTPConnection("127.0.0.1", self.http_port, timeout=30, source_address=(CLIENT, 0))
         connection.request("GET", "/app?x=1", headers={"Host": HOST})
         response = connection.getresponse()
         self.assertEqual(response.status, 301)
