@@ -11,7 +11,7 @@ actor SimulatedParticipant {
     private let client: InterludeClient
     private let store: OfflineStore
     private let engine: SyncEngine
-    private var random: SimulationRandom
+    private var random: SeededRandom
     private var tally: Simulation.ParticipantTally
     private var offlineUntil: Date?
     private var lastSync = Date.distantPast
@@ -26,7 +26,7 @@ actor SimulatedParticipant {
         self.client = client
         self.store = store
         engine = SyncEngine(client: client, store: store)
-        random = SimulationRandom(seed: seed)
+        random = SeededRandom(seed: seed)
         tally = Simulation.ParticipantTally(email: email)
     }
 

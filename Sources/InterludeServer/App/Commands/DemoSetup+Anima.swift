@@ -116,18 +116,3 @@ extension DemoSetup {
         _ = try await samples.ingest(batch, for: patientID)
     }
 }
-
-/// A small deterministic generator, so a demo looks the same every time it is made.
-struct SeededRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed &* 0x9E37_79B9_7F4A_7C15
-    }
-
-    mutating func next(in range: ClosedRange<Double>) -> Double {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        let unit = Double(state >> 11) / Double(1 << 53)
-        return range.lowerBound + (range.upperBound - range.lowerBound) * unit
-    }
-}

@@ -1,12 +1,15 @@
 import Foundation
-import InterludeCore
 
 /// Answers a questionnaire the way a person might: every visible question in order, a choice among the options, a
 /// number within its range, a short text where one is asked for; conditions are followed as the answers grow.
-struct PlausibleAnswers {
-    var random: SimulationRandom
+public struct PlausibleAnswers: Sendable {
+    public var random: SeededRandom
 
-    mutating func answers(to definition: InstrumentDefinition, at now: Date) -> Answers {
+    public init(random: SeededRandom) {
+        self.random = random
+    }
+
+    public mutating func answers(to definition: InstrumentDefinition, at now: Date) -> Answers {
         let logic = InstrumentLogic(definition)
         var answers: Answers = [:]
         // Each answer can show further questions; a definition is finite, so this ends.
@@ -65,27 +68,4 @@ struct PlausibleAnswers {
         }
         return .number(min(max(value, low), high))
     }
-}
-
-/// A seeded generator, so a simulation can be run again exactly.
-struct SimulationRandom: Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed &+ 0x9E37_79B9_7F4A_7C15
-    }
-
-    /// SplitMix64.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    mutating func chance(_ probability: Double) -> Bool { unit() < probability }
-    mutating func index(_ count: Int) -> Int { Int(next() % UInt64(max(count, 1))) }
-    mutating func between(_ low: Double, _ high: Double) -> Double { low + (high - low) * unit() }
 }
