@@ -29,7 +29,7 @@ struct SimulatorTests {
             let study = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
             let plan = try await researcher.send(
                 .POST, "/studies/\(study)/plans",
-                json: ["instrumentKey": "mood-vas", "durationMinutes": 60, "pattern": ["kind": "fixedTimes", "times": ["09:30", "13:00", "17:00", "21:00"]]])
+                json: ["instrumentKey": "mood-vas", "durationMinutes": 120, "pattern": ["kind": "fixedTimes", "times": ["09:30", "13:00", "17:00", "21:00"]]])
             try #require(plan.status == .created, "\(plan.text)")
             let settings = try await researcher.send(
                 .PUT, "/studies/\(study)/record-settings",
@@ -37,13 +37,14 @@ struct SimulatorTests {
             try #require(settings.status == .ok, "\(settings.text)")
             try await withListeningServer(app) { url in
                 var configuration = Simulation.Configuration(
-                    serverURL: url, participants: 50, duration: 2 * 86_400, step: 30 * 60, seed: 7,
+                    serverURL: url, participants: 50, duration: 2 * 86_400, step: 3600, seed: 7,
                     accounts: .register(prefix: "sim", domain: "example.org", password: TestContext.password) { email in
                         try #require(app.mailer.token(for: "/app/verify", to: email))
                     },
                     enrolment: .join(study: UUID(uuidString: study)!, consentVersion: "2026-1", modules: [:]))
                 configuration.distinctAddresses = true
                 configuration.recordsPerDay = 2
+                configuration.syncInterval = 4 * 3600
                 let tally = try await Simulation(configuration).run(clock: ServerClock(context: app))
 
                 #expect(tally.participants.count == 50)

@@ -253,5 +253,8 @@ extension APIRow {
         },
     ]
 
-    static let all: [APIRow] = accounts + me + studies + exports + administration + instruments + chart + studyWork
+    /// Rows in groups that may run side by side, each in its own world; a row may rely on one before it in its group.
+    static let parts: [[APIRow]] = [accounts + me, studies + exports + administration + instruments, chart + studyWork]
+
+    static let all: [APIRow] = parts.flatMap { $0 }
 }

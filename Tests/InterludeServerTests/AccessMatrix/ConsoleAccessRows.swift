@@ -344,7 +344,10 @@ extension ConsoleRow {
         ConsoleRow("GET /console/instruments/:key/:version/fhir", "\(staffOnly), * 200") { _ in .get("/console/instruments/phq-9/1/fhir") },
     ]
 
-    static let all: [ConsoleRow] = account + administration + caseload + studies + instruments
+    /// Rows in groups that may run side by side, each in its own world; a row may rely on one before it in its group.
+    static let parts: [[ConsoleRow]] = [account + administration + instruments, caseload, studies]
+
+    static let all: [ConsoleRow] = parts.flatMap { $0 }
 
     private static let studyForm: [(String, String)] = [
         ("title", "Sleep and mood"), ("description", "Four weeks"), ("consentText", "I agree."), ("consentVersion", "2026-1"),
