@@ -876,19 +876,20 @@ struct InterventionTests {
     @Test("leaving the study takes back the messages not yet arrived, and their notifications are never sent")
     func leavingTakesMessagesBack() async throws {
         try await withTestApp { app in
-            // setup: the first message has arrived
+            // setup: the first message has arrived and its notification went out
             let (patient, studyID, _) = try await messagingStudy(app)
             _ = try await messagePlanner(app).run(now: app.clock.now)
             let first = try #require(try await InterventionRecord.query(on: app.database).sort(\.$deliverAt).first())
             app.clock.advance(by: first.deliverAt.timeIntervalSince(app.clock.now) + 1)
             let next = try #require(
                 try await InterventionRecord.query(on: app.database).filter(\.$deliverAt > app.clock.now).sort(\.$deliverAt).first())
+            let dispatcher = NotificationDispatcher(
+                database: app.database, services: app.app.interlude, channels: app.app.notificationChannels)
+            _ = try await dispatcher.dispatch(now: app.clock.now)
 
             // act
             let left = try await patient.send(.DELETE, "/studies/\(studyID)/enrollment")
-            _ = try await NotificationDispatcher(
-                database: app.database, services: app.app.interlude, channels: app.app.notificationChannels
-            ).dispatch(now: next.deliverAt.addingTimeInterval(1))
+            _ = try await dispatcher.dispatch(now: next.deliverAt.addingTimeInterval(1))
 
             // verify
             #expect(left.status == .noContent)
