@@ -3,8 +3,8 @@ import InterludeCore
 
 extension DemoSetup {
     /// Seed 003: a study relating mood to what a phone and watch measure, asking for the eleven types with a reason
-    /// for each and keeping samples from a week before the first mood report; a participant who enabled every type
-    /// and reported their mood for a month, with a month of samples from their watch and phone.
+    /// for each and keeping samples from a week before the first mood report, joined by `patient`;
+    /// `recordAnimaMonth` gives them a month of moods and samples.
     func planAnima(researcher: UserRecord, patient: UserRecord) async throws {
         let draft = try StudyDraft.validate(
             title: "Anima", description: Self.animaDescription, consentText: Self.animaConsent, consentVersion: "1",
@@ -19,7 +19,6 @@ extension DemoSetup {
                 sampleTypes: Self.animaPurposes.map { ($0.type.rawValue, $0.purpose) }, windowDays: 7),
             in: try await access.require(.configureRecords, in: studyID, by: researcher))
         _ = try await studies.join(patient: patient, studyID: studyID, consentVersion: "1", password: nil)
-        try await recordAnimaMonth(of: patient)
     }
 
     static let animaDescription = """
@@ -55,7 +54,7 @@ extension DemoSetup {
 
     /// A month of moods with a weekly rhythm, and the samples a watch and phone would have taken meanwhile, the same
     /// every time (a fixed seed), sent through the service the API uses.
-    private func recordAnimaMonth(of patient: UserRecord) async throws {
+    func recordAnimaMonth(of patient: UserRecord) async throws {
         let patientID = try patient.requireID()
         let zone = patient.zone
         let today = LocalDate(now, in: zone)

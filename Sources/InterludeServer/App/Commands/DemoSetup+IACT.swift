@@ -2,11 +2,10 @@ import Foundation
 import InterludeCore
 
 extension DemoSetup {
-    /// Seed 004: the therapist's practice keeps difficult thoughts; a client with four weeks of thoughts, each
-    /// occurrence rated before and after the defusion exercise (the ratings easing over the weeks), two example
-    /// thoughts their therapist added (one the client has recorded since), and three reinforcement messages a day
-    /// from a starter set of ACT messages, fewer or later if the client chooses.
-    func planIACT(therapist: UserRecord, patient: UserRecord) async throws {
+    /// Seed 004: the therapist's practice keeps difficult thoughts and sends three reinforcement messages a day from
+    /// a starter set of ACT messages, fewer or later if the client chooses. `recordIACTWeeks` gives a client their
+    /// history.
+    func planIACT(therapist: UserRecord) async throws {
         let practiceID = try await PairingService(database: database, services: services).practice(of: therapist.requireID()).requireID()
         let access = StudyAccess(database: database, services: services)
         _ = try await StudyService(database: database, services: services).setRecordSettings(
@@ -19,7 +18,6 @@ extension DemoSetup {
         }
         try await library.setPlan(
             MessagePlan(perDay: 3, windowStart: LocalTime("09:00")!, windowEnd: LocalTime("20:00")!, personChooses: true), in: practice)
-        try await recordIACTWeeks(of: patient, therapist: therapist)
     }
 
     static let iactMessageCount = 8
@@ -34,8 +32,9 @@ extension DemoSetup {
     ]
 
     /// Four weeks of occurrences, the same every time (a fixed seed): ratings before the exercise negative, after it
-    /// a little less so, both easing week by week; every third one with the place the client was.
-    private func recordIACTWeeks(of patient: UserRecord, therapist: UserRecord) async throws {
+    /// a little less so, both easing week by week; every third one with the place the client was. Then two example
+    /// thoughts the therapist adds, one of which the client has recorded since.
+    func recordIACTWeeks(of patient: UserRecord, therapist: UserRecord) async throws {
         let thoughts = ThoughtService(database: database, services: services)
         let zone = patient.zone
         let today = LocalDate(now, in: zone)

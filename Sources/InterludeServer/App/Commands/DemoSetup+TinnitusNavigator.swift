@@ -3,8 +3,7 @@ import InterludeCore
 
 extension DemoSetup {
     /// Seed 002: a study collecting events, therapies and audiograms with its own "Hearing test" event type; the
-    /// case history once, the worst symptom weekly and the Mini-TQ monthly; a patient with four months of history —
-    /// five events, a finished and an ongoing therapy, and three audiograms whose 4 kHz dip deepens.
+    /// case history once, the worst symptom weekly and the Mini-TQ monthly, joined by `patient`.
     func planTinnitusNavigator(researcher: UserRecord, patient: UserRecord) async throws {
         let draft = try StudyDraft.validate(
             title: "TinnitusNavigator", description: "Your tinnitus record: events, therapies and hearing tests, for your doctor.",
@@ -33,12 +32,13 @@ extension DemoSetup {
             _ = try await schedules.create(plan, in: grant, patientID: nil, arm: nil)
         }
         _ = try await studies.join(patient: patient, studyID: studyID, consentVersion: "1", password: nil)
-        try await recordTinnitusHistory(of: patient)
     }
 
     static let hearingTest = "Hearing test"
 
-    private func recordTinnitusHistory(of patient: UserRecord) async throws {
+    /// Four months of history before now: five events, a finished and an ongoing therapy, and three audiograms
+    /// whose 4 kHz dip deepens.
+    func recordTinnitusHistory(of patient: UserRecord) async throws {
         let records = RecordService(database: database, services: services)
         let zone = patient.zone
         let today = LocalDate(now, in: zone)

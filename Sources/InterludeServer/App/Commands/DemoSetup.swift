@@ -44,7 +44,8 @@ struct DemoSetup: Sendable {
             email: "demo-patient-\(suffix)@example.org", therapist: therapist)
         switch template {
         case .intersession:
-            try await planIntersession(therapist: therapist, patient: patient)
+            try await planIntersession(therapist: therapist)
+            try await scheduleSessions(of: patient, with: therapist, onDays: [3, 10])
             return [therapistAccount, patientAccount]
         case .trackYourStress:
             let (researcher, researcherAccount) = try await staff(
@@ -55,19 +56,22 @@ struct DemoSetup: Sendable {
             let (researcher, researcherAccount) = try await staff(
                 .researcher, email: "demo-researcher-\(suffix)@example.org", name: "Demo Study Leader")
             try await planTinnitusNavigator(researcher: researcher, patient: patient)
+            try await recordTinnitusHistory(of: patient)
             return [therapistAccount, patientAccount, researcherAccount]
         case .anima:
             let (researcher, researcherAccount) = try await staff(
                 .researcher, email: "demo-researcher-\(suffix)@example.org", name: "Demo Study Leader")
             try await planAnima(researcher: researcher, patient: patient)
+            try await recordAnimaMonth(of: patient)
             return [therapistAccount, patientAccount, researcherAccount]
         case .iact:
-            try await planIACT(therapist: therapist, patient: patient)
+            try await planIACT(therapist: therapist)
+            try await recordIACTWeeks(of: patient, therapist: therapist)
             return [therapistAccount, patientAccount]
         }
     }
 
-    private func staff(_ role: Role, email: String, name: String) async throws -> (UserRecord, Account) {
+    func staff(_ role: Role, email: String, name: String) async throws -> (UserRecord, Account) {
         let password = StaffAccounts.generatePassword()
         let created = try await StaffAccounts(database: database, services: services).create(
             email: email, role: role.rawValue, name: name, password: password, forceChange: false, by: nil)
@@ -75,27 +79,33 @@ struct DemoSetup: Sendable {
     }
 
     /// A verified patient in Vienna who redeemed a code of the therapist, as the app would.
-    private func pairedPatient(email: String, therapist: UserRecord) async throws -> (UserRecord, Account) {
-        let password = StaffAccounts.generatePassword()
-        let policy = try await SiteTexts(database: database).privacyPolicyVersion()
-        let registration = try Registration.validate(
-            email: email, password: password, privacyPolicyVersion: policy, currentPrivacyPolicyVersion: policy,
-            shareWithResearch: true, locale: Language.fallback.rawValue, timeZone: Self.timeZone, name: "Demo Patient")
-        let patient = try await AccountService(database: database, services: services, logger: logger)
-            .createPatient(registration, verification: nil)
+    func pairedPatient(email: String, name: String = "Demo Patient", therapist: UserRecord) async throws -> (UserRecord, Account) {
+        let (patient, account) = try await registeredPatient(email: email, name: name)
         let pairing = PairingService(database: database, services: services)
         let code = try await pairing.createCodes(therapist: therapist, note: "Demo", count: 1)[0]
         let today = LocalDate(now, in: TimeZone(identifier: Self.timeZone)!)
         let request = try PairingRequest.validate(
             code: code.code, dateOfBirth: "1990-05-17", gender: Gender.female.rawValue, today: today)
         _ = try await pairing.redeem(patient: patient, request: request, client: .client("demo"))
+        return (patient, account)
+    }
+
+    /// A verified person in Vienna who registered in the app and shares with research.
+    func registeredPatient(email: String, name: String) async throws -> (UserRecord, Account) {
+        let password = StaffAccounts.generatePassword()
+        let policy = try await SiteTexts(database: database).privacyPolicyVersion()
+        let registration = try Registration.validate(
+            email: email, password: password, privacyPolicyVersion: policy, currentPrivacyPolicyVersion: policy,
+            shareWithResearch: true, locale: Language.fallback.rawValue, timeZone: Self.timeZone, name: name)
+        let patient = try await AccountService(database: database, services: services, logger: logger)
+            .createPatient(registration, verification: nil)
         return (patient, Account(role: .patient, email: email, password: password))
     }
 
     /// Seed 000: the Daily once in each of three windows, open 30 minutes; the ISF-K from 24 hours before each
-    /// session until it starts; the next two sessions, so the ISF-K has something to precede; the therapist's
-    /// profile with an emergency number, two intervention templates and a rule for three missed Dailies.
-    private func planIntersession(therapist: UserRecord, patient: UserRecord) async throws {
+    /// session until it starts; the therapist's profile with an emergency number, two intervention templates and a
+    /// rule for three missed Dailies.
+    func planIntersession(therapist: UserRecord) async throws {
         let therapistID = try therapist.requireID()
         let practiceID = try await PairingService(database: database, services: services).practice(of: therapistID).requireID()
         _ = try await TherapistProfiles(database: database).update(
@@ -126,9 +136,13 @@ struct DemoSetup: Sendable {
                 .de: "Morgen ist Ihre nächste Sitzung: einige Fragen zur Vorbereitung.",
             ]))
         _ = try await schedules.create(beforeSession, in: practice, patientID: nil, arm: nil)
+    }
+
+    /// Fifty-minute sessions at 10:00 on the days `offsets` from today, as the therapist enters them.
+    func scheduleSessions(of patient: UserRecord, with therapist: UserRecord, onDays offsets: [Int]) async throws {
         let zone = patient.zone
         let today = LocalDate(now, in: zone)
-        for offset in [3, 10] {
+        for offset in offsets {
             let start = LocalDateTime(date: today.adding(days: offset), time: LocalTime("10:00")!).instant(in: zone)
             _ = try await AppointmentService(database: database, services: services).create(
                 for: patient, by: therapist, title: "Therapy session", startsAt: start,
@@ -138,7 +152,7 @@ struct DemoSetup: Sendable {
 
     /// Seed 001: a study whose one-time questionnaire comes first; the daily one three times inside per-weekday
     /// windows that participants may change; a weekly one on Sunday evening and a monthly one on the first.
-    private func planTrackYourStress(researcher: UserRecord, patient: UserRecord) async throws {
+    func planTrackYourStress(researcher: UserRecord, patient: UserRecord) async throws {
         let draft = try StudyDraft.validate(
             title: "Track Your Stress", description: "How stressed are you, and when? A few questions a day.",
             consentText: "I take part voluntarily and may leave at any time. My answers are stored under a pseudonym.",
