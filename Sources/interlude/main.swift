@@ -29,7 +29,9 @@ case .failure(let missing):
 
 // Async code runs on the event loops, so a database query or a response no longer crosses between two thread pools.
 NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-var environment = try Environment.detect()
+// `serve --demo` (or `--demo` alone) fills an empty installation with a demonstration; Vapor's serve never sees it.
+let demo = CommandLine.arguments.dropFirst().contains("--demo")
+var environment = try Environment.detect(arguments: CommandLine.arguments.filter { $0 != "--demo" })
 try LoggingSystem.bootstrap(from: &environment) { level in
     let console = Terminal()
     return { label in SafeLogHandler(wrapping: ConsoleLogger(label: label, console: console, level: level)) }
@@ -42,7 +44,7 @@ do {
     registerCommands(app)
     let command = environment.arguments.dropFirst().first
     if command == nil || command == "serve" || command?.hasPrefix("-") == true {
-        try await prepareToServe(app)
+        try await prepareToServe(app, demo: demo)
     }
     try await app.execute()
 } catch {

@@ -17,6 +17,13 @@ struct AppServices: Sendable {
     let library: [InstrumentDefinition]
     /// Published instrument versions' definitions, read once by this process.
     let published = PublishedDefinitions()
+
+    /// The same services reading the time from `clock`.
+    func on(_ clock: WallClock) -> AppServices {
+        AppServices(
+            settings: settings, clock: clock, mailer: mailer, passwords: passwords, localizer: localizer,
+            serverSecret: serverSecret, metrics: metrics, cipher: cipher, library: library)
+    }
 }
 
 extension Application {

@@ -4,8 +4,8 @@ import InterludeCore
 import Vapor
 
 /// What `serve` does before it listens: bring the schema up to date and, on an empty installation, create the
-/// first admin and say how to sign in.
-public func prepareToServe(_ app: Application) async throws {
+/// first admin and say how to sign in; with `demo`, set up the demonstration once and show its accounts.
+public func prepareToServe(_ app: Application, demo: Bool = false) async throws {
     let applied = try await migrate(app)
     app.logger.notice("database ready, \(applied) migrations applied")
     let settings = app.interlude.settings
@@ -37,6 +37,18 @@ public func prepareToServe(_ app: Application) async throws {
             "First start: sign in to the console as the admin; you will choose a new password.",
             "Delete \(file) afterwards.",
         ]
+    }
+    if demo {
+        switch try await DemoInstallation(database: app.db, services: app.interlude, logger: app.logger).ensure() {
+        case .some(let accounts):
+            let width = accounts.map(\.email.count).max() ?? 0
+            rows += accounts.map {
+                ("Demo \($0.role.rawValue)", $0.email.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.password)
+            }
+            notes.append("Demo accounts are for trying Interlude: never enter real people's data into this installation.")
+        case nil:
+            rows.append(("Demo", "set up earlier; \(DemoInstallation.accountsFile) with its passwords is gone"))
+        }
     }
     let screen = StartupScreen(title: "Interlude \(InterludeVersion.current) is ready", rows: rows, notes: notes)
     print("\n" + screen.text + "\n")
