@@ -2,7 +2,7 @@
 // their definitions, appointments, health records) so the app opens and questionnaires can be answered without a connection;
 // shows push notifications and opens the page a tap asks for.
 
-const VERSION = "interlude-v20";
+const VERSION = "interlude-v21";
 const SHELL = [
   "/app",
   "/app/questionnaires",

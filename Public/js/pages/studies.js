@@ -107,7 +107,7 @@ export async function run() {
     form.innerHTML = `
       <div class="notice error" data-summary role="alert" tabindex="-1" hidden></div>
       <details><summary></summary><div class="consent"></div></details>
-      <div class="field">
+      <div class="field" role="group" data-consent-group>
         <div class="choice">
           <input type="checkbox" name="accept" id="${id}-accept">
           <label for="${id}-accept"></label>
@@ -128,6 +128,7 @@ export async function run() {
       consent.append(p);
     }
     form.querySelector(`label[for="${id}-accept"]`).textContent = message("consentAccept");
+    form.querySelector("[data-consent-group]").setAttribute("aria-label", study.title);
     // Optional parts of the consent are offered one by one, none chosen for the person.
     const modules = moduleChoices(study.consentModules || [], id);
     form.querySelector("[data-password]").before(modules);
