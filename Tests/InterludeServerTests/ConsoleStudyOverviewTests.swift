@@ -86,3 +86,53 @@ struct ConsoleStudyOverviewTests {
         }
     }
 }
+
+@Suite("Console: links lead somewhere, errors in the reader's language")
+struct ConsoleLinkAndLanguageTests {
+    @Test("a research study links its consent versions; a practice shows its version without a link to a missing page")
+    func consentLinkOnlyForResearch() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let studyID = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
+            let (_, therapistID) = try await app.staff("therapist", "dr@practice.example")
+            let practiceID = try await PairingService(database: app.database, services: app.app.interlude)
+                .practice(of: therapistID).requireID()
+            let lab = ConsoleBrowser(app)
+            _ = try await lab.signIn("lab@uni.example")
+            let practice = ConsoleBrowser(app)
+            _ = try await practice.signIn("dr@practice.example")
+
+            // act
+            let study = try await lab.get("/console/studies/\(studyID)")
+            let own = try await practice.get("/console/studies/\(practiceID)")
+
+            // verify
+            #expect(study.html.contains("href=\"/console/studies/\(studyID.lowercased())/consent\"") || study.html.contains("/consent\">2026-1</a>"))
+            #expect(own.status == .ok)
+            #expect(!own.html.contains("/consent\""))
+            #expect(try await practice.get("/console/studies/\(practiceID)/consent").status == .notFound)
+        }
+    }
+
+    @Test("a signed-in staff member reads an error page in their own language; a visitor in the browser's")
+    func errorPageLanguage() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, _) = try await app.staff("therapist", "dr@practice.example")
+            #expect(try await therapist.send(.PATCH, "/me", json: ["locale": "de"]).status == .ok)
+            let console = ConsoleBrowser(app)
+            _ = try await console.signIn("dr@practice.example")
+
+            // act
+            let missing = try await console.get("/console/patients/\(UUID())")
+            let visitor = try await ConsoleBrowser(app).get("/console/nowhere")
+
+            // verify
+            #expect(missing.status == .notFound)
+            #expect(missing.html.contains("lang=\"de\"") && missing.html.contains("Etwas ist schiefgelaufen"))
+            #expect(visitor.status == .notFound)
+            #expect(visitor.html.contains("lang=\"en\"") && !visitor.html.contains("Etwas ist schiefgelaufen"))
+        }
+    }
+}

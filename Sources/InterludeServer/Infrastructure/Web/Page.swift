@@ -80,7 +80,8 @@ enum ErrorPage {
     }
 
     static func render(_ error: ProblemMiddleware.ClassifiedError, for request: Request) async throws -> Response {
-        let language = request.language
+        // Signed in to the console, staff read it in their own language, as every other console page.
+        let language = ConsoleSession.get(request)?.user.language ?? request.language
         let localizer = request.services.localizer
         let status = error.status
         let message: String
@@ -94,7 +95,7 @@ enum ErrorPage {
         do {
             let response = try await request.renderPage(
                 "error", titleKey: "error.title", content: Content(status: Int(status.code), message: message),
-                status: status)
+                language: language, status: status)
             if case .app(.rateLimited(let seconds)) = error {
                 response.headers.replaceOrAdd(name: "Retry-After", value: String(seconds))
             }

@@ -56,7 +56,8 @@ struct StudyPages: Sendable {
         var teamLink: String
         var canExport: Bool
         var exportsLink: String
-        var consentLink: String
+        /// Where a research study's consent versions are kept; a practice has none.
+        var consentLink: String?
         var requests: [ParticipantRow]
         var hasRequests: Bool
         var participants: [ParticipantRow]
@@ -152,7 +153,7 @@ struct StudyPages: Sendable {
             canViewTeam: grant.allows(.viewTeam), canViewParticipants: grant.allows(.viewParticipants),
             teamLink: ConsoleURL.team(study: grant.studyID).path,
             canExport: grant.allows(.exportData), exportsLink: ConsoleURL.exports(study: grant.studyID).path,
-            consentLink: ConsoleURL.consent(study: grant.studyID).path,
+            consentLink: grant.kind == .research ? ConsoleURL.consent(study: grant.studyID).path : nil,
             requests: requests, hasRequests: !requests.isEmpty,
             participants: participants, hasParticipants: !participants.isEmpty,
             lowCompliance: participants.filter { low.contains($0.patientID) },
