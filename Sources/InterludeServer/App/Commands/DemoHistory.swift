@@ -92,6 +92,7 @@ struct DemoHistory: Sendable {
             .filter(\.$patient.$id == patientID)
             .filter(\.$opensAt >= window.lowerBound).filter(\.$opensAt < window.upperBound)
             .filter(\.$status ~~ [PromptStatus.scheduled, PromptStatus.open])
+            .sort(\.$opensAt).sort(\.$instrumentKey)
             .all()
         let catalog = InstrumentCatalog(database: database, services: services)
         let promptService = PromptService(database: database, services: services)
@@ -137,6 +138,7 @@ struct DemoHistory: Sendable {
             .filter(\.$patient.$id == person.user.requireID())
             .filter(\.$deliverAt >= window.lowerBound).filter(\.$deliverAt < window.upperBound)
             .filter(\.$origin == InterventionOrigin.messagePlan)
+            .sort(\.$deliverAt)
             .all()
         let service = InterventionService(database: database, services: services)
         let user = person.user
