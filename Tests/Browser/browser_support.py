@@ -86,10 +86,17 @@ class BrowserTestCase(unittest.TestCase):
         element.send_keys(value)
 
     def click(self, selector):
-        element = self.wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, selector)))
-        # Keep the element clear of the sticky action bar at the bottom of the questionnaire.
-        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-        element.click()
+        """Clicks the element the selector names once it can be clicked. A list the page draws again between
+        finding the element and clicking it (after a save, when the new data arrives) is searched again."""
+        def clicked(driver):
+            element = driver.find_element(By.CSS_SELECTOR, selector)
+            if not (element.is_displayed() and element.is_enabled()):
+                return False
+            # Keep the element clear of the sticky action bar at the bottom of the questionnaire.
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+            element.click()
+            return True
+        self.wait.until(clicked)
 
     def wait_for_path(self, path):
         self.wait.until(lambda driver: driver.current_url.split("?")[0].endswith(path))
