@@ -7,8 +7,6 @@ public struct Settings: Sendable {
     public enum Database: Sendable, Equatable {
         /// The embedded SQLite file in the data directory.
         case sqliteFile(String)
-        /// An in-memory SQLite database, for tests.
-        case sqliteMemory
         /// A PostgreSQL server given by a `postgres://` URL; tables live in `schema` when one is named.
         case postgres(url: String, schema: String?)
 

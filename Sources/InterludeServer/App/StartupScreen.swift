@@ -20,7 +20,6 @@ struct StartupScreen {
     static func describe(_ database: Settings.Database) -> String {
         switch database {
         case .sqliteFile(let path): return "SQLite, \(path)"
-        case .sqliteMemory: return "SQLite in memory (nothing is kept)"
         case .postgres(let url, let schema):
             let components = URLComponents(string: url)
             let place = "\(components?.host ?? "?")\(components?.port.map { ":\($0)" } ?? "")\(components?.path ?? "")"

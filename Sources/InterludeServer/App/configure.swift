@@ -52,8 +52,6 @@ public func configure(
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         app.databases.use(.embeddedSQLite(path: path, idleReaders: idleReaders), as: .sqlite)
-    case .sqliteMemory:
-        app.databases.use(.embeddedSQLite(path: nil, idleReaders: idleReaders), as: .sqlite)
     case .postgres(let url, let schema):
         var configuration = try SQLPostgresConfiguration(url: url)
         if let schema {

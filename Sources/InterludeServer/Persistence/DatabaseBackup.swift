@@ -11,7 +11,6 @@ struct DatabaseBackup: Sendable {
     enum Failure: Error, CustomStringConvertible {
         case exists(String)
         case postgres(version: String)
-        case inMemory
 
         var description: String {
             switch self {
@@ -21,14 +20,13 @@ struct DatabaseBackup: Sendable {
                 return "The database is PostgreSQL \(version): back it up with pg_dump of version \(major) or newer, "
                     + "e.g. pg_dump --format=custom --file=interlude.dump \"$DATABASE_URL\". Restore with pg_restore, "
                     + "then run `interlude erasures apply --from <list>` (see README)."
-            case .inMemory: return "An in-memory database has nothing to back up."
             }
         }
     }
 
     /// Writes the copy to `path`, which must not exist; its size in bytes.
     func write(to path: String) async throws -> Int {
-        guard let sql = database as? any SQLDatabase else { throw Failure.inMemory }
+        let sql = database as! any SQLDatabase
         switch settings.database {
         case .sqliteFile:
             guard !FileManager.default.fileExists(atPath: path) else { throw Failure.exists(path) }
@@ -38,8 +36,6 @@ struct DatabaseBackup: Sendable {
         case .postgres:
             let version = try await sql.raw("SHOW server_version").first()?.decode(column: "server_version", as: String.self)
             throw Failure.postgres(version: version ?? "of unknown version")
-        case .sqliteMemory:
-            throw Failure.inMemory
         }
     }
 }

@@ -56,8 +56,8 @@ extension Date {
     static let t0 = Date(timeIntervalSince1970: 1_772_438_400)
 }
 
-/// The database a test runs on: an in-memory SQLite by default, a fresh schema on the PostgreSQL server named by
-/// `TEST_DATABASE_URL` when it is set.
+/// The database a test runs on: a copy of a migrated SQLite file by default, a copy of a migrated database on the
+/// PostgreSQL server named by `TEST_DATABASE_URL` when it is set (see `TemplateDatabase`).
 enum TestDatabase {
     static var postgresURL: String? {
         ProcessInfo.processInfo.environment["TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
@@ -87,29 +87,28 @@ func withTestApp(
 ) async throws {
     let clock = TestClock()
     let capturing = CapturingMailer()
-    let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-    let database: Settings.Database =
-        TestDatabase.postgresURL.map { .postgres(url: $0, schema: schema) } ?? .sqliteMemory
+    let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
     var settings = Settings(
-        dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent(schema).path,
-        database: database, publicURL: "https://interlude.test", mail: .outbox("/nonexistent"),
+        dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent(name).path,
+        database: .sqliteFile(""), publicURL: "https://interlude.test", mail: .outbox("/nonexistent"),
         mailFrom: "Interlude <noreply@interlude.test>", passwordCost: 4, trustedProxies: 1,
         dataKey: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
         push: .init(vapidPrivateKey: TestDatabase.vapidKey, subject: "mailto:ops@interlude.test", allowLoopback: true))
-    change(&settings)
     TestLog.start()
+    settings.database = try await TemplateDatabase.shared.copy(named: name, settings: settings)
+    change(&settings)
     let app = try await Application.make(.testing)
     do {
         try await configure(app, settings: settings, clock: clock.wallClock, mailer: mailer ?? capturing)
         try await migrate(app)
         try await test(TestContext(app: app, clock: clock, mailer: capturing, settings: settings))
     } catch {
-        await dropSchema(app, schema: schema, database: database)
         try? await app.asyncShutdown()
+        await TemplateDatabase.shared.remove(named: name)
         throw error
     }
-    await dropSchema(app, schema: schema, database: database)
     try await app.asyncShutdown()
+    await TemplateDatabase.shared.remove(named: name)
 }
 
 extension TestContext {
@@ -119,9 +118,4 @@ extension TestContext {
         try await configure(twin, settings: settings, clock: clock.wallClock, mailer: mailer)
         return twin
     }
-}
-
-private func dropSchema(_ app: Application, schema: String, database: Settings.Database) async {
-    guard case .postgres = database else { return }
-    try? await (app.db as! any SQLDatabase).raw("DROP SCHEMA IF EXISTS \(unsafeRaw: schema) CASCADE").run()
 }

@@ -14,25 +14,19 @@ import VaporCSQLite
 /// connections that keep them prepared: that costs microseconds where a hop to a thread pool and back costs more
 /// than the statement. Only the commit, which waits for the disk, and a copy of the whole file leave the thread.
 extension DatabaseConfigurationFactory {
-    /// `path`: the database file; nil for a throwaway database in the temporary directory, removed on shutdown.
-    /// `idleReaders`: reading connections kept open between reads.
-    static func embeddedSQLite(path: String?, idleReaders: Int) -> Self {
+    /// `path`: the database file. `idleReaders`: reading connections kept open between reads.
+    static func embeddedSQLite(path: String, idleReaders: Int) -> Self {
         .init { EmbeddedSQLiteConfiguration(path: path, idleReaders: idleReaders) }
     }
 }
 
 struct EmbeddedSQLiteConfiguration: DatabaseConfiguration {
     var middleware: [any AnyModelMiddleware] = []
-    let path: String?
+    let path: String
     let idleReaders: Int
 
     func makeDriver(for databases: Databases) -> any DatabaseDriver {
-        let throwaway = FileManager.default.temporaryDirectory
-            .appendingPathComponent("interlude-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).sqlite").path
-        return EmbeddedSQLiteDriver(
-            store: EmbeddedStore(
-                path: path ?? throwaway, removedOnShutdown: path == nil, idleReaders: idleReaders,
-                threadPool: databases.threadPool))
+        EmbeddedSQLiteDriver(store: EmbeddedStore(path: path, idleReaders: idleReaders, threadPool: databases.threadPool))
     }
 }
 
@@ -53,14 +47,12 @@ final class EmbeddedStore: Sendable {
     let path: String
     let generation = SchemaGeneration()
     let threadPool: NIOThreadPool
-    private let removedOnShutdown: Bool
     private let idleReaders: Int
     private let idle = NIOLockedValueBox<[SQLiteHandle]>([])
     private let writerBox = NIOLockedValueBox<GroupCommitWriter?>(nil)
 
-    init(path: String, removedOnShutdown: Bool, idleReaders: Int, threadPool: NIOThreadPool) {
+    init(path: String, idleReaders: Int, threadPool: NIOThreadPool) {
         self.path = path
-        self.removedOnShutdown = removedOnShutdown
         self.idleReaders = idleReaders
         self.threadPool = threadPool
     }
@@ -109,8 +101,6 @@ final class EmbeddedStore: Sendable {
             writer?.shutdown()
             writer = nil
         }
-        guard removedOnShutdown else { return }
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }
 
