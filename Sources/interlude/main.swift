@@ -46,9 +46,15 @@ do {
     if command == nil || command == "serve" || command?.hasPrefix("-") == true {
         try await prepareToServe(app, demo: demo)
     }
-    try await app.execute()
 } catch {
     app.logger.critical("\(String(describing: error))")
+    try? await app.asyncShutdown()
+    exit(1)
+}
+do {
+    try await app.execute()
+} catch {
+    // The command's failure is in the log already: Vapor reports what a command throws before passing it on.
     try? await app.asyncShutdown()
     exit(1)
 }
