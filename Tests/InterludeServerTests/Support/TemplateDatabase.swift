@@ -39,7 +39,7 @@ actor TemplateDatabase {
     /// Removes a copy made by `copy(named:settings:)`.
     func remove(named name: String) async {
         guard case .postgres(let admin, _, _)? = try? await template?.value else {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: Self.sqlitePath(name) + suffix) }
+            Self.removeSQLite(at: Self.sqlitePath(name))
             return
         }
         try? await (admin.db as! any SQLDatabase).raw("DROP DATABASE IF EXISTS \(ident: name) WITH (FORCE)").run()
@@ -52,10 +52,17 @@ actor TemplateDatabase {
         return made
     }
 
-    fileprivate static func templateName(_ pid: Int32) -> String { "interlude_template_\(pid)" }
+    private static let templatePrefix = "interlude_template_"
+
+    fileprivate static func templateName(_ pid: Int32) -> String { templatePrefix + String(pid) }
 
     fileprivate static func sqlitePath(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent(name + ".sqlite").path
+    }
+
+    /// Removes an SQLite database file with its write-ahead log and shared-memory index.
+    private static func removeSQLite(at path: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
     private static func make(_ settings: Settings) async throws -> Template {
@@ -68,7 +75,7 @@ actor TemplateDatabase {
             try await migrated(settings, database: .sqliteFile(scratch)) { app, settings in
                 _ = try await DatabaseBackup(database: app.db, settings: settings).write(to: path)
             }
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: scratch + suffix) }
+            removeSQLite(at: scratch)
             atexit(removeSQLiteTemplate)
             return .sqlite(path: path)
         }
@@ -82,9 +89,9 @@ actor TemplateDatabase {
             as: .psql)
         let sql = admin.db as! any SQLDatabase
         // Templates of test runs that ended are removed; those of runs still going are theirs.
-        for row in try await sql.raw("SELECT datname FROM pg_database WHERE datname LIKE 'interlude_template_%'").all() {
+        for row in try await sql.raw("SELECT datname FROM pg_database WHERE datname LIKE \(bind: templatePrefix + "%")").all() {
             let stale = try row.decode(column: "datname", as: String.self)
-            guard let pid = Int32(stale.dropFirst(templateName(0).count - 1)), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            guard let pid = Int32(stale.dropFirst(templatePrefix.count)), kill(pid, 0) != 0, errno == ESRCH else { continue }
             try await sql.raw("DROP DATABASE IF EXISTS \(ident: stale) WITH (FORCE)").run()
         }
         try await sql.raw("CREATE DATABASE \(ident: name)").run()
