@@ -60,6 +60,7 @@ enum Migrations {
             CreatePinnedNotes(),
             UpdatePatientProfilesAddContextSharing(),
             UpdatePromptsAddDeviceNotifications(),
+            UpdatePromptsAddOccurrenceLookup(),
         ]
     }
 }
