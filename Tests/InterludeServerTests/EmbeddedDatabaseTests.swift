@@ -143,6 +143,12 @@ struct EmbeddedDatabaseTests {
         same(Bool.self)
         same(Mood.self)
         same(Int64.self)
+        same(UUID?.self)
+        same(String?.self)
+        same(Date?.self)
+        same(Int?.self)
+        same(Mood?.self)
+        same(Int64?.self)
     }
 
     @Test("values go in as SQLiteKit encodes them")
