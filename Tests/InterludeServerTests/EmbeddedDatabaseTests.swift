@@ -168,7 +168,7 @@ struct EmbeddedDatabaseTests {
     func uuidText() {
         for _ in 0..<200 {
             let id = UUID()
-            #expect(UUIDText.upper(id) == id.uuidString)
+            #expect(UUIDText.upper(id) == id.uuidString && id.lowercasedText == id.uuidString.lowercased())
             #expect(UUIDText.parse(id.uuidString) == id && UUIDText.parse(id.uuidString.lowercased()) == id)
         }
         let alphabet = Array("0123456789abcdefABCDEF-xg +")

@@ -158,12 +158,27 @@ enum SQLiteValues {
     }
 }
 
+extension UUID {
+    /// The id as the API, exports and the console write it: lower case.
+    var lowercasedText: String { UUIDText.lower(self) }
+}
+
 /// UUIDs as text, written and read by hand: Foundation does both through the C library's formatted I/O.
 enum UUIDText {
-    private static let hex = Array("0123456789ABCDEF".utf8)
+    private static let upperHex = Array("0123456789ABCDEF".utf8)
+    private static let lowerHex = Array("0123456789abcdef".utf8)
 
     /// The text `UUID.uuidString` writes.
     static func upper(_ id: UUID) -> String {
+        written(id, hex: upperHex)
+    }
+
+    /// The text `UUID.lowercasedText` writes, as the API shows ids.
+    static func lower(_ id: UUID) -> String {
+        written(id, hex: lowerHex)
+    }
+
+    private static func written(_ id: UUID, hex: [UInt8]) -> String {
         let bytes = id.uuid
         return withUnsafeBytes(of: bytes) { raw in
             String(unsafeUninitializedCapacity: 36) { out in
