@@ -176,7 +176,7 @@ struct PatientChart: Sendable {
             let stored = try await RecordService(database: database, services: services).record(recordID, type, of: patientID)
         else { throw AppError.notFound }
         try await audit.record(
-            actor: viewer, action: .recordsRead, patients: [patientID], target: "\(Content.recordKind.rawValue):\(recordID.uuidString.lowercased())")
+            actor: viewer, action: .recordsRead, patients: [patientID], target: "\(Content.recordKind.rawValue):\(recordID.lowercasedText)")
         return stored
     }
 

@@ -53,6 +53,6 @@ struct StudyExportScope: Sendable {
     /// Records that the grant's holder asked for an export, or downloaded one, of these participants' data.
     func record(_ action: AuditAction, export: UUID, since: Date?, patients: [UUID]) async throws {
         let filter = since.map { "since=" + ISO8601DateFormatter().string(from: $0) } ?? "all"
-        try await grant.record(action, patients: patients, target: "export:\(export.uuidString.lowercased()):\(filter)")
+        try await grant.record(action, patients: patients, target: "export:\(export.lowercasedText):\(filter)")
     }
 }

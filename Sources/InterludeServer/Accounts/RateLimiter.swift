@@ -38,13 +38,13 @@ struct RateLimiter: Sendable {
         let raw: String
 
         static func account(email: String) -> Subject { Subject(raw: "email:\(email.lowercased())") }
-        static func account(id: UUID) -> Subject { Subject(raw: "user:\(id.uuidString.lowercased())") }
+        static func account(id: UUID) -> Subject { Subject(raw: "user:\(id.lowercasedText)") }
         static func client(_ address: String) -> Subject { Subject(raw: "client:\(address)") }
         /// An account as tried from one client: others' failures elsewhere do not lock its owner out.
         static func account(email: String, at client: Subject) -> Subject { Subject(raw: "email:\(email.lowercased())@\(client.raw)") }
         /// A patient's attempts at one study.
         static func attempts(of patient: UUID, at study: UUID) -> Subject {
-            Subject(raw: "user:\(patient.uuidString.lowercased()):study:\(study.uuidString.lowercased())")
+            Subject(raw: "user:\(patient.lowercasedText):study:\(study.lowercasedText)")
         }
     }
 

@@ -79,7 +79,7 @@ extension StaffAccounts {
             // Codes nobody redeemed yet would pair someone with an account that is gone.
             try await PairingCodeRecord.query(on: database).filter(\.$therapist.$id == userID).filter(\.$redeemedAt == nil)
                 .filter(\.$expiresAt > now).set(\.$expiresAt, to: now).update()
-            user.email = "deleted-\(userID.uuidString.lowercased())@deleted.invalid"
+            user.email = "deleted-\(userID.lowercasedText)@deleted.invalid"
             user.name = nil
             user.passwordHash = digest
             user.totpSecret = nil

@@ -15,9 +15,9 @@ struct ExportFiles: Sendable {
         directory = URL(fileURLWithPath: services.settings.dataDirectory).appendingPathComponent("exports")
     }
 
-    func zip(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.uuidString.lowercased()).zip") }
-    func partialZip(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.uuidString.lowercased()).zip.partial") }
-    func work(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.uuidString.lowercased()).work") }
+    func zip(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.lowercasedText).zip") }
+    func partialZip(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.lowercasedText).zip.partial") }
+    func work(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.lowercasedText).work") }
 
     /// An empty work folder for a run of export `id`, anything an earlier run left removed.
     func prepare(_ id: UUID) throws -> URL {

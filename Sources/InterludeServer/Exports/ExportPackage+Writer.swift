@@ -109,8 +109,8 @@ extension ExportPackage {
             number: OccurrenceNumber?, stamp: ExportTime
         ) throws {
             let definition = form.definition
-            let promptID = response.$prompt.id?.exportText
-            let responseID = response.id!.exportText
+            let promptID = response.$prompt.id?.lowercasedText
+            let responseID = response.id!.lowercasedText
             let version = String(definition.version)
             let visible = InstrumentLogic(definition).visibility(answers)
             for item in definition.items where item.type.takesAnswer {
@@ -143,7 +143,7 @@ extension ExportPackage {
             let location = kept.location
             let noise = kept.noise
             try file.row(
-                [pseudonym, response.$prompt.id?.exportText, response.id!.exportText, response.instrumentKey,
+                [pseudonym, response.$prompt.id?.lowercasedText, response.id!.lowercasedText, response.instrumentKey,
                  String(response.instrumentVersion), location.map { CSV.number($0.latitude) },
                  location.map { CSV.number($0.longitude) }, location.map { CSV.number($0.accuracyM) }]
                     + time(location?.capturedAt) + [noise.map { CSV.number($0.dbfs) }, noise.map { CSV.number($0.durationS) }]

@@ -121,7 +121,7 @@ struct ExportPackage {
             let notified = delivery.notified ?? prompt.deviceNotifiedAt
             let channel = delivery.channel ?? (prompt.deviceNotifiedAt == nil ? nil : "device")
             try writer.prompts.row(
-                [prompt.id!.exportText, pseudonym, prompt.instrumentKey, String(prompt.instrumentVersion), prompt.planID?.exportText,
+                [prompt.id!.lowercasedText, pseudonym, prompt.instrumentKey, String(prompt.instrumentVersion), prompt.planID?.lowercasedText,
                  prompt.source.exportName, String(number.dayN), String(number.beepN), String(number.obsN), zone.identifier]
                     + time(prompt.opensAt) + time(prompt.closesAt) + time(notified)
                     + time(response?.openedAt ?? prompt.openedAt) + time(response?.startedAt) + time(response?.completedAt)
@@ -149,7 +149,7 @@ struct ExportPackage {
             }
             try writer.fhirResponses.line(try Self.json.encode(
                 form.definition.fhirResponse(
-                    id: response.id!.exportText, answers: answers,
+                    id: response.id!.lowercasedText, answers: answers,
                     questionnaireURL: services.settings.questionnaireURL(form.definition.key), authored: response.completedAt,
                     subject: FHIR.Identifier(system: services.settings.publicURL + "/pseudonym", value: pseudonym))))
             responseRows += 1
@@ -219,7 +219,7 @@ struct ExportPackage {
         for record in stored.reversed() where isNew(record.record.updatedAt) {
             let id = try record.record.requireID()
             for row in record.content.exportRows({ ExportTime($0, in: zones.zone(at: $0)) }) {
-                try writer.records[Content.recordKind]?.row([participant.pseudonym, id.exportText, String(record.record.version)] + row)
+                try writer.records[Content.recordKind]?.row([participant.pseudonym, id.lowercasedText, String(record.record.version)] + row)
             }
             try writer.fhir(record.content.fhirResource(id: id, subject: subject, today: today))
         }
@@ -248,7 +248,7 @@ struct ExportPackage {
                 let start = ExportTime(sample.start, in: zone)
                 let end = ExportTime(sample.end, in: zones.zone(at: sample.end))
                 try file.row(
-                    [participant.pseudonym, id.exportText, sample.type.rawValue, CSV.number(sample.value), sample.type.unit, start.utc,
+                    [participant.pseudonym, id.lowercasedText, sample.type.rawValue, CSV.number(sample.value), sample.type.unit, start.utc,
                      start.local, end.utc, end.local, start.zone, sample.source.app, sample.source.deviceModel, sample.source.osVersion,
                      sample.motionContext.map { String($0.rawValue) }])
                 try writer.fhir(sample.fhirObservation(id: id, subject: subject))
@@ -312,8 +312,8 @@ struct ExportPackage {
         return """
             Interlude research export
             Study: \(study.title)
-            Study id: \(scope.grant.studyID.exportText)
-            Export id: \(exportID.exportText)
+            Study id: \(scope.grant.studyID.lowercasedText)
+            Export id: \(exportID.lowercasedText)
             Exported at: \(exported)
             Contents: \(since.map { "what changed after " + ExportTime($0, in: TimeZone(identifier: "UTC")!).utc } ?? "everything")
             Participants: \(counts.participants) (enrolled, sharing their data with research)
@@ -381,11 +381,6 @@ struct ExportPackage {
 
             """
     }
-}
-
-extension UUID {
-    /// Ids in export files are lower case, as everywhere in the API.
-    var exportText: String { uuidString.lowercased() }
 }
 
 extension PromptSource {

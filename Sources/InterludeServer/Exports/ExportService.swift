@@ -14,7 +14,7 @@ struct ExportService: Sendable {
     private var files: ExportFiles { ExportFiles(services: services) }
 
     /// The zip's name when downloaded.
-    static func fileName(of id: UUID) -> String { "interlude-export-\(id.exportText.prefix(8)).zip" }
+    static func fileName(of id: UUID) -> String { "interlude-export-\(id.lowercasedText.prefix(8)).zip" }
 
     static let withdrawnAfterErasure = "Removed: a participant in it deleted their account."
     /// How long a run holds an export without reporting progress before another may start it over.

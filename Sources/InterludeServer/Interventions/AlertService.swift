@@ -55,7 +55,7 @@ struct AlertService: Sendable {
             [
                 .init(
                     userID: recipientID, category: .alerts,
-                    dedupeKey: "alert:\(alertID.uuidString.lowercased()):\(escalated ? "escalated" : "raised")",
+                    dedupeKey: "alert:\(alertID.lowercasedText):\(escalated ? "escalated" : "raised")",
                     title: services.localizer.text("\(prefix).title", recipient.language),
                     body: services.localizer.text("\(prefix).body", recipient.language),
                     path: ConsoleURL.alerts.path, dueAt: now, expiresAt: now.addingTimeInterval(7 * 86_400))

@@ -71,7 +71,7 @@ struct InterventionService: Sendable {
                 userID: record.$patient.id, category: isMessage ? .messages : .interventions,
                 dedupeKey: Self.dedupeKey(of: id), title: services.localizer.text("\(prefix).title", patientLanguage),
                 body: services.localizer.text("\(prefix).body", patientLanguage),
-                path: "/app/interventions/\(id.uuidString.lowercased())", dueAt: record.deliverAt,
+                path: "/app/interventions/\(id.lowercasedText)", dueAt: record.deliverAt,
                 expiresAt: record.deliverAt.addingTimeInterval(Self.notificationLifetime))
         }
         try await NotificationOutbox(database: database, localizer: services.localizer).enqueue(items, now: now)
@@ -80,7 +80,7 @@ struct InterventionService: Sendable {
     /// A notification about an intervention is worth sending for this long after it arrived.
     static let notificationLifetime: TimeInterval = 24 * 3600
 
-    static func dedupeKey(of id: UUID) -> String { "intervention:\(id.uuidString.lowercased())" }
+    static func dedupeKey(of id: UUID) -> String { "intervention:\(id.lowercasedText)" }
 
     /// The intervention a notification's key names, if it names one.
     static func interventionID(inDedupeKey key: String) -> UUID? {

@@ -195,12 +195,12 @@ struct RuleService: Sendable {
         case .intervention(let draft):
             let sent = try await InterventionService(database: database, services: services).deliver(
                 draft, to: patientID, studyID: stored.studyID, origin: .rule, senderID: nil, ruleID: stored.id)
-            return "intervention \(sent.id.uuidString.lowercased())"
+            return "intervention \(sent.id.lowercasedText)"
         case .alert(let priority, let message):
             let alert = try await AlertService(database: database, services: services).raise(
                 about: patientID, studyID: stored.studyID, priority: priority, reason: "\(message) (\(reason))",
                 firingID: firingID)
-            return alert.map { "alert \($0.id?.uuidString.lowercased() ?? "")" } ?? "alert: nobody to alert"
+            return alert.map { "alert \($0.id?.lowercasedText ?? "")" } ?? "alert: nobody to alert"
         case .prompt(let instrumentKey, let openHours):
             guard
                 let version = try await InstrumentCatalog(database: database, services: services)
@@ -213,7 +213,7 @@ struct RuleService: Sendable {
                 instrumentVersion: version.version, opensAt: now,
                 closesAt: now.addingTimeInterval(TimeInterval(openHours * 3600)), source: PromptSource.rule, now: now)
             try await prompt.create(on: database)
-            return "prompt \(prompt.id?.uuidString.lowercased() ?? "")"
+            return "prompt \(prompt.id?.lowercasedText ?? "")"
         }
     }
 

@@ -270,14 +270,14 @@ struct NotificationDispatcher: Sendable {
         let key = try await Self.clickKey(for: id, services: services, on: database, now: now)
         return try JSONEncoder().encode(
             Payload(
-                id: id.uuidString.lowercased(), title: notification.title, body: notification.body,
+                id: id.lowercasedText, title: notification.title, body: notification.body,
                 path: notification.path,
-                click: "/api/v1/notifications/\(id.uuidString.lowercased())/click?key=\(key)"))
+                click: "/api/v1/notifications/\(id.lowercasedText)/click?key=\(key)"))
     }
 
     /// The key that lets a tap on a notification be recorded without a session (service workers have none).
     static func clickKey(for id: UUID, services: AppServices, on database: any Database, now: Date) async throws -> String {
-        try await services.serverSecret.digest("notification-click:\(id.uuidString.lowercased())", on: database, now: now)
+        try await services.serverSecret.digest("notification-click:\(id.lowercasedText)", on: database, now: now)
     }
 
     /// A Web Push topic (at most 32 URL-safe characters) and APNs collapse id for a dedupe key.

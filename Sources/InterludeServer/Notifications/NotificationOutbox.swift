@@ -65,7 +65,7 @@ struct NotificationOutbox: Sendable {
             let closes = LocalDateTime(prompt.closesAt, in: user.zone).time.description
             let body = localizer.text("notification.questionnaire.body", language, ["time": closes])
             let opens = Int(prompt.opensAt.timeIntervalSince1970)
-            let path = "/app/questionnaires/\(promptID.uuidString.lowercased())"
+            let path = "/app/questionnaires/\(promptID.lowercasedText)"
             if window.contains(prompt.opensAt) {
                 items.append(
                     Item(

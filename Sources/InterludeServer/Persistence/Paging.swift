@@ -24,12 +24,12 @@ struct PageCursor: Sendable, Equatable {
         self.init(key: key, id: id)
     }
 
-    var text: String { "\(Data(key.utf8).base64URLEncoded).\(id.uuidString.lowercased())" }
+    var text: String { "\(Data(key.utf8).base64URLEncoded).\(id.lowercasedText)" }
 
     /// Whether an item lies after this cursor in a list ordered by key then id, both the same way.
     func precedes(key other: String, id otherID: UUID, descending: Bool) -> Bool {
-        let mine = (key, id.uuidString.lowercased())
-        let theirs = (other, otherID.uuidString.lowercased())
+        let mine = (key, id.lowercasedText)
+        let theirs = (other, otherID.lowercasedText)
         return descending ? theirs < mine : theirs > mine
     }
 }
@@ -76,7 +76,7 @@ struct ListPage<Item: Sendable>: Sendable {
     init(of items: [Item], _ request: PageRequest, key: (Item) -> String, id: (Item) -> UUID, descending: Bool = true) {
         let keyed = items.map { (item: $0, key: key($0), id: id($0)) }.sorted { left, right in
             let (first, second) = descending ? (right, left) : (left, right)
-            return (first.key, first.id.uuidString.lowercased()) < (second.key, second.id.uuidString.lowercased())
+            return (first.key, first.id.lowercasedText) < (second.key, second.id.lowercasedText)
         }
         let after = request.cursor.map { cursor in keyed.filter { cursor.precedes(key: $0.key, id: $0.id, descending: descending) } } ?? keyed
         let page = Array(after.prefix(request.limit))

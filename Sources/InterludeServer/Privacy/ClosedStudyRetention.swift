@@ -43,7 +43,7 @@ struct ClosedStudyRetention: Sendable {
         // A password nobody knows, hashed like any other, so sign-in simply fails.
         let unusable = try await services.passwords.hash(SecretToken.generate().value)
         try await database.atomically { database in
-            user.email = "\(userID.uuidString.lowercased())@\(Self.forgottenDomain)"
+            user.email = "\(userID.lowercasedText)@\(Self.forgottenDomain)"
             user.name = nil
             user.passwordHash = unusable
             user.totpSecret = nil

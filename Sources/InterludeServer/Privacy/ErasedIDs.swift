@@ -21,7 +21,7 @@ struct ErasedIDs: Sendable {
         var digest: String
     }
 
-    static func text(_ id: UUID) -> String { id.uuidString.lowercased() }
+    static func text(_ id: UUID) -> String { id.lowercasedText }
 
     /// Stores the hashes of what an erasure removed.
     func remember(_ removed: [String: [UUID]], erasure: UUID, key: SymmetricKey) async throws {

@@ -233,16 +233,16 @@ extension ErasureRun {
     private mutating func eraseSyncMutations(on database: any Database) async throws {
         var query = SyncMutationRecord.query(on: database).filter(\.$user.$id == userID)
         if studyID != nil {
-            var named = Set(try await studyPrompts(on: database).map { $0.uuidString.lowercased() })
+            var named = Set(try await studyPrompts(on: database).map { $0.lowercasedText })
             for id in try await inStudy(ResponseRecord.query(on: database).filter(\.$patient.$id == userID), \.$studyID).all(\._$id) {
-                named.insert(id.uuidString.lowercased())
+                named.insert(id.lowercasedText)
             }
             for id in try await inStudy(InterventionRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id).all(\._$id) {
-                named.insert(id.uuidString.lowercased())
+                named.insert(id.lowercasedText)
             }
             if isPractice {
                 for id in try await AppointmentRecord.query(on: database).filter(\.$patient.$id == userID).all(\._$id) {
-                    named.insert(id.uuidString.lowercased())
+                    named.insert(id.lowercasedText)
                 }
             }
             let hits = try await query.all().filter { mutation in
@@ -271,7 +271,7 @@ extension ErasureRun {
             if !prompts.isEmpty { either.filter(\.$promptID ~~ prompts.map(Optional.some)) }
             if !appointments.isEmpty { either.filter(\.$appointmentID ~~ appointments.map(Optional.some)) }
             for alert in alerts {
-                either.filter(\.$dedupeKey, .contains(inverse: false, .prefix), "alert:\(alert.uuidString.lowercased()):")
+                either.filter(\.$dedupeKey, .contains(inverse: false, .prefix), "alert:\(alert.lowercasedText):")
             }
         }
         try await remove(query, from: NotificationRecord.schema)
@@ -281,7 +281,7 @@ extension ErasureRun {
     /// no record of theirs: `response:<id>` becomes `response:erased`. A study's erasure does this to the events
     /// that name the study or a record it took.
     private func repointAuditEvents(on database: any Database) async throws {
-        let named = Set(removedIDs.map { $0.uuidString.lowercased() } + [studyID?.uuidString.lowercased()].compactMap { $0 })
+        let named = Set(removedIDs.map { $0.lowercasedText } + [studyID?.lowercasedText].compactMap { $0 })
         for event in try await AuditEventRecord.query(on: database).filter(\.$subjectID == userID).all() {
             if !wholeAccount {
                 let target = event.target?.lowercased() ?? ""

@@ -72,7 +72,7 @@ struct SelfExportPackage: Sendable {
             }
             let stored = try responses.open(record)
             lines += try encoder.encode(definition.fhirResponse(
-                id: try record.requireID().uuidString.lowercased(), answers: stored.answers,
+                id: try record.requireID().lowercasedText, answers: stored.answers,
                 questionnaireURL: services.settings.questionnaireURL(definition.key), authored: record.completedAt, subject: nil,
                 primary: language))
             lines += Data("\n".utf8)

@@ -13,8 +13,8 @@ struct SelfExportFiles: Sendable {
         directory = URL(fileURLWithPath: services.settings.dataDirectory).appendingPathComponent("self-exports")
     }
 
-    func zip(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.uuidString.lowercased()).zip") }
-    func work(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.uuidString.lowercased()).work") }
+    func zip(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.lowercasedText).zip") }
+    func work(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.lowercasedText).work") }
 
     func remove(_ ids: [UUID]) {
         for id in ids {
@@ -152,7 +152,7 @@ struct SelfExportService: Sendable {
             if try await DeviceRecord.query(on: database).filter(\.$user.$id == record.$user.id).count() > 0 {
                 try await NotificationOutbox(database: database, localizer: localizer).enqueue(
                     [.init(
-                        userID: record.$user.id, category: .messages, dedupeKey: "selfExport:\(try record.requireID().uuidString.lowercased())",
+                        userID: record.$user.id, category: .messages, dedupeKey: "selfExport:\(try record.requireID().lowercasedText)",
                         title: title, body: body, path: "/app/my-data", dueAt: now, expiresAt: record.expiresAt ?? now)],
                     now: now)
             }

@@ -150,7 +150,7 @@ struct ResponseService: Sendable {
         let pseudonym = try await PatientProfileRecord.query(on: database)
             .filter(\.$user.$id == record.$patient.id).first()?.pseudonym
         return definition.fhirResponse(
-            id: try record.requireID().uuidString.lowercased(), answers: stored.answers,
+            id: try record.requireID().lowercasedText, answers: stored.answers,
             questionnaireURL: settings.questionnaireURL(definition.key), authored: record.completedAt,
             subject: pseudonym.map { FHIR.Identifier(system: settings.publicURL + "/pseudonym", value: $0) })
     }

@@ -216,7 +216,7 @@ extension ThoughtOccurrence: RecordKindContent {
     /// Where it happened and the note stay out of research exports: they are the person's own.
     func exportRows(_ time: (Date) -> ExportTime) -> [[String?]] {
         let recorded = time(recordedAt)
-        return [[thoughtID.exportText, recorded.utc, recorded.local, recorded.zone, ratingBefore.plainText(decimals: 3),
+        return [[thoughtID.lowercasedText, recorded.utc, recorded.local, recorded.zone, ratingBefore.plainText(decimals: 3),
                  ratingAfter.plainText(decimals: 3), change.plainText(decimals: 3)]]
     }
 

@@ -11,7 +11,7 @@ struct HealthImportFiles: Sendable {
         directory = URL(fileURLWithPath: services.settings.dataDirectory).appendingPathComponent("health-imports")
     }
 
-    func file(_ id: UUID) -> URL { directory.appendingPathComponent(id.uuidString.lowercased()) }
+    func file(_ id: UUID) -> URL { directory.appendingPathComponent(id.lowercasedText) }
 
     /// The data directory refused a new file.
     struct Unwritable: Error, CustomStringConvertible {

@@ -126,7 +126,7 @@ struct AppointmentService: Sendable {
             .sort(\.$startsAt).all().map(open)
         let events = appointments.map { shown in
             ICalendar.Event(
-                uid: "\(shown.id.uuidString.lowercased())@interlude", title: shown.title,
+                uid: "\(shown.id.lowercasedText)@interlude", title: shown.title,
                 startsAt: shown.startsAt, endsAt: shown.endsAt, description: shown.comment, updatedAt: shown.updatedAt)
         }
         return ICalendar.render(

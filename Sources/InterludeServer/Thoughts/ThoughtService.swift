@@ -59,7 +59,7 @@ struct ThoughtService: Sendable {
 
     private static func newestFirst(_ left: RecordService.Stored<Thought>, _ right: RecordService.Stored<Thought>) -> Bool {
         let (a, b) = (left.record, right.record)
-        return a.occurredAt != b.occurredAt ? a.occurredAt > b.occurredAt : a.id!.uuidString.lowercased() > b.id!.uuidString.lowercased()
+        return a.occurredAt != b.occurredAt ? a.occurredAt > b.occurredAt : a.id!.lowercasedText > b.id!.lowercasedText
     }
 
     /// Records one time a thought came back under the occurrence's id, with the thought its words find or a new

@@ -18,7 +18,7 @@ extension Components.Schemas.User {
                 hidesComparison: profile.hidesComparison, sharesContextWithTherapist: profile.sharesContextWithTherapist)
         }
         return .init(
-            id: userID.uuidString.lowercased(), email: user.email,
+            id: userID.lowercasedText, email: user.email,
             role: Components.Schemas.Role(rawValue: user.role.rawValue) ?? .patient, name: user.name,
             locale: Components.Schemas.Locale(rawValue: user.locale) ?? .en, timeZone: user.timeZone,
             emailVerified: user.emailVerifiedAt != nil, mustChangePassword: user.mustChangePassword,
@@ -29,7 +29,7 @@ extension Components.Schemas.User {
 extension Components.Schemas.StaffUser {
     init(_ user: UserRecord) throws {
         self.init(
-            id: try user.requireID().uuidString.lowercased(), email: user.email,
+            id: try user.requireID().lowercasedText, email: user.email,
             role: Components.Schemas.Role(rawValue: user.role.rawValue) ?? .therapist, name: user.name,
             active: user.deactivatedAt == nil, createdAt: user.createdAt)
     }
@@ -42,7 +42,7 @@ extension Components.Schemas.TherapistProfile {
 
     init(_ contact: TherapistProfiles.Contact) {
         self.init(
-            id: contact.therapistID.uuidString.lowercased(), fullName: contact.fullName,
+            id: contact.therapistID.lowercasedText, fullName: contact.fullName,
             gender: contact.gender.flatMap(Components.Schemas.Gender.init), email: contact.email,
             officeAddress: contact.officeAddress, phone: contact.phone, emergencyNumber: contact.emergencyNumber)
     }
@@ -52,7 +52,7 @@ extension Components.Schemas.PairingCode {
     init(_ record: PairingCodeRecord, now: Date) throws {
         let status = PairingCodeStatus.of(expiresAt: record.expiresAt, redeemedAt: record.redeemedAt, now: now)
         self.init(
-            id: try record.requireID().uuidString.lowercased(), code: record.code, note: record.note,
+            id: try record.requireID().lowercasedText, code: record.code, note: record.note,
             status: StatusPayload(rawValue: status.rawValue) ?? .open, createdAt: record.createdAt,
             expiresAt: record.expiresAt, redeemedAt: record.redeemedAt)
     }
@@ -61,7 +61,7 @@ extension Components.Schemas.PairingCode {
 extension Components.Schemas.CaseloadPatient {
     init(_ entry: Caseloads.Entry) throws {
         self.init(
-            id: try entry.patient.requireID().uuidString.lowercased(), pseudonym: entry.profile.pseudonym,
+            id: try entry.patient.requireID().lowercasedText, pseudonym: entry.profile.pseudonym,
             name: entry.patient.name, email: entry.patient.email,
             status: Components.Schemas.TreatmentStatus(rawValue: entry.enrollment.treatmentStatus.rawValue)!, pairedSince: entry.enrollment.createdAt,
             lastActivityAt: entry.patient.lastActiveAt, dateOfBirth: entry.profile.dateOfBirth,
@@ -73,7 +73,7 @@ extension Components.Schemas.CaseloadPatient {
 extension Components.Schemas.Study {
     init(_ study: StudyRecord, enrollment: EnrollmentRecord?, consentModules: [ConsentModule] = []) throws {
         self.init(
-            id: try study.requireID().uuidString.lowercased(), title: study.title, description: study.description,
+            id: try study.requireID().lowercasedText, title: study.title, description: study.description,
             joinMode: Components.Schemas.JoinMode(rawValue: study.joinMode.rawValue) ?? .open,
             status: Components.Schemas.StudyStatus(rawValue: study.status.rawValue) ?? .closed,
             consentText: study.consentText, consentVersion: study.consentVersion,
@@ -87,8 +87,8 @@ extension Components.Schemas.Study {
 extension Components.Schemas.Enrollment {
     init(_ enrollment: EnrollmentRecord) throws {
         self.init(
-            id: try enrollment.requireID().uuidString.lowercased(),
-            studyId: enrollment.$study.id.uuidString.lowercased(),
+            id: try enrollment.requireID().lowercasedText,
+            studyId: enrollment.$study.id.lowercasedText,
             status: Components.Schemas.EnrollmentStatus(rawValue: enrollment.status.rawValue) ?? .active,
             createdAt: enrollment.createdAt)
     }
@@ -97,7 +97,7 @@ extension Components.Schemas.Enrollment {
 extension Components.Schemas.Participant {
     init(_ participant: StudyService.Participant) throws {
         self.init(
-            enrollmentId: try participant.enrollment.requireID().uuidString.lowercased(),
+            enrollmentId: try participant.enrollment.requireID().lowercasedText,
             pseudonym: participant.pseudonym,
             status: Components.Schemas.EnrollmentStatus(rawValue: participant.enrollment.status.rawValue) ?? .active,
             createdAt: participant.enrollment.createdAt)

@@ -50,7 +50,7 @@ struct LoadFixtures {
                 return prompt
             }
             try await prompts.create(on: database)
-            lines += prompts.map { "\(token) \($0.id!.uuidString.lowercased()) \(instrument.version)" }
+            lines += prompts.map { "\(token) \($0.id!.lowercasedText) \(instrument.version)" }
         }
         try lines.shuffled().joined(separator: "\n").write(toFile: requestsFile, atomically: true, encoding: .utf8)
     }

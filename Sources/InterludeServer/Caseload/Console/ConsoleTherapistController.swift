@@ -199,7 +199,7 @@ struct ConsoleTherapistController {
         let (_, stored, _) = try await loadResponse(request)
         let resource = try await ResponseService(database: request.db, services: request.services).fhirDocument(of: stored)
         return try FHIRDownload.response(
-            resource, filename: "QuestionnaireResponse-\(try stored.record.requireID().uuidString.lowercased()).json")
+            resource, filename: "QuestionnaireResponse-\(try stored.record.requireID().lowercasedText).json")
     }
 
     /// The therapist's chart of the patient named in the path.

@@ -7,7 +7,7 @@ enum MIMEMessage {
         let boundary = "=_interlude_\(UUID().uuidString.replacingOccurrences(of: "-", with: ""))"
         let domain = from.split(separator: "@").last.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "> ")) }
             ?? "localhost"
-        let id = messageID ?? "<\(UUID().uuidString.lowercased())@\(domain)>"
+        let id = messageID ?? "<\(UUID().lowercasedText)@\(domain)>"
         var lines = [
             "From: \(encodeAddressHeader(from))",
             "To: \(message.to)",

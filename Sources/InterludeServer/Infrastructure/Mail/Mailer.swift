@@ -33,7 +33,7 @@ struct OutboxMailer: Mailer {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let now = clock.now
         let stamp = Int(now.timeIntervalSince1970 * 1000)
-        let name = "\(stamp)-\(UUID().uuidString.lowercased()).eml"
+        let name = "\(stamp)-\(UUID().lowercasedText).eml"
         let rendered = MIMEMessage.render(message, from: from, date: now)
         let path = directory + "/" + name
         guard FileManager.default.createFile(atPath: path, contents: Data(rendered.utf8)) else {

@@ -83,7 +83,7 @@ actor APNsSender {
             }
             let payload = Payload(
                 aps: .init(alert: .init(title: message.title, body: message.body)), path: message.path,
-                notificationId: message.notificationID.uuidString.lowercased())
+                notificationId: message.notificationID.lowercasedText)
             guard let host = URL(string: settings.endpoint)?.host else { return .failed("apns endpoint is not a URL") }
             let client = try await clients.client(for: host)
             var request = HTTPClientRequest(url: "\(settings.endpoint)/3/device/\(message.deviceToken)")

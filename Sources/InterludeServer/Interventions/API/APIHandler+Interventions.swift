@@ -143,7 +143,7 @@ extension APIContext {
 extension Components.Schemas.Intervention {
     init(_ opened: InterventionService.Opened) {
         self.init(
-            id: opened.id.uuidString.lowercased(), kind: .init(rawValue: opened.kind.rawValue) ?? .message,
+            id: opened.id.lowercasedText, kind: .init(rawValue: opened.kind.rawValue) ?? .message,
             origin: .init(rawValue: opened.origin.rawValue) ?? .therapist, text: opened.text,
             state: .init(rawValue: opened.state.rawValue) ?? .sent, sentAt: opened.deliverAt, seenAt: opened.seenAt,
             completedAt: opened.completedAt)
@@ -166,7 +166,7 @@ extension Components.Schemas.Alert {
         let opened = shown.opened
         let record = opened.record
         self.init(
-            id: try record.requireID().uuidString.lowercased(), patientId: record.$patient.id.uuidString.lowercased(),
+            id: try record.requireID().lowercasedText, patientId: record.$patient.id.lowercasedText,
             patientCode: opened.patientCode, priority: .init(rawValue: record.priority.rawValue) ?? .normal, reason: opened.reason,
             createdAt: record.createdAt, acknowledgedAt: record.acknowledgedAt, note: opened.note,
             escalatedAt: record.escalatedAt, escalated: record.$escalatedTo.id != nil && record.$escalatedTo.id == staff.id)
@@ -178,7 +178,7 @@ extension Components.Schemas.Rule {
         let definition = try JSONDecoder().decode(
             Components.Schemas.RuleDefinition.self, from: try JSONEncoder().encode(stored.rule))
         self.init(
-            id: stored.id?.uuidString.lowercased() ?? "", name: definition.name, trigger: definition.trigger,
+            id: stored.id?.lowercasedText ?? "", name: definition.name, trigger: definition.trigger,
             action: definition.action)
     }
 }

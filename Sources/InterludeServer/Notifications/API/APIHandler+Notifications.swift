@@ -94,7 +94,7 @@ extension APIContext {
 extension Components.Schemas.Device {
     init(_ record: DeviceRecord) throws {
         self.init(
-            id: try record.requireID().uuidString.lowercased(),
+            id: try record.requireID().lowercasedText,
             platform: .init(rawValue: record.platform.rawValue) ?? .webpush, createdAt: record.createdAt,
             active: record.disabledAt == nil)
     }
@@ -130,7 +130,7 @@ extension NotificationPreferences {
 extension Components.Schemas.SentNotification {
     init(_ record: NotificationRecord) throws {
         self.init(
-            id: try record.requireID().uuidString.lowercased(), category: .init(rawValue: record.category.rawValue) ?? .messages,
+            id: try record.requireID().lowercasedText, category: .init(rawValue: record.category.rawValue) ?? .messages,
             title: record.title, dueAt: record.dueAt, status: .init(rawValue: record.status.rawValue) ?? .queued,
             channel: record.channel, receipt: record.receipt, attempts: record.attempts, sentAt: record.sentAt,
             clickedAt: record.clickedAt)

@@ -66,7 +66,7 @@ extension Components.Schemas.ConsentVersion {
     init(_ record: ConsentVersionRecord) throws {
         let texts = record.localizedTexts
         self.init(
-            id: try record.requireID().uuidString.lowercased(), studyId: record.$study.id.uuidString.lowercased(),
+            id: try record.requireID().lowercasedText, studyId: record.$study.id.lowercasedText,
             sequence: record.sequence, version: record.version,
             texts: .init(en: texts.values[.en], de: texts.values[.de]),
             modules: record.offeredModules.map { .init(rawValue: $0.rawValue)! }, reconsentRequired: record.reconsentRequired,
@@ -78,9 +78,9 @@ extension Components.Schemas.ConsentDecision {
     init(_ record: ConsentRecord, studies: [UUID: StudyRecord]) throws {
         let study = record.$study.id.flatMap { studies[$0] }
         self.init(
-            id: try record.requireID().uuidString.lowercased(),
+            id: try record.requireID().lowercasedText,
             document: .init(rawValue: record.document) ?? .studyConsent,
-            studyId: record.$study.id?.uuidString.lowercased(), studyTitle: study?.title, version: record.version,
+            studyId: record.$study.id?.lowercasedText, studyTitle: study?.title, version: record.version,
             modules: .init(additionalProperties: Dictionary(
                 uniqueKeysWithValues: (record.choices?.granted ?? [:]).map { ($0.key.rawValue, $0.value) })),
             decidedAt: record.grantedAt, method: record.method.flatMap { .init(rawValue: $0.rawValue) },
@@ -92,7 +92,7 @@ extension Components.Schemas.ConsentDocumentState {
     init(_ state: ConsentService.DocumentState, studies: [UUID: StudyRecord]) throws {
         self.init(
             document: state.document == .privacyPolicy ? .privacyPolicy : .studyConsent,
-            studyId: state.study?.id?.uuidString.lowercased(), studyTitle: state.study?.title, version: state.version,
+            studyId: state.study?.id?.lowercasedText, studyTitle: state.study?.title, version: state.version,
             text: state.text, modules: state.modules.map { .init(rawValue: $0.rawValue)! },
             reconsentRequired: state.reconsentRequired, mustAnswer: state.mustAnswer,
             decision: try state.decision.map { try .init($0, studies: studies) },

@@ -32,10 +32,10 @@ extension Components.Schemas.AccessLogEntry {
             actor = localizer.text("accessLog.actor.admin", language)
         }
         self.init(
-            id: entry.id.uuidString.lowercased(), occurredAt: entry.occurredAt, action: entry.action,
+            id: entry.id.lowercasedText, occurredAt: entry.occurredAt, action: entry.action,
             activity: localizer.text("audit.\(entry.action)", language),
             actorRole: entry.actorRole == .therapist ? .therapist : entry.actorRole == .researcher ? .researcher : .admin,
-            actor: actor, studyId: entry.study?.id?.uuidString.lowercased(), studyTitle: entry.study?.title)
+            actor: actor, studyId: entry.study?.id?.lowercasedText, studyTitle: entry.study?.title)
     }
 }
 
@@ -74,7 +74,7 @@ extension APIContext {
 extension Components.Schemas.SelfExport {
     init(_ record: SelfExportRecord) throws {
         self.init(
-            id: try record.requireID().uuidString.lowercased(), status: .init(rawValue: record.status.rawValue) ?? .failed,
+            id: try record.requireID().lowercasedText, status: .init(rawValue: record.status.rawValue) ?? .failed,
             createdAt: record.createdAt, finishedAt: record.finishedAt, expiresAt: record.expiresAt, downloadedAt: record.downloadedAt,
             size: record.size)
     }

@@ -219,7 +219,7 @@ extension APIHandler {
                 .decodedDefinition()
             let rule = definition?.scores.first { $0.id == line.scoreID }
             items.append(.init(
-                studyId: try line.study.requireID().uuidString.lowercased(), studyTitle: line.study.title,
+                studyId: try line.study.requireID().lowercasedText, studyTitle: line.study.title,
                 instrumentKey: line.instrumentKey, title: definition?.title.text(language) ?? line.instrumentKey,
                 scoreId: line.scoreID, scoreTitle: rule?.title.text(language) ?? line.scoreID, personMean: line.personMean,
                 personCount: line.personCount, median: line.cohort?.median, lowerQuartile: line.cohort?.lowerQuartile,
@@ -320,10 +320,10 @@ extension APIContext {
             let title = definitions[InstrumentVersionKey(key: prompt.instrumentKey, version: prompt.instrumentVersion)]?
                 .title.text(language) ?? prompt.instrumentKey
             return Components.Schemas.Prompt(
-                id: prompt.id.uuidString.lowercased(), instrumentKey: prompt.instrumentKey,
+                id: prompt.id.lowercasedText, instrumentKey: prompt.instrumentKey,
                 instrumentVersion: prompt.instrumentVersion, title: title, opensAt: prompt.opensAt, closesAt: prompt.closesAt,
                 status: .init(rawValue: prompt.status.rawValue) ?? .open, source: .init(rawValue: prompt.source.rawValue) ?? .manual,
-                completedAt: prompt.completedAt, responseId: prompt.responseID?.uuidString.lowercased(),
+                completedAt: prompt.completedAt, responseId: prompt.responseID?.lowercasedText,
                 blocked: blocked.contains(prompt.id) ? true : nil)
         }
     }
@@ -346,7 +346,7 @@ extension APIContext {
                     band: score.band.map { .init(level: $0.level, label: $0.label.text(language)) })
             }
             return .init(
-                id: try record.requireID().uuidString.lowercased(), promptId: record.$prompt.id?.uuidString.lowercased(),
+                id: try record.requireID().lowercasedText, promptId: record.$prompt.id?.lowercasedText,
                 instrumentKey: record.instrumentKey, version: record.instrumentVersion,
                 title: definition?.title.text(language) ?? record.instrumentKey, scores: scores,
                 answers: try OpenAPIObjectContainer(unvalidatedValue: stored.answers.mapValues(\.json)),
@@ -372,7 +372,7 @@ extension Components.Schemas.InstrumentSummary {
         self.init(
             key: record.key, version: record.version, title: title,
             status: record.isPublished ? .published : .draft, origin: .init(rawValue: record.origin.rawValue) ?? .json,
-            publishedAt: record.publishedAt, ownerStudyId: record.$ownerStudy.id?.uuidString.lowercased(), shared: record.shared)
+            publishedAt: record.publishedAt, ownerStudyId: record.$ownerStudy.id?.lowercasedText, shared: record.shared)
     }
 }
 

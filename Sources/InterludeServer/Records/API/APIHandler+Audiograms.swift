@@ -108,7 +108,7 @@ extension Components.Schemas.Audiogram {
         let record = stored.record
         let audiogram = stored.content
         self.init(
-            id: try record.requireID().uuidString.lowercased(), version: record.version, measuredAt: audiogram.measuredAt,
+            id: try record.requireID().lowercasedText, version: record.version, measuredAt: audiogram.measuredAt,
             points: audiogram.points.map { point in
                 .init(
                     ear: .init(rawValue: point.ear.rawValue) ?? .right, frequencyHz: point.frequencyHz,

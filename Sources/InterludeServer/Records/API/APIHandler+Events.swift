@@ -54,7 +54,7 @@ extension Components.Schemas.HealthEvent {
     init(_ stored: RecordService.Stored<HealthEvent>) throws {
         let record = stored.record
         self.init(
-            id: try record.requireID().uuidString.lowercased(), version: record.version, title: stored.content.title,
+            id: try record.requireID().lowercasedText, version: record.version, title: stored.content.title,
             occurredAt: stored.content.occurredAt, _type: stored.content.type, description: stored.content.description,
             createdAt: record.createdAt, updatedAt: record.updatedAt)
     }

@@ -50,7 +50,7 @@ extension Components.Schemas.Mood {
     init(_ stored: RecordService.Stored<Mood>) throws {
         let record = stored.record
         self.init(
-            id: try record.requireID().uuidString.lowercased(), version: record.version, valence: stored.content.valence,
+            id: try record.requireID().lowercasedText, version: record.version, valence: stored.content.valence,
             recordedAt: stored.content.recordedAt, note: stored.content.note, createdAt: record.createdAt, updatedAt: record.updatedAt)
     }
 }

@@ -64,7 +64,7 @@ extension Components.Schemas.Therapy {
         let record = stored.record
         let therapy = stored.content
         self.init(
-            id: try record.requireID().uuidString.lowercased(), version: record.version, name: therapy.name,
+            id: try record.requireID().lowercasedText, version: record.version, name: therapy.name,
             _type: .init(rawValue: therapy.kind.rawValue) ?? .other, startDate: therapy.startDate.description,
             endDate: therapy.endDate?.description, note: therapy.note, ongoing: therapy.isOngoing(on: today),
             createdAt: record.createdAt, updatedAt: record.updatedAt)

@@ -86,7 +86,7 @@ extension Components.Schemas.HealthImport {
     init(_ record: HealthImportRecord) throws {
         let reading = record.status == .reading || record.status == .waiting
         self.init(
-            id: try record.requireID().uuidString.lowercased(), format: .init(rawValue: record.format.rawValue) ?? .csv,
+            id: try record.requireID().lowercasedText, format: .init(rawValue: record.format.rawValue) ?? .csv,
             status: .init(rawValue: record.status.rawValue) ?? .failed, size: record.size, received: record.received, read: record.read,
             progress: reading ? record.size.map { Double(record.read) / Double(max($0, 1)) } : nil, stored: record.stored,
             duplicates: record.duplicates,

@@ -82,7 +82,7 @@ extension APIHandler {
                 body: .json(
                     planned.map { item in
                         .init(
-                            planId: item.plan.id!.uuidString.lowercased(), instrumentKey: item.plan.instrumentKey,
+                            planId: item.plan.id!.lowercasedText, instrumentKey: item.plan.instrumentKey,
                             opensAt: item.occurrence.opensAt, closesAt: item.occurrence.closesAt, timeZone: zone.identifier,
                             localOpensAt: LocalDateTime(item.occurrence.opensAt, in: zone).description,
                             localClosesAt: LocalDateTime(item.occurrence.closesAt, in: zone).description)
@@ -220,7 +220,7 @@ extension APIHandler {
         for item in page.items {
             bodies.append(
                 .init(
-                    planId: try item.plan.requireID().uuidString.lowercased(), instrumentKey: item.definition.instrumentKey,
+                    planId: try item.plan.requireID().lowercasedText, instrumentKey: item.definition.instrumentKey,
                     title: try await context.instrumentTitle(item.definition.instrumentKey),
                     durationMinutes: item.definition.durationMinutes))
         }
@@ -257,7 +257,7 @@ extension APIContext {
             let encoder = JSONEncoder()
             result.append(
                 .init(
-                    planId: item.plan.id!.uuidString.lowercased(), instrumentKey: item.definition.instrumentKey,
+                    planId: item.plan.id!.lowercasedText, instrumentKey: item.definition.instrumentKey,
                     title: title,
                     bounds: try JSONDecoder().decode(
                         Components.Schemas.AdjustmentBounds.self, from: encoder.encode(item.definition.adjustment)),
@@ -291,9 +291,9 @@ extension Components.Schemas.PlanInput {
 extension Components.Schemas.Plan {
     init(_ record: PlanRecord) throws {
         var object = try JSONSerialization.jsonObject(with: Data(record.definition.utf8)) as? [String: Any] ?? [:]
-        object["id"] = record.id!.uuidString.lowercased()
-        object["studyId"] = record.$study.id.uuidString.lowercased()
-        object["patientId"] = record.$patient.id?.uuidString.lowercased()
+        object["id"] = record.id!.lowercasedText
+        object["studyId"] = record.$study.id.lowercasedText
+        object["patientId"] = record.$patient.id?.lowercasedText
         object["arm"] = record.arm
         object["createdAt"] = ISO8601DateFormatter().string(from: record.createdAt)
         object["deactivatedAt"] = record.deactivatedAt.map { ISO8601DateFormatter().string(from: $0) }
@@ -306,7 +306,7 @@ extension Components.Schemas.Plan {
 extension Components.Schemas.Appointment {
     init(_ shown: AppointmentService.Shown) {
         self.init(
-            id: shown.id.uuidString.lowercased(), title: shown.title, startsAt: shown.startsAt, endsAt: shown.endsAt,
+            id: shown.id.lowercasedText, title: shown.title, startsAt: shown.startsAt, endsAt: shown.endsAt,
             comment: shown.comment, timeZone: shown.timeZone, version: shown.version)
     }
 }

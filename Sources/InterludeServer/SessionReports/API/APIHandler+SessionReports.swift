@@ -46,7 +46,7 @@ extension APIHandler {
 
 extension Components.Schemas.PinnedNote {
     init(_ note: PinnedNoteService.Shown) {
-        self.init(id: note.id.uuidString.lowercased(), day: note.day.description, text: note.text, author: note.authorName)
+        self.init(id: note.id.lowercasedText, day: note.day.description, text: note.text, author: note.authorName)
     }
 }
 
@@ -71,7 +71,7 @@ extension Components.Schemas.SessionReport {
     init(_ report: SessionReportService.Report, language: Language) throws {
         let chart = report.chart
         self.init(
-            patientId: chart.patientID.uuidString.lowercased(), pseudonym: chart.profile.pseudonym,
+            patientId: chart.patientID.lowercasedText, pseudonym: chart.profile.pseudonym,
             name: chart.shownName,
             from: report.period.from.description, to: report.period.to.description,
             instruments: report.instruments.map { .init($0, language: language) },
@@ -90,7 +90,7 @@ extension Components.Schemas.SessionReport {
                     case .rule(let name, let reason): (.rule, name, reason)
                     }
                 return .init(
-                    responseId: notable.responseID.uuidString.lowercased(), at: notable.at, instrumentTitle: notable.instrumentTitle,
+                    responseId: notable.responseID.lowercasedText, at: notable.at, instrumentTitle: notable.instrumentTitle,
                     kind: kind, title: title, value: value)
             },
             alerts: try report.alerts.map { try .init(AlertInbox.Shown(opened: $0, detailed: true, ownPatient: true), for: chart.viewer) },

@@ -24,7 +24,7 @@ extension APIHandler {
                     .init(
                         cursor: changes.cursor, full: changes.full, prompts: prompts, instruments: instruments,
                         appointments: changes.appointments.map(Components.Schemas.Appointment.init),
-                        deleted: changes.deleted.map { .init(entity: .init(rawValue: $0.entity.rawValue) ?? .prompt, id: $0.id.uuidString.lowercased()) },
+                        deleted: changes.deleted.map { .init(entity: .init(rawValue: $0.entity.rawValue) ?? .prompt, id: $0.id.lowercasedText) },
                         therapist: changes.therapist.map(Components.Schemas.TherapistProfile.init),
                         interventions: changes.interventions.map(Components.Schemas.Intervention.init), records: records))))
     }
@@ -59,9 +59,9 @@ extension APIHandler {
             let record = try await result.recordID.asyncMap { try await context.records.shown($0, of: patient) }.flatMap { $0 }
             bodies.append(
                 .init(
-                    id: result.id.uuidString.lowercased(), status: .init(rawValue: result.status.rawValue) ?? .rejected,
+                    id: result.id.lowercasedText, status: .init(rawValue: result.status.rawValue) ?? .rejected,
                     replayed: result.replayed, appointment: appointment.flatMap { $0 }.map(Components.Schemas.Appointment.init),
-                    deleted: result.deleted ? true : nil, responseId: result.responseID?.uuidString.lowercased(),
+                    deleted: result.deleted ? true : nil, responseId: result.responseID?.lowercasedText,
                     intervention: intervention.flatMap { $0 }.map(Components.Schemas.Intervention.init),
                     recordKind: record.map { .init($0.kind) }, record: record?.body,
                     problem: result.problem.map {

@@ -130,7 +130,7 @@ extension Components.Schemas.Thought {
     init(_ stored: RecordService.Stored<Thought>, occurrences: [RecordService.Stored<ThoughtOccurrence>]?) throws {
         let record = stored.record
         self.init(
-            id: try record.requireID().uuidString.lowercased(), version: record.version, text: stored.content.text,
+            id: try record.requireID().lowercasedText, version: record.version, text: stored.content.text,
             origin: stored.content.origin == .therapist ? .therapist : .patient, addedAt: stored.content.addedAt,
             occurrences: try occurrences?.map(Components.Schemas.ThoughtOccurrence.init), createdAt: record.createdAt,
             updatedAt: record.updatedAt)
@@ -142,8 +142,8 @@ extension Components.Schemas.ThoughtOccurrence {
         let record = stored.record
         let content = stored.content
         self.init(
-            id: try record.requireID().uuidString.lowercased(), version: record.version,
-            thoughtId: content.thoughtID.uuidString.lowercased(), recordedAt: content.recordedAt, ratingBefore: content.ratingBefore,
+            id: try record.requireID().lowercasedText, version: record.version,
+            thoughtId: content.thoughtID.lowercasedText, recordedAt: content.recordedAt, ratingBefore: content.ratingBefore,
             ratingAfter: content.ratingAfter,
             location: content.location.map { .init(latitude: $0.latitude, longitude: $0.longitude, accuracy: $0.accuracy) },
             note: content.note, createdAt: record.createdAt, updatedAt: record.updatedAt)
