@@ -1,5 +1,6 @@
 import FluentKit
 import Foundation
+import InterludeCore
 import SQLKit
 import SQLiteKit
 import Testing
@@ -149,6 +150,19 @@ struct EmbeddedDatabaseTests {
         same(Int?.self)
         same(Mood?.self)
         same(Int64?.self)
+    }
+
+    @Test("a sync's rows read names as their cases and NULL as nil, and refuse a name no case has")
+    func namesAndOptionals() throws {
+        let columns = SQLiteColumns(["status", "at", "gone"])
+        let row = SQLiteResultRow(columns: columns, values: [.text("completed"), .float(1_772_438_400), .null])
+        let unknown = SQLiteResultRow(columns: columns, values: [.text("finished"), .null, .null])
+
+        #expect(try row.decodeName(column: "status", as: PromptStatus.self) == .completed)
+        #expect(try row.decodeOptional(column: "at", as: Date.self) == Date(timeIntervalSince1970: 1_772_438_400))
+        #expect(try row.decodeOptional(column: "gone", as: UUID.self) == nil)
+        #expect(throws: DecodingError.self) { try unknown.decodeName(column: "status", as: PromptStatus.self) }
+        #expect(try unknown.decodeOptional(column: "at", as: Date.self) == nil)
     }
 
     @Test("values go in as SQLiteKit encodes them")

@@ -35,12 +35,12 @@ struct SyncReads: Sendable {
             instrumentVersion = try row.decode(column: "instrument_version", as: Int.self)
             opensAt = try row.decode(column: "opens_at", as: Date.self)
             closesAt = try row.decode(column: "closes_at", as: Date.self)
-            status = PromptStatus.at(
-                now, recorded: try row.decode(column: "status", as: PromptStatus.self), opensAt: opensAt, closesAt: closesAt)
-            source = try row.decode(column: "source", as: PromptSource.self)
-            completedAt = try row.decode(column: "completed_at", as: Date?.self)
-            responseID = try row.decode(column: "response_id", as: UUID?.self)
-            changedAt = try row.decode(column: "changed_at", as: Date?.self)
+            let recorded = try row.decodeName(column: "status", as: PromptStatus.self)
+            status = PromptStatus.at(now, recorded: recorded, opensAt: opensAt, closesAt: closesAt)
+            source = try row.decodeName(column: "source", as: PromptSource.self)
+            completedAt = try row.decodeOptional(column: "completed_at", as: Date.self)
+            responseID = try row.decodeOptional(column: "response_id", as: UUID.self)
+            changedAt = try row.decodeOptional(column: "changed_at", as: Date.self)
         }
     }
 
@@ -75,7 +75,7 @@ struct SyncReads: Sendable {
             version = try row.decode(column: "version", as: Int.self)
             updatedAt = try row.decode(column: "updated_at", as: Date.self)
             sealedTitle = try row.decode(column: "title", as: String.self)
-            sealedComment = try row.decode(column: "comment", as: String?.self)
+            sealedComment = try row.decodeOptional(column: "comment", as: String.self)
             startsAt = try row.decode(column: "starts_at", as: Date.self)
             endsAt = try row.decode(column: "ends_at", as: Date.self)
             timeZone = try row.decode(column: "time_zone", as: String.self)
@@ -109,12 +109,12 @@ struct SyncReads: Sendable {
 
         init(_ row: any SQLRow) throws {
             id = try row.decode(column: "id", as: UUID.self)
-            kind = try row.decode(column: "kind", as: InterventionKind.self)
-            origin = try row.decode(column: "origin", as: InterventionOrigin.self)
+            kind = try row.decodeName(column: "kind", as: InterventionKind.self)
+            origin = try row.decodeName(column: "origin", as: InterventionOrigin.self)
             sealedText = try row.decode(column: "text", as: String.self)
             deliverAt = try row.decode(column: "deliver_at", as: Date.self)
-            seenAt = try row.decode(column: "seen_at", as: Date?.self)
-            completedAt = try row.decode(column: "completed_at", as: Date?.self)
+            seenAt = try row.decodeOptional(column: "seen_at", as: Date.self)
+            completedAt = try row.decodeOptional(column: "completed_at", as: Date.self)
         }
     }
 
@@ -152,7 +152,27 @@ struct SyncReads: Sendable {
         try await sql.raw(
             "SELECT entity, entity_id FROM sync_tombstones WHERE user_id = \(bind: patientID) AND deleted_at > \(bind: moment) ORDER BY deleted_at"
         ).all().map { row in
-            (try row.decode(column: "entity", as: SyncEntity.self), try row.decode(column: "entity_id", as: UUID.self))
+            (
+                try row.decodeName(column: "entity", as: SyncEntity.self),
+                try row.decode(column: "entity_id", as: UUID.self)
+            )
         }
+    }
+}
+
+extension SQLRow {
+    /// A column that may be NULL. Asking for `T?` would send every value through the database's decoder.
+    func decodeOptional<T: Decodable>(column: String, as type: T.Type) throws -> T? {
+        try decodeNil(column: column) ? nil : decode(column: column, as: type)
+    }
+
+    /// A column holding an enum's name (a status, a kind), read as text and named by its case.
+    func decodeName<T: RawRepresentable>(column: String, as type: T.Type) throws -> T where T.RawValue == String {
+        let name = try decode(column: column, as: String.self)
+        guard let value = T(rawValue: name) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "\(column) holds \(name), which \(T.self) does not name"))
+        }
+        return value
     }
 }

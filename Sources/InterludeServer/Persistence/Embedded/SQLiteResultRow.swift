@@ -65,10 +65,6 @@ struct SQLiteResultRow: SQLRow, Sendable {
         case .text(let text):
             if D.self == String.self { return unsafeBitCast(text, to: D.self) }
             if D.self == UUID.self, let id = UUIDText.parse(text) { return unsafeBitCast(id, to: D.self) }
-            // Statuses, kinds and roles: enums stored as their names.
-            if let named = D.self as? any RawRepresentable<String>.Type, let value = named.init(rawValue: text) as? D {
-                return value
-            }
         case .integer(let integer):
             if D.self == Int.self { return unsafeBitCast(integer, to: D.self) }
             if D.self == Bool.self, integer == 0 || integer == 1 { return unsafeBitCast(integer == 1, to: D.self) }
@@ -79,8 +75,6 @@ struct SQLiteResultRow: SQLRow, Sendable {
         case .blob, .null:
             break
         }
-        // An optional column: nil for NULL, else its value read as above.
-        if let optional = D.self as? any OptionalColumn.Type, let decoded = try optional.read(value) as? D { return decoded }
         return try decoder.decode(D.self, from: value)
     }
 
@@ -88,17 +82,6 @@ struct SQLiteResultRow: SQLRow, Sendable {
     private static func date(_ secondsSince1970: Double) -> Date {
         let sinceReference = secondsSince1970 - Date.timeIntervalBetween1970AndReferenceDate
         return Date(timeIntervalSinceReferenceDate: (sinceReference * 1e6).rounded() / 1e6)
-    }
-}
-
-/// An optional value read from a column.
-private protocol OptionalColumn {
-    static func read(_ value: SQLiteData) throws -> Self
-}
-
-extension Optional: OptionalColumn where Wrapped: Decodable {
-    fileprivate static func read(_ value: SQLiteData) throws -> Wrapped? {
-        value == .null ? nil : try SQLiteResultRow.decode(value, as: Wrapped.self)
     }
 }
 
