@@ -61,6 +61,7 @@ enum Migrations {
             UpdatePatientProfilesAddContextSharing(),
             UpdatePromptsAddDeviceNotifications(),
             UpdatePromptsAddOccurrenceLookup(),
+            CreatePersonLookupIndexes(),
         ]
     }
 }
