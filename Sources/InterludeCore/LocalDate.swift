@@ -61,7 +61,7 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// Whole local days since the epoch and the seconds into that day, as `instant` reads in `timeZone`.
-    static func localSeconds(_ instant: Date, in timeZone: TimeZone) -> (days: Int, seconds: Int) {
+    public static func localSeconds(_ instant: Date, in timeZone: TimeZone) -> (days: Int, seconds: Int) {
         let local = Int((instant.timeIntervalSince1970).rounded(.down)) + timeZone.secondsFromGMT(for: instant)
         let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
         return (days, local - days * 86_400)

@@ -1,4 +1,5 @@
 import Foundation
+import InterludeCore
 import OpenAPIRuntime
 
 /// Reads API timestamps as browsers and phones write them — ISO 8601 with an offset, with or without fractional
@@ -11,26 +12,15 @@ struct APIDateTranscoder: DateTranscoder {
         Self.utcText(date) ?? Self.whole.format(date)
     }
 
-    /// `yyyy-MM-ddTHH:mm:ssZ` by arithmetic on the seconds since 1970 (days to the Gregorian calendar, eras of
-    /// 400 years), the fractions dropped as the format style drops them. A sync answer writes hundreds of dates,
-    /// and the format style's calendar made up a tenth of its encoding. Nil outside the years 1900–9999, which
-    /// the format style writes (before 1582 in the Julian calendar).
+    /// `yyyy-MM-ddTHH:mm:ssZ` by arithmetic on the seconds since 1970 (the day as `LocalDate` counts it), the
+    /// fractions dropped as the format style drops them. A sync answer writes hundreds of dates, and the format
+    /// style's calendar made up a tenth of its encoding. Nil outside the years 1900–9999, which the format style
+    /// writes (before 1582 in the Julian calendar).
     static func utcText(_ date: Date) -> String? {
         let interval = date.timeIntervalSince1970.rounded(.down)
         guard interval >= -2_208_988_800, interval < 253_402_300_800 else { return nil }
-        let seconds = Int(interval)
-        let (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
-        let (dayNumber, second) = secondOfDay < 0 ? (days - 1, secondOfDay + 86_400) : (days, secondOfDay)
-        // Days counted from 0000-03-01, so the leap day ends each year of the era.
-        let shifted = dayNumber + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthFromMarch = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
-        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (days, second) = LocalDate.localSeconds(date, in: .gmt)
+        let day = LocalDate(daysSinceEpoch: days)
         return String(unsafeUninitializedCapacity: 20) { buffer in
             func put(_ value: Int, digits: Int, at offset: Int) {
                 var rest = value
@@ -39,9 +29,9 @@ struct APIDateTranscoder: DateTranscoder {
                     rest /= 10
                 }
             }
-            put(year, digits: 4, at: 0)
-            put(month, digits: 2, at: 5)
-            put(day, digits: 2, at: 8)
+            put(day.year, digits: 4, at: 0)
+            put(day.month, digits: 2, at: 5)
+            put(day.day, digits: 2, at: 8)
             put(second / 3_600, digits: 2, at: 11)
             put(second / 60 % 60, digits: 2, at: 14)
             put(second % 60, digits: 2, at: 17)
