@@ -156,7 +156,7 @@ enum UUIDText {
         written(id, hex: upperHex)
     }
 
-    /// The text `UUID.lowercasedText` writes, as the API shows ids.
+    /// The text `UUID.uuidString.lowercased()` writes, as the API shows ids.
     static func lower(_ id: UUID) -> String {
         written(id, hex: lowerHex)
     }
