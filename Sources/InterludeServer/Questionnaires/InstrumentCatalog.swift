@@ -212,27 +212,19 @@ struct InstrumentCatalog: Sendable {
         try await InstrumentVersionRecord.query(on: database).filter(\.$key == key).sort(\.$version, .descending).all()
     }
 
-    /// The definitions of several versions at once, keyed by key and version.
+    /// The definitions of several versions at once, keyed by key and version. A published version never changes,
+    /// so this process reads and decodes it once; drafts are read every time.
     func definitions(_ pairs: Set<InstrumentVersionKey>) async throws -> [InstrumentVersionKey: InstrumentDefinition] {
-        var result: [InstrumentVersionKey: InstrumentDefinition] = [:]
-        for (pair, text) in try await definitionTexts(pairs) {
-            result[pair] = try InstrumentVersionRecord.decodedDefinition(text)
-        }
-        return result
-    }
-
-    /// The definitions of several versions as stored, keyed by key and version. A published version never changes,
-    /// so this process reads it once; drafts are read every time.
-    func definitionTexts(_ pairs: Set<InstrumentVersionKey>) async throws -> [InstrumentVersionKey: String] {
-        var result = services.published.texts(pairs)
+        var result = services.published.definitions(pairs)
         let missing = pairs.filter { result[$0] == nil }
         guard !missing.isEmpty else { return result }
         let records = try await InstrumentVersionRecord.query(on: database).filter(\.$key ~~ Set(missing.map(\.key))).all()
         for record in records {
             let pair = InstrumentVersionKey(key: record.key, version: record.version)
             guard missing.contains(pair) else { continue }
-            result[pair] = record.definition
-            if record.isPublished { services.published.remember(record.definition, for: pair) }
+            let definition = try record.decodedDefinition()
+            result[pair] = definition
+            if record.isPublished { services.published.remember(definition, for: pair) }
         }
         return result
     }
@@ -258,15 +250,12 @@ struct InstrumentVersionKey: Hashable, Sendable {
 }
 
 extension InstrumentVersionRecord {
-    /// Definitions decoded once per process: every prompt list, sync and submission needs one.
+    /// Definition texts decoded once per process: drafts, which are read again on every use, and the versions staff
+    /// open (published ones are also kept decoded by `PublishedDefinitions`).
     private static let decoded = DecodedCache<InstrumentDefinition>(capacity: 256)
 
     func decodedDefinition() throws -> InstrumentDefinition {
-        try Self.decodedDefinition(definition)
-    }
-
-    static func decodedDefinition(_ text: String) throws -> InstrumentDefinition {
-        try decoded.value(for: text) { try JSONDecoder().decode(InstrumentDefinition.self, from: Data($0.utf8)) }
+        try Self.decoded.value(for: definition) { try JSONDecoder().decode(InstrumentDefinition.self, from: Data($0.utf8)) }
     }
 
     var isPublished: Bool { status == .published }
@@ -277,20 +266,20 @@ extension InstrumentVersionRecord {
     }
 }
 
-/// Published versions' definitions as stored. Publishing fixes a version for good, so what one request read serves
+/// Published versions' definitions, decoded. Publishing fixes a version for good, so what one request read serves
 /// every later one, in every process alike.
 final class PublishedDefinitions: Sendable {
-    private let texts = NIOLockedValueBox<[InstrumentVersionKey: String]>([:])
+    private let known = NIOLockedValueBox<[InstrumentVersionKey: InstrumentDefinition]>([:])
 
-    func texts(_ pairs: Set<InstrumentVersionKey>) -> [InstrumentVersionKey: String] {
-        texts.withLockedValue { known in
-            var found: [InstrumentVersionKey: String] = [:]
+    func definitions(_ pairs: Set<InstrumentVersionKey>) -> [InstrumentVersionKey: InstrumentDefinition] {
+        known.withLockedValue { known in
+            var found: [InstrumentVersionKey: InstrumentDefinition] = [:]
             for pair in pairs { found[pair] = known[pair] }
             return found
         }
     }
 
-    func remember(_ text: String, for pair: InstrumentVersionKey) {
-        texts.withLockedValue { $0[pair] = text }
+    func remember(_ definition: InstrumentDefinition, for pair: InstrumentVersionKey) {
+        known.withLockedValue { $0[pair] = definition }
     }
 }

@@ -23,8 +23,8 @@ struct SyncService: Sendable {
     struct Changes: Sendable {
         var full: Bool
         var prompts: [SyncReads.Prompt]
-        /// The definitions of the prompts' instrument versions, as stored.
-        var instruments: [String]
+        /// The definitions of the prompts' instrument versions.
+        var instruments: [InstrumentDefinition]
         var appointments: [AppointmentService.Shown]
         var deleted: [(entity: SyncEntity, id: UUID)]
         var therapist: TherapistProfiles.Contact?
@@ -67,7 +67,7 @@ struct SyncService: Sendable {
                 completedAt: row.completedAt, text: try cipher.open(row.sealedText))
         }
         let records = try await recordQuery?.sort(\.$occurredAt, .descending).all() ?? []
-        let definitions = try await InstrumentCatalog(database: database, services: services).definitionTexts(
+        let definitions = try await InstrumentCatalog(database: database, services: services).definitions(
             Set(prompts.map { InstrumentVersionKey(key: $0.instrumentKey, version: $0.instrumentVersion) }))
         let instruments = definitions.sorted { ($0.key.key, $0.key.version) < ($1.key.key, $1.key.version) }.map(\.value)
         let therapist = try await TherapistProfiles(database: database).contact(ofTherapistOf: patientID)

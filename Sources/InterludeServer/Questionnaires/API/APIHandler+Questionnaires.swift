@@ -166,9 +166,8 @@ extension APIHandler {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
         let prompt = try await context.prompts.open(try pathID(input.path.promptId), for: patient.requireID())
-        let pair = InstrumentVersionKey(key: prompt.record.instrumentKey, version: prompt.record.instrumentVersion)
-        guard let text = try await context.catalog.definitionTexts([pair])[pair] else { throw AppError.notFound }
-        let definition = try InstrumentVersionRecord.decodedDefinition(text)
+        guard let definition = try await context.catalog.definition(prompt.record.instrumentKey, prompt.record.instrumentVersion)
+        else { throw AppError.notFound }
         let body = try await context.promptBodies([prompt])[0]
         let crisisItems = StudyRule.crisisItems(of: prompt.record.instrumentKey)
         var crisis: Components.Schemas.CrisisSupport?

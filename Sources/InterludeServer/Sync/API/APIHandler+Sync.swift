@@ -16,13 +16,12 @@ extension APIHandler {
         let records = try changes.records.map { record in
             Components.Schemas.SyncRecord(kind: .init(record.kind), record: try context.records.shown(record, today: today))
         }
-        let instruments = try changes.instruments.map(InstrumentVersionRecord.decodedDefinition)
         return .ok(
             .init(
                 headers: .init(eTag: changes.etag),
                 body: .json(
                     .init(
-                        cursor: changes.cursor, full: changes.full, prompts: prompts, instruments: instruments,
+                        cursor: changes.cursor, full: changes.full, prompts: prompts, instruments: changes.instruments,
                         appointments: changes.appointments.map(Components.Schemas.Appointment.init),
                         deleted: changes.deleted.map { .init(entity: .init(rawValue: $0.entity.rawValue) ?? .prompt, id: $0.id.lowercasedText) },
                         therapist: changes.therapist.map(Components.Schemas.TherapistProfile.init),
