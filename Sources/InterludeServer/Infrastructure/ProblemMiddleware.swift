@@ -48,7 +48,7 @@ struct ProblemMiddleware: AsyncMiddleware {
             return try await next.respond(to: request)
         } catch {
             let appError = Self.classify(error, logger: request.logger)
-            if request.url.path.hasPrefix("/api/") || request.url.path == "/api" {
+            if request.requestPath.hasPrefix("/api/") || request.requestPath == "/api" {
                 return try Self.problemResponse(appError, for: request)
             }
             return try await ErrorPage.render(appError, for: request)

@@ -9,7 +9,7 @@ struct APIBodyLimitMiddleware: AsyncMiddleware {
 
     /// Whether the request uploads a file, which its handler streams.
     static func streamsBody(_ request: Request) -> Bool {
-        let path = request.url.path
+        let path = request.requestPath
         return (request.method == .POST && path == "/api/v1/me/health-imports")
             || (request.method == .PATCH && path.hasPrefix("/api/v1/me/health-imports/"))
     }

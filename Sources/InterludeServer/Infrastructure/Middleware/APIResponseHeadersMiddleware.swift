@@ -6,7 +6,7 @@ import Vapor
 struct APIResponseHeadersMiddleware: AsyncMiddleware {
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let response = try await next.respond(to: request)
-        guard request.url.path.hasPrefix("/api/") else { return response }
+        guard request.requestPath.hasPrefix("/api/") else { return response }
         if !response.headers.contains(name: .cacheControl) {
             response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
         }

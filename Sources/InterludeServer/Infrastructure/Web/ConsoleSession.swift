@@ -51,7 +51,7 @@ struct ConsoleAuthMiddleware: AsyncMiddleware {
                 .authenticate(token: token, kind: .console),
             authenticated.user.role.isStaff
         else {
-            let next = request.url.path + (request.url.query.map { "?\($0)" } ?? "")
+            let next = request.requestPath + (request.url.query.map { "?\($0)" } ?? "")
             return request.redirect(to: .login(next: next))
         }
         if request.method == .POST {
@@ -60,12 +60,12 @@ struct ConsoleAuthMiddleware: AsyncMiddleware {
                 throw AppError.forbidden(.csrfMismatch)
             }
         }
-        if authenticated.user.mustChangePassword && request.url.path != ConsoleURL.password.path
-            && request.url.path != ConsoleURL.logout.path
+        if authenticated.user.mustChangePassword && request.requestPath != ConsoleURL.password.path
+            && request.requestPath != ConsoleURL.logout.path
         {
             return request.redirect(to: .password)
         }
-        if !Self.setupPaths.contains(request.url.path),
+        if !Self.setupPaths.contains(request.requestPath),
             try await TwoFactorService(database: request.db, services: request.services).mustSetUp(authenticated.user)
         {
             return request.redirect(to: .password)
