@@ -148,6 +148,19 @@ struct InstrumentDefinitionTests {
         #expect(try codes(#"{"key": "Bad Key", "title": "T", "sections": []}"#)["key"] == "invalidFormat")
     }
 
+    @Test("a text in several languages is written as one object keyed by language and read back the same")
+    func localizedTextJSON() throws {
+        func object(_ text: LocalizedText) throws -> [String: String]? {
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(text)) as? [String: String]
+        }
+        let both = LocalizedText(en: "Total", de: "Summe \u{00FC}")
+        #expect(try object(both) == ["en": "Total", "de": "Summe \u{00FC}"])
+        #expect(try JSONDecoder().decode(LocalizedText.self, from: JSONEncoder().encode(both)) == both)
+        #expect(try object(LocalizedText([.de: "Nur deutsch"])) == ["de": "Nur deutsch"])
+        #expect(try JSONDecoder().decode(LocalizedText.self, from: Data(#""plain""#.utf8)) == LocalizedText(en: "plain"))
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(LocalizedText.self, from: Data(#"{"fr":"Total"}"#.utf8)) }
+    }
+
     @Test("scores: reverse coding, minimum answered with prorating, mean, factor")
     func scoring() throws {
         let definition = InstrumentDefinition(

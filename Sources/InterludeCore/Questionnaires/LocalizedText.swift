@@ -43,8 +43,30 @@ public struct LocalizedText: Codable, Hashable, Sendable, ExpressibleByStringLit
         self.values = values
     }
 
+    /// Written key by key rather than as a dictionary built for the purpose: every instrument definition an app
+    /// receives holds hundreds of these.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(Dictionary(uniqueKeysWithValues: values.map { ($0.key.rawValue, $0.value) }))
+        var container = encoder.container(keyedBy: LanguageKey.self)
+        for language in Language.allCases {
+            if let text = values[language] { try container.encode(text, forKey: LanguageKey(language: language)) }
+        }
+    }
+
+    private struct LanguageKey: CodingKey {
+        let language: Language
+
+        init(language: Language) {
+            self.language = language
+        }
+
+        init?(stringValue: String) {
+            guard let language = Language(rawValue: stringValue) else { return nil }
+            self.language = language
+        }
+
+        init?(intValue: Int) { nil }
+
+        var stringValue: String { language.rawValue }
+        var intValue: Int? { nil }
     }
 }
