@@ -22,4 +22,20 @@ struct PlannerBenchmarkTests {
             #expect(result.report.contains("ratio (planner / sqlite3)"))
         }
     }
+
+    @Test("the sqlite3 shell writes what a statement answers to a file, and a statement it refuses is an error")
+    func shell() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-shell-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("shell.sqlite").path
+        let answer = folder.appendingPathComponent("answer.csv")
+
+        try SQLiteShell.run([database, "CREATE TABLE t (n INTEGER)", "INSERT INTO t VALUES (1), (2)"])
+        try SQLiteShell.run(["-csv", database, "SELECT n * 10 FROM t ORDER BY n"], output: answer)
+        try SQLiteShell.run(["-csv", database, "SELECT COUNT(*) FROM t"], appendingTo: answer)
+
+        #expect(try String(contentsOf: answer, encoding: .utf8) == "10\n20\n2\n")
+        #expect(throws: CommandFailure.self) { try SQLiteShell.run([database, "SELECT * FROM missing"]) }
+    }
 }
