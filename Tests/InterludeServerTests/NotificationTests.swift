@@ -2,6 +2,8 @@ import Crypto
 import Fluent
 import Foundation
 import InterludeCore
+import NIOConcurrencyHelpers
+import SQLKit
 import Testing
 import VaporTesting
 
@@ -482,6 +484,39 @@ struct NotificationTests {
     }
 
     // MARK: Several dispatchers
+
+    @Test("on SQLite a claim finds its notifications by their keys, not by walking every queued one")
+    func claimPlan() async throws {
+        // PostgreSQL keeps statistics of its own and plans by them.
+        guard TestDatabase.postgresURL == nil else { return }
+        try await withTestApp { app in
+            // setup
+            let dispatcher = NotificationDispatcher(
+                database: app.database, services: app.app.interlude, channels: app.app.notificationChannels)
+            let claim = dispatcher.claiming((0..<16).map { _ in UUID() }, now: app.clock.now)
+
+            // act
+            let plan = NIOLockedValueBox<[String]>([])
+            try await app.sql.execute(sql: QueryPlan(statement: claim.query)) { row in
+                if let detail = try? row.decode(column: "detail", as: String.self) { plan.withLockedValue { $0.append(detail) } }
+            }
+
+            // verify
+            let steps = plan.withLockedValue { $0 }
+            #expect(steps.contains { $0.contains("sqlite_autoindex_notifications_1") }, "\(steps)")
+            #expect(!steps.contains { $0.contains("notifications_due") }, "\(steps)")
+        }
+    }
+
+    /// SQLite's account of how it would run a statement.
+    struct QueryPlan: SQLExpression {
+        let statement: any SQLExpression
+
+        func serialize(to serializer: inout SQLSerializer) {
+            serializer.write("EXPLAIN QUERY PLAN ")
+            statement.serialize(to: &serializer)
+        }
+    }
 
     @Test("of two dispatchers at once, one sends each notification; one held by a crashed dispatcher is sent once after its lease")
     func exactlyOnce() async throws {
