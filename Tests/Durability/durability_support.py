@@ -86,6 +86,9 @@ class Database:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
+CRASH_MARKS = ("Fatal error:", "*** Signal", "*** Program crashed")
+
+
 class Server:
     """One `interlude serve` (or `worker`) process on the database."""
 
@@ -136,10 +139,14 @@ class Server:
         self.log.close()
 
     def log_text(self):
+        """The server's log for a failure's message: from the beginning of a crash report when there is one (its reason
+        and the crashed thread come first), otherwise its end."""
         if not self.log.closed:
             self.log.flush()
-        with open(self.log.name) as text:
-            return text.read()[-4000:]
+        with open(self.log.name) as file:
+            text = file.read()
+        starts = [found for found in (text.find(mark) for mark in CRASH_MARKS) if found >= 0]
+        return text[min(starts):][:8000] if starts else text[-4000:]
 
 
 def request(port, method, path, body=None, token=None, timeout=30):

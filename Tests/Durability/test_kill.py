@@ -132,10 +132,8 @@ class KillTest(unittest.TestCase):
             for prompt, version in prompts:
                 abandon(server.port, token, prompt, version)
         status = server.terminate()
-        with open(server.log.name) as log:
-            text = log.read()
-        self.assertEqual(status, 0, text[-4000:])
-        self.assertNotIn("Backtracing", text)
+        self.assertEqual(status, 0, server.log_text())
+        self.assertNotIn("Backtracing", server.log_text())
         self.assertEqual(database.integrity_problems(), [])
 
     @unittest.skipUnless(POSTGRES_URL, "DURABILITY_DATABASE_URL names no PostgreSQL server")

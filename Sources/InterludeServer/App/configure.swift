@@ -67,8 +67,9 @@ public func configure(
             try await (app.db as! any SQLDatabase).raw("CREATE SCHEMA IF NOT EXISTS \(unsafeRaw: schema)").run()
         }
     }
-    // Handlers stop in the reverse order of their registration: this one, after the database's, waits for the
-    // requests in flight before the database closes.
+    // Handlers stop in the reverse order of their registration: this one, after the database's, stops the HTTP server
+    // and waits for the requests in flight before the database closes.
+    app.http.server.configuration.shutdownTimeout = .seconds(RequestsInFlight.patience.components.seconds)
     app.lifecycle.use(RequestsInFlight.Draining(requests: requests))
 
     // Migrations (applied by `serve` on start and by `migrate`)
