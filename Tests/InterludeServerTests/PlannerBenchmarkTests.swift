@@ -36,6 +36,7 @@ struct PlannerBenchmarkTests {
         try SQLiteShell.run(["-csv", database, "SELECT COUNT(*) FROM t"], appendingTo: answer)
 
         #expect(try String(contentsOf: answer, encoding: .utf8) == "10\n20\n2\n")
-        #expect(throws: CommandFailure.self) { try SQLiteShell.run([database, "SELECT * FROM missing"]) }
+        let refused = #expect(throws: CommandFailure.self) { try SQLiteShell.run([database, "SELECT * FROM missing"]) }
+        #expect(refused?.message == "sqlite3 exited with status 1")
     }
 }

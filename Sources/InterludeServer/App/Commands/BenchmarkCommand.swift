@@ -228,9 +228,10 @@ enum SQLiteShell {
         while waitpid(child, &status, 0) == -1 {
             guard errno == EINTR else { throw CommandFailure(message: "waiting for sqlite3 failed (errno \(errno))") }
         }
-        // Exited (no signal in the low seven bits) with status 0 (the next eight bits).
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
-            throw CommandFailure(message: "sqlite3 failed (is the sqlite3 command installed?)")
+        // A signal that stopped the shell is in the low seven bits of the status, its exit status in the next eight.
+        guard status & 0x7f == 0 else { throw CommandFailure(message: "sqlite3 was stopped by signal \(status & 0x7f)") }
+        guard (status >> 8) & 0xff == 0 else {
+            throw CommandFailure(message: "sqlite3 exited with status \((status >> 8) & 0xff)")
         }
     }
 }
