@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import OpenAPIRuntime
 import Testing
 import VaporTesting
 
@@ -82,6 +83,33 @@ struct SyncTests {
             let tag = try #require(full.headers.first(name: "ETag"))
             #expect(tag.wholeMatch(of: /"[A-Za-z0-9_-]{27}"/) != nil, "\(tag)")
             #expect(full.headers.first(name: .cacheControl) == "no-store")
+        }
+    }
+
+    @Test("a pull is written as the generated server's encoder writes it, and refused to a client that takes no JSON")
+    func pullWriting() async throws {
+        try await withTestApp { app in
+            // setup
+            let (patient, _, _) = try await patientWithData(app)
+            let foundation = JSONEncoder()
+            foundation.dateEncodingStrategy = .custom { date, encoder in
+                var container = encoder.singleValueContainer()
+                try container.encode(try APIDateTranscoder().encode(date))
+            }
+
+            // act
+            let full = try await pull(patient)
+            let html = try await patient.send(.GET, "/sync", headers: ["Accept": "text/html"])
+            let json = try await patient.send(.GET, "/sync", headers: ["Accept": "text/html, application/json;q=0.5"])
+
+            // verify
+            #expect(full.headers.first(name: .contentType) == "application/json; charset=utf-8")
+            #expect(full.headers.first(name: .contentLength) == String(full.data.count))
+            let written = try JSONDecoder().decode(OpenAPIValueContainer.self, from: full.data)
+            let again = try foundation.encode(try full.decoded(Changes.self))
+            #expect(written == (try JSONDecoder().decode(OpenAPIValueContainer.self, from: again)))
+            #expect(html.status == .notAcceptable)
+            #expect(json.status == .ok)
         }
     }
 

@@ -3,6 +3,7 @@ import FluentPostgresDriver
 import FluentSQLiteDriver
 import Foundation
 import Leaf
+import OpenAPIRuntime
 import OpenAPIVapor
 import Prometheus
 import Vapor
@@ -101,11 +102,13 @@ private func registerRoutes(_ app: Application) throws {
     HealthRoutes().register(on: app)
     let api = app.grouped("api", "v1")
     api.get("openapi.yaml") { _ in try OpenAPISpec.response() }
-    let transport = VaporTransport(
+    let vapor = VaporTransport(
         routesBuilder: app.grouped(
             CurrentRequestMiddleware(), APIBodyLimitMiddleware(), TextDoorMiddleware(limit: APIBodyLimitMiddleware().limit)))
-    try APIHandler().registerHandlers(
-        on: transport, serverURL: Servers.Server1.url(),
-        configuration: .init(dateTranscoder: APIDateTranscoder(), jsonEncodingOptions: []))
+    let configuration = OpenAPIRuntime.Configuration(dateTranscoder: APIDateTranscoder(), jsonEncodingOptions: [])
+    let pull = try PullChangesRoute(configuration: configuration)
+    let transport = APITransport(vapor, replacing: [(.get, try pull.path, pull.respond)])
+    try APIHandler().registerHandlers(on: transport, serverURL: Servers.Server1.url(), configuration: configuration)
+    try transport.checkAllReplaced()
     try WebRoutes().register(on: app)
 }
