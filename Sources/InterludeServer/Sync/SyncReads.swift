@@ -162,11 +162,15 @@ struct SyncReads: Sendable {
 
 extension SQLRow {
     /// A column that may be NULL. Asking for `T?` would send every value through the database's decoder.
+    /// Inlined (as `decodeName`), so that `T` is known where it is called: called on `any SQLRow`, the function
+    /// itself is not specialised, and it looked up `T`'s metadata at run time for every column of every row.
+    @inline(__always)
     func decodeOptional<T: Decodable>(column: String, as type: T.Type) throws -> T? {
         try decodeNil(column: column) ? nil : decode(column: column, as: type)
     }
 
     /// A column holding an enum's name (a status, a kind), read as text and named by its case.
+    @inline(__always)
     func decodeName<T: RawRepresentable>(column: String, as type: T.Type) throws -> T where T.RawValue == String {
         let name = try decode(column: column, as: String.self)
         guard let value = T(rawValue: name) else {
