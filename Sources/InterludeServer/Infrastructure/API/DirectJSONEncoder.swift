@@ -51,11 +51,31 @@ private final class JSONOutput {
     var depth: Int { open.count }
 
     /// Opens an object or an array where a value is due; answers its depth and id.
-    func openContainer(_ opening: UInt8, _ closing: UInt8) -> (depth: Int, id: Int) {
+    private func openContainer(_ opening: UInt8, _ closing: UInt8) -> (depth: Int, id: Int) {
         bytes.append(opening)
         lastID += 1
         open.append(Open(id: lastID, closing: closing, count: 0))
         return (open.count - 1, lastID)
+    }
+
+    /// A new object where a value is due; when it could not be `placed` there, one that refuses every write.
+    func keyed<Key: CodingKey>(placed: Bool) -> KeyedContainer<Key> {
+        guard placed else {
+            misused = true
+            return KeyedContainer(output: self, depth: -1, id: -1)
+        }
+        let (depth, id) = openContainer(UInt8(ascii: "{"), UInt8(ascii: "}"))
+        return KeyedContainer(output: self, depth: depth, id: id)
+    }
+
+    /// A new array where a value is due; when it could not be `placed` there, one that refuses every write.
+    func unkeyed(placed: Bool) -> UnkeyedContainer {
+        guard placed else {
+            misused = true
+            return UnkeyedContainer(output: self, depth: -1, id: -1)
+        }
+        let (depth, id) = openContainer(UInt8(ascii: "["), UInt8(ascii: "]"))
+        return UnkeyedContainer(output: self, depth: depth, id: id)
     }
 
     /// Closes every container deeper than `depth`.
@@ -100,6 +120,7 @@ private final class JSONOutput {
         if T.self == Int8.self { return integer(value as! Int8) }
         if T.self == UInt16.self { return integer(value as! UInt16) }
         if T.self == UInt8.self { return integer(value as! UInt8) }
+        if T.self == Float.self { return try double(value as! Float) }
         // A scalar this list misses would encode itself into a single-value container, which hands it back here.
         nesting += 1
         defer { nesting -= 1 }
@@ -107,7 +128,6 @@ private final class JSONOutput {
             misused = true
             throw DirectJSONEncoder.OutOfOrder()
         }
-        if T.self == Float.self { return try double(value as! Float) }
         let depth = open.count
         let encoder = ValueEncoder(output: self, depth: depth)
         try value.encode(to: encoder)
@@ -195,12 +215,11 @@ private final class ValueEncoder: Encoder {
             // A second part of the same object (the parts of an `allOf`).
             return KeyedEncodingContainer(KeyedContainer(output: output, depth: depth, id: id))
         case .empty where output.depth == depth:
-            let (depth, id) = output.openContainer(UInt8(ascii: "{"), UInt8(ascii: "}"))
-            state = .keyed(depth: depth, id: id)
-            return KeyedEncodingContainer(KeyedContainer(output: output, depth: depth, id: id))
+            let container: KeyedContainer<Key> = output.keyed(placed: true)
+            state = .keyed(depth: container.depth, id: container.id)
+            return KeyedEncodingContainer(container)
         default:
-            output.misused = true
-            return KeyedEncodingContainer(KeyedContainer(output: output, depth: -1, id: -1))
+            return KeyedEncodingContainer(output.keyed(placed: false) as KeyedContainer<Key>)
         }
     }
 
@@ -209,12 +228,11 @@ private final class ValueEncoder: Encoder {
         case .unkeyed(let depth, let id):
             return UnkeyedContainer(output: output, depth: depth, id: id)
         case .empty where output.depth == depth:
-            let (depth, id) = output.openContainer(UInt8(ascii: "["), UInt8(ascii: "]"))
-            state = .unkeyed(depth: depth, id: id)
-            return UnkeyedContainer(output: output, depth: depth, id: id)
+            let container = output.unkeyed(placed: true)
+            state = .unkeyed(depth: container.depth, id: container.id)
+            return container
         default:
-            output.misused = true
-            return UnkeyedContainer(output: output, depth: -1, id: -1)
+            return output.unkeyed(placed: false)
         }
     }
 
@@ -270,19 +288,11 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
         -> KeyedEncodingContainer<NestedKey>
     {
-        guard (try? output.key(key, depth: depth, id: id)) != nil else {
-            return KeyedEncodingContainer(KeyedContainer<NestedKey>(output: output, depth: -1, id: -1))
-        }
-        let (depth, id) = output.openContainer(UInt8(ascii: "{"), UInt8(ascii: "}"))
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(output: output, depth: depth, id: id))
+        KeyedEncodingContainer(output.keyed(placed: (try? output.key(key, depth: depth, id: id)) != nil) as KeyedContainer<NestedKey>)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        guard (try? output.key(key, depth: depth, id: id)) != nil else {
-            return UnkeyedContainer(output: output, depth: -1, id: -1)
-        }
-        let (depth, id) = output.openContainer(UInt8(ascii: "["), UInt8(ascii: "]"))
-        return UnkeyedContainer(output: output, depth: depth, id: id)
+        output.unkeyed(placed: (try? output.key(key, depth: depth, id: id)) != nil)
     }
 
     mutating func superEncoder() -> any Encoder {
@@ -346,17 +356,11 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
         -> KeyedEncodingContainer<NestedKey>
     {
-        guard (try? element()) != nil else {
-            return KeyedEncodingContainer(KeyedContainer<NestedKey>(output: output, depth: -1, id: -1))
-        }
-        let (depth, id) = output.openContainer(UInt8(ascii: "{"), UInt8(ascii: "}"))
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(output: output, depth: depth, id: id))
+        KeyedEncodingContainer(output.keyed(placed: (try? element()) != nil) as KeyedContainer<NestedKey>)
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        guard (try? element()) != nil else { return UnkeyedContainer(output: output, depth: -1, id: -1) }
-        let (depth, id) = output.openContainer(UInt8(ascii: "["), UInt8(ascii: "]"))
-        return UnkeyedContainer(output: output, depth: depth, id: id)
+        output.unkeyed(placed: (try? element()) != nil)
     }
 
     mutating func superEncoder() -> any Encoder {
