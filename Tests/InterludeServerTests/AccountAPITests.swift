@@ -317,6 +317,39 @@ struct AccountAPITests {
         }
     }
 
+    @Test("a signed-in request records activity at most every five minutes, on the session's own row")
+    func activityRecorded() async throws {
+        try await withTestApp { app in
+            // setup
+            let (patient, _) = try await app.patient()
+            let signedIn = app.clock.now
+            func used() async throws -> [Date] {
+                try await app.sql.raw("SELECT last_used_at FROM sessions").all()
+                    .map { try $0.decode(column: "last_used_at", as: Date.self) }
+            }
+            func active() async throws -> Date? {
+                try await app.sql.raw("SELECT last_active_at FROM users WHERE email = 'patient@example.org'").first()?
+                    .decode(column: "last_active_at", as: Date?.self)
+            }
+
+            // act
+            app.clock.advance(by: 120)
+            let early = try await patient.send(.GET, "/me")
+            let usedEarly = try await used()
+            app.clock.advance(by: 240)
+            let late = try await patient.send(.GET, "/me")
+            let usedLate = try await used()
+            let activeLate = try await active()
+            let again = try await patient.send(.GET, "/me")
+
+            // verify
+            #expect([early.status, late.status, again.status] == [.ok, .ok, .ok])
+            #expect(usedEarly.map { $0.timeIntervalSince(signedIn) }.map { abs($0) < 0.001 } == [true])
+            #expect(usedLate.map { $0.timeIntervalSince(app.clock.now) }.map { abs($0) < 0.001 } == [true])
+            #expect(abs(try #require(activeLate).timeIntervalSince(app.clock.now)) < 0.001)
+        }
+    }
+
     @Test("signing out revokes the token")
     func signOut() async throws {
         try await withTestApp { app in

@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import SQLKit
 import Vapor
 
 /// Signing in and out: bearer tokens for the API, cookies for the console.
@@ -99,17 +100,22 @@ struct SessionService: Sendable {
     func authenticate(token: String, kind: SessionRecord.Kind) async throws -> Authenticated? {
         guard !token.isEmpty, token.count <= 200 else { return nil }
         let now = self.now
-        // One statement for session and person: this runs before every signed-in request.
+        // One statement for session and person, written out: this runs before every signed-in request.
+        let sql = database as! any SQLDatabase
         guard
-            let session = try await SessionRecord.query(on: database)
-                .join(UserRecord.self, on: \SessionRecord.$user.$id == \UserRecord.$id)
-                .filter(\.$tokenHash == SecretToken.hash(token))
-                .filter(\.$kind == kind)
-                .filter(\.$expiresAt > now)
-                .first()
+            let row = try await sql.raw(
+                """
+                SELECT s.id AS s_id, s.created_at AS s_created_at, s.user_id AS s_user_id, s.kind AS s_kind, \
+                s.token_hash AS s_token_hash, s.csrf_token AS s_csrf_token, s.expires_at AS s_expires_at, \
+                s.last_used_at AS s_last_used_at, u.* FROM sessions s JOIN users u ON u.id = s.user_id \
+                WHERE s.token_hash = \(bind: SecretToken.hash(token)) AND s.kind = \(bind: kind.rawValue) \
+                AND s.expires_at > \(bind: now)
+                """
+            ).first()
         else { return nil }
-        let user = try session.joined(UserRecord.self)
+        let user = try row.model(UserRecord.self)
         guard user.deactivatedAt == nil else { return nil }
+        let session = try row.model(SessionRecord.self, prefix: "s_")
         session.$user.value = user
         // Record activity at most every few minutes, to keep reads cheap.
         if now.timeIntervalSince(session.lastUsedAt) > Self.activityResolution {
