@@ -4,7 +4,8 @@ import SQLKit
 
 /// The rows a sync reads on every request, with statements written out. A full picture holds a month of prompts,
 /// and read as Fluent models each row cost ten times its statement (every column went through a property wrapper
-/// resolved at run time); these read plain values, on SQLite and PostgreSQL alike.
+/// resolved at run time); these read plain values, on SQLite and PostgreSQL alike. The health records, which change
+/// seldom, fill their models straight from the rows, skipping Fluent's query builder.
 struct SyncReads: Sendable {
     let sql: any SQLDatabase
 
@@ -137,12 +138,12 @@ struct SyncReads: Sendable {
 
     // MARK: Health records
 
-    /// Whether any of the patient's health records changed after `moment`: they change seldom, and asking costs a
-    /// fraction of reading them as models.
-    func recordsChanged(of patientID: UUID, after moment: Date) async throws -> Bool {
-        try await sql.raw(
-            "SELECT 1 AS changed FROM records WHERE patient_id = \(bind: patientID) AND updated_at > \(bind: moment) LIMIT 1"
-        ).first() != nil
+    /// The patient's health records, all of them or those changed after a moment, latest first. They have no
+    /// horizon: a full picture holds all of them.
+    func records(of patientID: UUID, changedAfter moment: Date?) async throws -> [EntryRecord] {
+        var query: SQLQueryString = "SELECT * FROM records WHERE patient_id = \(bind: patientID)"
+        if let moment { query = query + " AND updated_at > \(bind: moment)" }
+        return try await sql.raw(query + " ORDER BY occurred_at DESC").all().map { try $0.model(EntryRecord.self) }
     }
 
     // MARK: Deletions

@@ -42,14 +42,10 @@ struct SyncService: Sendable {
         let now = self.now
         let changedAfter = since.flatMap(Self.date(ofCursor:)).map { $0.addingTimeInterval(-Self.overlap) }
         let reads = SyncReads(sql: database as! any SQLDatabase)
-        // The health record is the person's own and has no horizon: a full picture holds all of it.
-        var recordQuery: QueryBuilder<EntryRecord>? = EntryRecord.query(on: database).filter(\.$patient.$id == patientID)
         let window: SyncReads.Window
         var deleted: [(entity: SyncEntity, id: UUID)] = []
         if let changedAfter {
             window = .changedAfter(changedAfter)
-            recordQuery = try await reads.recordsChanged(of: patientID, after: changedAfter)
-                ? recordQuery?.filter(\.$updatedAt > changedAfter) : nil
             deleted = try await reads.deletions(of: patientID, after: changedAfter)
         } else {
             window = .from(horizon: now.addingTimeInterval(-Self.history))
@@ -66,7 +62,7 @@ struct SyncService: Sendable {
                 id: row.id, kind: row.kind, origin: row.origin, deliverAt: row.deliverAt, seenAt: row.seenAt,
                 completedAt: row.completedAt, text: try cipher.open(row.sealedText))
         }
-        let records = try await recordQuery?.sort(\.$occurredAt, .descending).all() ?? []
+        let records = try await reads.records(of: patientID, changedAfter: changedAfter)
         let definitions = try await InstrumentCatalog(database: database, services: services).definitions(
             Set(prompts.map { InstrumentVersionKey(key: $0.instrumentKey, version: $0.instrumentVersion) }))
         let instruments = definitions.sorted { ($0.key.key, $0.key.version) < ($1.key.key, $1.key.version) }.map(\.value)
