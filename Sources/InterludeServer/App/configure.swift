@@ -102,12 +102,11 @@ private func registerRoutes(_ app: Application) throws {
     HealthRoutes().register(on: app)
     let api = app.grouped("api", "v1")
     api.get("openapi.yaml") { _ in try OpenAPISpec.response() }
-    let vapor = VaporTransport(
-        routesBuilder: app.grouped(
-            CurrentRequestMiddleware(), APIBodyLimitMiddleware(), TextDoorMiddleware(limit: APIBodyLimitMiddleware().limit)))
+    let routes = app.grouped(
+        CurrentRequestMiddleware(), APIBodyLimitMiddleware(), TextDoorMiddleware(limit: APIBodyLimitMiddleware().limit))
     let configuration = OpenAPIRuntime.Configuration(dateTranscoder: APIDateTranscoder(), jsonEncodingOptions: [])
     let pull = try PullChangesRoute(configuration: configuration)
-    let transport = APITransport(vapor, replacing: [(.get, try pull.path, pull.respond)])
+    let transport = APITransport(routes, replacing: [(.get, try pull.path, pull.respond)])
     try APIHandler().registerHandlers(on: transport, serverURL: Servers.Server1.url(), configuration: configuration)
     try transport.checkAllReplaced()
     try WebRoutes().register(on: app)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 @_spi(Generated) import OpenAPIRuntime
+import Vapor
 
 /// `GET /api/v1/sync`, answered as the generated server answers it — the same input read by the same converter, the
 /// same handler, the same statuses and headers — except that the changes are written by `DirectJSONEncoder`. A full
@@ -19,13 +20,29 @@ struct PullChangesRoute: Sendable {
         get throws { try server.apiPathComponentsWithServerPrefix("/sync") }
     }
 
-    func respond(to request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata) async throws
-        -> (HTTPResponse, HTTPBody?)
-    {
+    /// Answers on Vapor directly: the request read as the generated transport reads it, the answer's bytes handed over
+    /// whole.
+    func respond(to request: Request) async throws -> Response {
+        var fields = HTTPFields()
+        for (name, value) in request.headers {
+            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+        }
+        let (response, body) = try await answer(
+            HTTPRequest(
+                method: .get, scheme: request.url.scheme, authority: request.url.host,
+                path: request.url.path + (request.url.query.map { "?" + $0 } ?? ""), headerFields: fields))
+        var headers = HTTPHeaders()
+        for field in response.headerFields { headers.add(name: field.name.rawName, value: field.value) }
+        let written: Response.Body =
+            if let body { .init(buffer: ByteBuffer(bytes: try await [UInt8](collecting: body, upTo: .max))) } else { .empty }
+        return Response(status: .init(statusCode: response.status.code), headers: headers, body: written)
+    }
+
+    private func answer(_ request: HTTPRequest) async throws -> (HTTPResponse, HTTPBody?) {
         let converter = server.converter
         let encoder = encoder
         return try await server.handle(
-            request: request, requestBody: body, metadata: metadata, forOperation: Operations.PullChanges.id,
+            request: request, requestBody: nil, metadata: ServerRequestMetadata(), forOperation: Operations.PullChanges.id,
             using: { APIHandler.pullChanges($0) },
             deserializer: { request, _, _ in
                 Operations.PullChanges.Input(
