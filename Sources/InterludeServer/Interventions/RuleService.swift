@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import SQLKit
 
 /// A study's rules: kept per study, evaluated after each submission and for runs of missed prompts, every
 /// firing logged with its reason and done once.
@@ -59,11 +60,13 @@ struct RuleService: Sendable {
     private func stored(in studyIDs: [UUID]?) async throws -> [Stored] {
         var query = RuleRecord.query(on: database)
         if let studyIDs { query = query.filter(\.$study.$id ~~ studyIDs) }
-        return try await query.sort(\.$createdAt).all().map {
-            Stored(
-                id: $0.id, studyID: $0.$study.id,
-                rule: try JSONDecoder().decode(StudyRule.self, from: Data($0.definition.utf8)), createdAt: $0.createdAt)
-        }
+        return try await query.sort(\.$createdAt).all().map(Self.stored)
+    }
+
+    private static func stored(_ record: RuleRecord) throws -> Stored {
+        Stored(
+            id: record.id, studyID: record.$study.id,
+            rule: try JSONDecoder().decode(StudyRule.self, from: Data(record.definition.utf8)), createdAt: record.createdAt)
     }
 
     static func encode(_ rule: StudyRule) throws -> String {
@@ -82,12 +85,18 @@ struct RuleService: Sendable {
         var home = context
         if home == nil { home = try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$study.id }
         let builtIn = Stored(id: nil, studyID: home, rule: .phq9Item9)
+        let sql = database as! any SQLDatabase
         guard let context,
-            try await EnrollmentRecord.query(on: database)
-                .filter(\.$patient.$id == patientID).filter(\.$study.$id == context)
-                .filter(\.$status == EnrollmentStatus.active).first() != nil
+            try await sql.raw(
+                """
+                SELECT 1 AS active FROM enrollments WHERE patient_id = \(bind: patientID) AND study_id = \(bind: context) \
+                AND status = \(bind: EnrollmentStatus.active.rawValue) LIMIT 1
+                """
+            ).first() != nil
         else { return [builtIn] }
-        return [builtIn] + (try await stored(in: [context]))
+        let rules = try await database.models(
+            RuleRecord.self, "SELECT * FROM study_rules WHERE study_id = \(bind: context) ORDER BY created_at")
+        return try [builtIn] + rules.map(Self.stored)
     }
 
     /// After a submission, inside the transaction that stores it: fires every one of the `applicable` rules the

@@ -32,3 +32,10 @@ private struct PrefixedRowOutput: DatabaseOutput {
         try row.decode(column: column(key), as: type)
     }
 }
+
+extension Database {
+    /// The models a statement written out reads, each filled from its row (see `SQLRow.model`).
+    func models<M: Model>(_ type: M.Type, _ query: SQLQueryString) async throws -> [M] {
+        try await (self as! any SQLDatabase).raw(query).all().map { try $0.model(M.self) }
+    }
+}

@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import SQLKit
 
 /// Study consents as versioned documents with modules, and every person's decisions on them and on the
 /// privacy policy. A version is written once; a new one marked "re-consent required" holds back the study's
@@ -14,7 +15,9 @@ struct ConsentService: Sendable {
     // MARK: Versions
 
     func versions(of studyID: UUID) async throws -> [ConsentVersionRecord] {
-        try await ConsentVersionRecord.query(on: database).filter(\.$study.$id == studyID).sort(\.$sequence).all()
+        // Written out: every submission to a study reads them.
+        try await database.models(
+            ConsentVersionRecord.self, "SELECT * FROM consent_versions WHERE study_id = \(bind: studyID) ORDER BY \"sequence\"")
     }
 
     /// The version a participant joining now agrees to; nil for a practice, which has none.
@@ -137,14 +140,15 @@ struct ConsentService: Sendable {
 
     /// The person's decision in force on a study's consent: neither replaced by a later one nor revoked.
     func decision(of patientID: UUID, in studyID: UUID) async throws -> ConsentRecord? {
-        try await ConsentRecord.query(on: database)
-            .filter(\.$user.$id == patientID)
-            .filter(\.$study.$id == studyID)
-            .filter(\.$document == ConsentRecord.Document.studyConsent.rawValue)
-            .filter(\.$revokedAt == nil)
-            .filter(\.$replacedAt == nil)
-            .sort(\.$grantedAt, .descending)
-            .first()
+        // Written out: every submission to a study reads it.
+        try await database.models(
+            ConsentRecord.self,
+            """
+            SELECT * FROM consents WHERE user_id = \(bind: patientID) AND study_id = \(bind: studyID) \
+            AND document = \(bind: ConsentRecord.Document.studyConsent.rawValue) AND revoked_at IS NULL \
+            AND replaced_at IS NULL ORDER BY granted_at DESC LIMIT 1
+            """
+        ).first
     }
 
     func standing(of patientID: UUID, in studyID: UUID) async throws -> ConsentStanding {

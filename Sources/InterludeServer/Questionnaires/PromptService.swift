@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import SQLKit
 
 /// Prompts: one instrument for one participant inside a time window. Therapists assign them by hand now;
 /// schedules and rules create them through the same `create`.
@@ -139,11 +140,10 @@ struct PromptService: Sendable {
 
     /// Open prompts that wait because a one-time questionnaire of the same study is still open.
     func blocked(among prompts: [Current], patientID: UUID) async throws -> Set<UUID> {
-        let openOnce = try await PromptRecord.query(on: database)
-            .filter(\.$patient.$id == patientID)
-            .filter(\.$occurrence == "once")
-            .all()
-            .map(current)
+        // Written out: every submission reads them.
+        let openOnce = try await database.models(
+            PromptRecord.self, "SELECT * FROM prompts WHERE patient_id = \(bind: patientID) AND occurrence = 'once'"
+        ).map(current)
             .filter { $0.status == .open }
         let waitingStudies = Set(openOnce.compactMap { $0.record.$study.id })
         return Set(

@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import SQLKit
 import Vapor
 
 /// Receiving, storing and reading completed questionnaires.
@@ -51,7 +52,10 @@ struct ResponseService: Sendable {
         let patientID = try patient.requireID()
         // A submission sent again finds its prompt completed by it; an id another response holds is turned away
         // by the database's key, below. Neither needs a look-up before the prompt.
-        guard let prompt = try await PromptRecord.find(submission.promptID, on: database), prompt.$patient.id == patientID
+        guard
+            let prompt = try await database.models(
+                PromptRecord.self, "SELECT * FROM prompts WHERE id = \(bind: submission.promptID)"
+            ).first, prompt.$patient.id == patientID
         else {
             try await ErasedIDs(database: database, services: services).refuse(submission.id, submission.promptID)
             throw AppError.field("promptId", .unknown)
