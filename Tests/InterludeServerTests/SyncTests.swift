@@ -189,11 +189,12 @@ struct SyncTests {
         }
     }
 
-    @Test("answering a prompt changes it for every device")
+    @Test("answering a prompt changes it for every device, also one that synced long after the prompt was made")
     func pullAnswered() async throws {
         try await withTestApp { app in
             // setup
             let (patient, promptID, _) = try await patientWithData(app)
+            app.clock.advance(by: 600)
             let cursor = try await pull(patient).decoded(Changes.self).cursor
             app.clock.advance(by: 60)
 

@@ -3,8 +3,8 @@ import Foundation
 import InterludeCore
 
 /// Marks changes for apps that sync: a prompt saved through its model gets `changed_at`; a prompt or
-/// appointment deleted through its model leaves a tombstone for its person. Bulk statements elsewhere
-/// (the planner) stamp and bury their rows themselves.
+/// appointment deleted through its model leaves a tombstone for its person. Statements written out elsewhere
+/// (the planner, a submission) stamp and bury their rows themselves.
 struct SyncStamps {
     static func bury(_ entity: SyncEntity, ids: [UUID], of userID: UUID, now: Date, on database: any Database)
         async throws

@@ -140,12 +140,21 @@ struct PromptService: Sendable {
 
     /// Open prompts that wait because a one-time questionnaire of the same study is still open.
     func blocked(among prompts: [Current], patientID: UUID) async throws -> Set<UUID> {
-        // Written out: every submission reads them.
-        let openOnce = try await database.models(
-            PromptRecord.self, "SELECT * FROM prompts WHERE patient_id = \(bind: patientID) AND occurrence = 'once'"
-        ).map(current)
-            .filter { $0.status == .open }
-        let waitingStudies = Set(openOnce.compactMap { $0.record.$study.id })
+        // Written out, only what decides: every submission asks.
+        let now = self.now
+        let waitingStudies = Set(
+            try await (database as! any SQLDatabase).raw(
+                """
+                SELECT study_id, status, opens_at, closes_at FROM prompts WHERE patient_id = \(bind: patientID) \
+                AND occurrence = 'once' AND study_id IS NOT NULL
+                """
+            ).all().compactMap { row -> UUID? in
+                let status = PromptStatus.at(
+                    now, recorded: try row.decodeName(column: "status", as: PromptStatus.self),
+                    opensAt: try row.decode(column: "opens_at", as: Date.self),
+                    closesAt: try row.decode(column: "closes_at", as: Date.self))
+                return status == .open ? try row.decode(column: "study_id", as: UUID.self) : nil
+            })
         return Set(
             prompts.filter { prompt in
                 !Self.isOneTime(prompt.record) && prompt.status == .open

@@ -50,6 +50,7 @@ struct ResponseService: Sendable {
         -> Outcome
     {
         let patientID = try patient.requireID()
+        let now = self.now
         // A submission sent again finds its prompt completed by it; an id another response holds is turned away
         // by the database's key, below. Neither needs a look-up before the prompt.
         guard
@@ -111,10 +112,14 @@ struct ResponseService: Sendable {
         do {
             try await database.atomically { database in
                 try await record.create(on: database)
-                prompt.status = PromptStatus.completed
-                prompt.completedAt = submission.completedAt
-                prompt.responseID = submission.id
-                try await prompt.save(on: database)
+                // Written out, stamped for sync as a save through the model would be (see `SyncStamps`).
+                try await (database as! any SQLDatabase).raw(
+                    """
+                    UPDATE prompts SET status = \(bind: PromptStatus.completed.rawValue), \
+                    completed_at = \(bind: submission.completedAt), response_id = \(bind: submission.id), \
+                    changed_at = \(bind: now) WHERE id = \(bind: submission.promptID)
+                    """
+                ).run()
                 try await RuleService(database: database, services: services).evaluate(
                     rules, submission: Stored(record: record, answers: submission.answers, scores: scores),
                     definition: definition, patientID: patientID)
