@@ -77,7 +77,14 @@ public struct InstrumentDefinition: Codable, Hashable, Sendable {
     /// Every item in the order a person meets them.
     public var items: [Item] { sections.flatMap(\.items) }
 
-    public func item(_ id: String) -> Item? { items.first { $0.id == id } }
+    /// Looked up where it stands: validation, visibility and scoring ask for every item, and gathering all of them
+    /// for each question copied every item each time.
+    public func item(_ id: String) -> Item? {
+        for section in sections {
+            if let item = section.items.first(where: { $0.id == id }) { return item }
+        }
+        return nil
+    }
 
     public func section(containing itemID: String) -> Section? {
         sections.first { $0.items.contains { $0.id == itemID } }
