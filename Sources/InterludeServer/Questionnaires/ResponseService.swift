@@ -111,9 +111,20 @@ struct ResponseService: Sendable {
             .applicable(to: patientID, context: prompt.$study.id)
         do {
             try await database.atomically { database in
-                try await record.create(on: database)
-                // Written out, stamped for sync as a save through the model would be (see `SyncStamps`).
-                try await (database as! any SQLDatabase).raw(
+                // Both written out: every submission runs them. The prompt is stamped for sync as a save through its
+                // model would be (see `SyncStamps`).
+                let sql = database as! any SQLDatabase
+                try await sql.raw(
+                    """
+                    INSERT INTO responses (id, patient_id, prompt_id, study_id, instrument_key, instrument_version, \
+                    answers, scores, context, opened_at, started_at, completed_at, received_at) VALUES (\
+                    \(bind: submission.id), \(bind: patientID), \(bind: submission.promptID), \(bind: record.studyID), \
+                    \(bind: record.instrumentKey), \(bind: record.instrumentVersion), \(bind: record.answers), \
+                    \(bind: record.scores), \(bind: record.context), \(bind: record.openedAt), \(bind: record.startedAt), \
+                    \(bind: record.completedAt), \(bind: record.receivedAt))
+                    """
+                ).run()
+                try await sql.raw(
                     """
                     UPDATE prompts SET status = \(bind: PromptStatus.completed.rawValue), \
                     completed_at = \(bind: submission.completedAt), response_id = \(bind: submission.id), \
