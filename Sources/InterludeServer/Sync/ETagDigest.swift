@@ -1,47 +1,49 @@
 import Crypto
 import Foundation
 
-/// An entity tag made of what identifies the state of a representation: each part fed to SHA-256 as bytes (a
-/// string with its length first), each item ended by a separator, so different lists never hash alike.
+/// An entity tag made of what identifies the state of a representation: each part written as bytes (a string with
+/// its length first), each item ended by a separator, so different lists never hash alike. The bytes are gathered
+/// and fed to SHA-256 once: a full picture has hundreds of small parts, and each update of the hash costs more than
+/// its bytes.
 struct ETagDigest {
-    private var hasher = SHA256()
+    private var bytes: [UInt8] = []
 
     mutating func add(_ parts: any ETagPart...) {
-        for part in parts { part.feed(into: &hasher) }
-        hasher.update(data: [0x0a])
+        for part in parts { part.write(into: &bytes) }
+        bytes.append(0x0a)
     }
 
     /// The tag in HTTP's quoted form.
     var value: String {
-        "\"" + Data(hasher.finalize()).base64URLEncoded.prefix(27) + "\""
+        "\"" + Data(SHA256.hash(data: bytes)).base64URLEncoded.prefix(27) + "\""
     }
 }
 
 protocol ETagPart {
-    func feed(into hasher: inout SHA256)
+    func write(into bytes: inout [UInt8])
 }
 
 extension String: ETagPart {
-    func feed(into hasher: inout SHA256) {
-        utf8.count.feed(into: &hasher)
-        hasher.update(data: Data(utf8))
+    func write(into bytes: inout [UInt8]) {
+        utf8.count.write(into: &bytes)
+        bytes.append(contentsOf: utf8)
     }
 }
 
 extension UUID: ETagPart {
-    func feed(into hasher: inout SHA256) {
-        withUnsafeBytes(of: uuid) { hasher.update(bufferPointer: $0) }
+    func write(into bytes: inout [UInt8]) {
+        withUnsafeBytes(of: uuid) { bytes.append(contentsOf: $0) }
     }
 }
 
 extension Int: ETagPart {
-    func feed(into hasher: inout SHA256) {
-        withUnsafeBytes(of: littleEndian) { hasher.update(bufferPointer: $0) }
+    func write(into bytes: inout [UInt8]) {
+        withUnsafeBytes(of: littleEndian) { bytes.append(contentsOf: $0) }
     }
 }
 
 extension Double: ETagPart {
-    func feed(into hasher: inout SHA256) {
-        withUnsafeBytes(of: bitPattern.littleEndian) { hasher.update(bufferPointer: $0) }
+    func write(into bytes: inout [UInt8]) {
+        withUnsafeBytes(of: bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
     }
 }
