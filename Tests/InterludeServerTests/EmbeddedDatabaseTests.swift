@@ -178,6 +178,19 @@ struct EmbeddedDatabaseTests {
         }
     }
 
+    @Test("a statement written out is a read or a write by its first word, whatever its case and what comes before it")
+    func statementKinds() {
+        let statements: [(sql: String, writes: Bool)] = [
+            ("SELECT 1", false), ("  select 1", false), ("(SELECT 1) UNION (SELECT 2)", false),
+            ("\npragma integrity_check", false), ("Explain query plan SELECT 1", false), ("VACUUM INTO 'copy'", false),
+            ("INSERT INTO t VALUES (1)", true), ("update t set a = 1", true), ("\n  DELETE FROM t", true),
+            ("WITH x AS (SELECT 1) DELETE FROM t", true), ("CREATE TABLE t (a)", true), ("Sélect", true),
+        ]
+        for statement in statements {
+            #expect(EmbeddedDatabase.writes(SQLRaw(statement.sql), sql: statement.sql) == statement.writes, "\(statement.sql)")
+        }
+    }
+
     @Test("ids are written as UUID writes them and read as the decoder reads them, misshapen text included")
     func uuidText() {
         for _ in 0..<200 {

@@ -243,8 +243,12 @@ struct EmbeddedDatabase: Database, SQLDatabase {
         }
     }
 
+    /// The statement's first word in capitals, read from its bytes: every statement asks, and reading characters
+    /// breaks the text into graphemes first.
     private static func keyword(_ sql: String) -> String {
-        sql.drop { $0 == " " || $0 == "(" || $0 == "\n" }.prefix { $0.isLetter }.uppercased()
+        let word = sql.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "(") || $0 == UInt8(ascii: "\n") }
+            .prefix { $0 | 0x20 >= UInt8(ascii: "a") && $0 | 0x20 <= UInt8(ascii: "z") }
+        return String(decoding: word.map { $0 & ~0x20 }, as: UTF8.self)
     }
 
     private static func changesSchema(_ sql: String) -> Bool {
