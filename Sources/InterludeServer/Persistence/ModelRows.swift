@@ -3,9 +3,9 @@ import SQLKit
 
 extension SQLRow {
     /// The model a row of a statement written out holds, its columns named `prefix` + field key; the model reads as
-    /// one Fluent fetched, so saving it updates its row. For reads that run on every request: Fluent's query builder
-    /// makes and reflects on throwaway models and converts the query for each statement, which costs more than the
-    /// statement itself.
+    /// one Fluent fetched, so saving it updates its row. For the paths phones use most (the sign-in check, the sync,
+    /// a submission): Fluent's query builder makes and reflects on throwaway models and converts the query for each
+    /// statement, which costs more than the statement itself.
     func model<M: Model>(_ type: M.Type, prefix: String = "") throws -> M {
         let model = M()
         try model.output(from: PrefixedRowOutput(row: self, prefix: prefix))
