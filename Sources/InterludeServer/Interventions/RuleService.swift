@@ -23,7 +23,7 @@ struct RuleService: Sendable {
 
     func rules(in grant: StudyGrant) async throws -> [Stored] {
         try grant.require(.viewRules)
-        return try await stored(in: [grant.studyID])
+        return try await stored(in: grant.studyID)
     }
 
     func add(_ rule: StudyRule, in grant: StudyGrant) async throws -> Stored {
@@ -57,16 +57,15 @@ struct RuleService: Sendable {
     }
 
     /// The stored rules of the studies (nil: of every study).
-    private func stored(in studyIDs: [UUID]?) async throws -> [Stored] {
-        var query = RuleRecord.query(on: database)
-        if let studyIDs { query = query.filter(\.$study.$id ~~ studyIDs) }
-        return try await query.sort(\.$createdAt).all().map(Self.stored)
-    }
-
-    private static func stored(_ record: RuleRecord) throws -> Stored {
-        Stored(
-            id: record.id, studyID: record.$study.id,
-            rule: try JSONDecoder().decode(StudyRule.self, from: Data(record.definition.utf8)), createdAt: record.createdAt)
+    /// One study's rules, or every study's; oldest first. Written out: every submission to a study reads them.
+    private func stored(in studyID: UUID?) async throws -> [Stored] {
+        var query: SQLQueryString = "SELECT * FROM study_rules"
+        if let studyID { query = query + " WHERE study_id = \(bind: studyID)" }
+        return try await database.models(RuleRecord.self, query + " ORDER BY created_at").map {
+            Stored(
+                id: $0.id, studyID: $0.$study.id,
+                rule: try JSONDecoder().decode(StudyRule.self, from: Data($0.definition.utf8)), createdAt: $0.createdAt)
+        }
     }
 
     static func encode(_ rule: StudyRule) throws -> String {
@@ -94,9 +93,7 @@ struct RuleService: Sendable {
                 """
             ).first() != nil
         else { return [builtIn] }
-        let rules = try await database.models(
-            RuleRecord.self, "SELECT * FROM study_rules WHERE study_id = \(bind: context) ORDER BY created_at")
-        return try [builtIn] + rules.map(Self.stored)
+        return [builtIn] + (try await stored(in: context))
     }
 
     /// After a submission, inside the transaction that stores it: fires every one of the `applicable` rules the
