@@ -4,7 +4,6 @@ import FluentSQLiteDriver
 import Foundation
 import Leaf
 import OpenAPIRuntime
-import OpenAPIVapor
 import Prometheus
 import Vapor
 

@@ -23,19 +23,12 @@ struct PullChangesRoute: Sendable {
     /// Answers on Vapor directly: the request read as the generated transport reads it, the answer's bytes handed over
     /// whole.
     func respond(to request: Request) async throws -> Response {
-        var fields = HTTPFields()
-        for (name, value) in request.headers {
-            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
-        }
-        let (response, body) = try await answer(
-            HTTPRequest(
-                method: .get, scheme: request.url.scheme, authority: request.url.host,
-                path: request.url.path + (request.url.query.map { "?" + $0 } ?? ""), headerFields: fields))
-        var headers = HTTPHeaders()
-        for field in response.headerFields { headers.add(name: field.name.rawName, value: field.value) }
+        let (response, body) = try await answer(HTTPRequest(request, method: .get))
         let written: Response.Body =
             if let body { .init(buffer: ByteBuffer(bytes: try await [UInt8](collecting: body, upTo: .max))) } else { .empty }
-        return Response(status: .init(statusCode: response.status.code), headers: headers, body: written)
+        return Response(
+            status: .init(statusCode: response.status.code), headers: HTTPHeaders(fields: response.headerFields),
+            body: written)
     }
 
     private func answer(_ request: HTTPRequest) async throws -> (HTTPResponse, HTTPBody?) {

@@ -1,0 +1,126 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import Testing
+import Vapor
+
+@testable import InterludeServer
+
+/// The transport the generated operations run on, on a running server: what an operation answers arrives byte for
+/// byte, whole or streamed, and what a client sends reaches the operation, read by the middleware or as it arrives.
+@Suite("API transport")
+struct APITransportTests {
+    /// An answer of `size` bytes counting up, handed out in chunks of 64 KB.
+    static func counting(_ size: Int) -> [UInt8] { (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) } }
+
+    static func chunks(of bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+        stride(from: 0, to: bytes.count, by: 65_536).map { bytes[$0..<min($0 + 65_536, bytes.count)] }
+    }
+
+    /// A server with the transport on `/` and, behind the API's body limit (which reads bodies first), on `/read`.
+    static func withServer(_ test: (Application, String) async throws -> Void) async throws {
+        TestLog.start()
+        let app = try await Application.make(.testing)
+        app.http.server.configuration.hostname = "127.0.0.1"
+        app.http.server.configuration.port = 0
+        do {
+            let large = counting(APITransport.wholeAnswerLimit + 100_000)
+            for (routes, prefix) in [(app as any RoutesBuilder, ""), (app.grouped(APIBodyLimitMiddleware()), "/read")] {
+                let transport = APITransport(routes, replacing: [])
+                try transport.register({ request, body, metadata in
+                    let received = try await [UInt8](collecting: body ?? HTTPBody(), upTo: 8 << 20)
+                    var response = HTTPResponse(status: .ok)
+                    response.headerFields[HTTPField.Name("X-Item")!] = metadata.pathParameters["id"].map(String.init)
+                    response.headerFields[HTTPField.Name("X-Length")!] =
+                        if case .known(let length) = body?.length { "\(length)" } else { "unknown" }
+                    response.headerFields[HTTPField.Name("X-Query")!] = request.path
+                    return (response, HTTPBody(received))
+                }, method: .post, path: prefix + "/items/{id}/echo")
+                try transport.register({ _, _, _ in
+                    (HTTPResponse(status: .ok), HTTPBody(large))
+                }, method: .get, path: prefix + "/large")
+                try transport.register({ _, _, _ in
+                    let stream = AsyncStream<ArraySlice<UInt8>> { continuation in
+                        for chunk in chunks(of: large) { continuation.yield(chunk) }
+                        continuation.finish()
+                    }
+                    return (HTTPResponse(status: .created), HTTPBody(stream, length: .unknown))
+                }, method: .get, path: prefix + "/unsized")
+                try transport.register({ _, _, _ in
+                    (HTTPResponse(status: .noContent), nil)
+                }, method: .delete, path: prefix + "/items/{id}")
+            }
+            try await app.server.start(address: nil)
+            let port = try #require(app.http.server.shared.localAddress?.port)
+            try await test(app, "http://127.0.0.1:\(port)")
+        } catch {
+            await app.server.shutdown()
+            try await app.asyncShutdown()
+            throw error
+        }
+        await app.server.shutdown()
+        try await app.asyncShutdown()
+    }
+
+    @Test("a body reaches the operation whether the middleware read it or not, with the path's parameter and query")
+    func requestBodies() async throws {
+        try await Self.withServer { app, base in
+            let sent = Self.counting(300_000)
+            for prefix in ["", "/read"] {
+                let response = try await app.client.post(URI(string: "\(base)\(prefix)/items/item-7/echo?x=1")) {
+                    $0.body = ByteBuffer(bytes: sent)
+                }
+                #expect(response.status == .ok)
+                #expect(response.body.map { Array($0.readableBytesView) } == sent)
+                #expect(response.headers.first(name: "X-Item") == "item-7")
+                #expect(response.headers.first(name: "X-Length") == "\(sent.count)")
+                #expect(response.headers.first(name: "X-Query") == "\(prefix)/items/item-7/echo?x=1")
+            }
+        }
+    }
+
+    @Test("a small answer of known size goes whole, a large one and one of unknown size are streamed, intact")
+    func answers() async throws {
+        try await Self.withServer { app, base in
+            let large = Self.counting(APITransport.wholeAnswerLimit + 100_000)
+            let small = try await app.client.post(URI(string: "\(base)/items/1/echo")) { $0.body = ByteBuffer(string: "{}") }
+            #expect(small.headers.first(name: .contentLength) == "2")
+            #expect(small.headers.first(name: .transferEncoding) == nil)
+            #expect(small.body.map { String(buffer: $0) } == "{}")
+
+            let sized = try await app.client.get(URI(string: "\(base)/large"))
+            #expect(sized.status == .ok)
+            #expect(sized.headers.first(name: .contentLength) == "\(large.count)")
+            #expect(sized.body.map { Array($0.readableBytesView) } == large)
+
+            let unsized = try await app.client.get(URI(string: "\(base)/unsized"))
+            #expect(unsized.status == .created)
+            #expect(unsized.headers.first(name: .contentLength) == nil)
+            #expect(unsized.headers.first(name: .transferEncoding) == "chunked")
+            #expect(unsized.body.map { Array($0.readableBytesView) } == large)
+
+            let empty = try await app.client.delete(URI(string: "\(base)/items/1"))
+            #expect(empty.status == .noContent)
+            #expect(empty.body?.readableBytes ?? 0 == 0)
+        }
+    }
+
+    @Test("an operation answered by a route of its own must exist and have a fixed path")
+    func replacements() async throws {
+        let app = try await Application.make(.testing)
+        let answer: APITransport.Replacement = { _ in Response(status: .accepted) }
+        let unused = APITransport(app, replacing: [(.get, "/elsewhere", answer)])
+        #expect(throws: APITransport.UnusedReplacement.self) { try unused.checkAllReplaced() }
+
+        let parameterised = APITransport(app, replacing: [(.get, "/items/{id}", answer)])
+        #expect(throws: APITransport.ParameterisedReplacement.self) {
+            try parameterised.register({ _, _, _ in (HTTPResponse(status: .ok), nil) }, method: .get, path: "/items/{id}")
+        }
+
+        let replaced = APITransport(app, replacing: [(.get, "/fixed", answer)])
+        try replaced.register({ _, _, _ in (HTTPResponse(status: .ok), nil) }, method: .get, path: "/fixed")
+        try replaced.checkAllReplaced()
+        #expect(app.routes.all.contains { $0.path.string == "fixed" && $0.method == .GET })
+        try await app.asyncShutdown()
+    }
+}
