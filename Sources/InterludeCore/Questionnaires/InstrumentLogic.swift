@@ -16,7 +16,8 @@ public struct InstrumentLogic: Sendable {
         var items: Set<String> = []
         for section in definition.sections where evaluator.sectionVisible(section) {
             sections.insert(section.id)
-            for item in section.items where evaluator.itemVisible(item.id) {
+            // An item without a condition of its own is seen wherever its section is.
+            for item in section.items where item.visibleWhen == nil || evaluator.itemVisible(item.id) {
                 items.insert(item.id)
             }
         }
@@ -33,8 +34,12 @@ public struct InstrumentLogic: Sendable {
 
     /// Required visible questions without an answer, in the order a person meets them.
     public func missingRequired(_ answers: Answers) -> [String] {
-        let visible = visibility(answers)
-        return definition.items
+        missingRequired(answers, visible: visibility(answers))
+    }
+
+    /// Required questions among `visible` without an answer.
+    public func missingRequired(_ answers: Answers, visible: Visibility) -> [String] {
+        definition.items
             .filter { $0.type.takesAnswer && $0.required && visible.items.contains($0.id) }
             .filter { !Self.isAnswered(answers[$0.id]) }
             .map(\.id)

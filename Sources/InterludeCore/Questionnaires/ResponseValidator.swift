@@ -25,7 +25,7 @@ extension InstrumentDefinition {
                 validator.add(field, code.0, limit: code.1)
             }
         }
-        for itemID in logic.missingRequired(answers) where !validator.errors.contains(where: { $0.field == "answers.\(itemID)" }) {
+        for itemID in logic.missingRequired(answers, visible: visible) where !validator.errors.contains(where: { $0.field == "answers.\(itemID)" }) {
             validator.add("answers.\(itemID)", .required)
         }
         return validator.errors
