@@ -35,8 +35,12 @@ public enum JSONTextScan {
     /// A cheap pass over the bytes: a control character reaches a JSON string only as a `\u` escape, as DEL or as
     /// a C1 character (UTF-8 `C2 80`–`C2 9F`).
     private static func mayHoldControlCharacters(_ data: Data) -> Bool {
+        data.withUnsafeBytes(mayHoldControlCharacters)
+    }
+
+    private static func mayHoldControlCharacters(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var previous: UInt8 = 0
-        for byte in data {
+        for byte in bytes {
             if byte == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(byte)) || (previous == 0x5C && byte == 0x75) {
                 return true
             }
