@@ -175,11 +175,9 @@ struct ResponseService: Sendable {
             subject: pseudonym.map { FHIR.Identifier(system: settings.publicURL + "/pseudonym", value: $0) })
     }
 
-    /// Answers as they are kept: sorted-key JSON, sealed.
+    /// Answers as they are kept: JSON with the item ids in sorted order, sealed.
     func seal(_ answers: Answers) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try services.cipher.seal(String(decoding: try encoder.encode(answers), as: UTF8.self))
+        try services.cipher.seal(Self.json(SortedAnswers(answers: answers)))
     }
 
     /// A stored response with its answers and scores unsealed.
@@ -190,7 +188,37 @@ struct ResponseService: Sendable {
     }
 
     static func encode(_ scores: [ScoreResult]) throws -> String {
-        String(decoding: try JSONEncoder().encode(scores), as: UTF8.self)
+        try json(scores)
+    }
+
+    /// Compact JSON as `DirectJSONEncoder` writes it, straight into bytes: every submission stores its answers and
+    /// scores, and Foundation's encoder builds a tree of every value first. A value the direct writer cannot follow
+    /// is written by Foundation's encoder.
+    private static func json(_ value: some Encodable) throws -> String {
+        do {
+            return String(decoding: try DirectJSONEncoder(dates: APIDateTranscoder()).encode(value), as: UTF8.self)
+        } catch is DirectJSONEncoder.OutOfOrder {
+            return String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+        }
+    }
+
+    /// Answers keyed by item id, the ids in sorted order.
+    private struct SortedAnswers: Encodable {
+        let answers: Answers
+
+        struct ItemKey: CodingKey {
+            let stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: ItemKey.self)
+            for (itemID, value) in answers.sorted(by: { $0.key < $1.key }) {
+                try container.encode(value, forKey: ItemKey(stringValue: itemID))
+            }
+        }
     }
 
     static func encode(_ context: AnswerContext) throws -> String {
