@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import InterludeCore
 import SQLKit
 import Testing
 import VaporTesting
@@ -37,6 +38,27 @@ struct HealthDataAtRestTests {
             #expect(stored.allSatisfy { $0.hasPrefix(FieldCipher.prefix) && !$0.contains("phq9") && !$0.contains("total") })
             let alert = try await therapist.send(.GET, "/alerts").body[0]
             #expect(alert["reason"].string?.contains("item phq9_9 = 2") == true)
+        }
+    }
+
+    @Test("answers are kept as JSON keyed by item id in sorted order, scores as JSON, both read back as sent")
+    func keptForm() async throws {
+        try await withTestApp { app in
+            // setup / act
+            let therapist = try await crisis(app)
+            let cipher = app.app.interlude.cipher
+            // verify
+            let answers = try cipher.open(try #require(try await Self.stored("answers", of: "responses", app).first))
+            let ids = answers.matches(of: /"(phq9_[0-9]+)":/).map { String($0.1) }
+            #expect(ids.count == 9)
+            #expect(ids == ids.sorted())
+            let opened = try JSONDecoder().decode(Answers.self, from: Data(answers.utf8))
+            #expect(opened["phq9_9"] == .text("2") && opened["phq9_3"] == .text("0") && opened.count == 9)
+            let scores = try cipher.open(try #require(try await Self.stored("scores", of: "responses", app).first))
+            let total = try #require(try JSONDecoder().decode([ScoreResult].self, from: Data(scores.utf8)).first)
+            let shown = try await therapist.send(.GET, "/patients/\(try await firstPatient(app))/responses").body[0]["scores"][0]
+            #expect(total.value == 4 && shown["value"].int == 4)
+            #expect(total.band?.level == shown["band"]["level"].string)
         }
     }
 
