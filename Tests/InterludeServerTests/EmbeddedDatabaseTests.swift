@@ -1,6 +1,8 @@
 import FluentKit
 import Foundation
 import InterludeCore
+import NIOCore
+import NIOPosix
 import SQLKit
 import SQLiteKit
 import Testing
@@ -332,5 +334,42 @@ struct EmbeddedDatabaseTests {
             #expect(one == 1)
         }
     }
-}
 
+    /// The size of the database file itself, without its log.
+    static func fileSize(_ path: String) throws -> Int {
+        try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+    }
+
+    @Test("the log is copied into the database file beside the writer, long before the writer's own limit")
+    func logCopiedBeside() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("checkpoint-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // setup: one store that copies every 50 ms, one that would wait an hour
+        var sizes: [Int] = []
+        for (name, interval) in [("often", TimeAmount.milliseconds(50)), ("hourly", TimeAmount.hours(1))] {
+            let path = folder.appendingPathComponent("\(name).sqlite").path
+            let store = EmbeddedStore(path: path, idleReaders: 1, threadPool: .singleton, checkpointInterval: interval)
+            // act: 200 rows of 2 KB, far below the writer's 8 000 pages
+            try await store.writer().perform { handle in
+                try handle.execute("CREATE TABLE probe (id INTEGER PRIMARY KEY, note TEXT)")
+                for _ in 0..<200 { try handle.execute("INSERT INTO probe (note) VALUES (hex(randomblob(1024)))") }
+            }
+            let committed = try Self.fileSize(path)
+            for _ in 0..<50 where try Self.fileSize(path) == committed {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            sizes.append(try Self.fileSize(path) - committed)
+            let rows = try store.read { handle in
+                var count = 0
+                try handle.query("SELECT COUNT(*) AS n FROM probe", []) { count = try $0.decode(column: "n", as: Int.self) }
+                return count
+            }
+            #expect(rows == 200, "\(name)")
+            store.shutdown()
+        }
+        // verify: the often-copied file took the rows in (about 400 KB); the other still holds them in its log only
+        #expect(sizes[0] > 300_000)
+        #expect(sizes[1] == 0)
+    }
+}

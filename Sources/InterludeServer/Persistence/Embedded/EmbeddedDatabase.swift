@@ -48,19 +48,23 @@ final class EmbeddedStore: Sendable {
     let generation = SchemaGeneration()
     let threadPool: NIOThreadPool
     private let idleReaders: Int
+    private let checkpointInterval: TimeAmount
     private let idle = NIOLockedValueBox<[SQLiteHandle]>([])
-    private let writerBox = NIOLockedValueBox<GroupCommitWriter?>(nil)
+    private let writing = NIOLockedValueBox<(writer: GroupCommitWriter, checkpointer: LogCheckpointer)?>(nil)
 
-    init(path: String, idleReaders: Int, threadPool: NIOThreadPool) {
+    /// `checkpointInterval`: how often the log is copied back into the file (see `LogCheckpointer`).
+    init(path: String, idleReaders: Int, threadPool: NIOThreadPool, checkpointInterval: TimeAmount = LogCheckpointer.interval) {
         self.path = path
         self.idleReaders = idleReaders
         self.threadPool = threadPool
+        self.checkpointInterval = checkpointInterval
     }
 
-    /// The writer, with its connection opened (and the file put in WAL mode) on first use.
+    /// The writer, with its connection opened (and the file put in WAL mode) and the log's copying started on first
+    /// use.
     func writer() throws -> GroupCommitWriter {
-        try writerBox.withLockedValue { writer in
-            if let writer { return writer }
+        try writing.withLockedValue { writing in
+            if let writing { return writing.writer }
             let handle = try SQLiteHandle(path: path, readOnly: false, generation: generation)
             try handle.execute("PRAGMA journal_mode = WAL")
             try handle.execute("PRAGMA synchronous = FULL")
@@ -68,11 +72,12 @@ final class EmbeddedStore: Sendable {
             try handle.execute("PRAGMA cache_size = -32768")
             // The savepoints of a group commit keep their undo pages in memory, not in a temporary file.
             try handle.execute("PRAGMA temp_store = MEMORY")
-            // Copy the log back into the file every 8 000 pages (32 MB), not SQLite's 1 000: the pages every write
-            // touches (a table's last leaf, its indexes) are copied once per checkpoint, however often they changed.
+            // The writer copies the log back into the file every 8 000 pages (32 MB), not SQLite's 1 000: the pages
+            // every write touches (a table's last leaf, its indexes) are copied once per checkpoint, however often
+            // they changed. Most of the log is copied beside it by then (see `LogCheckpointer`).
             try handle.execute("PRAGMA wal_autocheckpoint = 8000")
             let opened = GroupCommitWriter(handle: handle)
-            writer = opened
+            writing = (opened, try LogCheckpointer(path: path, generation: generation, every: checkpointInterval))
             return opened
         }
     }
@@ -100,9 +105,10 @@ final class EmbeddedStore: Sendable {
 
     func shutdown() {
         idle.withLockedValue { $0.removeAll() }
-        writerBox.withLockedValue { writer in
-            writer?.shutdown()
-            writer = nil
+        writing.withLockedValue { writing in
+            writing?.checkpointer.shutdown()
+            writing?.writer.shutdown()
+            writing = nil
         }
     }
 }
