@@ -15,9 +15,7 @@ struct ConsentService: Sendable {
     // MARK: Versions
 
     func versions(of studyID: UUID) async throws -> [ConsentVersionRecord] {
-        // Written out: every submission to a study reads them.
-        try await database.models(
-            ConsentVersionRecord.self, "SELECT * FROM consent_versions WHERE study_id = \(bind: studyID) ORDER BY \"sequence\"")
+        try await ConsentVersionRecord.query(on: database).filter(\.$study.$id == studyID).sort(\.$sequence).all()
     }
 
     /// The version a participant joining now agrees to; nil for a practice, which has none.
@@ -140,7 +138,7 @@ struct ConsentService: Sendable {
 
     /// The person's decision in force on a study's consent: neither replaced by a later one nor revoked.
     func decision(of patientID: UUID, in studyID: UUID) async throws -> ConsentRecord? {
-        // Written out: every submission to a study reads it.
+        // Written out: every submission to a study that sends context reads it.
         try await database.models(
             ConsentRecord.self,
             """
@@ -152,10 +150,25 @@ struct ConsentService: Sendable {
     }
 
     func standing(of patientID: UUID, in studyID: UUID) async throws -> ConsentStanding {
-        let versions = try await versions(of: studyID)
-        let decision = try await decision(of: patientID, in: studyID)
-        let accepted = decision.flatMap { decision in versions.first { $0.version == decision.version }?.sequence }
-        return ConsentStanding(accepted: accepted, versions: versions.map { ($0.sequence, $0.reconsentRequired) })
+        // Written out, only what decides, in one statement: every submission to a study asks, and a version's texts
+        // are no part of the answer. `agreed` marks the versions named by the person's decision in force.
+        let versions = try await (database as! any SQLDatabase).raw(
+            """
+            SELECT v."sequence" AS "sequence", v.reconsent_required AS reconsent_required, CASE WHEN v.version = (\
+            SELECT c.version FROM consents c WHERE c.user_id = \(bind: patientID) AND c.study_id = \(bind: studyID) \
+            AND c.document = \(bind: ConsentRecord.Document.studyConsent.rawValue) AND c.revoked_at IS NULL \
+            AND c.replaced_at IS NULL ORDER BY c.granted_at DESC LIMIT 1) THEN 1 ELSE 0 END AS agreed \
+            FROM consent_versions v WHERE v.study_id = \(bind: studyID) ORDER BY v."sequence"
+            """
+        ).all().map { row in
+            (
+                sequence: try row.decode(column: "sequence", as: Int.self),
+                reconsentRequired: try row.decode(column: "reconsent_required", as: Bool.self),
+                agreed: try row.decode(column: "agreed", as: Int.self) == 1
+            )
+        }
+        return ConsentStanding(
+            accepted: versions.first(where: \.agreed)?.sequence, versions: versions.map { ($0.sequence, $0.reconsentRequired) })
     }
 
     /// Refuses new data for a study while the person has a version to answer first.
