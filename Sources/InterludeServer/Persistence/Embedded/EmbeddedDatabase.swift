@@ -76,8 +76,10 @@ final class EmbeddedStore: Sendable {
             // every write touches (a table's last leaf, its indexes) are copied once per checkpoint, however often
             // they changed. Most of the log is copied beside it by then (see `LogCheckpointer`).
             try handle.execute("PRAGMA wal_autocheckpoint = 8000")
+            // Opened before the writer's thread starts, so that a failure leaves no thread behind.
+            let checkpointer = try LogCheckpointer(path: path, generation: generation, every: checkpointInterval)
             let opened = GroupCommitWriter(handle: handle)
-            writing = (opened, try LogCheckpointer(path: path, generation: generation, every: checkpointInterval))
+            writing = (opened, checkpointer)
             return opened
         }
     }

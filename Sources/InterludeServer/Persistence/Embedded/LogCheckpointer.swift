@@ -13,12 +13,14 @@ import NIOPosix
 final class LogCheckpointer: Sendable {
     static let interval = TimeAmount.milliseconds(250)
 
-    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private let group: MultiThreadedEventLoopGroup
     private let task: RepeatedTask
 
     init(path: String, generation: SchemaGeneration, every interval: TimeAmount = interval) throws {
         let handle = try SQLiteHandle(path: path, readOnly: false, generation: generation)
         try handle.execute("PRAGMA synchronous = FULL")
+        // The thread starts only once the connection is open: a failed open leaves nothing running.
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let logger = Logger(label: "interlude.database")
         task = group.next().scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
             do {
