@@ -17,7 +17,10 @@ final class SQLiteColumns: @unchecked Sendable {
         places = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    func place(of column: String) -> Int? { places[column] }
+    /// A few names are compared one by one, which costs less than hashing the name asked for.
+    func place(of column: String) -> Int? {
+        names.count <= 12 ? names.firstIndex(of: column) : places[column]
+    }
 
     func places(under schema: String) -> [String: Int] {
         underSchema.withLockedValue { known in
