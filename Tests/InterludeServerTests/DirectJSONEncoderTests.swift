@@ -126,4 +126,66 @@ struct DirectJSONEncoderTests {
         #expect(String(decoding: try Self.direct.encode(TwoParts()), as: UTF8.self) == #"{"a":[1],"b":2}"#)
         try Self.expectSameAsFoundation(TwoParts())
     }
+
+    /// Sends a value through `Encodable`, past its own writing.
+    struct Coded<Value: Encodable>: Encodable {
+        let value: Value
+        func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
+    }
+
+    /// Names the properties of `value` left nil: a sample that sets them all notices a field the writer misses.
+    static func unset(in value: Any) -> [String] {
+        Mirror(reflecting: value).children.compactMap { child in
+            String(describing: child.value) == "nil" ? child.label ?? "?" : nil
+        }
+    }
+
+    static func definition(title: String) -> InstrumentDefinition {
+        InstrumentDefinition(
+            key: "daily-check", version: 2, title: LocalizedText(en: title),
+            sections: [Section(id: "s", items: [Item(id: "mood", type: .text, text: "Mood / today")])])
+    }
+
+    static func changes(_ instruments: [InstrumentDefinition]) -> Components.Schemas.SyncChanges {
+        let moment = Date(timeIntervalSince1970: 1_790_000_000.5)
+        let prompt = Components.Schemas.Prompt(
+            id: "6433944c-313f-4e97-b6b1-3b534e421663", instrumentKey: "daily-check", instrumentVersion: 2,
+            title: "Daily \"check\" a/b", opensAt: moment, closesAt: moment.addingTimeInterval(1_800), status: .completed,
+            source: .onDemand, completedAt: moment.addingTimeInterval(60), responseId: "0b7f3a9e-52a4-4d2c-9a6e-3f1f0c2d4e5a",
+            blocked: true)
+        return Components.Schemas.SyncChanges(
+            cursor: "c1790000000500", full: true,
+            prompts: [prompt, .init(
+                id: "a", instrumentKey: "k", instrumentVersion: 1, title: "", opensAt: .distantPast,
+                closesAt: Date(timeIntervalSince1970: -1), status: .open, source: .rule)],
+            instruments: instruments,
+            appointments: [.init(id: "ap", title: "Session", startsAt: moment, endsAt: moment, timeZone: "Europe/Berlin", version: 3)],
+            deleted: [.init(entity: .appointment, id: "gone")],
+            therapist: .init(id: "t", fullName: "Dr. A", email: "a@example.org"), interventions: [], records: [])
+    }
+
+    @Test("a sync answer and its prompts, which write themselves, write what their Encodable form writes")
+    func writesThemselves() throws {
+        let changes = Self.changes([Self.definition(title: "Daily")])
+        #expect(Self.unset(in: changes).isEmpty)
+        #expect(Self.unset(in: changes.prompts[0]).isEmpty)
+        let written = try Self.direct.encode(changes)
+        #expect(written == (try Self.direct.encode(Coded(value: changes))))
+        try Self.expectSameAsFoundation(changes)
+        let text = String(decoding: written, as: UTF8.self)
+        #expect(text.contains(#""responseId":"0b7f3a9e-52a4-4d2c-9a6e-3f1f0c2d4e5a","blocked":true}"#))
+        // Nil optionals are left out; a moment outside the years the digits are written for goes to the format style.
+        #expect(text.contains(#""status":"open","source":"rule"}"#))
+        #expect(text.contains(#""opensAt":"0001-01-01T00:00:00Z","closesAt":"1969-12-31T23:59:59Z""#))
+    }
+
+    @Test("a definition's JSON is kept under its key and version, and written afresh when the definition differs")
+    func memoOfDefinitions() throws {
+        let first = String(decoding: try Self.direct.encode(Self.changes([Self.definition(title: "Daily")])), as: UTF8.self)
+        let changed = String(decoding: try Self.direct.encode(Self.changes([Self.definition(title: "Changed")])), as: UTF8.self)
+        let again = String(decoding: try Self.direct.encode(Self.changes([Self.definition(title: "Daily")])), as: UTF8.self)
+        #expect(first.contains(#""title":{"en":"Daily"}"#))
+        #expect(changed.contains(#""title":{"en":"Changed"}"#) && !changed.contains(#""en":"Daily""#))
+        #expect(again == first)
+    }
 }

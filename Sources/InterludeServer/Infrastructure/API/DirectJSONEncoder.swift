@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import OpenAPIRuntime
 
 /// Writes an `Encodable` value as compact JSON straight into bytes, for answers large enough that Foundation's
@@ -23,6 +24,143 @@ struct DirectJSONEncoder: Sendable {
         if output.misused { throw OutOfOrder() }
         return output.bytes
     }
+
+    /// A value that writes itself, without `Encodable`'s containers.
+    func encode<T: DirectJSONWritable>(_ value: T) throws -> [UInt8] {
+        let output = JSONOutput(dates: dates)
+        try output.object(value)
+        if output.misused { throw OutOfOrder() }
+        return output.bytes
+    }
+}
+
+/// A value that writes its own JSON object field by field, without the containers, boxes and casts `Encodable` goes
+/// through for every field: for the types an answer holds by the dozen. It writes exactly what its `encode(to:)`
+/// writes, keys in the same order; a test holds each conforming type to that.
+protocol DirectJSONWritable: Encodable {
+    func write(to object: inout JSONObjectWriter) throws
+}
+
+/// Writes one object's fields in the order asked, optionals left out when nil. Keys are written as given: they
+/// must be names that need no escaping.
+struct JSONObjectWriter {
+    fileprivate let output: JSONOutput
+    private var first = true
+
+    fileprivate init(output: JSONOutput) {
+        self.output = output
+    }
+
+    private mutating func key(_ key: StaticString) {
+        output.bytes.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        first = false
+        output.bytes.append(UInt8(ascii: "\""))
+        output.bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        output.bytes.append(contentsOf: "\":".utf8)
+    }
+
+    /// Closes the object; an object without fields is `{}`.
+    fileprivate mutating func close() {
+        if first { output.bytes.append(UInt8(ascii: "{")) }
+        output.bytes.append(UInt8(ascii: "}"))
+    }
+
+    mutating func field(_ name: StaticString, _ value: String) {
+        key(name)
+        output.string(value)
+    }
+
+    mutating func field(_ name: StaticString, _ value: String?) {
+        guard let value else { return }
+        field(name, value)
+    }
+
+    mutating func field(_ name: StaticString, _ value: Int) {
+        key(name)
+        output.integer(value)
+    }
+
+    mutating func field(_ name: StaticString, _ value: Bool) {
+        key(name)
+        output.bool(value)
+    }
+
+    mutating func field(_ name: StaticString, _ value: Bool?) {
+        guard let value else { return }
+        field(name, value)
+    }
+
+    mutating func field(_ name: StaticString, _ value: Date) throws {
+        key(name)
+        try output.date(value)
+    }
+
+    mutating func field(_ name: StaticString, _ value: Date?) throws {
+        guard let value else { return }
+        try field(name, value)
+    }
+
+    mutating func field<T: DirectJSONWritable>(_ name: StaticString, _ values: [T]) throws {
+        key(name)
+        output.bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { output.bytes.append(UInt8(ascii: ",")) }
+            try output.object(value)
+        }
+        output.bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// A field written through `Encodable`, as the encoder writes any value.
+    mutating func field<T: Encodable>(_ name: StaticString, encoding value: T) throws {
+        key(name)
+        try output.value(value)
+    }
+
+    mutating func field<T: Encodable>(_ name: StaticString, encoding value: T?) throws {
+        guard let value else { return }
+        try field(name, encoding: value)
+    }
+
+    /// Values whose JSON is kept in `memo` under `key(value)`: written once, copied after.
+    mutating func field<Key, Value>(
+        _ name: StaticString, _ values: [Value], memo: JSONMemo<Key, Value>, key: (Value) -> Key
+    ) throws {
+        self.key(name)
+        output.bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { output.bytes.append(UInt8(ascii: ",")) }
+            output.bytes.append(contentsOf: try memo.json(for: value, key: key(value)) { value in
+                let own = JSONOutput(dates: output.dates)
+                try own.value(value)
+                if own.misused { throw DirectJSONEncoder.OutOfOrder() }
+                return own.bytes
+            })
+        }
+        output.bytes.append(UInt8(ascii: "]"))
+    }
+}
+
+/// The JSON of values that recur unchanged, such as the published instrument definitions every full sync holds,
+/// kept by a key. A value is copied from here only when it equals the one written (copies of one cached value share
+/// their storage and compare at once); another value under the same key is written afresh and kept instead. The
+/// JSON is as the first encoder to ask wrote it, so one memo serves encoders that write alike.
+final class JSONMemo<Key: Hashable & Sendable, Value: Encodable & Equatable & Sendable>: Sendable {
+    private let entries = NIOLockedValueBox<[Key: (value: Value, json: [UInt8])]>([:])
+    private let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    func json(for value: Value, key: Key, write: (Value) throws -> [UInt8]) throws -> [UInt8] {
+        if let known = entries.withLockedValue({ $0[key] }), known.value == value { return known.json }
+        let json = try write(value)
+        entries.withLockedValue { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = (value, json)
+        }
+        return json
+    }
 }
 
 /// The bytes written so far and the containers still open, innermost last.
@@ -42,9 +180,12 @@ private final class JSONOutput {
     /// Set when a container was asked for in a way that cannot be written in order; the whole encoding fails.
     @exclusivity(unchecked) var misused = false
     let dates: any DateTranscoder
+    /// Whether dates are the API's, written as digits straight into the bytes.
+    private let utcDates: Bool
 
     init(dates: any DateTranscoder) {
         self.dates = dates
+        utcDates = dates is APIDateTranscoder
         bytes.reserveCapacity(16_384)
     }
 
@@ -107,7 +248,7 @@ private final class JSONOutput {
         if T.self == Int.self { return integer(value as! Int) }
         if T.self == Bool.self { return bool(value as! Bool) }
         if T.self == Double.self { return try double(value as! Double) }
-        if T.self == Date.self { return string(try dates.encode(value as! Date)) }
+        if T.self == Date.self { return try date(value as! Date) }
         if T.self == URL.self { return string((value as! URL).absoluteString) }
         if T.self == Data.self { return string((value as! Data).base64EncodedString()) }
         if T.self == Decimal.self { return bytes.append(contentsOf: (value as! Decimal).description.utf8) }
@@ -136,6 +277,22 @@ private final class JSONOutput {
         case .empty, .single(written: false): bytes.append(contentsOf: "{}".utf8)
         case .keyed, .unkeyed, .single(written: true): close(downTo: depth)
         }
+    }
+
+    /// Writes an object that writes itself where a value is due.
+    func object<T: DirectJSONWritable>(_ value: T) throws {
+        var writer = JSONObjectWriter(output: self)
+        try value.write(to: &writer)
+        writer.close()
+    }
+
+    func date(_ value: Date) throws {
+        if utcDates {
+            bytes.append(UInt8(ascii: "\""))
+            if APIDateTranscoder.appendUTC(value, to: &bytes) { return bytes.append(UInt8(ascii: "\"")) }
+            bytes.removeLast()
+        }
+        string(try dates.encode(value))
     }
 
     func null() { bytes.append(contentsOf: "null".utf8) }
