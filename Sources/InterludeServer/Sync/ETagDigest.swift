@@ -8,8 +8,10 @@ import Foundation
 struct ETagDigest {
     private var bytes: [UInt8] = []
 
-    mutating func add(_ parts: any ETagPart...) {
-        for part in parts { part.write(into: &bytes) }
+    /// One item's parts, passed as a pack: a full picture adds hundreds of items, and a variadic list built an array
+    /// of boxed parts for each.
+    mutating func add<each Part: ETagPart>(_ parts: repeat each Part) {
+        for part in repeat each parts { part.write(into: &bytes) }
         bytes.append(0x0a)
     }
 
