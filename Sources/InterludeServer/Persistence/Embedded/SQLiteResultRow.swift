@@ -17,9 +17,11 @@ final class SQLiteColumns: @unchecked Sendable {
         places = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// A few names are compared one by one, which costs less than hashing the name asked for.
+    /// A few names are compared one by one, lengths first, which costs less than hashing the name asked for.
     func place(of column: String) -> Int? {
-        names.count <= 12 ? names.firstIndex(of: column) : places[column]
+        guard names.count <= 12 else { return places[column] }
+        let length = column.utf8.count
+        return names.firstIndex { $0.utf8.count == length && $0 == column }
     }
 
     func places(under schema: String) -> [String: Int] {
@@ -188,24 +190,24 @@ enum UUIDText {
         var text = text
         return text.withUTF8 { utf8 -> UUID? in
             guard utf8.count == 36 else { return nil }
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(16)
-            var position = 0
-            while position < 36 {
-                if position == 8 || position == 13 || position == 18 || position == 23 {
-                    guard utf8[position] == UInt8(ascii: "-") else { return nil }
-                    position += 1
-                    continue
+            var id: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            let complete = withUnsafeMutableBytes(of: &id) { bytes -> Bool in
+                var position = 0
+                var index = 0
+                while position < 36 {
+                    if position == 8 || position == 13 || position == 18 || position == 23 {
+                        guard utf8[position] == UInt8(ascii: "-") else { return false }
+                        position += 1
+                        continue
+                    }
+                    guard let high = nibble(utf8[position]), let low = nibble(utf8[position + 1]) else { return false }
+                    bytes[index] = high << 4 | low
+                    index += 1
+                    position += 2
                 }
-                guard let high = nibble(utf8[position]), let low = nibble(utf8[position + 1]) else { return nil }
-                bytes.append(high << 4 | low)
-                position += 2
+                return true
             }
-            return UUID(
-                uuid: (
-                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
-                    bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-                ))
+            return complete ? UUID(uuid: id) : nil
         }
     }
 
