@@ -26,7 +26,17 @@ struct APITransportTests {
         do {
             let large = counting(APITransport.wholeAnswerLimit + 100_000)
             for (routes, prefix) in [(app as any RoutesBuilder, ""), (app.grouped(APIBodyLimitMiddleware()), "/read")] {
-                let transport = APITransport(routes, replacing: [])
+                let transport = APITransport(
+                    routes,
+                    replacing: [(.get, prefix + "/items/{id}/own", { _, _, metadata in
+                        var response = HTTPResponse(status: .accepted)
+                        response.headerFields[HTTPField.Name("X-Item")!] = metadata.pathParameters["id"].map(String.init)
+                        return (response, HTTPBody("own"))
+                    })])
+                try transport.register({ _, _, _ in
+                    (HTTPResponse(status: .ok), HTTPBody("generated"))
+                }, method: .get, path: prefix + "/items/{id}/own")
+                try transport.checkAllReplaced()
                 try transport.register({ request, body, metadata in
                     let received = try await [UInt8](collecting: body ?? HTTPBody(), upTo: 8 << 20)
                     var response = HTTPResponse(status: .ok)
@@ -105,22 +115,20 @@ struct APITransportTests {
         }
     }
 
-    @Test("an operation answered by a route of its own must exist and have a fixed path")
+    @Test("an operation of the server's own answers in place of the generated one, which must exist")
     func replacements() async throws {
-        let app = try await Application.make(.testing)
-        let answer: APITransport.Replacement = { _ in Response(status: .accepted) }
-        let unused = APITransport(app, replacing: [(.get, "/elsewhere", answer)])
-        #expect(throws: APITransport.UnusedReplacement.self) { try unused.checkAllReplaced() }
-
-        let parameterised = APITransport(app, replacing: [(.get, "/items/{id}", answer)])
-        #expect(throws: APITransport.ParameterisedReplacement.self) {
-            try parameterised.register({ _, _, _ in (HTTPResponse(status: .ok), nil) }, method: .get, path: "/items/{id}")
+        try await Self.withServer { app, base in
+            for prefix in ["", "/read"] {
+                let own = try await app.client.get(URI(string: "\(base)\(prefix)/items/7/own"))
+                #expect(own.status == .accepted)
+                #expect(own.headers.first(name: "X-Item") == "7")
+                #expect(own.body.map { String(buffer: $0) } == "own")
+            }
         }
-
-        let replaced = APITransport(app, replacing: [(.get, "/fixed", answer)])
-        try replaced.register({ _, _, _ in (HTTPResponse(status: .ok), nil) }, method: .get, path: "/fixed")
-        try replaced.checkAllReplaced()
-        #expect(app.routes.all.contains { $0.path.string == "fixed" && $0.method == .GET })
+        let app = try await Application.make(.testing)
+        let unused = APITransport(app, replacing: [(.get, "/elsewhere", { _, _, _ in (HTTPResponse(status: .ok), nil) })])
+        try unused.register({ _, _, _ in (HTTPResponse(status: .ok), nil) }, method: .get, path: "/other")
+        #expect(throws: APITransport.UnusedReplacement.self) { try unused.checkAllReplaced() }
         try await app.asyncShutdown()
     }
 }

@@ -105,7 +105,7 @@ private func registerRoutes(_ app: Application) throws {
         CurrentRequestMiddleware(), APIBodyLimitMiddleware(), TextDoorMiddleware(limit: APIBodyLimitMiddleware().limit))
     let configuration = OpenAPIRuntime.Configuration(dateTranscoder: APIDateTranscoder(), jsonEncodingOptions: [])
     let pull = try PullChangesRoute(configuration: configuration)
-    let transport = APITransport(routes, replacing: [(.get, try pull.path, pull.respond)])
+    let transport = APITransport(routes, replacing: [(.get, try pull.path, pull.answer)])
     try APIHandler().registerHandlers(on: transport, serverURL: Servers.Server1.url(), configuration: configuration)
     try transport.checkAllReplaced()
     try WebRoutes().register(on: app)

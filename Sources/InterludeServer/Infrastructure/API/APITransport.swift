@@ -2,51 +2,40 @@ import HTTPTypes
 import OpenAPIRuntime
 import Vapor
 
-/// The generated server's operations as Vapor routes, with the few this server answers by a route of its own (see
+/// The generated server's operations as Vapor routes, with the few this server answers by an operation of its own (see
 /// `PullChangesRoute`) put in their place: same path, same middleware, same contract.
 ///
 /// A body the API's middleware has already read is handed to the operation as it is, and an answer of known size up
 /// to `wholeAnswerLimit` goes back as one buffer; only uploads read as they arrive and larger answers (a file, an
 /// export) are streamed. Streaming every small answer through a writer of its own cost more than encoding it.
 final class APITransport: ServerTransport {
-    typealias Replacement = @Sendable (Request) async throws -> Response
+    /// An operation as the generated server hands it over, and as one of this server's own is written.
+    typealias Operation = @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
 
     /// The largest answer of known size handed over whole; larger ones are streamed.
     static let wholeAnswerLimit = 1 << 20
 
     struct UnusedReplacement: Error, CustomStringConvertible {
         let route: String
-        var description: String { "no generated operation at \(route) to answer by its own route" }
-    }
-
-    struct ParameterisedReplacement: Error, CustomStringConvertible {
-        let route: String
-        var description: String { "\(route) has path parameters; a route of its own answers only a fixed path" }
+        var description: String { "no generated operation at \(route) to answer by one of this server's own" }
     }
 
     private let routes: any RoutesBuilder
-    private var replacements: [String: Replacement]
+    private var replacements: [String: Operation]
 
-    /// `routes`: where the generated operations are registered, with their middleware.
-    init(_ routes: any RoutesBuilder, replacing replacements: [(HTTPRequest.Method, String, Replacement)]) {
+    /// `routes`: where the generated operations are registered, with their middleware; `replacements`: operations
+    /// that answer in place of the generated ones at the same method and path.
+    init(_ routes: any RoutesBuilder, replacing replacements: [(HTTPRequest.Method, String, Operation)]) {
         self.routes = routes
         self.replacements = Dictionary(
             replacements.map { ("\($0.0.rawValue) \($0.1)", $0.2) }, uniquingKeysWith: { first, _ in first })
     }
 
-    func register(
-        _ handler: @escaping @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?),
-        method: HTTPRequest.Method, path: String
-    ) throws {
-        let route = "\(method.rawValue) \(path)"
+    func register(_ generated: @escaping Operation, method: HTTPRequest.Method, path: String) throws {
+        let handler = replacements.removeValue(forKey: "\(method.rawValue) \(path)") ?? generated
         let components = path.split(separator: "/").map { part in
             part.first == "{" && part.last == "}"
                 ? PathComponent.parameter(String(part.dropFirst().dropLast())) : PathComponent.constant(String(part))
-        }
-        if let replacement = replacements.removeValue(forKey: route) {
-            guard !path.contains("{") else { throw ParameterisedReplacement(route: route) }
-            routes.on(HTTPMethod(rawValue: method.rawValue), components, use: replacement)
-            return
         }
         let parameters = components.compactMap { component -> String? in
             if case .parameter(let name) = component { name } else { nil }
@@ -98,7 +87,7 @@ final class APITransport: ServerTransport {
 extension HTTPRequest {
     /// A Vapor request routed to an operation of `method`: its path, query and header fields as the generated server
     /// reads them.
-    init(_ request: Request, method: Method) {
+    fileprivate init(_ request: Request, method: Method) {
         var fields = HTTPFields()
         fields.reserveCapacity(request.headers.count)
         for (name, value) in request.headers {
@@ -112,7 +101,7 @@ extension HTTPRequest {
 
 extension HTTPHeaders {
     /// An answer's header fields as Vapor writes them.
-    init(fields: HTTPFields) {
+    fileprivate init(fields: HTTPFields) {
         self.init()
         for field in fields { add(name: field.name.rawName, value: field.value) }
     }

@@ -1,9 +1,8 @@
 import Foundation
 import HTTPTypes
 @_spi(Generated) import OpenAPIRuntime
-import Vapor
 
-/// `GET /api/v1/sync`, answered as the generated server answers it — the same input read by the same converter, the
+/// `GET /api/v1/sync`, answered as the generated operation answers it — the same input read by the same converter, the
 /// same handler, the same statuses and headers — except that the changes are written by `DirectJSONEncoder`. A full
 /// picture is the largest answer phones ask for often, and Foundation's encoder was a third of its cost. Should the
 /// direct encoder refuse a value, it is written by the generated path's encoder instead.
@@ -20,22 +19,14 @@ struct PullChangesRoute: Sendable {
         get throws { try server.apiPathComponentsWithServerPrefix("/sync") }
     }
 
-    /// Answers on Vapor directly: the request read as the generated transport reads it, the answer's bytes handed over
-    /// whole.
-    func respond(to request: Request) async throws -> Response {
-        let (response, body) = try await answer(HTTPRequest(request, method: .get))
-        let written: Response.Body =
-            if let body { .init(buffer: ByteBuffer(bytes: try await [UInt8](collecting: body, upTo: .max))) } else { .empty }
-        return Response(
-            status: .init(statusCode: response.status.code), headers: HTTPHeaders(fields: response.headerFields),
-            body: written)
-    }
-
-    private func answer(_ request: HTTPRequest) async throws -> (HTTPResponse, HTTPBody?) {
+    /// The operation, as the transport runs it in place of the generated one.
+    func answer(_ request: HTTPRequest, _ body: HTTPBody?, _ metadata: ServerRequestMetadata) async throws
+        -> (HTTPResponse, HTTPBody?)
+    {
         let converter = server.converter
         let encoder = encoder
         return try await server.handle(
-            request: request, requestBody: nil, metadata: ServerRequestMetadata(), forOperation: Operations.PullChanges.id,
+            request: request, requestBody: body, metadata: metadata, forOperation: Operations.PullChanges.id,
             using: { APIHandler.pullChanges($0) },
             deserializer: { request, _, _ in
                 Operations.PullChanges.Input(
