@@ -171,6 +171,10 @@ struct DirectJSONEncoderTests {
         #expect(Self.unset(in: changes.prompts[0]).isEmpty)
         let written = try Self.direct.encode(changes)
         #expect(written == (try Self.direct.encode(Coded(value: changes))))
+        var alone = changes
+        alone.therapist = nil
+        #expect(try Self.direct.encode(alone) == (try Self.direct.encode(Coded(value: alone))))
+        #expect(!String(decoding: try Self.direct.encode(alone), as: UTF8.self).contains("therapist"))
         try Self.expectSameAsFoundation(changes)
         let text = String(decoding: written, as: UTF8.self)
         #expect(text.contains(#""responseId":"0b7f3a9e-52a4-4d2c-9a6e-3f1f0c2d4e5a","blocked":true}"#))
