@@ -159,7 +159,13 @@ struct DemoTemplateTests {
         let patient = try await signIn(.patient, of: accounts, app)
         let firstDaily = try #require(try await PromptRecord.query(on: app.database).filter(\.$instrumentKey == "tys-daily").sort(\.$opensAt).first())
         app.clock.advance(by: max(0, firstDaily.opensAt.timeIntervalSince(app.clock.now)) + 60)
-        return (patient, try await patient.send(.GET, "/me/prompts").decoded([Prompt].self))
+        let open = try await patient.send(.GET, "/me/prompts").decoded([Prompt].self)
+        // A short list fails here, naming what was listed, rather than stopping every test at an index.
+        let listed = open.map { "\($0.instrumentKey) \($0.status) \($0.opensAt)–\($0.closesAt)" }.joined(separator: ", ")
+        try #require(
+            open.count >= 2,
+            "at \(app.clock.now), first daily \(firstDaily.opensAt)–\(firstDaily.closesAt) (\(firstDaily.status)): \(listed)")
+        return (patient, open)
     }
 
     @Test("track-your-stress makes a researcher, a therapist and a patient enrolled in the study")
