@@ -43,7 +43,7 @@ public func configure(
     app.middleware.use(SecurityHeadersMiddleware(strictTransport: settings.secureCookies))
     app.middleware.use(APIResponseHeadersMiddleware())
     app.middleware.use(ProblemMiddleware())
-    app.middleware.use(FileMiddleware(publicDirectory: app.directory.publicDirectory, defaultFile: nil))
+    app.middleware.use(PublicFilesMiddleware(directory: app.directory.publicDirectory))
 
     // Database
     let idleReaders = System.coreCount * settings.databaseConnectionsPerCore
