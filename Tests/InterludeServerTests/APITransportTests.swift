@@ -21,9 +21,7 @@ struct APITransportTests {
     static func withServer(_ test: (Application, String) async throws -> Void) async throws {
         TestLog.start()
         let app = try await Application.make(.testing)
-        app.http.server.configuration.hostname = "127.0.0.1"
-        app.http.server.configuration.port = 0
-        do {
+        try await withListeningApp(app, setUp: { app in
             let large = counting(APITransport.wholeAnswerLimit + 100_000)
             for (routes, prefix) in [(app as any RoutesBuilder, ""), (app.grouped(APIBodyLimitMiddleware()), "/read")] {
                 let transport = APITransport(
@@ -60,16 +58,9 @@ struct APITransportTests {
                     (HTTPResponse(status: .noContent), nil)
                 }, method: .delete, path: prefix + "/items/{id}")
             }
-            try await app.server.start(address: nil)
-            let port = try #require(app.http.server.shared.localAddress?.port)
-            try await test(app, "http://127.0.0.1:\(port)")
-        } catch {
-            await app.server.shutdown()
-            try await app.asyncShutdown()
-            throw error
+        }) { url in
+            try await test(app, url.absoluteString)
         }
-        await app.server.shutdown()
-        try await app.asyncShutdown()
     }
 
     @Test("a body reaches the operation whether the middleware read it or not, with the path's parameter and query")

@@ -16,14 +16,9 @@ struct PublicFilesTests {
         try Data("shadow".utf8).write(to: directory.appendingPathComponent("api/v1/health"))
 
         let app = try await Application.make(.testing)
-        app.http.server.configuration.hostname = "127.0.0.1"
-        app.http.server.configuration.port = 0
         app.middleware.use(PublicFilesMiddleware(directory: directory.path + "/"))
         app.get("api", "v1", "health") { _ in "route" }
-        do {
-            try await app.server.start(address: nil)
-            let base = "http://127.0.0.1:\(try #require(app.http.server.shared.localAddress?.port))"
-
+        try await withListeningApp(app) { base in
             let file = try await app.client.get(URI(string: "\(base)/plain.txt"))
             #expect(file.status == .ok)
             #expect(file.body.map { String(buffer: $0) } == "plain")
@@ -32,12 +27,6 @@ struct PublicFilesTests {
             #expect(api.body.map { String(buffer: $0) } == "route")
             let missing = try await app.client.get(URI(string: "\(base)/api/v1/plain.txt"))
             #expect(missing.status == .notFound)
-        } catch {
-            await app.server.shutdown()
-            try await app.asyncShutdown()
-            throw error
         }
-        await app.server.shutdown()
-        try await app.asyncShutdown()
     }
 }
