@@ -104,8 +104,11 @@ private func registerRoutes(_ app: Application) throws {
     let routes = app.grouped(
         CurrentRequestMiddleware(), APIBodyLimitMiddleware(), TextDoorMiddleware(limit: APIBodyLimitMiddleware().limit))
     let configuration = OpenAPIRuntime.Configuration(dateTranscoder: APIDateTranscoder(), jsonEncodingOptions: [])
-    let pull = try PullChangesRoute(configuration: configuration)
-    let transport = APITransport(routes, replacing: [(.get, try pull.path, pull.answer)])
+    let own = try OwnOperationServer(configuration: configuration)
+    let pull = PullChangesRoute(server: own)
+    let submit = SubmitResponseRoute(server: own)
+    let transport = APITransport(
+        routes, replacing: [(.get, try pull.path, pull.answer), (.post, try submit.path, submit.answer)])
     try APIHandler().registerHandlers(on: transport, serverURL: Servers.Server1.url(), configuration: configuration)
     try transport.checkAllReplaced()
     try WebRoutes().register(on: app)
