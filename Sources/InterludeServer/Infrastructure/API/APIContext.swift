@@ -57,7 +57,7 @@ extension Request {
 
 /// Reads an id from a path; a malformed one names nothing that exists.
 func pathID(_ raw: String) throws -> UUID {
-    guard let id = UUID(uuidString: raw) else { throw AppError.notFound }
+    guard let id = UUIDText.parse(raw) else { throw AppError.notFound }
     return id
 }
 

@@ -245,9 +245,9 @@ extension APIHandler {
     static func submission(from body: Components.Schemas.ResponseSubmission) throws -> ResponseService.Submission {
         try checkLimits([(body.instrumentKey, "instrumentKey", InstrumentDefinition.keyMaxLength)])
         var validator = FieldValidator()
-        let id = UUID(uuidString: body.id)
+        let id = UUIDText.parse(body.id)
         if id == nil { validator.add("id", .invalidFormat) }
-        let promptID = UUID(uuidString: body.promptId)
+        let promptID = UUIDText.parse(body.promptId)
         if promptID == nil { validator.add("promptId", .invalidFormat) }
         let answers = Self.answers(from: body.answers, into: &validator)
         try validator.check()

@@ -37,7 +37,7 @@ extension APIHandler {
         var mutations: [(id: UUID, mutation: SyncService.Mutation)] = []
         for (index, item) in body.mutations.enumerated() {
             let place = "mutations.\(index)"
-            guard let id = UUID(uuidString: item.id) else {
+            guard let id = UUIDText.parse(item.id) else {
                 validator.add("\(place).id", .invalidFormat)
                 continue
             }
@@ -84,7 +84,7 @@ extension APIHandler {
         }
         func uuid(_ raw: String?, _ name: String) throws(ValidationFailure) -> UUID {
             guard let raw else { throw ValidationFailure(field: "\(place).\(name)", code: .required) }
-            guard let id = UUID(uuidString: raw) else { throw ValidationFailure(field: "\(place).\(name)", code: .invalidFormat) }
+            guard let id = UUIDText.parse(raw) else { throw ValidationFailure(field: "\(place).\(name)", code: .invalidFormat) }
             return id
         }
         func appointmentID() throws(ValidationFailure) -> UUID { try uuid(item.appointmentId, "appointmentId") }
