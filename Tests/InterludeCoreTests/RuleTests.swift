@@ -25,6 +25,12 @@ struct RuleTests {
         #expect(StudyRule.phq9Item9.evaluate(ResponseFacts(instrumentKey: "gad-7", items: ["phq9_9": 3], scores: [:], bands: [:])) == nil)
         #expect(StudyRule.crisisItems(of: "phq-9").map(\.id) == ["phq9_9"])
         #expect(StudyRule.crisisItems(of: "gad-7").isEmpty)
+        #expect(StudyRule.phq9Item9.watchesSubmissions(of: "phq-9"))
+        #expect(!StudyRule.phq9Item9.watchesSubmissions(of: "gad-7"))
+        let missed = StudyRule(
+            name: "missed", trigger: .missedInARow(count: 3, instrumentKey: "phq-9"),
+            action: .alert(priority: .normal, message: "call"))
+        #expect(!missed.watchesSubmissions(of: "phq-9"))
     }
 
     @Test("clauses on scores, bands and items combine by all or any")

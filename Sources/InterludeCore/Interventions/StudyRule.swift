@@ -167,6 +167,11 @@ public struct RuleMatch: Sendable, Equatable {
 }
 
 extension StudyRule {
+    /// Whether submissions of `instrumentKey` are what the rule looks at.
+    public func watchesSubmissions(of instrumentKey: String) -> Bool {
+        if case .submitted(let watched, _) = trigger { watched == instrumentKey } else { false }
+    }
+
     /// Whether the rule fires for this response, and why.
     public func evaluate(_ facts: ResponseFacts) -> RuleMatch? {
         guard case .submitted(let instrumentKey, let condition) = trigger, instrumentKey == facts.instrumentKey else {

@@ -96,22 +96,29 @@ struct RuleService: Sendable {
         return [builtIn] + (try await stored(in: context))
     }
 
-    /// After a submission, inside the transaction that stores it: fires every one of the `applicable` rules the
-    /// response meets.
-    @discardableResult
-    func evaluate(
-        _ applicable: [Stored], submission: ResponseService.Stored, definition: InstrumentDefinition, patientID: UUID
-    ) async throws -> [RuleFiringRecord] {
-        let facts = ResponseFacts(definition: definition, answers: submission.answers, scores: submission.scores)
-        var firings: [RuleFiringRecord] = []
-        for stored in applicable {
-            guard let match = stored.rule.evaluate(facts) else { continue }
-            let key = "submitted:\(stored.id?.uuidString ?? "built-in:\(stored.rule.name)"):\(try submission.record.requireID())"
-            if let firing = try await fire(stored, match: match, patientID: patientID, responseID: submission.record.id, key: key) {
-                firings.append(firing)
-            }
+    /// A rule a response meets, and why.
+    struct Matched: Sendable {
+        let stored: Stored
+        let match: RuleMatch
+    }
+
+    /// The `applicable` rules a response meets, worked out from the response alone before the transaction that stores
+    /// it: the writer, which every submission waits for, then only stores what fires. The response's facts are
+    /// gathered only when a rule watches its instrument.
+    func matches(_ applicable: [Stored], answers: Answers, scores: [ScoreResult], definition: InstrumentDefinition)
+        -> [Matched]
+    {
+        guard applicable.contains(where: { $0.rule.watchesSubmissions(of: definition.key) }) else { return [] }
+        let facts = ResponseFacts(definition: definition, answers: answers, scores: scores)
+        return applicable.compactMap { stored in stored.rule.evaluate(facts).map { Matched(stored: stored, match: $0) } }
+    }
+
+    /// Inside the transaction that stores the response: fires each of the `matched` rules, once per response.
+    func fire(_ matched: [Matched], response responseID: UUID, patientID: UUID) async throws {
+        for rule in matched {
+            let key = "submitted:\(rule.stored.id?.uuidString ?? "built-in:\(rule.stored.rule.name)"):\(responseID)"
+            try await fire(rule.stored, match: rule.match, patientID: patientID, responseID: responseID, key: key)
         }
-        return firings
     }
 
     /// How far back the planner looks for prompts that expired, to find runs of missed ones.
@@ -175,6 +182,7 @@ struct RuleService: Sendable {
 
     /// Logs the firing (once per key) and carries out the rule's action; callers run it in a transaction, so
     /// the firing and its action are stored together or not at all.
+    @discardableResult
     private func fire(_ stored: Stored, match: RuleMatch, patientID: UUID, responseID: UUID?, key: String) async throws
         -> RuleFiringRecord?
     {

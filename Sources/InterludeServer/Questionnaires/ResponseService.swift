@@ -107,8 +107,10 @@ struct ResponseService: Sendable {
         // Context the instrument does not ask for is not kept, whatever the app sent.
         record.context = try submission.context?.kept(granted: grantsContext, asked: definition.context)
             .map { try services.cipher.seal(Self.encode($0)) }
-        let rules = try await RuleService(database: database, services: services)
-            .applicable(to: patientID, context: prompt.$study.id)
+        let rules = RuleService(database: database, services: services)
+        let matched = rules.matches(
+            try await rules.applicable(to: patientID, context: prompt.$study.id), answers: submission.answers,
+            scores: scores, definition: definition)
         do {
             try await database.atomically { database in
                 // Both written out: every submission runs them. The prompt is stamped for sync as a save through its
@@ -131,9 +133,8 @@ struct ResponseService: Sendable {
                     changed_at = \(bind: now) WHERE id = \(bind: submission.promptID)
                     """
                 ).run()
-                try await RuleService(database: database, services: services).evaluate(
-                    rules, submission: Stored(record: record, answers: submission.answers, scores: scores),
-                    definition: definition, patientID: patientID)
+                try await RuleService(database: database, services: services)
+                    .fire(matched, response: submission.id, patientID: patientID)
             }
         } catch let error as any DatabaseError where error.isConstraintFailure {
             // Another request won the race: the same submission (answer with what was stored), or another one for
