@@ -23,7 +23,7 @@ struct APITransportTests {
         let app = try await Application.make(.testing)
         try await withListeningApp(app, setUp: { app in
             let large = counting(APITransport.wholeAnswerLimit + 100_000)
-            for (routes, prefix) in [(app as any RoutesBuilder, ""), (app.grouped(APIBodyLimitMiddleware()), "/read")] {
+            for (routes, prefix) in [(app as any RoutesBuilder, ""), (app.grouped(APIDoorMiddleware()), "/read")] {
                 let transport = APITransport(
                     routes,
                     replacing: [(.get, prefix + "/items/{id}/own", { _, _, metadata in

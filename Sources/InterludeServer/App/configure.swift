@@ -32,7 +32,7 @@ public func configure(
     app.http.server.configuration.port = settings.port
     app.routes.defaultMaxBodySize = "1mb"
     // Batches of samples may come gzipped; unpacked they are held to the API's body limit.
-    app.http.server.configuration.requestDecompression = .enabled(limit: .size(APIBodyLimitMiddleware().limit))
+    app.http.server.configuration.requestDecompression = .enabled(limit: .size(APIDoorMiddleware.limit))
 
     // Middleware, outermost first
     let requests = RequestsInFlight()
@@ -101,8 +101,7 @@ private func registerRoutes(_ app: Application) throws {
     HealthRoutes().register(on: app)
     let api = app.grouped("api", "v1")
     api.get("openapi.yaml") { _ in try OpenAPISpec.response() }
-    let routes = app.grouped(
-        CurrentRequestMiddleware(), APIBodyLimitMiddleware(), TextDoorMiddleware(limit: APIBodyLimitMiddleware().limit))
+    let routes = app.grouped(APIDoorMiddleware())
     let configuration = OpenAPIRuntime.Configuration(dateTranscoder: APIDateTranscoder(), jsonEncodingOptions: [])
     let own = try OwnOperationServer(configuration: configuration)
     let pull = PullChangesRoute(server: own)

@@ -10,21 +10,19 @@ struct TextDoorMiddleware: AsyncMiddleware {
     var limit: Int
 
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        if let field = try await Self.controlCharacterField(in: request, limit: limit) {
+        let reads = request.method != .GET && request.method != .HEAD && !APIDoorMiddleware.streamsBody(request)
+            && request.headers.contentType != nil
+        let body = reads ? try await request.body.collect(max: limit).get() : nil
+        if let field = Self.controlCharacterField(in: request, body: body) {
             throw ValidationFailure(field: field, code: .controlCharacter)
         }
         return try await next.respond(to: request)
     }
 
-    static func controlCharacterField(in request: Request, limit: Int) async throws -> String? {
+    /// The first field of the request's query or `body` that holds a control character, if any.
+    static func controlCharacterField(in request: Request, body: ByteBuffer?) -> String? {
         if let query = request.url.query, let field = formField(query, named: "query") { return field }
-        guard request.method != .GET, request.method != .HEAD, !APIBodyLimitMiddleware.streamsBody(request),
-            let contentType = request.headers.contentType
-        else {
-            return nil
-        }
-        let body = try await request.body.collect(max: limit).get()
-        guard let body, body.readableBytes > 0 else { return nil }
+        guard let body, body.readableBytes > 0, let contentType = request.headers.contentType else { return nil }
         let data = Data(body.readableBytesView)
         if contentType.subType == "json" || contentType.subType.hasSuffix("+json") {
             return JSONTextScan.controlCharacterPath(in: data)
