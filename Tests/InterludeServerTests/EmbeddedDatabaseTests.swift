@@ -150,6 +150,8 @@ struct EmbeddedDatabaseTests {
         same(String?.self)
         same(Date?.self)
         same(Int?.self)
+        same(Double?.self)
+        same(Bool?.self)
         same(Mood?.self)
         same(Int64?.self)
     }

@@ -68,19 +68,38 @@ struct SQLiteResultRow: SQLRow, Sendable {
     static func decode<D: Decodable>(_ value: SQLiteData, as type: D.Type) throws -> D {
         switch value {
         case .text(let text):
-            if D.self == String.self { return unsafeBitCast(text, to: D.self) }
-            if D.self == UUID.self, let id = UUIDText.parse(text) { return unsafeBitCast(id, to: D.self) }
+            if let direct = exactly(text, as: D.self) { return direct }
+            if D.self == UUID.self || D.self == UUID?.self, let id = UUIDText.parse(text), let direct = exactly(id, as: D.self) {
+                return direct
+            }
         case .integer(let integer):
-            if D.self == Int.self { return unsafeBitCast(integer, to: D.self) }
-            if D.self == Bool.self, integer == 0 || integer == 1 { return unsafeBitCast(integer == 1, to: D.self) }
-            if D.self == Double.self { return unsafeBitCast(Double(integer), to: D.self) }
+            if let direct = exactly(integer, as: D.self) { return direct }
+            if integer == 0 || integer == 1, let direct = exactly(integer == 1, as: D.self) { return direct }
+            if let direct = exactly(Double(integer), as: D.self) { return direct }
         case .float(let double):
-            if D.self == Date.self { return unsafeBitCast(Self.date(double), to: D.self) }
-            if D.self == Double.self { return unsafeBitCast(double, to: D.self) }
-        case .blob, .null:
+            if let direct = exactly(Self.date(double), as: D.self) { return direct }
+            if let direct = exactly(double, as: D.self) { return direct }
+        case .null:
+            // A null read as an optional of one of those kinds.
+            if D.self == UUID?.self { return unsafeBitCast(UUID?.none, to: D.self) }
+            if D.self == String?.self { return unsafeBitCast(String?.none, to: D.self) }
+            if D.self == Date?.self { return unsafeBitCast(Date?.none, to: D.self) }
+            if D.self == Int?.self { return unsafeBitCast(Int?.none, to: D.self) }
+            if D.self == Double?.self { return unsafeBitCast(Double?.none, to: D.self) }
+            if D.self == Bool?.self { return unsafeBitCast(Bool?.none, to: D.self) }
+        case .blob:
             break
         }
         return try decoder.decode(D.self, from: value)
+    }
+
+    /// `value` as `D`, when `D` is its type or an optional of it: optional fields are read directly too, as the decoder
+    /// would read them only through a nested decoder (and ids through the C library's sscanf).
+    @inline(__always)
+    private static func exactly<Value, D>(_ value: Value, as type: D.Type) -> D? {
+        if D.self == Value.self { return unsafeBitCast(value, to: D.self) }
+        if D.self == Value?.self { return unsafeBitCast(Value?.some(value), to: D.self) }
+        return nil
     }
 
     /// An instant as SQLiteNIO reads it: rounded to the microsecond since the reference date.
