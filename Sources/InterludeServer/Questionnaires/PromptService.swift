@@ -135,14 +135,32 @@ struct PromptService: Sendable {
 
     /// A one-time questionnaire from a plan, which comes before the study's repeated ones.
     static func isOneTime(_ prompt: PromptRecord) -> Bool {
-        prompt.occurrence == "once"
+        isOneTime(occurrence: prompt.occurrence)
+    }
+
+    static func isOneTime(occurrence: String?) -> Bool {
+        occurrence == "once"
     }
 
     /// Open prompts that wait because a one-time questionnaire of the same study is still open.
     func blocked(among prompts: [Current], patientID: UUID) async throws -> Set<UUID> {
+        let candidates = prompts.filter { Self.mayWait(occurrence: $0.record.occurrence, status: $0.status, studyID: $0.record.$study.id) }
+        guard !candidates.isEmpty else { return [] }
+        let waiting = try await studiesWaitingForOneTime(of: patientID)
+        return Set(candidates.filter { $0.record.$study.id.map(waiting.contains) == true }.compactMap(\.record.id))
+    }
+
+    /// Whether a prompt is one that waits while its study's one-time questionnaire is open: an open prompt of a study
+    /// that is not itself the one-time one.
+    static func mayWait(occurrence: String?, status: PromptStatus, studyID: UUID?) -> Bool {
+        !isOneTime(occurrence: occurrence) && status == .open && studyID != nil
+    }
+
+    /// The studies whose one-time questionnaire is open for the patient now.
+    func studiesWaitingForOneTime(of patientID: UUID) async throws -> Set<UUID> {
         // Written out, only what decides: every submission asks.
         let now = self.now
-        let waitingStudies = Set(
+        return Set(
             try await (database as! any SQLDatabase).raw(
                 """
                 SELECT study_id, status, opens_at, closes_at FROM prompts WHERE patient_id = \(bind: patientID) \
@@ -155,11 +173,6 @@ struct PromptService: Sendable {
                     closesAt: try row.decode(column: "closes_at", as: Date.self))
                 return status == .open ? try row.decode(column: "study_id", as: UUID.self) : nil
             })
-        return Set(
-            prompts.filter { prompt in
-                !Self.isOneTime(prompt.record) && prompt.status == .open
-                    && prompt.record.$study.id.map(waitingStudies.contains) == true
-            }.compactMap(\.record.id))
     }
 
     /// Keeps what a notification the patient's device showed by itself did for one of their prompts: the first

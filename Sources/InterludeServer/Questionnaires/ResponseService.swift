@@ -53,11 +53,7 @@ struct ResponseService: Sendable {
         let now = self.now
         // A submission sent again finds its prompt completed by it; an id another response holds is turned away
         // by the database's key, below. Neither needs a look-up before the prompt.
-        guard
-            let prompt = try await database.models(
-                PromptRecord.self, "SELECT * FROM prompts WHERE id = \(bind: submission.promptID)"
-            ).first, prompt.$patient.id == patientID
-        else {
+        guard let prompt = try await SubmittedPrompt.read(submission.promptID, on: database), prompt.patientID == patientID else {
             try await ErasedIDs(database: database, services: services).refuse(submission.id, submission.promptID)
             throw AppError.field("promptId", .unknown)
         }
@@ -77,7 +73,7 @@ struct ResponseService: Sendable {
         default: break
         }
         var grantsContext = false
-        if let studyID = prompt.$study.id {
+        if let studyID = prompt.studyID {
             let consents = ConsentService(database: database, services: services)
             try await consents.requireAnswered(by: patientID, in: studyID)
             if submission.context != nil { grantsContext = try await consents.grants(.context, by: patientID, in: studyID) }
@@ -85,8 +81,12 @@ struct ResponseService: Sendable {
         if submission.context != nil, !grantsContext, declinedContext == .refused {
             throw AppError.field("context", .notAllowed)
         }
-        let prompts = PromptService(database: database, services: services)
-        if try await prompts.blocked(among: [prompts.current(prompt)], patientID: patientID).contains(submission.promptID) {
+        let status = PromptStatus.at(now, recorded: prompt.status, opensAt: prompt.opensAt, closesAt: prompt.closesAt)
+        if PromptService.mayWait(occurrence: prompt.occurrence, status: status, studyID: prompt.studyID),
+            let studyID = prompt.studyID,
+            try await PromptService(database: database, services: services).studiesWaitingForOneTime(of: patientID)
+                .contains(studyID)
+        {
             throw AppError.conflict(.oneTimeFirst)
         }
         try PromptTiming.checkSubmission(
@@ -103,13 +103,13 @@ struct ResponseService: Sendable {
             instrumentVersion: definition.version, sealedAnswers: try seal(submission.answers),
             scores: try services.cipher.seal(Self.encode(scores)), openedAt: prompt.openedAt, startedAt: submission.startedAt,
             completedAt: submission.completedAt, receivedAt: now)
-        record.studyID = prompt.$study.id
+        record.studyID = prompt.studyID
         // Context the instrument does not ask for is not kept, whatever the app sent.
         record.context = try submission.context?.kept(granted: grantsContext, asked: definition.context)
             .map { try services.cipher.seal(Self.encode($0)) }
         let rules = RuleService(database: database, services: services)
         let matched = rules.matches(
-            try await rules.applicable(to: patientID, context: prompt.$study.id), answers: submission.answers,
+            try await rules.applicable(to: patientID, context: prompt.studyID), answers: submission.answers,
             scores: scores, definition: definition)
         do {
             try await database.atomically { database in
