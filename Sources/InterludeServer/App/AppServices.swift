@@ -3,8 +3,9 @@ import InterludeCore
 import Prometheus
 import Vapor
 
-/// The dependencies every service needs, built once in `configure` and replaced in tests where needed.
-struct AppServices: Sendable {
+/// The dependencies every service needs, built once in `configure` and replaced in tests where needed. A class: every
+/// service a request uses holds them, and a copy of the struct they were retained every field of it.
+final class AppServices: Sendable {
     let settings: Settings
     let clock: WallClock
     let mailer: any Mailer
@@ -17,6 +18,21 @@ struct AppServices: Sendable {
     let library: [InstrumentDefinition]
     /// Published instrument versions' definitions, read once by this process.
     let published = PublishedDefinitions()
+
+    init(
+        settings: Settings, clock: WallClock, mailer: any Mailer, passwords: PasswordHashing, localizer: Localizer,
+        serverSecret: ServerSecret, metrics: PrometheusCollectorRegistry, cipher: FieldCipher, library: [InstrumentDefinition]
+    ) {
+        self.settings = settings
+        self.clock = clock
+        self.mailer = mailer
+        self.passwords = passwords
+        self.localizer = localizer
+        self.serverSecret = serverSecret
+        self.metrics = metrics
+        self.cipher = cipher
+        self.library = library
+    }
 
     /// The same services reading the time from `clock`.
     func on(_ clock: WallClock) -> AppServices {

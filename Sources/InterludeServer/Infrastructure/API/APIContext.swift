@@ -6,13 +6,20 @@ import Vapor
 /// What an API handler needs from the request it serves: the database, the services, the caller.
 struct APIContext: Sendable {
     let request: Request
+    /// Looked up once: each service a handler asks for is built on them.
+    let database: any Database
+    let services: AppServices
+
+    init(request: Request) {
+        self.request = request
+        database = request.db
+        services = request.services
+    }
 
     static func current() throws -> APIContext {
         APIContext(request: try CurrentRequest.get())
     }
 
-    var database: any Database { request.db }
-    var services: AppServices { request.services }
     var now: Date { services.clock.now }
 
     /// The client, for rate limits; never stored in clear.
