@@ -71,5 +71,13 @@ struct InstrumentVectorTests {
             InstrumentVectors.ExpectedProblem(field: $0.field, code: $0.code.rawValue, limit: $0.limit)
         })
         #expect(problems == Set(vector.problems))
+        // Validating and scoring at once gives the same scores, or refuses with the same problems.
+        do {
+            let together = try definition.validatedScores(for: vector.answers)
+            #expect(vector.problems.isEmpty)
+            #expect(together == scores)
+        } catch {
+            #expect(error.errors == definition.problems(in: vector.answers))
+        }
     }
 }

@@ -4,9 +4,12 @@ extension InstrumentDefinition {
     /// Checks answers against this exact version: unknown items, answers to hidden items, wrong types, values out
     /// of range, texts too long, and required visible questions left open. Each problem names `answers.<item id>`.
     public func problems(in answers: Answers) -> [FieldError] {
+        problems(in: answers, visible: InstrumentLogic(self).visibility(answers))
+    }
+
+    private func problems(in answers: Answers, visible: Visibility) -> [FieldError] {
         var validator = FieldValidator()
         let logic = InstrumentLogic(self)
-        let visible = logic.visibility(answers)
         for (itemID, value) in answers.sorted(by: { $0.key < $1.key }) {
             let field = "answers.\(itemID)"
             guard let item = item(itemID) else {
@@ -35,6 +38,15 @@ extension InstrumentDefinition {
     public func validate(_ answers: Answers) throws(ValidationFailure) {
         let found = problems(in: answers)
         if !found.isEmpty { throw ValidationFailure(found) }
+    }
+
+    /// The scores of answers that are complete and valid, as `validate` and `scores(for:)` give them, with what the
+    /// person saw worked out once for both.
+    public func validatedScores(for answers: Answers) throws(ValidationFailure) -> [ScoreResult] {
+        let visible = InstrumentLogic(self).visibility(answers)
+        let found = problems(in: answers, visible: visible)
+        if !found.isEmpty { throw ValidationFailure(found) }
+        return scores(for: answers, visible: visible)
     }
 
     private func problem(with value: AnswerValue, for item: Item) -> (FieldError.Code, Int?)? {

@@ -17,8 +17,11 @@ public struct ScoreResult: Codable, Hashable, Sendable {
 extension InstrumentDefinition {
     /// Every score rule applied to `answers` (answers to hidden items do not count).
     public func scores(for answers: Answers) -> [ScoreResult] {
-        let visible = InstrumentLogic(self).visibility(answers)
-        return scores.map { rule in
+        scores(for: answers, visible: InstrumentLogic(self).visibility(answers))
+    }
+
+    func scores(for answers: Answers, visible: Visibility) -> [ScoreResult] {
+        scores.map { rule in
             let value = rule.compute { itemID in
                 guard visible.items.contains(itemID), let item = item(itemID),
                     InstrumentLogic.isAnswered(answers[itemID]), let answer = answers[itemID]

@@ -96,8 +96,7 @@ struct ResponseService: Sendable {
             let definition = try await InstrumentCatalog(database: database, services: services)
                 .definition(prompt.instrumentKey, prompt.instrumentVersion)
         else { throw AppError.notFound }
-        try definition.validate(submission.answers)
-        let scores = definition.scores(for: submission.answers)
+        let scores = try definition.validatedScores(for: submission.answers)
         let record = ResponseRecord(
             id: submission.id, patientID: patientID, promptID: submission.promptID, instrumentKey: definition.key,
             instrumentVersion: definition.version, sealedAnswers: try seal(submission.answers),
