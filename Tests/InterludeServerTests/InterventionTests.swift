@@ -578,6 +578,38 @@ struct InterventionTests {
         }
     }
 
+    @Test("a study's own rule fires only while the patient takes part: an enrollment that ended fires nothing")
+    func ruleNeedsActiveEnrollment() async throws {
+        try await withTestApp { app in
+            // setup: a prompt assigned while the patient takes part, and the enrollment ended before the answer
+            let (therapist, patient, patientID) = try await paired(app)
+            _ = try await therapist.send(.POST, try await rulesPath(app), json: Self.severe)
+            let assigned = try await therapist.send(
+                .POST, "/patients/\(patientID.uuidString)/prompts",
+                json: ["instrumentKey": "phq-9", "opensAt": Self.iso(app.clock.now),
+                    "closesAt": Self.iso(app.clock.now.addingTimeInterval(7 * 86_400))])
+            try #require(assigned.status == .created, "\(assigned.text)")
+            try await app.sql.raw(
+                "UPDATE enrollments SET status = \(bind: EnrollmentStatus.ended.rawValue) WHERE patient_id = \(bind: patientID)"
+            ).run()
+
+            // act: a total of 16, which meets the rule
+            app.clock.advance(by: 300)
+            let submitted = try await patient.send(
+                .POST, "/me/responses",
+                json: [
+                    "id": .string(UUID().uuidString), "promptId": .string(assigned.body["id"].string ?? ""),
+                    "instrumentKey": "phq-9", "version": 1, "answers": QuestionnaireAPITests.phqAnswers([2, 2, 2, 2, 2, 2, 2, 2, 0]),
+                    "completedAt": Self.iso(app.clock.now),
+                ])
+
+            // verify
+            #expect(submitted.status == .created, "\(submitted.text)")
+            #expect(try await app.count("rule_firings") == 0)
+            #expect(try await patient.send(.GET, "/me/interventions").decoded([Intervention].self).isEmpty)
+        }
+    }
+
     @Test("a submission that meets a rule sends its intervention and logs the firing with its reason")
     func ruleFires() async throws {
         try await withTestApp { app in

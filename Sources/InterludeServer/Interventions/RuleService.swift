@@ -56,11 +56,15 @@ struct RuleService: Sendable {
         return result
     }
 
-    /// The stored rules of the studies (nil: of every study).
-    /// One study's rules, or every study's; oldest first. Written out: every submission to a study reads them.
-    private func stored(in studyID: UUID?) async throws -> [Stored] {
+    /// One study's rules, or every study's (nil); oldest first. With `participant`, only while that patient takes part
+    /// in the study: none otherwise. Written out: every submission to a study reads them.
+    private func stored(in studyID: UUID?, participant: UUID? = nil) async throws -> [Stored] {
         var query: SQLQueryString = "SELECT * FROM study_rules"
         if let studyID { query = query + " WHERE study_id = \(bind: studyID)" }
+        if let studyID, let participant {
+            query = query + " AND EXISTS (SELECT 1 FROM enrollments WHERE patient_id = \(bind: participant)"
+                + " AND study_id = \(bind: studyID) AND status = \(bind: EnrollmentStatus.active.rawValue))"
+        }
         return try await database.models(RuleRecord.self, query + " ORDER BY created_at").map {
             Stored(
                 id: $0.id, studyID: $0.$study.id,
@@ -84,16 +88,8 @@ struct RuleService: Sendable {
         var home = context
         if home == nil { home = try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$study.id }
         let builtIn = Stored(id: nil, studyID: home, rule: .phq9Item9)
-        let sql = database as! any SQLDatabase
-        guard let context,
-            try await sql.raw(
-                """
-                SELECT 1 AS active FROM enrollments WHERE patient_id = \(bind: patientID) AND study_id = \(bind: context) \
-                AND status = \(bind: EnrollmentStatus.active.rawValue) LIMIT 1
-                """
-            ).first() != nil
-        else { return [builtIn] }
-        return [builtIn] + (try await stored(in: context))
+        guard let context else { return [builtIn] }
+        return [builtIn] + (try await stored(in: context, participant: patientID))
     }
 
     /// A rule a response meets, and why.
