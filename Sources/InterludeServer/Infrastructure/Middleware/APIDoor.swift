@@ -33,14 +33,15 @@ struct APIDoorMiddleware: Middleware {
         }
     }
 
-    /// The body read in full; nil for an upload, which its handler reads, and for a request without one.
+    /// The body read in full, for the text door; nil for an upload, which its handler reads, and for a GET or HEAD,
+    /// whose body the handlers ignore (one that came along is held to the limit all the same).
     private func body(of request: Request) -> EventLoopFuture<ByteBuffer?> {
         if Self.streamsBody(request) { return request.eventLoop.makeSucceededFuture(nil) }
+        let reads = request.method != .GET && request.method != .HEAD
         if let collected = request.body.data {
             guard collected.readableBytes <= limit else { return request.eventLoop.makeFailedFuture(Abort(.payloadTooLarge)) }
-            return request.eventLoop.makeSucceededFuture(collected)
+            return request.eventLoop.makeSucceededFuture(reads ? collected : nil)
         }
-        if request.method == .GET || request.method == .HEAD { return request.eventLoop.makeSucceededFuture(nil) }
-        return request.body.collect(max: limit)
+        return reads ? request.body.collect(max: limit) : request.eventLoop.makeSucceededFuture(nil)
     }
 }
