@@ -82,6 +82,38 @@ struct TextDoorTests {
         }
     }
 
+    @Test(
+        "the door reads a body's media type as Vapor spells it, in any case and with parameters",
+        arguments: [
+            ("application/json", "application", "json"), ("Application/JSON; charset=utf-8", "application", "json"),
+            (" application / problem+json ", "application", "problem+json"),
+            ("application/x-www-form-urlencoded, text/plain", "application", "x-www-form-urlencoded"),
+        ])
+    func mediaTypeRead(header: String, type: String, subType: String) {
+        let read = TextDoorMiddleware.mediaType(in: ["Content-Type": header])
+        #expect(read?.type == type)
+        #expect(read?.subType == subType)
+    }
+
+    @Test("a content type without both a type and a subtype names none", arguments: ["json", "application/", "a/b/c", ""])
+    func mediaTypeUnread(header: String) {
+        #expect(TextDoorMiddleware.mediaType(in: ["Content-Type": header]) == nil)
+        #expect(TextDoorMiddleware.mediaType(in: [:]) == nil)
+    }
+
+    @Test("a body sent as JSON in capitals is scanned all the same")
+    func capitalisedJSONScanned() async throws {
+        try await withTestApp { app in
+            let body = try JSONEncoder().encode(AccountAPITests.registration(["name": "Ada\u{07}"]))
+            let refused = try await app.api.send(
+                .POST, "/accounts", bytes: body,
+                contentType: HTTPMediaType(type: "Application", subType: "JSON", parameters: ["charset": "UTF-8"]))
+            #expect(refused.status == .unprocessableEntity, "\(refused.text)")
+            #expect(refused.body.problemFields == ["name"])
+            #expect(try await app.count("users") == 0)
+        }
+    }
+
     @Test("two spellings of one address are one account: the second registration is refused, either finds it")
     func homographDuplicate() async throws {
         try await withTestApp { app in
