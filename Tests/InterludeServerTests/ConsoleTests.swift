@@ -190,6 +190,30 @@ struct ConsoleTests {
         }
     }
 
+    @Test("a console session in use stays signed in past its twelve hours; one left alone for twelve hours ends")
+    func consoleSessionSlides() async throws {
+        try await withTestApp { app in
+            // setup
+            _ = try await app.staff("therapist", "berger@praxis.example")
+            let browser = ConsoleBrowser(app)
+            _ = try await browser.signIn("berger@praxis.example")
+
+            // act
+            app.clock.advance(by: 11 * 3600)
+            let afterEleven = try await browser.get("/console/pairing-codes")
+            app.clock.advance(by: 11 * 3600)
+            let afterTwentyTwo = try await browser.get("/console/pairing-codes")
+            app.clock.advance(by: 12 * 3600 + 1)
+            let leftAlone = try await browser.get("/console/pairing-codes")
+
+            // verify
+            #expect(afterEleven.status == .ok)
+            #expect(afterTwentyTwo.status == .ok, "the visit at eleven hours moved the end on")
+            #expect(leftAlone.status == .seeOther)
+            #expect(leftAlone.location?.hasPrefix("/console/login") == true)
+        }
+    }
+
     // MARK: A therapist's console
 
     /// A therapist signed in to the console with one pairing code made; answers the browser and the code as shown.

@@ -66,11 +66,12 @@ struct EmbeddedDatabaseTests {
                 .authenticate(token: token, kind: .api)
             let refused = try await SessionService(database: app.database, services: app.app.interlude)
                 .authenticate(token: token + "x", kind: .api)
-            let sessions = try await SessionRecord.query(on: app.database).count()
+            let sessions = try await SessionRecord.query(on: app.database).all()
 
             // verify
-            #expect(authenticated?.user.email == "ada@example.org" && authenticated?.session.user.role == .patient)
-            #expect(refused == nil && sessions == 1)
+            #expect(authenticated?.user.email == "ada@example.org" && authenticated?.user.role == .patient)
+            #expect(authenticated?.session.id == sessions.first?.id && authenticated?.session.expiresAt == sessions.first?.expiresAt)
+            #expect(refused == nil && sessions.count == 1)
         }
     }
 

@@ -212,7 +212,7 @@ struct AccountService: Sendable {
 
     /// Changes the password after checking the current one; every other session is signed out.
     func changePassword(
-        user: UserRecord, currentPassword: String, newPassword: String, keeping session: SessionRecord?
+        user: UserRecord, currentPassword: String, newPassword: String, keeping session: SessionService.Session?
     ) async throws {
         guard try await services.passwords.verify(currentPassword, against: user.passwordHash) else {
             throw AppError.field("currentPassword", .mismatch)
