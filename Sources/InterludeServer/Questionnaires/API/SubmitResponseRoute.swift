@@ -4,7 +4,8 @@ import HTTPTypes
 
 /// `POST /api/v1/me/responses`, answered as the generated operation answers it — the same converter, the same
 /// handler, the same statuses, checks and problems — except for two steps every completed questionnaire takes. The
-/// answers are read text first: the generated reader tries each answer as a boolean, a whole number and a number
+/// body is read by `SubmissionScanner` when it has the shape apps send, and otherwise by `SubmissionReader`, which
+/// reads answers text first: the generated reader tries each answer as a boolean, a whole number and a number
 /// before a text, and each failed try builds and throws an error, which made reading the answers a twentieth of a
 /// submission's CPU, though most answers are option codes. The result is written by `DirectJSONEncoder`.
 struct SubmitResponseRoute: Sendable {
@@ -29,10 +30,14 @@ struct SubmitResponseRoute: Sendable {
                 _ = try converter.bestContentType(
                     received: converter.extractContentTypeIfPresent(in: request.headerFields),
                     options: ["application/json"])
+                let data: Data? = if let body { try await Data(collecting: body, upTo: .max) } else { nil }
+                if let data, let submission = SubmissionScanner.read(data) {
+                    return Operations.SubmitResponse.Input(headers: headers, body: .json(submission))
+                }
                 return Operations.SubmitResponse.Input(
                     headers: headers,
                     body: try await converter.getRequiredRequestBodyAsJSON(
-                        SubmissionReader.self, from: body, transforming: { .json($0.submission) }))
+                        SubmissionReader.self, from: data.map { HTTPBody($0) }, transforming: { .json($0.submission) }))
             },
             serializer: { output, request in
                 switch output {
