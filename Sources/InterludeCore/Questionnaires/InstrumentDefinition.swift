@@ -14,12 +14,16 @@ public struct InstrumentDefinition: Codable, Hashable, Sendable {
     public var licence: String?
     /// Whether patients see their own scores next to their answers.
     public var patientFeedback: Bool
-    public var sections: [Section]
+    public var sections: [Section] {
+        didSet { places = ItemPlaces(sections) }
+    }
     public var scores: [ScoreRule]
     /// What the app captures with the answers, where the person allows it for the study; empty for most.
     public var context: [ContextKind]
     /// Shown to the person once their answers are sent, e.g. a thank-you or what happens next.
     public var outro: LocalizedText?
+    /// Where each item stands, kept with `sections`.
+    private var places: ItemPlaces
 
     public init(
         key: String, version: Int, title: LocalizedText, description: LocalizedText? = nil, source: String? = nil,
@@ -34,6 +38,7 @@ public struct InstrumentDefinition: Codable, Hashable, Sendable {
         self.licence = licence
         self.patientFeedback = patientFeedback
         self.sections = sections
+        self.places = ItemPlaces(sections)
         self.scores = scores
         self.context = context
         self.outro = outro
@@ -53,6 +58,7 @@ public struct InstrumentDefinition: Codable, Hashable, Sendable {
         licence = try container.decodeIfPresent(String.self, forKey: .licence)
         patientFeedback = try container.decodeIfPresent(Bool.self, forKey: .patientFeedback) ?? false
         sections = try container.decode([Section].self, forKey: .sections)
+        places = ItemPlaces(sections)
         scores = try container.decodeIfPresent([ScoreRule].self, forKey: .scores) ?? []
         context = try container.decodeIfPresent([ContextKind].self, forKey: .context) ?? []
         outro = try container.decodeIfPresent(LocalizedText.self, forKey: .outro)
@@ -80,21 +86,41 @@ public struct InstrumentDefinition: Codable, Hashable, Sendable {
     /// Looked up where it stands: validation, visibility and scoring ask for every item, and gathering all of them
     /// for each question copied every item each time.
     public func item(_ id: String) -> Item? {
-        for section in sections {
-            if let item = section.items.first(where: { $0.id == id }) { return item }
-        }
-        return nil
+        places.of(id).map { sections[$0.section].items[$0.item] }
     }
 
     public func section(containing itemID: String) -> Section? {
-        sections.first { $0.items.contains { $0.id == itemID } }
+        places.of(itemID).map { sections[$0.section] }
     }
 
     /// The options an item offers: its own, else its section's shared scale.
     public func options(of item: Item) -> [AnswerOption] {
         if let own = item.options, !own.isEmpty { return own }
-        return section(containing: item.id)?.options ?? []
+        return places.of(item.id).flatMap { sections[$0.section].options } ?? []
     }
+}
+
+/// The section and place of each item id (the first, should one repeat), worked out when the sections are set:
+/// validation and scoring look items up for every answer of every submission. Follows from the sections alone, so
+/// it has no part in comparing or hashing a definition.
+private struct ItemPlaces: Hashable, Sendable {
+    private var places: [String: (section: Int, item: Int)] = [:]
+
+    init(_ sections: [Section]) {
+        for (sectionIndex, section) in sections.enumerated() {
+            for (itemIndex, item) in section.items.enumerated() where places[item.id] == nil {
+                places[item.id] = (sectionIndex, itemIndex)
+            }
+        }
+    }
+
+    func of(_ id: String) -> (section: Int, item: Int)? {
+        places[id]
+    }
+
+    static func == (lhs: ItemPlaces, rhs: ItemPlaces) -> Bool { true }
+
+    func hash(into hasher: inout Hasher) {}
 }
 
 /// A group of items shown together; with `options` its single-choice items share one answer scale (a matrix).

@@ -39,10 +39,14 @@ public struct InstrumentLogic: Sendable {
 
     /// Required questions among `visible` without an answer.
     public func missingRequired(_ answers: Answers, visible: Visibility) -> [String] {
-        definition.items
-            .filter { $0.type.takesAnswer && $0.required && visible.items.contains($0.id) }
-            .filter { !Self.isAnswered(answers[$0.id]) }
-            .map(\.id)
+        var missing: [String] = []
+        for section in definition.sections {
+            for item in section.items
+            where item.type.takesAnswer && item.required && visible.items.contains(item.id) && !Self.isAnswered(answers[item.id]) {
+                missing.append(item.id)
+            }
+        }
+        return missing
     }
 
     /// An empty text or an empty selection is no answer.
