@@ -381,15 +381,4 @@ struct EmbeddedDatabaseTests {
             #expect(rows == 200)
         }
     }
-
-    @Test("once the log is past half the writer's limit, it is copied again within 20 ms instead of 250")
-    func copyingCatchesUp() {
-        let every = LogCheckpointer.interval
-        let half = LogCheckpointer.writerLimit / 2
-        #expect(LogCheckpointer.delay(afterCopying: 0, interval: every) == .milliseconds(250))
-        #expect(LogCheckpointer.delay(afterCopying: half - 1, interval: every) == .milliseconds(250))
-        #expect(LogCheckpointer.delay(afterCopying: half, interval: every) == .milliseconds(20))
-        #expect(LogCheckpointer.delay(afterCopying: 3 * half, interval: every) == .milliseconds(20))
-        #expect(LogCheckpointer.delay(afterCopying: 3 * half, interval: .milliseconds(5)) == .milliseconds(5))
-    }
 }

@@ -79,7 +79,7 @@ final class EmbeddedStore: Sendable {
             // The writer copies the log back into the file every 8 000 pages (32 MB), not SQLite's 1 000: the pages
             // every write touches (a table's last leaf, its indexes) are copied once per checkpoint, however often
             // they changed. Most of the log is copied beside it by then (see `LogCheckpointer`).
-            try handle.execute("PRAGMA wal_autocheckpoint = \(LogCheckpointer.writerLimit)")
+            try handle.execute("PRAGMA wal_autocheckpoint = 8000")
             // Opened before the writer's thread starts, so that a failure leaves no thread behind.
             let checkpointer = try LogCheckpointer(path: path, generation: generation, every: checkpointInterval)
             let opened = GroupCommitWriter(handle: handle)
