@@ -114,6 +114,18 @@ struct TextDoorTests {
         }
     }
 
+    @Test("a body sent as any type at all is scanned as JSON, as the operations may read it so")
+    func wildcardScanned() async throws {
+        try await withTestApp { app in
+            // A password has no check of its own for control characters: only the door stands in their way.
+            let body = try JSONEncoder().encode(AccountAPITests.registration(["password": "correct horse\u{1B}[2J"]))
+            let refused = try await app.api.send(.POST, "/accounts", bytes: body, contentType: HTTPMediaType(type: "*", subType: "*"))
+            #expect(refused.status == .unprocessableEntity, "\(refused.text)")
+            #expect(refused.body.problemFields == ["password"])
+            #expect(try await app.count("users") == 0)
+        }
+    }
+
     @Test("two spellings of one address are one account: the second registration is refused, either finds it")
     func homographDuplicate() async throws {
         try await withTestApp { app in

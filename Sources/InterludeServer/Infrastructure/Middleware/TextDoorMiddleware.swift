@@ -24,7 +24,8 @@ struct TextDoorMiddleware: AsyncMiddleware {
         if let query = request.url.query, let field = formField(query, named: "query") { return field }
         guard let body, body.readableBytes > 0, let media = mediaType(in: request.headers) else { return nil }
         let data = Data(body.readableBytesView)
-        if media.subType == "json" || media.subType.hasSuffix("+json") {
+        // A wildcard is read as JSON too: the operations take JSON for it.
+        if media.subType == "json" || media.subType.hasSuffix("+json") || media.subType == "*" {
             return JSONTextScan.controlCharacterPath(in: data)
         }
         if media.type == "application" && media.subType == "x-www-form-urlencoded" {
