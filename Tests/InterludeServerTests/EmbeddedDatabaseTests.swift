@@ -348,37 +348,77 @@ struct EmbeddedDatabaseTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("checkpoint-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        // setup: side by side, a store that copies every 50 ms and one that would wait an hour
-        func store(copyingEvery interval: TimeAmount) -> EmbeddedStore {
+        // setup: side by side, a store that copies every 50 pages and one that never copies beside its writer; the
+        // writer's own limit is beyond reach in both
+        func store(copyingEvery step: Int) -> EmbeddedStore {
             EmbeddedStore(
-                path: folder.appendingPathComponent("\(interval.nanoseconds).sqlite").path, idleReaders: 1,
-                threadPool: .singleton, checkpointInterval: interval)
+                path: folder.appendingPathComponent("\(step).sqlite").path, idleReaders: 1, threadPool: .singleton,
+                logLimit: 1_000_000, copyStep: step)
         }
-        let often = store(copyingEvery: .milliseconds(50))
-        let hourly = store(copyingEvery: .hours(1))
-        defer { [often, hourly].forEach { $0.shutdown() } }
-        // act: 200 rows of 2 KB in each, far below the writer's 8 000 pages
-        for store in [often, hourly] {
-            try await store.writer().perform { handle in
-                try handle.execute("CREATE TABLE probe (id INTEGER PRIMARY KEY, note TEXT)")
-                for _ in 0..<200 { try handle.execute("INSERT INTO probe (note) VALUES (hex(randomblob(1024)))") }
+        let often = store(copyingEvery: 50)
+        let never = store(copyingEvery: 1_000_000)
+        defer { [often, never].forEach { $0.shutdown() } }
+        // act: 200 rows of 2 KB in each, a commit each
+        for store in [often, never] {
+            try await store.writer().perform { try $0.execute("CREATE TABLE probe (id INTEGER PRIMARY KEY, note TEXT)") }
+            for _ in 0..<200 {
+                try await store.writer().perform { try $0.execute("INSERT INTO probe (note) VALUES (hex(randomblob(1024)))") }
             }
         }
-        let committed = try Self.fileSize(hourly.path)
+        let committed = try Self.fileSize(never.path)
         let deadline = ContinuousClock.now + .seconds(30)
         while try Self.fileSize(often.path) - committed < 300_000, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
         // verify: the often-copied file took the rows in (about 400 KB); meanwhile the other kept them in its log
         #expect(try Self.fileSize(often.path) - committed > 300_000)
-        #expect(try Self.fileSize(hourly.path) == committed)
-        for store in [often, hourly] {
-            let rows = try store.read { handle in
-                var count = 0
-                try handle.query("SELECT COUNT(*) AS n FROM probe", []) { count = try $0.decode(column: "n", as: Int.self) }
-                return count
+        #expect(try Self.fileSize(never.path) == committed)
+        for store in [often, never] {
+            #expect(try Self.count("SELECT COUNT(*) AS n FROM probe", in: store) == 200)
+        }
+    }
+
+    @Test("a log the writer keeps adding to starts afresh once past its limit, and every commit stays in")
+    func logStartsAfresh() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restart-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // setup: a log limit of 200 pages (800 KB), copied beside the writer every 50
+        let store = EmbeddedStore(
+            path: folder.appendingPathComponent("restart.sqlite").path, idleReaders: 2, threadPool: .singleton,
+            logLimit: 200, copyStep: 50)
+        defer { store.shutdown() }
+        try await store.writer().perform { try $0.execute("CREATE TABLE probe (id INTEGER PRIMARY KEY, note TEXT)") }
+        // act: 1 000 commits of a 4 KB row each (about 2 000 pages written to the log, 8 MB), from 8 writers at once,
+        // with a reader beside them
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    for _ in 0..<125 {
+                        try await store.writer().perform { try $0.execute("INSERT INTO probe (note) VALUES (hex(randomblob(2048)))") }
+                        _ = try Self.count("SELECT COUNT(*) AS n FROM probe", in: store)
+                    }
+                }
             }
-            #expect(rows == 200)
+            try await group.waitForAll()
+        }
+        // verify: the log never grew far past its limit, since it started afresh; nothing was lost on the way
+        let log = try Self.fileSize(store.path + "-wal")
+        #expect(log < 2_000_000, "a log of \(log) bytes")
+        #expect(try Self.count("SELECT COUNT(*) AS n FROM probe", in: store) == 1000)
+        let integrity = try store.read { handle in
+            var answer = ""
+            try handle.query("PRAGMA integrity_check", []) { answer = try $0.decode(column: "integrity_check", as: String.self) }
+            return answer
+        }
+        #expect(integrity == "ok")
+    }
+
+    static func count(_ sql: String, in store: EmbeddedStore) throws -> Int {
+        try store.read { handle in
+            var count = 0
+            try handle.query(sql, []) { count = try $0.decode(column: "n", as: Int.self) }
+            return count
         }
     }
 }

@@ -19,6 +19,7 @@ final class GroupCommitWriter: Sendable {
     private let handle: SQLiteHandle
     private let thread: WriterThread
     private let state = NIOLockedValueBox(State())
+    private let afterCommit: @Sendable (SQLiteHandle) -> Void
 
     private struct State {
         var waiting: [Job] = []
@@ -30,9 +31,11 @@ final class GroupCommitWriter: Sendable {
         let finish: @Sendable (Result<Void, any Error>) -> Void
     }
 
-    init(handle: SQLiteHandle) {
+    /// `afterCommit`: runs on the writer's connection after each batch is committed and answered, before the next.
+    init(handle: SQLiteHandle, afterCommit: @escaping @Sendable (SQLiteHandle) -> Void) {
         self.handle = handle
         self.thread = WriterThread()
+        self.afterCommit = afterCommit
     }
 
     /// Runs `work` inside the next transaction, on the writer's connection, and returns once it is committed.
@@ -67,6 +70,7 @@ final class GroupCommitWriter: Sendable {
     private func commitWaiting() async {
         while let batch = nextBatch() {
             await commit(batch)
+            afterCommit(handle)
         }
     }
 

@@ -48,16 +48,21 @@ final class EmbeddedStore: Sendable {
     let generation = SchemaGeneration()
     let threadPool: NIOThreadPool
     private let idleReaders: Int
-    private let checkpointInterval: TimeAmount
+    private let logLimit: Int
+    private let copyStep: Int
     private let idle = NIOLockedValueBox<[SQLiteHandle]>([])
     private let writing = NIOLockedValueBox<(writer: GroupCommitWriter, checkpointer: LogCheckpointer)?>(nil)
 
-    /// `checkpointInterval`: how often the log is copied back into the file (see `LogCheckpointer`).
-    init(path: String, idleReaders: Int, threadPool: NIOThreadPool, checkpointInterval: TimeAmount = LogCheckpointer.interval) {
+    /// `logLimit` and `copyStep`: in pages, when the log is copied back into the file (see `LogCheckpointer`).
+    init(
+        path: String, idleReaders: Int, threadPool: NIOThreadPool,
+        logLimit: Int = LogCheckpointer.limit, copyStep: Int = LogCheckpointer.step
+    ) {
         self.path = path
         self.idleReaders = idleReaders
         self.threadPool = threadPool
-        self.checkpointInterval = checkpointInterval
+        self.logLimit = logLimit
+        self.copyStep = copyStep
     }
 
     /// The writer, with its connection opened (and the file put in WAL mode) and the log's copying started on first
@@ -76,13 +81,11 @@ final class EmbeddedStore: Sendable {
             try handle.execute("PRAGMA cache_size = -8192")
             // The savepoints of a group commit keep their undo pages in memory, not in a temporary file.
             try handle.execute("PRAGMA temp_store = MEMORY")
-            // The writer copies the log back into the file every 8 000 pages (32 MB), not SQLite's 1 000: the pages
-            // every write touches (a table's last leaf, its indexes) are copied once per checkpoint, however often
-            // they changed. Most of the log is copied beside it by then (see `LogCheckpointer`).
-            try handle.execute("PRAGMA wal_autocheckpoint = 8000")
             // Opened before the writer's thread starts, so that a failure leaves no thread behind.
-            let checkpointer = try LogCheckpointer(path: path, generation: generation, every: checkpointInterval)
-            let opened = GroupCommitWriter(handle: handle)
+            let checkpointer = try LogCheckpointer(path: path, generation: generation, limit: logLimit, step: copyStep)
+            // The log is copied beside the writer, not inside the commit that fills it (see `LogCheckpointer`).
+            handle.observeLog { checkpointer.logGrew(to: $0) }
+            let opened = GroupCommitWriter(handle: handle) { checkpointer.copyRemainder(on: $0) }
             writing = (opened, checkpointer)
             return opened
         }

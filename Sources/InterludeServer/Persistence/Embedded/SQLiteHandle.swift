@@ -13,6 +13,8 @@ final class SQLiteHandle: @unchecked Sendable {
     private var statements: [String: PreparedStatement] = [:]
     /// The schema generation the kept statements were prepared in; see `SchemaGeneration`.
     private var generation: Int
+    /// What `observeLog` registered, kept as long as the connection that calls it.
+    private var logObserver: LogObserver?
 
     /// How long a statement waits for another process's lock before it fails.
     static let busyTimeoutMilliseconds: Int32 = 30_000
@@ -79,6 +81,36 @@ final class SQLiteHandle: @unchecked Sendable {
             }
             try onRow(SQLiteResultRow(columns: statement.columns, values: row(of: statement)))
         }
+    }
+
+    /// Hands `observe` the length of the write-ahead log, in pages, after every commit that added to it. SQLite then
+    /// no longer copies the log back into the file by itself; `checkpoint()` does.
+    func observeLog(_ observe: @escaping @Sendable (Int) -> Void) {
+        let observer = LogObserver(observe)
+        logObserver = observer
+        _ = sqlite_nio_sqlite3_wal_hook(connection, { context, _, _, length in
+            if let context { Unmanaged<LogObserver>.fromOpaque(context).takeUnretainedValue().observe(Int(length)) }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(observer).toOpaque())
+    }
+
+    /// Copies into the file what it can of the write-ahead log, waiting for no one: nil when another connection is
+    /// copying it, else the log's length and how much of it is copied, in pages.
+    func checkpoint() throws -> (length: Int, copied: Int)? {
+        var length: Int32 = 0
+        var copied: Int32 = 0
+        let result = sqlite_nio_sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, &length, &copied)
+        if result & 0xff == SQLITE_BUSY { return nil }
+        try check(result)
+        return (Int(length), Int(copied))
+    }
+
+    /// Flushes the database file to the disk.
+    func syncFile() throws {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        try check(sqlite_nio_sqlite3_file_control(connection, "main", SQLITE_FCNTL_FILE_POINTER, &file))
+        guard let file, let sync = file.pointee.pMethods?.pointee.xSync else { return }
+        try check(sync(file, SQLITE_SYNC_NORMAL))
     }
 
     /// Drops the kept statements when the schema changed since they were prepared: their columns may differ.
@@ -162,6 +194,15 @@ final class SQLiteHandle: @unchecked Sendable {
     }
 
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
+
+/// What a connection calls after a commit that added to the write-ahead log; see `SQLiteHandle.observeLog`.
+private final class LogObserver: Sendable {
+    let observe: @Sendable (Int) -> Void
+
+    init(_ observe: @escaping @Sendable (Int) -> Void) {
+        self.observe = observe
+    }
 }
 
 /// Counts changes to the schema, so kept statements are prepared again after a migration.
