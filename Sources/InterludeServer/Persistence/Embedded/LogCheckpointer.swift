@@ -91,7 +91,7 @@ final class LogCheckpointer: Sendable {
         }
         do {
             // Flushed here, the pages cost the writer's own copy nothing to flush.
-            if try handle.checkpoint() != nil { try handle.syncFile() }
+            if try handle.checkpoint() { try handle.syncFile() }
         } catch {
             logger.warning("The database's log could not be copied into its file", metadata: ["error": "\(error)"])
         }

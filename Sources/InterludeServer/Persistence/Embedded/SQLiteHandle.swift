@@ -94,15 +94,13 @@ final class SQLiteHandle: @unchecked Sendable {
         }, Unmanaged.passUnretained(observer).toOpaque())
     }
 
-    /// Copies into the file what it can of the write-ahead log, waiting for no one: nil when another connection is
-    /// copying it, else the log's length and how much of it is copied, in pages.
-    func checkpoint() throws -> (length: Int, copied: Int)? {
-        var length: Int32 = 0
-        var copied: Int32 = 0
-        let result = sqlite_nio_sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, &length, &copied)
-        if result & 0xff == SQLITE_BUSY { return nil }
+    /// Copies into the file what it can of the write-ahead log, waiting for no one; false when another connection
+    /// was copying it.
+    func checkpoint() throws -> Bool {
+        let result = sqlite_nio_sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        if result & 0xff == SQLITE_BUSY { return false }
         try check(result)
-        return (Int(length), Int(copied))
+        return true
     }
 
     /// Flushes the database file to the disk.
