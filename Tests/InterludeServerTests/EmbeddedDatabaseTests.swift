@@ -390,7 +390,7 @@ struct EmbeddedDatabaseTests {
         defer { store.shutdown() }
         try await store.writer().perform { try $0.execute("CREATE TABLE probe (id INTEGER PRIMARY KEY, note TEXT)") }
         // act: 1 000 commits of a 4 KB row each (about 2 000 pages written to the log, 8 MB), from 8 writers at once,
-        // with a reader beside them
+        // each reading the table between its writes
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
                 group.addTask {
