@@ -56,7 +56,7 @@ struct NotificationOutbox: Sendable {
         let planIDs = Set(prompts.compactMap(\.planID))
         var planReminders: [UUID: [Int]] = [:]
         for plan in try await PlanRecord.query(on: database).filter(\.$id ~~ Array(planIDs)).all() {
-            planReminders[plan.id!] = (try? JSONDecoder().decode(SchedulePlan.self, from: Data(plan.definition.utf8)))?.reminderMinutes
+            planReminders[plan.id!] = (try? JSONDecoder().decode(SchedulePlan.self, from: Data(plan.definition.utf8)))?.reminderMinutes.sorted()
         }
         let window = now.addingTimeInterval(-Self.lookBack)...now.addingTimeInterval(Self.lead)
         for prompt in prompts {
@@ -73,9 +73,9 @@ struct NotificationOutbox: Sendable {
                         title: localizer.text("notification.questionnaire.title", language), body: body, path: path,
                         dueAt: prompt.opensAt, expiresAt: prompt.closesAt, promptID: promptID))
             }
-            for minutes in prompt.planID.flatMap({ planReminders[$0] }) ?? [] {
-                let due = prompt.opensAt.addingTimeInterval(TimeInterval(minutes * 60))
-                guard window.contains(due), due < prompt.closesAt else { continue }
+            let reminders = prompt.planID.flatMap { planReminders[$0] } ?? []
+            for minutes in SchedulePlan.dueReminders(reminders, opens: prompt.opensAt, closes: prompt.closesAt, in: window) {
+                let due = prompt.opensAt.addingTimeInterval(TimeInterval(minutes) * 60)
                 items.append(
                     Item(
                         userID: user.id!, category: .questionnaires,
