@@ -44,13 +44,13 @@ struct RecordTests {
         #expect(audiogram.curve(.right).count == 7)
         #expect(audiogram.pureToneAverage(.right) == 20)
         #expect(audiogram.pureToneAverage(.left) == nil)
-        #expect(throws: ValidationFailure(field: "points[0].thresholdDbHL", code: .invalidValue)) {
+        #expect(throws: ValidationFailure(field: "points.0.thresholdDbHL", code: .invalidValue)) {
             try Audiogram.validate(measuredAt: now, points: [.init(ear: "left", frequencyHz: 1000, thresholdDbHL: 12)])
         }
-        #expect(throws: ValidationFailure(field: "points[0].thresholdDbHL", code: .outOfRange, limit: 120)) {
+        #expect(throws: ValidationFailure(field: "points.0.thresholdDbHL", code: .outOfRange, limit: 120)) {
             try Audiogram.validate(measuredAt: now, points: [.init(ear: "left", frequencyHz: 1000, thresholdDbHL: 125)])
         }
-        #expect(throws: ValidationFailure(field: "points[1].frequencyHz", code: .duplicate)) {
+        #expect(throws: ValidationFailure(field: "points.1.frequencyHz", code: .duplicate)) {
             try Audiogram.validate(
                 measuredAt: now, points: [.init(ear: "left", frequencyHz: 1000, thresholdDbHL: 10), .init(ear: "left", frequencyHz: 1000, thresholdDbHL: 15)])
         }
@@ -58,7 +58,7 @@ struct RecordTests {
             measuredAt: now,
             points: [.init(ear: "left", frequencyHz: 1000, thresholdDbHL: 10), .init(ear: "left", frequencyHz: 1000, thresholdDbHL: 15, conduction: "bone")]
         ).points.count == 2, "air and bone at the same frequency are two points")
-        #expect(throws: ValidationFailure([FieldError(field: "points[0].ear", code: .notAnOption), FieldError(field: "points[0].frequencyHz", code: .outOfRange, limit: 20000)])) {
+        #expect(throws: ValidationFailure([FieldError(field: "points.0.ear", code: .notAnOption), FieldError(field: "points.0.frequencyHz", code: .outOfRange, limit: 20000)])) {
             try Audiogram.validate(measuredAt: now, points: [.init(ear: "middle", frequencyHz: 50, thresholdDbHL: 10)])
         }
         #expect(throws: ValidationFailure([FieldError(field: "measuredAt", code: .required), FieldError(field: "points", code: .required)])) {

@@ -17,6 +17,18 @@ struct APITransportTests {
         stride(from: 0, to: bytes.count, by: 65_536).map { bytes[$0..<min($0 + 65_536, bytes.count)] }
     }
 
+    /// The contract of the operations these tests register: no limits to check.
+    static let bounds = try! RequestBounds(yaml: """
+        openapi: 3.1.0
+        paths:
+          /items/{id}/own: {get: {}}
+          /items/{id}/echo: {post: {}}
+          /items/{id}: {delete: {}}
+          /large: {get: {}}
+          /unsized: {get: {}}
+          /other: {get: {}}
+        """)
+
     /// A server with the transport on `/` and, behind the API's body limit (which reads bodies first), on `/read`.
     static func withServer(_ test: (Application, String) async throws -> Void) async throws {
         TestLog.start()
@@ -30,7 +42,7 @@ struct APITransportTests {
                         var response = HTTPResponse(status: .accepted)
                         response.headerFields[HTTPField.Name("X-Item")!] = metadata.pathParameters["id"].map(String.init)
                         return (response, HTTPBody("own"))
-                    })])
+                    })], bounds: bounds, serverPath: prefix)
                 try transport.register({ _, _, _ in
                     (HTTPResponse(status: .ok), HTTPBody("generated"))
                 }, method: .get, path: prefix + "/items/{id}/own")
@@ -117,7 +129,9 @@ struct APITransportTests {
             }
         }
         let app = try await Application.make(.testing)
-        let unused = APITransport(app, replacing: [(.get, "/elsewhere", { _, _, _ in (HTTPResponse(status: .ok), nil) })])
+        let unused = APITransport(
+            app, replacing: [(.get, "/elsewhere", { _, _, _ in (HTTPResponse(status: .ok), nil) })], bounds: Self.bounds,
+            serverPath: "")
         try unused.register({ _, _, _ in (HTTPResponse(status: .ok), nil) }, method: .get, path: "/other")
         #expect(throws: APITransport.UnusedReplacement.self) { try unused.checkAllReplaced() }
         try await app.asyncShutdown()

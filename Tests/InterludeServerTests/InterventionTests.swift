@@ -483,16 +483,24 @@ struct InterventionTests {
 
     static let refusedRules: [(String, JSONValue, Set<String>)] = [
         (
-            "an unknown item and too many hours",
+            "an unknown item",
             [
                 "name": "x",
                 "trigger": [
                     "kind": "submitted", "instrumentKey": "phq-9",
                     "condition": ["mode": "all", "clauses": [["subject": "item", "id": "nope", "operator": "greater", "value": 1]]],
                 ],
+                "action": ["kind": "prompt", "instrumentKey": "gad-7", "openHours": 24],
+            ],
+            ["trigger.condition.clauses.0.id"]
+        ),
+        (
+            "more hours than the contract allows, refused at the door",
+            [
+                "name": "x", "trigger": ["kind": "submitted", "instrumentKey": "phq-9"],
                 "action": ["kind": "prompt", "instrumentKey": "gad-7", "openHours": 1000],
             ],
-            ["trigger.condition.clauses.0.id", "action.openHours"]
+            ["action.openHours"]
         ),
         ("no instrument for a submission", ["name": "x", "trigger": ["kind": "submitted"], "action": ["kind": "alert", "message": "m"]], ["trigger.instrumentKey"]),
     ]

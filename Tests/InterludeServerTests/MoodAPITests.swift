@@ -28,7 +28,8 @@ struct MoodAPITests {
             let created = try await ada.send(.POST, "/me/moods", json: Self.mood(app, id: id, note: "Argument with my sister"))
             let repeated = try await ada.send(.POST, "/me/moods", json: Self.mood(app, id: id, note: "Argument with my sister"))
             _ = try await ada.send(.POST, "/me/moods", json: Self.mood(app, valence: 0.2, hoursAgo: 30))
-            let refused = try await ada.send(.POST, "/me/moods", json: Self.mood(app, valence: 1.5, hoursAgo: -2))
+            let refused = try await ada.send(.POST, "/me/moods", json: Self.mood(app, valence: 0.5, hoursAgo: -2))
+            let beyondScale = try await ada.send(.POST, "/me/moods", json: Self.mood(app, valence: 1.5, hoursAgo: -2))
             let changed = try await ada.send(.PATCH, "/me/moods/\(id)", json: [
                 "baseVersion": 1, "valence": 0.4, "recordedAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(-7200)),
             ])
@@ -42,7 +43,8 @@ struct MoodAPITests {
 
             // verify
             #expect(created.status == .created && repeated.status == .ok)
-            #expect(Set(refused.body.problemFields) == ["valence", "recordedAt"])
+            #expect(refused.body.problemFields == ["recordedAt"])
+            #expect(beyondScale.status == .unprocessableEntity && beyondScale.body.problemFields == ["valence"], "the door, first")
             #expect(changed.status == .ok && changed.body["version"].int == 2 && changed.body["valence"].double == 0.4)
             #expect(changed.body["note"].isNull, "a change without a note clears it")
             #expect(stale.status == .conflict)

@@ -350,7 +350,7 @@ export async function run() {
     const result = await audiograms.save(editing, fields);
     if (!result.ok) {
       for (const error of result.data?.errors || []) {
-        const index = /^points\[(\d+)\]/.exec(error.field || "");
+        const index = /^points\.(\d+)\./.exec(error.field || "");
         if (index && entered[Number(index[1])]) markRow(entered[Number(index[1])], error.detail);
       }
       return showProblem(form, result.data);

@@ -73,7 +73,7 @@ public struct Audiogram: Codable, Sendable, Equatable {
         var points: [Point] = []
         var seen: Set<String> = []
         for (index, point) in raw.prefix(maxPoints).enumerated() {
-            let field = "points[\(index)]"
+            let field = "points.\(index)"
             let ear = point.ear.flatMap(Ear.init(rawValue:))
             if ear == nil { validator.add("\(field).ear", point.ear == nil ? .required : .notAnOption) }
             let conduction = point.conduction.map(Conduction.init(rawValue:)) ?? .air

@@ -106,9 +106,11 @@ private func registerRoutes(_ app: Application) throws {
     let own = try OwnOperationServer(configuration: configuration)
     let pull = PullChangesRoute(server: own)
     let submit = SubmitResponseRoute(server: own)
+    let serverURL = try Servers.Server1.url()
     let transport = APITransport(
-        routes, replacing: [(.get, try pull.path, pull.answer), (.post, try submit.path, submit.answer)])
-    try APIHandler().registerHandlers(on: transport, serverURL: Servers.Server1.url(), configuration: configuration)
+        routes, replacing: [(.get, try pull.path, pull.answer), (.post, try submit.path, submit.answer)],
+        bounds: try RequestBounds.builtIn(), serverPath: serverURL.path)
+    try APIHandler().registerHandlers(on: transport, serverURL: serverURL, configuration: configuration)
     try transport.checkAllReplaced()
     try WebRoutes().register(on: app)
 }

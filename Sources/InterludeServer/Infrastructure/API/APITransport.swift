@@ -22,17 +22,33 @@ final class APITransport: ServerTransport {
 
     private let routes: any RoutesBuilder
     private var replacements: [String: Operation]
+    private let bounds: RequestBounds
+    private let serverPath: String
+
+    struct UnknownOperation: Error, CustomStringConvertible {
+        let route: String
+        var description: String { "the contract's limits name no operation at \(route)" }
+    }
 
     /// `routes`: where the generated operations are registered, with their middleware; `replacements`: operations
-    /// that answer in place of the generated ones at the same method and path.
-    init(_ routes: any RoutesBuilder, replacing replacements: [(HTTPRequest.Method, String, Operation)]) {
+    /// that answer in place of the generated ones at the same method and path; `bounds`: the contract's limits,
+    /// checked before each operation, whose paths start with `serverPath`.
+    init(
+        _ routes: any RoutesBuilder, replacing replacements: [(HTTPRequest.Method, String, Operation)],
+        bounds: RequestBounds, serverPath: String
+    ) {
         self.routes = routes
         self.replacements = Dictionary(
             replacements.map { ("\($0.0.rawValue) \($0.1)", $0.2) }, uniquingKeysWith: { first, _ in first })
+        self.bounds = bounds
+        self.serverPath = serverPath
     }
 
     func register(_ generated: @escaping Operation, method: HTTPRequest.Method, path: String) throws {
         let handler = replacements.removeValue(forKey: "\(method.rawValue) \(path)") ?? generated
+        guard path.hasPrefix(serverPath), let limits = bounds.operation(method.rawValue, String(path.dropFirst(serverPath.count)))
+        else { throw UnknownOperation(route: "\(method.rawValue) \(path)") }
+        let bounds = self.bounds
         let components = path.split(separator: "/").map { part in
             part.first == "{" && part.last == "}"
                 ? PathComponent.parameter(String(part.dropFirst().dropLast())) : PathComponent.constant(String(part))
@@ -41,6 +57,7 @@ final class APITransport: ServerTransport {
             if case .parameter(let name) = component { name } else { nil }
         }
         routes.on(HTTPMethod(rawValue: method.rawValue), components, body: .stream) { request in
+            try bounds.check(limits, request: request)
             let metadata = ServerRequestMetadata(
                 pathParameters: Dictionary(
                     parameters.compactMap { name in request.parameters.get(name).map { (name, Substring($0)) } },
