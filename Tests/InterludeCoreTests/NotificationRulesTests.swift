@@ -93,6 +93,19 @@ struct NotificationRulesTests {
         #expect(throws: ValidationFailure.self) { try preferences.validate() }
     }
 
+    @Test("the hourly ceiling: twelve in any hour, then a wait until the oldest is an hour old, or nothing when too late; alerts always")
+    func hourlyCeiling() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let sent = (0..<12).map { now.addingTimeInterval(Double(-3000 + $0 * 60)) }
+        let later = now.addingTimeInterval(7200)
+        #expect(NotificationCeiling.decision(for: .questionnaires, sent: Array(sent.prefix(11)), now: now, expires: later) == .send)
+        #expect(NotificationCeiling.decision(for: .questionnaires, sent: sent, now: now, expires: later) == .postpone(until: now.addingTimeInterval(600)))
+        #expect(NotificationCeiling.decision(for: .messages, sent: sent, now: now, expires: now.addingTimeInterval(300)) == .withhold(.hourlyCeiling))
+        #expect(NotificationCeiling.decision(for: .alerts, sent: sent + sent, now: now, expires: later) == .send)
+        let older = sent.map { $0.addingTimeInterval(-3600) }
+        #expect(NotificationCeiling.decision(for: .questionnaires, sent: older, now: now, expires: later) == .send, "an hour ago is gone")
+    }
+
     @Test("retries back off from 30 seconds, doubling, capped at two hours, and stop at the expiry")
     func retries() {
         #expect(NotificationRetry.delay(afterAttempt: 1) == 30)

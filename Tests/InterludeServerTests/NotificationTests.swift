@@ -419,6 +419,38 @@ struct NotificationTests {
         }
     }
 
+    @Test("at most twelve notifications an hour reach a person: the rest wait for the hour to free up, or are withheld when that is too late")
+    func hourlyCeiling() async throws {
+        try await withTestApp { app in
+            // setup: fifteen messages due now, the last two worth sending for half an hour only
+            let (_, _, patientID, _) = try await setUp(app)
+            let now = app.clock.now
+            let items = (0..<15).map { index in
+                NotificationOutbox.Item(
+                    userID: patientID, category: .messages, dedupeKey: "message:ceiling:\(index)", title: "Note", body: "A note",
+                    path: "/app", dueAt: now.addingTimeInterval(Double(index)),
+                    expiresAt: now.addingTimeInterval(index >= 13 ? 1800 : 7200))
+            }
+            try await NotificationOutbox(database: app.database, localizer: app.app.interlude.localizer).enqueue(items, now: now)
+            app.clock.advance(by: 20)
+
+            // act
+            let first = try await run(app)
+            app.clock.advance(by: 3600)
+            let hourLater = try await run(app)
+
+            // verify
+            #expect(first.sent == NotificationCeiling.perHour && first.postponed == 1 && first.withheld == 2, "\(first)")
+            let messages = try await NotificationRecord.query(on: app.database).filter(\.$category == .messages).all()
+            #expect(messages.filter { $0.receipt == "hourlyCeiling" }.map(\.dedupeKey).sorted() == ["message:ceiling:13", "message:ceiling:14"])
+            let waiting = try #require(messages.first { $0.dedupeKey == "message:ceiling:12" })
+            #expect(waiting.nextAttemptAt == now.addingTimeInterval(20 + 3600), "when the first of the hour is an hour old")
+            // The message that waited, and the questionnaire that opened meanwhile.
+            #expect(hourLater.sent == 2)
+            #expect(try await NotificationRecord.find(waiting.requireID(), on: app.database)?.status == .sent)
+        }
+    }
+
     @Test("quiet hours that start and end at the same minute are refused, and the preferences stay as they were")
     func quietHoursRefused() async throws {
         try await withTestApp { app in

@@ -99,6 +99,29 @@ public enum NotificationDecision: Equatable, Sendable {
     public enum WithholdReason: String, Sendable {
         case preference
         case quietHours
+        /// The person was sent `NotificationCeiling.perHour` notifications in the last hour already.
+        case hourlyCeiling
+    }
+}
+
+/// At most so many notifications reach one person in any hour, whatever plans and reminders ask for: a plan
+/// written wrongly, or a rule firing in a loop, must not ring someone's phone every minute. Alerts for therapists
+/// are not held back: a risk must reach them.
+public enum NotificationCeiling {
+    public static let perHour = 12
+    public static let hour: TimeInterval = 3600
+
+    /// Whether a notification of `category` worth sending until `expires` goes now, given when the person was sent
+    /// others (`sent`, any order): when the last hour holds `perHour` of them, it waits until the oldest is an hour
+    /// old, or is withheld when it would matter no more by then.
+    public static func decision(
+        for category: NotificationCategory, sent: [Date], now: Date, expires: Date
+    ) -> NotificationDecision {
+        guard category != .alerts else { return .send }
+        let recent = sent.filter { $0 > now.addingTimeInterval(-hour) && $0 <= now }.sorted()
+        guard recent.count >= perHour else { return .send }
+        let free = recent[recent.count - perHour].addingTimeInterval(hour)
+        return free < expires ? .postpone(until: free) : .withhold(.hourlyCeiling)
     }
 }
 

@@ -45,6 +45,9 @@ struct NotificationDispatcher: Sendable {
             var unclaimed = due[...]
             var claimed: [NotificationRecord] = []
             var round = Round()
+            // When each person was last sent something, counted here as sends start: the hourly ceiling holds for
+            // notifications of one run too.
+            var sentTimes: [UUID: [Date]] = [:]
             // Claimed a round ahead, `concurrency` at a time: one statement per round, and every claimed one starts
             // well inside its lease. What the round's notifications need is read together after the claim.
             func startNext() async throws {
@@ -55,14 +58,19 @@ struct NotificationDispatcher: Sendable {
                         let taken = try await claim(next, now: now)
                         claimed = next.filter { $0.id.map(taken.contains) == true }
                     }
-                    round = try await read(claimed)
+                    round = try await read(claimed, knowing: Set(sentTimes.keys), now: now)
+                    sentTimes.merge(round.sent) { known, _ in known }
                 }
                 guard !claimed.isEmpty else { return }
                 let notification = claimed.removeFirst()
                 let round = round
+                let ceiling = NotificationCeiling.decision(
+                    for: notification.category, sent: sentTimes[notification.$user.id] ?? [], now: now,
+                    expires: notification.expiresAt)
+                if ceiling == .send { sentTimes[notification.$user.id, default: []].append(now) }
                 // Spread over the loops: left alone, every send would run on the loop this run started on.
                 group.addTask(executorPreference: EventLoopExecutor.next()) {
-                    try await process(notification, in: round, now: now)
+                    try await process(notification, in: round, ceiling: ceiling, now: now)
                 }
             }
             for _ in 0..<Self.concurrency { try await startNext() }
@@ -113,11 +121,19 @@ struct NotificationDispatcher: Sendable {
         var preferences: [UUID: NotificationPreferences] = [:]
         var devices: [UUID: [DeviceRecord]] = [:]
         var prompts: [UUID: PromptRecord] = [:]
+        /// When the people not met in an earlier round were sent notifications in the last hour.
+        var sent: [UUID: [Date]] = [:]
     }
 
-    private func read(_ notifications: [NotificationRecord]) async throws -> Round {
+    private func read(_ notifications: [NotificationRecord], knowing known: Set<UUID>, now: Date) async throws -> Round {
         guard !notifications.isEmpty else { return Round() }
         let userIDs = Array(Set(notifications.map(\.$user.id)))
+        let unknown = userIDs.filter { !known.contains($0) }
+        let recent = unknown.isEmpty ? [] : try await NotificationRecord.query(on: database)
+            .filter(\.$user.$id ~~ unknown).filter(\.$sentAt > now.addingTimeInterval(-NotificationCeiling.hour))
+            .field(\.$user.$id).field(\.$sentAt).all()
+        var sent = Dictionary(uniqueKeysWithValues: unknown.map { ($0, [Date]()) })
+        for record in recent { if let at = record.sentAt { sent[record.$user.id, default: []].append(at) } }
         let users = try await UserRecord.query(on: database).filter(\.$id ~~ userIDs).all()
         let devices = try await DeviceRecord.query(on: database)
             .filter(\.$user.$id ~~ userIDs).filter(\.$disabledAt == nil).all()
@@ -127,10 +143,13 @@ struct NotificationDispatcher: Sendable {
             users: Dictionary(uniqueKeysWithValues: try users.map { (try $0.requireID(), $0) }),
             preferences: try await DeviceService(database: database, services: services).preferences(of: userIDs),
             devices: Dictionary(grouping: devices, by: \.$user.id),
-            prompts: Dictionary(uniqueKeysWithValues: try prompts.map { (try $0.requireID(), $0) }))
+            prompts: Dictionary(uniqueKeysWithValues: try prompts.map { (try $0.requireID(), $0) }),
+            sent: sent)
     }
 
-    private func process(_ notification: NotificationRecord, in round: Round, now: Date) async throws -> Disposition {
+    private func process(
+        _ notification: NotificationRecord, in round: Round, ceiling: NotificationDecision, now: Date
+    ) async throws -> Disposition {
         guard notification.expiresAt > now else {
             try await finish(notification, .expired, receipt: "its moment passed before it could be sent")
             return .expired
@@ -141,17 +160,10 @@ struct NotificationDispatcher: Sendable {
         }
         guard let user = round.users[notification.$user.id] else { return .skipped }
         let preferences = round.preferences[notification.$user.id] ?? .standard
-        switch preferences.decision(for: notification.category, due: max(notification.dueAt, now), expires: notification.expiresAt, in: user.zone) {
-        case .withhold(let reason):
-            try await finish(notification, .withheld, receipt: reason.rawValue)
-            return .withheld
-        case .postpone(let until):
-            notification.nextAttemptAt = until
-            notification.claimedUntil = nil
-            try await notification.save(on: database)
-            return .postponed
-        case .send:
-            break
+        let wish = preferences.decision(
+            for: notification.category, due: max(notification.dueAt, now), expires: notification.expiresAt, in: user.zone)
+        for decision in [wish, ceiling] {
+            if let held = try await hold(notification, as: decision) { return held }
         }
         let outcomes = try await deliver(notification, to: user, devices: round.devices[notification.$user.id] ?? [], now: now)
         let receipt = outcomes.map(\.receipt).joined(separator: "; ")
@@ -293,6 +305,22 @@ struct NotificationDispatcher: Sendable {
     /// A Web Push topic (at most 32 URL-safe characters) and APNs collapse id for a dedupe key.
     static func topic(of dedupeKey: String) -> String {
         String(Data(SHA256.hash(data: Data(dedupeKey.utf8))).base64URLEncoded.prefix(32))
+    }
+
+    /// Withholds or postpones the notification as `decision` says; nil when it is to be sent.
+    private func hold(_ notification: NotificationRecord, as decision: NotificationDecision) async throws -> Disposition? {
+        switch decision {
+        case .withhold(let reason):
+            try await finish(notification, .withheld, receipt: reason.rawValue)
+            return .withheld
+        case .postpone(let until):
+            notification.nextAttemptAt = until
+            notification.claimedUntil = nil
+            try await notification.save(on: database)
+            return .postponed
+        case .send:
+            return nil
+        }
     }
 
     private func finish(_ notification: NotificationRecord, _ status: NotificationStatus, receipt: String) async throws {
