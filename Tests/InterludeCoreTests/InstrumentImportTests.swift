@@ -200,6 +200,57 @@ struct InstrumentImportTests {
         }
     }
 
+    @Test("branching logic is read in one pass: any spacing, joiners inside quotes, and at-least or at-most refused, not misread")
+    func branchingRead() throws {
+        let types = ["a": "radio", "b": "radio", "n": "text"]
+        let spaced = "[a] = '1'" + String(repeating: " ", count: 32_000) + "and   [b] = '2'"
+        #expect(try REDCapBranching.condition(spaced, fieldTypes: types) == Condition(.all, [
+            Clause(item: "a", .equals, .text("1")), Clause(item: "b", .equals, .text("2")),
+        ]))
+        #expect(try REDCapBranching.condition("[a] = 'salt and pepper' OR [b] <> ''", fieldTypes: types) == Condition(.any, [
+            Clause(item: "a", .equals, .text("salt and pepper")), Clause(item: "b", .answered, .bool(true)),
+        ]))
+        for unsupported in ["[n] >= '2'", "[n] <= 3", "[a] = '1' and [b] = '1' or [n] > 2", "([a] = '1')", "[a(2)] = '0'", "[a] =", ""] {
+            #expect(throws: REDCapBranching.Unsupported.self, "\(unsupported)") {
+                try REDCapBranching.condition(unsupported, fieldTypes: types)
+            }
+        }
+        // 32 000 spaces without a joiner, and a thousand joiners, are read as the text they are.
+        #expect(throws: REDCapBranching.Unsupported.self) {
+            try REDCapBranching.condition("[a]" + String(repeating: " ", count: 32_000) + "x", fieldTypes: types)
+        }
+        let many = Array(repeating: "[n] > 1", count: 1000).joined(separator: " or ")
+        #expect(try REDCapBranching.condition(many, fieldTypes: types).clauses.count == 1000)
+    }
+
+    @Test("tags leave labels in one pass; a lone '<' stays")
+    func tagsRemoved() {
+        #expect(REDCapText.plain("<b>Describe</b> your <span style='x'>worries</span>") == "Describe your worries")
+        #expect(REDCapText.plain("Fewer than 3 <i>days</i>: pick < 3") == "Fewer than 3 days: pick < 3")
+        #expect(REDCapText.plain(String(repeating: "<", count: 50_000)) == String(repeating: "<", count: 50_000))
+    }
+
+    @Test("a cell, a branching logic or a file beyond its cap is refused by place; a spent budget refuses the file")
+    func capsAndBudget() throws {
+        let header = Self.redcap.split(separator: "\n").first!
+        func problems(_ rows: String, budget: WorkBudget = .unlimited) -> [String] {
+            do {
+                _ = try REDCapImport.definition(fromCSV: header + "\n" + rows, budget: budget)
+                return []
+            } catch {
+                return error.errors.map { "\($0.field) \($0.code.rawValue)" }
+            }
+        }
+        let long = String(repeating: "x", count: REDCapImport.maxCellLength + 1)
+        #expect(problems("a,f,,text,\(long),,,,,,,,,,,,,") == ["row.2.label tooLong"])
+        let logic = Array(repeating: "[a] = '1'", count: 300).joined(separator: " and ")
+        #expect(problems("a,f,,yesno,A,,,,,,,,,,,,,\nb,f,,text,B,,,,,,,\(logic),,,,,,") == ["row.3.branchingLogic tooLong"])
+        let rows = (0...REDCapImport.maxRows).map { "v\($0),f,,text,V,,,,,,,,,,,,," }.joined(separator: "\n")
+        #expect(problems(rows) == ["csv tooLong"])
+        #expect(problems("a,f,,text,A,,,,,,,,,,,,,", budget: WorkBudget(.zero)) == ["csv tooComplex"])
+        #expect(problems("a,f,,text,A,,,,,,,,,,,,,", budget: WorkBudget(.seconds(60))) == [])
+    }
+
     @Test("CSV fields may hold commas, quotes and line breaks")
     func csv() {
         #expect(CSV.parse("a,\"b, c\",\"say \"\"hi\"\"\"\r\nline,\"two\nlines\",\n") == [["a", "b, c", "say \"hi\""], ["line", "two\nlines", ""]])

@@ -634,6 +634,35 @@ struct QuestionnaireAPITests {
         }
     }
 
+    @Test("whether the uploader may import for the study is asked before the file is read: a stranger's broken file is 403, an owner's 422")
+    func importPermissionFirst() async throws {
+        try await withTestApp { app in
+            // setup: a dictionary whose branching logic once took minutes to split
+            let (researcher, studyID) = try await researcherWithStudy(app)
+            let (stranger, _) = try await app.staff("researcher", "stranger@uni.example")
+            let logic = "[mood] = '1'" + String(repeating: " ", count: 32_000) + "x"
+            let csv = "Variable / Field Name,Form Name,Section Header,Field Type,Field Label,\"Choices, Calculations, OR Slider Labels\",Field Note,Text Validation Type OR Show Slider Number,Text Validation Min,Text Validation Max,Identifier?,Branching Logic (Show field only if...)\nmood,daily_mood,,radio,Mood?,\"1, bad | 2, good\",,,,,,\nagain,daily_mood,,yesno,Again?,,,,,,,\(logic)\n"
+            func upload(_ client: APIClient) async throws -> TestingHTTPResponse {
+                try await app.app.testing().sendRequest(
+                    .POST, "/api/v1/instruments?studyId=\(studyID)",
+                    headers: ["Authorization": "Bearer \(client.token!)", "Content-Type": "text/csv"], body: .init(string: csv))
+            }
+
+            let before = try await app.count("instrument_versions")
+
+            // act
+            let refused = try await upload(stranger)
+            let read = try await upload(researcher)
+
+            // verify
+            #expect(refused.status == .forbidden || refused.status == .notFound, "\(refused.body.string)")
+            #expect(!refused.body.string.contains("row."), "the file was not read")
+            #expect(read.status == .unprocessableEntity)
+            #expect(JSON(data: Data(read.body.string.utf8)).problemFields == ["row.3.branchingLogic"], "longer than a cell may be")
+            #expect(try await app.count("instrument_versions") == before)
+        }
+    }
+
     static let brokenImportCases: [(String, [JSONValue], [String])] = [
             (
                 "an item id used twice",

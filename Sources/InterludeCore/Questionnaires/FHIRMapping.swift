@@ -215,7 +215,8 @@ extension InstrumentDefinition {
 /// Reads a FHIR R4 Questionnaire into an instrument definition. Scoring comes back only from Interlude's own
 /// exports; anything FHIR can express that Interlude cannot run is refused, naming the item.
 public enum FHIRQuestionnaireImport {
-    public static func definition(from data: Data) throws(ValidationFailure) -> InstrumentDefinition {
+    /// Reads the questionnaire within `budget`; one that would take longer is refused as too complex.
+    public static func definition(from data: Data, budget: WorkBudget = .unlimited) throws(ValidationFailure) -> InstrumentDefinition {
         let questionnaire: FHIR.Questionnaire
         do {
             questionnaire = try JSONDecoder().decode(FHIR.Questionnaire.self, from: data)
@@ -225,23 +226,41 @@ public enum FHIRQuestionnaireImport {
         guard questionnaire.resourceType == "Questionnaire" else {
             throw ValidationFailure(field: "resourceType", code: .invalidValue)
         }
-        var importer = Importer(primary: Language(rawValue: String((questionnaire.language ?? "en").prefix(2))) ?? .en)
+        var importer = Importer(
+            primary: Language(rawValue: String((questionnaire.language ?? "en").prefix(2))) ?? .en, budget: budget)
         return try importer.definition(questionnaire)
     }
 
     private struct Importer {
         let primary: Language
+        let budget: WorkBudget
         var validator = FieldValidator()
+        /// Set once the budget is spent: nothing more is read.
+        var exhausted = false
 
-        init(primary: Language) {
+        init(primary: Language, budget: WorkBudget) {
             self.primary = primary
+            self.budget = budget
+        }
+
+        /// Whether there is budget left for one more item; records the problem once when there is none.
+        mutating func mayGoOn() -> Bool {
+            guard !exhausted else { return false }
+            do {
+                try budget.check()
+                return true
+            } catch {
+                exhausted = true
+                validator.add("questionnaire", .tooComplex)
+                return false
+            }
         }
 
         mutating func definition(_ questionnaire: FHIR.Questionnaire) throws(ValidationFailure) -> InstrumentDefinition {
             let name = questionnaire.name ?? questionnaire.title ?? questionnaire.id ?? ""
             var sections: [Section] = []
             var loose: [Item] = []
-            for (index, entry) in (questionnaire.item ?? []).enumerated() {
+            for (index, entry) in (questionnaire.item ?? []).enumerated() where mayGoOn() {
                 if entry.type == "group" {
                     if !loose.isEmpty {
                         sections.append(Section(id: "section-\(sections.count + 1)", items: loose))
@@ -279,7 +298,7 @@ public enum FHIRQuestionnaireImport {
         mutating func section(from group: FHIR.QuestionnaireItem, path: String) -> [Section] {
             var items: [Item] = []
             var nested: [Section] = []
-            for (index, child) in (group.item ?? []).enumerated() {
+            for (index, child) in (group.item ?? []).enumerated() where mayGoOn() {
                 if child.type == "group" {
                     nested += section(from: child, path: "\(path).item.\(index)")
                 } else if let item = item(from: child, path: "\(path).item.\(index)") {

@@ -4,15 +4,32 @@ import Foundation
 /// groups become sections, field types map to item types, simple branching logic becomes visibility conditions.
 /// Problems are named by row (`row.7.branchingLogic`), the way a researcher finds them in a spreadsheet.
 public enum REDCapImport {
-    public static func definition(fromCSV text: String) throws(ValidationFailure) -> InstrumentDefinition {
+    /// The longest cell read, and the most rows: a whole project's dictionary stays far below both.
+    public static let maxCellLength = 10_000
+    public static let maxRows = 5_000
+
+    /// Reads the dictionary within `budget`; a file that would take longer is refused as too complex.
+    public static func definition(
+        fromCSV text: String, budget: WorkBudget = .unlimited
+    ) throws(ValidationFailure) -> InstrumentDefinition {
         let rows = CSV.parse(text)
         guard let header = rows.first, rows.count > 1 else { throw ValidationFailure(field: "csv", code: .required) }
+        guard rows.count <= maxRows + 1 else { throw ValidationFailure(field: "csv", code: .tooLong, limit: maxRows) }
         let columns = Columns(header)
         guard columns.variable != nil, columns.fieldType != nil, columns.label != nil else {
             throw ValidationFailure(field: "csv.header", code: .invalidFormat)
         }
         var builder = Builder(columns: columns)
         for (offset, row) in rows.dropFirst().enumerated() where !row.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            do {
+                try budget.check()
+            } catch {
+                throw ValidationFailure(field: "csv", code: .tooComplex)
+            }
+            if let index = row.firstIndex(where: { $0.utf8.count > maxCellLength && $0.count > maxCellLength }) {
+                builder.validator.add("row.\(offset + 2).\(columns.name(of: index))", .tooLong, limit: maxCellLength)
+                continue
+            }
             builder.add(row, number: offset + 2)
         }
         return try builder.finish()
@@ -40,6 +57,15 @@ public enum REDCapImport {
             branching = find("branching logic")
             required = find("required")
             matrixGroup = find("matrix group")
+        }
+
+        /// How a problem names the column at `index`: as the other problems of its row do, or by its number.
+        func name(of index: Int) -> String {
+            let named: [(Int?, String)] = [
+                (variable, "variable"), (form, "formName"), (sectionHeader, "sectionHeader"), (fieldType, "fieldType"),
+                (label, "label"), (choices, "choices"), (note, "note"), (branching, "branchingLogic"),
+            ]
+            return named.first { $0.0 == index }?.1 ?? String(index + 1)
         }
     }
 
@@ -130,7 +156,9 @@ public enum REDCapImport {
                 return
             }
             let logic = cell(row, columns.branching)
-            if !logic.isEmpty {
+            if logic.count > REDCapBranching.maxLength {
+                validator.add("\(path).branchingLogic", .tooLong, limit: REDCapBranching.maxLength)
+            } else if !logic.isEmpty {
                 do {
                     item.visibleWhen = try REDCapBranching.condition(logic, fieldTypes: fieldTypes)
                 } catch {
@@ -174,83 +202,164 @@ public enum REDCapImport {
     }
 }
 
-/// REDCap branching logic of the simple kind: comparisons of fields joined all by `and` or all by `or`.
+/// REDCap branching logic of the simple kind: comparisons of fields joined all by `and` or all by `or`. Read by one
+/// pass over the characters, never by a regular expression: the text comes from whoever uploads the dictionary.
 enum REDCapBranching {
     struct Unsupported: Error {}
 
+    /// The longest branching logic read; longer ones are refused before any reading.
+    static let maxLength = 2000
+
     static func condition(_ logic: String, fieldTypes: [String: String]) throws(Unsupported) -> Condition {
-        guard !logic.contains("(") || logic.range(of: #"\[[A-Za-z0-9_]+\([^)]*\)\]"#, options: .regularExpression) != nil
-        else { throw Unsupported() }
-        let lowered = " " + logic + " "
-        let hasAnd = lowered.range(of: #"\s+and\s+"#, options: [.regularExpression, .caseInsensitive]) != nil
-        let hasOr = lowered.range(of: #"\s+or\s+"#, options: [.regularExpression, .caseInsensitive]) != nil
-        guard !(hasAnd && hasOr) else { throw Unsupported() }
-        let separator = hasOr ? #"\s+or\s+"# : #"\s+and\s+"#
-        let parts = split(logic, by: separator)
+        let (parts, joiner) = try split(Array(logic))
         var clauses: [Clause] = []
         for part in parts { clauses.append(try clause(part, fieldTypes: fieldTypes)) }
-        return Condition(hasOr ? .any : .all, clauses)
+        return Condition(joiner == "or" ? .any : .all, clauses)
     }
 
-    private static func split(_ text: String, by pattern: String) -> [String] {
+    /// The clauses between the `and`s or `or`s outside quotes and brackets, and which of the two joins them; a
+    /// parenthesis outside a field's brackets or a quote, or both joiners at once, is more than the simple kind.
+    private static func split(_ characters: [Character]) throws(Unsupported) -> (parts: [String], joiner: String?) {
         var parts: [String] = []
-        var rest = Substring(text)
-        while let range = rest.range(of: pattern, options: [.regularExpression, .caseInsensitive]) {
-            parts.append(String(rest[..<range.lowerBound]))
-            rest = rest[range.upperBound...]
+        var joiner: String?
+        var current = ""
+        var quote: Character?
+        var inBrackets = false
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if inBrackets {
+                if character == "]" { inBrackets = false }
+            } else if character == "'" || character == "\"" {
+                quote = character
+            } else if character == "[" {
+                inBrackets = true
+            } else if character == "(" || character == ")" {
+                throw Unsupported()
+            } else if character.isWhitespace {
+                // The whole run of whitespace at once: looking for a joiner from each of its characters would read
+                // a long run again and again.
+                var end = index
+                while end < characters.count, characters[end].isWhitespace { end += 1 }
+                if let (word, next) = self.joiner(in: characters, at: end) {
+                    guard joiner == nil || joiner == word else { throw Unsupported() }
+                    joiner = word
+                    parts.append(current)
+                    current = ""
+                    index = next
+                } else {
+                    current.append(contentsOf: characters[index..<end])
+                    index = end
+                }
+                continue
+            }
+            current.append(character)
+            index += 1
         }
-        parts.append(String(rest))
-        return parts.map { $0.trimmingCharacters(in: .whitespaces) }
+        parts.append(current)
+        return (parts.map { $0.trimmingCharacters(in: .whitespaces) }, joiner)
+    }
+
+    /// `and` or `or` at `start`, followed by whitespace, with the index after that whitespace.
+    private static func joiner(in characters: [Character], at start: Int) -> (String, Int)? {
+        for word in ["and", "or"] {
+            let end = start + word.count
+            guard end < characters.count, characters[end].isWhitespace,
+                String(characters[start..<end]).lowercased() == word
+            else { continue }
+            var next = end
+            while next < characters.count, characters[next].isWhitespace { next += 1 }
+            return (word, next)
+        }
+        return nil
     }
 
     /// `[field] = '1'`, `[field] <> ''`, `[field] > 3`, `[checkbox(2)] = '1'`.
     private static func clause(_ text: String, fieldTypes: [String: String]) throws(Unsupported) -> Clause {
-        let pattern = #"^\[([A-Za-z0-9_]+)(?:\(([^)]+)\))?\]\s*(=|<>|!=|>|<)\s*(.+)$"#
-        guard let regex = try? NSRegularExpression(pattern: pattern),
-            let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text))
-        else { throw Unsupported() }
-        func group(_ index: Int) -> String? {
-            Range(match.range(at: index), in: text).map { String(text[$0]) }
+        guard text.first == "[", let close = text.firstIndex(of: "]") else { throw Unsupported() }
+        let inside = text[text.index(after: text.startIndex)..<close]
+        var field = inside
+        var code: String?
+        if let open = inside.firstIndex(of: "(") {
+            guard inside.last == ")" else { throw Unsupported() }
+            field = inside[..<open]
+            code = String(inside[inside.index(after: open)..<inside.index(before: inside.endIndex)])
+            guard code?.isEmpty == false, code?.contains(")") == false else { throw Unsupported() }
         }
-        guard let field = group(1), let operatorText = group(3), let rawValue = group(4) else { throw Unsupported() }
-        var value = rawValue.trimmingCharacters(in: .whitespaces)
+        guard !field.isEmpty, field.unicodeScalars.allSatisfy(isNameScalar) else { throw Unsupported() }
+        let rest = text[text.index(after: close)...].drop { $0.isWhitespace }
+        guard let operatorText = ["<>", "!=", ">=", "<=", "=", ">", "<"].first(where: { rest.hasPrefix($0) }) else {
+            throw Unsupported()
+        }
+        var value = rest.dropFirst(operatorText.count).trimmingCharacters(in: .whitespaces)
+        guard !value.isEmpty else { throw Unsupported() }
         if value.count >= 2, let first = value.first, first == "'" || first == "\"", value.last == first {
             value = String(value.dropFirst().dropLast())
         }
-        if let code = group(2) {
+        if let code {
             guard operatorText == "=", value == "1" else { throw Unsupported() }
-            return Clause(item: field, .equals, .text(code))
+            return Clause(item: String(field), .equals, .text(code))
         }
         if value.isEmpty {
             switch operatorText {
-            case "=": return Clause(item: field, .answered, .bool(false))
-            case "<>", "!=": return Clause(item: field, .answered, .bool(true))
+            case "=": return Clause(item: String(field), .answered, .bool(false))
+            case "<>", "!=": return Clause(item: String(field), .answered, .bool(true))
             default: throw Unsupported()
             }
         }
         let answer: AnswerValue
-        switch fieldTypes[field] {
+        switch fieldTypes[String(field)] {
         case "yesno", "truefalse": answer = .bool(value == "1")
         case "radio", "dropdown", "checkbox": answer = .text(value)
         default: answer = Double(value).map(AnswerValue.number) ?? .text(value)
         }
         switch operatorText {
-        case "=": return Clause(item: field, .equals, answer)
-        case "<>", "!=": return Clause(item: field, .notEquals, answer)
-        case ">": return Clause(item: field, .greater, answer)
-        default: return Clause(item: field, .less, answer)
+        case "=": return Clause(item: String(field), .equals, answer)
+        case "<>", "!=": return Clause(item: String(field), .notEquals, answer)
+        case ">": return Clause(item: String(field), .greater, answer)
+        case "<": return Clause(item: String(field), .less, answer)
+        // At least and at most have no condition of their own: refused rather than read as something else.
+        default: throw Unsupported()
         }
+    }
+
+    private static func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_"
     }
 }
 
 /// Field labels in REDCap may carry HTML; Interlude shows plain text.
 enum REDCapText {
     static func plain(_ text: String) -> String {
-        var result = text.replacingOccurrences(of: "<br>", with: " ", options: .caseInsensitive)
-        result = result.replacingOccurrences(of: "<[^>]+>", with: "", options: .regularExpression)
+        var result = withoutTags(text.replacingOccurrences(of: "<br>", with: " ", options: .caseInsensitive))
         for (entity, character) in [("&nbsp;", " "), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\"")] {
             result = result.replacingOccurrences(of: entity, with: character)
         }
         return result.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The text without its tags (`<b>`, `</span>`): what lies between a `<` and the next `>` goes; a `<` with no `>`
+    /// after it stays, as in "less than 3".
+    private static func withoutTags(_ text: String) -> String {
+        var result = ""
+        var pending = ""
+        var inTag = false
+        for character in text {
+            if inTag {
+                pending.append(character)
+                if character == ">" {
+                    inTag = false
+                    pending = ""
+                }
+            } else if character == "<" {
+                inTag = true
+                pending = "<"
+            } else {
+                result.append(character)
+            }
+        }
+        return result + pending
     }
 }

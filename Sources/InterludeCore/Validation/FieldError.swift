@@ -43,6 +43,8 @@ public struct FieldError: Equatable, Hashable, Sendable, Codable {
         case exclusive
         case afterDeadline
         case outsideWindow
+        /// An upload too large or intricate to read within its budget.
+        case tooComplex
     }
 }
 

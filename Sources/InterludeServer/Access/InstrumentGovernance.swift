@@ -23,16 +23,22 @@ struct InstrumentGovernance: Sendable {
     ) async throws -> InstrumentVersionRecord {
         let existing = try await catalog.versions(of: definition.key).first
         if existing?.origin == .library { throw AppError.forbidden(.builtInInstrument) }
-        if let studyID {
-            _ = try await studies.require(.manageInstruments, in: studyID, by: user)
-        } else if user.role != .admin {
-            throw AppError.field("studyId", .required)
-        }
+        try await requireImporter(for: studyID, by: user)
         if let existing, existing.$ownerStudy.id != studyID { throw AppError.conflict(.instrumentKeyTaken) }
         let record = try await catalog.importDraft(
             definition, format: format, owner: studyID, shared: existing?.shared ?? (studyID == nil), by: user)
         try await audit(.instrumentImported, record, by: user)
         return record
+    }
+
+    /// Throws unless the user may import instruments for `studyID` (for no study: an administrator). Asked before an
+    /// upload is read, so nobody else makes the server read a file.
+    func requireImporter(for studyID: UUID?, by user: UserRecord) async throws {
+        if let studyID {
+            _ = try await studies.require(.manageInstruments, in: studyID, by: user)
+        } else if user.role != .admin {
+            throw AppError.field("studyId", .required)
+        }
     }
 
     /// Publishes a draft version.

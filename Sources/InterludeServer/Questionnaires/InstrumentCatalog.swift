@@ -29,15 +29,23 @@ struct InstrumentCatalog: Sendable {
         }
     }
 
+    /// How long reading an uploaded instrument may take.
+    static let uploadBudget: Duration = .seconds(5)
+
+    /// Reads an uploaded instrument on the thread pool, off the threads that serve requests, within `uploadBudget`.
+    static func parseUpload(_ data: Data, format: Format?, on threadPool: NIOThreadPool) async throws -> (InstrumentDefinition, Format) {
+        try await threadPool.runIfActive { try parse(data, format: format, budget: WorkBudget(uploadBudget)) }
+    }
+
     /// Reads an instrument from our JSON, a FHIR Questionnaire or a REDCap data dictionary and checks it.
-    static func parse(_ data: Data, format: Format?) throws -> (InstrumentDefinition, Format) {
+    static func parse(_ data: Data, format: Format?, budget: WorkBudget = .unlimited) throws -> (InstrumentDefinition, Format) {
         let detected = format ?? detect(data)
         let definition: InstrumentDefinition
         switch detected {
         case .fhir:
-            definition = try FHIRQuestionnaireImport.definition(from: data)
+            definition = try FHIRQuestionnaireImport.definition(from: data, budget: budget)
         case .redcap:
-            definition = try REDCapImport.definition(fromCSV: String(decoding: data, as: UTF8.self))
+            definition = try REDCapImport.definition(fromCSV: String(decoding: data, as: UTF8.self), budget: budget)
         case .json:
             do {
                 definition = try JSONDecoder().decode(InstrumentDefinition.self, from: data)

@@ -32,12 +32,14 @@ extension APIHandler {
             data = try await Data(collecting: body, upTo: 1_000_000)
             format = .redcap
         }
-        let (definition, detected) = try InstrumentCatalog.parse(data, format: format)
         let studyID = try input.query.studyId.map { raw in
             guard let id = UUID(uuidString: raw) else { throw AppError.field("studyId", .invalidFormat) }
             return id
         }
         let governance = context.instrumentGovernance
+        try await governance.requireImporter(for: studyID, by: user)
+        let (definition, detected) = try await InstrumentCatalog.parseUpload(
+            data, format: format, on: context.request.application.threadPool)
         var record = try await governance.importDraft(definition, format: detected, for: studyID, by: user)
         if input.query.publish == true {
             record = try await governance.publish(record.key, record.version, by: user)

@@ -52,8 +52,10 @@ struct ConsoleInstrumentsController {
                 guard let parsed = UUID(uuidString: study) else { throw AppError.field("study", .invalidFormat) }
                 studyID = parsed
             }
-            let (definition, format) = try InstrumentCatalog.parse(data, format: nil)
-            let record = try await governance(request).importDraft(definition, format: format, for: studyID, by: user)
+            let instruments = governance(request)
+            try await instruments.requireImporter(for: studyID, by: user)
+            let (definition, format) = try await InstrumentCatalog.parseUpload(data, format: nil, on: request.application.threadPool)
+            let record = try await instruments.importDraft(definition, format: format, for: studyID, by: user)
             return request.redirect(to: .instrument(key: record.key, version: record.version), query: [("imported", "1")])
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
