@@ -4,8 +4,29 @@ import Foundation
 /// ends with CRLF; a field is quoted (its quotes doubled) when it holds a comma, a quote, a line break or space at
 /// either end; an absent value is an empty field. Numbers are written with a dot, whatever the locale.
 public enum CSV {
-    public static func row(_ fields: [String?]) -> String {
-        fields.map { $0.map(field) ?? "" }.joined(separator: ",") + "\r\n"
+    /// One row, every field neutralised and quoted as needed, but those at the `verbatim` places: columns whose own
+    /// syntax starts with such a character (REDCap's `@READONLY` action tags, `-1, Never` choices), written by the
+    /// server and never by a person.
+    public static func row(_ fields: [String?], verbatim: Set<Int> = []) -> String {
+        fields.enumerated().map { index, value in
+            value.map { field(verbatim.contains(index) ? $0 : neutralised($0)) } ?? ""
+        }.joined(separator: ",") + "\r\n"
+    }
+
+    /// A cell as a spreadsheet may open it safely. Text starting with `=`, `+`, `-` or `@`, a tab or a carriage
+    /// return is read as a formula by Excel, LibreOffice and Google Sheets, so a patient's note could run one on an
+    /// analyst's machine: it gets a leading apostrophe, which those programs show as text. Numbers (`-3.5`, `+2`,
+    /// `1e-3`) stay as they are.
+    public static func neutralised(_ value: String) -> String {
+        guard let first = value.unicodeScalars.first, formulaStarts.contains(first), !isNumber(value) else { return value }
+        return "'" + value
+    }
+
+    private static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
+
+    private static func isNumber(_ value: String) -> Bool {
+        value.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || $0 == "." || $0 == "e" || $0 == "E" || $0 == "+" || $0 == "-" }
+            && Double(value) != nil
     }
 
     public static func field(_ value: String) -> String {

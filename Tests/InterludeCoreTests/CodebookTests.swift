@@ -93,7 +93,8 @@ struct CodebookTests {
         for form in codebook.forms {
             // act
             let formRows = rows.dropFirst(2).filter { $0[1] == form.name && !$0[17].hasPrefix("@READONLY") }
-            let imported = try REDCapImport.definition(fromCSV: ([rows[0]] + formRows).map(CSV.row).joined())
+            let imported = try REDCapImport.definition(
+                fromCSV: ([rows[0]] + formRows).map { CSV.row($0, verbatim: REDCapDictionary.syntaxColumns) }.joined())
 
             // verify
             let original = form.definition.items.filter(\.type.takesAnswer)

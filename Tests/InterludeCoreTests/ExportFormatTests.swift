@@ -84,7 +84,7 @@ struct ExportFormatTests {
 
 @Suite("CSV written and read back")
 struct CSVRoundTripTests {
-    @Test("any row of fields, with commas, quotes, line breaks and spaces anywhere, reads back as written")
+    @Test("any row of fields, with commas, quotes, line breaks and spaces anywhere, reads back as written, formulas neutralised")
     func roundTrip() {
         // setup
         var generator = SeededGenerator(seed: "csv-round-trip")
@@ -98,7 +98,18 @@ struct CSVRoundTripTests {
             let read = CSV.parse(CSV.row(fields))
 
             // verify
-            #expect(read == [fields], "\(fields)")
+            #expect(read == [fields.map(CSV.neutralised)], "\(fields)")
+        }
+    }
+
+    @Test("a text cell a spreadsheet would run as a formula gets an apostrophe; numbers and other text stay")
+    func formulasNeutralised() {
+        for formula in ["=HYPERLINK(\"http://x\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tnote", "\rnote", "-", "="] {
+            #expect(CSV.neutralised(formula) == "'" + formula)
+            #expect(CSV.parse(CSV.row([formula])) == [["'" + formula]])
+        }
+        for kept in ["-3.5", "+2", "1e-3", "-0", "2026-03-29T01:30:00.000Z", "Nobody wants me", "a=b", "", "'quoted"] {
+            #expect(CSV.neutralised(kept) == kept)
         }
     }
 }

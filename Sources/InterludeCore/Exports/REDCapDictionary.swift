@@ -13,13 +13,17 @@ public enum REDCapDictionary {
         "Field Annotation",
     ]
 
+    /// Choices (`-1, Never | 1, Often`), branching logic and action tags (`@READONLY`) are REDCap's syntax, written by
+    /// the server from codes and conditions: kept as they are where every other cell is neutralised.
+    static let syntaxColumns: Set<Int> = [5, 11, 17]
+
     public static func csv(_ codebook: Codebook) -> String {
         var text = CSV.row(header)
         if let first = codebook.forms.first {
-            text += CSV.row(row(Codebook.recordID, form: first.name, type: "text", label: "Pseudonym"))
+            text += CSV.row(row(Codebook.recordID, form: first.name, type: "text", label: "Pseudonym"), verbatim: syntaxColumns)
         }
         for form in codebook.forms {
-            text += rows(of: form).map(CSV.row).joined()
+            text += rows(of: form).map { CSV.row($0, verbatim: syntaxColumns) }.joined()
         }
         return text
     }

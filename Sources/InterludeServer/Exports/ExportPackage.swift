@@ -325,7 +325,10 @@ struct ExportPackage {
             Every timestamp is written twice: <name>_utc in UTC (ending in Z) and <name>_local in the participant's
             local time with its offset, in the zone they lived in at that moment (time_zones.csv lists each zone with
             the time it took effect). Files are CSV per RFC 4180: comma-separated, dot as decimal mark, UTF-8, a header
-            row, lines ending in CRLF. Participants appear under their pseudonyms only.
+            row, lines ending in CRLF. Participants appear under their pseudonyms only. A text cell that starts with
+            =, +, -, @, a tab or a carriage return gets a leading apostrophe (') so that a spreadsheet shows it
+            instead of running it as a formula; numbers are written as they are. Remove the apostrophe when the text
+            itself matters. codebook.csv keeps REDCap's own syntax (choices, branching logic, @ action tags) as is.
 
             Files
             participants.csv      one row per participant: arm, status, enrolment and end, time zones, totals (and
