@@ -11,6 +11,10 @@ struct TextHygieneTests {
             ("bell\u{07}", true, true), ("nul\u{00}", true, true), ("escape\u{1B}[31m", true, true),
             ("delete\u{7F}", true, true), ("c1\u{85}", true, true), ("crlf\r\n", true, false),
             ("umlaut ä and emoji 🌿", false, false),
+            // Bidirectional overrides and isolates turn a one-line text around as it is shown; Arabic and Hebrew
+            // text itself, and the marks a keyboard writes, stay.
+            ("cod\u{202E}exe.doc", true, false), ("name\u{2066}x\u{2069}", true, false), ("\u{202A}embedded\u{202C}", true, false),
+            ("مرحبا שלום", false, false), ("mark\u{200F}", false, false),
         ])
     func controlCharacters(text: String, singleRefuses: Bool, multipleRefuses: Bool) {
         #expect(text.hasControlCharacters(allowing: .single) == singleRefuses)

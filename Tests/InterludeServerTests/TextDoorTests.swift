@@ -15,6 +15,7 @@ struct TextDoorTests {
         arguments: [
             (["name": "Ada\u{07}"], "name"), (["name": "Ada\nLovelace"], "name"),
             (["timeZone": "Europe/Vienna\u{00}"], "timeZone"), (["password": "correct horse\u{1B}[2J"], "password"),
+            (["name": "Ada \u{202E}ecalevol"], "name"), (["name": "Ada \u{2067}Lovelace\u{2069}"], "name"),
         ] as [([String: JSONValue], String)])
     func registrationRefused(changes: [String: JSONValue], field: String) async throws {
         try await withTestApp { app in

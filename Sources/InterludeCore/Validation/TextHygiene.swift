@@ -10,14 +10,19 @@ public enum TextLines: Sendable {
 
 extension String {
     /// True when the text holds a control character (Unicode category Cc: U+0000–U+001F, U+007F–U+009F) that this
-    /// kind of field does not allow. No person types these; they forge log lines, split headers and hide text.
+    /// kind of field does not allow. No person types these; they forge log lines, split headers and hide text. A
+    /// one-line field also refuses the bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+    /// U+2066–U+2069): in a name or a title they turn what a reader sees around ("cod.exe" shown as "exe.doc").
     public func hasControlCharacters(allowing lines: TextLines) -> Bool {
         unicodeScalars.contains { scalar in
+            if lines == .single, Self.bidiControls.contains(scalar.value) { return true }
             guard scalar.properties.generalCategory == .control else { return false }
             if lines == .multiple, scalar == "\n" || scalar == "\r" || scalar == "\t" { return false }
             return true
         }
     }
+
+    private static let bidiControls: Set<UInt32> = [0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]
 }
 
 /// Finds control characters anywhere in a JSON document, for the door every request body passes through: no
