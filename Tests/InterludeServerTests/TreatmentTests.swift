@@ -147,4 +147,66 @@ struct TreatmentTests {
             #expect(again.status == .ok && again.body["status"].string == "active", "paired again, the new treatment is the one seen")
         }
     }
+
+    @Test("a treatment that ended shows its former therapist only what was made before its end, also once the client pairs elsewhere; the client ends even that")
+    func endedTreatmentScope() async throws {
+        try await withTestApp { app in
+            // setup: Ada keeps a diary with Tess, who ends the treatment; an hour later Ada pairs with Uma and goes on
+            let (tess, _) = try await app.staff("therapist", "tess@example.org")
+            let (uma, _) = try await app.staff("therapist", "uma@example.org")
+            let (ada, adaID) = try await app.patient("ada@example.org", name: "Ada Lovelace")
+            try await app.pair(ada, with: tess)
+            try #require(try await ada.send(.POST, "/me/moods", json: MoodAPITests.mood(app, note: "BEFORE-END mood")).status == .created)
+            try #require(try await ada.send(.POST, "/me/thoughts/occurrences", json: ThoughtAPITests.occurrence(app, text: "BEFORE-END thought")).status == .created)
+            let ended = try await tess.send(.PATCH, "/patients/\(adaID)", json: ["status": "ended"])
+            try #require(ended.status == .ok, "\(ended.text)")
+            app.clock.advance(by: 3600)
+            try await app.pair(ada, with: uma)
+            try #require(try await ada.send(.POST, "/me/moods", json: MoodAPITests.mood(app, hoursAgo: 0, note: "AFTER-END mood")).status == .created)
+            try #require(try await ada.send(.POST, "/me/thoughts/occurrences", json: ThoughtAPITests.occurrence(app, text: "BEFORE-END thought", hoursAgo: 0)).status == .created)
+            try #require(try await ada.send(.POST, "/me/thoughts/occurrences", json: ThoughtAPITests.occurrence(app, text: "AFTER-END thought", hoursAgo: 0)).status == .created)
+            try #require(try await ada.send(.POST, "/me/events", json: RecordAPITests.event(app, title: "AFTER-END event")).status == .created)
+            let session = ScheduleAPITests.appointment("AFTER-END session", at: app.clock.now.addingTimeInterval(2 * 86_400))
+            try #require(try await uma.send(.POST, "/patients/\(adaID)/appointments", json: session).status == .created)
+
+            // act
+            let reads = ["moods", "thoughts", "events", "appointments"]
+            var tessSees: [String: String] = [:]
+            for read in reads { tessSees[read] = try await tess.send(.GET, "/patients/\(adaID)/\(read)").text }
+            let occurrences = try await tess.send(.GET, "/patients/\(adaID)/thoughts").body.array.first?["occurrences"].array ?? []
+            let umaThoughts = try await uma.send(.GET, "/patients/\(adaID)/thoughts").text
+            let console = ConsoleBrowser(app)
+            _ = try await console.signIn("tess@example.org")
+            let chart = try await console.get("/console/patients/\(adaID)")
+            let kept = try await app.count("records")
+            let treatments = try await ada.send(.GET, "/me/treatments")
+            let tessTreatment = try #require(treatments.body.array.first { $0["status"].string == "ended" }?["id"].string)
+            let umaTreatment = try #require(treatments.body.array.first { $0["status"].string == "active" }?["id"].string)
+            let ongoing = try await ada.send(.DELETE, "/me/treatments/\(umaTreatment)/access")
+            let stranger = try await app.patient("cleo@example.org").client.send(.DELETE, "/me/treatments/\(tessTreatment)/access")
+            let closed = try await ada.send(.DELETE, "/me/treatments/\(tessTreatment)/access")
+            let afterClose = try await tess.send(.GET, "/patients/\(adaID)")
+            let caseload = try await tess.send(.GET, "/patients?status=ended").body.array
+            let listedAfter = try await ada.send(.GET, "/me/treatments").body.array
+
+            // verify
+            #expect(tessSees["moods"]?.contains("BEFORE-END mood") == true)
+            #expect(tessSees["thoughts"]?.contains("BEFORE-END thought") == true)
+            for (read, text) in tessSees {
+                #expect(!text.contains("AFTER-END"), "\(read) shows the former therapist what came after the end")
+            }
+            #expect(occurrences.count == 1, "the thought's later occurrence stays out")
+            #expect(umaThoughts.contains("AFTER-END thought"))
+            #expect(chart.status == .ok && !chart.html.contains("AFTER-END") && chart.html.contains("Ada"))
+            #expect(treatments.body.array.count == 2)
+            #expect(treatments.body.array.first { $0["id"].string == tessTreatment }?["formerAccess"].bool == true)
+            #expect(ongoing.status == .conflict && ongoing.body["type"].string == "/problems/treatment-ongoing")
+            #expect(stranger.status == .notFound)
+            #expect(closed.status == .noContent, "\(closed.text)")
+            #expect(afterClose.status == .notFound)
+            #expect(caseload.isEmpty)
+            #expect(listedAfter.first { $0["id"].string == tessTreatment }?["formerAccess"].bool == false)
+            #expect(try await app.count("records") == kept, "nothing was erased")
+        }
+    }
 }

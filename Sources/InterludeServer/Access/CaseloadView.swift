@@ -26,8 +26,11 @@ struct CaseloadView: Sendable {
             descending: query.descending)
         let patients = listed.items.map { $0.entry.enrollment.$patient.id }
         try await AuditLog(database: database, services: services).record(actor: therapist, action: .caseloadRead, patients: patients)
+        let ended = Dictionary(
+            listed.items.compactMap { item in item.entry.enrollment.treatmentEnd.map { (item.entry.enrollment.$patient.id, $0) } },
+            uniquingKeysWith: { first, _ in first })
         let compliance = try await PromptService(database: database, services: services)
-            .compliance(of: patients, studies: Set(listed.items.map { $0.entry.enrollment.$study.id }))
+            .compliance(of: patients, studies: Set(listed.items.map { $0.entry.enrollment.$study.id }), until: ended)
         let alerts = try await AlertInbox(staff: therapist, database: database, services: services).openCounts()
         return listed.map { item in
             let id = item.entry.enrollment.$patient.id
@@ -48,7 +51,8 @@ extension Caseloads.Entry {
     var facts: CaseloadFacts {
         CaseloadFacts(
             shownName: enrollment.displayName ?? patient.name ?? "", pseudonym: profile.pseudonym, email: patient.email,
-            lastActivityAt: patient.lastActiveAt, pairedSince: enrollment.createdAt,
+            lastActivityAt: patient.lastActiveAt.map { active in enrollment.treatmentEnd.map { min(active, $0) } ?? active },
+            pairedSince: enrollment.createdAt,
             therapyStart: profile.therapyStart.flatMap(LocalDate.init), status: enrollment.treatmentStatus)
     }
 }

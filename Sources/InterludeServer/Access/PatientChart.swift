@@ -2,8 +2,9 @@ import Fluent
 import Foundation
 import InterludeCore
 
-/// A staff member's view of one patient: only the data of the one study they follow the patient in, and every
-/// read and change made through it written to the audit log. A therapist sees their practice's data with the
+/// A staff member's view of one patient: only the data of the one study they follow the patient in, of a treatment
+/// that ended only what was made and what happened before its end, and every read and change made through it written
+/// to the audit log. A therapist sees their practice's data with the
 /// patient's name; research staff see pseudonymised data of a participant who shares with research, from their
 /// own study only. Handlers and console controllers read patient data through nothing else.
 struct PatientChart: Sendable {
@@ -24,6 +25,16 @@ struct PatientChart: Sendable {
     var showsIdentity: Bool { kind == .practice }
     /// The name the therapist knows the patient by; nil for research.
     var shownName: String? { showsIdentity ? enrollment.displayName ?? patient.name : nil }
+    /// The end of the treatment when it ended: nothing made, changed or happening later is shown, also when the
+    /// patient went on with someone else.
+    var until: Date? { enrollment.treatmentEnd }
+
+    /// Whether something made at `created` and last changed at `changed` lies inside the treatment: a prompt
+    /// assigned before the end is shown, however late it was to open; a diary entry changed after the end is not.
+    func covers(created: Date, changed: Date? = nil) -> Bool {
+        guard let until else { return true }
+        return created <= until && (changed ?? created) <= until
+    }
     private var now: Date { services.clock.now }
     private var audit: AuditLog { AuditLog(database: database, services: services) }
 
@@ -116,13 +127,15 @@ struct PatientChart: Sendable {
     func prompts(statuses: Set<PromptStatus> = Set(PromptStatus.allCases)) async throws -> [PromptService.Current] {
         let prompts = try await PromptService(database: database, services: services)
             .prompts(of: patientID, statuses: statuses, studies: studies)
+            .filter { covers(created: $0.record.createdAt) }
         try await audit.record(actor: viewer, action: .promptsRead, patients: [patientID])
         return prompts
     }
 
     /// Prompts answered, missed and open so far.
     func compliance() async throws -> PromptService.Compliance {
-        let compliance = try await PromptService(database: database, services: services).compliance(of: [patientID], studies: studies)
+        let compliance = try await PromptService(database: database, services: services)
+            .compliance(of: [patientID], studies: studies, until: until.map { [patientID: $0] } ?? [:])
         try await audit.record(actor: viewer, action: .promptsRead, patients: [patientID])
         return compliance[patientID] ?? PromptService.Compliance()
     }
@@ -132,6 +145,7 @@ struct PatientChart: Sendable {
         let responses = try await ResponseService(database: database, services: services)
             .responses(of: patientID, instrumentKey: instrumentKey, studies: studies)
             .filter { since == nil || $0.record.completedAt > since! }
+            .filter { covers(created: $0.record.completedAt) }
         try await audit.record(
             actor: viewer, action: instrumentKey == IntersessionDay.instrumentKey ? .timelineRead : .responsesRead,
             patients: [patientID])
@@ -140,7 +154,8 @@ struct PatientChart: Sendable {
 
     func response(_ responseID: UUID) async throws -> ResponseService.Stored {
         guard let stored = try await ResponseService(database: database, services: services).response(responseID),
-            stored.record.$patient.id == patientID, stored.record.studyID.map(studies.contains) == true
+            stored.record.$patient.id == patientID, stored.record.studyID.map(studies.contains) == true,
+            covers(created: stored.record.completedAt)
         else { throw AppError.notFound }
         try await audit.record(actor: viewer, action: .responsesRead, patients: [patientID], target: "response:\(responseID)")
         return stored
@@ -148,7 +163,7 @@ struct PatientChart: Sendable {
 
     func interventions() async throws -> [InterventionService.Opened] {
         let list = try await InterventionService(database: database, services: services)
-            .received(by: patientID, studies: studies)
+            .received(by: patientID, studies: studies, until: until)
         try await audit.record(actor: viewer, action: .interventionsRead, patients: [patientID])
         return list
     }
@@ -157,7 +172,7 @@ struct PatientChart: Sendable {
     func appointments(includePast: Bool) async throws -> [AppointmentService.Shown] {
         guard kind == .practice else { return [] }
         let list = try await AppointmentService(database: database, services: services)
-            .appointments(of: patientID, includePast: includePast)
+            .appointments(of: patientID, includePast: includePast, until: until)
         try await audit.record(actor: viewer, action: .appointmentsRead, patients: [patientID])
         return list
     }
@@ -166,6 +181,7 @@ struct PatientChart: Sendable {
     func records<Content: RecordContent>(_ type: Content.Type) async throws -> [RecordService.Stored<Content>] {
         guard kind == .practice else { return [] }
         let list = try await RecordService(database: database, services: services).list(type, of: patientID)
+            .filter { covers(created: $0.record.createdAt, changed: $0.record.updatedAt) }
         try await audit.record(actor: viewer, action: .recordsRead, patients: [patientID], target: Content.recordKind.collection)
         return list
     }
@@ -173,7 +189,8 @@ struct PatientChart: Sendable {
     /// One record of the patient's health record, audited like the list.
     func record<Content: RecordContent>(_ recordID: UUID, _ type: Content.Type) async throws -> RecordService.Stored<Content> {
         guard kind == .practice,
-            let stored = try await RecordService(database: database, services: services).record(recordID, type, of: patientID)
+            let stored = try await RecordService(database: database, services: services).record(recordID, type, of: patientID),
+            covers(created: stored.record.createdAt, changed: stored.record.updatedAt)
         else { throw AppError.notFound }
         try await audit.record(
             actor: viewer, action: .recordsRead, patients: [patientID], target: "\(Content.recordKind.rawValue):\(recordID.lowercasedText)")
@@ -186,7 +203,10 @@ struct PatientChart: Sendable {
         guard kind == .practice else { return [] }
         var filter = filter
         filter.zone = patient.zone
+        let shown = { (record: EntryRecord) in covers(created: record.createdAt, changed: record.updatedAt) }
         let list = try await ThoughtService(database: database, services: services).thoughts(of: patientID, filter: filter)
+            .filter { shown($0.thought.record) }
+            .map { ThoughtService.Listed(thought: $0.thought, occurrences: $0.occurrences.filter { shown($0.record) }) }
         try await audit.record(actor: viewer, action: .recordsRead, patients: [patientID], target: RecordKind.thought.collection)
         return list
     }
@@ -197,6 +217,7 @@ struct PatientChart: Sendable {
         guard kind == .practice else { return (DeviceService.Reach(), []) }
         let reach = try await DeviceService(database: database, services: services).reach(of: patient)
         let recent = try await NotificationHistory(database: database, services: services).recent(of: patientID)
+            .filter { covers(created: $0.createdAt) }
         let promptIDs = recent.compactMap(\.promptID)
         let inScope = Set(
             try await PromptRecord.query(on: database).filter(\.$id ~~ promptIDs).filter(\.$study.$id ~~ Array(studies))
@@ -218,6 +239,7 @@ struct PatientChart: Sendable {
     /// The alerts about the patient in this study.
     func alerts() async throws -> [AlertService.Opened] {
         let list = try await AlertService(database: database, services: services).alerts(about: patientID, studies: studies)
+            .filter { covers(created: $0.record.createdAt) }
         if !list.isEmpty { try await audit.record(actor: viewer, action: .alertsRead, patients: [patientID]) }
         return list
     }
@@ -226,7 +248,7 @@ struct PatientChart: Sendable {
     func notes(from: LocalDate, to: LocalDate) async throws -> [PinnedNoteService.Shown] {
         guard kind == .practice else { return [] }
         let notes = try await PinnedNoteService(database: database, services: services)
-            .notes(of: patientID, from: from, to: to, studies: studies)
+            .notes(of: patientID, from: from, to: to, studies: studies, until: until)
         try await audit.record(actor: viewer, action: .notesRead, patients: [patientID])
         return notes
     }
@@ -236,7 +258,7 @@ struct PatientChart: Sendable {
         guard !responseIDs.isEmpty else { return [] }
         let firings = try await RuleFiringRecord.query(on: database).filter(\.$patient.$id == patientID)
             .filter(\.$studyID ~~ Array(studies)).filter(\.$ruleID != nil).filter(\.$responseID ~~ responseIDs)
-            .sort(\.$createdAt).all()
+            .sort(\.$createdAt).all().filter { covers(created: $0.createdAt) }
         try await audit.record(actor: viewer, action: .firingsRead, patients: [patientID])
         return try firings.map { ($0, try services.cipher.open($0.reason)) }
     }

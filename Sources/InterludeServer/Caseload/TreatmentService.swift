@@ -23,7 +23,7 @@ struct TreatmentService: Sendable {
         case .active?: enrollment.pausedAt = nil
         case .paused?: enrollment.pausedAt = enrollment.pausedAt ?? now
         case .ended?:
-            enrollment.status = .ended
+            enrollment.end(as: .ended, at: now)
             enrollment.pausedAt = nil
             if profile.therapyEnd == nil { profile.therapyEnd = LocalDate(now, in: entry.patient.zone).description }
         case nil: break

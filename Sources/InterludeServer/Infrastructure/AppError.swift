@@ -70,6 +70,8 @@ enum AppError: Error, Equatable {
         case importUnderWay
         /// The client's treatment has ended: its history is read, nothing more is done for them.
         case treatmentEnded
+        /// The treatment goes on: what ends a former therapist's access does not apply to it.
+        case treatmentOngoing
         /// A therapist's account still follows clients; their treatments end or move first.
         case hasClients
     }

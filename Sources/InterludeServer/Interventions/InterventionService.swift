@@ -88,14 +88,24 @@ struct InterventionService: Sendable {
     }
 
     /// What the patient has received so far (or only in `studies`), newest first.
-    func received(by patientID: UUID, studies: Set<UUID>? = nil) async throws -> [Opened] {
+    /// `until`: only what arrived before then, as it stood then (seen or completed later shows as not yet).
+    func received(by patientID: UUID, studies: Set<UUID>? = nil, until: Date? = nil) async throws -> [Opened] {
         var query = InterventionRecord.query(on: database).filter(\.$patient.$id == patientID)
         if let studies { query = query.filter(\.$study.$id ~~ Array(studies)) }
+        let end = min(now, until ?? now)
         return try await query
-            .filter(\.$deliverAt <= now)
+            .filter(\.$deliverAt <= end)
+            .filter(\.$createdAt <= end)
             .sort(\.$deliverAt, .descending)
             .all()
-            .map(open)
+            .map { record in
+                let opened = try open(record)
+                guard until != nil else { return opened }
+                return Opened(
+                    id: opened.id, kind: opened.kind, origin: opened.origin, deliverAt: opened.deliverAt,
+                    seenAt: opened.seenAt.flatMap { $0 <= end ? $0 : nil },
+                    completedAt: opened.completedAt.flatMap { $0 <= end ? $0 : nil }, text: opened.text)
+            }
     }
 
     /// The patient opened it; the first time counts.

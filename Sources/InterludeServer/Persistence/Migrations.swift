@@ -62,6 +62,7 @@ enum Migrations {
             UpdatePromptsAddDeviceNotifications(),
             UpdatePromptsAddOccurrenceLookup(),
             CreatePersonLookupIndexes(),
+            UpdateEnrollmentsAddPeriod(),
         ]
     }
 }

@@ -120,14 +120,17 @@ struct PromptService: Sendable {
     }
 
     /// Compliance per patient over the prompts that have opened, in `studies` when given.
-    func compliance(of patientIDs: [UUID], studies: Set<UUID>? = nil) async throws -> [UUID: Compliance] {
+    /// `until`: for patients whose treatment ended, only prompts made and opened before its end count.
+    func compliance(of patientIDs: [UUID], studies: Set<UUID>? = nil, until: [UUID: Date] = [:]) async throws -> [UUID: Compliance] {
         var query = PromptRecord.query(on: database)
             .filter(\.$patient.$id ~~ patientIDs)
             .filter(\.$opensAt <= now)
             .field(\.$patient.$id).field(\.$status).field(\.$opensAt).field(\.$closesAt).field(\.$study.$id)
+            .field(\.$createdAt)
         if let studies { query = query.filter(\.$study.$id ~~ Array(studies)) }
         var result = Dictionary(uniqueKeysWithValues: patientIDs.map { ($0, Compliance()) })
         for record in try await query.all() {
+            if let end = until[record.$patient.id], record.opensAt > end || record.createdAt > end { continue }
             result[record.$patient.id]?.count(current(record).status)
         }
         return result

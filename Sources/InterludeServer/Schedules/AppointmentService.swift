@@ -22,9 +22,11 @@ struct AppointmentService: Sendable {
         let comment: String?
     }
 
-    func appointments(of patientID: UUID, includePast: Bool) async throws -> [Shown] {
+    /// `until`: only appointments made and last changed before then.
+    func appointments(of patientID: UUID, includePast: Bool, until: Date? = nil) async throws -> [Shown] {
         var query = AppointmentRecord.query(on: database).filter(\.$patient.$id == patientID)
         if !includePast { query = query.filter(\.$endsAt > now) }
+        if let until { query = query.filter(\.$createdAt <= until).filter(\.$updatedAt <= until) }
         return try await query.sort(\.$startsAt).all().map(open)
     }
 

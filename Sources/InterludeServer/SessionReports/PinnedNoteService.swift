@@ -32,10 +32,11 @@ struct PinnedNoteService: Sendable {
     }
 
     /// The client's notes on days from `from` to `to` (all when nil), of these practices (all when nil), by day.
-    func notes(of patientID: UUID, from: LocalDate? = nil, to: LocalDate? = nil, studies: Set<UUID>? = nil) async throws
-        -> [Shown]
-    {
+    func notes(
+        of patientID: UUID, from: LocalDate? = nil, to: LocalDate? = nil, studies: Set<UUID>? = nil, until: Date? = nil
+    ) async throws -> [Shown] {
         var query = PinnedNoteRecord.query(on: database).filter(\.$patient.$id == patientID).with(\.$author)
+        if let until { query = query.filter(\.$createdAt <= until) }
         if let from { query = query.filter(\.$day >= from.description) }
         if let to { query = query.filter(\.$day <= to.description) }
         if let studies { query = query.filter(\.$study.$id ~~ Array(studies)) }

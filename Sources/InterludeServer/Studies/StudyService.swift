@@ -141,8 +141,7 @@ struct StudyService: Sendable {
     private func withdraw(_ enrollment: EnrollmentRecord, patientID: UUID, studyID: UUID) async throws {
         let now = self.now
         try await database.atomically { database in
-            enrollment.status = EnrollmentStatus.withdrawn
-            enrollment.updatedAt = now
+            enrollment.end(as: .withdrawn, at: now)
             try await enrollment.save(on: database)
             try await ConsentRecord.query(on: database)
                 .filter(\.$user.$id == patientID)
@@ -285,7 +284,10 @@ struct StudyService: Sendable {
         }
         let decided = try await database.updateRow(
             EnrollmentRecord.schema, id: enrollmentID,
-            set: ["status": SQLBind((approve ? EnrollmentStatus.active : .declined).rawValue), "updated_at": SQLBind(now)],
+            set: [
+                "status": SQLBind((approve ? EnrollmentStatus.active : .declined).rawValue), "updated_at": SQLBind(now),
+                "started_at": SQLBind(approve ? now : nil),
+            ],
             if: { $0.where("status", .equal, SQLBind(EnrollmentStatus.requested)) })
         guard decided, let enrollment = try await EnrollmentRecord.find(enrollmentID, on: database) else {
             throw AppError.conflict(.alreadyDecided)

@@ -33,6 +33,27 @@ extension APIHandler {
         return .ok(.init(body: .json(.init(contact))))
     }
 
+    func listMyTreatments(_ input: Operations.ListMyTreatments.Input) async throws -> Operations.ListMyTreatments.Output {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
+        let treatments = try await PatientTreatments(database: context.database, services: context.services)
+            .list(of: patient.requireID())
+        let page = ListPage(of: treatments, request, moment: \.enrollment.createdAt, id: { $0.enrollment.id! })
+        return .ok(.init(
+            headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Treatment.init))))
+    }
+
+    func endFormerTherapistAccess(_ input: Operations.EndFormerTherapistAccess.Input) async throws
+        -> Operations.EndFormerTherapistAccess.Output
+    {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        try await PatientTreatments(database: context.database, services: context.services)
+            .endAccess(try pathID(input.path.treatmentId), of: patient.requireID())
+        return .noContent(.init())
+    }
+
     func getOwnTherapistProfile(_ input: Operations.GetOwnTherapistProfile.Input) async throws
         -> Operations.GetOwnTherapistProfile.Output
     {
@@ -110,4 +131,14 @@ extension APIHandler {
 
 extension APIContext {
     var pairing: PairingService { PairingService(database: database, services: services) }
+}
+
+extension Components.Schemas.Treatment {
+    init(_ listed: PatientTreatments.Listed) throws {
+        let enrollment = listed.enrollment
+        self.init(
+            id: try enrollment.requireID().lowercasedText, studyId: enrollment.$study.id.lowercasedText,
+            therapistName: listed.therapistName, status: .init(rawValue: listed.status.rawValue) ?? .ended,
+            startedAt: enrollment.startedAt, endedAt: enrollment.endedAt, formerAccess: listed.formerAccess)
+    }
 }

@@ -24,11 +24,15 @@ final class EnrollmentRecord: Model, @unchecked Sendable {
     @OptionalField(key: "display_name") var displayName: String?
     /// In a practice: since when the therapist paused the treatment; nothing is planned while it is set.
     @OptionalField(key: "paused_at") var pausedAt: Date?
+    /// When the person began taking part: on joining, or when a request was approved; nil while requested.
+    @OptionalField(key: "started_at") var startedAt: Date?
+    /// When the treatment ended or the person left; nil while it goes on.
+    @OptionalField(key: "ended_at") var endedAt: Date?
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
         [$id, $createdAt, $updatedAt, $study, $patient, $therapist, $status, $consentVersion, $arm, $displayName,
-            $pausedAt]
+            $pausedAt, $startedAt, $endedAt]
     }
 
     init() {}
@@ -41,10 +45,27 @@ final class EnrollmentRecord: Model, @unchecked Sendable {
         self.consentVersion = consentVersion
         self.createdAt = now
         self.updatedAt = now
+        self.startedAt = status == .active ? now : nil
+    }
+
+    /// Ends the enrolment as `status` (ended or withdrawn) at `now`.
+    func end(as status: EnrollmentStatus, at now: Date) {
+        self.status = status
+        endedAt = endedAt ?? now
+        updatedAt = now
     }
 }
 
 extension EnrollmentRecord {
+    /// Whether the person took part at `moment`: from joining (or the approval of the request) until the end.
+    func wasActive(at moment: Date) -> Bool {
+        guard let startedAt, startedAt <= moment else { return false }
+        return endedAt.map { moment <= $0 } ?? true
+    }
+
+    /// When the treatment ended, if it did: what the patient does afterwards is not the former therapist's to see.
+    var treatmentEnd: Date? { status == .ended ? endedAt ?? updatedAt : nil }
+
     /// Where the treatment of a practice's client stands.
     var treatmentStatus: TreatmentStatus {
         if status == .ended { return .ended }
