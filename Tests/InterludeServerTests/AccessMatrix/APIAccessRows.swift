@@ -136,6 +136,10 @@ extension APIRow {
             ])
         },
         APIRow("getMyTherapist", "* 403, self 200, other 200") { _ in .init(.GET, "/me/therapist") },
+        APIRow("listMyTreatments", "* 403, self 200, other 200") { _ in .init(.GET, "/me/treatments") },
+        APIRow("endFormerTherapistAccess", "* 403, self 204, other 404") { cell in
+            .init(.DELETE, "/me/treatments/\(try await cell.world.freshEndedTreatment())/access")
+        },
         APIRow("getOwnTherapistProfile", "* 403, own 200, otherT 200") { _ in .init(.GET, "/me/therapist-profile") },
         APIRow("updateOwnTherapistProfile", "* 403, own 200, otherT 200") { _ in
             .init(.PUT, "/me/therapist-profile", json: ["fullName": "Dr. Someone"])

@@ -142,15 +142,15 @@ extension APIRow {
     /// (only of a participant who shares with research).
     static let chart: [APIRow] = [
         APIRow("listPatients", "* 403, own 200, otherT 200") { _ in .init(.GET, "/patients") },
-        APIRow("getPatient", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)") },
-        APIRow("listPatientPrompts", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/prompts") },
-        APIRow("assignPrompt", "* 403, otherT 404, own 201") { cell in
+        APIRow("getPatient", "* 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in .init(.GET, "/patients/\(cell.subject.id)") },
+        APIRow("listPatientPrompts", "* 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/prompts") },
+        APIRow("assignPrompt", "* 403, otherT 404, own 201, endedT 409, elsewhereT 409") { cell in
             .init(.POST, "/patients/\(cell.subject.id)/prompts", json: [
                 "instrumentKey": "mood-vas", "opensAt": iso(cell.world.app.clock.now),
                 "closesAt": iso(cell.world.app.clock.now.addingTimeInterval(3600)),
             ])
         },
-        APIRow("listPatientResponses", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/responses") },
+        APIRow("listPatientResponses", "* 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/responses") },
         APIRow("getResponse", scoped: true, "* 404, self 200, own@practice 200") { cell in
             .init(.GET, "/responses/\(cell.subject.response(cell.scope))")
         },
@@ -160,21 +160,21 @@ extension APIRow {
         APIRow("previewSchedule", "* 404, self 403, other 403, own 200, res 200") { cell in
             .init(.GET, "/patients/\(cell.subject.id)/schedule-preview?from=2026-03-03&days=7")
         },
-        APIRow("listPatientAppointments", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/appointments") },
-        APIRow("listPatientEvents", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/events") },
-        APIRow("listPatientTherapies", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/therapies") },
-        APIRow("listPatientAudiograms", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/audiograms") },
-        APIRow("listPatientMoods", "* 403, otherT 404, own 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/moods") },
-        APIRow("updatePatient", "* 403, otherT 404, own 200") { cell in
+        APIRow("listPatientAppointments", "* 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/appointments") },
+        APIRow("listPatientEvents", "* 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/events") },
+        APIRow("listPatientTherapies", "* 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/therapies") },
+        APIRow("listPatientAudiograms", "* 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/audiograms") },
+        APIRow("listPatientMoods", "* 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in .init(.GET, "/patients/\(cell.subject.id)/moods") },
+        APIRow("updatePatient", "* 403, otherT 404, own 200, endedT 409, elsewhereT 409") { cell in
             .init(.PATCH, "/patients/\(cell.subject.id)", json: ["therapyStart": "2026-03-10", "displayName": "A."])
         },
-        APIRow("sendPatientPasswordReset", "* 403, otherT 404, own 202") { cell in
+        APIRow("sendPatientPasswordReset", "* 403, otherT 404, own 202, endedT 409, elsewhereT 409") { cell in
             .init(.POST, "/patients/\(cell.subject.id)/password-reset")
         },
-        APIRow("listPatientThoughts", "* 403, otherT 404, own 200") { cell in
+        APIRow("listPatientThoughts", "* 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in
             .init(.GET, "/patients/\(cell.subject.id)/thoughts?q=nobody&from=2026-01-01")
         },
-        APIRow("createPatientThought", "* 403, otherT 404, own 201") { cell in
+        APIRow("createPatientThought", "* 403, otherT 404, own 201, endedT 409, elsewhereT 409") { cell in
             .init(.POST, "/patients/\(cell.subject.id)/thoughts", json: ["text": .string("Example thought \(UUID())")])
         },
         APIRow("getAudiogram", "* 404, self 200, own 200") { cell in
@@ -183,27 +183,27 @@ extension APIRow {
         APIRow("getAudiogram", "* 404, self 200, own 200") { cell in
             .init(.GET, "/audiograms/\(try await cell.world.freshAudiogram(of: cell.subject.id))?format=fhir")
         },
-        APIRow("createPatientAppointment", "* 403, otherT 404, own 201") { cell in
+        APIRow("createPatientAppointment", "* 403, otherT 404, own 201, endedT 409, elsewhereT 409") { cell in
             let start = cell.world.app.clock.now.addingTimeInterval(4 * 86_400)
             return .init(.POST, "/patients/\(cell.subject.id)/appointments",
                 json: ["title": "Session", "startsAt": iso(start), "endsAt": iso(start.addingTimeInterval(3000))])
         },
-        APIRow("listPatientNotifications", "* 403, otherT 404, own 200") { cell in
+        APIRow("listPatientNotifications", "* 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in
             .init(.GET, "/patients/\(cell.subject.id)/notifications")
         },
-        APIRow("listPatientInterventions", "* 403, otherT 404, own 200") { cell in
+        APIRow("listPatientInterventions", "* 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in
             .init(.GET, "/patients/\(cell.subject.id)/interventions")
         },
-        APIRow("getPatientReport", "* 403, otherT 404, own 200") { cell in
+        APIRow("getPatientReport", "* 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in
             .init(.GET, "/patients/\(cell.subject.id)/report?from=2026-01-01&to=2026-12-31")
         },
-        APIRow("pinPatientNote", "* 403, otherT 404, own 201") { cell in
+        APIRow("pinPatientNote", "* 403, otherT 404, own 201, endedT 409, elsewhereT 409") { cell in
             .init(.POST, "/patients/\(cell.subject.id)/notes", json: ["day": "2026-03-02", "text": "Holiday"])
         },
-        APIRow("unpinPatientNote", "* 403, otherT 404, own 204") { cell in
+        APIRow("unpinPatientNote", "* 403, otherT 404, own 204, endedT 409, elsewhereT 409") { cell in
             .init(.DELETE, "/patients/\(cell.subject.id)/notes/\(try await cell.world.freshNote(on: cell.subject))")
         },
-        APIRow("sendIntervention", "* 403, otherT 404, own 201") { cell in
+        APIRow("sendIntervention", "* 403, otherT 404, own 201, endedT 409, elsewhereT 409") { cell in
             .init(.POST, "/patients/\(cell.subject.id)/interventions", json: ["kind": "commendation", "text": "Well done."])
         },
     ]

@@ -4,8 +4,8 @@ import Testing
 
 /// What one row of the access matrix expects of each cell (actor × scope), written compactly:
 /// `"* 403, self 200, own@practice 201, @research 404"`. The most specific entry wins: `actor@scope`, then
-/// `actor`, then `@scope`, then `*`. An outcome is a status code, or `login` for a console page that sends the
-/// visitor to sign in.
+/// `actor`, then those of the actor it stands for (a former therapist stands for any other therapist), then
+/// `@scope`, then `*`. An outcome is a status code, or `login` for a console page that sends the visitor to sign in.
 struct Expectation: Sendable, CustomStringConvertible {
     enum Outcome: Equatable, Sendable, CustomStringConvertible {
         case status(UInt)
@@ -54,9 +54,13 @@ struct Expectation: Sendable, CustomStringConvertible {
         return actorOK && scopeOK && parts.count <= 2
     }
 
+    /// The actor's own entries first, then those of the actor it stands for, then the scope's and the default.
     func outcome(_ actor: AccessWorld.Actor, _ scope: AccessWorld.Scope) -> Outcome? {
-        entries["\(actor.rawValue)@\(scope.rawValue)"] ?? entries[actor.rawValue] ?? entries["@\(scope.rawValue)"]
-            ?? entries["*"]
+        let actors = [actor] + (actor.standsFor.map { [$0] } ?? [])
+        for candidate in actors {
+            if let outcome = entries["\(candidate.rawValue)@\(scope.rawValue)"] ?? entries[candidate.rawValue] { return outcome }
+        }
+        return entries["@\(scope.rawValue)"] ?? entries["*"]
     }
 
     /// The shortest expectation that describes `observed`, for reading a row's behaviour when writing it.

@@ -159,11 +159,11 @@ extension ConsoleRow {
 
     static let caseload: [ConsoleRow] = [
         ConsoleRow("GET /console/patients", "\(staffOnly), * 403, own 200, otherT 200") { _ in .get("/console/patients") },
-        ConsoleRow("GET /console/patients/:patientID", "\(staffOnly), * 403, otherT 404, own 200") { cell in .get("/console/patients/\(cell.subject.id)") },
-        ConsoleRow("POST /console/patients/:patientID/prompts", "\(staffOnly), * 403, otherT 404, own 201") { cell in
+        ConsoleRow("GET /console/patients/:patientID", "\(staffOnly), * 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in .get("/console/patients/\(cell.subject.id)") },
+        ConsoleRow("POST /console/patients/:patientID/prompts", "\(staffOnly), * 403, otherT 404, own 201, endedT 409, elsewhereT 409") { cell in
             .post("/console/patients/\(cell.subject.id)/prompts", [("instrumentKey", "mood-vas"), ("opensAt", "2026-03-02T10:00"), ("closesAt", "2026-03-03T10:00")])
         },
-        ConsoleRow("POST /console/patients/:patientID/appointments", "\(staffOnly), * 403, otherT 404, own 201") { cell in
+        ConsoleRow("POST /console/patients/:patientID/appointments", "\(staffOnly), * 403, otherT 404, own 201, endedT 409, elsewhereT 409") { cell in
             .post("/console/patients/\(cell.subject.id)/appointments", [("title", "Session"), ("date", "2026-03-10"), ("startTime", "10:00"), ("endTime", "10:50")])
         },
         ConsoleRow("GET /console/patients/:patientID/responses/:responseID", scoped: true, "\(staffOnly), * 403, otherT 404, own 404, own@practice 200") { cell in
@@ -172,32 +172,32 @@ extension ConsoleRow {
         ConsoleRow("GET /console/patients/:patientID/responses/:responseID/fhir", scoped: true, "\(staffOnly), * 403, otherT 404, own 404, own@practice 200") { cell in
             .get("/console/patients/\(cell.subject.id)/responses/\(cell.subject.response(cell.scope))/fhir")
         },
-        ConsoleRow("GET /console/patients/:patientID/record", "\(staffOnly), * 403, otherT 404, own 200") { cell in
+        ConsoleRow("GET /console/patients/:patientID/record", "\(staffOnly), * 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in
             .get("/console/patients/\(cell.subject.id)/record")
         },
-        ConsoleRow("POST /console/patients/:patientID/treatment", "\(staffOnly), * 403, otherT 404, own 200") { cell in
+        ConsoleRow("POST /console/patients/:patientID/treatment", "\(staffOnly), * 403, otherT 404, own 200, endedT 409, elsewhereT 409") { cell in
             .post("/console/patients/\(cell.subject.id)/treatment", [("displayName", "A."), ("therapyStart", "2026-03-10"), ("therapyEnd", "")])
         },
-        ConsoleRow("GET /console/patients/:patientID/thoughts", "\(staffOnly), * 403, otherT 404, own 200") { cell in
+        ConsoleRow("GET /console/patients/:patientID/thoughts", "\(staffOnly), * 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in
             .get("/console/patients/\(cell.subject.id)/thoughts?q=nobody&from=2026-01-01")
         },
-        ConsoleRow("POST /console/patients/:patientID/thoughts", "\(staffOnly), * 403, otherT 404, own 201") { cell in
+        ConsoleRow("POST /console/patients/:patientID/thoughts", "\(staffOnly), * 403, otherT 404, own 201, endedT 409, elsewhereT 409") { cell in
             .post("/console/patients/\(cell.subject.id)/thoughts", [("text", "Example thought \(UUID())")])
         },
-        ConsoleRow("GET /console/patients/:patientID/report", "\(staffOnly), * 403, otherT 404, own 200") { cell in
+        ConsoleRow("GET /console/patients/:patientID/report", "\(staffOnly), * 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in
             .get("/console/patients/\(cell.subject.id)/report?from=2026-01-01&to=2026-12-31")
         },
-        ConsoleRow("POST /console/patients/:patientID/notes", "\(staffOnly), * 403, otherT 404, own 303") { cell in
+        ConsoleRow("POST /console/patients/:patientID/notes", "\(staffOnly), * 403, otherT 404, own 303, endedT 409, elsewhereT 409") { cell in
             .post("/console/patients/\(cell.subject.id)/notes", [("day", "2026-03-02"), ("text", "Holiday")])
         },
-        ConsoleRow("POST /console/patients/:patientID/notes/:noteID/delete", "\(staffOnly), * 403, otherT 404, own 303") { cell in
+        ConsoleRow("POST /console/patients/:patientID/notes/:noteID/delete", "\(staffOnly), * 403, otherT 404, own 303, endedT 409, elsewhereT 409") { cell in
             .post("/console/patients/\(cell.subject.id)/notes/\(try await cell.world.freshNote(on: cell.subject))/delete", [])
         },
         ConsoleRow("GET /console/schedule/:patientID", "\(staffOnly), * 404, own 200, res 200") { cell in .get("/console/schedule/\(cell.subject.id)") },
-        ConsoleRow("GET /console/patients/:patientID/intersession", "\(staffOnly), * 403, otherT 404, own 200") { cell in
+        ConsoleRow("GET /console/patients/:patientID/intersession", "\(staffOnly), * 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in
             .get("/console/patients/\(cell.subject.id)/intersession")
         },
-        ConsoleRow("POST /console/patients/:patientID/interventions", "\(staffOnly), * 403, otherT 404, own 303") { cell in
+        ConsoleRow("POST /console/patients/:patientID/interventions", "\(staffOnly), * 403, otherT 404, own 303, endedT 409, elsewhereT 409") { cell in
             .post("/console/patients/\(cell.subject.id)/interventions", [("kind", "task"), ("text", "A short walk")])
         },
         ConsoleRow("POST /console/patients/:patientID/interventions/template", scoped: true, "\(staffOnly), * 403, otherT 404, own 404, own@practice 303") { cell in
@@ -208,7 +208,7 @@ extension ConsoleRow {
         ConsoleRow("POST /console/invitations", "\(staffOnly), * 403, own 201, otherT 201") { _ in
             .post("/console/invitations", [("email", "invited-\(UUID().uuidString.prefix(8).lowercased())@example.org"), ("locale", "en")])
         },
-        ConsoleRow("POST /console/patients/:patientID/password-reset", "\(staffOnly), * 403, otherT 404, own 200") { cell in
+        ConsoleRow("POST /console/patients/:patientID/password-reset", "\(staffOnly), * 403, otherT 404, own 200, endedT 409, elsewhereT 409") { cell in
             .post("/console/patients/\(cell.subject.id)/password-reset", [])
         },
         ConsoleRow("GET /console/pairing-codes/sheet", "\(staffOnly), * 403, own 200, otherT 200") { _ in .get("/console/pairing-codes/sheet") },

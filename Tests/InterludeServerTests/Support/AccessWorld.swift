@@ -26,6 +26,21 @@ struct AccessWorld: Sendable {
         case studyResearcherNotSharing = "resNS"
         case otherResearcher = "otherR"
         case admin = "admin"
+        /// Ada's former therapist, Dr. Early: the treatment ended a minute after the world was made (the cells act five minutes after), so what Ada had
+        /// made by then is theirs to read, and nothing later.
+        case endedTherapist = "endedT"
+        /// Ada's therapist of before, Dr. Former: the treatment ended a day before Ada paired with her therapist of
+        /// now, so nothing of that pairing is theirs to read.
+        case pairedElsewhere = "elsewhereT"
+
+        /// The actor whose expectation holds for this one where a row names none of its own: a former therapist is
+        /// any other therapist but for the former client's chart.
+        var standsFor: Actor? {
+            switch self {
+            case .endedTherapist, .pairedElsewhere: .otherTherapist
+            default: nil
+            }
+        }
     }
 
     /// Which object a request is about: one of the practice, or one of the research study.
@@ -64,6 +79,8 @@ struct AccessWorld: Sendable {
     let researcher: APIClient
     let otherResearcher: APIClient
     let admin: APIClient
+    let endedTherapist: APIClient
+    let formerTherapist: APIClient
     let practice: UUID
     let otherPractice: UUID
     let study: UUID
@@ -85,6 +102,7 @@ struct AccessWorld: Sendable {
     static let emails: [Actor: String] = [
         .ownTherapist: "berger@praxis.example", .otherTherapist: "huber@praxis.example", .studyResearcher: "lab@uni.example",
         .studyResearcherNotSharing: "lab@uni.example", .otherResearcher: "other-lab@uni.example", .admin: "root@interlude.example",
+        .endedTherapist: "early@praxis.example", .pairedElsewhere: "former@praxis.example",
     ]
 
     /// The patient a request of `actor` is about.
@@ -99,6 +117,8 @@ struct AccessWorld: Sendable {
         case .studyResearcher, .studyResearcherNotSharing: researcher
         case .otherResearcher: otherResearcher
         case .admin: admin
+        case .endedTherapist: endedTherapist
+        case .pairedElsewhere: formerTherapist
         }
     }
 
@@ -209,9 +229,25 @@ struct AccessWorld: Sendable {
         let enrollment = try #require(
             try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == ada.id).filter(\.$study.$id == study)
                 .first()?.id?.uuidString)
+        // Ada's treatments of before, in the therapists' own practices: Dr. Early's ended a minute after everything
+        // above was made, Dr. Former's a day before. Whatever the cells make comes later still.
+        let (endedTherapist, endedID) = try await app.staff("therapist", emails[.endedTherapist]!, name: "Dr. Early")
+        let (formerTherapist, formerID) = try await app.staff("therapist", emails[.pairedElsewhere]!, name: "Dr. Former")
+        for (therapistID, end) in [(endedID, app.clock.now.addingTimeInterval(60)), (formerID, app.clock.now.addingTimeInterval(-86_400))] {
+            let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
+            let treatment = EnrollmentRecord(
+                studyID: practice, patientID: ada.id, therapistID: therapistID, status: .ended,
+                consentVersion: StaffAccounts.practiceConsent, now: end.addingTimeInterval(-30 * 86_400))
+            treatment.startedAt = treatment.createdAt
+            treatment.endedAt = end
+            treatment.updatedAt = end
+            try await treatment.create(on: app.database)
+        }
+        app.clock.advance(by: 300)
         return AccessWorld(
             app: app, ada: ada, ben: ben, other: (otherClient, otherID), ownTherapist: ownTherapist,
             otherTherapist: otherTherapist, researcher: researcher, otherResearcher: otherResearcher, admin: admin,
+            endedTherapist: endedTherapist, formerTherapist: formerTherapist,
             practice: practice, otherPractice: otherPractice, study: study, otherStudy: otherStudy,
             practiceRule: practiceRule, researchRule: researchRule, practiceTemplate: practiceTemplate,
             researchTemplate: researchTemplate, practicePlan: practicePlan, researchPlan: researchPlan,
@@ -245,6 +281,11 @@ struct AccessWorld: Sendable {
         case .admin:
             // An administrator manages the research study (its rules and templates) but reads nobody's data.
             return research(ada) + research(ben) + practiceOnly + identities
+        case .endedTherapist:
+            // Ada's name and what she kept before the end, yes; the studies' data, Ben, and what the cells make, no.
+            return researchOnly + practiceOnly + [ben.email, "Ben Sharp"] + Self.madeByCells
+        case .pairedElsewhere:
+            return researchOnly + practiceOnly + [ben.email, "Ben Sharp", ada.appointment] + Self.madeByCells
         }
     }
 }
@@ -266,16 +307,33 @@ extension AccessWorld {
     /// Who runs the study of `scope`: the therapist of the practice, the owner of the research study.
     func owner(_ scope: Scope) -> APIClient { scope == .practice ? ownTherapist : researcher }
 
+    /// Words of the records the cells make for Ada, all after every former treatment ended.
+    static let madeByCells = ["Slept badly", "Ringing after", "Nobody wants me here"]
+
     /// A new account of the same role as `actor`, signed in: for cells whose request ends or changes the account.
     func freshAccount(like actor: Actor) async throws -> APIClient {
         // The random part sits inside, so it never ends in a world person's name (`…ada@example.org`).
         let email = "fresh-\(UUID().uuidString.prefix(8).lowercased())-account@example.org"
         switch actor {
         case .patientSelf, .otherPatient: return try await app.patient(email, name: "Fresh").client
-        case .ownTherapist, .otherTherapist: return try await app.staff("therapist", email).client
+        case .ownTherapist, .otherTherapist, .endedTherapist, .pairedElsewhere: return try await app.staff("therapist", email).client
         case .studyResearcher, .studyResearcherNotSharing, .otherResearcher: return try await app.staff("researcher", email).client
         case .admin: return try await app.staff("admin", email).client
         }
+    }
+
+    /// A treatment of Ada's with a therapist of her own that ended before the world was made: its id.
+    func freshEndedTreatment() async throws -> String {
+        let (_, therapistID) = try await app.staff("therapist", "ended-\(UUID().uuidString.prefix(8).lowercased())-therapist@praxis.example")
+        let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
+        let end = app.clock.now.addingTimeInterval(-7 * 86_400)
+        let treatment = EnrollmentRecord(
+            studyID: practice, patientID: ada.id, therapistID: therapistID, status: .ended,
+            consentVersion: StaffAccounts.practiceConsent, now: end.addingTimeInterval(-30 * 86_400))
+        treatment.startedAt = treatment.createdAt
+        treatment.endedAt = end
+        try await treatment.create(on: app.database)
+        return try treatment.requireID().uuidString
     }
 
     /// A note the own therapist pinned to the patient's chart.
