@@ -37,10 +37,14 @@ struct ConsentDocumentTests {
     @Test("a version draft keeps the optional modules in order, once, and needs a text")
     func drafts() throws {
         let draft = try ConsentVersionDraft.validate(
-            version: " 2026-2 ", texts: ["en": "Yes", "de": ""], modules: ["futureContact", "participation", "context"],
+            version: " 2026-2 ", texts: ["en": "Yes", "de": ""], modules: ["diaryWithTherapist", "participation", "context"],
             reconsentRequired: true)
         #expect(draft.version == "2026-2")
-        #expect(draft.modules == [.context, .futureContact])
+        #expect(draft.modules == [.context, .diaryWithTherapist])
+        // Nothing contacts people about future studies: a new version does not offer it.
+        #expect(throws: ValidationFailure(field: "modules[1]", code: .notAllowed)) {
+            try ConsentVersionDraft.validate(version: "3", texts: ["en": "Yes"], modules: ["context", "futureContact"], reconsentRequired: false)
+        }
         #expect(draft.texts.values == [.en: "Yes"])
         #expect(throws: ValidationFailure(field: "texts", code: .required)) {
             try ConsentVersionDraft.validate(version: "3", texts: [:], modules: [], reconsentRequired: false)

@@ -99,6 +99,13 @@ struct ExportWorld {
 
     /// Asks for an export, lets the job write it, downloads it and answers its files by path.
     func export(_ app: TestContext, since: String? = nil) async throws -> (id: String, files: [String: Data]) {
+        try await Self.export(app, researcher: researcher, studyID: studyID, since: since)
+    }
+
+    /// An export of the study asked for, written and downloaded: its id and its files.
+    static func export(
+        _ app: TestContext, researcher: APIClient, studyID: String, since: String? = nil
+    ) async throws -> (id: String, files: [String: Data]) {
         let query = since.map { "?since=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? ""
         let started = try await researcher.send(.POST, "/studies/\(studyID)/exports\(query)")
         try #require(started.status == .accepted, "\(started.text)")
@@ -375,10 +382,18 @@ struct ExportPackageTests {
     @Test("records the study collects are in a file per kind under pseudonyms and as FHIR; kinds it does not collect are not")
     func records() async throws {
         try await withTestApp { app in
-            // setup: Ada keeps an event, a therapy and an audiogram; Dan, who does not share, an event
+            // setup: the study starts collecting events and audiograms and asks its participants again; then Ada
+            // keeps an event, a therapy and an audiogram, and Dan, who does not share, an event
             let world = try await ExportWorld.build(app)
             let ada = try await app.signIn("ada@example.org")
             let dan = try await app.signIn("dan@example.org")
+            let (_, before) = try await world.export(app)
+            let set = try await world.researcher.send(
+                .PUT, "/studies/\(world.studyID)/record-settings", json: ["collects": ["event", "audiogram"], "eventTypes": []])
+            for patient in [ada, dan] {
+                let agreed = try await patient.send(.POST, "/me/consents", json: ["studyId": .string(world.studyID), "version": "2026-1-r2"])
+                try #require(agreed.status == .created, "\(agreed.text)")
+            }
             let event: JSONValue = [
                 "id": .string(UUID().uuidString), "title": "Loud concert", "occurredAt": QuestionnaireAPITests.iso(app.clock.now),
                 "type": "tinnitusAttack",
@@ -390,11 +405,8 @@ struct ExportPackageTests {
             ]).status == .created)
             let audiogram = UUID()
             try #require(try await ada.send(.POST, "/me/audiograms", json: AudiogramAPITests.body(app, id: audiogram)).status == .created)
-            let (_, before) = try await world.export(app)
 
             // act
-            let set = try await world.researcher.send(
-                .PUT, "/studies/\(world.studyID)/record-settings", json: ["collects": ["event", "audiogram"], "eventTypes": []])
             let (_, files) = try await world.export(app)
 
             // verify

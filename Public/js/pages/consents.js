@@ -40,6 +40,11 @@ function documentCard(state, render, announce) {
   version.className = "hint";
   version.textContent = `${message("version")} ${state.version}`;
   card.append(heading, version);
+  if (state.collects?.length) {
+    const collects = document.createElement("p");
+    collects.textContent = message("collects", { kinds: state.collects.map((kind) => message(`kind-${kind}`)).join(", ") });
+    card.append(collects);
+  }
   const pending = state.document === "privacyPolicy" ? state.decision?.version !== state.version : state.mustAnswer;
   if (pending) {
     const notice = document.createElement("p");

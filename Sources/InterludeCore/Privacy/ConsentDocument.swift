@@ -15,8 +15,13 @@ public enum ConsentModule: String, Sendable, Codable, CaseIterable, Comparable {
 
     public var isRequired: Bool { self == .participation }
 
-    /// The modules a study may offer besides taking part.
+    /// The modules a study's consent may hold besides taking part, as versions written before say them.
     public static let optional = allCases.filter { !$0.isRequired }
+
+    /// The modules a new version may offer: each is enforced where it applies (sharing with research decides who is
+    /// in an export, context whether it is kept, the diary whether the therapist reads it). Nothing in Interlude
+    /// contacts people about future studies, so that is no longer offered.
+    public static let offerable = optional.filter { $0 != .futureContact }
 
     public static func < (lhs: ConsentModule, rhs: ConsentModule) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -69,7 +74,11 @@ public struct ConsentVersionDraft: Sendable, Equatable {
                 validator.add("modules[\(index)]", .invalidValue)
                 continue
             }
-            if !offered.insert(module).inserted { validator.add("modules[\(index)]", .duplicate) }
+            if !module.isRequired, !ConsentModule.offerable.contains(module) {
+                validator.add("modules[\(index)]", .notAllowed)
+            } else if !offered.insert(module).inserted {
+                validator.add("modules[\(index)]", .duplicate)
+            }
         }
         try validator.check()
         return ConsentVersionDraft(

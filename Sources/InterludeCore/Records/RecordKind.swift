@@ -10,6 +10,11 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable {
     case thought
     case thoughtOccurrence
 
+    /// What a person keeps day by day, which a study's consent may keep from their therapist ("your therapist may
+    /// read your diary"): moods, thoughts with their occurrences, events. Therapies and audiograms are the clinical
+    /// record.
+    public static let diary: Set<RecordKind> = [.mood, .thought, .event]
+
     /// The path segment under `/me` and `/patients/{id}`: `/me/events`.
     public var collection: String {
         switch self {

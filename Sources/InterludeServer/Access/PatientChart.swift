@@ -180,8 +180,10 @@ struct PatientChart: Sendable {
     /// The patient's health record of one kind: kept for their therapist, never shown to research.
     func records<Content: RecordContent>(_ type: Content.Type) async throws -> [RecordService.Stored<Content>] {
         guard kind == .practice else { return [] }
+        let withheld = try await ConsentPeriods(database: database).diaryWithheld(from: patientID)
         let list = try await RecordService(database: database, services: services).list(type, of: patientID)
             .filter { covers(created: $0.record.createdAt, changed: $0.record.updatedAt) }
+            .filter { !withheld.covers(Content.recordKind, at: $0.record.createdAt) }
         try await audit.record(actor: viewer, action: .recordsRead, patients: [patientID], target: Content.recordKind.collection)
         return list
     }
@@ -190,7 +192,9 @@ struct PatientChart: Sendable {
     func record<Content: RecordContent>(_ recordID: UUID, _ type: Content.Type) async throws -> RecordService.Stored<Content> {
         guard kind == .practice,
             let stored = try await RecordService(database: database, services: services).record(recordID, type, of: patientID),
-            covers(created: stored.record.createdAt, changed: stored.record.updatedAt)
+            covers(created: stored.record.createdAt, changed: stored.record.updatedAt),
+            try await !ConsentPeriods(database: database).diaryWithheld(from: patientID)
+                .covers(Content.recordKind, at: stored.record.createdAt)
         else { throw AppError.notFound }
         try await audit.record(
             actor: viewer, action: .recordsRead, patients: [patientID], target: "\(Content.recordKind.rawValue):\(recordID.lowercasedText)")
@@ -203,7 +207,10 @@ struct PatientChart: Sendable {
         guard kind == .practice else { return [] }
         var filter = filter
         filter.zone = patient.zone
-        let shown = { (record: EntryRecord) in covers(created: record.createdAt, changed: record.updatedAt) }
+        let withheld = try await ConsentPeriods(database: database).diaryWithheld(from: patientID)
+        let shown = { (record: EntryRecord) in
+            covers(created: record.createdAt, changed: record.updatedAt) && !withheld.covers(record.kind, at: record.createdAt)
+        }
         let list = try await ThoughtService(database: database, services: services).thoughts(of: patientID, filter: filter)
             .filter { shown($0.thought.record) }
             .map { ThoughtService.Listed(thought: $0.thought, occurrences: $0.occurrences.filter { shown($0.record) }) }

@@ -3,8 +3,9 @@ import Foundation
 import InterludeCore
 
 /// Whose data an export of a study may hold: participants enrolled in it (taking part or finished), who share with
-/// research, under their pseudonyms, never with name, email or date of birth; with birth year and gender only when
-/// the study asks for them. A participant who withdrew, or stopped sharing, is in no export made after.
+/// research and did not decline it in the study's consent, under their pseudonyms, never with name, email or date of
+/// birth; with birth year and gender only when the study asks for them. A participant who withdrew, or stopped
+/// sharing, is in no export made after.
 struct StudyExportScope: Sendable {
     struct Participant: Sendable {
         let enrollment: EnrollmentRecord
@@ -40,9 +41,12 @@ struct StudyExportScope: Sendable {
             profiles.filter { StudyAccessPolicy.seesData(of: $0.shareWithResearch, as: grant.standing, in: grant.kind) }
                 .map { ($0.$user.id, $0) },
             uniquingKeysWith: { first, _ in first })
+        let declined = try await ConsentPeriods(database: database).declinedResearchSharing(among: ids, in: grant.studyID)
         let demographics = grant.study.asksDemographics
         return enrollments.compactMap { enrollment in
-            guard let profile = sharing[enrollment.$patient.id], let user = users[enrollment.$patient.id] else { return nil }
+            guard !declined.contains(enrollment.$patient.id), let profile = sharing[enrollment.$patient.id],
+                let user = users[enrollment.$patient.id]
+            else { return nil }
             return Participant(
                 enrollment: enrollment, pseudonym: profile.pseudonym, user: user,
                 birthYear: demographics ? profile.dateOfBirth.map { String($0.prefix(4)) } : nil,

@@ -160,8 +160,9 @@ struct ExportPackage {
                  counts.open.description, counts.rate.map(CSV.number)])
         }
         try await writeParticipant(participant, zones: zones, total: total, into: &writer)
+        let collected = try await ConsentPeriods(database: database).collection(of: participant.enrollment, in: study)
         for kind in study.recordSettings.keptKinds {
-            try await writeRecords(kind.content, of: participant, zones: zones, into: &writer)
+            try await writeRecords(kind.content, of: participant, collected: collected, zones: zones, into: &writer)
         }
         try await writeSamples(of: participant, zones: zones, into: &writer)
         return (promptRows, responseRows)
@@ -209,14 +210,20 @@ struct ExportPackage {
     }
 
     /// The participant's records of one kind the study collects, changed since the last export when it is one of
-    /// changes, in the kind's file and as FHIR.
+    /// changes, in the kind's file and as FHIR: only those made or dated while they belonged to the study
+    /// (`collected`), and never a thought the therapist wrote.
     private func writeRecords<Content: RecordKindContent>(
-        _ type: Content.Type, of participant: StudyExportScope.Participant, zones: ZoneHistory, into writer: inout Writer
+        _ type: Content.Type, of participant: StudyExportScope.Participant, collected: KindPeriods, zones: ZoneHistory,
+        into writer: inout Writer
     ) async throws {
         let stored = try await RecordService(database: database, services: services).list(type, of: participant.id)
         let subject = FHIR.Identifier(system: services.settings.publicURL + "/pseudonym", value: participant.pseudonym)
         let today = LocalDate(now, in: zones.zone(at: now))
+        let kind = Content.recordKind
         for record in stored.reversed() where isNew(record.record.updatedAt) {
+            guard collected.covers(kind, at: record.record.createdAt) || collected.covers(kind, at: record.record.occurredAt),
+                (record.content as? Thought)?.origin != .therapist
+            else { continue }
             let id = try record.record.requireID()
             for row in record.content.exportRows({ ExportTime($0, in: zones.zone(at: $0)) }) {
                 try writer.records[Content.recordKind]?.row([participant.pseudonym, id.lowercasedText, String(record.record.version)] + row)
@@ -225,9 +232,9 @@ struct ExportPackage {
         }
     }
 
-    /// The participant's samples of the types the study asks for, a page at a time: each new one in samples.csv and
-    /// as a FHIR Observation, and every day's sum or mean (in the zone the participant lived in) in samples_daily.csv.
-    /// The device's name stays out: people name their phones after themselves.
+    /// The participant's samples of the types the study asks for, sent while they took part, a page at a time: each
+    /// new one in samples.csv and as a FHIR Observation, and every day's sum or mean (in the zone the participant
+    /// lived in) in samples_daily.csv. The device's name stays out: people name their phones after themselves.
     private func writeSamples(
         of participant: StudyExportScope.Participant, zones: ZoneHistory, into writer: inout Writer
     ) async throws {
@@ -239,7 +246,7 @@ struct ExportPackage {
         while true {
             let page = try await SampleRecord.query(on: database).filter(\.$patient.$id == participant.id).filter(\.$type ~~ types)
                 .sort(\.$start).sort(\.$id).offset(offset).limit(Self.samplePage).all()
-            for record in page {
+            for record in page where participant.enrollment.wasActive(at: record.createdAt) {
                 let sample = record.sample
                 let zone = zones.zone(at: sample.start)
                 days[sample.type, default: [:]][LocalDate(sample.start, in: zone), default: .init(value: 0, count: 0)].add(sample.value)
@@ -329,6 +336,13 @@ struct ExportPackage {
             =, +, -, @, a tab or a carriage return gets a leading apostrophe (') so that a spreadsheet shows it
             instead of running it as a formula; numbers are written as they are. Remove the apostrophe when the text
             itself matters. codebook.csv keeps REDCap's own syntax (choices, branching logic, @ action tags) as is.
+
+            What a participant agreed to decides what is here. A record (an event, a mood, a thought...) is
+            exported only when it was made or dated while the participant took part and while their decision in
+            force answered a consent version that names its kind: records from before joining, or from before they
+            agreed to a kind the study began collecting later, stay out. Thoughts a therapist wrote for a client
+            never leave. Samples count from when the participant joined. Participants who declined sharing with
+            research in the study's consent are in no file.
 
             Files
             participants.csv      one row per participant: arm, status, enrolment and end, time zones, totals (and

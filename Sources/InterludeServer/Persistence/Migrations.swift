@@ -63,6 +63,7 @@ enum Migrations {
             UpdatePromptsAddOccurrenceLookup(),
             CreatePersonLookupIndexes(),
             UpdateEnrollmentsAddPeriod(),
+            UpdateConsentVersionsAddCollects(),
         ]
     }
 }

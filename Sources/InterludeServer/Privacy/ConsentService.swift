@@ -41,6 +41,14 @@ struct ConsentService: Sendable {
     func create(_ draft: ConsentVersionDraft, in grant: StudyGrant) async throws -> ConsentVersionRecord {
         try grant.require(.editStudy)
         guard grant.study.kind == .research else { throw AppError.notFound }
+        let record = try await write(draft, in: grant)
+        try await grant.record(.consentVersionCreated, target: draft.version)
+        return record
+    }
+
+    /// Writes a version covering what the study collects now, after the latest; the caller records it in the audit
+    /// log (which writes outside a transaction the version may be part of).
+    private func write(_ draft: ConsentVersionDraft, in grant: StudyGrant) async throws -> ConsentVersionRecord {
         let studyID = grant.studyID
         let now = self.now
         let record: ConsentVersionRecord
@@ -49,6 +57,7 @@ struct ConsentService: Sendable {
                 let latest = try await ConsentVersionRecord.query(on: database).filter(\.$study.$id == studyID)
                     .sort(\.$sequence, .descending).first()
                 let record = try ConsentVersionRecord(studyID: studyID, sequence: (latest?.sequence ?? 0) + 1, draft: draft, now: now)
+                record.collects = grant.study.recordKinds
                 try await record.create(on: database)
                 let study = grant.study
                 study.consentVersion = draft.version
@@ -60,7 +69,6 @@ struct ConsentService: Sendable {
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AppError.conflict(.versionExists)
         }
-        try await grant.record(.consentVersionCreated, target: draft.version)
         return record
     }
 
@@ -68,8 +76,32 @@ struct ConsentService: Sendable {
     static func createFirst(for study: StudyRecord, text: String, version: String, on database: any Database) async throws {
         let draft = ConsentVersionDraft(
             version: version, texts: LocalizedText([.fallback: text]), modules: [], reconsentRequired: false)
-        try await ConsentVersionRecord(studyID: try study.requireID(), sequence: 1, draft: draft, now: study.createdAt)
-            .create(on: database)
+        let record = try ConsentVersionRecord(studyID: try study.requireID(), sequence: 1, draft: draft, now: study.createdAt)
+        record.collects = study.recordKinds
+        try await record.create(on: database)
+    }
+
+    /// When a research study starts collecting a kind of record its consent in force does not name, a new version
+    /// with the same texts and modules, marked "re-consent required": nobody's records of the new kind belong to the
+    /// study before they agree. Collecting less needs no new version, and while nobody has answered the study's
+    /// consent yet (a study being set up) the version in force simply names what it collects. Answers the version
+    /// written, if one was.
+    func coverCollection(in grant: StudyGrant) async throws -> ConsentVersionRecord? {
+        guard grant.study.kind == .research, let current = try await current(of: grant.studyID) else { return nil }
+        guard !grant.study.recordSettings.collects.subtracting(current.collectedKinds).isEmpty else { return nil }
+        let answered = try await ConsentRecord.query(on: database).filter(\.$study.$id == grant.studyID)
+            .filter(\.$document == ConsentRecord.Document.studyConsent.rawValue).first() != nil
+        guard answered else {
+            current.collects = grant.study.recordKinds
+            try await current.save(on: database)
+            return nil
+        }
+        let taken = Set(try await versions(of: grant.studyID).map(\.version))
+        let base = String(current.version.prefix(ConsentVersionDraft.versionMaxLength - 6))
+        let label = (2...).lazy.map { "\(base)-r\($0)" }.first { !taken.contains($0) } ?? UUID().uuidString
+        let draft = ConsentVersionDraft(
+            version: label, texts: current.localizedTexts, modules: current.offeredModules, reconsentRequired: true)
+        return try await write(draft, in: grant)
     }
 
     // MARK: The person's view
@@ -82,6 +114,8 @@ struct ConsentService: Sendable {
         let version: String
         let text: String
         let modules: [ConsentModule]
+        /// The kinds of records a study's version collects; nil for the privacy policy.
+        let collects: Set<RecordKind>?
         let reconsentRequired: Bool
         let mustAnswer: Bool
         let decision: ConsentRecord?
@@ -106,7 +140,7 @@ struct ConsentService: Sendable {
             DocumentState(
                 document: .privacyPolicy, study: nil, version: try await texts.privacyPolicyVersion(),
                 text: try await texts.text(.privacyPolicy, language, localizer: services.localizer), modules: [],
-                reconsentRequired: false, mustAnswer: false,
+                collects: nil, reconsentRequired: false, mustAnswer: false,
                 decision: history.first { $0.document == ConsentRecord.Document.privacyPolicy.rawValue && $0.replacedAt == nil },
                 changes: nil)
         ]
@@ -125,7 +159,7 @@ struct ConsentService: Sendable {
             documents.append(
                 DocumentState(
                     document: .studyConsent, study: study, version: current.version, text: text, modules: current.offeredModules,
-                    reconsentRequired: current.reconsentRequired, mustAnswer: standing.mustAnswer, decision: decision,
+                    collects: current.collectedKinds, reconsentRequired: current.reconsentRequired, mustAnswer: standing.mustAnswer, decision: decision,
                     changes: agreed.flatMap { $0.sequence == current.sequence ? nil : LineDiff.lines(from: $0.localizedTexts.text(language), to: text) }))
         }
         let named = try await StudyRecord.query(on: database).filter(\.$id ~~ Set(history.compactMap { $0.$study.id })).all()

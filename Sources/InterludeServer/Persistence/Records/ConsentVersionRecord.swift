@@ -2,8 +2,9 @@ import Fluent
 import Foundation
 import InterludeCore
 
-/// One version of a study's consent: its text in each language, the optional modules it offers, and whether
-/// participants who agreed to an earlier version must answer it. Written once, never changed.
+/// One version of a study's consent: its text in each language, the optional modules it offers, what the study
+/// collects with it, and whether participants who agreed to an earlier version must answer it. Written once, never
+/// changed once anybody has answered it.
 final class ConsentVersionRecord: Model, @unchecked Sendable {
     static let schema = "consent_versions"
 
@@ -23,10 +24,13 @@ final class ConsentVersionRecord: Model, @unchecked Sendable {
     /// The optional modules offered, as a JSON array of module names.
     @Field(key: "modules") var modules: String
     @Field(key: "reconsent_required") var reconsentRequired: Bool
+    /// The kinds of records the study collected when the version was written, as the study lists them
+    /// (`mood,thought`): what a participant agreeing to it agreed to be collected.
+    @OptionalField(key: "collects") var collects: String?
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $createdAt, $study, $sequence, $version, $texts, $modules, $reconsentRequired]
+        [$id, $createdAt, $study, $sequence, $version, $texts, $modules, $reconsentRequired, $collects]
     }
 
     init() {}
@@ -43,6 +47,10 @@ final class ConsentVersionRecord: Model, @unchecked Sendable {
 
     var localizedTexts: LocalizedText {
         (try? JSONDecoder().decode(LocalizedText.self, from: Data(texts.utf8))) ?? LocalizedText([:])
+    }
+
+    var collectedKinds: Set<RecordKind> {
+        Set((collects ?? "").split(separator: ",").compactMap { RecordKind(rawValue: String($0)) })
     }
 
     var offeredModules: [ConsentModule] {

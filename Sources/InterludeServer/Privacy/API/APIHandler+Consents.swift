@@ -70,6 +70,7 @@ extension Components.Schemas.ConsentVersion {
             sequence: record.sequence, version: record.version,
             texts: .init(en: texts.values[.en], de: texts.values[.de]),
             modules: record.offeredModules.map { .init(rawValue: $0.rawValue)! }, reconsentRequired: record.reconsentRequired,
+            collects: record.collectedKinds.sorted { $0.rawValue < $1.rawValue }.compactMap { .init(rawValue: $0.rawValue) },
             createdAt: record.createdAt)
     }
 }
@@ -94,6 +95,7 @@ extension Components.Schemas.ConsentDocumentState {
             document: state.document == .privacyPolicy ? .privacyPolicy : .studyConsent,
             studyId: state.study?.id?.lowercasedText, studyTitle: state.study?.title, version: state.version,
             text: state.text, modules: state.modules.map { .init(rawValue: $0.rawValue)! },
+            collects: state.collects.map { $0.sorted { $0.rawValue < $1.rawValue }.compactMap { .init(rawValue: $0.rawValue) } },
             reconsentRequired: state.reconsentRequired, mustAnswer: state.mustAnswer,
             decision: try state.decision.map { try .init($0, studies: studies) },
             changes: state.changes?.map { .init(kind: .init(rawValue: $0.kind.rawValue)!, text: $0.text) })

@@ -74,7 +74,7 @@ struct ConsentPages: Sendable {
             studyTitle: grant.study.title, studyLink: ConsoleURL.study(grant.studyID).path, versions: rows,
             canEdit: grant.allows(.editStudy), action: ConsoleURL.consent(study: grant.studyID).path, version: shown.version,
             textEn: shown.textEn, textDe: shown.textDe,
-            modules: ConsentModule.optional.map {
+            modules: ConsentModule.offerable.map {
                 ModuleOption(
                     name: "module_\($0.rawValue)", label: localizer.text("consent.module.\($0.rawValue)", language),
                     hint: localizer.text("consent.module.\($0.rawValue).hint", language), checked: shown.modules.contains($0))

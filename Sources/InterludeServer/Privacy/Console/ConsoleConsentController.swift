@@ -41,7 +41,7 @@ struct ConsoleConsentController {
     func create(_ request: Request) async throws -> Response {
         let grant = try await grant(.editStudy, request)
         let form = try request.content.decode(VersionForm.self)
-        let modules = ConsentModule.optional.filter { (try? request.content.get(String.self, at: "module_\($0.rawValue)")) == "on" }
+        let modules = ConsentModule.offerable.filter { (try? request.content.get(String.self, at: "module_\($0.rawValue)")) == "on" }
         var texts: [String: String] = [:]
         if let en = form.textEn, !en.isEmpty { texts["en"] = en }
         if let de = form.textDe, !de.isEmpty { texts["de"] = de }
