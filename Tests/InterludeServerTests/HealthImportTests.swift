@@ -3,6 +3,7 @@ import Foundation
 import InterludeCore
 import Testing
 import VaporTesting
+import OpenAPIRuntime
 import ZIPFoundation
 
 @testable import InterludeServer
@@ -166,6 +167,103 @@ struct HealthImportTests {
             #expect(abandoned.body["status"].string == "failed")
             let left = try FileManager.default.contentsOfDirectory(atPath: files.directory.path)
             #expect(left.isEmpty, "no upload is left on disk: \(left)")
+        }
+    }
+
+    @Test("a zip that unpacks to far more than an export could be is refused unread, and nothing is stored")
+    func zipBomb() async throws {
+        try await withTestApp { app in
+            // setup: 30 MB of one character in a zip of a few kilobytes
+            let (ada, _, _, _) = try await SampleAPITests.study(app, types: ["heartRate"])
+            try await SampleAPITests.enable(ada, "heartRate")
+            let export = Self.export(now: app.clock.now, heartRates: 3) + String(repeating: " ", count: 30 << 20)
+            let bomb = try Self.zipped(export)
+            let honest = try Self.zipped(Self.export(now: app.clock.now, heartRates: 3))
+            let service = HealthImportService(database: app.database, services: app.app.interlude)
+
+            // act
+            let sent = try await ada.send(.POST, "/me/health-imports", bytes: bomb, contentType: .zip)
+            _ = try await service.runPending()
+            let refused = try await ada.send(.GET, "/me/health-imports/\(sent.body["id"].string ?? "")")
+            let fine = try await ada.send(.POST, "/me/health-imports", bytes: honest, contentType: .zip)
+            _ = try await service.runPending()
+            let read = try await ada.send(.GET, "/me/health-imports/\(fine.body["id"].string ?? "")")
+
+            // verify
+            #expect(bomb.count < 100_000 && HealthImportSource.inflationLimit(of: bomb.count) < Int64(export.utf8.count))
+            #expect(refused.body["status"].string == "failed", "\(refused.text)")
+            #expect(refused.body["problem"].string?.contains("unpacks to far more") == true)
+            #expect(refused.body["stored"].int == 0)
+            #expect(read.body["status"].string == "done" && read.body["stored"].int == 4, "its four heart rates: \(read.text)")
+        }
+    }
+
+    @Test("a person uploads at most their day's quota: an upload beyond it is refused with when to try again, and no part goes past it")
+    func dailyQuota() async throws {
+        try await withTestApp { app in
+            // setup: a quota of 100 bytes a day
+            let (_, adaID, _, _) = try await SampleAPITests.study(app, types: ["stepCount"])
+            var service = HealthImportService(database: app.database, services: app.app.interlude)
+            service.dailyQuota = 100
+            let header = "type,value,unit,start,end\n"
+
+            // act
+            let first = try await service.start(.csv, size: 80, body: HTTPBody(header + String(repeating: "#", count: 80 - header.utf8.count)), by: adaID)
+            _ = try await service.runPending()
+            var tooMuch: (any Error)?
+            do { _ = try await service.start(.csv, size: 30, body: HTTPBody(header), by: adaID) } catch { tooMuch = error }
+            var beyond: (any Error)?
+            do { _ = try await service.start(.csv, size: nil, body: HTTPBody(String(repeating: "#", count: 50)), by: adaID) } catch { beyond = error }
+            let partial = try #require(try await HealthImportRecord.query(on: app.database).filter(\.$status == .receiving).first())
+            app.clock.advance(by: 86_401)
+            let tomorrow = try await service.start(.csv, size: 30, body: HTTPBody(String(repeating: "#", count: 30)), by: adaID)
+
+            // verify
+            #expect(first.received == 80)
+            #expect((tooMuch as? AppError).map { if case .rateLimited(let seconds) = $0 { seconds > 86_000 } else { false } } == true, "\(String(describing: tooMuch))")
+            #expect(beyond as? AppError == .field("body", .tooLong, limit: 20), "\(String(describing: beyond))")
+            #expect(partial.received == 0, "nothing past the quota is kept")
+            #expect(tomorrow.received == 30)
+        }
+    }
+
+    @Test("imports of different people are read side by side: a small one is read while a large one, sent first, is still being read")
+    func fairAcrossPeople() async throws {
+        try await withTestApp { app in
+            // setup: Ada sends 40 000 steps first, Ben a dozen
+            let (ada, _, _, _) = try await SampleAPITests.study(app, types: ["stepCount"])
+            let (ben, _, _, _) = try await SampleAPITests.study(app, types: ["stepCount"], patient: "ben@example.org")
+            try await SampleAPITests.enable(ada, "stepCount")
+            try await SampleAPITests.enable(ben, "stepCount")
+            func csv(_ rows: Int) -> Data {
+                let lines = (0..<rows).map { index in
+                    let day = ISO8601DateFormatter().string(from: app.clock.now.addingTimeInterval(-Double(index + 1) * 60))
+                    return "stepCount,\(index % 100),count,\(day),\(day)"
+                }
+                return Data(("type,value,unit,start,end\n" + lines.joined(separator: "\n") + "\n").utf8)
+            }
+            let large = try await ada.send(.POST, "/me/health-imports", bytes: csv(40_000), contentType: HTTPMediaType(type: "text", subType: "csv"))
+            app.clock.advance(by: 1)
+            let small = try await ben.send(.POST, "/me/health-imports", bytes: csv(12), contentType: HTTPMediaType(type: "text", subType: "csv"))
+            let largeID = try #require(UUID(uuidString: large.body["id"].string ?? ""))
+            let smallID = try #require(UUID(uuidString: small.body["id"].string ?? ""))
+            let service = HealthImportService(database: app.database, services: app.app.interlude)
+
+            // act: read in the background; look at the large one the moment the small one is done
+            let reading = Task { try await service.runPending() }
+            var largeWhenSmallDone: HealthImportRecord.Status?
+            while largeWhenSmallDone == nil {
+                if try await HealthImportRecord.find(smallID, on: app.database)?.status == .done {
+                    largeWhenSmallDone = try await HealthImportRecord.find(largeID, on: app.database)?.status
+                }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            let read = try await reading.value
+
+            // verify
+            #expect(largeWhenSmallDone == .reading, "Ben's file waited for Ada's")
+            #expect(read == 2)
+            #expect(try await HealthImportRecord.find(largeID, on: app.database)?.stored == 40_000)
         }
     }
 }

@@ -76,10 +76,26 @@ struct HealthImportSource: Sendable {
         thread.start()
     }
 
+    /// What a zipped export may unpack to: a few years of Apple Health are a few gigabytes, and XML packs about ten
+    /// to twenty times; a file far beyond either is built to exhaust the server.
+    static let inflatedLimit: Int64 = 8 << 30
+    static let ratioLimit: Int64 = 100
+
     enum Problem: Error, CustomStringConvertible {
         case noExport
+        case unpacksTooLarge
 
-        var description: String { "the archive holds no export.xml" }
+        var description: String {
+            switch self {
+            case .noExport: "the archive holds no export.xml"
+            case .unpacksTooLarge: "the archive unpacks to far more than an export could be"
+            }
+        }
+    }
+
+    /// How far a zip of `size` bytes may unpack.
+    static func inflationLimit(of size: Int) -> Int64 {
+        min(inflatedLimit, max(Int64(size), 1) * ratioLimit)
     }
 
     private func read(into handOff: BatchHandOff) throws {
@@ -90,11 +106,15 @@ struct HealthImportSource: Sendable {
             guard let entry = archive.first(where: { ($0.path as NSString).lastPathComponent == "export.xml" }) else {
                 throw Problem.noExport
             }
+            let limit = Self.inflationLimit(of: size)
+            // What the archive says it holds, first; then what it really unpacks to, which it may hide.
+            guard Int64(entry.uncompressedSize) <= limit else { throw Problem.unpacksTooLarge }
             var reader = AppleHealthReader()
             var inflated = 0
             let whole = max(Double(entry.uncompressedSize), 1)
             _ = try archive.extract(entry, bufferSize: Self.chunkSize) { data in
                 inflated += data.count
+                guard Int64(inflated) <= limit else { throw Problem.unpacksTooLarge }
                 try batcher.add(try reader.feed(data), read: Int(Double(size) * Double(inflated) / whole), otherRecords: reader.otherRecords)
             }
             try batcher.flush(read: size, otherRecords: reader.otherRecords)
