@@ -31,16 +31,21 @@ struct HealthTests {
         }
     }
 
-    @Test("metrics count requests by status and time them, in Prometheus' text format")
+    @Test("metrics count requests by status and time them, in Prometheus' text format, for a scraper on this machine")
     func metrics() async throws {
         try await withTestApp { app in
             // setup: one refused request
             _ = try await app.api.send(.GET, "/me")
 
-            // act
-            let response = try await app.app.testing().sendRequest(.GET, "/metrics")
+            // act: over loopback, through a proxy, and from nowhere known
+            let response = try await app.app.testing(method: .running(port: 0)).sendRequest(.GET, "/metrics")
+            let proxied = try await app.app.testing(method: .running(port: 0))
+                .sendRequest(.GET, "/metrics", headers: ["X-Forwarded-For": "203.0.113.9"])
+            let unknown = try await app.app.testing().sendRequest(.GET, "/metrics")
 
             // verify
+            #expect(proxied.status == .notFound && !proxied.body.string.contains("interlude_"))
+            #expect(unknown.status == .notFound)
             #expect(response.status == .ok)
             #expect(response.headers.contentType?.subType == "plain")
             #expect(response.body.string.contains("interlude_http_requests_total{"))
