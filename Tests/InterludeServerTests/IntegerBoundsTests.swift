@@ -63,6 +63,25 @@ struct IntegerBoundsTests {
         }
     }
 
+    @Test("an upload's announced length of 0 or -1, and an offset no integer holds, are named at the door: nothing starts")
+    func uploadHeaders() async throws {
+        try await withTestApp { app in
+            let patient = try await app.patient().client
+            var answers: [String: [String]] = [:]
+            for length in ["0", "-1"] {
+                let reply = try await patient.send(
+                    .POST, "/me/health-imports", bytes: Data("type".utf8), contentType: .binary, headers: ["Upload-Length": length])
+                answers["length \(length)"] = reply.status == .unprocessableEntity ? reply.body.problemCodes.map { "\($0.key) \($0.value)" } : [reply.text]
+            }
+            let offset = try await patient.send(
+                .PATCH, "/me/health-imports/\(UUID())", bytes: Data("x".utf8), contentType: .binary,
+                headers: ["Upload-Offset": "99999999999999999999999"])
+            #expect(answers == ["length 0": ["Upload-Length outOfRange"], "length -1": ["Upload-Length outOfRange"]])
+            #expect(offset.status == .unprocessableEntity && offset.body.problemCodes == ["Upload-Offset": "invalidFormat"], "\(offset.text)")
+            #expect(try await app.count("health_imports") == 0)
+        }
+    }
+
     struct Request {
         let method: HTTPMethod
         let path: String
