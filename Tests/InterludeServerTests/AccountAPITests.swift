@@ -732,4 +732,31 @@ struct AccountAPITests {
             #expect(policy.locale == .de && policy.version == "1")
         }
     }
+
+    @Test(
+        "giving the password again is throttled per account: after five wrong ones the next waits, even the right one",
+        arguments: ["change the password", "delete the account"])
+    func reverificationThrottled(_ change: String) async throws {
+        try await withTestApp { app in
+            // setup
+            let (ada, _) = try await app.patient("ada@example.org")
+            func attempt(_ password: String) async throws -> APIClient.Reply {
+                change == "delete the account"
+                    ? try await ada.send(.DELETE, "/me", json: ["password": .string(password)])
+                    : try await ada.send(.PUT, "/me/password", json: ["currentPassword": .string(password), "newPassword": "another passphrase"])
+            }
+
+            // act
+            var wrong: [UInt] = []
+            for index in 0..<5 { wrong.append(try await attempt("guess number \(index)").status.code) }
+            let held = try await attempt(TestContext.password)
+            app.clock.advance(by: 15 * 60 + 1)
+            let later = try await attempt(TestContext.password)
+
+            // verify
+            #expect(wrong == Array(repeating: 422, count: 5))
+            #expect(held.status == .tooManyRequests && held.headers.first(name: "Retry-After") != nil, "\(held.text)")
+            #expect(later.status == .noContent, "\(later.text)")
+        }
+    }
 }

@@ -23,6 +23,9 @@ public struct RateLimitPolicy: Sendable, Equatable {
     public static let studyJoin = RateLimitPolicy(limit: 5, window: 15 * 60)
     /// Invitations by email, per therapist.
     public static let invitations = RateLimitPolicy(limit: 50, window: 24 * 60 * 60)
+    /// Wrong passwords given again by someone signed in (to delete the account, change the password, turn off
+    /// two-factor), per account: a stolen session must not become a way to guess the password.
+    public static let reverification = RateLimitPolicy(limit: 5, window: 15 * 60)
 
     /// nil when another attempt is allowed now; otherwise the whole seconds until it is.
     public func retryAfter(failures: [Date], now: Date) -> Int? {

@@ -214,9 +214,7 @@ struct AccountService: Sendable {
     func changePassword(
         user: UserRecord, currentPassword: String, newPassword: String, keeping session: SessionService.Session?
     ) async throws {
-        guard try await services.passwords.verify(currentPassword, against: user.passwordHash) else {
-            throw AppError.field("currentPassword", .mismatch)
-        }
+        try await RateLimiter(database: database, services: services).reverify(currentPassword, of: user, field: "currentPassword")
         var validator = FieldValidator()
         PasswordPolicy.check(newPassword, email: user.email, field: "newPassword", into: &validator)
         if newPassword == currentPassword { validator.add("newPassword", .notAllowed) }

@@ -17,6 +17,8 @@ struct RateLimiter: Sendable {
         case invitation
         /// Failed sign-ins on an account from every client, which slow its sign-ins down rather than lock it.
         case loginSlowDown
+        /// Wrong passwords given again while signed in.
+        case reverification
 
         var policy: RateLimitPolicy {
             switch self {
@@ -29,6 +31,7 @@ struct RateLimiter: Sendable {
             case .studyJoin: return .studyJoin
             case .invitation: return .invitations
             case .loginSlowDown: return RateLimitPolicy(limit: .max, window: SlowDownPolicy.login.window)
+            case .reverification: return .reverification
             }
         }
     }
@@ -99,6 +102,17 @@ struct RateLimiter: Sendable {
         try await RateLimitEventRecord.query(on: database)
             .filter(\.$occurredAt < now.addingTimeInterval(-Self.longestWindow))
             .delete()
+    }
+
+    /// Checks the password of someone signed in once more, before a change that needs it: a wrong one is named as
+    /// `field` and counts against the account, and after five in fifteen minutes the next waits.
+    func reverify(_ password: String, of user: UserRecord, field: String) async throws {
+        let subject = Subject.account(id: try user.requireID())
+        try await ensureAllowed(.reverification, [subject])
+        guard try await services.passwords.verify(password, against: user.passwordHash) else {
+            try await recordFailure(.reverification, [subject])
+            throw AppError.field(field, .mismatch)
+        }
     }
 
     /// Forgets the failures of `subject`, after it proved itself (a successful sign-in).

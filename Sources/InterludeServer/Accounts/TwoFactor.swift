@@ -80,9 +80,7 @@ struct TwoFactorService: Sendable {
     func disable(_ user: UserRecord, password: String, code: String) async throws {
         guard user.totpSecret != nil else { return }
         guard try await !isRequired() else { throw AppError.forbidden(.twoFactorRequired) }
-        guard try await services.passwords.verify(password, against: user.passwordHash) else {
-            throw AppError.field("currentPassword", .mismatch)
-        }
+        try await RateLimiter(database: database, services: services).reverify(password, of: user, field: "currentPassword")
         try await useCode(code, of: user)
         try await clear(user) { try await OwnAccount(user: user, services: services).record(.twoFactorDisabled, on: $0) }
     }

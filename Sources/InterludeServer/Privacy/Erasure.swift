@@ -81,9 +81,7 @@ struct ErasureService: Sendable {
     /// A patient deletes their own account, confirming with the password.
     func deleteOwnAccount(_ user: UserRecord, password: String) async throws {
         guard user.role == .patient else { throw AppError.forbidden(.notAllowed) }
-        guard try await services.passwords.verify(password, against: user.passwordHash) else {
-            throw AppError.field("password", .mismatch)
-        }
+        try await RateLimiter(database: database, services: services).reverify(password, of: user, field: "password")
         let email = user.email
         let language = user.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
