@@ -235,11 +235,16 @@ struct ConsoleInterventionTests {
             // act
             let dry = try await console.post(
                 "/console/studies/\(practiceID)/rules", Self.severeRule + [("intent", "dry-run"), ("patientID", patientID.uuidString)])
+            let listed = try await console.get("/console/studies/\(practiceID)/rules")
             // verify
             #expect(dry.status == .ok)
             #expect(dry.html.contains("data-fires=\"true\""))
             #expect(dry.html.contains("score total = 15 (≥ 15)"))
             #expect(try await app.count("study_rules") == 0)
+            #expect(listed.status == .ok)
+            let listing = try await AuditEventRecord.query(on: app.database)
+                .filter(\.$action == AuditAction.participantsRead.rawValue).filter(\.$subjectID == patientID).count()
+            #expect(listing >= 1, "listing whom a rule may be tried on is a read of who takes part")
         }
     }
 

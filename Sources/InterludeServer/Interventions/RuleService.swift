@@ -261,6 +261,7 @@ struct RuleService: Sendable {
     }
 
     /// The participants whose past the staff member may try a rule on: those whose data they may read in the study.
+    /// Listing them is a read of who takes part, and is audited as one.
     func dryRunCandidates(in grant: StudyGrant) async throws -> [(patientID: UUID, pseudonym: String)] {
         guard grant.allows(.dryRunRules) else { return [] }
         let enrollments = try await EnrollmentRecord.query(on: database)
@@ -268,11 +269,13 @@ struct RuleService: Sendable {
         let profiles = try await PatientProfileRecord.query(on: database)
             .filter(\.$user.$id ~~ enrollments.map { $0.$patient.id }).all()
         let byPatient = Dictionary(uniqueKeysWithValues: profiles.map { ($0.$user.id, $0) })
-        return enrollments.compactMap { enrollment in
+        let candidates = enrollments.compactMap { enrollment -> (patientID: UUID, pseudonym: String)? in
             guard let profile = byPatient[enrollment.$patient.id] else { return nil }
             let readable = grant.kind == .practice ? enrollment.$therapist.id == grant.viewer.id : profile.shareWithResearch
             return readable ? (enrollment.$patient.id, profile.pseudonym) : nil
         }.sorted { $0.pseudonym < $1.pseudonym }
+        try await grant.record(.participantsRead, patients: candidates.map(\.patientID), target: "rules:dry-run")
+        return candidates
     }
 
     /// What the rule would have done with the participant's past responses in this study (or runs of missed
