@@ -2,7 +2,7 @@
 // their definitions, appointments, health records) so the app opens and questionnaires can be answered without a connection;
 // shows push notifications and opens the page a tap asks for.
 
-const VERSION = "interlude-v21";
+const VERSION = "interlude-v22";
 const SHELL = [
   "/app",
   "/app/questionnaires",
@@ -120,6 +120,19 @@ async function forgetReads() {
   await Promise.all(keys.filter((key) => new URL(key.url).pathname.startsWith("/api/")).map((key) => cache.delete(key)));
 }
 
+/**
+ * The key a read is kept under: its address, and a digest of the session and language that asked. Another person
+ * signed in on the same phone, or the same person in another language, never gets these answers offline.
+ */
+async function readKey(request) {
+  const who = `${request.headers.get("Authorization") || ""}\n${request.headers.get("Accept-Language") || ""}`;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(who)));
+  const url = new URL(request.url);
+  // A parameter, not a fragment: the cache compares addresses without their fragment.
+  url.searchParams.set("kept-for", [...digest].map((byte) => byte.toString(16).padStart(2, "0")).join(""));
+  return url.href;
+}
+
 /** The network's answer, kept for later; the kept one when there is no network. */
 async function networkFirst(request, key = request) {
   const cache = await caches.open(VERSION);
@@ -140,8 +153,10 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (url.origin !== self.location.origin || request.method !== "GET") return;
   if (url.pathname.startsWith("/api/")) {
-    // Only reads that belong to the person are kept; the query string is part of the key.
-    if (READS.some((pattern) => pattern.test(url.pathname))) event.respondWith(networkFirst(request));
+    // Only reads that belong to the person are kept, under whose session asked; the query string is part of the key.
+    if (READS.some((pattern) => pattern.test(url.pathname))) {
+      event.respondWith(readKey(request).then((key) => networkFirst(request, key)));
+    }
     return;
   }
   const shell = request.mode === "navigate" && SHELLS.find(([prefix]) => url.pathname.startsWith(prefix));
