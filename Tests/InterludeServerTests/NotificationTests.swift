@@ -643,6 +643,31 @@ struct NotificationTests {
         }
     }
 
+    @Test("a device moves to another account only with proof: the browser's own keys; an APNs token still in use stays")
+    func devicesMoveWithProof() async throws {
+        try await withTestApp { app in
+            // setup: Ada's browser and phone
+            let (ada, adaID) = try await app.patient("ada@example.org")
+            let (ben, benID) = try await app.patient("ben@example.org")
+            let adasBrowser = Browser()
+            let token: JSONValue = ["platform": "apns", "token": .string(String(repeating: "cd", count: 32))]
+            try #require(try await ada.send(.POST, "/me/devices", json: adasBrowser.subscription("https://push.example.org/ada")).status == .created)
+            try #require(try await ada.send(.POST, "/me/devices", json: token).status == .created)
+
+            // act: Ben knows the address but not the keys; then Ben signs in on Ada's browser, which sends its own keys
+            let guessed = try await ben.send(.POST, "/me/devices", json: Browser().subscription("https://push.example.org/ada"))
+            let phone = try await ben.send(.POST, "/me/devices", json: token)
+            let sameBrowser = try await ben.send(.POST, "/me/devices", json: adasBrowser.subscription("https://push.example.org/ada"))
+
+            // verify
+            #expect(guessed.status == .conflict && guessed.body["type"].string == "/problems/device-taken", "\(guessed.text)")
+            #expect(phone.status == .conflict)
+            #expect(sameBrowser.status == .created || sameBrowser.status == .ok, "\(sameBrowser.text)")
+            let owners = try await DeviceRecord.query(on: app.database).all().map { ($0.platform, $0.$user.id) }
+            #expect(owners.contains { $0 == (.webpush, benID) } && owners.contains { $0 == (.apns, adaID) })
+        }
+    }
+
     @Test("a device is removed by its owner only, and none is registered without a session")
     func deviceOwnership() async throws {
         try await withTestApp { app in

@@ -72,6 +72,8 @@ enum AppError: Error, Equatable {
         case treatmentEnded
         /// The treatment goes on: what ends a former therapist's access does not apply to it.
         case treatmentOngoing
+        /// The device receives another account's notifications, and the request proves no right to it.
+        case deviceTaken
         /// A therapist's account still follows clients; their treatments end or move first.
         case hasClients
     }

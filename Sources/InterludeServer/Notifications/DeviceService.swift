@@ -15,12 +15,19 @@ struct DeviceService: Sendable {
         case apns(token: String)
     }
 
-    /// Registers (or re-registers) a device for `user`; a subscription that moved to another account moves along.
+    /// Registers (or re-registers) a device for `user`. A device another account registered moves only with proof
+    /// that the request comes from it: a browser's subscription with the same secret keys, which only that browser
+    /// and the server know. An APNs token has no such secret: one still registered to another account (whose app
+    /// did not sign out) is not taken over, unless the push service said it is gone.
     func register(_ registration: Registration, for user: UserRecord) async throws -> DeviceRecord {
         let userID = try user.requireID()
         let (platform, address, p256dh, auth) = try Self.check(registration, allowLoopback: services.settings.push.allowLoopback)
         let now = self.now
         if let existing = try await DeviceRecord.query(on: database).filter(\.$address == address).first() {
+            if existing.$user.id != userID, existing.disabledAt == nil {
+                let proven = platform == .webpush && existing.auth == auth && existing.p256dh == p256dh
+                guard proven else { throw AppError.conflict(.deviceTaken) }
+            }
             existing.$user.id = userID
             existing.platform = platform
             existing.p256dh = p256dh
