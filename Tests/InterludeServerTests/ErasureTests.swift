@@ -181,6 +181,49 @@ struct ErasureTests {
         }
     }
 
+    @Test("deletion takes invitations naming the person, outbox mail to every address they had, and a copy finished after it")
+    func deletionReachesEveryAddress() async throws {
+        let outbox = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: outbox) }
+        try await withTestApp(settings: { $0.mail = .outbox(outbox.path) }) { app in
+            // setup: Ada was invited, changed her address, and asked for a copy of her data, being written
+            let (therapist, _) = try await app.staff("therapist", "tess@example.org")
+            try #require(try await therapist.send(.POST, "/patients/invitations", json: ["email": "ada@example.org"]).status == .created)
+            let (ada, adaID) = try await app.patient("ada@example.org")
+            try await EmailTokenRecord(
+                userID: adaID, purpose: .verification, tokenHash: "former-link", email: "ada.former@example.org",
+                expiresAt: app.clock.now.addingTimeInterval(86_400), now: app.clock.now
+            ).create(on: app.database)
+            let mailer = OutboxMailer(directory: outbox.path, from: "Interlude <noreply@interlude.test>", logger: app.app.logger)
+            for address in ["ada.former@example.org", "ada@example.org", "ben@example.org"] {
+                try await mailer.send(EmailMessage(to: address, subject: "Hello", text: "Hello", html: "<p>Hello</p>"))
+            }
+            try #require(try await ada.send(.POST, "/me/export").status == .accepted)
+            let copy = try #require(try await SelfExportRecord.query(on: app.database).first())
+            copy.status = .running
+            try await copy.save(on: app.database)
+            let user = try #require(try await UserRecord.find(adaID, on: app.database))
+
+            // act: the account goes while the copy is written; the writing ends after it
+            let deleted = try await ada.send(.DELETE, "/me", json: ["password": .string(TestContext.password)])
+            let service = SelfExportService(database: app.database, services: app.app.interlude)
+            let files = SelfExportFiles(services: app.app.interlude)
+            try FileManager.default.createDirectory(at: files.directory, withIntermediateDirectories: true)
+            try Data("PK".utf8).write(to: files.zip(try copy.requireID()))
+            let mailsBefore = app.mailer.sent.count
+            let delivered = try await service.deliver(copy, to: user)
+
+            // verify
+            #expect(deleted.status == .noContent)
+            #expect(try await app.count("email_tokens") == 0, "Tess's invitation named Ada's address")
+            let left = try FileManager.default.contentsOfDirectory(atPath: outbox.path).filter { $0.hasSuffix(".eml") }
+            #expect(left.count == 1, "only Ben's mail stays")
+            let zip = files.zip(try copy.requireID())
+            #expect(!delivered && !FileManager.default.fileExists(atPath: zip.path))
+            #expect(app.mailer.sent.count == mailsBefore, "nobody is told of a copy that no longer exists")
+        }
+    }
+
     @Test("a deleted account neither works nor signs in again, and the therapist's other patient is untouched")
     func deletedAccountGone() async throws {
         try await withTestApp { app in

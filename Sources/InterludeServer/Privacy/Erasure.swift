@@ -94,8 +94,9 @@ struct ErasureService: Sendable {
     /// tombstone exists already.
     @discardableResult
     func erase(_ user: UserRecord, leavingTombstone: Bool = true) async throws -> Receipt {
+        let addresses = try await ErasureRun.addresses(of: try user.requireID(), email: user.email, on: database)
         let receipt = try await run(try ErasureRun(user: user, scope: .account, study: nil), leavingTombstone: leavingTombstone)
-        OutboxMail(services: services).remove(addressedTo: user.email)
+        for address in addresses { OutboxMail(services: services).remove(addressedTo: address) }
         return receipt
     }
 

@@ -37,6 +37,14 @@ struct ErasureRun: Sendable {
 
     private var wholeAccount: Bool { scope == .account }
 
+    /// Every address the person is known under: the one now, and those their links were sent to (an address they
+    /// corrected or changed).
+    static func addresses(of userID: UUID, email: String, on database: any Database) async throws -> Set<String> {
+        let links = try await EmailTokenRecord.query(on: database).filter(\.$user.$id == userID)
+            .filter(\.$purpose != .invitation).all()
+        return Set([email] + links.map(\.email))
+    }
+
     /// Every id removed, in any table.
     var removedIDs: Set<UUID> { Set(removed.values.joined()) }
 
@@ -158,7 +166,12 @@ struct ErasureRun: Sendable {
             try await remove(SessionRecord.query(on: database).filter(\.$user.$id == userID), from: table)
         case EmailTokenRecord.schema:
             guard wholeAccount else { return }
+            let addresses = try await Self.addresses(of: userID, email: email, on: database)
             try await remove(EmailTokenRecord.query(on: database).filter(\.$user.$id == userID), from: table)
+            // A therapist's invitation names the address it went to; it goes with the person it invited.
+            guard mode == .erase else { return }
+            try await remove(
+                EmailTokenRecord.query(on: database).filter(\.$purpose == .invitation).filter(\.$email ~~ Array(addresses)), from: table)
         case RateLimitEventRecord.schema:
             // Counts of failed attempts under keyed hashes: nothing to show, only to forget.
             guard wholeAccount, mode == .erase else { return }

@@ -133,12 +133,32 @@ struct SelfExportService: Sendable {
         try? FileManager.default.removeItem(at: zip)
         let archive = try Archive(url: zip, accessMode: .create)
         for path in paths { try archive.addEntry(with: path, relativeTo: work, compressionMethod: .deflate) }
+        try await deliver(record, to: user)
+    }
+
+    /// Marks the copy ready and tells the person, only while the request still waits: a person who deleted their
+    /// account meanwhile took the request with it, and nothing of theirs is kept or sent. False then.
+    @discardableResult
+    func deliver(_ record: SelfExportRecord, to user: UserRecord) async throws -> Bool {
+        let id = try record.requireID()
+        let zip = files.zip(id)
         record.status = .ready
         record.finishedAt = now
         record.expiresAt = now.addingTimeInterval(Self.downloadWindow)
         record.size = (try FileManager.default.attributesOfItem(atPath: zip.path)[.size] as? NSNumber)?.intValue
-        try await record.save(on: database)
+        let delivered = try await database.updateRow(
+            SelfExportRecord.schema, id: id,
+            set: [
+                "status": SQLBind(ExportStatus.ready.rawValue), "finished_at": SQLBind(record.finishedAt),
+                "expires_at": SQLBind(record.expiresAt), "size": SQLBind(record.size),
+            ],
+            if: { $0.where("status", .equal, SQLBind(ExportStatus.running.rawValue)) })
+        guard delivered else {
+            files.remove([id])
+            return false
+        }
         await tell(user, record)
+        return true
     }
 
     /// A notification on the person's devices and an email: the copy is ready in the app, once, for a day. (Without
