@@ -95,7 +95,17 @@ struct RetentionTests {
             let answered = try await ConsentVersionTests().answer(
                 ada, adaID, in: ConsentVersionTests.Study(researcher: researcher, id: studyID), app)
             try #require(answered.status == .created)
-            let pseudonym = try #require(try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == adaID).first()).pseudonym
+            let profile = try #require(try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == adaID).first())
+            let pseudonym = profile.pseudonym
+            profile.dateOfBirth = "1990-05-17"
+            profile.gender = "female"
+            try await profile.save(on: app.database)
+            // A copy of her data, written and waiting to be downloaded.
+            try #require(try await ada.send(.POST, "/me/export").status == .accepted)
+            _ = try await SelfExportService(database: app.database, services: app.app.interlude).runPending()
+            let copyID = try #require(try await SelfExportRecord.query(on: app.database).first()?.id)
+            let copy = SelfExportFiles(services: app.app.interlude).zip(copyID)
+            try #require(FileManager.default.fileExists(atPath: copy.path))
             let closed = try await researcher.send(
                 .PUT, "/studies/\(studyID)", json: StudyAPITests.study("open", status: "closed").merging(["retentionDays": 30]))
             try #require(closed.status == .ok, "\(closed.text)")
@@ -121,7 +131,9 @@ struct RetentionTests {
             let signIn = try await app.api.send(.POST, "/sessions", json: ["email": "ada@example.org", "password": .string(TestContext.password)])
             #expect(signIn.status == .unauthorized)
             #expect(try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == adaID).count() == 1, "research data stays")
-            #expect(try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == adaID).first()?.pseudonym == pseudonym)
+            let kept = try #require(try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == adaID).first())
+            #expect(kept.pseudonym == pseudonym && kept.dateOfBirth == nil && kept.gender == nil)
+            #expect(!FileManager.default.fileExists(atPath: copy.path), "the copy's file goes with its record")
             for (id, email) in [(benID, "ben@example.org"), (cleoID, "cleo@example.org")] {
                 #expect(try await UserRecord.find(id, on: app.database)?.email == email, "\(email) takes part in something else")
             }

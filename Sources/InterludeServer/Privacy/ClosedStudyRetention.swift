@@ -3,8 +3,9 @@ import Foundation
 import InterludeCore
 
 /// After a research study closes and its retention period passes, the people who took part in it and in nothing
-/// else lose what identifies them: email, name, sign-in (password, two-factor, sessions, tokens, email links),
-/// devices, notification settings and texts, calendar feeds, backups and mail waiting for them. The account keeps
+/// else lose what identifies them: email, name, date of birth and gender, sign-in (password, two-factor, sessions,
+/// tokens, email links), devices, notification settings and texts, calendar feeds, backups, copies of their data
+/// (with their files) and mail waiting for them. The account keeps
 /// its id, its pseudonym and the pseudonymised research data; it can no longer sign in. People who still take part
 /// in a running study, one within its period, or a practice keep everything.
 struct ClosedStudyRetention: Sendable {
@@ -42,6 +43,7 @@ struct ClosedStudyRetention: Sendable {
         let email = user.email
         // A password nobody knows, hashed like any other, so sign-in simply fails.
         let unusable = try await services.passwords.hash(SecretToken.generate().value)
+        let copies = try await SelfExportRecord.query(on: database).filter(\.$user.$id == userID).all(\.$id)
         try await database.atomically { database in
             user.email = "\(userID.lowercasedText)@\(Self.forgottenDomain)"
             user.name = nil
@@ -52,6 +54,8 @@ struct ClosedStudyRetention: Sendable {
             user.deactivatedAt = now
             user.updatedAt = now
             try await user.save(on: database)
+            try await PatientProfileRecord.query(on: database).filter(\.$user.$id == userID)
+                .set(\.$dateOfBirth, to: nil).set(\.$gender, to: nil).update()
             try await SessionRecord.query(on: database).filter(\.$user.$id == userID).delete()
             try await AccessTokenRecord.query(on: database).filter(\.$user.$id == userID).delete()
             try await EmailTokenRecord.query(on: database).filter(\.$user.$id == userID).delete()
@@ -65,5 +69,6 @@ struct ClosedStudyRetention: Sendable {
             try await RateLimiter(database: database, services: services).forget([.account(email: email), .account(id: userID)])
         }
         _ = OutboxMail(services: services).remove(addressedTo: email)
+        SelfExportFiles(services: services).remove(copies)
     }
 }
