@@ -64,6 +64,7 @@ enum Migrations {
             CreatePersonLookupIndexes(),
             UpdateEnrollmentsAddPeriod(),
             UpdateConsentVersionsAddCollects(),
+            CreateFileChunks(),
         ]
     }
 }

@@ -9,6 +9,7 @@ import SQLKit
 enum ErasureMap {
     /// Tables with rows about a person, in the order they are emptied (children before parents).
     static let personalTables: [String] = [
+        FileChunkRecord.schema,
         SelfExportRecord.schema,
         ExportParticipantRecord.schema,
         ExportRecord.schema,

@@ -75,6 +75,24 @@ struct ErasureRun: Sendable {
                 return try await remove(ExportRecord.query(on: database).filter(\.$requestedBy.$id == userID), from: table)
             }
             try await ExportRecord.query(on: database).filter(\.$requestedBy.$id == userID).set(\.$requestedBy.$id, to: nil).update()
+        case FileChunkRecord.schema:
+            // Stored files kept in the database: the person's copies and uploads, and the exports that hold the
+            // person, withdrawn by this erasure. (In the data directory they go once the erasure commits.) The
+            // person's own copy lists those exports, copies and uploads, not their bytes.
+            guard mode == .erase else { return }
+            var files = try await exportsHoldingPerson(on: database).map(StoredFile.export)
+            if wholeAccount {
+                files += try await SelfExportRecord.query(on: database).filter(\.$user.$id == userID).all(\.$id).map(StoredFile.selfExport)
+                files += try await HealthImportRecord.query(on: database).filter(\.$patient.$id == userID).all(\.$id)
+                    .map(StoredFile.healthImport)
+            }
+            guard !files.isEmpty else { return }
+            // With what a writer stopped in the middle of putting left under a name of its own (`<name>#…`).
+            let chunks = FileChunkRecord.query(on: database).group(.or) { any in
+                any.filter(\.$file ~~ files.map(\.name))
+                for file in files { any.filter(\.$file =~ "\(file.name)#") }
+            }
+            try await remove(chunks, from: table)
         case SelfExportRecord.schema:
             // The person's own copies go with the account, their files once the erasure commits.
             guard wholeAccount else { return }

@@ -80,6 +80,14 @@ struct TestContext: Sendable {
     var sql: any SQLDatabase { app.db as! any SQLDatabase }
 }
 
+extension TestContext {
+    /// Whether the installation's file store holds `file`: on the embedded default a file in the data directory, on
+    /// PostgreSQL chunks in the database.
+    func stores(_ file: StoredFile) async throws -> Bool {
+        try await app.interlude.files(on: database).read(file) != nil
+    }
+}
+
 /// Runs `test` against a fresh, migrated application and removes its database afterwards.
 func withTestApp(
     mailer: (any Mailer)? = nil, settings change: (inout Settings) -> Void = { _ in },
