@@ -537,7 +537,7 @@ struct ExportJobTests {
             #expect(kept == 0 && removed == 1)
             #expect(try await status(world, id).status == .expired)
             #expect(try await world.researcher.send(.GET, "/exports/\(id)/file").status == .conflict)
-            #expect(!FileManager.default.fileExists(atPath: ExportFiles(services: app.app.interlude).zip(UUID(uuidString: id)!).path))
+            #expect(try await !app.stores(.export(UUID(uuidString: id)!)))
         }
     }
 
@@ -558,7 +558,7 @@ struct ExportJobTests {
             let export = try await status(world, id)
             #expect(export.status == .expired && export.error == ExportService.withdrawnAfterErasure)
             #expect(try await app.count("export_participants") == 1)
-            #expect(!FileManager.default.fileExists(atPath: ExportFiles(services: app.app.interlude).zip(UUID(uuidString: id)!).path))
+            #expect(try await !app.stores(.export(UUID(uuidString: id)!)))
         }
     }
 

@@ -104,8 +104,7 @@ struct RetentionTests {
             try #require(try await ada.send(.POST, "/me/export").status == .accepted)
             _ = try await SelfExportService(database: app.database, services: app.app.interlude).runPending()
             let copyID = try #require(try await SelfExportRecord.query(on: app.database).first()?.id)
-            let copy = SelfExportFiles(services: app.app.interlude).zip(copyID)
-            try #require(FileManager.default.fileExists(atPath: copy.path))
+            try #require(try await app.stores(.selfExport(copyID)))
             let closed = try await researcher.send(
                 .PUT, "/studies/\(studyID)", json: StudyAPITests.study("open", status: "closed").merging(["retentionDays": 30]))
             try #require(closed.status == .ok, "\(closed.text)")
@@ -133,7 +132,7 @@ struct RetentionTests {
             #expect(try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == adaID).count() == 1, "research data stays")
             let kept = try #require(try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == adaID).first())
             #expect(kept.pseudonym == pseudonym && kept.dateOfBirth == nil && kept.gender == nil)
-            #expect(!FileManager.default.fileExists(atPath: copy.path), "the copy's file goes with its record")
+            #expect(try await !app.stores(.selfExport(copyID)), "the copy's file goes with its record")
             for (id, email) in [(benID, "ben@example.org"), (cleoID, "cleo@example.org")] {
                 #expect(try await UserRecord.find(id, on: app.database)?.email == email, "\(email) takes part in something else")
             }

@@ -111,8 +111,7 @@ struct SelfExportTests {
             #expect(try ExportWorld.unpack(download.data)["index.html"] != nil)
             #expect(second.status == .conflict, "a copy downloads once")
             #expect(after.status == .expired && after.downloadedAt != nil)
-            let files = SelfExportFiles(services: app.app.interlude)
-            #expect(!FileManager.default.fileExists(atPath: files.zip(try #require(UUID(uuidString: first.id))).path))
+            #expect(try await !app.stores(.selfExport(try #require(UUID(uuidString: first.id)))), "the file goes with the download")
 
             // act: a new copy left lying past its day
             let next = try await ada.send(.POST, "/me/export").decoded(Components.Schemas.SelfExport.self)
@@ -125,7 +124,7 @@ struct SelfExportTests {
             #expect(next.id != first.id)
             #expect(late.status == .conflict)
             #expect(swept >= 1)
-            #expect(!FileManager.default.fileExists(atPath: files.zip(try #require(UUID(uuidString: next.id))).path))
+            #expect(try await !app.stores(.selfExport(try #require(UUID(uuidString: next.id)))))
             #expect(try await ada.send(.GET, "/me/export/status").decoded(Components.Schemas.SelfExport.self).status == .expired)
         }
     }

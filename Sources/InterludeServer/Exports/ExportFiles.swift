@@ -1,13 +1,10 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import InterludeCore
 
-/// Where exports live on disk: `exports/` in the data directory, one `<id>.zip` per finished export. A run writes
-/// its files into `<id>.work/` and the zip as `<id>.zip.partial`, renamed only when complete, so a download never
-/// finds half a file and a run cut short leaves nothing a new run would trip over.
+/// Where a run of an export writes on this machine: its files in `<id>.work/` and the zip beside them as
+/// `<id>.zip.partial`, which the file store takes once complete, so a download never finds half a file and a run cut
+/// short leaves nothing a new run would trip over.
 struct ExportFiles: Sendable {
     let directory: URL
 
@@ -15,34 +12,20 @@ struct ExportFiles: Sendable {
         directory = URL(fileURLWithPath: services.settings.dataDirectory).appendingPathComponent("exports")
     }
 
-    func zip(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.lowercasedText).zip") }
     func partialZip(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.lowercasedText).zip.partial") }
     func work(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.lowercasedText).work") }
 
-    /// An empty work folder for a run of export `id`, anything an earlier run left removed.
+    /// An empty work folder for a run of export `id`, anything an earlier run left here removed.
     func prepare(_ id: UUID) throws -> URL {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         removeWork(id)
-        try? FileManager.default.removeItem(at: zip(id))
         try FileManager.default.createDirectory(at: work(id), withIntermediateDirectories: true)
         return work(id)
-    }
-
-    /// Puts the finished zip in place in one step (rename), so a reader finds the whole file or none.
-    func publish(_ id: UUID) throws {
-        guard rename(partialZip(id).path, zip(id).path) == 0 else { throw CocoaError(.fileWriteUnknown) }
     }
 
     func removeWork(_ id: UUID) {
         try? FileManager.default.removeItem(at: work(id))
         try? FileManager.default.removeItem(at: partialZip(id))
-    }
-
-    func remove(_ ids: [UUID]) {
-        for id in ids {
-            removeWork(id)
-            try? FileManager.default.removeItem(at: zip(id))
-        }
     }
 }
 

@@ -12,6 +12,7 @@ struct ExportService: Sendable {
 
     private var now: Date { services.clock.now }
     private var files: ExportFiles { ExportFiles(services: services) }
+    private var store: any FileStore { services.files(on: database) }
 
     /// The zip's name when downloaded.
     static func fileName(of id: UUID) -> String { "interlude-export-\(id.lowercasedText.prefix(8)).zip" }
@@ -51,13 +52,14 @@ struct ExportService: Sendable {
         return export.$study.id
     }
 
-    /// The finished zip, recording the download; refused while it is still being written or after it expired.
-    func download(_ id: UUID, in scope: StudyExportScope) async throws -> (url: URL, size: Int64) {
+    /// The finished zip, as it is read from the file store, recording the download; refused while it is still being
+    /// written or after it expired.
+    func download(_ id: UUID, in scope: StudyExportScope) async throws -> StoredBytes {
         let export = try await export(id, in: scope)
-        guard export.status == .ready, let size = export.size else { throw AppError.conflict(.exportNotReady) }
+        guard export.status == .ready, let bytes = try await store.read(.export(id)) else { throw AppError.conflict(.exportNotReady) }
         let patients = try await ExportParticipantRecord.query(on: database).filter(\.$export.$id == id).all(\.$patient.$id)
         try await scope.record(.exportDownloaded, export: id, since: export.since, patients: patients)
-        return (files.zip(id), size)
+        return bytes
     }
 
     // MARK: The job
@@ -88,7 +90,7 @@ struct ExportService: Sendable {
                 ExportRecord.schema, id: export.id!, set: ["status": SQLBind(ExportStatus.expired.rawValue)],
                 if: { $0.where("status", .equal, SQLBind(ExportStatus.ready.rawValue)) })
             else { continue }
-            files.remove([export.id!])
+            await store.remove([.export(export.id!)])
         }
         return past.count
     }
@@ -151,7 +153,7 @@ struct ExportService: Sendable {
             try await participants.map { ExportParticipantRecord(exportID: id, patientID: $0.id, pseudonym: $0.pseudonym) }
                 .create(on: database)
             let size = (try FileManager.default.attributesOfItem(atPath: files.partialZip(id).path)[.size] as? NSNumber)?.int64Value ?? 0
-            try files.publish(id)
+            try await store.put(.export(id), from: files.partialZip(id))
             files.removeWork(id)
             // Nothing to undo when another run took it over: that run writes the same files and marks it.
             _ = try await database.updateRow(
@@ -166,14 +168,16 @@ struct ExportService: Sendable {
         } catch is LostClaim {
             return
         } catch {
-            files.remove([id])
-            _ = try await database.updateRow(
+            files.removeWork(id)
+            let held = try await database.updateRow(
                 ExportRecord.schema, id: id,
                 set: [
                     "status": SQLBind(ExportStatus.failed.rawValue), "error": SQLBind(Self.describe(error)), "finished_at": SQLBind(now),
                     "claimed_until": SQLBind(Date?.none),
                 ],
                 if: { $0.where("claimed_by", .equal, SQLBind(token)) })
+            // The stored zip is this run's only while it holds the export; another run's stays.
+            if held { await store.remove([.export(id)]) }
         }
     }
 

@@ -69,6 +69,6 @@ struct ClosedStudyRetention: Sendable {
             try await RateLimiter(database: database, services: services).forget([.account(email: email), .account(id: userID)])
         }
         _ = OutboxMail(services: services).remove(addressedTo: email)
-        SelfExportFiles(services: services).remove(copies)
+        await services.files(on: database).remove(copies.map(StoredFile.selfExport))
     }
 }

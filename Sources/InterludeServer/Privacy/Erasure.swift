@@ -128,9 +128,11 @@ struct ErasureService: Sendable {
             }
             return (exports, plan.removed)
         }
-        ExportFiles(services: services).remove(withdrawn)
-        SelfExportFiles(services: services).remove(removed[SelfExportRecord.schema] ?? [])
-        HealthImportFiles(services: services).remove(removed[HealthImportRecord.schema] ?? [])
+        let copies = removed[SelfExportRecord.schema] ?? [], imports = removed[HealthImportRecord.schema] ?? []
+        await services.files(on: database).remove(
+            withdrawn.map(StoredFile.export) + copies.map(StoredFile.selfExport) + imports.map(StoredFile.healthImport))
+        for id in withdrawn { ExportFiles(services: services).removeWork(id) }
+        for id in copies { SelfExportFiles(services: services).removeWork(id) }
         return Receipt(erasureID: plan.tombstoneID, erasedAt: now, counts: removed.mapValues(\.count).filter { $0.value > 0 })
     }
 }

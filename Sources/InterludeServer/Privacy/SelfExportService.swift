@@ -5,7 +5,8 @@ import Logging
 import SQLKit
 import ZIPFoundation
 
-/// Where the person's copies live: `self-exports/<id>.zip` in the data directory.
+/// Where a copy is written on this machine before the file store takes it: `self-exports/<id>.work/` and the zip
+/// beside it as `<id>.zip.partial`.
 struct SelfExportFiles: Sendable {
     let directory: URL
 
@@ -13,14 +14,12 @@ struct SelfExportFiles: Sendable {
         directory = URL(fileURLWithPath: services.settings.dataDirectory).appendingPathComponent("self-exports")
     }
 
-    func zip(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.lowercasedText).zip") }
+    func partialZip(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.lowercasedText).zip.partial") }
     func work(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.lowercasedText).work") }
 
-    func remove(_ ids: [UUID]) {
-        for id in ids {
-            try? FileManager.default.removeItem(at: work(id))
-            try? FileManager.default.removeItem(at: zip(id))
-        }
+    func removeWork(_ id: UUID) {
+        try? FileManager.default.removeItem(at: work(id))
+        try? FileManager.default.removeItem(at: partialZip(id))
     }
 }
 
@@ -37,6 +36,7 @@ struct SelfExportService: Sendable {
 
     private var now: Date { services.clock.now }
     private var files: SelfExportFiles { SelfExportFiles(services: services) }
+    private var store: any FileStore { services.files(on: database) }
 
     /// Asks for a copy; a copy still being written is answered instead of a second one.
     func request(by user: UserRecord) async throws -> SelfExportRecord {
@@ -57,8 +57,9 @@ struct SelfExportService: Sendable {
             .sort(\.$createdAt, .descending).first()
     }
 
-    /// Hands out the ready copy once: the first download takes it, later ones and late ones find it gone.
-    func download(by user: UserRecord) async throws -> (record: SelfExportRecord, url: URL, size: Int64) {
+    /// Hands out the ready copy once: the first download takes it, later ones and late ones find it gone. The stored
+    /// file goes once it was read.
+    func download(by user: UserRecord) async throws -> StoredBytes {
         guard let record = try await latest(of: user) else { throw AppError.notFound }
         let id = try record.requireID()
         let taken = try await database.updateRow(
@@ -67,10 +68,9 @@ struct SelfExportService: Sendable {
                 $0.where("status", .equal, SQLBind(ExportStatus.ready.rawValue)).where("downloaded_at", .is, SQLLiteral.null)
                     .where("expires_at", .greaterThan, SQLBind(now))
             })
-        guard taken else { throw AppError.conflict(.exportNotReady) }
-        let url = files.zip(id)
-        let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value ?? 0
-        return (record, url, size)
+        guard taken, let bytes = try await store.read(.selfExport(id)) else { throw AppError.conflict(.exportNotReady) }
+        let store = self.store
+        return bytes.whenRead { await store.remove([.selfExport(id)]) }
     }
 
     /// Writes every copy that waits; answers how many were written.
@@ -85,7 +85,8 @@ struct SelfExportService: Sendable {
                 record.status = .failed
                 record.finishedAt = now
                 try await record.save(on: database)
-                files.remove([try record.requireID()])
+                files.removeWork(try record.requireID())
+                await store.remove([.selfExport(try record.requireID())])
             }
         }
         return written
@@ -98,7 +99,7 @@ struct SelfExportService: Sendable {
         for record in past {
             record.status = .expired
             try await record.save(on: database)
-            files.remove([try record.requireID()])
+            await store.remove([.selfExport(try record.requireID())])
         }
         return past.count
     }
@@ -125,27 +126,30 @@ struct SelfExportService: Sendable {
         let id = try record.requireID()
         guard let user = try await UserRecord.find(record.$user.id, on: database) else { throw AppError.notFound }
         let work = files.work(id)
-        try? FileManager.default.removeItem(at: work)
+        files.removeWork(id)
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
+        defer { files.removeWork(id) }
         let paths = try await SelfExportPackage(database: database, services: services, user: user).write(into: work)
-        let zip = files.zip(id)
-        try? FileManager.default.removeItem(at: zip)
-        let archive = try Archive(url: zip, accessMode: .create)
-        for path in paths { try archive.addEntry(with: path, relativeTo: work, compressionMethod: .deflate) }
-        try await deliver(record, to: user)
+        let zip = files.partialZip(id)
+        do {
+            // Closed at the end of the block, so the whole archive is on disk before the store reads it.
+            let archive = try Archive(url: zip, accessMode: .create)
+            for path in paths { try archive.addEntry(with: path, relativeTo: work, compressionMethod: .deflate) }
+        }
+        let size = (try FileManager.default.attributesOfItem(atPath: zip.path)[.size] as? NSNumber)?.intValue
+        try await store.put(.selfExport(id), from: zip)
+        try await deliver(record, size: size, to: user)
     }
 
     /// Marks the copy ready and tells the person, only while the request still waits: a person who deleted their
     /// account meanwhile took the request with it, and nothing of theirs is kept or sent. False then.
     @discardableResult
-    func deliver(_ record: SelfExportRecord, to user: UserRecord) async throws -> Bool {
+    func deliver(_ record: SelfExportRecord, size: Int?, to user: UserRecord) async throws -> Bool {
         let id = try record.requireID()
-        let zip = files.zip(id)
         record.status = .ready
         record.finishedAt = now
         record.expiresAt = now.addingTimeInterval(Self.downloadWindow)
-        record.size = (try FileManager.default.attributesOfItem(atPath: zip.path)[.size] as? NSNumber)?.intValue
+        record.size = size
         let delivered = try await database.updateRow(
             SelfExportRecord.schema, id: id,
             set: [
@@ -154,7 +158,7 @@ struct SelfExportService: Sendable {
             ],
             if: { $0.where("status", .equal, SQLBind(ExportStatus.running.rawValue)) })
         guard delivered else {
-            files.remove([id])
+            await store.remove([.selfExport(id)])
             return false
         }
         await tell(user, record)

@@ -470,9 +470,9 @@ extension AccessWorld {
         export.progress = 100
         export.size = 4
         try await export.create(on: app.database)
-        let files = ExportFiles(services: app.app.interlude)
-        try FileManager.default.createDirectory(at: files.directory, withIntermediateDirectories: true)
-        try Data("PK\u{5}\u{6}".utf8).write(to: files.zip(try export.requireID()))
+        let written = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).zip")
+        try Data("PK\u{5}\u{6}".utf8).write(to: written)
+        try await app.app.interlude.files(on: app.database).put(.export(try export.requireID()), from: written)
         return try export.requireID().uuidString
     }
 

@@ -57,7 +57,9 @@ struct ExportBenchmark {
         try? FileManager.default.removeItem(at: scratch)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let long = scratch.appendingPathComponent("responses_long.csv")
-        let archive = try Archive(url: ExportFiles(services: services).zip(exportID), accessMode: .read)
+        let zip = try await services.files(on: database).local(.export(exportID))
+        defer { zip.release() }
+        let archive = try Archive(url: zip.url, accessMode: .read)
         guard let entry = archive["responses_long.csv"] else { throw CommandFailure(message: "The export has no responses_long.csv.") }
         _ = try archive.extract(entry, to: long)
         let table = scratch.appendingPathComponent("ceiling.sqlite").path

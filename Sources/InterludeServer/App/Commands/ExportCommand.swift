@@ -62,8 +62,12 @@ struct ExportCommand: AsyncCommand {
             throw CommandFailure(message: "The export failed: \(finished.error ?? "no reason given").")
         }
         let destination = URL(fileURLWithPath: out)
-        try? FileManager.default.removeItem(at: destination)
-        try FileManager.default.copyItem(at: ExportFiles(services: app.interlude).zip(try export.requireID()), to: destination)
+        guard let stored = try await app.interlude.files(on: app.db).read(.export(try export.requireID())),
+            FileManager.default.createFile(atPath: destination.path, contents: nil)
+        else { throw CommandFailure(message: "The export could not be written to \(out).") }
+        let handle = try FileHandle(forWritingTo: destination)
+        defer { try? handle.close() }
+        for try await chunk in stored.chunks { try handle.write(contentsOf: chunk) }
         context.console.print(
             "\nWrote \(out): \(finished.participants) participants, \(finished.prompts) prompts, \(finished.responses) responses.")
     }

@@ -34,7 +34,7 @@ extension APIHandler {
         let file = try await context.exports.download(id, in: scope)
         return .ok(.init(
             headers: .init(contentDisposition: "attachment; filename=\"\(ExportService.fileName(of: id))\""),
-            body: .applicationZip(try HTTPBody(contentsOf: file.url, size: file.size))))
+            body: .applicationZip(HTTPBody(file))))
     }
 }
 
@@ -58,17 +58,9 @@ extension APIContext {
 }
 
 extension HTTPBody {
-    /// A file sent in pieces, never read whole into memory.
-    convenience init(contentsOf url: URL, size: Int64) throws {
-        let handle = try FileHandle(forReadingFrom: url)
-        let chunks = AsyncThrowingStream<ArraySlice<UInt8>, any Error> {
-            guard let data = try handle.read(upToCount: 256 * 1024), !data.isEmpty else {
-                try? handle.close()
-                return nil
-            }
-            return ArraySlice(data)
-        }
-        self.init(chunks, length: .known(size), iterationBehavior: .single)
+    /// A stored file sent in pieces as they are read, never whole in memory.
+    convenience init(_ file: StoredBytes) {
+        self.init(file.chunks, length: .known(file.size), iterationBehavior: .single)
     }
 }
 

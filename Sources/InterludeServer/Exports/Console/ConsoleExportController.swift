@@ -63,9 +63,10 @@ struct ConsoleExportController {
         let scope = try await scope(request)
         guard let id = request.parameters.get("exportID", as: UUID.self) else { throw AppError.notFound }
         let file = try await exports(request).download(id, in: scope)
-        let response = try await request.fileio.asyncStreamFile(at: file.url.path, mediaType: HTTPMediaType(type: "application", subType: "zip"))
-        response.headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"\(ExportService.fileName(of: id))\"")
-        return response
+        var headers = HTTPHeaders()
+        headers.contentType = HTTPMediaType(type: "application", subType: "zip")
+        headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"\(ExportService.fileName(of: id))\"")
+        return Response(status: .ok, headers: headers, body: .init(stored: file))
     }
 
     func createToken(_ request: Request) async throws -> Response {

@@ -59,11 +59,8 @@ extension APIHandler {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
         let copy = try await context.selfExports.download(by: patient)
-        // The file is open for sending; removing it now makes the download the only one.
-        let body = try HTTPBody(contentsOf: copy.url, size: copy.size)
-        SelfExportFiles(services: context.services).remove([try copy.record.requireID()])
         return .ok(.init(
-            headers: .init(contentDisposition: "attachment; filename=\"interlude-my-data.zip\""), body: .applicationZip(body)))
+            headers: .init(contentDisposition: "attachment; filename=\"interlude-my-data.zip\""), body: .applicationZip(HTTPBody(copy))))
     }
 }
 
