@@ -107,7 +107,7 @@ struct HealthImportTests {
             let sleep = try await SampleRecord.query(on: app.database).filter(\.$type == .sleepAnalysis).all()
             #expect(sleep.map(\.value) == [90])
             #expect(try await app.count("health_imports") == 2)
-            #expect(!FileManager.default.fileExists(atPath: HealthImportFiles(services: app.app.interlude).file(UUID(uuidString: id)!).path), "the file goes once read")
+            #expect(try await !app.stores(.healthImport(UUID(uuidString: id)!)), "the file goes once read")
         }
     }
 
@@ -146,7 +146,6 @@ struct HealthImportTests {
             let (ada, _, _, _) = try await SampleAPITests.study(app, types: ["stepCount"])
             let csv = HTTPMediaType(type: "text", subType: "csv")
             let part = Data("type,value,unit,start,end\n".utf8)
-            let files = HealthImportFiles(services: app.app.interlude)
 
             // act
             let first = try await ada.send(.POST, "/me/health-imports", bytes: part, contentType: csv, headers: ["Upload-Length": "1000"])
@@ -165,8 +164,9 @@ struct HealthImportTests {
             #expect(replaced.body["status"].string == "failed" && replaced.body["problem"].string == "replaced by a new upload")
             #expect(report.abandonedImports == 1)
             #expect(abandoned.body["status"].string == "failed")
-            let left = try FileManager.default.contentsOfDirectory(atPath: files.directory.path)
-            #expect(left.isEmpty, "no upload is left on disk: \(left)")
+            for reply in [first, second, third] {
+                #expect(try await !app.stores(.healthImport(try #require(UUID(uuidString: reply.body["id"].string ?? "")))), "no upload is left")
+            }
         }
     }
 

@@ -138,7 +138,7 @@ enum BackgroundJobs {
 struct WorkerCommand: AsyncCommand {
     struct Signature: CommandSignature {}
 
-    var help: String { "Runs the background jobs (planner, notifications, exports, retention) without serving HTTP." }
+    var help: String { "Runs the background jobs (planner, notifications, exports, health imports, retention) without serving HTTP." }
 
     func run(using context: CommandContext, signature: Signature) async throws {
         let app = context.application
@@ -153,6 +153,7 @@ struct WorkerCommand: AsyncCommand {
             group.addTask { await BackgroundJobs.repeatEvery(planEvery) { await BackgroundJobs.plan(app) } }
             group.addTask { await BackgroundJobs.repeatEvery(notifyEvery) { await BackgroundJobs.notify(app) } }
             group.addTask { await BackgroundJobs.repeatEvery(exportEvery) { await BackgroundJobs.export(app) } }
+            group.addTask { await BackgroundJobs.repeatEvery(exportEvery) { await BackgroundJobs.importHealth(app) } }
             group.addTask { await BackgroundJobs.repeatEvery(BackgroundJobs.retentionInterval) { await BackgroundJobs.retain(app) } }
         }
     }

@@ -65,6 +65,7 @@ enum Migrations {
             UpdateEnrollmentsAddPeriod(),
             UpdateConsentVersionsAddCollects(),
             CreateFileChunks(),
+            UpdateHealthImportsAddClaim(),
         ]
     }
 }

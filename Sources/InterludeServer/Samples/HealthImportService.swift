@@ -2,38 +2,11 @@ import Fluent
 import Foundation
 import InterludeCore
 import OpenAPIRuntime
+import SQLKit
 
-/// Where uploaded files wait until they are read.
-struct HealthImportFiles: Sendable {
-    let directory: URL
-
-    init(services: AppServices) {
-        directory = URL(fileURLWithPath: services.settings.dataDirectory).appendingPathComponent("health-imports")
-    }
-
-    func file(_ id: UUID) -> URL { directory.appendingPathComponent(id.lowercasedText) }
-
-    /// The data directory refused a new file.
-    struct Unwritable: Error, CustomStringConvertible {
-        let path: String
-        var description: String { "cannot create \(path)" }
-    }
-
-    /// An empty file for an import's bytes.
-    func create(_ id: UUID) throws -> URL {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let url = file(id)
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw Unwritable(path: url.path) }
-        return url
-    }
-
-    func remove(_ ids: [UUID]) {
-        for id in ids { try? FileManager.default.removeItem(at: file(id)) }
-    }
-}
-
-/// Imports of samples from files a person uploads: received in parts so a broken upload resumes, then read in the
-/// background as a stream, keeping only the types the person enabled inside the study's window.
+/// Imports of samples from files a person uploads: received in parts so a broken upload resumes (on any server),
+/// kept in the file store until read, then read in the background as a stream by whichever process runs the job,
+/// keeping only the types the person enabled inside the study's window.
 struct HealthImportService: Sendable {
     let database: any Database
     let services: AppServices
@@ -46,7 +19,9 @@ struct HealthImportService: Sendable {
     /// Imports of different people read side by side, a batch of each in turn.
     static let readingTogether = 4
     private var now: Date { services.clock.now }
-    private var files: HealthImportFiles { HealthImportFiles(services: services) }
+    private var store: any FileStore { services.files(on: database) }
+    /// How long a run holds an import without reporting a batch before another may take it over.
+    static let lease: TimeInterval = 120
 
     /// An upload that received nothing for this long is given up and its part removed.
     static let abandonedAfter: TimeInterval = 86_400
@@ -62,7 +37,7 @@ struct HealthImportService: Sendable {
         if unfinished.contains(where: { $0.status != .receiving }) { throw AppError.conflict(.importUnderWay) }
         try await giveUp(unfinished, problem: "replaced by a new upload")
         let record = HealthImportRecord(id: UUID(), patientID: patientID, format: format, size: size, now: now)
-        _ = try files.create(try record.requireID())
+        try await store.create(.healthImport(try record.requireID()))
         try await record.create(on: database)
         return try await receive(body, into: record)
     }
@@ -97,26 +72,28 @@ struct HealthImportService: Sendable {
         return record
     }
 
-    /// Writes a part to the file as it arrives; whatever arrived before the connection broke counts as received.
+    /// Writes a part to the stored file as it arrives; whatever arrived before the connection broke counts as
+    /// received. What an earlier part stored beyond what its record says (its server stopped before saying it) is
+    /// cut first.
     private func receive(_ body: HTTPBody, into record: HealthImportRecord) async throws -> HealthImportRecord {
         let id = try record.requireID()
         let quota = dailyQuota - (try await usedToday(by: record.$patient.id, besides: id).bytes)
         let limit = min(record.size ?? Self.sizeLimit, quota)
-        let handle = try FileHandle(forWritingTo: files.file(id))
-        try handle.seek(toOffset: UInt64(record.received))
-        var received = record.received
+        let file = StoredFile.healthImport(id)
+        try await store.truncate(file, to: Int64(record.received))
+        let appender = try await store.appender(file, at: Int64(record.received))
+        var arrived = record.received
         var failure: (any Error)?
         do {
             for try await chunk in body {
-                guard received + chunk.count <= limit else { throw AppError.field("body", .tooLong, limit: limit) }
-                try handle.write(contentsOf: chunk)
-                received += chunk.count
+                guard arrived + chunk.count <= limit else { throw AppError.field("body", .tooLong, limit: limit) }
+                try await appender.write(chunk)
+                arrived += chunk.count
             }
         } catch {
             failure = error
         }
-        try handle.truncate(atOffset: UInt64(received))
-        try handle.close()
+        let received = record.received + Int(try await appender.finish())
         record.received = received
         record.updatedAt = now
         if failure == nil, record.size == nil || record.size == received {
@@ -145,22 +122,29 @@ struct HealthImportService: Sendable {
             record.updatedAt = now
             try await record.save(on: database)
         }
-        files.remove(try imports.map { try $0.requireID() })
+        await store.remove(try imports.map { .healthImport(try $0.requireID()) })
     }
 
-    /// Reads the imports that wait, and any a stopped server left half read: the oldest of each person, up to
-    /// `readingTogether` people side by side and a batch of each in turn, so one person's large file holds nobody
-    /// else's back. Answers how many were read.
+    /// Reads the imports that wait, and any whose run stopped reporting (its process was killed): the oldest of each
+    /// person, up to `readingTogether` people side by side and a batch of each in turn, so one person's large file
+    /// holds nobody else's back. Each is claimed for a lease first, so two processes never read the same one; a run
+    /// that takes one over skips the batches the stopped run counted. Answers how many were read.
     func runPending() async throws -> Int {
         var read = 0
         while true {
-            let pending = try await HealthImportRecord.query(on: database).filter(\.$status ~~ [.waiting, .reading])
+            let pending = try await HealthImportRecord.query(on: database)
+                .group(.or) { either in
+                    either.filter(\.$status == .waiting)
+                    either.group(.and) { $0.filter(\.$status == .reading).filter(\.$claimedUntil < now) }
+                }
                 .sort(\.$createdAt).all()
             var people: Set<UUID> = []
-            let turn = pending.filter { people.insert($0.$patient.id).inserted }.prefix(Self.readingTogether)
-            guard !turn.isEmpty else { return read }
             var readings: [Reading] = []
-            for record in turn { readings.append(try await start(record)) }
+            for record in pending where people.insert(record.$patient.id).inserted && readings.count < Self.readingTogether {
+                if let reading = try await start(record) { readings.append(reading) }
+            }
+            guard !readings.isEmpty else { return read }
+            read += readings.count
             while !readings.isEmpty {
                 var next: [Reading] = []
                 for reading in readings {
@@ -168,35 +152,63 @@ struct HealthImportService: Sendable {
                 }
                 readings = next
             }
-            read += turn.count
         }
     }
 
-    /// Reads one import into the person's samples, alone; the file goes once read, whatever came of it.
-    func read(_ record: HealthImportRecord) async throws {
-        let reading = try await start(record)
+    /// Reads one import into the person's samples, alone; the file goes once read, whatever came of it. Answers the
+    /// import as it ended; nil when another run holds it.
+    func read(_ record: HealthImportRecord) async throws -> HealthImportRecord? {
+        guard let reading = try await start(record) else { return nil }
         while try await !step(reading) {}
+        return reading.record
     }
 
-    /// An import being read: its file handed over a batch at a time.
+    /// An import being read: its file handed over a batch at a time by a thread that reads a local copy.
     final class Reading {
         let record: HealthImportRecord
+        let claim: UUID
+        let local: LocalCopy
         let handOff: BatchHandOff
         var items: AsyncStream<BatchHandOff.Item>.Iterator
+        /// Batches an earlier run counted already, passed over.
+        var skip: Int
         var problem: String?
+        /// Another run took the import over; this one stops and leaves everything to it.
+        var lost = false
 
-        init(record: HealthImportRecord, handOff: BatchHandOff) {
+        init(record: HealthImportRecord, claim: UUID, local: LocalCopy, handOff: BatchHandOff) {
             self.record = record
+            self.claim = claim
+            self.local = local
             self.handOff = handOff
             items = handOff.items.makeAsyncIterator()
+            skip = record.batches
         }
     }
 
-    private func start(_ record: HealthImportRecord) async throws -> Reading {
-        record.status = .reading
-        try await record.save(on: database)
-        let source = HealthImportSource(format: record.format, file: files.file(try record.requireID()), size: record.received)
-        let reading = Reading(record: record, handOff: BatchHandOff())
+    /// Claims the import, fetches a copy of its file and starts reading it; nil when another run holds it.
+    private func start(_ record: HealthImportRecord) async throws -> Reading? {
+        let id = try record.requireID()
+        let claim = UUID()
+        let claimed = try await database.updateRow(
+            HealthImportRecord.schema, id: id,
+            set: [
+                "status": SQLBind(HealthImportRecord.Status.reading.rawValue), "claimed_by": SQLBind(claim),
+                "claimed_until": SQLBind(now.addingTimeInterval(Self.lease)),
+            ],
+            if: { builder in
+                builder.where { either in
+                    either.where("status", .equal, SQLBind(HealthImportRecord.Status.waiting.rawValue))
+                        .orWhere { stale in
+                            stale.where("status", .equal, SQLBind(HealthImportRecord.Status.reading.rawValue))
+                                .where("claimed_until", .lessThan, SQLBind(now))
+                        }
+                }
+            })
+        guard claimed, let current = try await HealthImportRecord.find(id, on: database) else { return nil }
+        let local = try await store.local(.healthImport(id))
+        let source = HealthImportSource(format: current.format, file: local.url, size: current.received)
+        let reading = Reading(record: current, claim: claim, local: local, handOff: BatchHandOff())
         source.start(into: reading.handOff)
         return reading
     }
@@ -206,12 +218,21 @@ struct HealthImportService: Sendable {
         let record = reading.record
         switch await reading.items.next() {
         case .batch(let raws, let read, let otherRecords):
+            guard reading.skip == 0 else {
+                reading.skip -= 1
+                reading.handOff.acknowledge()
+                return false
+            }
             do {
                 let result = try await SampleService(database: database, services: services).ingest(raws, for: record.$patient.id)
                 record.count(result, otherRecords: otherRecords)
                 record.read = read
-                record.updatedAt = now
-                try await record.save(on: database)
+                record.batches += 1
+                guard try await report(record, claim: reading.claim) else {
+                    reading.lost = true
+                    reading.handOff.cancel()
+                    return false
+                }
                 reading.handOff.acknowledge()
             } catch {
                 reading.handOff.cancel()
@@ -222,16 +243,35 @@ struct HealthImportService: Sendable {
             reading.problem = reading.problem ?? failure
             return false
         case nil:
+            reading.local.release()
+            guard !reading.lost else { return true }
             let problem = reading.problem
             record.status = problem == nil ? .done : .failed
             record.problem = problem.map { String($0.prefix(500)) }
             if problem == nil { record.read = record.received }
             record.finishedAt = now
-            record.updatedAt = now
-            try await record.save(on: database)
-            files.remove([try record.requireID()])
+            if try await report(record, claim: reading.claim) {
+                await store.remove([.healthImport(try record.requireID())])
+            }
             return true
         }
+    }
+
+    /// Saves what the run counted, and renews its lease, while the run still holds the import; false when another
+    /// took it over.
+    private func report(_ record: HealthImportRecord, claim: UUID) async throws -> Bool {
+        record.updatedAt = now
+        return try await database.updateRow(
+            HealthImportRecord.schema, id: try record.requireID(),
+            set: [
+                "status": SQLBind(record.status.rawValue), "read": SQLBind(record.read), "stored": SQLBind(record.stored),
+                "duplicates": SQLBind(record.duplicates), "skipped_not_enabled": SQLBind(record.skippedNotEnabled),
+                "skipped_outside_window": SQLBind(record.skippedOutsideWindow), "skipped_invalid": SQLBind(record.skippedInvalid),
+                "skipped_other_types": SQLBind(record.skippedOtherTypes), "problem": SQLBind(record.problem),
+                "finished_at": SQLBind(record.finishedAt), "batches": SQLBind(record.batches), "updated_at": SQLBind(now),
+                "claimed_until": SQLBind(record.finishedAt == nil ? now.addingTimeInterval(Self.lease) : nil),
+            ],
+            if: { $0.where("claimed_by", .equal, SQLBind(claim)) })
     }
 }
 

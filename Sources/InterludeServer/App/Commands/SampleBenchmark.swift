@@ -156,7 +156,9 @@ struct SampleBenchmark {
         -> (records: Int, megabytes: Double, seconds: Double, peak: Double, base: Double)
     {
         let record = HealthImportRecord(id: UUID(), patientID: try patient.requireID(), format: .appleHealthXML, size: nil, now: now)
-        let url = try HealthImportFiles(services: services).create(try record.requireID())
+        try FileManager.default.createDirectory(at: services.scratchDirectory, withIntermediateDirectories: true)
+        let url = services.scratchDirectory.appendingPathComponent("benchmark-\(try record.requireID().lowercasedText).xml")
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
         let handle = try FileHandle(forWritingTo: url)
         try handle.write(contentsOf: Data(#"<?xml version="1.0" encoding="UTF-8"?>\#n<HealthData locale="en_GB">\#n"#.utf8))
         var written = 0
@@ -180,6 +182,7 @@ struct SampleBenchmark {
         }
         try handle.write(contentsOf: Data("</HealthData>\n".utf8))
         try handle.close()
+        try await services.files(on: database).put(.healthImport(try record.requireID()), from: url)
         record.received = written
         record.size = written
         record.status = .waiting
@@ -187,9 +190,10 @@ struct SampleBenchmark {
         ExportBenchmark.resetPeakMemory()
         let base = ExportBenchmark.peakMegabytes()
         let clock = ContinuousClock()
-        let reading = try await clock.measure { try await HealthImportService(database: database, services: services).read(record) }
+        var finished: HealthImportRecord?
+        let reading = try await clock.measure { finished = try await HealthImportService(database: database, services: services).read(record) }
         let peak = ExportBenchmark.peakMegabytes()
-        guard record.status == .done else { throw CommandFailure(message: "The import failed: \(record.problem ?? "")") }
+        guard finished?.status == .done else { throw CommandFailure(message: "The import failed: \(finished?.problem ?? "")") }
         return (records, Double(written) / 1_000_000, reading.seconds, peak, base)
     }
 }

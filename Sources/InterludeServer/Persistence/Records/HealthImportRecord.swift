@@ -46,11 +46,17 @@ final class HealthImportRecord: Model, @unchecked Sendable {
     @Field(key: "skipped_other_types") var skippedOtherTypes: Int
     @OptionalField(key: "problem") var problem: String?
     @OptionalField(key: "finished_at") var finishedAt: Date?
+    /// The run reading it, and until when it holds it without reporting.
+    @OptionalField(key: "claimed_by") var claimedBy: UUID?
+    @OptionalField(key: "claimed_until") var claimedUntil: Date?
+    /// Batches of the file read and counted so far: a run taking it over skips them.
+    @Field(key: "batches") var batches: Int
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
         [$id, $createdAt, $updatedAt, $patient, $format, $status, $size, $received, $read, $stored, $duplicates,
-            $skippedNotEnabled, $skippedOutsideWindow, $skippedInvalid, $skippedOtherTypes, $problem, $finishedAt]
+            $skippedNotEnabled, $skippedOutsideWindow, $skippedInvalid, $skippedOtherTypes, $problem, $finishedAt,
+            $claimedBy, $claimedUntil, $batches]
     }
 
     init() {}
@@ -69,6 +75,7 @@ final class HealthImportRecord: Model, @unchecked Sendable {
         self.skippedOutsideWindow = 0
         self.skippedInvalid = 0
         self.skippedOtherTypes = 0
+        self.batches = 0
         self.createdAt = now
         self.updatedAt = now
     }
