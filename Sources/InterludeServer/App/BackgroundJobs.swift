@@ -143,6 +143,8 @@ struct WorkerCommand: AsyncCommand {
     func run(using context: CommandContext, signature: Signature) async throws {
         let app = context.application
         try await migrate(app)
+        try await InstallationKeys(database: app.db, services: app.interlude, vapidPublicKey: app.notificationChannels.vapidPublicKey)
+            .verify()
         let settings = app.interlude.settings
         let planEvery = max(settings.plannerInterval, 1)
         let notifyEvery = max(settings.push.dispatchInterval, 1)

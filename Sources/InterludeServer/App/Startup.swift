@@ -3,11 +3,13 @@ import Foundation
 import InterludeCore
 import Vapor
 
-/// What `serve` does before it listens: bring the schema up to date and, on an empty installation, create the
-/// first admin and say how to sign in; with `demo`, set up the demonstration once and show its accounts.
+/// What `serve` does before it listens: bring the schema up to date, check that this machine has the installation's
+/// keys and, on an empty installation, create the first admin and say how to sign in; with `demo`, set up the demonstration once and show its accounts.
 public func prepareToServe(_ app: Application, demo: Bool = false) async throws {
     let applied = try await migrate(app)
     app.logger.notice("database ready, \(applied) migrations applied")
+    try await InstallationKeys(database: app.db, services: app.interlude, vapidPublicKey: app.notificationChannels.vapidPublicKey)
+        .verify()
     let settings = app.interlude.settings
     let staff = StaffAccounts(database: app.db, services: app.interlude)
     var rows: [(String, String)] = [
