@@ -1,5 +1,6 @@
 """Servers started and killed by the durability tests, on SQLite or on PostgreSQL, and the API calls they load
 them with. Needs INTERLUDE_BIN; DURABILITY_DATABASE_URL names a PostgreSQL server for the PostgreSQL runs."""
+import base64
 import datetime
 import glob
 import http.client
@@ -27,6 +28,12 @@ def iso(seconds_from_now=0):
     return moment.replace(microsecond=0).isoformat()
 
 
+def push_key():
+    """A web push (VAPID) private key: a P-256 scalar below the curve's order, as a first byte under 0x80 makes sure."""
+    scalar = bytes([1 + os.urandom(1)[0] % 0x7f]) + os.urandom(31)
+    return base64.urlsafe_b64encode(scalar).decode().rstrip("=")
+
+
 class Database:
     """Where the servers keep their data: a fresh SQLite directory, or a fresh schema on the PostgreSQL server."""
 
@@ -34,9 +41,22 @@ class Database:
         self.kind = kind
         self.directory = tempfile.mkdtemp(prefix=f"interlude-durability-{kind}-")
         self.schema = f"durability_{uuid.uuid4().hex[:12]}"
+        # What every machine of one installation shares besides the database.
+        self.key = base64.b64encode(os.urandom(32)).decode()
+        self.push_key = push_key()
+        self.machines = []
 
-    def environment(self, **extra):
-        environment = dict(os.environ, INTERLUDE_DATA_DIR=self.directory, LOG_LEVEL="warning", **extra)
+    def machine(self):
+        """A data directory of its own, as another machine has."""
+        directory = tempfile.mkdtemp(prefix=f"interlude-machine-{self.kind}-")
+        self.machines.append(directory)
+        return directory
+
+    def environment(self, directory=None, **extra):
+        environment = dict(
+            os.environ, INTERLUDE_DATA_DIR=directory or self.directory, INTERLUDE_DATA_KEY=self.key,
+            WEBPUSH_VAPID_PRIVATE_KEY=self.push_key, LOG_LEVEL="warning")
+        environment.update(extra)
         if self.kind == "postgres":
             environment["DATABASE_URL"] = POSTGRES_URL
             environment["DATABASE_SCHEMA"] = self.schema
@@ -83,22 +103,25 @@ class Database:
     def drop(self):
         if self.kind == "postgres":
             self.psql(f"DROP SCHEMA IF EXISTS {self.schema} CASCADE")
-        shutil.rmtree(self.directory, ignore_errors=True)
+        for directory in [self.directory] + self.machines:
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 CRASH_MARKS = ("Fatal error:", "*** Signal", "*** Program crashed")
 
 
 class Server:
-    """One `interlude serve` (or `worker`) process on the database."""
+    """One `interlude serve` (or `worker`) process on the database, with the database's data directory or one of its
+    own (`directory`), as a process on another machine has."""
 
-    def __init__(self, database, command="serve", **settings):
+    def __init__(self, database, command="serve", directory=None, **settings):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log = open(os.path.join(database.directory, f"{command}-{self.port}.log"), "w")
+        self.directory = directory or database.directory
+        self.log = open(os.path.join(self.directory, f"{command}-{self.port}.log"), "w")
         self.process = subprocess.Popen(
             [BIN, command], stdout=self.log, stderr=subprocess.STDOUT,
-            env=database.environment(PORT=str(self.port), PUBLIC_URL=self.url, **settings))
+            env=database.environment(self.directory, PORT=str(self.port), PUBLIC_URL=self.url, **settings))
         if command == "serve":
             self.wait_until_ready()
 

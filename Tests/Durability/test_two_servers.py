@@ -1,6 +1,7 @@
 """Two servers and a worker on one PostgreSQL, under load.
 
-Two `interlude serve` processes and one `interlude worker` share a PostgreSQL schema and a data directory, with
+Two `interlude serve` processes and one `interlude worker` share a PostgreSQL schema, each with a data directory of
+its own (as on three machines) and the one data key, with
 the planner and the dispatcher running every second in all three. A round-robin proxy of this test spreads the
 requests over the two servers: participants register Web Push subscriptions at a push endpoint of this test,
 the therapist assigns questionnaires, participants pull /sync, all at once. Then every prompt of the practice's
@@ -94,7 +95,9 @@ class TwoServersTest(unittest.TestCase):
         push = PushEndpoint()
         self.addCleanup(push.stop)
         settings = {"PLANNER_INTERVAL": "1", "DISPATCH_INTERVAL": "1", "WEBPUSH_ALLOW_LOOPBACK": "1"}
-        processes = [Server(database, **settings), Server(database, **settings), Server(database, "worker", **settings)]
+        # Three machines: each process with a data directory of its own.
+        processes = [Server(database, directory=database.machine(), **settings) for _ in range(2)]
+        processes.append(Server(database, "worker", directory=database.machine(), **settings))
         for process in processes:
             self.addCleanup(process.stop)
         proxy = RoundRobinProxy([processes[0].port, processes[1].port])
