@@ -59,6 +59,14 @@ class BrowserTestCase(unittest.TestCase):
 
     # helpers
 
+    @staticmethod
+    def artefact(name):
+        """Where a screenshot the run keeps goes: TEST_ARTEFACTS, or .build/test-artefacts."""
+        directory = os.environ.get("TEST_ARTEFACTS") or os.path.join(
+            os.path.dirname(__file__), "..", "..", ".build", "test-artefacts")
+        os.makedirs(directory, exist_ok=True)
+        return os.path.join(directory, name)
+
     def wait_for_service_worker(self):
         """Waits until the service worker controls the page. A worker can be active before it has claimed the
         page it was installed from; a page loaded after that is always controlled, so the page is loaded again."""

@@ -136,6 +136,40 @@ struct ConsoleInterventionTests {
         }
     }
 
+    @Test("a high-priority alert comes first and is bannered on every page until acknowledged; it names the question, the answer and the patient, and links to the answers")
+    func riskFirst() async throws {
+        try await withTestApp { app in
+            // setup: a normal alert, then an hour later the crisis answer, then another normal alert
+            let (console, patient, patientID, practiceID) = try await ConsoleScheduleTests().practice(app)
+            let alerts = AlertService(database: app.database, services: app.app.interlude)
+            let older = try #require(
+                try await alerts.raise(about: patientID, studyID: practiceID, priority: .normal, reason: "three missed", firingID: nil))
+            let withoutBanner = try await console.get("/console/patients")
+            app.clock.advance(by: 3_600)
+            _ = try await raiseAlert(app, patient: patient, patientID: patientID, console: console)
+            let crisis = try #require(try await AlertRecord.query(on: app.database).filter(\.$priority == .high).first())
+            app.clock.advance(by: 600)
+            let newer = try #require(
+                try await alerts.raise(about: patientID, studyID: practiceID, priority: .normal, reason: "later", firingID: nil))
+            let response = try #require(try await ResponseRecord.query(on: app.database).first())
+            // act
+            let inbox = try await console.get("/console/alerts")
+            let pages = [try await console.get("/console/patients"), try await console.get(ConsoleScheduleTests().plansPath(practiceID))]
+            _ = try await console.post("/console/alerts/\(try crisis.requireID().uuidString)/acknowledgement", [("note", "Called; safe.")])
+            let afterwards = try await console.get("/console/patients")
+            // verify
+            let order = [crisis, older, newer].map { alert in inbox.html.range(of: "data-alert=\"\(alert.id!.uuidString)\"")?.lowerBound }
+            #expect(order.allSatisfy { $0 != nil } && order[0]! < order[1]! && order[1]! < order[2]!, "high first, then oldest first")
+            #expect(inbox.html.contains("Answered “Several days” to “Thoughts that you would be better off dead or of hurting yourself in some way”"))
+            #expect(inbox.html.contains("/console/patients/\(patientID.uuidString)/responses/\(try response.requireID().uuidString)"))
+            #expect(inbox.html.contains("Ada · "), "the patient's name beside the code")
+            #expect(!inbox.html.contains("phq9_9"))
+            #expect(pages.allSatisfy { $0.html.contains("id=\"urgent-alerts\"") && $0.html.contains("A high-priority alert is waiting for you.") })
+            #expect(!withoutBanner.html.contains("id=\"urgent-alerts\""), "a normal alert puts up no banner")
+            #expect(!afterwards.html.contains("id=\"urgent-alerts\""), "acknowledged, the banner goes")
+        }
+    }
+
     @Test("acknowledging an alert needs a note, then clears the badge and shows the note")
     func acknowledgeAlert() async throws {
         try await withTestApp { app in

@@ -281,11 +281,12 @@ struct InterventionTests {
         }
     }
 
-    @Test("the therapist is told by one mail that names no item")
+    @Test("the therapist is told by one mail that names no item, but the patient's code, and links to the alert")
     func riskAlertMail() async throws {
         try await withTestApp { app in
             // setup
-            _ = try await riskAnswered(app)
+            let (_, _, patientID, alert) = try await riskAnswered(app)
+            let code = try #require(try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == patientID).first()).pseudonym
 
             // act
             try await dispatch(app)
@@ -294,6 +295,8 @@ struct InterventionTests {
             let mail = app.mailer.sent.filter { $0.to == "berger@praxis.example" }
             #expect(mail.count == 1)
             #expect(mail.allSatisfy { !$0.text.contains("phq9") })
+            #expect(mail.first?.text.contains("About \(code).") == true)
+            #expect(mail.first?.text.contains("/console/alerts#alert-\(alert.id.uppercased())") == true, "\(mail.first?.text ?? "")")
         }
     }
 
@@ -709,6 +712,21 @@ struct InterventionTests {
             #expect(alerts.map(\.priority) == [.normal])
             #expect(alerts.first?.reason == "Ask how things are going. (Three missed: 3 prompts in a row expired)")
             #expect(try await app.count("notifications WHERE category = 'alerts'") == 0)
+            let record = try #require(try await AlertRecord.query(on: app.database).first())
+            var told: [AlertWording.Told?] = []
+            for language in [Language.en, .de] {
+                told.append(
+                    try await AlertWording(
+                        database: app.database, services: app.app.interlude, language: language,
+                        display: DateDisplay(language: language, timeZone: .gmt)
+                    ).tell([record])[try record.requireID()])
+            }
+            let weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+            let english = try #require(told[0]?.facts.first)
+            #expect(english.hasPrefix("Not answered 3 times in a row: questionnaires of any kind; the last was due by "), "\(english)")
+            #expect(weekdays.contains { english.contains($0) }, "the date with its day: \(english)")
+            #expect(told[1]?.facts.first?.hasPrefix("3-mal in Folge nicht beantwortet: Fragebögen jeder Art; zuletzt fällig bis ") == true)
+            #expect(told[0]?.link == "/console/patients/\(patientID.uuidString)#prompts" && told[0]?.message == "Ask how things are going.")
         }
     }
 

@@ -194,6 +194,14 @@ extension StudyRule {
     }
 }
 
+extension StudyRule {
+    /// The clauses of a submission rule that this response meets: what to tell whoever reads its alert.
+    public func metClauses(_ facts: ResponseFacts) -> [RuleClause] {
+        guard case .submitted(_, let condition) = trigger else { return [] }
+        return condition.clauses.filter { $0.evaluate(facts) != nil }
+    }
+}
+
 extension RuleClause {
     /// A description of the clause with the value it met, or nil when it does not hold.
     func evaluate(_ facts: ResponseFacts) -> String? {

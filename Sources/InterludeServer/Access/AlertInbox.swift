@@ -20,6 +20,10 @@ struct AlertInbox: Sendable {
         let detailed: Bool
         /// Whether the staff member follows the patient in their practice, so the patient's page is theirs to open.
         let ownPatient: Bool
+        /// What happened in words, and where to look; only when the reason is shown.
+        var told: AlertWording.Told? = nil
+        /// The name the therapist knows their own patient by.
+        var patientName: String? = nil
     }
 
     private func audience() async throws -> AlertService.Audience {
@@ -42,9 +46,17 @@ struct AlertInbox: Sendable {
         try await service.waiting(for: audience()).count
     }
 
-    /// Open alerts per patient.
-    func openCounts() async throws -> [UUID: Int] {
-        Dictionary(grouping: try await service.waiting(for: audience()), by: { $0.$patient.id }).mapValues(\.count)
+    /// The high-priority alerts waiting for this staff member: raised for them or escalated to them.
+    func urgentCount() async throws -> Int {
+        let staffID = try staff.requireID()
+        return try await service.waiting(for: audience())
+            .filter { $0.priority == .high && ($0.$recipient.id == staffID || $0.$escalatedTo.id == staffID) }.count
+    }
+
+    /// Open alerts per patient: the high-priority ones and all of them.
+    func openCounts() async throws -> [UUID: (high: Int, all: Int)] {
+        Dictionary(grouping: try await service.waiting(for: audience()), by: { $0.$patient.id })
+            .mapValues { (high: $0.filter { $0.priority == .high }.count, all: $0.count) }
     }
 
     /// Acknowledges one of the inbox's alerts with a note; not found for any other.
@@ -75,7 +87,7 @@ struct AlertInbox: Sendable {
                 .filter(\.$shareWithResearch == true).all().map { $0.$user.id })
         let staffID = try staff.requireID()
         let withheld = services.localizer.text("alert.withheld", staff.language)
-        return list.map { opened in
+        let shown = list.map { opened in
             let record = opened.record
             let studyID = record.studyID
             let kind = studyID.flatMap { kinds[$0] }
@@ -89,6 +101,32 @@ struct AlertInbox: Sendable {
             if !detailed { shown.reason = withheld }
             let ownPatient = staff.role == .therapist && kind != .research && record.$recipient.id == staffID
             return Shown(opened: shown, detailed: detailed, ownPatient: ownPatient)
+        }
+        return try await Self.told(shown, viewer: staff, database: database, services: services)
+    }
+}
+
+extension AlertInbox {
+    /// Adds to alerts whose reason may be shown what happened in words, and to a therapist's own patients their name.
+    static func told(_ alerts: [Shown], viewer: UserRecord, database: any Database, services: AppServices) async throws
+        -> [Shown]
+    {
+        let wording = AlertWording(database: database, services: services, language: viewer.language, display: viewer.dateDisplay)
+        let words = try await wording.tell(alerts.filter(\.detailed).map(\.opened.record))
+        let own = Array(Set(alerts.filter(\.ownPatient).map { $0.opened.record.$patient.id }))
+        var names: [UUID: String] = [:]
+        if !own.isEmpty {
+            for enrollment in try await EnrollmentRecord.query(on: database).filter(\.$patient.$id ~~ own)
+                .filter(\.$therapist.$id == viewer.requireID()).with(\.$patient).all()
+            {
+                if let name = enrollment.displayName ?? enrollment.patient.name { names[enrollment.$patient.id] = name }
+            }
+        }
+        return alerts.map { alert in
+            var alert = alert
+            if let id = alert.opened.record.id, alert.detailed { alert.told = words[id] }
+            if alert.ownPatient { alert.patientName = names[alert.opened.record.$patient.id] }
+            return alert
         }
     }
 }

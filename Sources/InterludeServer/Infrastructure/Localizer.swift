@@ -29,6 +29,12 @@ struct Localizer: Sendable {
         return text
     }
 
+    /// The text for a count: `<key>.one` for exactly one, `<key>.other` for any other number (English and German
+    /// know no more forms), with `{count}` and `arguments` filled in.
+    func text(_ key: String, count: Int, _ language: Language, _ arguments: [String: String] = [:]) -> String {
+        text("\(key).\(count == 1 ? "one" : "other")", language, arguments.merging(["count": String(count)]) { given, _ in given })
+    }
+
     func has(_ key: String) -> Bool {
         tables[.fallback]?[key] != nil
     }

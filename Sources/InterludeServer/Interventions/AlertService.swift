@@ -51,14 +51,17 @@ struct AlertService: Sendable {
     private func notify(_ recipientID: UUID, about alert: AlertRecord, escalated: Bool) async throws {
         guard let recipient = try await UserRecord.find(recipientID, on: database), let alertID = alert.id else { return }
         let prefix = escalated ? "notification.alert.escalated" : "notification.alert"
+        // The code, never the name: the text may show on a locked screen.
+        let code = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == alert.$patient.id).first()?.pseudonym ?? ""
         try await NotificationOutbox(database: database, localizer: services.localizer).enqueue(
             [
                 .init(
                     userID: recipientID, category: .alerts,
                     dedupeKey: "alert:\(alertID.lowercasedText):\(escalated ? "escalated" : "raised")",
                     title: services.localizer.text("\(prefix).title", recipient.language),
-                    body: services.localizer.text("\(prefix).body", recipient.language),
-                    path: ConsoleURL.alerts.path, dueAt: now, expiresAt: now.addingTimeInterval(7 * 86_400))
+                    body: services.localizer.text("\(prefix).body", recipient.language, ["code": code]),
+                    path: ConsoleURL.alerts.path + "#alert-\(alertID.uuidString)", dueAt: now,
+                    expiresAt: now.addingTimeInterval(7 * 86_400))
             ], now: now)
     }
 
@@ -73,11 +76,24 @@ struct AlertService: Sendable {
         }
     }
 
-    /// The audience's alerts, open ones first, newest first.
+    /// The audience's alerts, risk first: open ones before acknowledged ones, the high-priority ones before the
+    /// others, and of those the one waiting longest first; acknowledged ones newest first.
     func alerts(for audience: Audience) async throws -> [Opened] {
-        let records = try await query(for: audience).sort(\.$createdAt, .descending).limit(500).all()
-        let opened = try await open(records)
-        return opened.filter { $0.record.acknowledgedAt == nil } + opened.filter { $0.record.acknowledgedAt != nil }
+        let waiting = try await query(for: audience).filter(\.$acknowledgedAt == nil).sort(\.$createdAt).limit(500).all()
+        let done = try await query(for: audience).filter(\.$acknowledgedAt != nil).sort(\.$createdAt, .descending)
+            .limit(max(0, 500 - waiting.count)).all()
+        return try await open(Self.riskFirst(waiting + done))
+    }
+
+    /// Open before acknowledged, high before normal priority, open ones oldest first, acknowledged ones newest first.
+    static func riskFirst(_ records: [AlertRecord]) -> [AlertRecord] {
+        records.sorted { left, right in
+            let leftOpen = left.acknowledgedAt == nil, rightOpen = right.acknowledgedAt == nil
+            if leftOpen != rightOpen { return leftOpen }
+            guard leftOpen else { return left.createdAt > right.createdAt }
+            if left.priority != right.priority { return left.priority == .high }
+            return left.createdAt < right.createdAt
+        }
     }
 
     /// The audience's alerts that nobody acknowledged yet.
@@ -95,11 +111,11 @@ struct AlertService: Sendable {
     /// The alerts about one patient in `studies`, for the patient's page.
     func alerts(about patientID: UUID, studies: Set<UUID>) async throws -> [Opened] {
         try await open(
-            AlertRecord.query(on: database)
-                .filter(\.$patient.$id == patientID)
-                .filter(\.$studyID ~~ Array(studies))
-                .sort(\.$createdAt, .descending)
-                .all())
+            Self.riskFirst(
+                try await AlertRecord.query(on: database)
+                    .filter(\.$patient.$id == patientID)
+                    .filter(\.$studyID ~~ Array(studies))
+                    .all()))
     }
 
     func alert(_ id: UUID) async throws -> Opened? {

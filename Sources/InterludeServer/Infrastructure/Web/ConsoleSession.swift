@@ -93,7 +93,9 @@ extension Request {
         let user = authenticated.user
         let language = user.language
         let localizer = services.localizer
-        let openAlerts = try await AlertInbox(staff: user, database: db, services: services).openCount()
+        let inbox = AlertInbox(staff: user, database: db, services: services)
+        let openAlerts = try await inbox.openCount()
+        let urgent = try await inbox.urgentCount()
         let links = ConsoleNavigation.links(for: user.role).map { link in
             ConsoleNav.Link(
                 href: link.href, label: localizer.text(link.labelKey, language),
@@ -101,7 +103,8 @@ extension Request {
                 badge: link.href == ConsoleURL.alerts.path ? openAlerts : 0)
         }
         let nav = ConsoleNav(
-            email: user.email, role: localizer.text("role.\(user.role.rawValue)", language), links: links)
+            email: user.email, role: localizer.text("role.\(user.role.rawValue)", language), links: links,
+            urgent: urgent > 0 ? localizer.text("console.alerts.urgent", count: urgent, language) : "")
         return try await renderPage(
             template, titleKey: titleKey, content: content, language: language,
             csrf: authenticated.session.csrfToken, nav: nav, script: script, status: status)

@@ -30,6 +30,8 @@ struct ConsoleNav: Encodable, Sendable {
     let email: String
     let role: String
     let links: [Link]
+    /// Shown above every page while high-priority alerts wait for the person; empty when none does.
+    var urgent = ""
 }
 
 /// One choice in a select or a radio group.
@@ -119,6 +121,15 @@ struct DateDisplay: Sendable {
     func date(_ date: Date?) -> String {
         guard let date else { return "" }
         return format(date, date: .medium, time: .none)
+    }
+
+    /// With the day of the week, for a moment someone is to act on: "Monday, 3 March 2026, 20:00".
+    func dayDateTime(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: language == .de ? "de_AT" : "en_GB")
+        formatter.timeZone = timeZone
+        formatter.setLocalizedDateFormatFromTemplate("EEEEdMMMMyyyyHHmm")
+        return formatter.string(from: date)
     }
 
     /// A calendar date (a therapy's start) as the same day, whatever the zone.

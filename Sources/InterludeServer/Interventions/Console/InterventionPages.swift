@@ -20,9 +20,14 @@ struct InterventionPages: Sendable {
         var id: String
         var patientID: String
         var patientCode: String
+        var patientName: String
         var high: Bool
         var priorityLabel: String
+        /// The rule's message and what happened in words; the stored reason when it cannot be told.
         var reason: String
+        var facts: [String]
+        var link: String
+        var linkLabel: String
         var createdAt: String
         var open: Bool
         var acknowledgedAt: String
@@ -141,9 +146,10 @@ struct InterventionPages: Sendable {
                     label: "\(localizer.text("intervention.kind.\($0.kind.rawValue)", language)): \($0.text)", selected: false)
             },
             hasTemplates: !templates.isEmpty, form: shown, sent: sent, errors: errors,
-            alerts: alerts.map {
-                alertRow(AlertInbox.Shown(opened: $0, detailed: true, ownPatient: true), display: display)
-            },
+            alerts: try await AlertInbox.told(
+                alerts.map { AlertInbox.Shown(opened: $0, detailed: true, ownPatient: true) }, viewer: viewer, database: database,
+                services: services
+            ).map { alertRow($0, display: display) },
             hasAlerts: !alerts.isEmpty)
     }
 
@@ -173,10 +179,14 @@ struct InterventionPages: Sendable {
     ) -> AlertRow {
         let opened = shown.opened
         let record = opened.record
+        let told = shown.told
         return AlertRow(
             id: record.id?.uuidString ?? "", patientID: record.$patient.id.uuidString, patientCode: opened.patientCode ?? "",
+            patientName: shown.patientName ?? "",
             high: opened.record.priority == .high, priorityLabel: localizer.text("alert.priority.\(opened.record.priority.rawValue)", language),
-            reason: opened.reason, createdAt: display.dateTime(record.createdAt), open: record.acknowledgedAt == nil,
+            reason: told?.message ?? opened.reason, facts: told?.facts ?? [], link: told?.link ?? "",
+            linkLabel: told.map { localizer.text($0.linkLabelKey, language) } ?? "",
+            createdAt: display.dateTime(record.createdAt), open: record.acknowledgedAt == nil,
             acknowledgedAt: display.dateTime(record.acknowledgedAt), note: opened.note ?? "",
             escalated: record.$escalatedTo.id != nil && record.$escalatedTo.id == viewer.id,
             escalatedAt: display.dateTime(record.escalatedAt), canOpenPatient: shown.ownPatient)

@@ -1,0 +1,72 @@
+"""A therapist's alerts in a real browser: the high-priority one first and bannered on every console page until it is
+acknowledged, told in words with the question and the answer, and linked to the answers; at a phone's width too.
+
+Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR, INTERLUDE_BIN and CHROMIUM set.
+"""
+import uuid
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+
+from browser_support import BrowserTestCase
+from interlude_e2e import call, iso, pair, patient_token, staff_token
+
+PASSWORD = "a long enough password"
+QUESTION = "Thoughts that you would be better off dead or of hurting yourself in some way"
+
+
+class AlertsTest(BrowserTestCase):
+    def answer(self, patient, therapist, patient_id, instrument, answers):
+        prompt = call("POST", f"/patients/{patient_id}/prompts",
+                      {"instrumentKey": instrument, "opensAt": iso(-5), "closesAt": iso(600)}, token=therapist)
+        call("POST", "/me/responses", {
+            "id": str(uuid.uuid4()), "promptId": prompt["id"], "instrumentKey": instrument, "version": 1,
+            "answers": answers, "startedAt": iso(-1), "completedAt": iso(),
+        }, token=patient)
+
+    def test_the_crisis_alert_is_first_bannered_and_told_in_words(self):
+        suffix = uuid.uuid4().hex[:8]
+        address = f"al-therapist-{suffix}@example.org"
+        therapist = staff_token(address, "therapist", PASSWORD)
+        patient = patient_token(f"al-patient-{suffix}@example.org", PASSWORD)
+        patient_id = pair(patient, therapist)
+        practice = call("GET", "/me/treatments", token=patient)[0]["studyId"]
+        call("POST", f"/studies/{practice}/rules", {
+            "name": "WHO-5 sent", "trigger": {"kind": "submitted", "instrumentKey": "who-5",
+                                               "condition": {"mode": "all", "clauses": []}},
+            "action": {"kind": "alert", "priority": "normal", "message": "Look at the WHO-5."}}, token=therapist)
+        # First the normal alert, then the crisis answer: by time the crisis would come second.
+        self.answer(patient, therapist, patient_id, "who-5", {f"who5_{n}": "3" for n in range(1, 6)})
+        self.answer(patient, therapist, patient_id, "phq-9", {f"phq9_{n}": "1" if n == 9 else "0" for n in range(1, 10)})
+
+        self.console_sign_in(address, PASSWORD)
+        self.open("/console/patients")
+        banner = self.wait.until(EC.visibility_of_element_located((By.ID, "urgent-alerts")))
+        self.assertIn("A high-priority alert is waiting for you.", banner.text)
+        self.assertLessEqual(self.driver.execute_script("return document.documentElement.scrollWidth"),
+                             self.driver.execute_script("return window.innerWidth"), "nothing scrolls sideways")
+        self.click("#urgent-alerts a")
+        self.wait_for_path("/console/alerts")
+        rows = self.driver.find_elements(By.CSS_SELECTOR, "#alert-list li.alert-row")
+        self.assertEqual(len(rows), 2)
+        self.assertIn("High priority", rows[0].text)
+        self.assertIn(f"Answered “Several days” to “{QUESTION}”", rows[0].text)
+        self.assertIn("Look at the WHO-5.", rows[1].text)
+        self.driver.set_window_size(360, 800)
+        self.assertLessEqual(self.driver.execute_script("return document.documentElement.scrollWidth"), 360)
+        self.driver.save_screenshot(self.artefact("alerts-360.png"))
+        self.driver.set_window_size(420, 900)
+
+        rows[0].find_element(By.LINK_TEXT, "See the answers").click()
+        self.wait.until(lambda driver: "/responses/" in driver.current_url)
+        self.assertIn(QUESTION, self.driver.find_element(By.TAG_NAME, "main").text)
+        self.assertIn("Several days", self.driver.find_element(By.TAG_NAME, "main").text)
+
+        # Acknowledged, the banner goes from every page.
+        self.open("/console/alerts")
+        alert_id = self.driver.find_elements(By.CSS_SELECTOR, "#alert-list li.alert-row")[0].get_attribute("data-alert")
+        self.fill(f"note-{alert_id}", "Called; safe for now.")
+        self.click(f"li[data-alert='{alert_id}'] button[type=submit]")
+        self.wait_for_text(".notice.ok", "")
+        self.open("/console/patients")
+        self.assertEqual(self.driver.find_elements(By.ID, "urgent-alerts"), [])
