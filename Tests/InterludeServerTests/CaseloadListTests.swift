@@ -27,7 +27,7 @@ struct CaseloadListTests {
         return pages
     }
 
-    @Test("pages keep everyone exactly once while clients are paired in between, in the default and in a name order")
+    @Test("pages keep everyone exactly once while clients are paired in between, newest activity first and in a name order")
     func paging() async throws {
         try await withTestApp { app in
             // setup
@@ -45,7 +45,7 @@ struct CaseloadListTests {
             }
 
             // act
-            let newestFirst = try await Self.pages(therapist, "/patients?limit=2") { _ in try await addClient("Newcomer") }
+            let newestFirst = try await Self.pages(therapist, "/patients?limit=2&sort=lastActivity") { _ in try await addClient("Newcomer") }
             let byName = try await Self.pages(therapist, "/patients?limit=2&sort=name&order=asc") { page in
                 if page <= 2 { try await addClient(page == 1 ? "Aaron" : "Zed") }
             }
@@ -107,6 +107,49 @@ struct CaseloadListTests {
             #expect(badLimit.status == .unprocessableEntity && badLimit.body.problemFields == ["limit"], "the door")
             #expect(found.status == .ok && found.html.contains("Grace") && !found.html.contains(">Ada<"))
             #expect(wrong.status == .unprocessableEntity && wrong.html.contains("id=\"from-error\"") && wrong.html.contains(">Ada<"))
+        }
+    }
+
+    @Test("by default the caseload is in order of risk: high-priority alerts, then any alert, then the longest without activity; an answer counts as activity")
+    func riskOrder() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, _) = try await app.staff("therapist", "tess@example.org")
+            var ids: [String: UUID] = [:]
+            for name in ["Ada", "Grace", "Hedy", "Katherine", "Radia"] {
+                let (patient, id) = try await app.patient("\(name.lowercased())@example.org", name: name)
+                try await app.pair(patient, with: therapist)
+                ids[name] = id
+            }
+            let now = app.clock.now
+            for (name, daysAgo) in [("Ada", 1), ("Grace", 2), ("Hedy", 20), ("Katherine", 10), ("Radia", 30)] {
+                try await UserRecord.query(on: app.database).filter(\.$id == ids[name]!)
+                    .set(\.$lastActiveAt, to: now.addingTimeInterval(-Double(daysAgo) * 86_400)).update()
+            }
+            let practice = try #require(try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == ids["Ada"]!).first()).$study.id
+            let alerts = AlertService(database: app.database, services: app.app.interlude)
+            _ = try await alerts.raise(about: ids["Ada"]!, studyID: practice, priority: .high, reason: "crisis", firingID: nil)
+            _ = try await alerts.raise(about: ids["Grace"]!, studyID: practice, priority: .normal, reason: "missed", firingID: nil)
+            // Radia used the app a month ago, and answered a questionnaire five days ago.
+            let answered = now.addingTimeInterval(-5 * 86_400)
+            try await ResponseRecord(
+                id: UUID(), patientID: ids["Radia"]!, promptID: nil, instrumentKey: "phq-9", instrumentVersion: 1,
+                sealedAnswers: try app.app.interlude.cipher.seal("{}"), scores: "[]", openedAt: nil, startedAt: nil,
+                completedAt: answered, receivedAt: answered
+            ).create(on: app.database)
+
+            // act
+            let rows = try await therapist.send(.GET, "/patients").decoded([Components.Schemas.CaseloadPatient].self)
+            let console = ConsoleBrowser(app)
+            _ = try await console.signIn("tess@example.org")
+            let page = try await console.get("/console/patients")
+
+            // verify
+            #expect(rows.map { $0.name ?? "" } == ["Ada", "Grace", "Hedy", "Katherine", "Radia"])
+            let radia = try #require(rows.first { $0.name == "Radia" }?.lastActivityAt)
+            #expect(abs(radia.timeIntervalSince(answered)) < 1, "the answer, not the month-old use of the app")
+            #expect(page.html.contains("1 high-priority") && page.html.contains("1 open"))
+            #expect(page.html.contains("Compliance: questionnaires answered / missed / still open"))
         }
     }
 

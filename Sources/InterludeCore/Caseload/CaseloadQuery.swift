@@ -22,11 +22,16 @@ public struct CaseloadFacts: Sendable, Equatable {
     public var pairedSince: Date
     public var therapyStart: LocalDate?
     public var status: TreatmentStatus
+    /// Alerts about the client that wait for acknowledgement: the high-priority ones, and all of them.
+    public var highAlerts: Int
+    public var openAlerts: Int
 
     public init(
         shownName: String, pseudonym: String, email: String, lastActivityAt: Date?, pairedSince: Date,
-        therapyStart: LocalDate?, status: TreatmentStatus
+        therapyStart: LocalDate?, status: TreatmentStatus, highAlerts: Int = 0, openAlerts: Int = 0
     ) {
+        self.highAlerts = highAlerts
+        self.openAlerts = openAlerts
         self.shownName = shownName
         self.pseudonym = pseudonym
         self.email = email
@@ -43,6 +48,8 @@ public struct CaseloadQuery: Sendable, Equatable {
     public static let wordsMaxLength = 200
 
     public enum Sort: String, Sendable, CaseIterable {
+        /// High-priority alerts waiting, then any alert waiting, then the longest without activity.
+        case risk
         case name
         case lastActivity
         case pairedSince
@@ -60,7 +67,7 @@ public struct CaseloadQuery: Sendable, Equatable {
 
     public init(
         words: String? = nil, status: TreatmentStatus? = nil, from: LocalDate? = nil, to: LocalDate? = nil,
-        sort: Sort = .lastActivity, descending: Bool = true
+        sort: Sort = .risk, descending: Bool = true
     ) {
         self.words = words
         self.status = status
@@ -120,6 +127,10 @@ public struct CaseloadQuery: Sendable, Equatable {
         case .pairedSince: return SortKey.moment(facts.pairedSince)
         case .therapyStart: return facts.therapyStart?.description ?? ""
         case .status: return String(TreatmentStatus.allCases.firstIndex(of: facts.status) ?? 0)
+        case .risk:
+            // Descending: more high alerts, then more alerts, then the longer silence (an earlier moment ranks higher).
+            let silence = facts.lastActivityAt.map { String(format: "%012d", max(0, 999_999_999_999 - Int($0.timeIntervalSince1970))) }
+            return String(format: "%06d%06d", min(facts.highAlerts, 999_999), min(facts.openAlerts, 999_999)) + (silence ?? "999999999999")
         }
     }
 }

@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import SQLKit
 
 /// A therapist's caseload: their patients, current and past, with how each keeps up in the practice and the alerts
 /// that wait, found, ordered and paged as the therapist asks. Reading a page is one audited read of every patient
@@ -8,8 +9,8 @@ import InterludeCore
 struct CaseloadView: Sendable {
     struct Row: Sendable {
         let entry: Caseloads.Entry
+        let facts: CaseloadFacts
         let compliance: PromptService.Compliance
-        let openAlerts: Int
     }
 
     static func read(
@@ -18,8 +19,14 @@ struct CaseloadView: Sendable {
     ) async throws -> ListPage<Row> {
         guard therapist.role == .therapist else { throw AppError.forbidden(.notAllowed) }
         let zone = therapist.zone
-        let entries = try await Caseloads(database: database).caseload(of: therapist.requireID(), includingEnded: true)
-            .map { (entry: $0, facts: $0.facts) }
+        let caseload = try await Caseloads(database: database).caseload(of: therapist.requireID(), includingEnded: true)
+        let answered = try await lastAnswers(of: caseload.map { $0.enrollment.$patient.id }, database: database)
+        let alerts = try await AlertInbox(staff: therapist, database: database, services: services).openCounts()
+        let entries = caseload
+            .map { entry in
+                let id = entry.enrollment.$patient.id
+                return (entry: entry, facts: entry.facts(lastAnswerAt: answered[id], alerts: alerts[id] ?? (0, 0)))
+            }
             .filter { query.includes($0.facts, activityDay: $0.facts.lastActivityAt.map { LocalDate($0, in: zone) }) }
         let listed = ListPage(
             of: entries, page, key: { query.sortKey(of: $0.facts) }, id: { $0.entry.enrollment.$patient.id },
@@ -31,11 +38,20 @@ struct CaseloadView: Sendable {
             uniquingKeysWith: { first, _ in first })
         let compliance = try await PromptService(database: database, services: services)
             .compliance(of: patients, studies: Set(listed.items.map { $0.entry.enrollment.$study.id }), until: ended)
-        let alerts = try await AlertInbox(staff: therapist, database: database, services: services).openCounts()
         return listed.map { item in
-            let id = item.entry.enrollment.$patient.id
-            return Row(entry: item.entry, compliance: compliance[id] ?? PromptService.Compliance(), openAlerts: alerts[id] ?? 0)
+            Row(entry: item.entry, facts: item.facts, compliance: compliance[item.entry.enrollment.$patient.id] ?? PromptService.Compliance())
         }
+    }
+
+    /// When each patient last sent an answer, however the app was used.
+    private static func lastAnswers(of patients: [UUID], database: any Database) async throws -> [UUID: Date] {
+        guard !patients.isEmpty, let sql = database as? any SQLDatabase else { return [:] }
+        let rows = try await sql.select().column("patient_id")
+            .column(SQLAlias(SQLFunction("max", args: SQLIdentifier("completed_at")), as: SQLIdentifier("last")))
+            .from(ResponseRecord.schema).where("patient_id", .in, SQLBind.group(patients)).groupBy("patient_id").all()
+        var last: [UUID: Date] = [:]
+        for row in rows { last[try row.decode(column: "patient_id", as: UUID.self)] = try row.decode(column: "last", as: Date.self) }
+        return last
     }
 }
 
@@ -47,12 +63,15 @@ extension CaseloadView {
 }
 
 extension Caseloads.Entry {
-    /// What the client is found and ordered by in the caseload.
-    var facts: CaseloadFacts {
-        CaseloadFacts(
+    /// What the client is found and ordered by in the caseload: the last activity is the later of the last use of
+    /// the app and the last answer sent, and never after the treatment ended.
+    func facts(lastAnswerAt: Date?, alerts: (high: Int, all: Int)) -> CaseloadFacts {
+        let active = [patient.lastActiveAt, lastAnswerAt].compactMap { $0 }.max()
+        return CaseloadFacts(
             shownName: enrollment.displayName ?? patient.name ?? "", pseudonym: profile.pseudonym, email: patient.email,
-            lastActivityAt: patient.lastActiveAt.map { active in enrollment.treatmentEnd.map { min(active, $0) } ?? active },
+            lastActivityAt: active.map { active in enrollment.treatmentEnd.map { min(active, $0) } ?? active },
             pairedSince: enrollment.createdAt,
-            therapyStart: profile.therapyStart.flatMap(LocalDate.init), status: enrollment.treatmentStatus)
+            therapyStart: profile.therapyStart.flatMap(LocalDate.init), status: enrollment.treatmentStatus,
+            highAlerts: alerts.high, openAlerts: alerts.all)
     }
 }

@@ -59,12 +59,13 @@ extension Components.Schemas.PairingCode {
 }
 
 extension Components.Schemas.CaseloadPatient {
-    init(_ entry: Caseloads.Entry) throws {
+    /// With the last activity the caseload worked out (answers count too), when it did.
+    init(_ entry: Caseloads.Entry, lastActivityAt: Date? = nil) throws {
         self.init(
             id: try entry.patient.requireID().lowercasedText, pseudonym: entry.profile.pseudonym,
             name: entry.patient.name, email: entry.patient.email,
             status: Components.Schemas.TreatmentStatus(rawValue: entry.enrollment.treatmentStatus.rawValue)!, pairedSince: entry.enrollment.createdAt,
-            lastActivityAt: entry.patient.lastActiveAt, dateOfBirth: entry.profile.dateOfBirth,
+            lastActivityAt: lastActivityAt ?? entry.patient.lastActiveAt, dateOfBirth: entry.profile.dateOfBirth,
             gender: entry.profile.gender.flatMap(Components.Schemas.Gender.init), displayName: entry.enrollment.displayName,
             therapyStart: entry.profile.therapyStart, therapyEnd: entry.profile.therapyEnd)
     }

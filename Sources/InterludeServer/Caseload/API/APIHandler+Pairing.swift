@@ -105,7 +105,7 @@ extension APIHandler {
         let rows = try await CaseloadView.read(
             for: therapist, query: query, page: page, database: context.database, services: context.services)
         return .ok(.init(
-            headers: .init(nextCursor: rows.next), body: .json(try rows.items.map { try Components.Schemas.CaseloadPatient($0.entry) })))
+            headers: .init(nextCursor: rows.next), body: .json(try rows.items.map { try Components.Schemas.CaseloadPatient($0.entry, lastActivityAt: $0.facts.lastActivityAt) })))
     }
 
     func updatePatient(_ input: Operations.UpdatePatient.Input) async throws -> Operations.UpdatePatient.Output {

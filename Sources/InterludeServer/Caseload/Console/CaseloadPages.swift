@@ -15,7 +15,9 @@ struct CaseloadPages: Sendable {
         var status: TreatmentStatus
         var statusLabel: String
         var compliance: ComplianceCell
-        /// Alerts about the patient that wait for acknowledgement.
+        /// Alerts about the patient that wait for acknowledgement, in words: "1 high, 2 in all"; empty for none.
+        var risk: String
+        var high: Bool
         var openAlerts: Int
     }
 
@@ -146,6 +148,14 @@ struct CaseloadPages: Sendable {
     private var language: Language { therapist.language }
     private var localizer: Localizer { services.localizer }
 
+    /// Open alerts by priority in words: "2 high-priority", "1 high-priority, 3 in all", "1 open".
+    private func riskText(high: Int, all: Int) -> String {
+        guard all > 0 else { return "" }
+        if high == 0 { return localizer.text("console.patients.riskOpen", count: all, language) }
+        let urgent = localizer.text("console.patients.riskHigh", count: high, language)
+        return high == all ? urgent : localizer.text("console.patients.riskBoth", language, ["high": urgent, "all": String(all)])
+    }
+
     /// One page of the caseload as the search asks; a search that cannot be read lists everyone, its problems
     /// beside the fields.
     func caseload(
@@ -160,10 +170,11 @@ struct CaseloadPages: Sendable {
             return PatientRow(
                 id: entry.enrollment.$patient.id.uuidString, pseudonym: entry.profile.pseudonym,
                 name: entry.enrollment.displayName ?? entry.patient.name ?? "", email: entry.patient.email,
-                pairedSince: display.date(entry.enrollment.createdAt), lastActivity: display.dateTime(entry.patient.lastActiveAt),
+                pairedSince: display.date(entry.enrollment.createdAt), lastActivity: display.dateTime(row.facts.lastActivityAt),
                 status: status,
                 statusLabel: localizer.text("treatmentStatus.\(status.rawValue)", language), compliance: ComplianceCell(row.compliance),
-                openAlerts: row.openAlerts)
+                risk: riskText(high: row.facts.highAlerts, all: row.facts.openAlerts), high: row.facts.highAlerts > 0,
+                openAlerts: row.facts.openAlerts)
         }
         return CaseloadContent(
             patients: rows, search: search, filtered: query.words != nil || query.status != nil || query.from != nil || query.to != nil,
