@@ -101,6 +101,48 @@ struct SessionReportTests {
         }
     }
 
+    @Test("a momentary questionnaire of choices, like the Intersession Daily, fills the report's table with its answers' values")
+    func momentaryChoices() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID, _) = try await QuestionnaireAPITests().setUp(app)
+            let practice = try #require(try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == patientID).first()).$study.id
+            let plan = try await therapist.send(
+                .POST, "/studies/\(practice)/plans",
+                json: ["instrumentKey": "intersession-daily", "durationMinutes": 60,
+                    "pattern": ["kind": "randomWindows", "days": ScheduleAPITests.everyDay(ScheduleAPITests.dailyWindows)]])
+            try #require(plan.status == .created, "\(plan.text)")
+            let planID = try #require(UUID(uuidString: plan.body["id"].string ?? ""))
+            try await PromptRecord.query(on: app.database).filter(\.$planID == planID).delete()
+            for feeling in ["4", "2"] {
+                let prompt = PromptRecord(
+                    patientID: patientID, studyID: practice, assignedBy: nil, instrumentKey: "intersession-daily", instrumentVersion: 1,
+                    opensAt: app.clock.now, closesAt: app.clock.now.addingTimeInterval(1800), source: .schedule, now: app.clock.now)
+                prompt.planID = planID
+                try await prompt.create(on: app.database)
+                let reply = try await patient.send(
+                    .POST, "/me/responses",
+                    json: ConsentVersionTests.response(
+                        prompt: try prompt.requireID(),
+                        answering: .init(key: "intersession-daily", version: 1, answers: ["thought": .bool(true), "feeling": .string(feeling)]), app))
+                try #require(reply.status == .created, "\(reply.text)")
+                app.clock.advance(by: 3600)
+            }
+            let today = LocalDate(app.clock.now, in: TimeZone(identifier: "Europe/Vienna")!).description
+
+            // act
+            let report = try await therapist.send(.GET, "/patients/\(patientID)/report?from=\(today)&to=\(today)")
+                .decoded(Components.Schemas.SessionReport.self)
+
+            // verify
+            let daily = try #require(report.momentary.first { $0.instrumentKey == "intersession-daily" })
+            #expect(daily.answered == 2)
+            let feeling = try #require(daily.items.first { $0.title == "How did you feel when you thought of it?" })
+            #expect(feeling.count == 2)
+            #expect([feeling.mean, feeling.min, feeling.max] == [3, 2, 4])
+        }
+    }
+
     @Test("a period that is no period is refused naming the field; another therapist learns nothing")
     func refused() async throws {
         try await withTestApp { app in

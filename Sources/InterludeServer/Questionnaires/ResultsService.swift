@@ -38,10 +38,15 @@ struct ResultsService: Sendable {
         return try await results(responses, prompts: prompts, in: period, language: language)
     }
 
-    /// The results of these responses (newest first, as read) and prompts answered or missed in `period`.
-    func results(_ responses: [ResponseService.Stored], prompts: [PromptRecord], in period: Range<Date>?, language: Language)
-        async throws -> [Instrument]
-    {
+    /// The kinds of item whose answers are charted as a series.
+    static let chartedItems: Set<ItemType> = [.slider, .scale, .number]
+
+    /// The results of these responses (newest first, as read) and prompts answered or missed in `period`; the items of
+    /// `itemTypes` each as a series.
+    func results(
+        _ responses: [ResponseService.Stored], prompts: [PromptRecord], in period: Range<Date>?, language: Language,
+        itemTypes: Set<ItemType> = chartedItems
+    ) async throws -> [Instrument] {
         let within = { (date: Date) in period.map { $0.contains(date) } ?? true }
         let responses = responses.filter { within($0.record.completedAt) }.reversed()
         let definitions = try await InstrumentCatalog(database: database, services: services).definitions(
@@ -66,7 +71,7 @@ struct ResultsService: Sendable {
                 let title = definition.scores.first { $0.id == score.id }?.title.text(language) ?? score.id
                 Self.add(Point(at: record.completedAt, value: value, band: score.band), to: &instrument.scores, id: score.id, title: title)
             }
-            for item in definition.items where [.slider, .scale, .number].contains(item.type) {
+            for item in definition.items where itemTypes.contains(item.type) {
                 guard let answer = stored.answers[item.id], let value = definition.numericValue(of: answer, for: item) else { continue }
                 Self.add(Point(at: record.completedAt, value: value, band: nil), to: &instrument.items, id: item.id, title: item.text.text(language))
             }

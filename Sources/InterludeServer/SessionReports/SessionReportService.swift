@@ -65,9 +65,13 @@ struct SessionReportService: Sendable {
         let within = { (date: Date) in period.instants.contains(date) }
         let responses = try await chart.responses().filter { within($0.record.completedAt) }
         let prompts = try await chart.prompts().map(\.record)
-        let instruments = try await ResultsService(database: database, services: services)
-            .results(responses, prompts: prompts, in: period.instants, language: language)
-        let momentary = instruments.filter(\.momentary).map { instrument in
+        let results = ResultsService(database: database, services: services)
+        let instruments = try await results.results(responses, prompts: prompts, in: period.instants, language: language)
+        // A momentary questionnaire is often one of choices, like the Intersession Daily: their values are summed up too.
+        let momentary = try await results.results(
+            responses, prompts: prompts, in: period.instants, language: language,
+            itemTypes: ResultsService.chartedItems.union([.single])
+        ).filter(\.momentary).map { instrument in
             Momentary(
                 instrumentKey: instrument.key, title: instrument.title, answered: instrument.answered, missed: instrument.missed,
                 items: instrument.items.compactMap { series in
