@@ -87,6 +87,9 @@ class AppointmentsTest(BrowserTestCase):
             (By.CSS_SELECTOR, f"#month-days td.next[data-date='{first.date().isoformat()}']")))
         self.assertIn("Therapy session", driver.find_element(By.ID, "next-appointment").text)
         self.assertIn("next", self.listed()[0].get_attribute("class"))
+        # The sessions the therapist booked are theirs: marked so, with nothing to change or delete them by.
+        self.assertIn("Booked by your therapist", self.listed()[0].text)
+        self.assertEqual(self.listed()[0].find_elements(By.CSS_SELECTOR, "[data-action]"), [])
         self.click("[data-action=today]")
         self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#month-days td[aria-current=date]")))
 

@@ -252,7 +252,7 @@ struct ConsoleScheduleTests {
             let page = try await console.get("/console/patients/\(patientID)")
 
             // verify
-            #expect(caseload.html.contains("1 / 1 / 1</span> · 50 %"))
+            #expect(caseload.html.contains(">1 / 1 / 1 · 50 %</td>"))
             #expect(page.html.contains("answered <strong>1</strong> · missed <strong>1</strong> · open <strong>1</strong> (50 %)"))
         }
     }
@@ -273,6 +273,29 @@ struct ConsoleScheduleTests {
             #expect(added.html.contains("Session"))
             let mine = try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self)
             #expect(mine.map(\.startsAt) == [try Date("2026-03-10T09:00:00Z", strategy: .iso8601)])
+            #expect(mine.map(\.bookedBy) == [.therapist])
+        }
+    }
+
+    @Test("the same form sent twice books one session; a fresh form books another")
+    func appointmentFormSentTwice() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, patient, patientID, _) = try await practice(app)
+            let form = try await console.get("/console/patients/\(patientID)")
+            let id = try #require(form.html.firstMatch(of: try Regex(#"name="id" value="([0-9A-F-]{36})""#))?.output[1].substring)
+            let path = "/console/patients/\(patientID)/appointments"
+
+            // act
+            let first = try await console.post(path, [("id", String(id))] + Self.appointmentForm)
+            let again = try await console.post(path, [("id", String(id))] + Self.appointmentForm)
+            let fresh = try #require(again.html.firstMatch(of: try Regex(#"name="id" value="([0-9A-F-]{36})""#))?.output[1].substring)
+            let other = try await console.post(path, [("id", String(fresh))] + Self.appointmentForm)
+
+            // verify
+            #expect(first.status == .created && again.status == .created && other.status == .created)
+            #expect(fresh != id, "each rendered form has an id of its own")
+            #expect(try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self).count == 2)
         }
     }
 

@@ -159,7 +159,7 @@ struct DirectJSONEncoderTests {
                 id: "a", instrumentKey: "k", instrumentVersion: 1, title: "", opensAt: .distantPast,
                 closesAt: Date(timeIntervalSince1970: -1), status: .open, source: .rule)],
             instruments: instruments,
-            appointments: [.init(id: "ap", title: "Session", startsAt: moment, endsAt: moment, timeZone: "Europe/Berlin", version: 3)],
+            appointments: [.init(id: "ap", title: "Session", startsAt: moment, endsAt: moment, timeZone: "Europe/Berlin", version: 3, bookedBy: .patient)],
             deleted: [.init(entity: .appointment, id: "gone")],
             therapist: .init(id: "t", fullName: "Dr. A", email: "a@example.org"), interventions: [], records: [])
     }

@@ -382,7 +382,8 @@ struct ScheduleAPITests {
 
             // act: two days later
             let later = start.addingTimeInterval(2 * 86_400)
-            let moved = try await patient.send(.PATCH, "/me/appointments/\(appointmentID)", json: Self.appointment("Session", at: later))
+            let moved = try await patient.send(
+                .PATCH, "/me/appointments/\(appointmentID)", json: Self.appointment("Session", at: later).merging(["baseVersion": 1]))
 
             // verify
             #expect(try moved.decoded(Components.Schemas.Appointment.self).version == 2)
@@ -394,6 +395,53 @@ struct ScheduleAPITests {
             // verify
             #expect(cancelled.status == .noContent)
             #expect(try await prompts(app, patientID).isEmpty)
+        }
+    }
+
+    @Test("sessions nobody loses: the therapist's are theirs, a retried booking makes one, a stale change is refused")
+    func sessionsNobodyLoses() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID, _) = try await practice(app)
+            let (stranger, _) = try await app.patient("stranger@example.org")
+            let start = app.clock.now.addingTimeInterval(3 * 86_400)
+            let booking = Self.appointment("Session", at: start).merging(["id": .string(UUID().uuidString)])
+            let own = Self.appointment("Dentist", at: start.addingTimeInterval(86_400)).merging(["id": .string(UUID().uuidString)])
+
+            // act
+            let booked = try await therapist.send(.POST, "/patients/\(patientID)/appointments", json: booking)
+            let bookedAgain = try await therapist.send(.POST, "/patients/\(patientID)/appointments", json: booking)
+            let sessionID = try booked.decoded(Components.Schemas.Appointment.self).id
+            let movedByPatient = try await patient.send(
+                .PATCH, "/me/appointments/\(sessionID)", json: Self.appointment("Session", at: start.addingTimeInterval(3600)).merging(["baseVersion": 1]))
+            let deletedByPatient = try await patient.send(.DELETE, "/me/appointments/\(sessionID)")
+            let created = try await patient.send(.POST, "/me/appointments", json: own)
+            let createdAgain = try await patient.send(.POST, "/me/appointments", json: own)
+            let ownID = try created.decoded(Components.Schemas.Appointment.self).id
+            let first = try await patient.send(.PATCH, "/me/appointments/\(ownID)", json: own.merging(["baseVersion": 1, "title": "Dentist, room 3"]))
+            let stale = try await patient.send(.PATCH, "/me/appointments/\(ownID)", json: own.merging(["baseVersion": 1, "title": "Lost"]))
+            let noBase = try await patient.send(.PATCH, "/me/appointments/\(ownID)", json: own)
+            let takenID = try await stranger.send(.POST, "/me/appointments", json: booking)
+            let listed = try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self)
+
+            // verify
+            #expect(booked.status == .created && bookedAgain.status == .created)
+            #expect(try bookedAgain.decoded(Components.Schemas.Appointment.self).id == sessionID, "the retry returns the first booking")
+            #expect(movedByPatient.status == .conflict && movedByPatient.body["type"].string == "/problems/appointment-of-therapist")
+            #expect(deletedByPatient.status == .conflict && deletedByPatient.body["type"].string == "/problems/appointment-of-therapist")
+            #expect(created.status == .created && createdAgain.status == .created)
+            #expect(first.status == .ok)
+            #expect(try first.decoded(Components.Schemas.Appointment.self).version == 2)
+            #expect(stale.status == .conflict && stale.body["type"].string == "/problems/appointment-changed", "\(stale.text)")
+            #expect(noBase.status == .unprocessableEntity || noBase.status == .badRequest, "\(noBase.text)")
+            #expect(takenID.status == .conflict && takenID.body["type"].string == "/problems/appointment-id-taken", "another's id is refused")
+            #expect(listed.map(\.title) == ["Session", "Dentist, room 3"])
+            #expect(listed.map(\.bookedBy) == [.therapist, .patient])
+            #expect(listed.first?.startsAt == start, "the session stays where the therapist put it")
+            #expect(try await app.count("appointments") == 2)
+            let told = try await NotificationRecord.query(on: app.database).filter(\.$category == .appointments).all()
+            #expect(told.count == 1, "the patient hears once of the session the therapist booked")
+            #expect(told.first?.title == "Your therapist booked a session")
         }
     }
 

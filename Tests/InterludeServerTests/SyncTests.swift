@@ -162,7 +162,9 @@ struct SyncTests {
             app.clock.advance(by: 60)
 
             // act
-            _ = try await patient.send(.PATCH, "/me/appointments/\(appointmentID)", json: Self.appointment(app, title: "Session moved", days: 3, hour: 11))
+            _ = try await patient.send(
+                .PATCH, "/me/appointments/\(appointmentID)",
+                json: Self.appointment(app, title: "Session moved", days: 3, hour: 11).merging(["baseVersion": 1]))
             let changes = try await pull(patient, since: cursor).decoded(Changes.self)
 
             // verify

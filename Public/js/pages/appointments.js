@@ -60,8 +60,9 @@ export async function run() {
   };
 
   /** Without a connection the change waits on the device, under its own id, and goes out when it returns. */
-  const queue = async (type, appointment, body) => {
-    const mutation = { id: uuid(), type, appointmentId: appointment ? appointment.id : uuid() };
+  /** Keeps a change for later; a new appointment keeps the id its first attempt was sent with. */
+  const queue = async (type, appointment, body, id) => {
+    const mutation = { id: uuid(), type, appointmentId: appointment ? appointment.id : id };
     if (appointment) mutation.baseVersion = appointment.version;
     if (body) mutation.appointment = body;
     await enqueue(mutation, body ? body.title : appointment.title);
@@ -110,6 +111,15 @@ export async function run() {
         comment.className = "hint";
         comment.textContent = appointment.comment;
         item.append(comment);
+      }
+      if (appointment.bookedBy === "therapist") {
+        // The therapist's session: theirs to move or cancel.
+        const booked = document.createElement("p");
+        booked.className = "hint booked-by-therapist";
+        booked.textContent = message("byTherapist");
+        item.append(booked);
+        list.append(item);
+        continue;
       }
       const actions = document.createElement("div");
       actions.className = "actions";
@@ -204,14 +214,21 @@ export async function run() {
     };
     if (data.comment.trim()) body.comment = data.comment.trim();
     const editing = state.appointments.find((item) => item.id === state.editing);
+    // A new appointment carries its id, so sending it again makes nothing new; a change names the version it is based on.
+    const id = editing ? editing.id : uuid();
     const result = editing
-      ? await api("PATCH", `/me/appointments/${editing.id}`, body)
-      : await api("POST", "/me/appointments", body);
+      ? await api("PATCH", `/me/appointments/${editing.id}`, { ...body, baseVersion: editing.version })
+      : await api("POST", "/me/appointments", { ...body, id });
     if (result.status === 0) {
       stopEditing();
-      return queue(editing ? "appointment.update" : "appointment.create", editing, body);
+      return queue(editing ? "appointment.update" : "appointment.create", editing, body, id);
     }
-    if (!result.ok) return showProblem(form, result.data);
+    if (!result.ok) {
+      showProblem(form, result.data);
+      // Changed elsewhere meanwhile: show it as it is now.
+      if (result.status === 409) await load();
+      return;
+    }
     stopEditing();
     state.month = toZoned(result.data.startsAt, zone).date.slice(0, 7);
     await load();

@@ -317,13 +317,13 @@ struct PatientChart: Sendable {
         return prompt
     }
 
-    func addAppointment(title: String, startsAt: Date, endsAt: Date, comment: String?) async throws
+    func addAppointment(title: String, startsAt: Date, endsAt: Date, comment: String?, id: UUID? = nil) async throws
         -> AppointmentService.Shown
     {
         try await requireActing()
         guard kind == .practice else { throw AppError.forbidden(.notAllowed) }
         let shown = try await AppointmentService(database: database, services: services).create(
-            for: patient, by: viewer, title: title, startsAt: startsAt, endsAt: endsAt, comment: comment)
+            for: patient, by: viewer, title: title, startsAt: startsAt, endsAt: endsAt, comment: comment, id: id)
         try await audit.record(actor: viewer, action: .appointmentAdded, patients: [patientID])
         return shown
     }

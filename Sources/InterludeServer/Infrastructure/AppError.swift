@@ -76,6 +76,12 @@ enum AppError: Error, Equatable {
         case deviceTaken
         /// A therapist's account still follows clients; their treatments end or move first.
         case hasClients
+        /// The appointment was changed or deleted since the version the edit was based on.
+        case appointmentChanged
+        /// An appointment id the app generated belongs to another appointment.
+        case appointmentIDTaken
+        /// The therapist booked the session: the patient asks them to move or cancel it.
+        case appointmentOfTherapist
     }
 
     static func field(_ field: String, _ code: FieldError.Code, limit: Int? = nil) -> AppError {

@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import SQLKit
 
 /// Appointments for the next therapy session: patients and their therapists keep them; plans open
 /// questionnaires around them; a private calendar feed shows them on the phone.
@@ -20,6 +21,8 @@ struct AppointmentService: Sendable {
         let updatedAt: Date
         let title: String
         let comment: String?
+        /// The therapist booked it: it is theirs to move or cancel.
+        let bookedByTherapist: Bool
     }
 
     /// `until`: only appointments made and last changed before then.
@@ -30,7 +33,8 @@ struct AppointmentService: Sendable {
         return try await query.sort(\.$startsAt).all().map(open)
     }
 
-    /// Adds an appointment; `id` lets an app that created it offline keep the id it already uses.
+    /// Adds an appointment; `id` lets an app keep the id it already uses, and a request sent again with it returns
+    /// the appointment made the first time.
     func create(
         for patient: UserRecord, by author: UserRecord, title: String, startsAt: Date, endsAt: Date, comment: String?,
         id: UUID? = nil
@@ -38,6 +42,12 @@ struct AppointmentService: Sendable {
         let draft = try AppointmentDraft.validate(
             title: title, startsAt: startsAt, endsAt: endsAt, comment: comment, timeZone: patient.zone)
         try await ErasedIDs(database: database, services: services).refuse(id)
+        if let id, let existing = try await AppointmentRecord.find(id, on: database) {
+            guard existing.$patient.id == patient.id, existing.$createdBy.id == author.id else {
+                throw AppError.conflict(.appointmentIDTaken)
+            }
+            return try open(existing)
+        }
         let record = AppointmentRecord(
             patientID: try patient.requireID(), createdBy: try author.requireID(),
             sealedTitle: try services.cipher.seal(draft.title), sealedComment: try draft.comment.map(services.cipher.seal),
@@ -45,38 +55,69 @@ struct AppointmentService: Sendable {
         record.id = id
         try await record.create(on: database)
         try await replan(patient)
+        if author.id != patient.id { try await tellPatient(patient, booked: record) }
         return try open(record)
     }
 
+    /// Tells the patient that their therapist booked a session, with its day and time but not its title, which may
+    /// show on a locked screen.
+    private func tellPatient(_ patient: UserRecord, booked record: AppointmentRecord) async throws {
+        let id = try record.requireID()
+        let language = patient.language
+        let display = DateDisplay(language: language, timeZone: patient.zone)
+        var item = NotificationOutbox.Item(
+            userID: try patient.requireID(), category: .appointments, dedupeKey: "appointment:\(id.lowercasedText):booked",
+            title: services.localizer.text("notification.appointmentBooked.title", language),
+            body: services.localizer.text("notification.appointmentBooked.body", language, ["when": display.dayDateTime(record.startsAt)]),
+            path: "/app/appointments", dueAt: now, expiresAt: record.startsAt)
+        item.appointmentID = id
+        _ = try await NotificationOutbox(database: database, localizer: services.localizer).enqueue([item], now: now)
+    }
+
+    /// Changes one of the patient's own appointments if nobody changed it since `baseVersion`; otherwise 409
+    /// `appointment-changed`. A session the therapist booked is theirs: 409 `appointment-of-therapist`.
     func update(
-        _ id: UUID, of patient: UserRecord, title: String, startsAt: Date, endsAt: Date, comment: String?
+        _ id: UUID, of patient: UserRecord, baseVersion: Int, title: String, startsAt: Date, endsAt: Date, comment: String?
     ) async throws -> Shown {
-        let record = try await find(id, of: patient)
+        let record = try await own(id, of: patient)
         let draft = try AppointmentDraft.validate(
             title: title, startsAt: startsAt, endsAt: endsAt, comment: comment, timeZone: patient.zone)
-        record.title = try services.cipher.seal(draft.title)
-        record.comment = try draft.comment.map(services.cipher.seal)
-        record.startsAt = draft.startsAt
-        record.endsAt = draft.endsAt
-        record.timeZone = patient.timeZone
-        record.updatedAt = now
-        record.version += 1
-        try await record.save(on: database)
+        let changed = try await database.updateRow(
+            AppointmentRecord.schema, id: id,
+            set: [
+                "title": SQLBind(try services.cipher.seal(draft.title)),
+                "comment": SQLBind(try draft.comment.map(services.cipher.seal)), "starts_at": SQLBind(draft.startsAt),
+                "ends_at": SQLBind(draft.endsAt), "time_zone": SQLBind(patient.timeZone), "updated_at": SQLBind(now),
+                "version": SQLBind(baseVersion + 1),
+            ],
+            if: { $0.where("version", .equal, SQLBind(baseVersion)) })
+        guard changed, let stored = try await AppointmentRecord.find(record.id, on: database) else {
+            throw AppError.conflict(.appointmentChanged)
+        }
         try await replan(patient)
-        return try open(record)
+        return try open(stored)
     }
 
+    /// Deletes one of the patient's own appointments; a session the therapist booked is theirs.
     func delete(_ id: UUID, of patient: UserRecord) async throws {
-        let record = try await find(id, of: patient)
+        let record = try await own(id, of: patient)
         try await record.delete(on: database)
         try await replan(patient)
     }
 
-    private func find(_ id: UUID, of patient: UserRecord) async throws -> AppointmentRecord {
+    /// One of the patient's appointments that the patient may change: not found for anyone else's, 409 for a
+    /// session the therapist booked.
+    func own(_ id: UUID, of patient: UserRecord) async throws -> AppointmentRecord {
         guard let record = try await AppointmentRecord.find(id, on: database), record.$patient.id == patient.id else {
             throw AppError.notFound
         }
+        guard !Self.bookedByTherapist(record) else { throw AppError.conflict(.appointmentOfTherapist) }
         return record
+    }
+
+    /// Booked by someone other than the patient: their therapist (an erased author leaves it to the patient).
+    static func bookedByTherapist(_ record: AppointmentRecord) -> Bool {
+        record.$createdBy.id.map { $0 != record.$patient.id } ?? false
     }
 
     /// Plans around appointments follow every change at once.
@@ -88,7 +129,7 @@ struct AppointmentService: Sendable {
         Shown(
             id: try record.requireID(), startsAt: record.startsAt, endsAt: record.endsAt, timeZone: record.timeZone,
             version: record.version, updatedAt: record.updatedAt, title: try services.cipher.open(record.title),
-            comment: try record.comment.map(services.cipher.open))
+            comment: try record.comment.map(services.cipher.open), bookedByTherapist: Self.bookedByTherapist(record))
     }
 
     // MARK: Calendar feed

@@ -70,9 +70,12 @@ struct SyncReads: Sendable {
         let startsAt: Date
         let endsAt: Date
         let timeZone: String
+        /// Who booked it: the patient, their therapist, or nobody known any more.
+        let createdBy: UUID?
 
         init(_ row: any SQLRow) throws {
             id = try row.decode(column: "id", as: UUID.self)
+            createdBy = try row.decodeOptional(column: "created_by", as: UUID.self)
             version = try row.decode(column: "version", as: Int.self)
             updatedAt = try row.decode(column: "updated_at", as: Date.self)
             sealedTitle = try row.decode(column: "title", as: String.self)
@@ -86,7 +89,7 @@ struct SyncReads: Sendable {
     /// The patient's appointments in the window: changed after its moment, or ending after its horizon; by start.
     func appointments(of patientID: UUID, in window: Window) async throws -> [Appointment] {
         let columns = SQLQueryString(
-            "SELECT id, version, updated_at, title, comment, starts_at, ends_at, time_zone FROM appointments "
+            "SELECT id, version, updated_at, title, comment, starts_at, ends_at, time_zone, created_by FROM appointments "
                 + "WHERE patient_id = ")
         let query: SQLQueryString =
             switch window {

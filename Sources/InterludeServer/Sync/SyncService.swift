@@ -55,7 +55,8 @@ struct SyncService: Sendable {
         let appointments = try await reads.appointments(of: patientID, in: window).map { row in
             AppointmentService.Shown(
                 id: row.id, startsAt: row.startsAt, endsAt: row.endsAt, timeZone: row.timeZone, version: row.version,
-                updatedAt: row.updatedAt, title: try cipher.open(row.sealedTitle), comment: try row.sealedComment.map(cipher.open))
+                updatedAt: row.updatedAt, title: try cipher.open(row.sealedTitle), comment: try row.sealedComment.map(cipher.open),
+                bookedByTherapist: row.createdBy.map { $0 != patientID } ?? false)
         }
         let interventions = try await reads.interventions(of: patientID, arrivedBy: now, in: window).map { row in
             InterventionService.Opened(
@@ -255,19 +256,24 @@ struct SyncService: Sendable {
             guard let current = try await own(appointmentID, of: patient) else {
                 return Result(id: id, status: .conflict, appointmentID: appointmentID, deleted: true)
             }
-            guard current.version == baseVersion else {
+            // A session the therapist booked stays as they booked it: the app shows it as it is.
+            guard current.version == baseVersion, !AppointmentService.bookedByTherapist(current) else {
                 return Result(id: id, status: .conflict, appointmentID: appointmentID)
             }
-            _ = try await appointments.update(
-                appointmentID, of: patient, title: fields.title, startsAt: fields.startsAt, endsAt: fields.endsAt,
-                comment: fields.comment)
+            do {
+                _ = try await appointments.update(
+                    appointmentID, of: patient, baseVersion: baseVersion, title: fields.title, startsAt: fields.startsAt,
+                    endsAt: fields.endsAt, comment: fields.comment)
+            } catch AppError.conflict(.appointmentChanged) {
+                return Result(id: id, status: .conflict, appointmentID: appointmentID)
+            }
             return Result(id: id, status: .applied, appointmentID: appointmentID)
         case .deleteAppointment(let appointmentID, let baseVersion):
             // Gone already: what the change wanted is the case.
             guard let current = try await own(appointmentID, of: patient) else {
                 return Result(id: id, status: .applied, appointmentID: appointmentID, deleted: true)
             }
-            guard current.version == baseVersion else {
+            guard current.version == baseVersion, !AppointmentService.bookedByTherapist(current) else {
                 return Result(id: id, status: .conflict, appointmentID: appointmentID)
             }
             try await appointments.delete(appointmentID, of: patient)

@@ -284,7 +284,7 @@ extension APIRow {
         APIRow("updateMyAppointment", "* 403, self 200, other 404") { cell in
             let start = cell.world.app.clock.now.addingTimeInterval(3 * 86_400)
             return .init(.PATCH, "/me/appointments/\(cell.world.ada.appointment)",
-                json: ["title": "Session", "startsAt": iso(start), "endsAt": iso(start.addingTimeInterval(3000))])
+                json: ["baseVersion": 1, "title": "Session", "startsAt": iso(start), "endsAt": iso(start.addingTimeInterval(3000))])
         },
         APIRow("deleteMyAppointment", "* 403, self 204, other 404") { cell in
             let start = cell.world.app.clock.now.addingTimeInterval(6 * 86_400)

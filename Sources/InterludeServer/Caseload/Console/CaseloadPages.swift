@@ -262,7 +262,7 @@ struct CaseloadPages: Sendable {
             appointments: appointmentRows, hasAppointments: !appointmentRows.isEmpty,
             showPastAppointments: state.showPastAppointments,
             appointmentForm: state.appointmentForm
-                ?? .init(title: "", date: today.adding(days: 7).description, startTime: "", endTime: ""),
+                ?? .init(id: UUID().uuidString, title: "", date: today.adding(days: 7).description, startTime: "", endTime: ""),
             appointmentAdded: state.appointmentAdded, appointmentErrors: state.appointmentErrors,
             timeZone: patientZone.identifier, reach: reachText, notifications: notificationRows,
             hasNotifications: !notificationRows.isEmpty,

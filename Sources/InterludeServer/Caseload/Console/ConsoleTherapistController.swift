@@ -7,6 +7,8 @@ import Vapor
 struct ConsoleTherapistController {
     /// An appointment as the therapist enters it, in the patient's local time.
     struct AppointmentForm: Content {
+        /// Made with the form, so a form sent twice books one session.
+        var id: String?
         var title: String
         var date: String
         var startTime: String
@@ -138,7 +140,8 @@ struct ConsoleTherapistController {
             try validator.check()
             _ = try await chart.addAppointment(
                 title: form.title, startsAt: LocalDateTime(date: date!, time: start!).instant(in: zone),
-                endsAt: LocalDateTime(date: date!, time: end!).instant(in: zone), comment: form.comment)
+                endsAt: LocalDateTime(date: date!, time: end!).instant(in: zone), comment: form.comment,
+                id: try clientID(form.id))
             return try await renderPatient(request, .init(appointmentAdded: true), status: .created)
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }

@@ -68,6 +68,13 @@ func pathID(_ raw: String) throws -> UUID {
     return id
 }
 
+/// Reads an id an app chose for what it creates; a malformed one is refused naming `field`.
+func clientID(_ raw: String?, field: String = "id") throws -> UUID? {
+    guard let raw else { return nil }
+    guard let id = UUID(uuidString: raw) else { throw AppError.field(field, .invalidFormat) }
+    return id
+}
+
 /// Checks documented maximum lengths before anything else looks at the values.
 func checkLimits(_ limits: [(value: String?, field: String, maxLength: Int)]) throws {
     var validator = FieldValidator()

@@ -109,7 +109,8 @@ extension APIHandler {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let shown = try await context.chart(of: input.path.patientId).addAppointment(
-            title: body.title, startsAt: body.startsAt, endsAt: body.endsAt, comment: body.comment)
+            title: body.title, startsAt: body.startsAt, endsAt: body.endsAt, comment: body.comment,
+            id: try clientID(body.id))
         return .created(.init(body: .json(.init(shown))))
     }
 
@@ -133,7 +134,7 @@ extension APIHandler {
         let patient = try await context.user(.patient)
         let shown = try await context.appointments.create(
             for: patient, by: patient, title: body.title, startsAt: body.startsAt, endsAt: body.endsAt,
-            comment: body.comment)
+            comment: body.comment, id: try clientID(body.id))
         return .created(.init(body: .json(.init(shown))))
     }
 
@@ -144,8 +145,8 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let patient = try await context.user(.patient)
         let shown = try await context.appointments.update(
-            try pathID(input.path.appointmentId), of: patient, title: body.title, startsAt: body.startsAt,
-            endsAt: body.endsAt, comment: body.comment)
+            try pathID(input.path.appointmentId), of: patient, baseVersion: body.baseVersion, title: body.title,
+            startsAt: body.startsAt, endsAt: body.endsAt, comment: body.comment)
         return .ok(.init(body: .json(.init(shown))))
     }
 
@@ -307,6 +308,7 @@ extension Components.Schemas.Appointment {
     init(_ shown: AppointmentService.Shown) {
         self.init(
             id: shown.id.lowercasedText, title: shown.title, startsAt: shown.startsAt, endsAt: shown.endsAt,
-            comment: shown.comment, timeZone: shown.timeZone, version: shown.version)
+            comment: shown.comment, timeZone: shown.timeZone, version: shown.version,
+            bookedBy: shown.bookedByTherapist ? .therapist : .patient)
     }
 }

@@ -67,10 +67,7 @@ extension APIHandler {
     func createPatientThought(_ input: Operations.CreatePatientThought.Input) async throws -> Operations.CreatePatientThought.Output {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
-        let id = try body.id.map { raw in
-            guard let id = UUID(uuidString: raw) else { throw AppError.field("id", .invalidFormat) }
-            return id
-        }
+        let id = try clientID(body.id)
         let text = try Thought.validate(text: body.text)
         let added = try await context.chart(of: input.path.patientId).addThought(text, id: id)
         let shown = try Components.Schemas.Thought(added.stored, occurrences: nil)

@@ -80,7 +80,7 @@ struct ThoughtPages: Sendable {
             text: thought.text, fromTherapist: thought.origin == .therapist, added: display.dateTime(thought.addedAt),
             summary: listed.occurrences.isEmpty
                 ? text("console.thoughts.notRecorded")
-                : text("console.thoughts.times", ["count": String(listed.occurrences.count)]),
+                : services.localizer.text("console.thoughts.times", count: listed.occurrences.count, viewer.language),
             occurrences: listed.occurrences.map { stored in
                 let occurrence = stored.content
                 return OccurrenceRow(
