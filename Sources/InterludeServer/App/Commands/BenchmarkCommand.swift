@@ -10,7 +10,7 @@ import Vapor
 /// database with made-up people, so it refuses to run on a database that holds anyone.
 struct BenchmarkCommand: AsyncCommand {
     struct Signature: CommandSignature {
-        @Argument(name: "subject", help: "planner, dispatcher, export, samples, sync-fixtures, submission-fixtures or cluster-fixtures")
+        @Argument(name: "subject", help: "planner, dispatcher, export, samples, sync-fixtures, submission-fixtures, cluster-fixtures or download-fixtures")
         var subject: String
 
         @Option(name: "participants", help: "How many participants (default 10000 for planner, 1000 for export, 100 otherwise).")
@@ -30,7 +30,10 @@ struct BenchmarkCommand: AsyncCommand {
 
         @Option(
             name: "requests",
-            help: "submission-fixtures: the file to write one line per prompt to (token, prompt id, version); cluster-fixtures: the JSON file.")
+            help: """
+                submission-fixtures: the file to write one line per prompt to (token, prompt id, version); cluster-fixtures: the JSON \
+                file; download-fixtures: the file to write the token and the export's id to.
+                """)
         var requests: String?
 
         @Option(name: "samples", help: "samples: how many samples the eight clients send together (default 1000000).")
@@ -38,6 +41,9 @@ struct BenchmarkCommand: AsyncCommand {
 
         @Option(name: "megabytes", help: "samples: the size of the Apple Health export imported (default 500).")
         var megabytes: Int?
+
+        @Option(name: "from", help: "download-fixtures: the file whose bytes the ready export holds.")
+        var from: String?
     }
 
     var help: String {
@@ -77,9 +83,14 @@ struct BenchmarkCommand: AsyncCommand {
             guard let file = signature.requests else { throw CommandFailure(message: "Name the fixtures file with --requests.") }
             try await LoadFixtures(database: app.db, services: app.interlude).cluster(
                 participants: signature.participants ?? 30, file: file)
+        case "download-fixtures":
+            guard let source = signature.from, let file = signature.requests else {
+                throw CommandFailure(message: "Name the export's bytes with --from and the file to write with --requests.")
+            }
+            try await LoadFixtures(database: app.db, services: app.interlude).download(source: source, file: file)
         default:
             throw CommandFailure(
-                message: "Choose planner, dispatcher, export, samples, sync-fixtures, submission-fixtures or cluster-fixtures.")
+                message: "Choose planner, dispatcher, export, samples, sync-fixtures, submission-fixtures, cluster-fixtures or download-fixtures.")
         }
     }
 
@@ -162,6 +173,20 @@ enum BenchmarkPopulation {
                 definition: try ScheduleService.encode(daily), now: now
             ).create(on: database)
         }
+    }
+
+    /// A researcher who owns a running study called `title`.
+    static func researchStudy(_ title: String, on database: any Database, now: Date) async throws -> (UserRecord, StudyRecord) {
+        let researcher = UserRecord(
+            email: "benchmark-researcher@example.org", passwordHash: "-", role: .researcher, name: nil, locale: "en",
+            timeZone: "Europe/Vienna", mustChangePassword: false, now: now)
+        try await researcher.create(on: database)
+        let study = StudyRecord(
+            ownerID: try researcher.requireID(), title: title, description: "", consentText: "Yes", consentVersion: "1",
+            joinMode: .open, joinPasswordHash: nil, status: .running, now: now)
+        try await study.create(on: database)
+        try await StudyStaffRecord(studyID: try study.requireID(), userID: try researcher.requireID(), role: .owner).create(on: database)
+        return (researcher, study)
     }
 
     static func make(_ count: Int, on database: any Database, now: Date) async throws -> Made {

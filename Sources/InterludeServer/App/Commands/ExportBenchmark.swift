@@ -74,16 +74,8 @@ struct ExportBenchmark {
 
     /// A researcher's study with a ten-item instrument, and everyone in it having answered every prompt.
     private func populate(_ count: Int, days: Int) async throws -> (UserRecord, UUID) {
-        let researcher = UserRecord(
-            email: "benchmark-researcher@example.org", passwordHash: "-", role: .researcher, name: nil, locale: "en",
-            timeZone: "Europe/Vienna", mustChangePassword: false, now: now)
-        try await researcher.create(on: database)
-        let study = StudyRecord(
-            ownerID: try researcher.requireID(), title: "Export benchmark", description: "", consentText: "Yes", consentVersion: "1",
-            joinMode: .open, joinPasswordHash: nil, status: .running, now: now)
-        try await study.create(on: database)
+        let (researcher, study) = try await BenchmarkPopulation.researchStudy("Export benchmark", on: database, now: now)
         let studyID = try study.requireID()
-        try await StudyStaffRecord(studyID: studyID, userID: try researcher.requireID(), role: .owner).create(on: database)
         let definition = InstrumentDefinition(
             key: "benchmark-esm", version: 1, title: "Benchmark ESM",
             sections: [Section(id: "now", items: Self.items.map { Item(id: $0, type: .slider, text: "How much?", min: 0, max: 100) })],

@@ -79,6 +79,25 @@ struct LoadFixtures {
             .write(to: URL(fileURLWithPath: file))
     }
 
+    /// A researcher's study with one export ready whose zip holds the bytes of `source`, kept in this installation's
+    /// file store; writes a line with the researcher's API token and the export's id, for downloading it.
+    func download(source: String, file: String) async throws {
+        let (researcher, study) = try await BenchmarkPopulation.researchStudy("Download benchmark", on: database, now: now)
+        let export = ExportRecord(studyID: try study.requireID(), requestedBy: try researcher.requireID(), since: nil, now: now)
+        export.status = .ready
+        export.progress = 100
+        export.finishedAt = now
+        export.expiresAt = now.addingTimeInterval(86_400)
+        export.size = (try FileManager.default.attributesOfItem(atPath: source)[.size] as? NSNumber)?.int64Value
+        try await export.create(on: database)
+        try FileManager.default.createDirectory(at: services.scratchDirectory, withIntermediateDirectories: true)
+        let copy = services.scratchDirectory.appendingPathComponent("download-\(UUID().lowercasedText)")
+        try FileManager.default.copyItem(at: URL(fileURLWithPath: source), to: copy)
+        try await services.files(on: database).put(.export(try export.requireID()), from: copy)
+        try "\(try await token(for: researcher)) \(try export.requireID().lowercasedText)\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
+    }
+
     private func token(for user: UserRecord) async throws -> String {
         let token = SecretToken.generate()
         try await SessionRecord(
