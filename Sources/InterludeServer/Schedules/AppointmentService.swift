@@ -35,9 +35,10 @@ struct AppointmentService: Sendable {
 
     /// Adds an appointment; `id` lets an app keep the id it already uses, and a request sent again with it returns
     /// the appointment made the first time.
+    /// `tell`: whether the patient hears of a session their therapist booked (not when a demonstration is set up).
     func create(
         for patient: UserRecord, by author: UserRecord, title: String, startsAt: Date, endsAt: Date, comment: String?,
-        id: UUID? = nil
+        id: UUID? = nil, tell: Bool = true
     ) async throws -> Shown {
         let draft = try AppointmentDraft.validate(
             title: title, startsAt: startsAt, endsAt: endsAt, comment: comment, timeZone: patient.zone)
@@ -55,7 +56,7 @@ struct AppointmentService: Sendable {
         record.id = id
         try await record.create(on: database)
         try await replan(patient)
-        if author.id != patient.id { try await tellPatient(patient, booked: record) }
+        if tell, author.id != patient.id { try await tellPatient(patient, booked: record) }
         return try open(record)
     }
 

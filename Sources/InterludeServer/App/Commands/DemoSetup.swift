@@ -146,7 +146,7 @@ struct DemoSetup: Sendable {
             let start = LocalDateTime(date: today.adding(days: offset), time: LocalTime("10:00")!).instant(in: zone)
             _ = try await AppointmentService(database: database, services: services).create(
                 for: patient, by: therapist, title: "Therapy session", startsAt: start,
-                endsAt: start.addingTimeInterval(50 * 60), comment: nil)
+                endsAt: start.addingTimeInterval(50 * 60), comment: nil, tell: false)
         }
     }
 
