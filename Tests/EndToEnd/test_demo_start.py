@@ -123,7 +123,7 @@ class DemoStartTest(unittest.TestCase):
 
         page = self.console(accounts[0][1], accounts[0][2])
         self.assertRegex(page, r'data-open-alerts="[1-9]')
-        completed = [int(number) for number in re.findall(r'class="compliance"><span[^>]*>(\d+) / \d+ / \d+</span>', page)]
+        completed = [int(number) for number in re.findall(r'class="compliance">(\d+) / \d+ / \d+ · ', page)]
         self.assertEqual(len(completed), 2)
         self.assertTrue(all(number > 20 for number in completed), completed)
         self.stop(process)
