@@ -143,7 +143,7 @@ class OfflineTest(BrowserTestCase):
 
         # Meanwhile another device changes the same appointment.
         call("PATCH", f"/me/appointments/{session['id']}", {
-            "title": "Renamed on the tablet", "startsAt": session["startsAt"], "endsAt": session["endsAt"],
+            "baseVersion": session["version"], "title": "Renamed on the tablet", "startsAt": session["startsAt"], "endsAt": session["endsAt"],
         }, token=patient)
 
         self.set_offline(False)
