@@ -1,5 +1,6 @@
 """A therapist's alerts in a real browser: the high-priority one first and bannered on every console page until it is
-acknowledged, told in words with the question and the answer, and linked to the answers; at a phone's width too.
+acknowledged, told in words with the question and the answer, and linked to the answers; at a phone's width too; and
+the patient's chart opening with them and the latest scores.
 
 Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR, INTERLUDE_BIN and CHROMIUM set.
 """
@@ -61,6 +62,25 @@ class AlertsTest(BrowserTestCase):
         self.wait.until(lambda driver: "/responses/" in driver.current_url)
         self.assertIn(QUESTION, self.driver.find_element(By.TAG_NAME, "main").text)
         self.assertIn("Several days", self.driver.find_element(By.TAG_NAME, "main").text)
+
+        # The patient's chart opens with the open alerts, the crisis first, and the latest scores on the first screen.
+        self.driver.set_window_size(1280, 900)
+        self.open(f"/console/patients/{patient_id}")
+        alerts = self.wait.until(EC.visibility_of_element_located((By.ID, "open-alerts")))
+        lines = alerts.find_elements(By.CSS_SELECTOR, "li.alert-line")
+        self.assertEqual(len(lines), 2)
+        self.assertIn(QUESTION, lines[0].text)
+        self.assertIn("Look at the WHO-5.", lines[1].text)
+        scores = self.driver.find_element(By.ID, "summary-scores")
+        self.assertIn("Patient Health Questionnaire (PHQ-9)", scores.text)
+        self.assertTrue(scores.find_elements(By.CSS_SELECTOR, "svg.sparkline"))
+        self.assertLess(scores.location["y"], 900, "the scores are on the first screen")
+        manage = self.driver.find_element(By.ID, "manage")
+        self.assertGreater(manage.location["y"], scores.location["y"], "managing the treatment comes after")
+        self.driver.save_screenshot(self.artefact("patient-chart-first-screen.png"))
+        lines[0].find_element(By.LINK_TEXT, "See the answers").click()
+        self.wait.until(lambda driver: "/responses/" in driver.current_url)
+        self.driver.set_window_size(420, 900)
 
         # Acknowledged, the banner goes from every page.
         self.open("/console/alerts")

@@ -94,15 +94,18 @@ class QuestionnaireTest(BrowserTestCase):
         driver.find_elements(By.CSS_SELECTOR, "#done-list a")[0].click()
         self.wait_for_text("#questionnaire-status", "no longer be changed")
 
-        # The therapist sees both responses, a chart with an accessible title, and the answers in order.
+        # The therapist sees both scores with a sparkline read out in words, both responses, and the answers in order.
         self.console_sign_in("daily-therapist@example.org", "daily passphrase 1")
         self.wait_for_path("/console/patients")
         self.open(f"/console/patients/{patient_id}")
-        self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#results-intersession-daily svg[role=img]")))
-        titles = [chart.find_element(By.TAG_NAME, "title").get_attribute("textContent")
-                  for chart in driver.find_elements(By.CSS_SELECTOR, "#results-intersession-daily svg[role=img]")]
-        self.assertEqual(titles, ["Intersession Daily: Thought of therapy", "Intersession Daily: Feeling when thinking of therapy"])
-        rows = driver.find_elements(By.CSS_SELECTOR, "#results-intersession-daily tbody tr")
+        self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#summary-scores svg.sparkline")))
+        scores = driver.find_element(By.ID, "summary-scores").text
+        self.assertIn("Thought of therapy", scores)
+        self.assertIn("Feeling when thinking of therapy", scores)
+        labels = [chart.get_attribute("aria-label") for chart in driver.find_elements(By.CSS_SELECTOR, "#summary-scores svg.sparkline")]
+        # The first Daily, answered "no", has no feeling to score.
+        self.assertEqual([label.split(" from")[0] for label in labels], ["2 values", "1 value"], labels)
+        rows = driver.find_elements(By.CSS_SELECTOR, "#answer-history tbody tr")
         self.assertEqual(len(rows), 2)
         rows[0].find_element(By.TAG_NAME, "a").click()
         self.wait_for_text("main table", "Rather positive")

@@ -66,12 +66,17 @@ extension Caseloads.Entry {
     /// What the client is found and ordered by in the caseload: the last activity is the later of the last use of
     /// the app and the last answer sent, and never after the treatment ended.
     func facts(lastAnswerAt: Date?, alerts: (high: Int, all: Int)) -> CaseloadFacts {
-        let active = [patient.lastActiveAt, lastAnswerAt].compactMap { $0 }.max()
-        return CaseloadFacts(
+        CaseloadFacts(
             shownName: enrollment.displayName ?? patient.name ?? "", pseudonym: profile.pseudonym, email: patient.email,
-            lastActivityAt: active.map { active in enrollment.treatmentEnd.map { min(active, $0) } ?? active },
+            lastActivityAt: Self.lastActivity(app: patient.lastActiveAt, answer: lastAnswerAt, end: enrollment.treatmentEnd),
             pairedSince: enrollment.createdAt,
             therapyStart: profile.therapyStart.flatMap(LocalDate.init), status: enrollment.treatmentStatus,
             highAlerts: alerts.high, openAlerts: alerts.all)
+    }
+
+    /// The later of the last use of the app and the last answer sent, never after the treatment's end.
+    static func lastActivity(app: Date?, answer: Date?, end: Date?) -> Date? {
+        let active = [app, answer].compactMap { $0 }.max()
+        return active.map { active in end.map { min(active, $0) } ?? active }
     }
 }

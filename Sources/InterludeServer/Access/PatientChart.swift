@@ -118,6 +118,13 @@ struct PatientChart: Sendable {
 
     // MARK: Reads
 
+    /// The later of the last use of the app and the last answer of this chart, never after the treatment's end.
+    func lastActivity() async throws -> Date? {
+        let answer = try await ResponseRecord.query(on: database).filter(\.$patient.$id == patientID)
+            .filter(\.$studyID ~~ Array(studies)).sort(\.$completedAt, .descending).first()?.completedAt
+        return Caseloads.Entry.lastActivity(app: patient.lastActiveAt, answer: answer, end: until)
+    }
+
     /// Who the patient is, as far as the viewer may know.
     func overview() async throws -> PatientChart {
         try await audit.record(actor: viewer, action: .patientRead, patients: [patientID])

@@ -58,6 +58,22 @@ struct CaseloadPages: Sendable {
         var onlyForPatient: Bool
     }
 
+    /// One page of a long history, newest first, with the addresses of the newer and the older page.
+    struct HistoryPage<Row: Encodable & Sendable>: Encodable, Sendable {
+        var rows: [Row]
+        /// "Page 2 of 5"; empty when everything fits on one.
+        var label: String
+        var newer: String?
+        var older: String?
+    }
+
+    /// How many rows of a history the patient's page shows at once.
+    static let historyPageSize = 20
+    /// How many open alerts the patient's page tells in full before pointing to the alerts page.
+    static let alertsShown = 3
+    /// How many notifications, the latest, the patient's page lists.
+    static let notificationsShown = 20
+
     struct CaseloadContent: Encodable, Sendable {
         var patients: [PatientRow]
         var search: ConsoleTherapistController.CaseloadSearch
@@ -84,10 +100,18 @@ struct CaseloadPages: Sendable {
         var closesAt: String
         var assigned: Bool
         var errors: FormErrors
-        var prompts: [PatientResults.PromptRow]
-        var hasPrompts: Bool
-        var results: [PatientResults.InstrumentSection]
-        var hasResults: Bool
+        /// The first open alerts, the most urgent first; the rest are counted and linked.
+        var openAlerts: [InterventionPages.AlertRow]
+        var openAlertCount: Int
+        /// "2 more in the alerts"; empty when all are shown.
+        var moreAlerts: String
+        var scores: [PatientSummary.ScoreRow]
+        var complianceWindows: [PatientSummary.ComplianceWindow]
+        var openPrompts: [PatientSummary.PromptLine]
+        var missedPrompts: [PatientSummary.PromptLine]
+        var nextSession: String
+        var prompts: HistoryPage<PatientResults.PromptRow>
+        var answers: HistoryPage<PatientResults.SubmissionRow>
         var upcoming: Int
         var compliance: ComplianceCell
         var practiceID: String
@@ -139,6 +163,18 @@ struct CaseloadPages: Sendable {
         var treatmentSaved = false
         var treatmentErrors = FormErrors()
         var passwordResetSent = false
+        /// The pages of the histories shown, from 1 (the newest).
+        var promptsPage = 1
+        var answersPage = 1
+
+        /// The page numbers of the address, checked: whole numbers from 1.
+        mutating func turn(promptsPage: Int?, answersPage: Int?) throws {
+            for (field, page) in [("promptsPage", promptsPage), ("answersPage", answersPage)] {
+                if let page, page < 1 || page > 1_000_000 { throw AppError.field(field, .invalidValue) }
+            }
+            self.promptsPage = promptsPage ?? 1
+            self.answersPage = answersPage ?? 1
+        }
     }
 
     let therapist: UserRecord
@@ -189,6 +225,9 @@ struct CaseloadPages: Sendable {
             errors: errors, passwordChanged: passwordChanged)
     }
 
+    /// One patient's chart: first what needs attention (open alerts, the latest scores, the share answered, what is
+    /// open or missed, the next session), then sessions and plans, the histories a page at a time, and last the forms
+    /// that manage the treatment.
     func patient(_ chart: PatientChart, _ state: PatientPageState) async throws -> PatientContent {
         let entry = try await chart.overview()
         let patientID = entry.patientID
@@ -196,12 +235,13 @@ struct CaseloadPages: Sendable {
         let display = therapist.dateDisplay
         let catalog = InstrumentCatalog(database: database, services: services)
         let allPrompts = try await chart.prompts()
-        let prompts = allPrompts.filter { $0.status != .scheduled }
+        let prompts = allPrompts.filter { $0.status != .scheduled }.sorted { $0.opensAt > $1.opensAt }
         let responses = try await chart.responses()
         let definitions = try await catalog.definitions(
             Set(prompts.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }
                 + responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
         let results = PatientResults(language: language, display: display, localizer: localizer)
+        let summary = PatientSummary(language: language, display: display, localizer: localizer, now: now)
         let zone = TimeZone(identifier: therapist.timeZone) ?? .gmt
         let published = try await catalog.overview().filter(\.isPublished)
         var titles: [String: String] = [:]
@@ -210,9 +250,14 @@ struct CaseloadPages: Sendable {
             SelectOption(
                 value: record.key, label: titles[record.key] ?? record.key, selected: record.key == state.assignForm?.instrumentKey)
         }
-        let promptRows = results.prompts(prompts, definitions: definitions)
-        let sections = results.sections(responses, definitions: definitions)
+        let promptTitle = { (prompt: PromptService.Current) in
+            definitions[InstrumentVersionKey(key: prompt.instrumentKey, version: prompt.instrumentVersion)]?.title.text(self.language)
+                ?? prompt.instrumentKey
+        }
         let compliance = try await chart.compliance()
+        let alerts = try await chart.alerts().filter { $0.record.acknowledgedAt == nil }
+        let openAlerts = try await InterventionPages(viewer: therapist, database: database, services: services)
+            .rows(of: Array(alerts.prefix(Self.alertsShown)))
 
         let summaries = PlanSummary(localizer: localizer, language: language)
         let plans = try await chart.plans()
@@ -231,8 +276,10 @@ struct CaseloadPages: Sendable {
                 title: shown.title, when: "\(appointmentDisplay.dateTime(shown.startsAt))–\(end)",
                 comment: shown.comment, past: shown.endsAt <= now)
         }
+        let nextSession = appointments.filter { $0.startsAt > now }.min { $0.startsAt < $1.startsAt }
+            .map { "\(appointmentDisplay.dayDateTime($0.startsAt)) · \($0.title)" } ?? ""
         let today = LocalDate(now, in: patientZone)
-        let (reach, sent) = try await chart.notifications(limit: 20)
+        let (reach, sent) = try await chart.notifications(limit: Self.notificationsShown)
         let reachText: String
         if reach.byPush {
             reachText = localizer.text("console.notifications.reachPush", language, ["count": String(reach.webPush + reach.apns)])
@@ -245,16 +292,39 @@ struct CaseloadPages: Sendable {
                 statusLabel: localizer.text("notificationStatus.\(record.status.rawValue)", language), channel: record.channel ?? "",
                 receipt: record.receipt ?? "")
         }
+        let path = ConsoleURL.patient(patientID).path
+        func link(prompts: Int, answers: Int, anchor: String) -> String {
+            var components = URLComponents()
+            components.path = path
+            components.queryItems = [("promptsPage", prompts), ("answersPage", answers)].filter { $0.1 > 1 }
+                .map { URLQueryItem(name: $0.0, value: String($0.1)) }
+                + (state.showPastAppointments ? [URLQueryItem(name: "pastAppointments", value: "1")] : [])
+            if components.queryItems?.isEmpty == true { components.queryItems = nil }
+            return (components.string ?? path) + "#" + anchor
+        }
+        let promptHistory = history(
+            results.prompts(prompts, definitions: definitions), page: state.promptsPage,
+            link: { link(prompts: $0, answers: state.answersPage, anchor: "prompts") }, row: { $0 })
+        let answerHistory = history(
+            responses.sorted { $0.record.completedAt > $1.record.completedAt }, page: state.answersPage,
+            link: { link(prompts: state.promptsPage, answers: $0, anchor: "answers") },
+            row: { results.submission($0, definitions: definitions) })
         return PatientContent(
             id: patientID.uuidString, pseudonym: entry.profile.pseudonym, name: entry.enrollment.displayName ?? entry.patient.name,
             dateOfBirth: entry.profile.dateOfBirth ?? "",
             gender: entry.profile.gender.map { localizer.text("gender.\($0)", language) } ?? "",
             pairedSince: display.date(entry.enrollment.createdAt),
-            lastActivity: display.dateTime(entry.patient.lastActiveAt), instruments: instruments,
+            lastActivity: display.dateTime(try await chart.lastActivity()), instruments: instruments,
             opensAt: state.assignForm?.opensAt ?? LocalDateTime(now, in: zone).description,
             closesAt: state.assignForm?.closesAt ?? LocalDateTime(now.addingTimeInterval(7 * 24 * 3600), in: zone).description,
-            assigned: state.assigned, errors: state.assignErrors, prompts: promptRows, hasPrompts: !promptRows.isEmpty,
-            results: sections, hasResults: !sections.isEmpty,
+            assigned: state.assigned, errors: state.assignErrors,
+            openAlerts: openAlerts, openAlertCount: alerts.count,
+            moreAlerts: alerts.count > Self.alertsShown
+                ? localizer.text("console.summary.moreAlerts", count: alerts.count - Self.alertsShown, language) : "",
+            scores: summary.scores(responses, definitions: definitions, patientID: patientID),
+            complianceWindows: summary.compliance(prompts), openPrompts: summary.open(prompts, titles: promptTitle),
+            missedPrompts: summary.missed(prompts, titles: promptTitle), nextSession: nextSession,
+            prompts: promptHistory, answers: answerHistory,
             upcoming: allPrompts.count - prompts.count,
             compliance: ComplianceCell(compliance),
             practiceID: entry.studyID.uuidString, plans: plans, hasPlans: !plans.isEmpty,
@@ -272,6 +342,19 @@ struct CaseloadPages: Sendable {
                     therapyEnd: entry.profile.therapyEnd ?? ""),
             treatmentStatus: entry.enrollment.treatmentStatus, passwordResetSent: state.passwordResetSent,
             treatmentSaved: state.treatmentSaved, treatmentErrors: state.treatmentErrors)
+    }
+
+    /// The rows of one page of a history already newest first; a page past the last shows the last.
+    private func history<Item, Row: Encodable & Sendable>(
+        _ all: [Item], page: Int, link: (Int) -> String, row: (Item) -> Row
+    ) -> HistoryPage<Row> {
+        let pages = max(1, (all.count + Self.historyPageSize - 1) / Self.historyPageSize)
+        let shown = min(page, pages)
+        let rows = all.dropFirst((shown - 1) * Self.historyPageSize).prefix(Self.historyPageSize).map(row)
+        return HistoryPage(
+            rows: rows,
+            label: pages > 1 ? localizer.text("console.patient.pageOf", language, ["page": String(shown), "pages": String(pages)]) : "",
+            newer: shown > 1 ? link(shown - 1) : nil, older: shown < pages ? link(shown + 1) : nil)
     }
 
     /// One response's answers in the instrument's order, with its scores.

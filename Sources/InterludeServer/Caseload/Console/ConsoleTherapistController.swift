@@ -64,6 +64,12 @@ struct ConsoleTherapistController {
         var emergencyNumber: String?
     }
 
+    /// Which page of the prompts and of the answers the patient's page shows.
+    struct HistoryPages: Content {
+        var promptsPage: Int?
+        var answersPage: Int?
+    }
+
     func register(on routes: any RoutesBuilder) {
         routes.get("patients", use: caseload)
         routes.get("patients", ":patientID", use: patient)
@@ -114,6 +120,8 @@ struct ConsoleTherapistController {
         var state = state
         state.showPastAppointments = request.query[String.self, at: "pastAppointments"] != nil
         state.planAdded = request.query[String.self, at: "planAdded"] != nil
+        let history = try request.query.decode(HistoryPages.self)
+        try state.turn(promptsPage: history.promptsPage, answersPage: history.answersPage)
         let content = try await pages(request, therapist).patient(try await Self.chart(request, therapist), state)
         return try await request.renderConsole(
             "console/patient", titleKey: "console.patient.title", content: content, status: status)

@@ -119,6 +119,47 @@ struct ScoreChart: Sendable {
         return parts.joined(separator: "\n")
     }
 
+    static let sparklineWidth = 160.0
+    static let sparklineHeight = 36.0
+    /// A sparkline draws at most this many points, each the mean of the values of its stretch of time, so it stays
+    /// small whatever the length of the history.
+    static let sparklinePoints = 60
+
+    /// The score over time as a small line without axes, the latest value marked, for a summary; its description
+    /// is read out in place of the picture.
+    var sparkline: String {
+        let sorted = points.sorted { $0.date < $1.date }
+        guard let first = sorted.first, let last = sorted.last else { return "" }
+        let low = range.lowerBound
+        let high = max(range.upperBound, low + 1)
+        let span = max(last.date.timeIntervalSince(first.date), 1)
+        let buckets = min(sorted.count, Self.sparklinePoints)
+        var sums = [(total: Double, count: Int, at: Double)](repeating: (0, 0, 0), count: buckets)
+        for point in sorted {
+            let at = point.date.timeIntervalSince(first.date) / span
+            let bucket = min(Int(at * Double(buckets)), buckets - 1)
+            sums[bucket].total += point.value
+            sums[bucket].count += 1
+            sums[bucket].at += at
+        }
+        let inset = 4.0
+        func x(_ share: Double) -> Double { sorted.count < 2 ? Self.sparklineWidth / 2 : inset + (Self.sparklineWidth - 2 * inset) * share }
+        func y(_ value: Double) -> Double {
+            inset + (Self.sparklineHeight - 2 * inset) * (1 - (min(max(value, low), high) - low) / (high - low))
+        }
+        let line = sums.filter { $0.count > 0 }
+            .map { "\(Self.number(x($0.at / Double($0.count)))),\(Self.number(y($0.total / Double($0.count))))" }
+        var parts = [
+            ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \##(Self.number(Self.sparklineWidth)) \##(Self.number(Self.sparklineHeight))" role="img" aria-label="\##(description.htmlEscaped)" class="sparkline">"##
+        ]
+        if line.count > 1 {
+            parts.append(##"<polyline points="\##(line.joined(separator: " "))" fill="none" stroke="#1f5f8b" stroke-width="2"/>"##)
+        }
+        parts.append(
+            ##"<circle cx="\##(Self.number(x(sorted.count < 2 ? 0.5 : 1)))" cy="\##(Self.number(y(last.value)))" r="3.5" fill="#1f5f8b"/></svg>"##)
+        return parts.joined()
+    }
+
     /// What the chart shows, in words.
     var description: String {
         let sorted = points.sorted { $0.date < $1.date }

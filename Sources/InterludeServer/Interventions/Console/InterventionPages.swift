@@ -128,7 +128,7 @@ struct InterventionPages: Sendable {
         let alerts = try await chart.alerts()
         let shown = form ?? ConsoleInterventionsController.SendForm(kind: InterventionKind.commendation.rawValue, text: "")
         return IntersessionContent(
-            id: patientID.uuidString, pseudonym: chart.profile.pseudonym, lastActivity: display.dateTime(chart.patient.lastActiveAt),
+            id: patientID.uuidString, pseudonym: chart.profile.pseudonym, lastActivity: display.dateTime(try await chart.lastActivity()),
             compliance: .init(compliance), charts: charts,
             days: days.reversed().map {
                 DayRow(
@@ -146,11 +146,15 @@ struct InterventionPages: Sendable {
                     label: "\(localizer.text("intervention.kind.\($0.kind.rawValue)", language)): \($0.text)", selected: false)
             },
             hasTemplates: !templates.isEmpty, form: shown, sent: sent, errors: errors,
-            alerts: try await AlertInbox.told(
-                alerts.map { AlertInbox.Shown(opened: $0, detailed: true, ownPatient: true) }, viewer: viewer, database: database,
-                services: services
-            ).map { alertRow($0, display: display) },
-            hasAlerts: !alerts.isEmpty)
+            alerts: try await rows(of: alerts), hasAlerts: !alerts.isEmpty)
+    }
+
+    /// The alerts about one patient of the viewer's, told in words, as their chart shows them.
+    func rows(of alerts: [AlertService.Opened]) async throws -> [AlertRow] {
+        try await AlertInbox.told(
+            alerts.map { AlertInbox.Shown(opened: $0, detailed: true, ownPatient: true) }, viewer: viewer, database: database,
+            services: services
+        ).map { alertRow($0, display: viewer.dateDisplay) }
     }
 
     func alerts(acknowledged: Bool, errors: FormErrors, failedID: String) async throws -> AlertsContent {

@@ -26,6 +26,7 @@ struct PatientResults: Sendable {
 
     struct SubmissionRow: Encodable, Sendable {
         var responseID: String
+        var instrument: String
         var completedAt: String
         var scores: [ScoreCell]
     }
@@ -91,20 +92,24 @@ struct PatientResults: Sendable {
                     id: "chart-\(key)-\(index)", timeline: timeline)
                 return Chart(title: rule.title.text(language), svg: chart.svg)
             }
-            let rows = group.map { response in
-                SubmissionRow(
-                    responseID: response.record.id!.uuidString, completedAt: display.dateTime(response.record.completedAt),
-                    scores: response.scores.map { score in
-                        let rule = definitions[InstrumentVersionKey(key: key, version: response.record.instrumentVersion)]?
-                            .scores.first { $0.id == score.id }
-                        return ScoreCell(
-                            title: rule?.title.text(language) ?? score.id,
-                            value: score.value.map { $0.plainText() } ?? "–", band: score.band?.label.text(language))
-                    })
-            }
             return InstrumentSection(
-                key: key, title: definition?.title.text(language) ?? key, charts: charts, submissions: rows)
+                key: key, title: definition?.title.text(language) ?? key, charts: charts,
+                submissions: group.map { submission($0, definitions: definitions) })
         }
+    }
+
+    /// One response as a row: when, which questionnaire, its scores with their bands.
+    func submission(_ response: ResponseService.Stored, definitions: [InstrumentVersionKey: InstrumentDefinition]) -> SubmissionRow {
+        let definition = definitions[InstrumentVersionKey(key: response.record.instrumentKey, version: response.record.instrumentVersion)]
+        return SubmissionRow(
+            responseID: response.record.id!.uuidString, instrument: definition?.title.text(language) ?? response.record.instrumentKey,
+            completedAt: display.dateTime(response.record.completedAt),
+            scores: response.scores.map { score in
+                let rule = definition?.scores.first { $0.id == score.id }
+                return ScoreCell(
+                    title: rule?.title.text(language) ?? score.id,
+                    value: score.value.map { $0.plainText() } ?? "–", band: score.band?.label.text(language))
+            })
     }
 
     /// The answers of one response in the order the questions were asked; hidden and unanswered ones left out.
