@@ -358,7 +358,9 @@ struct ConsoleScheduleTests {
             // verify
             #expect(plans.html.components(separatedBy: "<tr data-plan=").count == 5)
             #expect(plans.html.contains("Every Sunday at 18:00"))
-            #expect(plans.html.contains("Monthly on day 1 at 18:00"))
+            #expect(plans.html.contains("Monthly on the 1st at 18:00"))
+            #expect(plans.html.contains("open for 1 day"), "durations in the unit people think in")
+            #expect(!plans.html.contains("1440"))
             #expect(plans.html.contains("Once on joining, before repeated ones"))
             #expect(plans.html.contains("adjustable 07:00–22:00, 1–6 a day"))
         }

@@ -35,6 +35,22 @@ struct Localizer: Sendable {
         text("\(key).\(count == 1 ? "one" : "other")", language, arguments.merging(["count": String(count)]) { given, _ in given })
     }
 
+    /// A span of minutes in the units people think in: "2 days", "1 day 6 hours", "1 hour 30 minutes"; whole weeks
+    /// as weeks.
+    func duration(minutes: Int, _ language: Language) -> String {
+        let units: [(key: String, minutes: Int)] = [("unit.week", 10_080), ("unit.day", 1_440), ("unit.hour", 60), ("unit.minute", 1)]
+        var rest = abs(minutes)
+        var parts: [String] = []
+        for unit in units where rest >= unit.minutes || (unit.minutes == 1 && parts.isEmpty) {
+            let count = rest / unit.minutes
+            if unit.key == "unit.week", rest % unit.minutes != 0 { continue }
+            parts.append(text(unit.key, count: count, language))
+            rest -= count * unit.minutes
+            if rest == 0 { break }
+        }
+        return parts.joined(separator: " ")
+    }
+
     func has(_ key: String) -> Bool {
         tables[.fallback]?[key] != nil
     }
