@@ -25,31 +25,42 @@ struct AlertWording: Sendable {
 
     /// Each alert raised by a rule, told; those the rule or response of are gone keep their stored reason.
     func tell(_ alerts: [AlertRecord]) async throws -> [UUID: Told] {
-        let firingIDs = alerts.compactMap(\.firingID)
+        let told = try await tell(firings: alerts.compactMap(\.firingID))
+        var byAlert: [UUID: Told] = [:]
+        for alert in alerts {
+            if let alertID = alert.id, let firingID = alert.firingID, let words = told[firingID] { byAlert[alertID] = words }
+        }
+        return byAlert
+    }
+
+    /// Each firing of a rule, told, by the firing's id; the message is the alert's, or the rule's name for a rule that
+    /// sends something.
+    func tell(firings firingIDs: [UUID]) async throws -> [UUID: Told] {
         guard !firingIDs.isEmpty else { return [:] }
-        let firings = Dictionary(
-            uniqueKeysWithValues: try await RuleFiringRecord.query(on: database).filter(\.$id ~~ firingIDs).all()
-                .compactMap { firing in firing.id.map { ($0, firing) } })
-        let ruleIDs = Set(firings.values.compactMap(\.ruleID))
+        let firings = try await RuleFiringRecord.query(on: database).filter(\.$id ~~ firingIDs).all()
+        let ruleIDs = Set(firings.compactMap(\.ruleID))
         var rules: [UUID: StudyRule] = [:]
         for record in try await RuleRecord.query(on: database).filter(\.$id ~~ Array(ruleIDs)).all() {
             if let id = record.id { rules[id] = try? JSONDecoder().decode(StudyRule.self, from: Data(record.definition.utf8)) }
         }
         var told: [UUID: Told] = [:]
-        for alert in alerts {
-            guard let alertID = alert.id, let firingID = alert.firingID, let firing = firings[firingID] else { continue }
+        for firing in firings {
+            guard let firingID = firing.id else { continue }
             let rule = firing.ruleID.map { rules[$0] } ?? (firing.ruleName == StudyRule.phq9Item9.name ? StudyRule.phq9Item9 : nil)
-            guard let rule, case .alert(_, let message) = rule.action else { continue }
-            let shownMessage = firing.ruleID == nil ? localizer.text("alert.builtIn.phq9Item9", language) : message
+            guard let rule else { continue }
+            var shownMessage = rule.name
+            if case .alert(_, let message) = rule.action {
+                shownMessage = firing.ruleID == nil ? localizer.text("alert.builtIn.phq9Item9", language) : message
+            }
             switch rule.trigger {
             case .submitted:
                 guard let responseID = firing.responseID, let facts = try await answered(rule, responseID: responseID) else { continue }
-                told[alertID] = Told(
+                told[firingID] = Told(
                     message: shownMessage, facts: facts,
                     link: ConsoleURL.response(patient: firing.$patient.id, response: responseID).path,
                     linkLabelKey: "alert.openAnswers")
             case .missedInARow(let count, let instrumentKey):
-                told[alertID] = Told(
+                told[firingID] = Told(
                     message: shownMessage, facts: [try await missed(count, of: instrumentKey, firing: firing)],
                     link: ConsoleURL.patient(firing.$patient.id).path + "#prompts", linkLabelKey: "alert.openPrompts")
             }

@@ -99,6 +99,8 @@ struct RulesPages: Sendable {
         let firings = grant.allows(.viewFirings) ? try await rules.firings(in: grant) : []
         let library = try await InterventionLibrary(database: database, services: services).contents(of: studyID)
         let withheld = localizer.text("alert.withheld", language)
+        let told = try await AlertWording(database: database, services: services, language: language, display: display)
+            .tell(firings: firings.filter { $0.reason != nil }.compactMap(\.record.id))
         let form = state.form ?? RuleForm()
         return RulesContent(
             studyID: studyID.uuidString, studyTitle: study.title,
@@ -114,7 +116,7 @@ struct RulesPages: Sendable {
             firings: firings.map {
                 FiringRow(
                     at: display.dateTime($0.record.createdAt), rule: $0.record.ruleName, participant: $0.pseudonym ?? "–",
-                    reason: $0.reason ?? withheld,
+                    reason: $0.record.id.flatMap { told[$0]?.facts.joined(separator: " ") } ?? $0.reason ?? withheld,
                     outcome: localizer.text("console.rules.outcome.\(FiringOutcome(stored: $0.record.outcome).rawValue)", language))
             },
             hasFirings: !firings.isEmpty,

@@ -117,6 +117,8 @@ struct ReportPages: Sendable {
             section.charts.map { PatientResults.Chart(title: "\(section.title): \($0.title)", svg: $0.svg) }
         }
         let lastDay = report.period.instants.upperBound.addingTimeInterval(-1)
+        let told = try await AlertWording(database: database, services: services, language: language, display: display)
+            .tell(report.alerts.map(\.record))
         return Content(
             action: ConsoleURL.report(patient: patientID).path, notesAction: ConsoleURL.notes(patient: patientID).path,
             patientLink: ConsoleURL.patient(patientID).path, pseudonym: chart.profile.pseudonym, name: chart.shownName,
@@ -146,7 +148,8 @@ struct ReportPages: Sendable {
             alerts: report.alerts.map { alert in
                 AlertRow(
                     when: display.dateTime(alert.record.createdAt), priority: text("alert.priority.\(alert.record.priority.rawValue)"),
-                    high: alert.record.priority == .high, reason: alert.reason,
+                    high: alert.record.priority == .high,
+                    reason: alert.record.id.flatMap { told[$0] }.map { ([$0.message] + $0.facts).joined(separator: " ") } ?? alert.reason,
                     acknowledged: alert.record.acknowledgedAt.map { display.dateTime($0) })
             },
             compliance: ComplianceView(
