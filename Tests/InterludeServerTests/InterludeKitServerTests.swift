@@ -141,6 +141,32 @@ struct InterludeKitServerTests {
         }
     }
 
+    @Test("a session the therapist booked reaches the device as theirs, not the person's to change; an own one stays changeable")
+    func therapistsSession() async throws {
+        try await withTestApp { app in
+            let (therapist, patient, patientID, _) = try await QuestionnaireAPITests().setUp(app)
+            let start = app.clock.now.addingTimeInterval(3 * 86_400).roundedToFiveMinutes
+            let booked = try await therapist.send(
+                .POST, "/patients/\(patientID)/appointments",
+                json: ["title": "Session", "startsAt": QuestionnaireAPITests.iso(start),
+                    "endsAt": QuestionnaireAPITests.iso(start.addingTimeInterval(3000))])
+            try #require(booked.status == .created, "\(booked.text)")
+            let own = try await patient.send(
+                .POST, "/me/appointments",
+                json: ["title": "Dentist", "startsAt": QuestionnaireAPITests.iso(start.addingTimeInterval(86_400)),
+                    "endsAt": QuestionnaireAPITests.iso(start.addingTimeInterval(86_400 + 1800))])
+            try #require(own.status == .created, "\(own.text)")
+            try await withListeningServer(app) { url in
+                let device = try await Device.signedIn(url, clock: app.clock)
+                try await device.engine.sync()
+                let sessions = try device.store.appointments()
+                #expect(sessions.map(\.title) == ["Session", "Dentist"])
+                #expect(sessions.map(\.bookedBy) == [.therapist, .patient])
+                #expect(sessions.map(\.isChangeable) == [false, true])
+            }
+        }
+    }
+
     @Test("an answer to a study the person left with erasure is dropped from the device, not reported")
     func erased() async throws {
         try await withTestApp { app in

@@ -93,6 +93,10 @@ public struct CrisisSupport: Codable, Hashable, Sendable {
 
 /// An appointment in the person's calendar; `version` grows with every change and guards concurrent edits.
 public struct Appointment: Codable, Hashable, Sendable, Identifiable {
+    /// Who booked it: a session the therapist booked is theirs to move or cancel, and the server refuses the person's
+    /// changes to it.
+    public enum BookedBy: String, Codable, Hashable, Sendable, CaseIterable { case patient, therapist }
+
     public var id: UUID
     public var title: String
     public var startsAt: Date
@@ -100,8 +104,15 @@ public struct Appointment: Codable, Hashable, Sendable, Identifiable {
     public var comment: String?
     public var timeZone: String
     public var version: Int
+    public var bookedBy: BookedBy
 
-    public init(id: UUID, title: String, startsAt: Date, endsAt: Date, comment: String? = nil, timeZone: String, version: Int) {
+    /// Whether the person may change or delete it from the app.
+    public var isChangeable: Bool { bookedBy == .patient }
+
+    public init(
+        id: UUID, title: String, startsAt: Date, endsAt: Date, comment: String? = nil, timeZone: String, version: Int,
+        bookedBy: BookedBy = .patient
+    ) {
         self.id = id
         self.title = title
         self.startsAt = startsAt
@@ -109,6 +120,20 @@ public struct Appointment: Codable, Hashable, Sendable, Identifiable {
         self.comment = comment
         self.timeZone = timeZone
         self.version = version
+        self.bookedBy = bookedBy
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, title, startsAt, endsAt, comment, timeZone, version, bookedBy }
+
+    /// Appointments kept on the device before `bookedBy` was sent were the person's own.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(UUID.self, forKey: .id), title: try container.decode(String.self, forKey: .title),
+            startsAt: try container.decode(Date.self, forKey: .startsAt), endsAt: try container.decode(Date.self, forKey: .endsAt),
+            comment: try container.decodeIfPresent(String.self, forKey: .comment),
+            timeZone: try container.decode(String.self, forKey: .timeZone), version: try container.decode(Int.self, forKey: .version),
+            bookedBy: try container.decodeIfPresent(BookedBy.self, forKey: .bookedBy) ?? .patient)
     }
 }
 

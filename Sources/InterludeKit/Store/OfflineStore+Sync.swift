@@ -143,7 +143,8 @@ extension OfflineStore {
             try save(
                 Appointment(
                     id: id, title: draft.title, startsAt: draft.startsAt, endsAt: draft.endsAt, comment: draft.comment,
-                    timeZone: existing?.timeZone ?? TimeZone.current.identifier, version: existing?.version ?? 0), db)
+                    timeZone: existing?.timeZone ?? TimeZone.current.identifier, version: existing?.version ?? 0,
+                    bookedBy: existing?.bookedBy ?? .patient), db)
         case .updateAppointment(let id, _, let draft):
             guard var appointment = try appointment(id, db) else { return }
             appointment.title = draft.title
