@@ -114,6 +114,8 @@ class OfflineTest(BrowserTestCase):
         suffix = uuid.uuid4().hex[:8]
         address = f"offline-appointments-{suffix}@example.org"
         patient = patient_token(address, "a long enough password")
+        # Appointments are kept with a therapist.
+        pair(patient, staff_token(f"offline-appointments-therapist-{suffix}@example.org", "therapist", "a long enough password"))
         starts = datetime.datetime.now(VIENNA).replace(hour=10, minute=0, second=0, microsecond=0) + datetime.timedelta(days=3)
         session = call("POST", "/me/appointments", {
             "title": "Session", "startsAt": starts.isoformat(), "endsAt": (starts + datetime.timedelta(minutes=50)).isoformat(),

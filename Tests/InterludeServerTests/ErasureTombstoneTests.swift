@@ -103,6 +103,7 @@ struct ErasureTombstoneTests {
             try #require(answered.status == .created)
             _ = try await patient.send(.DELETE, "/me", json: ["password": .string(TestContext.password)])
             let (other, _) = try await app.patient("other@example.org")
+            try await app.pair(other, with: try await app.staff("therapist", "huber@praxis.example").client)
 
             // act
             let replayed = try await SyncTests().push(other, [SyncTests().createAppointment(app, id: mutationID)])

@@ -93,7 +93,8 @@ struct InterludeKitServerTests {
     @Test("two devices: an edit on an old version is a conflict with both versions; settled, it applies; a deletion reaches the other")
     func conflictAndTombstone() async throws {
         try await withTestApp { app in
-            _ = try await app.patient()
+            let (patient, _) = try await app.patient()
+            try await app.pair(patient, with: try await app.staff("therapist", "berger@praxis.example").client)
             try await withListeningServer(app) { url in
                 let phone = try await Device.signedIn(url, clock: app.clock)
                 let tablet = try await Device.signedIn(url, clock: app.clock)

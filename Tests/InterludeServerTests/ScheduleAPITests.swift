@@ -404,6 +404,7 @@ struct ScheduleAPITests {
             // setup
             let (therapist, patient, patientID, _) = try await practice(app)
             let (stranger, _) = try await app.patient("stranger@example.org")
+            try await app.pair(stranger, with: try await app.staff("therapist", "huber@praxis.example").client)
             let start = app.clock.now.addingTimeInterval(3 * 86_400)
             let booking = Self.appointment("Session", at: start).merging(["id": .string(UUID().uuidString)])
             let own = Self.appointment("Dentist", at: start.addingTimeInterval(86_400)).merging(["id": .string(UUID().uuidString)])
@@ -442,6 +443,112 @@ struct ScheduleAPITests {
             let told = try await NotificationRecord.query(on: app.database).filter(\.$category == .appointments).all()
             #expect(told.count == 1, "the patient hears once of the session the therapist booked")
             #expect(told.first?.title == "Your therapist booked a session")
+        }
+    }
+
+    @Test("the patient asks to move the therapist's session: the therapist is told, grants it, the session and its questionnaire move")
+    func moveRequestGranted() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID, practiceID) = try await practice(app)
+            _ = try await createPlan(Self.appointmentPlan, by: therapist, in: practiceID)
+            let start = app.clock.now.addingTimeInterval(3 * 86_400)
+            let later = start.addingTimeInterval(2 * 86_400)
+            let booked = try await therapist.send(.POST, "/patients/\(patientID)/appointments", json: Self.appointment("Session", at: start))
+            let sessionID = try booked.decoded(Components.Schemas.Appointment.self).id
+            let own = try await patient.send(.POST, "/me/appointments", json: Self.appointment("Dentist", at: later.addingTimeInterval(86_400)))
+            let ownID = try own.decoded(Components.Schemas.Appointment.self).id
+            let move: JSONValue = ["kind": "move", "startsAt": Self.iso(later), "endsAt": Self.iso(later.addingTimeInterval(3000)), "note": "I am away that week"]
+
+            // act
+            let offGrid = try await patient.send(
+                .PUT, "/me/appointments/\(sessionID)/request",
+                json: ["kind": "move", "startsAt": Self.iso(later.addingTimeInterval(60)), "endsAt": Self.iso(later.addingTimeInterval(3000))])
+            let ofOwn = try await patient.send(.PUT, "/me/appointments/\(ownID)/request", json: ["kind": "cancel"])
+            let asked = try await patient.send(.PUT, "/me/appointments/\(sessionID)/request", json: move)
+            let therapistSees = try await therapist.send(.GET, "/patients/\(patientID)/appointments")
+                .decoded([Components.Schemas.Appointment].self).first { $0.id == sessionID }
+            let stale = try await therapist.send(
+                .POST, "/patients/\(patientID)/appointments/\(sessionID)/decision", json: ["grant": true, "baseVersion": 1])
+            let granted = try await therapist.send(
+                .POST, "/patients/\(patientID)/appointments/\(sessionID)/decision", json: ["grant": true, "baseVersion": 2])
+            let again = try await therapist.send(
+                .POST, "/patients/\(patientID)/appointments/\(sessionID)/decision", json: ["grant": true, "baseVersion": 3])
+            let seen = try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self)
+
+            // verify
+            #expect(offGrid.status == .unprocessableEntity && offGrid.body.problemFields == ["startsAt"], "\(offGrid.text)")
+            #expect(ofOwn.status == .conflict && ofOwn.body["type"].string == "/problems/appointment-own")
+            #expect(asked.status == .ok, "\(asked.text)")
+            #expect(therapistSees?.request?.kind == .move && therapistSees?.request?.startsAt == later)
+            #expect(therapistSees?.request?.note == "I am away that week")
+            #expect(stale.status == .conflict && stale.body["type"].string == "/problems/appointment-changed", "\(stale.text)")
+            #expect(granted.status == .noContent, "\(granted.text)")
+            #expect(again.status == .conflict && again.body["type"].string == "/problems/appointment-no-request")
+            let session = try #require(seen.first { $0.id == sessionID })
+            #expect(session.startsAt == later && session.request == nil && session.version == 3)
+            let opens = try await prompts(app, patientID).filter { $0.instrumentKey == "isf-k" }.map(\.opensAt)
+            #expect(opens == [later.addingTimeInterval(-86_400), later], "the questionnaire before the session moved with it")
+            let told = try await NotificationRecord.query(on: app.database).filter(\.$category == .appointments)
+                .sort(\.$createdAt).all().map(\.title)
+            #expect(told == ["Your therapist booked a session", "A patient asks to move a session", "Your session was moved"])
+        }
+    }
+
+    @Test("a cancellation request: declined, the session stays; withdrawn, nothing is left to decide; the therapist cancels, the patient hears")
+    func cancelRequestDeclinedWithdrawnCancelled() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, patient, patientID, _) = try await practice(app)
+            let start = app.clock.now.addingTimeInterval(3 * 86_400)
+            let booked = try await therapist.send(.POST, "/patients/\(patientID)/appointments", json: Self.appointment("Session", at: start))
+            let sessionID = try booked.decoded(Components.Schemas.Appointment.self).id
+            let decision = "/patients/\(patientID)/appointments/\(sessionID)/decision"
+
+            // act
+            let withTime = try await patient.send(
+                .PUT, "/me/appointments/\(sessionID)/request", json: ["kind": "cancel", "startsAt": Self.iso(start)])
+            _ = try await patient.send(.PUT, "/me/appointments/\(sessionID)/request", json: ["kind": "cancel"])
+            let declined = try await therapist.send(.POST, decision, json: ["grant": false, "baseVersion": 2])
+            _ = try await patient.send(.PUT, "/me/appointments/\(sessionID)/request", json: ["kind": "cancel"])
+            let withdrawn = try await patient.send(.DELETE, "/me/appointments/\(sessionID)/request")
+            let withdrawnAgain = try await patient.send(.DELETE, "/me/appointments/\(sessionID)/request")
+            let afterWithdrawal = try await therapist.send(.POST, decision, json: ["grant": true, "baseVersion": 5])
+            let kept = try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self)
+            let cancelled = try await therapist.send(.DELETE, "/patients/\(patientID)/appointments/\(sessionID)")
+
+            // verify
+            #expect(withTime.status == .unprocessableEntity && withTime.body.problemFields == ["startsAt"])
+            #expect(declined.status == .noContent, "\(declined.text)")
+            #expect(withdrawn.status == .noContent && withdrawnAgain.status == .conflict)
+            #expect(afterWithdrawal.status == .conflict && afterWithdrawal.body["type"].string == "/problems/appointment-no-request")
+            #expect(kept.map(\.id) == [sessionID] && kept.first?.startsAt == start && kept.first?.request == nil)
+            #expect(cancelled.status == .noContent)
+            #expect(try await app.count("appointments") == 0)
+            let told = try await NotificationRecord.query(on: app.database).filter(\.$user.$id == patientID)
+                .filter(\.$category == .appointments).sort(\.$createdAt).all().map(\.title)
+            #expect(told == ["Your therapist booked a session", "Your session stays as it is", "Your session was cancelled"])
+            _ = try await NotificationDispatcher(
+                database: app.database, services: app.app.interlude, channels: app.app.notificationChannels
+            ).dispatch(now: app.clock.now)
+            let sent = try await NotificationRecord.query(on: app.database).filter(\.$category == .appointments).all()
+            #expect(sent.map(\.status) == Array(repeating: .sent, count: sent.count), "news of a cancelled session still goes out")
+            #expect(app.mailer.sent.map(\.subject).contains("A patient asks to cancel a session"))
+        }
+    }
+
+    @Test("appointments are kept with a therapist: a patient who is not paired keeps none")
+    func appointmentsNeedPairing() async throws {
+        try await withTestApp { app in
+            // setup
+            let (patient, _) = try await app.patient()
+
+            // act
+            let created = try await patient.send(.POST, "/me/appointments", json: Self.appointment("Dentist", at: app.clock.now.addingTimeInterval(86_400)))
+
+            // verify
+            #expect(created.status == .conflict && created.body["type"].string == "/problems/not-paired", "\(created.text)")
+            #expect(try await app.count("appointments") == 0)
         }
     }
 

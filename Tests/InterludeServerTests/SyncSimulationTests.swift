@@ -115,6 +115,7 @@ struct SyncSimulationTests {
     func agreement(seed: Int) async throws {
         try await withTestApp { app in
             let (first, _) = try await app.patient()
+            try await app.pair(first, with: try await app.staff("therapist", "berger@praxis.example").client)
             let second = try await app.signIn("patient@example.org")
             var devices = [Device(client: first), Device(client: second)]
             var oracle = Oracle()

@@ -57,6 +57,8 @@ enum AuditAction: String, Sendable, CaseIterable {
     case appointmentsRead = "appointments.read"
     case recordsRead = "records.read"
     case appointmentAdded = "appointment.added"
+    case appointmentCancelled = "appointment.cancelled"
+    case appointmentRequestDecided = "appointment.request-decided"
     case thoughtAdded = "thought.added"
     case notesRead = "notes.read"
     case notePinned = "note.pinned"

@@ -335,6 +335,24 @@ struct PatientChart: Sendable {
         return shown
     }
 
+    /// Cancels a session the therapist's side booked; the patient is told.
+    func cancelAppointment(_ id: UUID) async throws {
+        try await requireActing()
+        guard kind == .practice else { throw AppError.forbidden(.notAllowed) }
+        try await AppointmentService(database: database, services: services).cancel(id, of: patient)
+        try await audit.record(actor: viewer, action: .appointmentCancelled, patients: [patientID])
+    }
+
+    /// Grants or declines the patient's request to move or cancel a session; the patient is told.
+    func decideAppointmentRequest(_ id: UUID, grant: Bool, baseVersion: Int) async throws {
+        try await requireActing()
+        guard kind == .practice else { throw AppError.forbidden(.notAllowed) }
+        try await AppointmentService(database: database, services: services)
+            .decide(id, of: patient, grant: grant, baseVersion: baseVersion)
+        try await audit.record(
+            actor: viewer, action: .appointmentRequestDecided, patients: [patientID], target: grant ? "granted" : "declined")
+    }
+
     func sendIntervention(_ draft: InterventionDraft, id: UUID?) async throws -> InterventionService.Opened {
         try await requireActing()
         let sent = try await InterventionService(database: database, services: services)

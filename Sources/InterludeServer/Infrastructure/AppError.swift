@@ -82,6 +82,14 @@ enum AppError: Error, Equatable {
         case appointmentIDTaken
         /// The therapist booked the session: the patient asks them to move or cancel it.
         case appointmentOfTherapist
+        /// The patient's own appointment: they change it themselves instead of asking.
+        case appointmentOwn
+        /// The session is over: nothing is asked or decided about it any more.
+        case appointmentOver
+        /// The patient withdrew the request, or it was decided already.
+        case appointmentNoRequest
+        /// Appointments are kept with a therapist: the patient pairs with one first.
+        case notPaired
     }
 
     static func field(_ field: String, _ code: FieldError.Code, limit: Int? = nil) -> AppError {

@@ -188,15 +188,15 @@ struct NotificationDispatcher: Sendable {
     }
 
     /// A questionnaire must still wait for an answer and have opened at the moment it was queued for; an
-    /// appointment must still start when it did; an intervention must still be there; an alert must still wait
-    /// for its acknowledgement.
+    /// appointment's reminder must still be before it starts when it did (news of a change is told whatever
+    /// follows); an intervention must still be there; an alert must still wait for its acknowledgement.
     private func stillMatters(_ notification: NotificationRecord, in round: Round, now: Date) async throws -> Bool {
         if let promptID = notification.promptID {
             guard let prompt = round.prompts[promptID] else { return false }
             let pending = [PromptStatus.scheduled, PromptStatus.open].contains(prompt.status)
             return pending && prompt.opensAt <= now && prompt.closesAt > now
         }
-        if let appointmentID = notification.appointmentID {
+        if let appointmentID = notification.appointmentID, notification.dedupeKey.hasPrefix("appointment:") {
             guard let appointment = try await AppointmentRecord.find(appointmentID, on: database) else { return false }
             return notification.dedupeKey.hasSuffix(":\(Int(appointment.startsAt.timeIntervalSince1970))")
                 && appointment.startsAt > now

@@ -10,6 +10,14 @@ extension Database {
         _ schema: String, id: UUID, set values: KeyValuePairs<String, any SQLExpression>,
         if condition: (SQLUpdateBuilder) -> SQLUpdateBuilder
     ) async throws -> Bool {
+        try await updateRow(schema, id: id, set: values.map { ($0.key, $0.value) }, if: condition)
+    }
+
+    /// `updateRow` with the columns to set put together by the caller.
+    func updateRow(
+        _ schema: String, id: UUID, set values: [(String, any SQLExpression)],
+        if condition: (SQLUpdateBuilder) -> SQLUpdateBuilder
+    ) async throws -> Bool {
         let builder = (self as! any SQLDatabase).update(schema).where("id", .equal, SQLBind(id))
         for (column, value) in values { builder.set(SQLIdentifier(column), to: value) }
         return try await !condition(builder).returning("id").all().isEmpty

@@ -66,6 +66,7 @@ enum Migrations {
             UpdateConsentVersionsAddCollects(),
             CreateFileChunks(),
             UpdateHealthImportsAddClaim(),
+            UpdateAppointmentsAddRequest(),
         ]
     }
 }

@@ -72,6 +72,12 @@ struct SyncReads: Sendable {
         let timeZone: String
         /// Who booked it: the patient, their therapist, or nobody known any more.
         let createdBy: UUID?
+        /// The patient's open request about it, its note sealed.
+        let requestKind: AppointmentRequestKind?
+        let requestStartsAt: Date?
+        let requestEndsAt: Date?
+        let sealedRequestNote: String?
+        let requestedAt: Date?
 
         init(_ row: any SQLRow) throws {
             id = try row.decode(column: "id", as: UUID.self)
@@ -83,13 +89,19 @@ struct SyncReads: Sendable {
             startsAt = try row.decode(column: "starts_at", as: Date.self)
             endsAt = try row.decode(column: "ends_at", as: Date.self)
             timeZone = try row.decode(column: "time_zone", as: String.self)
+            requestKind = try row.decodeNil(column: "request_kind") ? nil : row.decodeName(column: "request_kind", as: AppointmentRequestKind.self)
+            requestStartsAt = try row.decodeOptional(column: "request_starts_at", as: Date.self)
+            requestEndsAt = try row.decodeOptional(column: "request_ends_at", as: Date.self)
+            sealedRequestNote = try row.decodeOptional(column: "request_note", as: String.self)
+            requestedAt = try row.decodeOptional(column: "requested_at", as: Date.self)
         }
     }
 
     /// The patient's appointments in the window: changed after its moment, or ending after its horizon; by start.
     func appointments(of patientID: UUID, in window: Window) async throws -> [Appointment] {
         let columns = SQLQueryString(
-            "SELECT id, version, updated_at, title, comment, starts_at, ends_at, time_zone, created_by FROM appointments "
+            "SELECT id, version, updated_at, title, comment, starts_at, ends_at, time_zone, created_by, request_kind, "
+                + "request_starts_at, request_ends_at, request_note, requested_at FROM appointments "
                 + "WHERE patient_id = ")
         let query: SQLQueryString =
             switch window {

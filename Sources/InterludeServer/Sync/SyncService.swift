@@ -56,7 +56,12 @@ struct SyncService: Sendable {
             AppointmentService.Shown(
                 id: row.id, startsAt: row.startsAt, endsAt: row.endsAt, timeZone: row.timeZone, version: row.version,
                 updatedAt: row.updatedAt, title: try cipher.open(row.sealedTitle), comment: try row.sealedComment.map(cipher.open),
-                bookedByTherapist: row.createdBy.map { $0 != patientID } ?? false)
+                bookedByTherapist: row.createdBy.map { $0 != patientID } ?? false,
+                request: try row.requestKind.map { kind in
+                    AppointmentService.Request(
+                        kind: kind, startsAt: row.requestStartsAt, endsAt: row.requestEndsAt,
+                        note: try row.sealedRequestNote.map(cipher.open), requestedAt: row.requestedAt ?? row.updatedAt)
+                })
         }
         let interventions = try await reads.interventions(of: patientID, arrivedBy: now, in: window).map { row in
             InterventionService.Opened(

@@ -292,6 +292,12 @@ extension APIRow {
                 .POST, "/me/appointments", json: ["title": "Gone", "startsAt": iso(start), "endsAt": iso(start.addingTimeInterval(1800))])
             return .init(.DELETE, "/me/appointments/\(made.body["id"].string ?? "")")
         },
+        APIRow("requestMyAppointmentChange", "* 403, self 200, other 404") { cell in
+            .init(.PUT, "/me/appointments/\(try await cell.world.freshSession())/request", json: ["kind": "cancel"])
+        },
+        APIRow("withdrawMyAppointmentRequest", "* 403, self 204, other 404") { cell in
+            .init(.DELETE, "/me/appointments/\(try await cell.world.freshSession(requested: true))/request")
+        },
         APIRow("getMyCalendarFeed", "* 403, self 200, other 200") { _ in .init(.GET, "/me/calendar-feed") },
         APIRow("revokeMyCalendarFeed", "* 403, self 204, other 204") { _ in .init(.DELETE, "/me/calendar-feed") },
         APIRow("listMyPlanAdjustments", "* 403, self 200, other 200") { _ in .init(.GET, "/me/plan-adjustments") },

@@ -188,6 +188,14 @@ extension APIRow {
             return .init(.POST, "/patients/\(cell.subject.id)/appointments",
                 json: ["title": "Session", "startsAt": iso(start), "endsAt": iso(start.addingTimeInterval(3000))])
         },
+        APIRow("cancelPatientAppointment", "* 403, otherT 404, own 204, endedT 409, elsewhereT 409") { cell in
+            .init(.DELETE, "/patients/\(cell.subject.id)/appointments/\(try await cell.world.freshSession())")
+        },
+        APIRow("decidePatientAppointmentRequest", "* 403, otherT 404, own 204, endedT 409, elsewhereT 409") { cell in
+            .init(
+                .POST, "/patients/\(cell.subject.id)/appointments/\(try await cell.world.freshSession(requested: true))/decision",
+                json: ["grant": false, "baseVersion": 2])
+        },
         APIRow("listPatientNotifications", "* 403, otherT 404, own 200, endedT 200, elsewhereT 200") { cell in
             .init(.GET, "/patients/\(cell.subject.id)/notifications")
         },

@@ -343,6 +343,21 @@ extension AccessWorld {
         return try #require(reply.body["id"].string)
     }
 
+    /// A session Ada's therapist booked for her, and with `requested` her request to cancel it (version 2): its id.
+    func freshSession(requested: Bool = false) async throws -> String {
+        let start = app.clock.now.addingTimeInterval(8 * 86_400)
+        let booked = try await ownTherapist.send(
+            .POST, "/patients/\(ada.id)/appointments",
+            json: ["title": "Session", "startsAt": QuestionnaireAPITests.iso(start), "endsAt": QuestionnaireAPITests.iso(start.addingTimeInterval(3000))])
+        try #require(booked.status == .created, "\(booked.text)")
+        let id = try #require(booked.body["id"].string)
+        if requested {
+            let asked = try await ada.client.send(.PUT, "/me/appointments/\(id)/request", json: ["kind": "cancel"])
+            try #require(asked.status == .ok, "\(asked.text)")
+        }
+        return id
+    }
+
     func freshPlan(_ scope: Scope) async throws -> String {
         let reply = try await owner(scope).send(
             .POST, "/studies/\(studyID(scope))/plans",

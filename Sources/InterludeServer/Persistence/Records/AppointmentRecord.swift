@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import InterludeCore
 
 /// A therapy session a patient (or their therapist) entered; title and comment are encrypted.
 final class AppointmentRecord: Model, @unchecked Sendable {
@@ -23,9 +24,20 @@ final class AppointmentRecord: Model, @unchecked Sendable {
     @Field(key: "ends_at") var endsAt: Date
     @Field(key: "time_zone") var timeZone: String
 
+    // the patient's open request about a session the therapist booked
+    @OptionalField(key: "request_kind") var requestKind: AppointmentRequestKind?
+    @OptionalField(key: "request_starts_at") var requestStartsAt: Date?
+    @OptionalField(key: "request_ends_at") var requestEndsAt: Date?
+    /// Encrypted.
+    @OptionalField(key: "request_note") var requestNote: String?
+    @OptionalField(key: "requested_at") var requestedAt: Date?
+
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $createdAt, $updatedAt, $version, $patient, $createdBy, $title, $comment, $startsAt, $endsAt, $timeZone]
+        [
+            $id, $createdAt, $updatedAt, $version, $patient, $createdBy, $title, $comment, $startsAt, $endsAt, $timeZone,
+            $requestKind, $requestStartsAt, $requestEndsAt, $requestNote, $requestedAt,
+        ]
     }
 
     init() {}

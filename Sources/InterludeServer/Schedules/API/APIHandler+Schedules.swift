@@ -159,6 +159,45 @@ extension APIHandler {
         return .noContent
     }
 
+    func requestMyAppointmentChange(_ input: Operations.RequestMyAppointmentChange.Input) async throws
+        -> Operations.RequestMyAppointmentChange.Output
+    {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let patient = try await context.user(.patient)
+        let shown = try await context.appointments.request(
+            try pathID(input.path.appointmentId), of: patient, kind: AppointmentRequestKind(body.kind),
+            startsAt: body.startsAt, endsAt: body.endsAt, note: body.note)
+        return .ok(.init(body: .json(.init(shown))))
+    }
+
+    func withdrawMyAppointmentRequest(_ input: Operations.WithdrawMyAppointmentRequest.Input) async throws
+        -> Operations.WithdrawMyAppointmentRequest.Output
+    {
+        let context = try APIContext.current()
+        let patient = try await context.user(.patient)
+        try await context.appointments.withdrawRequest(try pathID(input.path.appointmentId), of: patient)
+        return .noContent
+    }
+
+    func cancelPatientAppointment(_ input: Operations.CancelPatientAppointment.Input) async throws
+        -> Operations.CancelPatientAppointment.Output
+    {
+        let context = try APIContext.current()
+        try await context.chart(of: input.path.patientId).cancelAppointment(try pathID(input.path.appointmentId))
+        return .noContent
+    }
+
+    func decidePatientAppointmentRequest(_ input: Operations.DecidePatientAppointmentRequest.Input) async throws
+        -> Operations.DecidePatientAppointmentRequest.Output
+    {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        try await context.chart(of: input.path.patientId).decideAppointmentRequest(
+            try pathID(input.path.appointmentId), grant: body.grant, baseVersion: body.baseVersion)
+        return .noContent
+    }
+
     func getMyCalendarFeed(_ input: Operations.GetMyCalendarFeed.Input) async throws -> Operations.GetMyCalendarFeed.Output {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
@@ -309,6 +348,29 @@ extension Components.Schemas.Appointment {
         self.init(
             id: shown.id.lowercasedText, title: shown.title, startsAt: shown.startsAt, endsAt: shown.endsAt,
             comment: shown.comment, timeZone: shown.timeZone, version: shown.version,
-            bookedBy: shown.bookedByTherapist ? .therapist : .patient)
+            bookedBy: shown.bookedByTherapist ? .therapist : .patient,
+            request: shown.request.map { request in
+                .init(
+                    kind: .init(request.kind), startsAt: request.startsAt, endsAt: request.endsAt, note: request.note,
+                    requestedAt: request.requestedAt)
+            })
+    }
+}
+
+extension AppointmentRequestKind {
+    init(_ kind: Components.Schemas.AppointmentRequestInput.KindPayload) {
+        switch kind {
+        case .move: self = .move
+        case .cancel: self = .cancel
+        }
+    }
+}
+
+extension Components.Schemas.AppointmentRequest.KindPayload {
+    init(_ kind: AppointmentRequestKind) {
+        switch kind {
+        case .move: self = .move
+        case .cancel: self = .cancel
+        }
     }
 }
