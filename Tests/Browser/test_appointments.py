@@ -2,25 +2,32 @@
 
 The Intersession demo patient sees the month calendar with today and the next session marked, adds an
 appointment (refused first without a title and off the five-minute grid, then by the server for lasting 13 hours),
-changes and deletes it, and follows the private calendar address until it is stopped. The Track Your Stress
-demo patient sets their own daily window inside the study's bounds and is refused outside them.
+changes and deletes it, and follows the private calendar address until it is stopped. A patient cannot delete a
+session their therapist booked but asks to move it; the therapist finds the request on the chart and agrees, and
+the session moves. The Track Your Stress demo patient sets their own daily window inside the study's bounds and is
+refused outside them.
 
 Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR, INTERLUDE_BIN and CHROMIUM set.
 """
 import datetime
+import email
+import email.policy
+import glob
 import os
 import re
 import subprocess
+import time
 import unittest
 import urllib.error
 import urllib.request
+import uuid
 from zoneinfo import ZoneInfo
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
 from browser_support import BrowserTestCase
-from interlude_e2e import call
+from interlude_e2e import call, pair, patient_token, staff_token
 
 VIENNA = ZoneInfo("Europe/Vienna")
 
@@ -66,6 +73,18 @@ class AppointmentsTest(BrowserTestCase):
         self.set_value("appointment-end", end)
         self.click("form[data-form=appointment] button[type=submit]")
 
+    @staticmethod
+    def email_to(recipient, subject):
+        """The text of the email with `subject` to `recipient` the server wrote to its outbox, waiting for it."""
+        for _ in range(100):
+            for name in glob.glob(os.path.join(os.environ["INTERLUDE_DATA_DIR"], "outbox", "*.eml")):
+                with open(name, "rb") as handle:
+                    message = email.message_from_binary_file(handle, policy=email.policy.default)
+                if message["To"] == recipient and message["Subject"] == subject:
+                    return message.get_body(preferencelist=("plain",)).get_content()
+            time.sleep(0.2)
+        raise AssertionError(f"no email “{subject}” to {recipient}")
+
     def test_calendar_and_appointments(self):
         driver = self.driver
         address, password = demo("intersession")["patient"]
@@ -89,7 +108,8 @@ class AppointmentsTest(BrowserTestCase):
         self.assertIn("next", self.listed()[0].get_attribute("class"))
         # The sessions the therapist booked are theirs: marked so, with nothing to change or delete them by.
         self.assertIn("Booked by your therapist", self.listed()[0].text)
-        self.assertEqual(self.listed()[0].find_elements(By.CSS_SELECTOR, "[data-action]"), [])
+        actions = self.listed()[0].find_elements(By.CSS_SELECTOR, "[data-action]")
+        self.assertEqual([action.get_attribute("data-action") for action in actions], ["ask-change"])
         self.click("[data-action=today]")
         self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#month-days td[aria-current=date]")))
 
@@ -144,6 +164,62 @@ class AppointmentsTest(BrowserTestCase):
         with self.assertRaises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(url)
         self.assertEqual(refused.exception.code, 404)
+
+    def test_a_patient_asks_to_move_the_therapists_session_and_the_therapist_agrees(self):
+        driver = self.driver
+        suffix = uuid.uuid4().hex[:8]
+        password = "a long enough password"
+        therapist_address = f"move-therapist-{suffix}@example.org"
+        therapist = staff_token(therapist_address, "therapist", password)
+        patient_address = f"move-patient-{suffix}@example.org"
+        patient = patient_token(patient_address, password)
+        patient_id = pair(patient, therapist)
+        starts = datetime.datetime.now(VIENNA).replace(hour=10, minute=0, second=0, microsecond=0) + datetime.timedelta(days=3)
+        session = call("POST", f"/patients/{patient_id}/appointments", {
+            "title": "Session", "startsAt": starts.isoformat(), "endsAt": (starts + datetime.timedelta(minutes=50)).isoformat(),
+        }, token=therapist)
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            call("DELETE", f"/me/appointments/{session['id']}", token=patient)
+        self.assertEqual(refused.exception.code, 409)
+
+        self.sign_in_patient(patient_address, password)
+        self.open("/app/appointments")
+        self.wait_for_count(1)
+        item = self.listed()[0]
+        self.assertEqual(item.find_elements(By.CSS_SELECTOR, "[data-action=delete], [data-action=edit]"), [])
+        self.click(f"#appointments-list li[data-id='{session['id']}'] [data-action=ask-change]")
+        new_day = (starts + datetime.timedelta(days=1)).date()
+        self.set_value(f"request-date-{session['id']}", new_day.isoformat())
+        self.set_value(f"request-start-{session['id']}", "11:00")
+        self.set_value(f"request-end-{session['id']}", "11:50")
+        self.fill(f"request-note-{session['id']}", "I am at the doctor's that morning")
+        driver.set_window_size(390, 844)
+        self.assertLessEqual(driver.execute_script("return document.documentElement.scrollWidth"), 390, "nothing scrolls sideways")
+        driver.save_screenshot(self.artefact("appointment-request-390.png"))
+        driver.set_window_size(1280, 900)
+        self.click("form[data-form=appointment-request] button[type=submit]")
+        self.wait_for_text("#appointments-status", "request is sent")
+        self.wait.until(lambda driver: "You asked to move it" in self.listed()[0].text)
+        asked = call("GET", "/me/appointments", token=patient)[0]["request"]
+        self.assertEqual(asked["kind"], "move")
+        # The therapist is told (by email: no device of theirs takes push), with a link to the patient's sessions.
+        told = self.email_to(therapist_address, "A patient asks to move a session")
+        self.assertIn(f"/console/patients/{patient_id}#appointments".lower(), told.lower())
+
+        # The therapist finds the request on the patient's chart, with the patient's words, and agrees.
+        self.console_sign_in(therapist_address, password)
+        self.open(f"/console/patients/{patient_id}#appointments")
+        request = self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#appointments .appointment-request")))
+        self.assertIn("The patient asks to move it to", request.text)
+        self.assertIn("I am at the doctor's that morning", request.text)
+        driver.execute_script("arguments[0].scrollIntoView()", request)
+        driver.save_screenshot(self.artefact("appointment-request-console.png"))
+        self.click("#appointments [data-action=grant]")
+        self.wait_for_text("#appointments .notice.ok", "the patient is told")
+        moved = call("GET", "/me/appointments", token=patient)[0]
+        moved_start = datetime.datetime.fromisoformat(moved["startsAt"].replace("Z", "+00:00")).astimezone(VIENNA)
+        self.assertEqual((moved_start.date(), moved_start.strftime("%H:%M")), (new_day, "11:00"))
+        self.assertNotIn("request", moved)
 
     def test_own_times_within_bounds(self):
         driver = self.driver

@@ -3,7 +3,16 @@
 
 import { api, apiList } from "../lib/api.js";
 import { addMonths, fromZoned, minutesBetween, onGrid, toZoned } from "../lib/calendar.js";
-import { markField, onSubmit, requireFields, showProblem, showEditing, showSummary, values } from "../lib/forms.js";
+import {
+  clearErrors,
+  markField,
+  onSubmit,
+  requireFields,
+  showProblem,
+  showEditing,
+  showSummary,
+  values,
+} from "../lib/forms.js";
 import { message } from "../lib/i18n.js";
 import { drawMonth } from "../lib/month-view.js";
 import { enqueue, pending } from "../lib/outbox.js";
@@ -113,11 +122,12 @@ export async function run() {
         item.append(comment);
       }
       if (appointment.bookedBy === "therapist") {
-        // The therapist's session: theirs to move or cancel.
+        // The therapist's session: theirs to move or cancel, the patient asks.
         const booked = document.createElement("p");
         booked.className = "hint booked-by-therapist";
         booked.textContent = message("byTherapist");
         item.append(booked);
+        if (new Date(appointment.endsAt) > new Date()) item.append(requestPart(appointment));
         list.append(item);
         continue;
       }
@@ -157,6 +167,90 @@ export async function run() {
       : message("noNext");
   };
 
+  /** What the patient asked of a therapist's session, or the way to ask. */
+  const requestPart = (appointment) => {
+    const part = document.createElement("div");
+    part.className = "appointment-request";
+    const button = (key, action, onClick) => {
+      const element = document.createElement("button");
+      element.type = "button";
+      element.className = "secondary";
+      element.dataset.action = action;
+      element.textContent = message(key);
+      element.addEventListener("click", onClick);
+      return element;
+    };
+    const request = appointment.request;
+    if (request) {
+      const status = document.createElement("p");
+      status.className = "notice warn";
+      status.textContent =
+        request.kind === "move" ? message("askedMove", { when: timeRange(request) }) : message("askedCancel");
+      part.append(
+        status,
+        button("withdrawRequest", "withdraw-request", async () => {
+          const result = await api("DELETE", `/me/appointments/${appointment.id}/request`);
+          if (result.status === 0) return announce(message("requestOffline"));
+          if (result.ok || result.status === 409) {
+            await load();
+            if (result.ok) announce(message("requestWithdrawn"));
+          }
+        }),
+      );
+      return part;
+    }
+    const open = button("askChange", "ask-change", () => {
+      open.hidden = true;
+      part.append(requestForm(appointment, () => {
+        part.querySelector("form").remove();
+        open.hidden = false;
+        open.focus();
+      }));
+      part.querySelector("input").focus();
+    });
+    part.append(open);
+    return part;
+  };
+
+  /** A request to move the session (to a time on the five-minute grid) or to cancel it, with a note. */
+  const requestForm = (appointment, close) => {
+    const requestForm = document.getElementById("request-form").content.firstElementChild.cloneNode(true);
+    // Each list item has its own copy: ids made unique, labels kept pointing at their fields.
+    for (const element of requestForm.querySelectorAll("[id]")) element.id = `${element.id}-${appointment.id}`;
+    for (const label of requestForm.querySelectorAll("label[for]")) label.htmlFor = `${label.htmlFor}-${appointment.id}`;
+    const note = requestForm.querySelector("textarea");
+    note.setAttribute("aria-describedby", `${note.getAttribute("aria-describedby")}-${appointment.id}`);
+    const start = toZoned(appointment.startsAt, zone);
+    requestForm.elements.date.value = start.date;
+    requestForm.elements.startTime.value = start.time;
+    requestForm.elements.endTime.value = toZoned(appointment.endsAt, zone).time;
+    const moveFields = requestForm.querySelector("[data-move-fields]");
+    for (const choice of requestForm.elements.kind) {
+      choice.addEventListener("change", () => {
+        moveFields.hidden = requestForm.elements.kind.value !== "move";
+      });
+    }
+    requestForm.querySelector('[data-action="close-request"]').addEventListener("click", close);
+    requestForm.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      clearErrors(requestForm);
+      const data = values(requestForm);
+      const body = { kind: requestForm.elements.kind.value };
+      if (body.kind === "move") {
+        if (!check(requestForm, data, ["date", "startTime", "endTime"])) return showSummary(requestForm, message("fixErrors"));
+        body.startsAt = fromZoned(data.date, data.startTime, zone);
+        body.endsAt = fromZoned(data.date, data.endTime, zone);
+      }
+      if (data.note.trim()) body.note = data.note.trim();
+      const result = await api("PUT", `/me/appointments/${appointment.id}/request`, body);
+      if (result.status === 0) return showSummary(requestForm, message("requestOffline"));
+      if (!result.ok) return showProblem(requestForm, result.data);
+      await load();
+      announce(message("requestSent"));
+    });
+    return requestForm;
+  };
+
   const renderMonth = () => {
     const byDay = new Map();
     for (const appointment of state.appointments) {
@@ -192,10 +286,10 @@ export async function run() {
   };
 
   /** The checks the server makes too, answered at once: required, the five-minute grid, end after start. */
-  const check = (data) => {
-    let valid = requireFields(form, ["title", "date", "startTime", "endTime"]);
+  const check = (target, data, required) => {
+    let valid = requireFields(target, required);
     const refuse = (field, key) => {
-      markField(form, field, message(key));
+      markField(target, field, message(key));
       valid = false;
     };
     if (data.startTime && !onGrid(data.startTime)) refuse("startsAt", "offGrid");
@@ -206,7 +300,7 @@ export async function run() {
 
   onSubmit("appointment", async () => {
     const data = values(form);
-    if (!check(data)) return showSummary(form, message("fixErrors"));
+    if (!check(form, data, ["title", "date", "startTime", "endTime"])) return showSummary(form, message("fixErrors"));
     const body = {
       title: data.title.trim(),
       startsAt: fromZoned(data.date, data.startTime, zone),

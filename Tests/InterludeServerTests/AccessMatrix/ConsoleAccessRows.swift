@@ -166,6 +166,14 @@ extension ConsoleRow {
         ConsoleRow("POST /console/patients/:patientID/appointments", "\(staffOnly), * 403, otherT 404, own 201, endedT 409, elsewhereT 409") { cell in
             .post("/console/patients/\(cell.subject.id)/appointments", [("title", "Session"), ("date", "2026-03-10"), ("startTime", "10:00"), ("endTime", "10:50")])
         },
+        ConsoleRow("POST /console/patients/:patientID/appointments/:appointmentID/decision", "\(staffOnly), * 403, otherT 404, own 200, endedT 409, elsewhereT 409") { cell in
+            .post(
+                "/console/patients/\(cell.subject.id)/appointments/\(try await cell.world.freshSession(requested: true))/decision",
+                [("grant", "no"), ("version", "2")])
+        },
+        ConsoleRow("POST /console/patients/:patientID/appointments/:appointmentID/cancel", "\(staffOnly), * 403, otherT 404, own 200, endedT 409, elsewhereT 409") { cell in
+            .post("/console/patients/\(cell.subject.id)/appointments/\(try await cell.world.freshSession())/cancel", [])
+        },
         ConsoleRow("GET /console/patients/:patientID/responses/:responseID", scoped: true, "\(staffOnly), * 403, otherT 404, own 404, own@practice 200") { cell in
             .get("/console/patients/\(cell.subject.id)/responses/\(cell.subject.response(cell.scope))")
         },

@@ -37,10 +37,22 @@ struct CaseloadPages: Sendable {
     }
 
     struct AppointmentRow: Encodable, Sendable {
+        var id: String
+        var version: Int
         var title: String
         var when: String
         var comment: String?
         var past: Bool
+        /// A session the therapist's side booked, not over: theirs to cancel.
+        var cancellable: Bool
+        /// The patient's open request, in words, with their note.
+        var request: String?
+        var requestNote: String?
+    }
+
+    /// What the therapist just did with a session.
+    enum AppointmentChange: String, Sendable {
+        case granted, declined, cancelled
     }
 
     struct NotificationRow: Encodable, Sendable {
@@ -123,6 +135,8 @@ struct CaseloadPages: Sendable {
         var showPastAppointments: Bool
         var appointmentForm: ConsoleTherapistController.AppointmentForm
         var appointmentAdded: Bool
+        /// What was just done with a session, in words.
+        var appointmentChanged: String?
         var appointmentErrors: FormErrors
         var timeZone: String
         var reach: String
@@ -156,6 +170,7 @@ struct CaseloadPages: Sendable {
         var assignErrors = FormErrors()
         var appointmentForm: ConsoleTherapistController.AppointmentForm?
         var appointmentAdded = false
+        var appointmentChanged: AppointmentChange?
         var appointmentErrors = FormErrors()
         var showPastAppointments = false
         var planAdded = false
@@ -270,11 +285,21 @@ struct CaseloadPages: Sendable {
         let patientZone = entry.patient.zone
         let appointments = try await chart.appointments(includePast: state.showPastAppointments)
         let appointmentDisplay = DateDisplay(language: language, timeZone: patientZone)
+        let span = { (start: Date, end: Date) in
+            "\(appointmentDisplay.dateTime(start))–\(LocalDateTime(end, in: patientZone).time)"
+        }
         let appointmentRows = appointments.map { shown in
-            let end = LocalDateTime(shown.endsAt, in: patientZone).time
-            return AppointmentRow(
-                title: shown.title, when: "\(appointmentDisplay.dateTime(shown.startsAt))–\(end)",
-                comment: shown.comment, past: shown.endsAt <= now)
+            AppointmentRow(
+                id: shown.id.uuidString, version: shown.version, title: shown.title, when: span(shown.startsAt, shown.endsAt),
+                comment: shown.comment, past: shown.endsAt <= now, cancellable: shown.bookedByTherapist && shown.endsAt > now,
+                request: shown.request.map { request in
+                    switch (request.kind, request.startsAt, request.endsAt) {
+                    case (.move, let start?, let end?):
+                        localizer.text("console.appointment.asksMove", language, ["when": span(start, end)])
+                    default: localizer.text("console.appointment.asksCancel", language)
+                    }
+                },
+                requestNote: shown.request?.note)
         }
         let nextSession = appointments.filter { $0.startsAt > now }.min { $0.startsAt < $1.startsAt }
             .map { "\(appointmentDisplay.dayDateTime($0.startsAt)) · \($0.title)" } ?? ""
@@ -333,7 +358,9 @@ struct CaseloadPages: Sendable {
             showPastAppointments: state.showPastAppointments,
             appointmentForm: state.appointmentForm
                 ?? .init(id: UUID().uuidString, title: "", date: today.adding(days: 7).description, startTime: "", endTime: ""),
-            appointmentAdded: state.appointmentAdded, appointmentErrors: state.appointmentErrors,
+            appointmentAdded: state.appointmentAdded,
+            appointmentChanged: state.appointmentChanged.map { localizer.text("console.appointment.\($0.rawValue)", language) },
+            appointmentErrors: state.appointmentErrors,
             timeZone: patientZone.identifier, reach: reachText, notifications: notificationRows,
             hasNotifications: !notificationRows.isEmpty,
             treatment: state.treatmentForm

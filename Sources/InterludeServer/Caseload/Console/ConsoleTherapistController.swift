@@ -16,6 +16,12 @@ struct ConsoleTherapistController {
         var comment: String?
     }
 
+    /// The therapist's answer to a patient's request about a session, for the version they saw.
+    struct AppointmentDecisionForm: Content {
+        var grant: String
+        var version: Int
+    }
+
     /// The treatment's names and dates, or (from its own buttons) a new status; ending needs `confirmEnd`.
     struct TreatmentForm: Content {
         var displayName: String?
@@ -75,6 +81,8 @@ struct ConsoleTherapistController {
         routes.get("patients", ":patientID", use: patient)
         routes.post("patients", ":patientID", "prompts", use: assign)
         routes.post("patients", ":patientID", "appointments", use: addAppointment)
+        routes.post("patients", ":patientID", "appointments", ":appointmentID", "decision", use: decideAppointmentRequest)
+        routes.post("patients", ":patientID", "appointments", ":appointmentID", "cancel", use: cancelAppointment)
         routes.post("patients", ":patientID", "treatment", use: updateTreatment)
         routes.post("patients", ":patientID", "password-reset", use: sendPasswordReset)
         routes.post("invitations", use: invite)
@@ -156,6 +164,44 @@ struct ConsoleTherapistController {
             return try await renderPatient(
                 request, .init(appointmentForm: form, appointmentErrors: errors), status: errors.status)
         }
+    }
+
+    /// Grants or declines the patient's request to move or cancel a session.
+    func decideAppointmentRequest(_ request: Request) async throws -> Response {
+        let therapist = try request.consoleUser(.therapist)
+        let chart = try await Self.chart(request, therapist)
+        let form = try request.content.decode(AppointmentDecisionForm.self)
+        let grant = form.grant == "yes"
+        return try await changeAppointment(request, done: grant ? .granted : .declined) {
+            try await chart.decideAppointmentRequest(try Self.appointmentID(request), grant: grant, baseVersion: form.version)
+        }
+    }
+
+    /// Cancels a session the therapist booked.
+    func cancelAppointment(_ request: Request) async throws -> Response {
+        let therapist = try request.consoleUser(.therapist)
+        let chart = try await Self.chart(request, therapist)
+        return try await changeAppointment(request, done: .cancelled) {
+            try await chart.cancelAppointment(try Self.appointmentID(request))
+        }
+    }
+
+    /// The patient's page after a change to one of their sessions, saying what happened or why it did not.
+    private func changeAppointment(
+        _ request: Request, done: CaseloadPages.AppointmentChange, _ change: () async throws -> Void
+    ) async throws -> Response {
+        do {
+            try await change()
+            return try await renderPatient(request, .init(appointmentChanged: done))
+        } catch {
+            guard let errors = FormErrors.from(error, request: request) else { throw error }
+            return try await renderPatient(request, .init(appointmentErrors: errors), status: errors.status)
+        }
+    }
+
+    private static func appointmentID(_ request: Request) throws -> UUID {
+        guard let id = request.parameters.get("appointmentID", as: UUID.self) else { throw AppError.notFound }
+        return id
     }
 
     /// Changes the name the client is shown under and the therapy's dates (the patient's days).
