@@ -33,8 +33,10 @@ struct PlanFormTests {
             case .sunday: form.windowsSunday = value
             }
         }
-        form.durationMinutes = "30"
-        form.reminderMinutes = "10, 20"
+        form.duration = "30"
+        form.durationUnit = "minutes"
+        form.reminders = "10, 20"
+        form.remindersUnit = "minutes"
         form.notificationEn = "  How are you?  "
         let plan = try form.plan()
         let windows = [("08:00", "11:59"), ("12:00", "15:59"), ("16:00", "19:59")].map {
@@ -50,7 +52,7 @@ struct PlanFormTests {
     func kinds() throws {
         var form = PlanForm()
         form.instrumentKey = "who-5"
-        form.durationMinutes = "60"
+        form.duration = "1"
         form.kind = "fixedTimes"
         form.times = "20:00, 08:30"
         form.weekdays = ["monday", "friday"]
@@ -90,11 +92,37 @@ struct PlanFormTests {
         form.offsets = "0, 7, 28"
         #expect(try form.plan().pattern == .relative(anchor: .therapyStart, offsets: [0, 7, 28], every: nil, count: nil, time: LocalTime("18:00")!))
         form.kind = "appointment"
-        form.opensBeforeMinutes = "1440"
-        form.durationMinutes = "1440"
+        form.opensBefore = "1"
+        form.opensBeforeUnit = "days"
+        form.duration = "1"
+        form.durationUnit = "days"
         #expect(try form.plan().pattern == .appointment(opensBeforeMinutes: 1440, closesAfterStartMinutes: 0))
+        form.closesAfterStart = "30"
+        form.closesAfterStartUnit = "minutes"
+        #expect(try form.plan().pattern == .appointment(opensBeforeMinutes: 1440, closesAfterStartMinutes: 30))
         form.kind = "once"
         #expect(try form.plan().pattern == .once)
+    }
+
+    @Test("spans of time are written in the unit the form chose; a unit it does not know, or a span too long to count, is refused by name")
+    func units() {
+        var form = PlanForm()
+        form.instrumentKey = "who-5"
+        form.kind = "once"
+        form.duration = "2"
+        form.durationUnit = "weeks"
+        form.reminders = "1, 3"
+        form.remindersUnit = "days"
+        #expect((try? form.plan())?.durationMinutes == 2 * 7 * 24 * 60)
+        #expect((try? form.plan())?.reminderMinutes == [24 * 60, 3 * 24 * 60])
+        form.durationUnit = "fortnights"
+        #expect(refused(form) == ["duration"])
+        form.durationUnit = "weeks"
+        form.reminders = String(Int.max)
+        #expect(refused(form) == ["reminders"])
+        form.reminders = "1"
+        form.remindersUnit = ""
+        #expect(refused(form) == ["reminders"])
     }
 
     @Test("problems are named by the form field they belong to")
@@ -102,16 +130,17 @@ struct PlanFormTests {
         var form = PlanForm()
         form.instrumentKey = "who-5"
         form.kind = "randomWindows"
-        #expect(refused(form) == ["windowsMonday", "durationMinutes"])
-        form.durationMinutes = "thirty"
+        #expect(refused(form) == ["windowsMonday", "duration"])
+        form.duration = "thirty"
         form.windowsTuesday = "08:00 to 10:00"
-        #expect(refused(form) == ["windowsTuesday", "windowsMonday", "durationMinutes"])
-        form.durationMinutes = "120"
+        #expect(refused(form) == ["windowsTuesday", "windowsMonday", "duration"])
+        form.duration = "2"
         form.windowsTuesday = "08:00-08:30 x2"
-        form.reminderMinutes = "200"
-        #expect(refused(form) == ["windowsTuesday", "reminderMinutes"])
+        form.reminders = "200"
+        form.remindersUnit = "minutes"
+        #expect(refused(form) == ["windowsTuesday", "reminders"])
         form.windowsTuesday = "08:00-12:00 x1"
-        form.reminderMinutes = ""
+        form.reminders = ""
         form.adjustEarliest = "20:00"
         form.adjustLatest = "08:00"
         form.adjustMinCount = "1"
@@ -124,7 +153,7 @@ struct PlanFormTests {
         #expect(refused(form).contains("kind"))
         form = PlanForm()
         form.instrumentKey = "who-5"
-        form.durationMinutes = "10"
+        form.duration = "10"
         form.weekdays = []
         #expect(refused(form) == ["times", "weekdays"])
     }

@@ -21,7 +21,7 @@ struct ConsoleScheduleTests {
     }
 
     static let fixedTwiceDaily: [(String, String)] = [
-        ("instrumentKey", "mood-vas"), ("kind", "fixedTimes"), ("times", "08:30, 20:00"), ("durationMinutes", "60"),
+        ("instrumentKey", "mood-vas"), ("kind", "fixedTimes"), ("times", "08:30, 20:00"), ("duration", "1"), ("durationUnit", "hours"),
         ("weekdays[]", "monday"), ("weekdays[]", "tuesday"), ("weekdays[]", "wednesday"), ("weekdays[]", "thursday"),
         ("weekdays[]", "friday"), ("weekdays[]", "saturday"), ("weekdays[]", "sunday"),
     ]
@@ -366,6 +366,38 @@ struct ConsoleScheduleTests {
         }
     }
 
+    @Test("the plan form takes spans in hours, days and weeks and the day of the month by name; a wrong unit is refused by field")
+    func planFormUnits() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, _, practiceID) = try await practice(app)
+            let monthly: [(String, String)] = [
+                ("instrumentKey", "who-5"), ("kind", "monthly"), ("day", "-1"), ("time", "18:00"), ("duration", "2"),
+                ("durationUnit", "days"), ("reminders", "12"), ("remindersUnit", "hours"), ("target", "all"), ("action", "attach"),
+            ]
+
+            // act
+            let form = try await console.get(plansPath(practiceID))
+            let wrongUnit = try await console.post(
+                plansPath(practiceID), monthly.map { $0.0 == "durationUnit" ? ($0.0, "fortnights") : $0 })
+            let attached = try await console.post(plansPath(practiceID), monthly)
+
+            // verify
+            #expect(form.html.contains(#"<option value="-1">the last day</option>"#))
+            #expect(form.html.contains(#"<option value="1">the 1st</option>"#))
+            #expect(form.html.contains(#"<option value="hours" selected>hours</option>"#), "a new plan is open for 1 hour")
+            #expect(wrongUnit.status == .unprocessableEntity && wrongUnit.html.contains(#"id="duration-error""#))
+            #expect(attached.status == .seeOther, "\(attached.status)")
+            let plan = try #require(try await PlanRecord.query(on: app.database).filter(\.$instrumentKey == "who-5").first())
+            let definition = try JSONDecoder().decode(SchedulePlan.self, from: Data(plan.definition.utf8))
+            #expect(definition.durationMinutes == 2 * 24 * 60 && definition.reminderMinutes == [12 * 60])
+            #expect(definition.pattern == .monthly(day: -1, time: LocalTime("18:00")!))
+            let listed = try await console.get(plansPath(practiceID))
+            #expect(listed.html.contains("Monthly on the last day at 18:00"))
+            #expect(listed.html.contains("open for 2 days"))
+        }
+    }
+
     @Test("a researcher reads a participant's schedule with the study's plan names")
     func researcherSchedule() async throws {
         try await withTestApp { app in
@@ -392,7 +424,7 @@ struct ConsoleScheduleTests {
             let refused = try await console.post(
                 plansPath(studyID),
                 [("instrumentKey", "tys-weekly"), ("kind", "weekly"), ("weekday", "monday"), ("time", "19:00"),
-                 ("durationMinutes", "60"), ("target", "arm:B"), ("action", "attach")])
+                 ("duration", "1"), ("durationUnit", "hours"), ("target", "arm:B"), ("action", "attach")])
 
             // verify
             #expect(refused.status == .unprocessableEntity)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A plan as a web form sends it: every field a string, windows and lists written out
-/// (`08:00-11:59 x1; 12:00-15:59 x1`, `08:30, 20:00`). Turns into a checked `SchedulePlan`, with every problem
+/// (`08:00-11:59 x1; 12:00-15:59 x1`, `08:30, 20:00`), spans of time with the unit chosen for them. Turns into a checked `SchedulePlan`, with every problem
 /// named by the form field it belongs to.
 public struct PlanForm: Codable, Sendable, Equatable {
     public var instrumentKey: String = ""
@@ -22,10 +22,16 @@ public struct PlanForm: Codable, Sendable, Equatable {
     public var offsets: String = ""
     public var every: String = ""
     public var count: String = ""
-    public var opensBeforeMinutes: String = ""
-    public var closesAfterStartMinutes: String = ""
-    public var durationMinutes: String = ""
-    public var reminderMinutes: String = ""
+    /// Spans of time in the unit the form chose for each (`TimeUnit`): "2" and "days".
+    public var opensBefore: String = ""
+    public var opensBeforeUnit: String = TimeUnit.days.rawValue
+    public var closesAfterStart: String = ""
+    public var closesAfterStartUnit: String = TimeUnit.hours.rawValue
+    public var duration: String = ""
+    public var durationUnit: String = TimeUnit.hours.rawValue
+    /// After how long unanswered each reminder goes out: "12, 24" and "hours".
+    public var reminders: String = ""
+    public var remindersUnit: String = TimeUnit.hours.rawValue
     public var notificationEn: String = ""
     public var notificationDe: String = ""
     public var startAfterDays: String = ""
@@ -61,10 +67,18 @@ public struct PlanForm: Codable, Sendable, Equatable {
         offsets = try text(.offsets)
         every = try text(.every)
         count = try text(.count)
-        opensBeforeMinutes = try text(.opensBeforeMinutes)
-        closesAfterStartMinutes = try text(.closesAfterStartMinutes)
-        durationMinutes = try text(.durationMinutes)
-        reminderMinutes = try text(.reminderMinutes)
+        // A unit left out is the one the form offers first.
+        func unit(_ key: CodingKeys, _ first: TimeUnit) throws -> String {
+            try container.decodeIfPresent(String.self, forKey: key) ?? first.rawValue
+        }
+        opensBefore = try text(.opensBefore)
+        opensBeforeUnit = try unit(.opensBeforeUnit, .days)
+        closesAfterStart = try text(.closesAfterStart)
+        closesAfterStartUnit = try unit(.closesAfterStartUnit, .hours)
+        duration = try text(.duration)
+        durationUnit = try unit(.durationUnit, .hours)
+        reminders = try text(.reminders)
+        remindersUnit = try unit(.remindersUnit, .hours)
         notificationEn = try text(.notificationEn)
         notificationDe = try text(.notificationDe)
         startAfterDays = try text(.startAfterDays)
@@ -98,8 +112,12 @@ public struct PlanForm: Codable, Sendable, Equatable {
     public func plan() throws(ValidationFailure) -> SchedulePlan {
         var validator = FieldValidator()
         let pattern = self.pattern(into: &validator)
-        let duration = Self.integer(durationMinutes, field: "durationMinutes", required: true, into: &validator)
-        let reminders = Self.integers(reminderMinutes, field: "reminderMinutes", into: &validator)
+        let duration = Self.minutes(self.duration, unit: durationUnit, field: "duration", required: true, into: &validator)
+        var reminders: [Int] = []
+        let counts = Self.integers(self.reminders, field: "reminders", into: &validator)
+        if !counts.isEmpty, let unit = Self.unit(remindersUnit, field: "reminders", into: &validator) {
+            reminders = counts.compactMap { Self.minutes($0, in: unit, field: "reminders", into: &validator) }
+        }
         let startAfter = Self.integer(startAfterDays, field: "startAfterDays", required: false, into: &validator)
         let first = Self.date(firstDate, field: "firstDate", into: &validator)
         let last = Self.date(lastDate, field: "lastDate", into: &validator)
@@ -160,9 +178,9 @@ public struct PlanForm: Codable, Sendable, Equatable {
             return .relative(
                 anchor: parsedAnchor, offsets: parsedOffsets, every: parsedEvery, count: parsedCount, time: parsedTime)
         case "appointment":
-            let before = Self.integer(opensBeforeMinutes, field: "opensBeforeMinutes", required: true, into: &validator)
-            let after = Self.integer(
-                closesAfterStartMinutes, field: "closesAfterStartMinutes", required: false, into: &validator)
+            let before = Self.minutes(opensBefore, unit: opensBeforeUnit, field: "opensBefore", required: true, into: &validator)
+            let after = Self.minutes(
+                closesAfterStart, unit: closesAfterStartUnit, field: "closesAfterStart", required: false, into: &validator)
             guard let before else { return nil }
             return .appointment(opensBeforeMinutes: before, closesAfterStartMinutes: after ?? 0)
         case "once":
@@ -196,10 +214,16 @@ public struct PlanForm: Codable, Sendable, Equatable {
         switch (parts.first, parts.count > 1 ? parts[1] : nil) {
         case ("pattern", "days"):
             return parts.count > 2 ? Weekday(rawValue: parts[2]).map(windowsField) ?? "windowsMonday" : "windowsMonday"
+        case ("pattern", "opensBeforeMinutes"):
+            return "opensBefore"
+        case ("pattern", "closesAfterStartMinutes"):
+            return "closesAfterStart"
         case ("pattern", let field?):
             return field
         case ("reminderMinutes", _):
-            return "reminderMinutes"
+            return "reminders"
+        case ("durationMinutes", _):
+            return "duration"
         case ("adjustment", let field?):
             return "adjust" + field.prefix(1).uppercased() + field.dropFirst()
         case ("adjustment", nil):
@@ -229,6 +253,33 @@ public struct PlanForm: Codable, Sendable, Equatable {
             return nil
         }
         return number
+    }
+
+    /// A span written as a number of `unit`s, in minutes.
+    static func minutes(
+        _ text: String, unit: String, field: String, required: Bool, into validator: inout FieldValidator
+    ) -> Int? {
+        guard let count = integer(text, field: field, required: required, into: &validator),
+            let unit = self.unit(unit, field: field, into: &validator)
+        else { return nil }
+        return minutes(count, in: unit, field: field, into: &validator)
+    }
+
+    private static func minutes(_ count: Int, in unit: TimeUnit, field: String, into validator: inout FieldValidator) -> Int? {
+        let (minutes, overflow) = count.multipliedReportingOverflow(by: unit.minutes)
+        guard !overflow else {
+            validator.add(field, .outOfRange)
+            return nil
+        }
+        return minutes
+    }
+
+    private static func unit(_ text: String, field: String, into validator: inout FieldValidator) -> TimeUnit? {
+        guard let unit = TimeUnit(rawValue: clean(text)) else {
+            validator.add(field, .invalidValue)
+            return nil
+        }
+        return unit
     }
 
     static func integers(_ text: String, field: String, into validator: inout FieldValidator) -> [Int] {
@@ -293,5 +344,19 @@ public struct PlanForm: Codable, Sendable, Equatable {
     /// The windows written the way the form reads them.
     public static func describe(_ windows: [TimeWindow]) -> String {
         windows.map { "\($0.start)-\($0.end) x\($0.count)" }.joined(separator: "; ")
+    }
+}
+
+/// The unit a span of time is written in on a form: people think of a questionnaire open for 2 days, not 2880 minutes.
+public enum TimeUnit: String, Codable, Sendable, CaseIterable {
+    case minutes, hours, days, weeks
+
+    public var minutes: Int {
+        switch self {
+        case .minutes: 1
+        case .hours: 60
+        case .days: 24 * 60
+        case .weeks: 7 * 24 * 60
+        }
     }
 }

@@ -45,7 +45,7 @@ struct ConsoleScheduleController {
 
     func plans(_ request: Request) async throws -> Response {
         var form = PlanForm()
-        form.durationMinutes = "60"
+        form.duration = "1"
         return try await render(
             request, form: form, submission: PlanSubmission(target: request.query[String.self, at: "target"]),
             done: request.query[String.self, at: "done"].flatMap(SchedulePages.PlanChange.init))
@@ -204,7 +204,7 @@ struct PlanSummary {
     private func duration(_ minutes: Int) -> String { localizer.duration(minutes: minutes, language) }
 
     /// "the 1st", "the 22nd" in English, "1." in German.
-    private func dayOfMonth(_ day: Int) -> String {
+    func dayOfMonth(_ day: Int) -> String {
         let specific = "planSummary.dayOfMonth.\(day)"
         return localizer.has(specific) ? text(specific) : text("planSummary.dayOfMonth", ["day": String(day)])
     }

@@ -36,6 +36,9 @@ struct SchedulePages: Sendable {
         var targets: [SelectOption]
         var weekdays: [WeekdayRow]
         var weekdayOptions: [SelectOption]
+        /// "the 1st" to "the 28th", and "the last day".
+        var monthDays: [SelectOption]
+        var units: UnitChoices
         var anchors: [SelectOption]
         var previewPatients: [SelectOption]
         var previewFrom: String
@@ -44,6 +47,14 @@ struct SchedulePages: Sendable {
         var errors: FormErrors
         /// What the last action did, for the notice at the top.
         var done: PlanChange?
+    }
+
+    /// The units each span of time may be written in, the form's choice selected.
+    struct UnitChoices: Encodable, Sendable {
+        var duration: [SelectOption]
+        var reminders: [SelectOption]
+        var opensBefore: [SelectOption]
+        var closesAfterStart: [SelectOption]
     }
 
     enum PlanChange: String, Encodable, Sendable {
@@ -166,6 +177,17 @@ struct SchedulePages: Sendable {
             weekdayOptions: weekdayNames.map {
                 SelectOption(value: $0.0.rawValue, label: $0.1, selected: form.weekday == $0.0.rawValue)
             },
+            monthDays: (Array(1...28) + [-1]).map { day in
+                SelectOption(
+                    value: String(day),
+                    label: day == -1
+                        ? localizer.text("console.plans.lastDayOfMonth", language)
+                        : localizer.text("console.plans.monthDay", language, ["day": summaries.dayOfMonth(day)]),
+                    selected: form.day == String(day))
+            },
+            units: UnitChoices(
+                duration: unitOptions(form.durationUnit), reminders: unitOptions(form.remindersUnit),
+                opensBefore: unitOptions(form.opensBeforeUnit), closesAfterStart: unitOptions(form.closesAfterStartUnit)),
             anchors: SchedulePattern.Anchor.allCases.map {
                 SelectOption(
                     value: $0.rawValue, label: localizer.text("planAnchor.\($0.rawValue)", language),
@@ -173,6 +195,12 @@ struct SchedulePages: Sendable {
             },
             previewPatients: previewPatients, previewFrom: previewFrom.description,
             previewDays: String(previewDays), preview: table, errors: errors, done: done)
+    }
+
+    private func unitOptions(_ chosen: String) -> [SelectOption] {
+        TimeUnit.allCases.map {
+            SelectOption(value: $0.rawValue, label: localizer.text("timeUnit.\($0.rawValue)", language), selected: chosen == $0.rawValue)
+        }
     }
 
     /// `charts` are the viewer's charts of one participant; `fromText` and `daysText` as the query gave them.
