@@ -1,6 +1,7 @@
 """A therapist's alerts in a real browser: the high-priority one first and bannered on every console page until it is
 acknowledged, told in words with the question and the answer, and linked to the answers; at a phone's width too; and
-the patient's chart opening with them and the latest scores.
+the patient's chart opening with them and the latest scores. A rule is built from the questionnaire's own
+questions and bands, chosen from lists.
 
 Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR, INTERLUDE_BIN and CHROMIUM set.
 """
@@ -8,6 +9,7 @@ import uuid
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select
 
 from browser_support import BrowserTestCase
 from interlude_e2e import call, iso, pair, patient_token, staff_token
@@ -24,6 +26,30 @@ class AlertsTest(BrowserTestCase):
             "id": str(uuid.uuid4()), "promptId": prompt["id"], "instrumentKey": instrument, "version": 1,
             "answers": answers, "startedAt": iso(-1), "completedAt": iso(),
         }, token=patient)
+
+    def test_a_rule_is_built_from_the_questionnaires_own_questions_and_bands(self):
+        address = f"rules-therapist-{uuid.uuid4().hex[:8]}@example.org"
+        staff_token(address, "therapist", PASSWORD)
+        self.console_sign_in(address, PASSWORD)
+        self.wait.until(lambda driver: "/console/login" not in driver.current_url)
+        self.open("/console/rules")
+        self.wait.until(EC.presence_of_element_located((By.ID, "instrumentKey")))
+        Select(self.driver.find_element(By.ID, "instrumentKey")).select_by_value("phq-9")
+        questions = [option.text for option in self.driver.find_elements(By.CSS_SELECTOR, "#id0 option")]
+        self.assertIn(QUESTION, questions)
+        self.assertIn("Depression severity", questions)
+        Select(self.driver.find_element(By.ID, "subject0")).select_by_value("item")
+        Select(self.driver.find_element(By.ID, "id0")).select_by_value("phq9_9")
+        bands = [option.get_attribute("value") for option in self.driver.find_elements(By.CSS_SELECTOR, "#bands0 option")]
+        self.assertIn("severe", bands)
+        self.fill("name", "Thoughts of self-harm")
+        Select(self.driver.find_element(By.ID, "operator0")).select_by_value("greater")
+        self.fill("value0", "0")
+        self.click("input[name=action][value=alert]")
+        self.fill("message", "Call the patient today")
+        self.click("button[name=intent][value=add]")
+        self.wait.until(lambda driver: "added=1" in driver.current_url)
+        self.assertIn(f"(item “{QUESTION}” > 0)", self.driver.find_element(By.TAG_NAME, "main").text)
 
     def test_the_crisis_alert_is_first_bannered_and_told_in_words(self):
         suffix = uuid.uuid4().hex[:8]

@@ -293,8 +293,14 @@ struct ConsoleInterventionTests {
             let listed = try await console.get("\(path)?added=1")
             // verify
             #expect(saved.location == "\(path)?added=1")
-            #expect(listed.html.contains("When Patient Health Questionnaire (PHQ-9) is submitted (score total ≥ 15)"))
+            #expect(listed.html.contains("When Patient Health Questionnaire (PHQ-9) is submitted (score “Depression severity” ≥ 15)"))
             #expect(try await app.count("study_rules") == 1)
+            // The form offers the chosen questionnaire's questions by their text, its scores and bands by name.
+            let refused = try await console.post(path, Self.severeRule.filter { $0.0 != "name" } + [("intent", "add")])
+            #expect(refused.status == .unprocessableEntity)
+            #expect(refused.html.contains(#"<option value="phq9_9">Thoughts that you would be better off dead or of hurting yourself in some way</option>"#))
+            #expect(refused.html.contains(#"<option value="total" selected>Depression severity</option>"#))
+            #expect(refused.html.contains(#"<option value="severe">"#))
         }
     }
 

@@ -50,7 +50,8 @@ struct ConsoleRulesController {
         let grant = try await Self.grant(.viewRules, request, staff)
         let content = try await RulesPages(viewer: staff, database: request.db, services: request.services)
             .rules(grant, added: added, state: state)
-        return try await request.renderConsole("console/rules", titleKey: "console.rules.title", content: content, status: status)
+        return try await request.renderConsole(
+            "console/rules", titleKey: "console.rules.title", content: content, script: "/js/console/rule-form.js", status: status)
     }
 
     static func studyID(_ request: Request) throws -> UUID {

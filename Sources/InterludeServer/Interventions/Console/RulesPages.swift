@@ -31,13 +31,23 @@ struct RulesPages: Sendable {
         var text: String
     }
 
-    /// One clause row of the form, as sent or empty.
+    /// One clause row of the form, as sent or empty: the question or score chosen from the questionnaire's lists.
     struct ClauseRow: Encodable, Sendable {
         var index: Int
         var subjects: [SelectOption]
         var id: String
+        var targets: RuleTargets
         var operators: [SelectOption]
         var value: String
+    }
+
+    /// What a rule about one questionnaire can look at: its questions by their text, its scores by name, and the
+    /// bands of its scores by name.
+    struct RuleTargets: Encodable, Sendable {
+        var instrumentKey: String
+        var questions: [SelectOption]
+        var scores: [SelectOption]
+        var bands: [SelectOption]
     }
 
     struct RulesContent: Encodable, Sendable {
@@ -51,6 +61,8 @@ struct RulesPages: Sendable {
         var errors: FormErrors
         var added: Bool
         var instruments: [SelectOption]
+        /// Every questionnaire's lists, for the page to offer those of the one chosen.
+        var targets: [RuleTargets]
         var participants: [SelectOption]
         var dryRun: [DryRunRow]
         var triedDryRun: Bool
@@ -92,9 +104,10 @@ struct RulesPages: Sendable {
         let stored = try await rules.rules(in: grant)
         let catalog = InstrumentCatalog(database: database, services: services)
         var titles: [String: String] = [:]
-        for record in try await catalog.overview() where record.isUsable(in: grant.studyID) {
-            titles[record.key] = record.title(in: language)
-        }
+        let usable = try await catalog.overview().filter { $0.isUsable(in: grant.studyID) }
+        for record in usable { titles[record.key] = record.title(in: language) }
+        let definitions = try await catalog.definitions(Set(usable.map { InstrumentVersionKey(key: $0.key, version: $0.version) }))
+        let targets = definitions.values.sorted { $0.key < $1.key }.map(ruleTargets)
         let candidates = try await rules.dryRunCandidates(in: grant)
         let firings = grant.allows(.viewFirings) ? try await rules.firings(in: grant) : []
         let library = try await InterventionLibrary(database: database, services: services).contents(of: studyID)
@@ -106,11 +119,12 @@ struct RulesPages: Sendable {
             studyID: studyID.uuidString, studyTitle: study.title,
             canEdit: grant.allows(.editRules),
             rules: stored.map {
-                RuleRow(id: $0.id?.uuidString ?? "", name: $0.rule.name, summary: summary(of: $0.rule, titles: titles))
+                RuleRow(id: $0.id?.uuidString ?? "", name: $0.rule.name, summary: summary(of: $0.rule, titles: titles, targets: targets))
             },
             hasRules: !stored.isEmpty, form: form,
-            clauses: clauseRows(form), errors: state.errors, added: added,
+            clauses: clauseRows(form, targets: targets), errors: state.errors, added: added,
             instruments: titles.keys.sorted().map { SelectOption(value: $0, label: titles[$0] ?? $0, selected: $0 == form.instrumentKey) },
+            targets: targets,
             participants: candidates.map { SelectOption(value: $0.patientID.uuidString, label: $0.pseudonym, selected: false) },
             dryRun: state.dryRun ?? [], triedDryRun: state.dryRun != nil,
             firings: firings.map {
@@ -138,7 +152,32 @@ struct RulesPages: Sendable {
             hasPlan: library.plan != nil, planErrors: state.planErrors)
     }
 
-    func clauseRows(_ form: RuleForm) -> [ClauseRow] {
+    /// A questionnaire's questions (those answered with a number or a choice), scores and bands, in the reader's
+    /// language.
+    private func ruleTargets(_ definition: InstrumentDefinition) -> RuleTargets {
+        let questions = definition.items.filter { [.single, .boolean, .scale, .slider, .number].contains($0.type) }
+        var bands: [SelectOption] = []
+        for band in definition.scores.flatMap(\.bands) {
+            guard let level = band.level, !bands.contains(where: { $0.value == level }) else { continue }
+            bands.append(SelectOption(value: level, label: band.label.text(language), selected: false))
+        }
+        return RuleTargets(
+            instrumentKey: definition.key,
+            questions: questions.map { SelectOption(value: $0.id, label: Self.shortened($0.text.text(language)), selected: false) },
+            scores: definition.scores.map { SelectOption(value: $0.id, label: $0.title.text(language), selected: false) },
+            bands: bands)
+    }
+
+    /// A question's text cut to a line, at a word.
+    static func shortened(_ text: String, to length: Int = 80) -> String {
+        guard text.count > length else { return text }
+        let cut = text.prefix(length)
+        return (cut.lastIndex(of: " ").map { String(cut[..<$0]) } ?? String(cut)) + "…"
+    }
+
+    func clauseRows(_ form: RuleForm, targets: [RuleTargets]) -> [ClauseRow] {
+        let chosen = targets.first { $0.instrumentKey == form.instrumentKey } ?? targets.first
+            ?? RuleTargets(instrumentKey: "", questions: [], scores: [], bands: [])
         let rows = [
             (form.subject0, form.id0, form.operator0, form.value0), (form.subject1, form.id1, form.operator1, form.value1),
             (form.subject2, form.id2, form.operator2, form.value2),
@@ -154,19 +193,29 @@ struct RulesPages: Sendable {
                             selected: $0.rawValue == row.0)
                     },
                 id: row.1,
+                targets: RuleTargets(
+                    instrumentKey: chosen.instrumentKey,
+                    questions: chosen.questions.map { SelectOption(value: $0.value, label: $0.label, selected: $0.value == row.1) },
+                    scores: chosen.scores.map { SelectOption(value: $0.value, label: $0.label, selected: $0.value == row.1) },
+                    bands: chosen.bands),
                 operators: operators.map { SelectOption(value: $0.rawValue, label: $0.symbol, selected: $0.rawValue == row.2) },
                 value: row.3)
         }
     }
 
     /// A rule in a sentence: "When PHQ-9 is submitted (score total ≥ 15) → alert (high)".
-    func summary(of rule: StudyRule, titles: [String: String]) -> String {
+    func summary(of rule: StudyRule, titles: [String: String], targets: [RuleTargets]) -> String {
         let when: String
         switch rule.trigger {
         case .submitted(let key, let condition):
+            // Questions by their text, scores and bands by their names; an id only where the questionnaire has none.
+            let lists = targets.first { $0.instrumentKey == key }
+            let named = { (options: [SelectOption]?, value: String) in options?.first { $0.value == value }?.label ?? value }
             let clauses = condition.clauses.map { clause -> String in
-                let what = clause.subject == .band ? clause.level ?? "" : clause.value.map { $0.plainText() } ?? ""
-                return "\(localizer.text("console.rules.subject.\(clause.subject.rawValue)", language)) \(clause.id) \(clause.operator.symbol) \(what)"
+                let what = clause.subject == .band
+                    ? named(lists?.bands, clause.level ?? "") : clause.value.map { $0.plainText() } ?? ""
+                let which = named(clause.subject == .item ? lists?.questions : lists?.scores, clause.id)
+                return "\(localizer.text("console.rules.subject.\(clause.subject.rawValue)", language)) “\(which)” \(clause.operator.symbol) \(what)"
             }
             let joiner = " \(localizer.text("console.rules.mode.\(condition.mode.rawValue)", language)) "
             when = localizer.text("console.rules.whenSubmitted", language, ["instrument": titles[key] ?? key])
