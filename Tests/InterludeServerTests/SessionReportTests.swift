@@ -89,6 +89,8 @@ struct SessionReportTests {
             #expect(report.notable.first?.title.contains("better off dead") == true)
             #expect(report.notable.first?.value.isEmpty == false)
             #expect(report.notable.last?.title == "Low mood")
+            #expect(report.notable.last?.value.contains("How do you feel right now?") == true, "what met the rule, in words")
+            #expect(report.notable.last?.value.contains("mood <") == false)
             #expect(report.alerts.map(\.priority).sorted { $0.rawValue < $1.rawValue } == [.high, .normal])
             #expect(report.compliance.answered == 4 && report.compliance.missed == 1 && report.compliance.percent == 80)
             #expect(report.events.map(\.title) == ["Started running"])

@@ -103,8 +103,11 @@ struct SessionReportService: Sendable {
             Set(responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
         let firings = Dictionary(
             grouping: try await chart.firings(on: try responses.map { try $0.record.requireID() }), by: { $0.record.responseID })
-        let words = PatientResults(
-            language: language, display: DateDisplay(language: language, timeZone: .gmt), localizer: services.localizer)
+        let display = DateDisplay(language: language, timeZone: .gmt)
+        let words = PatientResults(language: language, display: display, localizer: services.localizer)
+        // What met each rule in the reader's words (the question's text, the answer given), as alerts tell it.
+        let told = try await AlertWording(database: database, services: services, language: language, display: display)
+            .tell(firings: firings.values.flatMap { $0 }.compactMap(\.record.id))
         var notable: [Notable] = []
         for stored in responses.reversed() {
             let record = stored.record
@@ -119,7 +122,8 @@ struct SessionReportService: Sendable {
                 notable.append(note(.crisisItem(question: item.text.text(language), answer: words.answerText(answer, for: item, in: definition))))
             }
             for firing in firings[responseID] ?? [] {
-                notable.append(note(.rule(name: firing.record.ruleName, reason: firing.reason)))
+                let reason = firing.record.id.flatMap { told[$0]?.facts.joined(separator: " ") } ?? firing.reason
+                notable.append(note(.rule(name: firing.record.ruleName, reason: reason)))
             }
         }
         return notable
