@@ -21,7 +21,7 @@ struct ConsoleURLTests {
         (.user(other), .POST), (.userPassword(other), .POST), (.userDeletion(other), .POST),
         (.audit, .GET), (.settings, .GET), (.settings, .POST), (.settingsTwoFactor, .POST), (.settingsACT, .POST), (.settingsName, .POST),
         (.patients, .GET), (.patient(patient), .GET), (.assignPrompt(patient: patient), .POST),
-        (.appointments(patient: patient), .POST), (.treatment(patient: patient), .POST), (.passwordReset(patient: patient), .POST), (.invitations, .POST), (.response(patient: patient, response: other), .GET),
+        (.appointments(patient: patient), .POST), (.appointmentDecision(patient: patient, appointment: other), .POST), (.cancelAppointment(patient: patient, appointment: other), .POST), (.treatment(patient: patient), .POST), (.passwordReset(patient: patient), .POST), (.invitations, .POST), (.response(patient: patient, response: other), .GET),
         (.responseFHIR(patient: patient, response: other), .GET), (.healthRecord(patient: patient), .GET), (.thoughts(patient: patient), .GET), (.thoughts(patient: patient), .POST), (.report(patient: patient), .GET), (.notes(patient: patient), .POST), (.deleteNote(patient: patient, note: other), .POST), (.pairingCodes, .GET), (.pairingCodes, .POST),
         (.pairingCodeSheet, .GET), (.profile, .GET), (.profile, .POST),
         (.intersession(patient: patient), .GET), (.interventions(patient: patient), .POST),

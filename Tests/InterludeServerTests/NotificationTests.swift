@@ -474,7 +474,7 @@ struct NotificationTests {
     func quietHoursPostpone() async throws {
         try await withTestApp { app in
             // setup: quiet from 06:00 to 07:30, an appointment tomorrow at 08:00
-            let (_, patient, _, _) = try await setUp(app)
+            let (_, patient, patientID, _) = try await setUp(app)
             _ = try await patient.send(.PUT, "/me/notification-preferences", json: Self.preferences(quietHours: ["start": "06:00", "end": "07:30"]))
             let vienna = TimeZone(identifier: "Europe/Vienna")!
             let tomorrow = LocalDate(app.clock.now, in: vienna).adding(days: 1)
@@ -489,7 +489,9 @@ struct NotificationTests {
 
             // verify
             #expect(report.postponed == 1)
-            let postponed = try #require(try await NotificationRecord.query(on: app.database).filter(\.$category == .appointments).first())
+            let postponed = try #require(
+                try await NotificationRecord.query(on: app.database).filter(\.$category == .appointments)
+                    .filter(\.$user.$id == patientID).first())
             #expect(postponed.nextAttemptAt == LocalDateTime(date: tomorrow, time: LocalTime("07:30")!).instant(in: vienna))
             #expect(after.sent == 1)
         }

@@ -440,9 +440,15 @@ struct ScheduleAPITests {
             #expect(listed.map(\.bookedBy) == [.therapist, .patient])
             #expect(listed.first?.startsAt == start, "the session stays where the therapist put it")
             #expect(try await app.count("appointments") == 2)
-            let told = try await NotificationRecord.query(on: app.database).filter(\.$category == .appointments).all()
+            let told = try await NotificationRecord.query(on: app.database).filter(\.$category == .appointments)
+                .filter(\.$user.$id == patientID).all()
             #expect(told.count == 1, "the patient hears once of the session the therapist booked")
             #expect(told.first?.title == "Your therapist booked a session")
+            let therapistTold = try await NotificationRecord.query(on: app.database).filter(\.$category == .appointments)
+                .filter(\.$user.$id != patientID).sort(\.$createdAt).all().map(\.body)
+            #expect(therapistTold.count == 2, "the therapist hears once of the appointment the patient entered and once of its change")
+            #expect(therapistTold.first?.hasPrefix("Patient P-") == true, "named by code, not by name: \(therapistTold)")
+            #expect(therapistTold.last?.contains("changed an appointment") == true)
         }
     }
 
@@ -491,7 +497,10 @@ struct ScheduleAPITests {
             #expect(opens == [later.addingTimeInterval(-86_400), later], "the questionnaire before the session moved with it")
             let told = try await NotificationRecord.query(on: app.database).filter(\.$category == .appointments)
                 .sort(\.$createdAt).all().map(\.title)
-            #expect(told == ["Your therapist booked a session", "A patient asks to move a session", "Your session was moved"])
+            #expect(told == [
+                "Your therapist booked a session", "A patient entered an appointment", "A patient asks to move a session",
+                "Your session was moved",
+            ])
         }
     }
 

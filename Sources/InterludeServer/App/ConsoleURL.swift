@@ -33,6 +33,8 @@ enum ConsoleURL: Hashable, Sendable {
     case patient(UUID)
     case assignPrompt(patient: UUID)
     case appointments(patient: UUID)
+    case appointmentDecision(patient: UUID, appointment: UUID)
+    case cancelAppointment(patient: UUID, appointment: UUID)
     case treatment(patient: UUID)
     case passwordReset(patient: UUID)
     case invitations
@@ -125,6 +127,10 @@ enum ConsoleURL: Hashable, Sendable {
         case .patient(let patient): ["patients", patient.uuidString]
         case .assignPrompt(let patient): ["patients", patient.uuidString, "prompts"]
         case .appointments(let patient): ["patients", patient.uuidString, "appointments"]
+        case .appointmentDecision(let patient, let appointment):
+            ["patients", patient.uuidString, "appointments", appointment.uuidString, "decision"]
+        case .cancelAppointment(let patient, let appointment):
+            ["patients", patient.uuidString, "appointments", appointment.uuidString, "cancel"]
         case .treatment(let patient): ["patients", patient.uuidString, "treatment"]
         case .passwordReset(let patient): ["patients", patient.uuidString, "password-reset"]
         case .invitations: ["invitations"]

@@ -47,7 +47,7 @@ struct AppointmentService: Sendable {
 
     /// Adds an appointment; `id` lets an app keep the id it already uses, and a request sent again with it returns
     /// the appointment made the first time.
-    /// `tell`: whether the patient hears of a session their therapist booked (not when a demonstration is set up).
+    /// `tell`: whether the other side hears of it (not when a demonstration or a benchmark is set up).
     func create(
         for patient: UserRecord, by author: UserRecord, title: String, startsAt: Date, endsAt: Date, comment: String?,
         id: UUID? = nil, tell: Bool = true
@@ -69,7 +69,13 @@ struct AppointmentService: Sendable {
         record.id = id
         try await record.create(on: database)
         try await replan(patient)
-        if tell, author.id != patient.id { try await tellPatient(patient, .booked, of: record) }
+        if tell {
+            if author.id != patient.id {
+                try await tellPatient(patient, .booked, of: record)
+            } else {
+                try await tellTherapist(of: try patient.requireID(), .added, about: record)
+            }
+        }
         return try open(record)
     }
 
@@ -90,18 +96,27 @@ struct AppointmentService: Sendable {
         case declined = "appointmentRequestDeclined"
     }
 
-    /// Tells the therapist who follows the patient (or, without one, who booked the session) what the patient asks,
-    /// naming the patient by code: the text may show on a locked screen.
-    private func tellTherapist(of patientID: UUID, about record: AppointmentRecord) async throws {
+    /// What a therapist hears of the sessions a patient keeps: the patient's own appointments as they change, and
+    /// what the patient asks of the therapist's sessions.
+    enum TherapistNews: String {
+        case added = "appointmentAdded"
+        case changed = "appointmentChanged"
+        case deleted = "appointmentDeleted"
+        case moveRequested = "appointmentMoveRequested"
+        case cancelRequested = "appointmentCancelRequested"
+    }
+
+    /// Tells the therapist who follows the patient (or, without one, who booked the session), naming the patient by
+    /// code: the text may show on a locked screen.
+    private func tellTherapist(of patientID: UUID, _ news: TherapistNews, about record: AppointmentRecord) async throws {
         let therapistID = try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$therapist.id
-        guard let kind = record.requestKind, let therapistID = therapistID ?? record.$createdBy.id,
+        guard let therapistID = therapistID ?? record.$createdBy.id, therapistID != patientID,
             let therapist = try await UserRecord.find(therapistID, on: database)
         else { return }
         let code = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()?.pseudonym ?? ""
         let display = DateDisplay(language: therapist.language, timeZone: therapist.zone)
         try await tell(
-            therapist, kind == .move ? "appointmentMoveRequested" : "appointmentCancelRequested", of: record,
-            path: ConsoleURL.patient(patientID).path + "#appointments",
+            therapist, news.rawValue, of: record, path: ConsoleURL.patient(patientID).path + "#appointments",
             [
                 "code": code, "when": display.dayDateTime(record.startsAt),
                 "to": record.requestStartsAt.map(display.dayDateTime) ?? "",
@@ -143,6 +158,7 @@ struct AppointmentService: Sendable {
             throw AppError.conflict(.appointmentChanged)
         }
         try await replan(patient)
+        try await tellTherapist(of: try patient.requireID(), .changed, about: stored)
         return try open(stored)
     }
 
@@ -151,6 +167,7 @@ struct AppointmentService: Sendable {
         let record = try await own(id, of: patient)
         try await record.delete(on: database)
         try await replan(patient)
+        try await tellTherapist(of: try patient.requireID(), .deleted, about: record)
     }
 
     // MARK: Requests about a therapist's session
@@ -170,7 +187,7 @@ struct AppointmentService: Sendable {
                 ("request_ends_at", SQLBind(draft.endsAt)), ("request_note", SQLBind(try draft.note.map(services.cipher.seal))),
                 ("requested_at", SQLBind(now)),
             ])
-        try await tellTherapist(of: try patient.requireID(), about: stored)
+        try await tellTherapist(of: try patient.requireID(), draft.kind == .move ? .moveRequested : .cancelRequested, about: stored)
         return try open(stored)
     }
 

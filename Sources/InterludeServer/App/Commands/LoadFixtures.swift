@@ -23,7 +23,7 @@ struct LoadFixtures {
                     .instant(in: zone)
                 _ = try await appointments.create(
                     for: patient, by: patient, title: "Session", startsAt: start, endsAt: start.addingTimeInterval(3000),
-                    comment: nil)
+                    comment: nil, tell: false)
             }
             tokens.append(try await token(for: patient))
         }

@@ -48,6 +48,8 @@ struct CaseloadPages: Sendable {
         /// The patient's open request, in words, with their note.
         var request: String?
         var requestNote: String?
+        var decisionPath: String
+        var cancelPath: String
     }
 
     /// What the therapist just did with a session.
@@ -299,7 +301,9 @@ struct CaseloadPages: Sendable {
                     default: localizer.text("console.appointment.asksCancel", language)
                     }
                 },
-                requestNote: shown.request?.note)
+                requestNote: shown.request?.note,
+                decisionPath: ConsoleURL.appointmentDecision(patient: patientID, appointment: shown.id).path,
+                cancelPath: ConsoleURL.cancelAppointment(patient: patientID, appointment: shown.id).path)
         }
         let nextSession = appointments.filter { $0.startsAt > now }.min { $0.startsAt < $1.startsAt }
             .map { "\(appointmentDisplay.dayDateTime($0.startsAt)) · \($0.title)" } ?? ""
