@@ -22,16 +22,10 @@ struct PlanFormTests {
         form.instrumentKey = "intersession-daily"
         form.kind = "randomWindows"
         for weekday in Weekday.allCases {
-            let value = "08:00-11:59 x1; 12:00–15:59 ×1\n16:00-19:59"
-            switch weekday {
-            case .monday: form.windowsMonday = value
-            case .tuesday: form.windowsTuesday = value
-            case .wednesday: form.windowsWednesday = value
-            case .thursday: form.windowsThursday = value
-            case .friday: form.windowsFriday = value
-            case .saturday: form.windowsSaturday = value
-            case .sunday: form.windowsSunday = value
-            }
+            form.windows[weekday.rawValue] = [
+                "0": .init(from: "08:00", until: "11:59", count: "1"), "1": .init(from: " 12:00", until: "15:59 ", count: "1"),
+                "2": .init(from: "16:00", until: "19:59"), "3": .init(),
+            ]
         }
         form.duration = "30"
         form.durationUnit = "minutes"
@@ -45,7 +39,7 @@ struct PlanFormTests {
         #expect(plan.pattern == .randomWindows(days: Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, windows) })))
         #expect(plan.durationMinutes == 30 && plan.reminderMinutes == [10, 20])
         #expect(plan.notification?.text(.en) == "How are you?")
-        #expect(PlanForm.describe(windows) == "08:00-11:59 x1; 12:00-15:59 x1; 16:00-19:59 x1")
+        #expect(form.windows(on: .monday).map(\.from) == ["08:00", " 12:00", "16:00", ""], "rows in the form's order")
     }
 
     @Test("every kind reads its own fields")
@@ -132,14 +126,14 @@ struct PlanFormTests {
         form.kind = "randomWindows"
         #expect(refused(form) == ["windowsMonday", "duration"])
         form.duration = "thirty"
-        form.windowsTuesday = "08:00 to 10:00"
+        form.windows["tuesday"] = ["0": .init(from: "08:00", until: "ten o'clock")]
         #expect(refused(form) == ["windowsTuesday", "windowsMonday", "duration"])
         form.duration = "2"
-        form.windowsTuesday = "08:00-08:30 x2"
+        form.windows["tuesday"] = ["0": .init(from: "08:00", until: "08:30", count: "2")]
         form.reminders = "200"
         form.remindersUnit = "minutes"
         #expect(refused(form) == ["windowsTuesday", "reminders"])
-        form.windowsTuesday = "08:00-12:00 x1"
+        form.windows["tuesday"] = ["0": .init(from: "08:00", until: "12:00", count: "1")]
         form.reminders = ""
         form.adjustEarliest = "20:00"
         form.adjustLatest = "08:00"

@@ -398,6 +398,43 @@ struct ConsoleScheduleTests {
         }
     }
 
+    @Test("random windows are rows of from, until and how many; a row with a wrong time is refused naming its weekday")
+    func planFormWindowRows() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, _, _, practiceID) = try await practice(app)
+            let rows: [(String, String)] = [
+                ("instrumentKey", "mood-vas"), ("kind", "randomWindows"), ("duration", "30"), ("durationUnit", "minutes"),
+                ("windows[monday][0][from]", "08:00"), ("windows[monday][0][until]", "11:59"), ("windows[monday][0][count]", "2"),
+                ("windows[monday][1][from]", "12:00"), ("windows[monday][1][until]", "15:59"), ("windows[monday][1][count]", ""),
+                ("windows[monday][2][from]", ""), ("windows[monday][2][until]", ""), ("windows[monday][2][count]", ""),
+                ("target", "all"), ("action", "attach"),
+            ]
+
+            // act
+            let form = try await console.get(plansPath(practiceID))
+            let refused = try await console.post(
+                plansPath(practiceID), rows.map { $0.0 == "windows[monday][1][until]" ? ($0.0, "noon") : $0 })
+            let attached = try await console.post(plansPath(practiceID), rows)
+
+            // verify
+            #expect(form.html.contains(#"name="windows[sunday][2][count]""#), "three empty rows a day to fill in")
+            #expect(refused.status == .unprocessableEntity && refused.html.contains(#"id="windowsMonday-error""#))
+            #expect(refused.html.contains(#"name="windows[monday][0][count]" value="2""#), "what was typed is kept")
+            #expect(attached.status == .seeOther, "\(attached.html)")
+            let plan = try #require(try await PlanRecord.query(on: app.database).filter(\.$instrumentKey == "mood-vas").first())
+            let definition = try JSONDecoder().decode(SchedulePlan.self, from: Data(plan.definition.utf8))
+            #expect(
+                definition.pattern
+                    == .randomWindows(days: [
+                        .monday: [
+                            TimeWindow(start: LocalTime("08:00")!, end: LocalTime("11:59")!, count: 2),
+                            TimeWindow(start: LocalTime("12:00")!, end: LocalTime("15:59")!, count: 1),
+                        ]
+                    ]))
+        }
+    }
+
     @Test("a researcher reads a participant's schedule with the study's plan names")
     func researcherSchedule() async throws {
         try await withTestApp { app in

@@ -1,20 +1,15 @@
 import Foundation
 
-/// A plan as a web form sends it: every field a string, windows and lists written out
-/// (`08:00-11:59 x1; 12:00-15:59 x1`, `08:30, 20:00`), spans of time with the unit chosen for them. Turns into a checked `SchedulePlan`, with every problem
+/// A plan as a web form sends it: every field a string, lists written out (`08:30, 20:00`), random windows as rows of
+/// from, until and how many, spans of time with the unit chosen for them. Turns into a checked `SchedulePlan`, with every problem
 /// named by the form field it belongs to.
 public struct PlanForm: Codable, Sendable, Equatable {
     public var instrumentKey: String = ""
     public var kind: String = "fixedTimes"
     public var times: String = ""
     public var weekdays: [String] = Weekday.allCases.map(\.rawValue)
-    public var windowsMonday: String = ""
-    public var windowsTuesday: String = ""
-    public var windowsWednesday: String = ""
-    public var windowsThursday: String = ""
-    public var windowsFriday: String = ""
-    public var windowsSaturday: String = ""
-    public var windowsSunday: String = ""
+    /// Each weekday's random windows (by the weekday's name), each row by its position on the form ("0", "1", …).
+    public var windows: [String: [String: WindowRow]] = [:]
     public var weekday: String = Weekday.sunday.rawValue
     public var time: String = ""
     public var day: String = ""
@@ -53,13 +48,7 @@ public struct PlanForm: Codable, Sendable, Equatable {
         kind = try text(.kind)
         times = try text(.times)
         weekdays = try container.decodeIfPresent([String].self, forKey: .weekdays) ?? []
-        windowsMonday = try text(.windowsMonday)
-        windowsTuesday = try text(.windowsTuesday)
-        windowsWednesday = try text(.windowsWednesday)
-        windowsThursday = try text(.windowsThursday)
-        windowsFriday = try text(.windowsFriday)
-        windowsSaturday = try text(.windowsSaturday)
-        windowsSunday = try text(.windowsSunday)
+        windows = try container.decodeIfPresent([String: [String: WindowRow]].self, forKey: .windows) ?? [:]
         weekday = try text(.weekday)
         time = try text(.time)
         day = try text(.day)
@@ -96,16 +85,31 @@ public struct PlanForm: Codable, Sendable, Equatable {
         "windows" + weekday.rawValue.prefix(1).uppercased() + weekday.rawValue.dropFirst()
     }
 
-    public func windows(on weekday: Weekday) -> String {
-        switch weekday {
-        case .monday: windowsMonday
-        case .tuesday: windowsTuesday
-        case .wednesday: windowsWednesday
-        case .thursday: windowsThursday
-        case .friday: windowsFriday
-        case .saturday: windowsSaturday
-        case .sunday: windowsSunday
+    /// The weekday's rows in the form's order, empty ones included.
+    public func windows(on weekday: Weekday) -> [WindowRow] {
+        (windows[weekday.rawValue] ?? [:]).sorted { (Int($0.key) ?? 0) < (Int($1.key) ?? 0) }.map(\.value)
+    }
+
+    /// One random window as the form's row sends it: from, until, and how many prompts open inside it.
+    public struct WindowRow: Codable, Sendable, Equatable {
+        public var from: String
+        public var until: String
+        public var count: String
+
+        public init(from: String = "", until: String = "", count: String = "") {
+            self.from = from
+            self.until = until
+            self.count = count
         }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            from = try container.decodeIfPresent(String.self, forKey: .from) ?? ""
+            until = try container.decodeIfPresent(String.self, forKey: .until) ?? ""
+            count = try container.decodeIfPresent(String.self, forKey: .count) ?? ""
+        }
+
+        var isEmpty: Bool { [from, until, count].allSatisfy { PlanForm.clean($0).isEmpty } }
     }
 
     /// The plan the form describes, or every problem at once.
@@ -151,7 +155,7 @@ public struct PlanForm: Codable, Sendable, Equatable {
         case "randomWindows":
             var days: [Weekday: [TimeWindow]] = [:]
             for weekday in Weekday.allCases {
-                let windows = Self.windows(windows(on: weekday), field: Self.windowsField(weekday), into: &validator)
+                let windows = Self.windows(self.windows(on: weekday), field: Self.windowsField(weekday), into: &validator)
                 if !windows.isEmpty { days[weekday] = windows }
             }
             if days.isEmpty { validator.add(Self.windowsField(.monday), .required) }
@@ -324,26 +328,18 @@ public struct PlanForm: Codable, Sendable, Equatable {
         return date
     }
 
-    /// `08:00-11:59 x1; 12:00-15:59 x2`: from, until, and how many (one when left out).
-    static func windows(_ text: String, field: String, into validator: inout FieldValidator) -> [TimeWindow] {
+    /// The rows of one weekday that are filled in: from and until required, how many one when left out.
+    static func windows(_ rows: [WindowRow], field: String, into validator: inout FieldValidator) -> [TimeWindow] {
         var windows: [TimeWindow] = []
-        for item in items(text) {
-            let parts = item.replacingOccurrences(of: "×", with: "x").replacingOccurrences(of: "–", with: "-")
-                .split(separator: "x", maxSplits: 1).map { clean(String($0)) }
-            let range = parts[0].split(separator: "-").map { LocalTime(clean(String($0))) }
-            let count = parts.count > 1 ? Int(parts[1]) : 1
-            guard range.count == 2, let start = range[0], let end = range[1], let count else {
+        for row in rows where !row.isEmpty {
+            let count = clean(row.count).isEmpty ? 1 : Int(clean(row.count))
+            guard let start = LocalTime(clean(row.from)), let end = LocalTime(clean(row.until)), let count else {
                 validator.add(field, .invalidFormat)
                 return []
             }
             windows.append(TimeWindow(start: start, end: end, count: count))
         }
         return windows
-    }
-
-    /// The windows written the way the form reads them.
-    public static func describe(_ windows: [TimeWindow]) -> String {
-        windows.map { "\($0.start)-\($0.end) x\($0.count)" }.joined(separator: "; ")
     }
 }
 

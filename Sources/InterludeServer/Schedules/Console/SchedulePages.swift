@@ -20,9 +20,20 @@ struct SchedulePages: Sendable {
         var label: String
         var checked: Bool
         var windowsField: String
-        var windows: String
+        /// The day's windows as rows of the form, with empty ones to add more.
+        var windows: [WindowRowView]
         var windowsError: String?
     }
+
+    struct WindowRowView: Encodable, Sendable {
+        var index: Int
+        var from: String
+        var until: String
+        var count: String
+    }
+
+    /// Rows a weekday offers at least, and empty ones after those filled in.
+    static let windowRows = 3
 
     struct PlansContent: Encodable, Sendable {
         var studyID: String
@@ -172,7 +183,7 @@ struct SchedulePages: Sendable {
                 let field = PlanForm.windowsField(weekday)
                 return WeekdayRow(
                     value: weekday.rawValue, label: label, checked: form.weekdays.contains(weekday.rawValue),
-                    windowsField: field, windows: form.windows(on: weekday), windowsError: errors.fields[field])
+                    windowsField: field, windows: Self.windowRows(form.windows(on: weekday)), windowsError: errors.fields[field])
             },
             weekdayOptions: weekdayNames.map {
                 SelectOption(value: $0.0.rawValue, label: $0.1, selected: form.weekday == $0.0.rawValue)
@@ -195,6 +206,13 @@ struct SchedulePages: Sendable {
             },
             previewPatients: previewPatients, previewFrom: previewFrom.description,
             previewDays: String(previewDays), preview: table, errors: errors, done: done)
+    }
+
+    /// The rows filled in, then empty ones: at least `windowRows`, and one more than those filled in.
+    static func windowRows(_ rows: [PlanForm.WindowRow]) -> [WindowRowView] {
+        let filled = rows.filter { !($0.from + $0.until + $0.count).trimmingCharacters(in: .whitespaces).isEmpty }
+        let all = filled + Array(repeating: PlanForm.WindowRow(), count: max(windowRows, filled.count + 1) - filled.count)
+        return all.enumerated().map { WindowRowView(index: $0.offset, from: $0.element.from, until: $0.element.until, count: $0.element.count) }
     }
 
     private func unitOptions(_ chosen: String) -> [SelectOption] {
