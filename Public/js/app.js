@@ -4,7 +4,7 @@
 
 import { api, goToLogin } from "./lib/api.js";
 import { checkConsents } from "./lib/consent.js";
-import { message } from "./lib/i18n.js";
+import { countMessage, message } from "./lib/i18n.js";
 import * as outbox from "./lib/outbox.js";
 import { session } from "./lib/storage.js";
 
@@ -71,7 +71,7 @@ async function watchOutbox() {
   const reportList = document.getElementById("outbox-reports");
   const show = async () => {
     const waiting = await outbox.pending();
-    status.textContent = message("waiting", { count: waiting.length });
+    status.textContent = countMessage("waiting", waiting.length);
     status.hidden = waiting.length === 0;
     const reports = await outbox.reports();
     reportList.replaceChildren();

@@ -158,11 +158,11 @@ class HealthRecordTest(BrowserTestCase):
             self.set_value("event-time", "23:10")
             driver.execute_script("document.getElementById('event-type').value = 'tinnitusAttack'")
             self.click("form[data-form=event] button[type=submit]")
-            self.wait_for_text("#outbox-status", "1 change(s) wait")
+            self.wait_for_text("#outbox-status", "1 change waits")
             self.click(f"#events-list li[data-id='{latest['id']}'] [data-action=edit]")
             self.fill("event-title", "Renamed on the phone")
             self.click("form[data-form=event] button[type=submit]")
-            self.wait_for_text("#outbox-status", "2 change(s) wait")
+            self.wait_for_text("#outbox-status", "2 changes wait")
             self.wait.until(lambda driver: len(driver.find_elements(By.CSS_SELECTOR, "#events-list .badge.requested")) == 2)
             self.assertEqual(len(listed()), 6)
 

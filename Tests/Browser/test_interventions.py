@@ -121,7 +121,7 @@ class InterventionsTest(BrowserTestCase):
             self.wait_for_text("#intervention-text", "You kept every appointment.")
             self.click("#confirm")
             self.wait_for_text("#intervention-status", "will be reported when you are online")
-            self.wait_for_text("#outbox-status", "1 change(s) wait")
+            self.wait_for_text("#outbox-status", "1 change waits")
             self.assertEqual(call("GET", "/me/interventions", token=patient)[0]["state"], "seen")
         finally:
             driver.set_network_conditions(offline=False, latency=5, download_throughput=1024 * 1024, upload_throughput=1024 * 1024)

@@ -58,7 +58,7 @@ class OfflineTest(BrowserTestCase):
         self.click("#submit")
         self.click("#confirm-yes")
         self.wait_for_text("#questionnaire-status", "Saved on this device")
-        self.wait_for_text("#outbox-status", "1 change(s) wait")
+        self.wait_for_text("#outbox-status", "1 change waits")
         self.assertEqual(call("GET", "/me/responses", token=patient), [])
 
         self.set_offline(False)
@@ -93,7 +93,7 @@ class OfflineTest(BrowserTestCase):
 
         # Signing out warns; staying keeps the person signed in with the answer still waiting.
         self.click("[data-action=logout]")
-        self.wait_for_text("#logout-pending-count", "1 change(s) on this device have not been sent yet")
+        self.wait_for_text("#logout-pending-count", "1 change on this device has not been sent yet")
         self.click("#logout-pending [data-cancel]")
         self.wait.until(EC.invisibility_of_element_located((By.ID, "logout-pending")))
         self.assertTrue(driver.execute_script("return Boolean(localStorage.getItem('interlude.token'))"))
@@ -136,11 +136,11 @@ class OfflineTest(BrowserTestCase):
         driver.execute_script("arguments[0].value = '09:00'", driver.find_element(By.ID, "appointment-start"))
         driver.execute_script("arguments[0].value = '09:50'", driver.find_element(By.ID, "appointment-end"))
         self.click("form[data-form=appointment] button[type=submit]")
-        self.wait_for_text("#outbox-status", "1 change(s) wait")
+        self.wait_for_text("#outbox-status", "1 change waits")
         self.click(f"#appointments-list li[data-id='{session['id']}'] [data-action=edit]")
         self.fill("appointment-title", "Renamed on the phone")
         self.click("form[data-form=appointment] button[type=submit]")
-        self.wait_for_text("#outbox-status", "2 change(s) wait")
+        self.wait_for_text("#outbox-status", "2 changes wait")
         self.assertEqual(len(driver.find_elements(By.CSS_SELECTOR, "#appointments-list .badge.requested")), 2)
 
         # Meanwhile another device changes the same appointment.

@@ -11,6 +11,16 @@ export function message(key, values = {}) {
   return text;
 }
 
+/**
+ * The text for `count` of something, in the page's language: the page gives each counted text in its forms
+ * (`key.one`, `key.other`), and the language's plural rules choose, as the server's Localizer does.
+ */
+export function countMessage(key, count, values = {}) {
+  const form = new Intl.PluralRules(document.documentElement.lang || "en").select(count);
+  const chosen = messages[`${key}.${form}`] !== undefined ? `${key}.${form}` : `${key}.other`;
+  return message(chosen, { ...values, count });
+}
+
 export function formatDate(value) {
   if (!value) return "";
   const date = new Date(value.length === 10 ? `${value}T12:00:00` : value);

@@ -3,7 +3,7 @@
 
 import { api, loadMe } from "../lib/api.js";
 import { checkRepeat, onSubmit, requireFields, showProblem, showSuccess, showSummary, values } from "../lib/forms.js";
-import { formatDate, genderLabel, message } from "../lib/i18n.js";
+import { countMessage, formatDate, genderLabel, message } from "../lib/i18n.js";
 import { ANSWERS_KEY, ANSWERS_OWNER_KEY, BACKUP_VERSION_KEY, DELETE_ANSWERS_KEY } from "../lib/interventions.js";
 import { runMessageChoices } from "../lib/message-choices.js";
 import { clear as clearOutbox, flush, pending } from "../lib/outbox.js";
@@ -94,7 +94,7 @@ function runSignOut(me) {
     location.assign("/app/login");
   };
   const offer = (waiting) => {
-    setText("logout-pending-count", message("unsentChanges", { count: waiting.length }));
+    setText("logout-pending-count", countMessage("unsentChanges", waiting.length));
     panel.hidden = false;
     button.hidden = true;
     panel.focus();
@@ -108,7 +108,7 @@ function runSignOut(me) {
     await flush(api);
     const waiting = await pending();
     if (!waiting.length) return signOut();
-    setText("logout-pending-count", message(navigator.onLine ? "unsentChanges" : "unsentOffline", { count: waiting.length }));
+    setText("logout-pending-count", countMessage(navigator.onLine ? "unsentChanges" : "unsentOffline", waiting.length));
   });
   panel.querySelector("[data-discard]").addEventListener("click", signOut);
   panel.querySelector("[data-cancel]").addEventListener("click", () => {

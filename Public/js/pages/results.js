@@ -2,7 +2,7 @@
 // questionnaires were answered, and — where a study shows it — the person's mean against everyone's.
 
 import { api, apiList } from "../lib/api.js";
-import { formatDate, formatDateTime, message } from "../lib/i18n.js";
+import { countMessage, formatDate, formatDateTime, message } from "../lib/i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
@@ -142,7 +142,7 @@ function comparisonLine(item) {
   const block = element("div", { className: "comparison" });
   block.dataset.score = `${item.instrumentKey}:${item.scoreId}`;
   block.append(element("h3", { textContent: `${item.title}: ${item.scoreTitle}` }), element("p", { className: "hint", textContent: item.studyTitle }));
-  const mine = message("mine", { mean: round(item.personMean), count: item.personCount });
+  const mine = countMessage("mine", item.personCount, { mean: round(item.personMean) });
   if (item.withheld) {
     block.append(element("p", { className: "comparison-mine", textContent: mine }), element("p", { textContent: message(item.withheld) }));
     return block;

@@ -6,7 +6,7 @@ import { apiList, api } from "../lib/api.js";
 import { fromZoned, toZoned } from "../lib/calendar.js";
 import { FONTS, PALETTE, applyTool, clamp, initialState, pinch, toolForKey, transform } from "../lib/defusion.js";
 import { clearErrors, markField, onSubmit, requireFields, showProblem, showSummary, values } from "../lib/forms.js";
-import { formatDateTime, message } from "../lib/i18n.js";
+import { countMessage, formatDateTime, message } from "../lib/i18n.js";
 import { enqueue, pending } from "../lib/outbox.js";
 import { actionButton, announce, outcomeText, pendingBadge } from "../lib/records.js";
 import { uuid } from "../lib/storage.js";
@@ -293,7 +293,7 @@ export async function run() {
     const [latest] = thought.occurrences;
     if (latest) {
       entry.append(
-        paragraph(message("cameBack", { count: thought.occurrences.length, date: formatDateTime(latest.recordedAt) }), "when"),
+        paragraph(countMessage("cameBack", thought.occurrences.length, { date: formatDateTime(latest.recordedAt) }), "when"),
         paragraph(message("ratingPair", { before: tenths(latest.ratingBefore), after: tenths(latest.ratingAfter) })),
         occurrences(thought),
       );

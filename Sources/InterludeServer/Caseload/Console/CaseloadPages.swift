@@ -311,7 +311,7 @@ struct CaseloadPages: Sendable {
         let (reach, sent) = try await chart.notifications(limit: Self.notificationsShown)
         let reachText: String
         if reach.byPush {
-            reachText = localizer.text("console.notifications.reachPush", language, ["count": String(reach.webPush + reach.apns)])
+            reachText = localizer.text("console.notifications.reachPush", count: reach.webPush + reach.apns, language)
         } else {
             reachText = localizer.text(reach.email ? "console.notifications.reachEmail" : "console.notifications.reachNone", language)
         }

@@ -222,8 +222,8 @@ struct RulesPages: Sendable {
                 + (clauses.isEmpty ? "" : " (\(clauses.joined(separator: joiner)))")
         case .missedInARow(let count, let key):
             when = localizer.text(
-                "console.rules.whenMissed", language,
-                ["count": String(count), "instrument": key.map { titles[$0] ?? $0 } ?? localizer.text("console.rules.anyInstrument", language)])
+                "console.rules.whenMissed", count: count, language,
+                ["instrument": key.map { titles[$0] ?? $0 } ?? localizer.text("console.rules.anyInstrument", language)])
         }
         let then: String
         switch rule.action {
