@@ -19,10 +19,19 @@ class MyDataTest(BrowserTestCase):
         patient = patient_token(address, "a long enough password")
         self.app_sign_in(address, "a long enough password")
         self.open("/app/my-data")
+        # Every text the status shows on the way, to check the page's own words (not the offline outbox's) are used.
+        self.driver.execute_script("""
+            window.shownTexts = [];
+            const status = document.getElementById("my-data-status");
+            new MutationObserver(() => window.shownTexts.push(status.textContent))
+              .observe(status, { childList: true, characterData: true, subtree: true });
+        """)
         self.click("#my-data-request")
         # The server's export job runs every second: the page looks again until the copy is ready.
         self.wait.until(EC.visibility_of_element_located((By.ID, "my-data-download")))
         self.wait_for_text("#my-data-status", "can be downloaded once")
+        shown = self.driver.execute_script("return window.shownTexts")
+        self.assertFalse([text for text in shown if "Saved on this device" in text], shown)
         self.click("#my-data-download")
         self.wait_for_text("#my-data-status", "Downloaded")
         status = call("GET", "/me/export/status", token=patient)

@@ -21,7 +21,8 @@ export async function run() {
     download.hidden = copy?.status !== "ready";
     request.hidden = copy?.status === "queued" || copy?.status === "running";
     if (!copy) return;
-    show(message(copy.status, { until: copy.expiresAt ? formatDateTime(copy.expiresAt) : "" }), copy.status === "failed" ? "error" : "");
+    // The page's own texts for the copy, apart from the app's ("queued" is also a change waiting on the device).
+    show(message(`copy.${copy.status}`, { until: copy.expiresAt ? formatDateTime(copy.expiresAt) : "" }), copy.status === "failed" ? "error" : "");
     // While it is being written, look again now and then.
     if (request.hidden) timer = setTimeout(refresh, 5000);
   };
@@ -49,7 +50,7 @@ export async function run() {
     link.remove();
     setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
     await refresh();
-    show(message("downloaded"), "ok");
+    show(message("copy.downloaded"), "ok");
   });
   await refresh();
 }
