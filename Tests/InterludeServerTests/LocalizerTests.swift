@@ -37,4 +37,16 @@ struct LocalizerTests {
             }
         }
     }
+
+    @Test("every kind of measurement has its unit in words, in both languages, never the code the data keeps")
+    func unitWords() {
+        for type in SampleType.allCases {
+            for language in Language.allCases {
+                let words = localizer.text("samples.unit.\(type.rawValue)", language)
+                #expect(words != "samples.unit.\(type.rawValue)" && words != type.unit, "\(type) in \(language)")
+            }
+        }
+        #expect(localizer.text("samples.unit.stepCount", .en) == "steps")
+        #expect(localizer.text("samples.unit.heartRate", .de) == "Schläge pro Minute")
+    }
 }

@@ -38,7 +38,8 @@ export async function run() {
     entry.className = "appointment card";
     entry.dataset.type = type.type;
     const title = document.createElement("h3");
-    title.textContent = `${typeName(type.type)} (${type.unit})`;
+    // The unit in words ("steps", "beats per minute"), not the UCUM code the data keeps.
+    title.textContent = `${typeName(type.type)} (${message(`unit-${type.type}`)})`;
     entry.append(title);
     for (const purpose of type.purposes) {
       const why = document.createElement("p");
