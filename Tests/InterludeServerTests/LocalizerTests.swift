@@ -1,3 +1,4 @@
+import Foundation
 import InterludeCore
 import Testing
 
@@ -36,6 +37,19 @@ struct LocalizerTests {
                 #expect(!three.contains("{count}") && three != base + ".other", "\(base) in \(language): \(three)")
             }
         }
+    }
+
+    @Test("a deadline is said as briefly as the day allows: the time, the weekday within the week, else the date")
+    func deadlines() throws {
+        let vienna = try #require(TimeZone(identifier: "Europe/Vienna"))
+        let opens = LocalDateTime(date: LocalDate("2026-12-02")!, time: LocalTime("08:00")!).instant(in: vienna)
+        let at = { (day: String, time: String) in LocalDateTime(date: LocalDate(day)!, time: LocalTime(time)!).instant(in: vienna) }
+        let english = DateDisplay(language: .en, timeZone: vienna)
+        let german = DateDisplay(language: .de, timeZone: vienna)
+        #expect(english.deadline(at("2026-12-02", "20:00"), from: opens) == "20:00")
+        #expect(english.deadline(at("2026-12-04", "03:29"), from: opens) == "Friday 03:29")
+        #expect(german.deadline(at("2026-12-04", "03:29"), from: opens) == "Freitag, 03:29")
+        #expect(english.deadline(at("2026-12-12", "09:00"), from: opens) == "12 December at 09:00")
     }
 
     @Test("every kind of measurement has its unit in words, in both languages, never the code the data keeps")

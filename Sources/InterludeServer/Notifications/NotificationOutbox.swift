@@ -62,7 +62,8 @@ struct NotificationOutbox: Sendable {
         for prompt in prompts {
             guard let user = users[prompt.$patient.id], let promptID = prompt.id else { continue }
             let language = user.language
-            let closes = LocalDateTime(prompt.closesAt, in: user.zone).time.description
+            // From the moment it opens: "until 20:00" the same day, "until Friday 03:29" later in the week.
+            let closes = DateDisplay(language: language, timeZone: user.zone).deadline(prompt.closesAt, from: prompt.opensAt)
             let body = localizer.text("notification.questionnaire.body", language, ["time": closes])
             let opens = Int(prompt.opensAt.timeIntervalSince1970)
             let path = "/app/questionnaires/\(promptID.lowercasedText)"

@@ -132,6 +132,18 @@ struct DateDisplay: Sendable {
         return formatter.string(from: date)
     }
 
+    /// A deadline as short as it can be said from `start`: the time on the same day ("20:00"), the weekday and time
+    /// within the week ("Friday 03:29"), else the date and time ("12 December at 09:00").
+    func deadline(_ date: Date, from start: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: language == .de ? "de_AT" : "en_GB")
+        formatter.timeZone = timeZone
+        let days = LocalDate(start, in: timeZone).days(to: LocalDate(date, in: timeZone))
+        let template = days == 0 ? "HHmm" : (1...6).contains(days) ? "EEEEHHmm" : "dMMMMHHmm"
+        formatter.setLocalizedDateFormatFromTemplate(template)
+        return formatter.string(from: date)
+    }
+
     /// A calendar date (a therapy's start) as the same day, whatever the zone.
     func date(_ day: LocalDate) -> String {
         date(LocalDateTime(date: day, hour: 12, minute: 0)?.instant(in: timeZone))
