@@ -99,14 +99,23 @@ def sign_in(account):
     return call("POST", "/sessions", {"email": email, "password": password}, client="198.51.100.40")["token"]
 
 
+def shown(condition, answers):
+    """Whether a condition of equal answers (the only kind these helpers meet) holds for the answers so far."""
+    if not condition:
+        return True
+    met = [clause["operator"] == "equals" and answers.get(clause["item"]) == clause["value"] for clause in condition["clauses"]]
+    return all(met) if condition.get("mode", "all") == "all" else any(met)
+
+
 def answers_for(definition):
-    """A valid answer to every item of an instrument definition that is always shown."""
+    """A valid answer to every item of an instrument definition that is shown, in order: an item a chosen answer
+    shows (an "other, namely" field after "other") is answered too."""
     answers = {}
     for section in definition["sections"]:
         if section.get("visibleWhen"):
             continue
         for item in section["items"]:
-            if item.get("visibleWhen") or item["type"] == "display":
+            if not shown(item.get("visibleWhen"), answers) or item["type"] == "display":
                 continue
             options = item.get("options") or section.get("options") or []
             kind = item["type"]
