@@ -108,6 +108,17 @@ struct InterventionService: Sendable {
             }
     }
 
+    /// The newest of what reached the patient and was not opened yet (at most `limit`), and how many there are.
+    func unseen(by patientID: UUID, limit: Int) async throws -> (newest: [Opened], count: Int) {
+        let query = InterventionRecord.query(on: database)
+            .filter(\.$patient.$id == patientID)
+            .filter(\.$deliverAt <= now)
+            .filter(\.$seenAt == nil)
+        let count = try await query.copy().count()
+        let newest = try await query.sort(\.$deliverAt, .descending).limit(limit).all().map(open)
+        return (newest, count)
+    }
+
     /// The patient opened it; the first time counts.
     func markSeen(_ id: UUID, by patient: UserRecord) async throws -> Opened {
         let record = try await own(id, of: patient)

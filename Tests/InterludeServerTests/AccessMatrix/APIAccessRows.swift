@@ -112,6 +112,7 @@ extension APIRow {
     /// About the person who asks.
     static let me: [APIRow] = [
         APIRow("getMe", "* 200") { _ in .init(.GET, "/me") },
+        APIRow("getMyToday", "* 403, self 200, other 200") { _ in .init(.GET, "/me/today") },
         APIRow("updateMe", "* 200") { _ in .init(.PATCH, "/me", json: ["timeZone": "Europe/Vienna"]) },
         APIRow("deleteMe", "* 403, self 204, other 204") { cell in
             .init(.DELETE, "/me", json: ["password": .string(TestContext.password)], as: try await cell.world.freshAccount(like: cell.actor))

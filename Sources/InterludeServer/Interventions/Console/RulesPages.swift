@@ -163,16 +163,9 @@ struct RulesPages: Sendable {
         }
         return RuleTargets(
             instrumentKey: definition.key,
-            questions: questions.map { SelectOption(value: $0.id, label: Self.shortened($0.text.text(language)), selected: false) },
+            questions: questions.map { SelectOption(value: $0.id, label: $0.text.text(language).shortened(to: 80), selected: false) },
             scores: definition.scores.map { SelectOption(value: $0.id, label: $0.title.text(language), selected: false) },
             bands: bands)
-    }
-
-    /// A question's text cut to a line, at a word.
-    static func shortened(_ text: String, to length: Int = 80) -> String {
-        guard text.count > length else { return text }
-        let cut = text.prefix(length)
-        return (cut.lastIndex(of: " ").map { String(cut[..<$0]) } ?? String(cut)) + "…"
     }
 
     func clauseRows(_ form: RuleForm, targets: [RuleTargets]) -> [ClauseRow] {
