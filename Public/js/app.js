@@ -47,6 +47,23 @@ function showSignedInParts() {
   document.querySelectorAll("[data-signed-out]").forEach((node) => (node.hidden = signedIn));
 }
 
+/**
+ * The tab bar at the thumb: the current page's tab marked; left out where the page keeps its own actions at the
+ * bottom of the screen (a questionnaire being answered).
+ */
+function showTabBar() {
+  const bar = document.querySelector(".tabbar");
+  if (!bar) return;
+  if (document.querySelector(".sticky-actions")) {
+    bar.hidden = true;
+    return;
+  }
+  document.body.classList.toggle("with-tabbar", !bar.hidden);
+  for (const link of bar.querySelectorAll("a")) {
+    if (link.getAttribute("href") === location.pathname) link.setAttribute("aria-current", "page");
+  }
+}
+
 function watchConnection() {
   const banner = document.getElementById("connection");
   if (!banner) return;
@@ -114,6 +131,7 @@ watchOutbox();
 watchConsents();
 keepLanguageSwitchOnPage();
 showSignedInParts();
+showTabBar();
 if (document.querySelector("[data-requires-session]") && !session.token) {
   goToLogin(false);
 } else {

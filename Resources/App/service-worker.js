@@ -2,7 +2,7 @@
 // their definitions, appointments, health records) so the app opens and questionnaires can be answered without a connection;
 // shows push notifications and opens the page a tap asks for.
 
-const VERSION = "interlude-v22";
+const VERSION = "interlude-v23";
 const SHELL = [
   "/app",
   "/app/questionnaires",
@@ -87,6 +87,7 @@ const SHELLS = [
 // What the app reads that should still be there offline.
 const READS = [
   /^\/api\/v1\/me$/,
+  /^\/api\/v1\/me\/today$/,
   /^\/api\/v1\/me\/prompts(\/[0-9a-f-]+)?$/,
   /^\/api\/v1\/me\/appointments$/,
   /^\/api\/v1\/me\/therapist$/,

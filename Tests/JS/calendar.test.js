@@ -49,3 +49,17 @@ test("the month grid starts on Monday and covers whole weeks", async () => {
   assert.equal(calendar.addMonths("2026-12", 1), "2027-01");
   assert.equal(calendar.addMonths("2027-01", -1), "2026-12");
 });
+
+test("a near moment is said as people say it: the time today, the weekday this week, the date later", async () => {
+  const calendar = await loaded;
+  const now = "2026-12-02T09:00:00Z"; // a Wednesday, 10:00 in Vienna
+  const zone = "Europe/Vienna";
+  assert.equal(calendar.nearMoment("2026-12-02T19:00:00Z", zone, "en", now), "20:00");
+  assert.equal(calendar.nearMoment("2026-12-04T08:00:00Z", zone, "en", now), "Friday 09:00");
+  assert.equal(calendar.nearMoment("2026-12-04T08:00:00Z", zone, "de", now), "Freitag, 09:00");
+  assert.equal(calendar.nearMoment("2026-12-12T08:00:00Z", zone, "en", now), "12 December at 09:00");
+  assert.equal(calendar.nearMoment("2026-12-12T08:00:00Z", zone, "de", now), "12. Dezember um 09:00");
+  // 23:30 UTC is already the next day in Vienna.
+  assert.equal(calendar.nearMoment("2026-12-02T23:30:00Z", zone, "en", now), "Thursday 00:30");
+  assert.equal(calendar.daysBetween("2026-12-31", "2027-01-01"), 1);
+});

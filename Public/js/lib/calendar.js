@@ -97,3 +97,22 @@ export function monthGrid(month) {
   }
   return weeks;
 }
+
+/** Whole days from one "YYYY-MM-DD" to another. */
+export function daysBetween(from, to) {
+  const utc = (date) => Date.UTC(...date.split("-").map((part, index) => Number(part) - (index === 1 ? 1 : 0)));
+  return Math.round((utc(to) - utc(from)) / 86400000);
+}
+
+/**
+ * A moment as people say it when it is near, in the person's zone and language: the time alone today ("20:00"),
+ * the weekday and time within the week ("Friday 09:00"), else the date and time ("12 December at 09:00"),
+ * in the day-month order and 24-hour clock the server's pages use.
+ */
+export function nearMoment(instant, timeZone, language, now = Date.now()) {
+  const days = daysBetween(toZoned(now, timeZone).date, toZoned(instant, timeZone).date);
+  const options = { timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
+  if (days !== 0) Object.assign(options, days >= 1 && days <= 6 ? { weekday: "long" } : { day: "numeric", month: "long" });
+  const locale = language === "de" ? "de-AT" : "en-GB";
+  return new Intl.DateTimeFormat(locale, options).format(new Date(instant));
+}
