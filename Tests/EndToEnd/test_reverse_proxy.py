@@ -5,6 +5,7 @@ however the client fills X-Forwarded-For, and bodies over the limit stop at the 
 Started by scripts/test with INTERLUDE_URL set and nginx installed.
 """
 import datetime
+import gzip
 import http.client
 import json
 import os
@@ -153,6 +154,23 @@ class ReverseProxyTest(unittest.TestCase):
         # nginx's own answer: the server never had to read the body.
         self.assertIn(b"nginx", body)
         self.assertNotIn("problem+json", headers.get("Content-Type", ""))
+
+    def test_styles_come_compressed_and_revalidated_pages_do_not(self):
+        def fetch(path, **headers):
+            status, answer, body = self.https("GET", path, headers=headers)
+            return status, {name.lower(): value for name, value in answer.items()}, body
+
+        status, headers, body = fetch("/css/interlude.css", **{"Accept-Encoding": "gzip"})
+        self.assertEqual(status, 200)
+        self.assertEqual(headers.get("content-encoding"), "gzip")
+        self.assertEqual(headers.get("cache-control"), "no-cache")
+        with open(os.path.join(PACKAGE, "Public", "css", "interlude.css"), "rb") as handle:
+            self.assertEqual(gzip.decompress(body), handle.read())
+        status, headers, _ = fetch("/css/interlude.css")
+        self.assertNotIn("content-encoding", headers)
+        status, headers, _ = fetch("/app/login", **{"Accept-Encoding": "gzip"})
+        self.assertEqual(status, 200)
+        self.assertNotIn("content-encoding", headers)
 
 
 if __name__ == "__main__":

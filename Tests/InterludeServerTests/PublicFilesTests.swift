@@ -29,4 +29,45 @@ struct PublicFilesTests {
             #expect(missing.status == .notFound)
         }
     }
+
+    @Test("styles go out gzip-compressed to a browser that accepts it, and revalidated; pages and the API are not compressed")
+    func compressedAndRevalidated() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("public-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let css = String(repeating: "main { margin: 0 auto; padding: 1rem; }\n", count: 200)
+        try Data(css.utf8).write(to: directory.appendingPathComponent("site.css"))
+        try Data([0x89, 0x50, 0x4E, 0x47]).write(to: directory.appendingPathComponent("icon.png"))
+
+        let app = try await Application.make(.testing)
+        app.http.server.configuration.responseCompression = PublicFilesMiddleware.serverCompression
+        app.middleware.use(PublicFilesMiddleware(directory: directory.path + "/"))
+        app.get("api", "v1", "note") { _ in String(repeating: "secret ", count: 200) }
+        app.get("page") { _ in String(repeating: "secret ", count: 200) }
+        try await withListeningApp(app) { base in
+            let gzip: HTTPHeaders = ["Accept-Encoding": "gzip"]
+            let styles = try await app.client.get(URI(string: "\(base)/site.css"), headers: gzip)
+            #expect(styles.status == .ok)
+            #expect(styles.headers.first(name: .contentEncoding) == "gzip")
+            #expect(styles.headers.first(name: .cacheControl) == "no-cache")
+            #expect(styles.headers.first(name: "x-vapor-response-compression") == nil)
+            let sent = try #require(styles.body).readableBytes
+            #expect(sent < css.utf8.count / 5, "\(sent) bytes for \(css.utf8.count)")
+
+            let plain = try await app.client.get(URI(string: "\(base)/site.css"))
+            #expect(plain.headers.first(name: .contentEncoding) == nil)
+            #expect(plain.body.map { String(buffer: $0) } == css)
+            let etag = try #require(plain.headers.first(name: .eTag))
+            let unchanged = try await app.client.get(URI(string: "\(base)/site.css"), headers: ["If-None-Match": etag])
+            #expect(unchanged.status == .notModified)
+
+            let image = try await app.client.get(URI(string: "\(base)/icon.png"), headers: gzip)
+            #expect(image.headers.first(name: .contentEncoding) == nil)
+            for path in ["api/v1/note", "page"] {
+                let answer = try await app.client.get(URI(string: "\(base)/\(path)"), headers: gzip)
+                #expect(answer.headers.first(name: .contentEncoding) == nil, "\(path)")
+                #expect(answer.headers.first(name: .cacheControl) == nil, "\(path)")
+            }
+        }
+    }
 }

@@ -33,6 +33,7 @@ public func configure(
     app.routes.defaultMaxBodySize = "1mb"
     // Batches of samples may come gzipped; unpacked they are held to the API's body limit.
     app.http.server.configuration.requestDecompression = .enabled(limit: .size(APIDoorMiddleware.limit))
+    app.http.server.configuration.responseCompression = PublicFilesMiddleware.serverCompression
 
     // Middleware, outermost first
     let requests = RequestsInFlight()
