@@ -5,7 +5,8 @@ sees; a page that differs only by an id is one page.
 Each page is audited with axe-core (as shipped by axe-selenium-python) in English and German, at a phone's and a
 desktop's width, and must show no serious or critical violation. In English at desktop width every element that
 takes the keyboard is reached with Tab alone and shows a visible focus ring; at 200 % zoom (half the width, twice
-the text) the page needs no sideways scrolling and no text is cut off.
+the text) the page needs no sideways scrolling and no text is cut off. Each page of the patient app, on a 360 px phone,
+scrolls only downwards, and every target a finger taps measures at least 44 × 44 CSS px.
 
 Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR, INTERLUDE_BIN and CHROMIUM set.
 """
@@ -23,7 +24,7 @@ from browser_support import BrowserTestCase
 from interlude_e2e import BASE, call
 from test_appointments import demo
 
-PHONE, DESKTOP = (390, 844), (1280, 900)
+PHONE, DESKTOP, SMALL_PHONE = (390, 844), (1280, 900), (360, 740)
 ID = re.compile(r"[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 # Links that leave the page for a file or end the session.
 NOT_A_PAGE = re.compile(r"(/logout|/download|/fhir|/calendar|\.(zip|csv|ics|json|pdf)$)")
@@ -81,6 +82,35 @@ return {page, pageWidth: document.documentElement.scrollWidth, cut};
 """
 
 
+SMALL_TARGETS = """
+// What a finger taps, measured as laid out: a link, button, field or toggle smaller than 44 x 44 CSS px. A box or
+// dot to tick counts with its label; a link inside a sentence is exempt, as WCAG's target-size rule exempts it.
+const small = [];
+const targets = document.querySelectorAll(
+  'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button]');
+for (const el of targets) {
+  if (el.closest('[hidden], [inert], .visually-hidden, details:not([open]) > :not(summary)')) continue;
+  if (el.classList.contains('skip-link')) continue;
+  const style = getComputedStyle(el);
+  if (style.display === 'none' || style.visibility === 'hidden') continue;
+  let box = el.getBoundingClientRect();
+  if (box.width === 0 && box.height === 0) continue;
+  if (el.matches('input[type=checkbox], input[type=radio]')) {
+    const label = el.closest('label') || (el.id && document.querySelector(`label[for="${el.id}"]`));
+    if (label) box = label.getBoundingClientRect();
+  }
+  const parent = el.parentElement;
+  const inSentence = el.tagName === 'A' && style.display === 'inline' && parent &&
+    parent.textContent.trim().length > el.textContent.trim().length;
+  if (inSentence) continue;
+  if (box.width < 43.5 || box.height < 43.5) {
+    small.push(`${Math.round(box.width)}x${Math.round(box.height)} ${el.outerHTML.slice(0, 100)}`);
+  }
+}
+return small;
+"""
+
+
 class AccessibilityTest(BrowserTestCase):
     def setUp(self):
         super().setUp()
@@ -122,6 +152,8 @@ class AccessibilityTest(BrowserTestCase):
         lang = self.driver.execute_script("return document.documentElement.lang")
         if not lang.startswith(code):
             self.problems.append(f"{name}: in {code}, the page says lang={lang!r}")
+        if name.startswith("/app") or name == "/":
+            self.small_phone(name, code)
         for size in (PHONE, DESKTOP):
             self.driver.set_window_size(*size)
             self.axe(f"{name} [{code}, {size[0]}px]")
@@ -142,6 +174,16 @@ class AccessibilityTest(BrowserTestCase):
                      if not any(rule == violation["id"] and shape.search(node["html"]) for rule, shape in OUTDATED)]
             for node in nodes[:3]:
                 self.problems.append(f"{label}: {violation['id']} ({violation['impact']}) at {node['html'][:120]}")
+
+    def small_phone(self, name, code):
+        """On a 360 px phone the patient app's page scrolls only downwards, and every target is a finger's size."""
+        self.driver.set_window_size(*SMALL_PHONE)
+        width = self.driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+        if width > 1:
+            self.problems.append(f"{name} [{code}]: at 360 px the page scrolls sideways by {width}px")
+        for target in self.driver.execute_script(SMALL_TARGETS)[:3]:
+            self.problems.append(f"{name} [{code}]: a target under 44 x 44 px: {target}")
+        self.driver.set_window_size(*PHONE)
 
     def keyboard(self, name):
         self.driver.set_window_size(*DESKTOP)

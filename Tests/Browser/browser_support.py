@@ -100,11 +100,17 @@ class BrowserTestCase(unittest.TestCase):
             element = driver.find_element(By.CSS_SELECTOR, selector)
             if not (element.is_displayed() and element.is_enabled()):
                 return False
-            # Keep the element clear of the sticky action bar at the bottom of the questionnaire.
+            # Keep the element clear of the bars at the bottom of the screen (a questionnaire's actions, the tab bar).
             driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
             element.click()
             return True
         self.wait.until(clicked)
+
+    def tap(self, element):
+        """Clicks an element already found, brought to the middle of the screen first: the patient app's tab bar
+        covers the bottom of a phone's screen, where an element merely scrolled into view may sit."""
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+        element.click()
 
     def wait_for_path(self, path):
         self.wait.until(lambda driver: driver.current_url.split("?")[0].endswith(path))

@@ -36,7 +36,7 @@ class ConsentTest(BrowserTestCase):
         self.click(f"label[for=study-{study['id']}-module-context]")
         join = driver.execute_script(
             "return document.getElementById(arguments[0]).form.querySelector('button[type=submit]')", f"study-{study['id']}-accept")
-        join.click()
+        self.tap(join)
         self.wait.until(lambda driver: call("GET", "/me/consents", token=patient)["history"][0].get("studyId") == study["id"])
         joined = next(entry for entry in call("GET", "/me/consents", token=patient)["history"] if entry.get("studyId") == study["id"])
         self.assertEqual(joined["modules"], {"participation": True, "context": True})

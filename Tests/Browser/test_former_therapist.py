@@ -37,7 +37,7 @@ class FormerTherapistTest(BrowserTestCase):
         self.assertIn("Treatment ended on", entry.text)
         button = entry.find_element(By.TAG_NAME, "button")
         self.assertGreaterEqual(button.size["height"], 44)
-        button.click()
+        self.tap(button)
         self.wait.until(EC.alert_is_present())
         self.driver.switch_to.alert.accept()
         self.wait_for_text("#former-status", "can no longer read your data")
