@@ -55,6 +55,10 @@ class InterventionsTest(BrowserTestCase):
         self.click("a[href='/app/interventions']")
         self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, f"#new-list a[data-intervention='{question['id']}']")))
         self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#new-list li")), 2)
+        # The list shows what each says, not only its kind.
+        listed = self.driver.find_element(By.ID, "new-list").text
+        self.assertIn("What did you do for yourself this week?", listed)
+        self.assertIn("Well done!", listed)
         self.click(f"#new-list a[data-intervention='{question['id']}']")
         self.wait_for_text("#intervention-text", "What did you do for yourself this week?")
         # The first question tells the person that the answer stays on the phone.

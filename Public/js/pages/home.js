@@ -126,13 +126,10 @@ function showWeek(week, zone) {
 /** What the "more" tiles offer follows the person's situation and the records their studies collect. */
 function showTiles(today) {
   const me = today.me;
-  const clientLike = today.situation === "client" || today.situation === "both";
   setText("greeting", me.name ? `${message("greeting")} ${me.name}` : message("greeting"));
   document.getElementById("pairing-hint").hidden = today.situation !== "neither";
   document.getElementById("therapist-tile").hidden = !me.patient?.paired;
   document.getElementById("appointments-tile").hidden = !me.patient?.paired;
-  document.querySelector('[data-situation-label="client"]').hidden = !clientLike;
-  document.querySelector('[data-situation-label="participant"]').hidden = clientLike;
   const collected = me.patient?.records?.collects || [];
   document.querySelectorAll("[data-record]").forEach((tile) => (tile.hidden = !collected.includes(tile.dataset.record)));
   document.getElementById("health-data-tile").hidden = !(me.patient?.records?.sampleTypes || []).length;

@@ -12,8 +12,10 @@ export async function run() {
   const result = await apiList("/me/interventions");
   if (result.ok) {
     const local = answers();
-    const fresh = result.data.filter((item) => item.state !== "completed" && !pending.includes(item.id) && !local[item.id]?.completedAt);
-    const done = result.data.filter((item) => !fresh.includes(item));
+    const handled = (item) => pending.includes(item.id) || Boolean(local[item.id]?.completedAt);
+    // New means not opened yet; everything opened waits under "Earlier", a task or question still to do marked so.
+    const fresh = result.data.filter((item) => item.state === "sent" && !handled(item));
+    const earlier = result.data.filter((item) => !fresh.includes(item));
     const fill = (items, listID, emptyID) => {
       const list = document.getElementById(listID);
       list.replaceChildren();
@@ -24,26 +26,31 @@ export async function run() {
         link.href = `/app/interventions/${item.id}`;
         link.dataset.intervention = item.id;
         const title = document.createElement("span");
-        title.textContent = message(`kind-${item.kind}`);
-        if (item.state === "sent") {
-          const badge = document.createElement("span");
-          badge.className = "badge";
-          badge.textContent = message("unseen");
-          title.append(" ", badge);
-        }
+        title.textContent = firstLine(item.text);
         const detail = document.createElement("span");
         detail.className = "hint tile-detail";
-        detail.textContent = message("receivedOn", { date: formatDateTime(item.sentAt) });
-        if (pending.includes(item.id)) detail.textContent += ` · ${message("waitingToSend")}`;
+        const parts = [message(`kind-${item.kind}`), message("receivedOn", { date: formatDateTime(item.sentAt) })];
+        if (pending.includes(item.id)) parts.push(message("waitingToSend"));
+        else if (item.state === "completed" || local[item.id]?.completedAt) parts.push(message("completed"));
+        else if (item.state === "seen" && (item.kind === "task" || item.kind === "question")) parts.push(message("toDo"));
+        detail.textContent = parts.join(" · ");
         link.append(title, detail);
         entry.append(link);
         list.append(entry);
       }
     };
     fill(fresh, "new-list", "new-empty");
-    fill(done, "done-list", "done-empty");
+    fill(earlier, "done-list", "done-empty");
   }
   runBackup();
+}
+
+/** What a list shows of a message: its first line with anything in it, cut at a word. */
+function firstLine(text) {
+  const line = (text || "").split("\n").map((part) => part.trim()).find((part) => part) || "";
+  if (line.length <= 140) return line;
+  const cut = line.slice(0, 140);
+  return `${cut.includes(" ") ? cut.slice(0, cut.lastIndexOf(" ")) : cut}…`;
 }
 
 function runBackup() {
