@@ -178,6 +178,18 @@ class TodayTest(BrowserTestCase):
                     self.driver.execute_script("document.getElementById('week-section').scrollIntoView()")
                     self.driver.save_screenshot(self.artefact(f"today-{kind}-{locale}-week.png"))
 
+    def test_the_daily_email_of_messages_is_the_default_and_can_be_changed(self):
+        address = f"today-email-{uuid.uuid4().hex[:6]}@example.org"
+        patient = patient_token(address, PASSWORD)
+        self.sign_in_in(address, "en")
+        self.open("/app/profile")
+        daily = self.wait.until(EC.presence_of_element_located((By.ID, "pref-message-emails-daily")))
+        self.wait.until(lambda driver: daily.is_selected())
+        self.click("label[for=pref-message-emails-each]")
+        self.click("form[data-form=notification-preferences] button[type=submit]")
+        self.wait.until(EC.visibility_of_element_located(
+            (By.CSS_SELECTOR, "form[data-form=notification-preferences] [data-success]")))
+        self.assertEqual(call("GET", "/me/notification-preferences", token=patient)["messageEmails"], "each")
 
 if __name__ == "__main__":
     import unittest

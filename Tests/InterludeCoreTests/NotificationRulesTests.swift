@@ -125,3 +125,28 @@ extension NetworkAddress.Parsed {
         return false
     }
 }
+
+@Suite("The daily email's moment and the stored choice")
+struct MessageDigestRulesTests {
+    let vienna = TimeZone(identifier: "Europe/Vienna")!
+
+    @Test("the daily email goes at 18:00 in the person's zone: today before then, tomorrow after")
+    func moment() {
+        let morning = LocalDateTime("2026-12-02T09:00")!.instant(in: vienna)
+        let evening = LocalDateTime("2026-12-02T18:30")!.instant(in: vienna)
+        #expect(MessageDigest.moment(onOrAfter: morning, in: vienna) == LocalDateTime("2026-12-02T18:00")!.instant(in: vienna))
+        #expect(MessageDigest.moment(onOrAfter: evening, in: vienna) == LocalDateTime("2026-12-03T18:00")!.instant(in: vienna))
+        let six = LocalDateTime("2026-12-02T18:00")!.instant(in: vienna)
+        #expect(MessageDigest.moment(onOrAfter: six, in: vienna) == six)
+    }
+
+    @Test("choices stored before the daily email existed read as wanting it; a stored choice is kept")
+    func decoding() throws {
+        let old = Data(#"{"questionnaires":true,"interventions":true,"appointments":false,"messages":true}"#.utf8)
+        #expect(try JSONDecoder().decode(NotificationPreferences.self, from: old).messageEmails == .daily)
+        var each = NotificationPreferences.standard
+        each.messageEmails = .each
+        let stored = try JSONEncoder().encode(each)
+        #expect(try JSONDecoder().decode(NotificationPreferences.self, from: stored) == each)
+    }
+}

@@ -75,6 +75,7 @@ export async function runNotificationSettings() {
     for (const name of ["questionnaires", "interventions", "appointments", "messages"]) {
       form.elements[name].checked = stored.data[name];
     }
+    form.elements.messageEmails.value = stored.data.messageEmails || "daily";
     form.elements.quiet.checked = Boolean(stored.data.quietHours);
     form.elements.quietStart.value = stored.data.quietHours?.start || "22:00";
     form.elements.quietEnd.value = stored.data.quietHours?.end || "07:00";
@@ -85,6 +86,7 @@ export async function runNotificationSettings() {
       interventions: form.elements.interventions.checked,
       appointments: form.elements.appointments.checked,
       messages: form.elements.messages.checked,
+      messageEmails: form.elements.messageEmails.value || "daily",
     };
     if (form.elements.quiet.checked) {
       body.quietHours = { start: form.elements.quietStart.value, end: form.elements.quietEnd.value };

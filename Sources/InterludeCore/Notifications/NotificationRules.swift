@@ -25,6 +25,28 @@ public enum NotificationStatus: String, Codable, Sendable, CaseIterable {
     case clicked
 }
 
+/// How a person reached by email only hears of the study's messages.
+public enum MessageEmails: String, Codable, Sendable, CaseIterable {
+    /// One email for each message as it arrives.
+    case each
+    /// One email a day, at `MessageDigest.time`, with what is still waiting: the default, since a study may send
+    /// several messages a day.
+    case daily
+}
+
+/// The daily email that gathers the messages waiting for a person reached by email only.
+public enum MessageDigest {
+    /// The local time the day's email goes out.
+    public static let time = LocalTime(hour: 18, minute: 0)!
+
+    /// The first digest moment at or after `instant`, in the person's zone.
+    public static func moment(onOrAfter instant: Date, in zone: TimeZone) -> Date {
+        let day = LocalDate(instant, in: zone)
+        let today = LocalDateTime(date: day, time: time).instant(in: zone)
+        return today >= instant ? today : LocalDateTime(date: day.adding(days: 1), time: time).instant(in: zone)
+    }
+}
+
 /// A patient's choices: which categories they want and a nightly time without notifications.
 public struct NotificationPreferences: Codable, Sendable, Equatable {
     public var questionnaires: Bool
@@ -32,6 +54,7 @@ public struct NotificationPreferences: Codable, Sendable, Equatable {
     public var appointments: Bool
     public var messages: Bool
     public var quietHours: QuietHours?
+    public var messageEmails: MessageEmails
 
     public struct QuietHours: Codable, Sendable, Equatable {
         /// Quiet from `start` until `end` in the person's local time; crosses midnight when `end` is earlier.
@@ -51,12 +74,32 @@ public struct NotificationPreferences: Codable, Sendable, Equatable {
     public static let standard = NotificationPreferences(
         questionnaires: true, interventions: true, appointments: true, messages: true, quietHours: nil)
 
-    public init(questionnaires: Bool, interventions: Bool, appointments: Bool, messages: Bool, quietHours: QuietHours?) {
+    public init(
+        questionnaires: Bool, interventions: Bool, appointments: Bool, messages: Bool, quietHours: QuietHours?,
+        messageEmails: MessageEmails = .daily
+    ) {
         self.questionnaires = questionnaires
         self.interventions = interventions
         self.appointments = appointments
         self.messages = messages
         self.quietHours = quietHours
+        self.messageEmails = messageEmails
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case questionnaires, interventions, appointments, messages, quietHours, messageEmails
+    }
+
+    /// Choices kept before the daily email existed read as wanting it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            questionnaires: try container.decode(Bool.self, forKey: .questionnaires),
+            interventions: try container.decode(Bool.self, forKey: .interventions),
+            appointments: try container.decode(Bool.self, forKey: .appointments),
+            messages: try container.decode(Bool.self, forKey: .messages),
+            quietHours: try container.decodeIfPresent(QuietHours.self, forKey: .quietHours),
+            messageEmails: try container.decodeIfPresent(MessageEmails.self, forKey: .messageEmails) ?? .daily)
     }
 
     public func wants(_ category: NotificationCategory) -> Bool {

@@ -165,7 +165,19 @@ struct NotificationDispatcher: Sendable {
         for decision in [wish, ceiling] {
             if let held = try await hold(notification, as: decision) { return held }
         }
-        let outcomes = try await deliver(notification, to: user, devices: round.devices[notification.$user.id] ?? [], now: now)
+        let devices = round.devices[notification.$user.id] ?? []
+        if Self.waitsForDailyEmail(notification, preferences: preferences, devices: devices) {
+            try await queueDailyEmail(for: user, covering: notification, now: now)
+            try await finish(notification, .withheld, receipt: "kept for the daily email")
+            return .withheld
+        }
+        if notification.dedupeKey.hasPrefix(Self.dailyEmailPrefix) {
+            guard try await writeDailyEmail(notification, for: user, now: now) else {
+                try await finish(notification, .expired, receipt: "every message was read before the daily email")
+                return .expired
+            }
+        }
+        let outcomes = try await deliver(notification, to: user, devices: devices, now: now)
         let receipt = outcomes.map(\.receipt).joined(separator: "; ")
         if outcomes.contains(where: \.isDelivered) {
             notification.channel = Set(outcomes.filter(\.isDelivered).map(\.channel)).sorted().joined(separator: "+")
@@ -209,6 +221,53 @@ struct NotificationDispatcher: Sendable {
             default: break
             }
         }
+        return true
+    }
+
+    // MARK: The daily email of messages
+
+    static let dailyEmailPrefix = "daily-messages:"
+
+    /// A study's message for someone with no device for push who chose one email a day.
+    static func waitsForDailyEmail(
+        _ notification: NotificationRecord, preferences: NotificationPreferences, devices: [DeviceRecord]
+    ) -> Bool {
+        notification.category == .messages && devices.isEmpty && preferences.messageEmails == .daily
+            && InterventionService.interventionID(inDedupeKey: notification.dedupeKey) != nil
+    }
+
+    /// Queues the day's email at the digest moment after the message arrived; the first message of a day queues it,
+    /// the rest find it queued (its key names the person and the day).
+    private func queueDailyEmail(for user: UserRecord, covering notification: NotificationRecord, now: Date) async throws {
+        let moment = MessageDigest.moment(onOrAfter: notification.dueAt, in: user.zone)
+        let day = LocalDate(moment, in: user.zone)
+        let userID = try user.requireID()
+        try await NotificationOutbox(database: database, localizer: services.localizer).enqueue(
+            [.init(
+                userID: userID, category: .messages, dedupeKey: "\(Self.dailyEmailPrefix)\(userID.lowercasedText):\(day)",
+                title: services.localizer.text("notification.daily.title", user.language), body: "",
+                path: "/app/interventions", dueAt: moment, expiresAt: moment.addingTimeInterval(Self.dailyEmailLifetime))],
+            now: now)
+    }
+
+    /// The day's email is worth sending until the next one.
+    static let dailyEmailLifetime: TimeInterval = 20 * 3600
+
+    /// Says how many of the study's messages of the last day wait unread and since when, in the person's language
+    /// and zone; false when none does.
+    private func writeDailyEmail(_ notification: NotificationRecord, for user: UserRecord, now: Date) async throws -> Bool {
+        let waiting = try await InterventionRecord.query(on: database)
+            .filter(\.$patient.$id == user.requireID())
+            .filter(\.$origin == .messagePlan)
+            .filter(\.$seenAt == nil)
+            .filter(\.$deliverAt > now.addingTimeInterval(-24 * 3600))
+            .filter(\.$deliverAt <= now)
+            .sort(\.$deliverAt)
+            .all(\.$deliverAt)
+        guard let first = waiting.first else { return false }
+        let since = DateDisplay(language: user.language, timeZone: user.zone).dayDateTime(first)
+        notification.body = services.localizer.text(
+            "notification.daily.body", count: waiting.count, user.language, ["since": since])
         return true
     }
 

@@ -105,7 +105,8 @@ extension Components.Schemas.NotificationPreferences {
         self.init(
             questionnaires: preferences.questionnaires, interventions: preferences.interventions,
             appointments: preferences.appointments, messages: preferences.messages,
-            quietHours: preferences.quietHours.map { .init(start: $0.start.description, end: $0.end.description) })
+            quietHours: preferences.quietHours.map { .init(start: $0.start.description, end: $0.end.description) },
+            messageEmails: .init(rawValue: preferences.messageEmails.rawValue))
     }
 }
 
@@ -123,7 +124,8 @@ extension NotificationPreferences {
         }
         self.init(
             questionnaires: body.questionnaires, interventions: body.interventions, appointments: body.appointments,
-            messages: body.messages, quietHours: quiet)
+            messages: body.messages, quietHours: quiet,
+            messageEmails: body.messageEmails.flatMap { MessageEmails(rawValue: $0.rawValue) } ?? .daily)
     }
 }
 
