@@ -121,6 +121,34 @@ struct AudiogramAPITests {
         }
     }
 
+    @Test("drawn for a phone's width in the reader's language: no text under 12 px, whole octaves labelled, decimal commas")
+    func phoneChart() async throws {
+        try await withTestApp { app in
+            // setup
+            let (ada, _) = try await app.patient("ada@example.org")
+            let earlier = UUID()
+            let latest = UUID()
+            _ = try await ada.send(.POST, "/me/audiograms", json: Self.body(app, id: earlier, at: app.clock.now.addingTimeInterval(-90 * 86_400)))
+            _ = try await ada.send(.POST, "/me/audiograms", json: Self.body(app, id: latest, shift: 10))
+            let german: HTTPHeaders = ["Accept-Language": "de"]
+
+            // act
+            let phone = try await ada.send(.GET, "/me/audiograms/\(latest)/chart.svg?width=345&compare=\(earlier)", headers: german)
+            let tooNarrow = try await ada.send(.GET, "/me/audiograms/\(latest)/chart.svg?width=100")
+
+            // verify
+            #expect(phone.status == .ok)
+            #expect(phone.text.contains(#"viewBox="0 0 345 460""#), "drawn for the width, so one unit is one pixel")
+            let sizes = phone.text.matches(of: /<text[^>]*font-size="([0-9.]+)"/).compactMap { Double($0.output.1) }
+            #expect(!sizes.isEmpty && sizes.allSatisfy { $0 >= 12 }, "\(sizes)")
+            #expect(phone.text.contains("mittelgradiger Hörverlust") && phone.text.contains("Frequenz (Hz)"))
+            #expect(!phone.text.contains("moderate loss"))
+            #expect(phone.text.contains("37,5 dB HL"), "a German decimal comma")
+            #expect(!phone.text.contains(">750<") && phone.text.contains(">500<"), "only whole octaves are labelled")
+            #expect(tooNarrow.body.problemFields == ["width"])
+        }
+    }
+
     @Test("the therapist reads an audiogram, audited; as FHIR it is the LOINC panel with per-ear, per-frequency components")
     func therapistAndFHIR() async throws {
         try await withTestApp { app in

@@ -356,6 +356,18 @@ struct DemoTemplateTests {
             #expect(days.filter { $0.value != nil }.count >= 29 && days.filter { $0.mood != nil }.count >= 29)
             let chart = try await patient.send(.GET, "/me/samples/daily.svg?type=walkingSpeed")
             #expect(chart.text.hasPrefix("<svg") && chart.text.contains("Walking speed per day"))
+            // On a phone, in German: drawn for its width, no text under 12 px, the unit in words, decimal commas,
+            // mood on the 0 to 100 the mood page uses.
+            let phone = try await patient.send(
+                .GET, "/me/samples/daily.svg?type=stepCount&width=345", headers: ["Accept-Language": "de"])
+            #expect(phone.text.contains(#"viewBox="0 0 345 270""#))
+            let sizes = phone.text.matches(of: /<text[^>]*font-size="([0-9.]+)"/).compactMap { Double($0.output.1) }
+            #expect(!sizes.isEmpty && sizes.allSatisfy { $0 >= 12 }, "\(sizes)")
+            #expect(phone.text.contains(">Schritte<") && !phone.text.contains("{steps}"), "\(phone.text.prefix(600))")
+            #expect(phone.text.contains(">100<") && !phone.text.contains(">0.25<") && !phone.text.contains(">0,25<"))
+            let speed = try await patient.send(.GET, "/me/samples/daily.svg?type=walkingSpeed&days=30", headers: ["Accept-Language": "de"])
+            #expect(speed.text.contains("Gehgeschwindigkeit") && speed.text.contains(/>[0-9]+,[0-9]+</), "German names and decimal commas")
+            #expect(try await patient.send(.GET, "/me/samples/daily.svg?type=stepCount&width=5000").body.problemFields == ["width"])
             let support = try await patient.send(.GET, "/me/samples?type=walkingDoubleSupport").body["samples"][0]["value"].double ?? 0
             #expect((20...40).contains(support), "stored as a percentage")
         }

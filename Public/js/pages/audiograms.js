@@ -6,6 +6,7 @@ import { api, apiText } from "../lib/api.js";
 import { fromZoned, toZoned } from "../lib/calendar.js";
 import { markField, onSubmit, requireFields, showProblem, showEditing, showSummary, values } from "../lib/forms.js";
 import { message } from "../lib/i18n.js";
+import { chartWidth } from "../lib/page.js";
 import { actionButton, announce, outcomeText, pendingBadge, recordCollection, removeAfterConfirming } from "../lib/records.js";
 
 const STANDARD = [125, 250, 500, 1000, 2000, 4000, 8000];
@@ -168,12 +169,16 @@ export async function run() {
 
   // The list and the chart
 
+  const oneDecimal = new Intl.NumberFormat(document.documentElement.lang || "en", {
+    minimumFractionDigits: 1,
+    maximumFractionDigits: 1,
+  });
   const averageText = (audiogram) =>
     EARS.map((ear) => {
       const average = audiogram[`${ear}Average`];
       return average === undefined || average === null
         ? message("noAverage", { ear: message(earKey(ear)) })
-        : message("average", { ear: message(earKey(ear)), value: average.toFixed(1) });
+        : message("average", { ear: message(earKey(ear)), value: oneDecimal.format(average) });
     }).join(" · ");
 
   const load = async () => {
@@ -286,7 +291,7 @@ export async function run() {
     const waiting = document.getElementById("chart-waiting");
     waiting.hidden = !audiogram.pending;
     if (audiogram.pending) return figure.replaceChildren();
-    const query = new URLSearchParams({ ears });
+    const query = new URLSearchParams({ ears, width: String(chartWidth(figure)) });
     if (compare.value) query.set("compare", compare.value);
     const chart = await apiText(`/me/audiograms/${audiogram.id}/chart.svg?${query}`);
     if (!chart.ok) {

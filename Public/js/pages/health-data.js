@@ -5,6 +5,7 @@
 import { api, apiText, apiUpload } from "../lib/api.js";
 import { markField, onSubmit, showSummary } from "../lib/forms.js";
 import { message } from "../lib/i18n.js";
+import { chartWidth } from "../lib/page.js";
 import { announce } from "../lib/records.js";
 
 const PART = 4 * 1024 * 1024;
@@ -86,8 +87,9 @@ export async function run() {
   const drawChart = async () => {
     const type = document.getElementById("chart-type").value;
     const days = document.getElementById("chart-days").value;
-    const chart = await apiText(`/me/samples/daily.svg?type=${encodeURIComponent(type)}&days=${days}`);
     const container = document.getElementById("sample-chart");
+    const width = chartWidth(container);
+    const chart = await apiText(`/me/samples/daily.svg?type=${encodeURIComponent(type)}&days=${days}&width=${width}`);
     if (!chart.ok) return container.replaceChildren();
     const svg = new DOMParser().parseFromString(chart.text, "image/svg+xml").documentElement;
     container.replaceChildren(document.importNode(svg, true));

@@ -43,6 +43,12 @@ extension Double {
         return Int(rounded)
     }
 
+    /// The number as people of `language` read it: `plainText` with the decimal comma in German.
+    public func plainText(decimals: Int = 2, in language: Language) -> String {
+        let text = plainText(decimals: decimals)
+        return language == .de ? text.replacingOccurrences(of: ".", with: ",") : text
+    }
+
     /// The number as people read it: whole numbers without decimals, others with at most `decimals` places and no
     /// trailing zeros, very large ones in exponent form; never traps, also for NaN and infinities.
     public func plainText(decimals: Int = 2) -> String {

@@ -30,8 +30,9 @@ struct AudiogramChart: Sendable {
     let language: Language
     let display: DateDisplay
     let id: String
+    /// The width it is shown at, in CSS pixels; the text keeps its size whatever the width.
+    var width = ChartWidth.desktop
 
-    static let width = 600.0
     static let height = 460.0
     private static let left = 60.0
     private static let right = 32.0
@@ -42,7 +43,9 @@ struct AudiogramChart: Sendable {
     /// Bands darken with the loss they stand for; their names tell them apart without colour.
     private static let bandFills = ["#ffffff", "#f3f4f6", "#e8eaee", "#dcdfe5", "#d0d4dc", "#c4c9d3"]
 
-    private var plotWidth: Double { Self.width - Self.left - Self.right }
+    private var plotWidth: Double { width - Self.left - Self.right }
+    /// Narrow: only whole octaves are labelled, and the comparison's dates go below the ears.
+    private var narrow: Bool { width < 500 }
     private var plotHeight: Double { Self.height - Self.top - Self.bottom }
 
     /// The highest frequency on the axis: 8 kHz, or 16 or 20 kHz when extended frequencies were measured.
@@ -78,10 +81,10 @@ struct AudiogramChart: Sendable {
             let name = text("audiogram.ear.\(ear.rawValue)")
             guard let average = audiogram.pureToneAverage(ear) else { return text("audiogram.no_average", ["ear": name]) }
             var sentence = text("audiogram.average", [
-                "ear": name, "value": average.plainText(), "band": text("audiogram.band.\(Audiogram.Band.of(average).rawValue)"),
+                "ear": name, "value": average.plainText(in: language), "band": text("audiogram.band.\(Audiogram.Band.of(average).rawValue)"),
             ])
             if let before = earlier?.pureToneAverage(ear) {
-                sentence += " " + text("audiogram.average_before", ["value": before.plainText()])
+                sentence += " " + text("audiogram.average_before", ["value": before.plainText(in: language)])
             }
             return sentence
         }.joined(separator: " ")
@@ -89,7 +92,7 @@ struct AudiogramChart: Sendable {
 
     var svg: String {
         var parts: [String] = [
-            ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \##(n(Self.width)) \##(n(Self.height))" role="img" aria-labelledby="\##(id)-title \##(id)-desc" class="chart audiogram" font-family="sans-serif">"##,
+            ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \##(n(width)) \##(n(Self.height))" width="\##(n(width))" role="img" aria-labelledby="\##(id)-title \##(id)-desc" class="chart audiogram" font-family="sans-serif">"##,
             "<title id=\"\(id)-title\">\(title.htmlEscaped)</title>",
             "<desc id=\"\(id)-desc\">\(description.htmlEscaped)</desc>",
         ]
@@ -105,8 +108,13 @@ struct AudiogramChart: Sendable {
         Audiogram.Band.allCases.enumerated().map { index, band in
             let top = y(max(band.range.lowerBound, Self.levels.lowerBound))
             let bottom = y(band.range.upperBound)
-            let name = text("audiogram.band.\(band.rawValue)").htmlEscaped
-            return ##"<g class="band" data-band="\##(band.rawValue)"><rect x="\##(n(Self.left))" y="\##(n(top))" width="\##(n(plotWidth))" height="\##(n(bottom - top))" fill="\##(Self.bandFills[index])"/><text x="\##(n(Self.left + plotWidth - 6))" y="\##(n(bottom - 6))" text-anchor="end" font-size="11" fill="#4a5563">\##(name)</text></g>"##
+            let x = n(Self.left + plotWidth - 6)
+            // A name too long for a narrow chart's width takes two lines, the second on the band's lower edge.
+            let lines = Self.lines(text("audiogram.band.\(band.rawValue)"), fitting: plotWidth - 12)
+            let name = lines.count == 1
+                ? lines[0].htmlEscaped
+                : ##"<tspan x="\##(x)" dy="-14">\##(lines[0].htmlEscaped)</tspan><tspan x="\##(x)" dy="14">\##(lines[1].htmlEscaped)</tspan>"##
+            return ##"<g class="band" data-band="\##(band.rawValue)"><rect x="\##(n(Self.left))" y="\##(n(top))" width="\##(n(plotWidth))" height="\##(n(bottom - top))" fill="\##(Self.bandFills[index])"/><text x="\##(x)" y="\##(n(bottom - 6))" text-anchor="end" font-size="12" fill="#4a5563">\##(name)</text></g>"##
         }
     }
 
@@ -114,9 +122,11 @@ struct AudiogramChart: Sendable {
         var parts: [String] = []
         let ticks = (Audiogram.standardFrequencies + (highest > 8000 ? [highest] : [])).filter { $0 <= highest }
         for frequency in ticks {
-            let label = frequency >= 1000 ? "\((Double(frequency) / 1000).plainText())k" : "\(frequency)"
+            let label = frequency >= 1000 ? "\((Double(frequency) / 1000).plainText(in: language))k" : "\(frequency)"
             parts.append(
                 ##"<line class="x-grid" data-frequency="\##(frequency)" x1="\##(n(x(frequency)))" y1="\##(n(Self.top))" x2="\##(n(x(frequency)))" y2="\##(n(Self.top + plotHeight))" stroke="#b8bfca" stroke-width="1"/>"##)
+            let octave = (frequency / 125).nonzeroBitCount == 1
+            if narrow && !octave && frequency != highest { continue }
             parts.append(
                 ##"<text x="\##(n(x(frequency)))" y="\##(n(Self.top - 8))" text-anchor="middle" font-size="12" fill="#1b2733">\##(label)</text>"##)
         }
@@ -189,13 +199,25 @@ struct AudiogramChart: Sendable {
                 ##"<g class="legend-mark" transform="translate(\##(n(offset + 8)) \##(n(baseline - 4)))" fill="none" stroke="\##(Self.colors[ear]!)" stroke-width="2">\##(sample)</g>"##)
             parts.append(
                 ##"<text x="\##(n(offset + 22))" y="\##(n(baseline))" font-size="12" fill="#1b2733">\##(text("audiogram.ear.\(ear.rawValue)").htmlEscaped)</text>"##)
-            offset += 130
+            offset += narrow ? 110 : 130
         }
         if let earlier {
             let dates = text("audiogram.legend.compared", ["date": display.date(audiogram.measuredAt), "earlier": display.date(earlier.measuredAt)])
-            parts.append(##"<text x="\##(n(offset))" y="\##(n(baseline))" font-size="12" fill="#1b2733">\##(dates.htmlEscaped)</text>"##)
+            let (x, y) = narrow ? (Self.left, baseline + 16) : (offset, baseline)
+            parts.append(##"<text x="\##(n(x))" y="\##(n(y))" font-size="12" fill="#1b2733">\##(dates.htmlEscaped)</text>"##)
         }
         return parts
+    }
+
+    /// A 12 px text that would be wider than `width` (at about 7 px a character), split at the space nearest its
+    /// middle.
+    static func lines(_ text: String, fitting width: Double) -> [String] {
+        guard Double(text.count) * 7 > width else { return [text] }
+        let middle = text.count / 2
+        let spaces = text.indices.filter { text[$0] == " " }
+        guard let split = spaces.min(by: { abs(text.distance(from: text.startIndex, to: $0) - middle) < abs(text.distance(from: text.startIndex, to: $1) - middle) })
+        else { return [text] }
+        return [String(text[..<split]), String(text[text.index(after: split)...])]
     }
 
     private func n(_ value: Double) -> String { value.plainText() }

@@ -53,9 +53,12 @@ extension APIHandler {
             }
             earlier = other.content
         }
+        let language = context.request.language
         let chart = AudiogramChart(
             audiogram: stored.content, earlier: earlier, ears: AudiogramChart.Ears(rawValue: input.query.ears?.rawValue ?? "both") ?? .both,
-            localizer: context.services.localizer, language: patient.language, display: patient.dateDisplay, id: "audiogram")
+            localizer: context.services.localizer, language: language,
+            display: DateDisplay(language: language, timeZone: patient.zone), id: "audiogram",
+            width: try ChartWidth.checked(input.query.width))
         return .ok(.init(body: .imageSvgXml(HTTPBody(chart.svg))))
     }
 

@@ -127,9 +127,11 @@ extension APIHandler {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
         let (type, days) = try Self.dayQuery(type: input.query._type, days: input.query.days)
+        let width = try ChartWidth.checked(input.query.width, otherwise: SampleDayChart.desktopWidth)
+        let language = context.request.language
         let chart = SampleDayChart(
             type: type, rows: try await context.samples.days(type, of: patient, days: days), localizer: context.services.localizer,
-            language: patient.language, display: patient.dateDisplay)
+            language: language, display: DateDisplay(language: language, timeZone: patient.zone), width: width)
         return .ok(.init(body: .imageSvgXml(HTTPBody(chart.svg))))
     }
 }
