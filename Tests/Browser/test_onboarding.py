@@ -129,7 +129,11 @@ class OnboardingTest(BrowserTestCase):
         # The patient joins the study after accepting its consent.
         self.open("/app/studies")
         self.wait_for_text("#studies-list", "Everyday stress")
-        self.click("#studies-list summary")
+        # The consent stands in full above the box that says it was read.
+        consent = self.driver.find_element(By.CSS_SELECTOR, "#studies-list .consent-text")
+        self.assertTrue(consent.is_displayed())
+        self.assertIn("I agree to answer questions about stress.", consent.text)
+        self.assertLess(consent.location["y"], self.driver.find_element(By.CSS_SELECTOR, "#studies-list .choice").location["y"])
         self.click("#studies-list .choice label")
         self.click("#studies-list button[type=submit]")
         self.wait.until(EC.visibility_of_element_located((By.ID, "studies-status")))

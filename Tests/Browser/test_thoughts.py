@@ -151,7 +151,7 @@ class MessageChoiceTest(BrowserTestCase):
         self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "li[data-record=thought] a[href='/app/act']")))
         self.open("/app/profile")
         form = self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#message-plans form")))
-        self.assertIn("up to 3 a day between 09:00 and 20:00", form.text)
+        self.assertIn("Your practice sends up to 3 a day between 09:00 and 20:00", form.text)
         per_day = form.find_element(By.NAME, "perDay")
         self.assertEqual(per_day.get_attribute("value"), "3")
         per_day.clear()

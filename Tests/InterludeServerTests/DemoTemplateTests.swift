@@ -390,7 +390,7 @@ struct DemoTemplateTests {
             #expect(occurrences.count == 22 && occurrences.allSatisfy { $0.ratingAfter > $0.ratingBefore })
             #expect(occurrences.contains { $0.location != nil } && thoughts.contains { $0.text == "I am not good enough." && $0.occurrences?.count == 7 })
             let plans = try await patient.send(.GET, "/me/message-plans").decoded([Components.Schemas.MessagePlanOffer].self)
-            #expect(plans.count == 1 && plans[0].perDay == 3 && plans[0].personChooses)
+            #expect(plans.count == 1 && plans[0].perDay == 3 && plans[0].personChooses && plans[0].studyKind == .practice)
             let fewer = try await patient.send(.PUT, "/me/message-plans/\(plans[0].studyId)", json: ["perDay": 1, "windowStart": "19:00", "windowEnd": "20:00"])
             #expect(fewer.status == .ok)
             let found = try await therapist.send(.GET, "/patients/\(me.id)/thoughts?q=presentation").decoded([Components.Schemas.Thought].self)

@@ -24,7 +24,7 @@ function form(offer, template) {
     form.elements[label.dataset.labelFor].id = id;
   }
   form.querySelector("[data-title]").textContent = offer.studyTitle;
-  form.querySelector("[data-bounds]").textContent = message("messageBounds", {
+  form.querySelector("[data-bounds]").textContent = message(offer.studyKind === "practice" ? "messageBoundsPractice" : "messageBounds", {
     count: offer.perDay, from: offer.windowStart, until: offer.windowEnd,
   });
   const fill = (plan) => {

@@ -106,7 +106,7 @@ export async function run() {
     const id = `study-${study.id}`;
     form.innerHTML = `
       <div class="notice error" data-summary role="alert" tabindex="-1" hidden></div>
-      <details><summary></summary><div class="consent"></div></details>
+      <section class="consent-text"><h3></h3><div class="consent"></div></section>
       <div class="field" role="group" data-consent-group>
         <div class="choice">
           <input type="checkbox" name="accept" id="${id}-accept">
@@ -120,7 +120,8 @@ export async function run() {
         <span class="error" data-for="password" hidden></span>
       </div>
       <button type="submit"></button>`;
-    form.querySelector("summary").textContent = message("consent");
+    // The consent is shown in full, before the box that says it was read.
+    form.querySelector(".consent-text h3").textContent = message("consent");
     const consent = form.querySelector(".consent");
     for (const paragraph of study.consentText.split(/\n\s*\n/)) {
       const p = document.createElement("p");

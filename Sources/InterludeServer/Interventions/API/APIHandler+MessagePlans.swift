@@ -37,7 +37,8 @@ extension APIContext {
 extension Components.Schemas.MessagePlanOffer {
     init(_ offer: MessageChoiceService.Offer) throws {
         self.init(
-            studyId: try offer.study.requireID().lowercasedText, studyTitle: offer.study.title, perDay: offer.plan.perDay,
+            studyId: try offer.study.requireID().lowercasedText, studyTitle: offer.study.title,
+            studyKind: StudyKind(joinMode: offer.study.joinMode) == .practice ? .practice : .research, perDay: offer.plan.perDay,
             windowStart: offer.plan.windowStart.description, windowEnd: offer.plan.windowEnd.description,
             personChooses: offer.plan.personChooses,
             choice: offer.plan.personChooses
