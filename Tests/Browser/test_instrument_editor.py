@@ -116,7 +116,7 @@ class InstrumentEditorTest(BrowserTestCase):
             hours = driver.find_element(By.CSS_SELECTOR, "[data-item=hours]")
             self.assertFalse(hours.is_displayed(), "hidden until the choice says yes")
             choice = driver.find_element(By.CSS_SELECTOR, "[data-item=slept] input[value='1']")
-            driver.find_element(By.CSS_SELECTOR, f"label[for='{choice.get_attribute('id')}']").click()
+            self.tap(driver.find_element(By.CSS_SELECTOR, f"label[for='{choice.get_attribute('id')}']"))
             self.wait.until(lambda _: hours.is_displayed())
         self.in_preview(answer)
 

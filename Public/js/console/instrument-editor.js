@@ -2,7 +2,7 @@
 // written to the form's JSON field on every change and shown, as the patient app shows it, in the preview frame.
 // The server checks and stores it as a draft version on save; this page checks nothing itself.
 
-import { message } from "../lib/i18n.js";
+import { countMessage, message } from "../lib/i18n.js";
 
 const TYPES = ["single", "multiple", "boolean", "scale", "slider", "number", "text", "date", "time", "dateTime", "display"];
 const CHOICE = new Set(["single", "multiple"]);
@@ -418,7 +418,7 @@ window.addEventListener("message", (event) => {
   if (event.origin !== location.origin || event.source !== frame.contentWindow) return;
   if (event.data?.type === "interlude:preview-ready") showPreview();
   if (event.data?.serial !== sent) return;
-  if (event.data?.type === "interlude:previewed") previewStatus.textContent = message("previewShown", { count: event.data.items });
+  if (event.data?.type === "interlude:previewed") previewStatus.textContent = countMessage("previewShown", event.data.items);
   if (event.data?.type === "interlude:preview-failed") previewStatus.textContent = message("previewFailed");
   previewStatus.dataset.current = String(!previewTimer);
 });

@@ -43,8 +43,7 @@ function chart(series, notes) {
   const title = svg("title", { id: `${id}-title` });
   title.textContent = series.title;
   const description = svg("desc", { id: `${id}-desc` });
-  description.textContent = message("chartDescription", {
-    count: values.length,
+  description.textContent = countMessage("chartDescription", values.length, {
     from: formatDate(new Date(first).toISOString()),
     to: formatDate(new Date(last).toISOString()),
     low,

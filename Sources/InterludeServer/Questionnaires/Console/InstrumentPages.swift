@@ -120,7 +120,7 @@ struct InstrumentPages: Sendable {
         "clauseItem", "code", "condition", "conditionNone", "decimals", "description", "exclusive", "factor", "help",
         "item", "itemId", "jsonInvalid", "key", "label", "level", "max", "maxLabel", "maxLength", "method",
         "method.mean", "method.sum", "min", "minAnswered", "minLabel", "mode", "mode.all", "mode.any", "moveDown",
-        "moveUp", "multiline", "operator", "options", "outro", "patientFeedback", "previewFailed", "previewShown",
+        "moveUp", "multiline", "operator", "options", "outro", "patientFeedback", "previewFailed", "previewShown.one", "previewShown.other",
         "removeBand", "removeClause", "removeItem", "removeOption", "removeScore", "removeSection", "required",
         "reverse", "score", "scoreId", "scoreItems", "scoreTitle", "scores", "section", "sectionDescription",
         "sectionId", "sectionTitle", "sharedScale", "step", "text", "type", "unit", "usesSectionScale", "value",
