@@ -129,13 +129,16 @@ class OnboardingTest(BrowserTestCase):
         # The patient joins the study after accepting its consent.
         self.open("/app/studies")
         self.wait_for_text("#studies-list", "Everyday stress")
+        # Other studies of the installation are listed too: this one's card.
+        card = self.driver.find_element(By.XPATH, "//section[contains(@class, 'card')][h2[text()='Everyday stress']]")
         # The consent stands in full above the box that says it was read.
-        consent = self.driver.find_element(By.CSS_SELECTOR, "#studies-list .consent-text")
+        consent = card.find_element(By.CSS_SELECTOR, ".consent-text")
         self.assertTrue(consent.is_displayed())
         self.assertIn("I agree to answer questions about stress.", consent.text)
-        self.assertLess(consent.location["y"], self.driver.find_element(By.CSS_SELECTOR, "#studies-list .choice").location["y"])
-        self.click("#studies-list .choice label")
-        self.click("#studies-list button[type=submit]")
+        accept = card.find_element(By.CSS_SELECTOR, ".choice label")
+        self.assertLess(consent.location["y"], accept.location["y"])
+        self.tap(accept)
+        self.tap(card.find_element(By.CSS_SELECTOR, "button[type=submit]"))
         self.wait.until(EC.visibility_of_element_located((By.ID, "studies-status")))
         self.wait_for_text("#studies-list", "Taking part")
 
