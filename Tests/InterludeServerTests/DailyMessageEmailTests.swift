@@ -29,6 +29,14 @@ struct DailyMessageEmailTests {
         return ids
     }
 
+    /// Every category wanted, and the study's messages by email as `messageEmails` says.
+    static func chooseMessageEmails(_ patient: APIClient, _ messageEmails: String) async throws -> APIClient.Reply {
+        try await patient.send(
+            .PUT, "/me/notification-preferences",
+            json: ["questionnaires": true, "interventions": true, "appointments": true, "messages": true,
+                "messageEmails": .string(messageEmails)])
+    }
+
     func dailyEmails(_ app: TestContext) -> [EmailMessage] {
         app.mailer.sent.filter { $0.subject == "Messages are waiting for you" }
     }
@@ -75,9 +83,7 @@ struct DailyMessageEmailTests {
     func eachOrNothing() async throws {
         try await withTestApp { app in
             let (patient, patientID) = try await app.patient()
-            let chosen = try await patient.send(
-                .PUT, "/me/notification-preferences",
-                json: ["questionnaires": true, "interventions": true, "appointments": true, "messages": true, "messageEmails": "each"])
+            let chosen = try await Self.chooseMessageEmails(patient, "each")
             #expect(chosen.status == .ok, "\(chosen.text)")
             #expect(chosen.body["messageEmails"].string == "each")
             _ = try await twoMessages(app, patientID)
@@ -103,9 +109,7 @@ struct DailyMessageEmailTests {
     func refused() async throws {
         try await withTestApp { app in
             let (patient, _) = try await app.patient()
-            let reply = try await patient.send(
-                .PUT, "/me/notification-preferences",
-                json: ["questionnaires": true, "interventions": true, "appointments": true, "messages": true, "messageEmails": "hourly"])
+            let reply = try await Self.chooseMessageEmails(patient, "hourly")
             #expect(reply.status.code / 100 == 4)
             #expect(reply.text.contains("messageEmails"), "\(reply.text)")
             let stored = try await patient.send(.GET, "/me/notification-preferences")

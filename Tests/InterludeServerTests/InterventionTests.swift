@@ -936,9 +936,7 @@ struct InterventionTests {
         try await withTestApp { app in
             // setup: the first message has arrived and its notification went out (one email per message)
             let (patient, studyID, _) = try await messagingStudy(app)
-            let each = try await patient.send(
-                .PUT, "/me/notification-preferences",
-                json: ["questionnaires": true, "interventions": true, "appointments": true, "messages": true, "messageEmails": "each"])
+            let each = try await DailyMessageEmailTests.chooseMessageEmails(patient, "each")
             try #require(each.status == .ok, "\(each.text)")
             _ = try await messagePlanner(app).run(now: app.clock.now)
             let first = try #require(try await InterventionRecord.query(on: app.database).sort(\.$deliverAt).first())
