@@ -104,6 +104,11 @@ export function daysBetween(from, to) {
   return Math.round((utc(to) - utc(from)) / 86400000);
 }
 
+/** The locale the server's pages write dates and numbers in for `language`: day before month, a 24-hour clock. */
+export function localeOf(language) {
+  return language === "de" ? "de-AT" : "en-GB";
+}
+
 /**
  * A moment as people say it when it is near, in the person's zone and language: the time alone today ("20:00"),
  * the weekday and time within the week ("Friday 09:00"), else the date and time ("12 December at 09:00"),
@@ -113,6 +118,5 @@ export function nearMoment(instant, timeZone, language, now = Date.now()) {
   const days = daysBetween(toZoned(now, timeZone).date, toZoned(instant, timeZone).date);
   const options = { timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
   if (days !== 0) Object.assign(options, days >= 1 && days <= 6 ? { weekday: "long" } : { day: "numeric", month: "long" });
-  const locale = language === "de" ? "de-AT" : "en-GB";
-  return new Intl.DateTimeFormat(locale, options).format(new Date(instant));
+  return new Intl.DateTimeFormat(localeOf(language), options).format(new Date(instant));
 }

@@ -1,6 +1,8 @@
 // The app's texts come from the page (#messages), so no script speaks a language of its own; dates are
 // written in the page's language.
 
+import { localeOf } from "./calendar.js";
+
 const messages = Object.fromEntries(
   [...document.querySelectorAll("[data-messages] [data-key]")].map((node) => [node.dataset.key, node.textContent]),
 );
@@ -21,16 +23,24 @@ export function countMessage(key, count, values = {}) {
   return message(chosen, { ...values, count });
 }
 
-export function formatDate(value) {
+/** The locale of the page's language for dates and numbers, as the server writes them. */
+export function locale() {
+  return localeOf(document.documentElement.lang);
+}
+
+export function formatDate(value, options = { dateStyle: "long" }) {
   if (!value) return "";
   const date = new Date(value.length === 10 ? `${value}T12:00:00` : value);
-  return new Intl.DateTimeFormat(document.documentElement.lang, { dateStyle: "long" }).format(date);
+  return new Intl.DateTimeFormat(locale(), options).format(date);
 }
 
 export function formatDateTime(value) {
-  return new Intl.DateTimeFormat(document.documentElement.lang, { dateStyle: "medium", timeStyle: "short" }).format(
-    new Date(value),
-  );
+  return new Intl.DateTimeFormat(locale(), { dateStyle: "medium", timeStyle: "short" }).format(new Date(value));
+}
+
+/** A number as the page's language writes it (a decimal comma in German), with at most `decimals` decimals. */
+export function formatNumber(value, decimals = 2) {
+  return new Intl.NumberFormat(locale(), { maximumFractionDigits: decimals }).format(value);
 }
 
 export function genderLabel(gender) {

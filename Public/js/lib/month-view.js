@@ -2,9 +2,7 @@
 // cell per day, today marked, and a dot with a title on each day that holds something.
 
 import { monthGrid } from "./calendar.js";
-import { message } from "./i18n.js";
-
-const language = () => document.documentElement.lang || "en";
+import { locale, message } from "./i18n.js";
 
 /**
  * Draws `month` ("YYYY-MM") into #month-heading, #weekday-names and #month-days. `byDay` maps a date to the
@@ -13,14 +11,14 @@ const language = () => document.documentElement.lang || "en";
  */
 export function drawMonth({ month, today, byDay, describe, markClass, highlight = null }) {
   const [year, number] = month.split("-").map(Number);
-  document.getElementById("month-heading").textContent = new Intl.DateTimeFormat(language(), {
+  document.getElementById("month-heading").textContent = new Intl.DateTimeFormat(locale(), {
     month: "long",
     year: "numeric",
     timeZone: "UTC",
   }).format(new Date(Date.UTC(year, number - 1, 15)));
   const names = document.getElementById("weekday-names");
   if (!names.children.length) {
-    const format = new Intl.DateTimeFormat(language(), { weekday: "short", timeZone: "UTC" });
+    const format = new Intl.DateTimeFormat(locale(), { weekday: "short", timeZone: "UTC" });
     for (let day = 0; day < 7; day++) {
       const cell = document.createElement("th");
       cell.scope = "col";

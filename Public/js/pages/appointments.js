@@ -13,12 +13,10 @@ import {
   showSummary,
   values,
 } from "../lib/forms.js";
-import { message } from "../lib/i18n.js";
+import { locale, message } from "../lib/i18n.js";
 import { drawMonth } from "../lib/month-view.js";
 import { enqueue, pending } from "../lib/outbox.js";
 import { uuid } from "../lib/storage.js";
-
-const language = () => document.documentElement.lang || "en";
 
 export async function run() {
   const me = await api("GET", "/me");
@@ -33,7 +31,7 @@ export async function run() {
   const form = document.querySelector('form[data-form="appointment"]');
   const state = { appointments: [], month: toZoned(Date.now(), zone).date.slice(0, 7), editing: null };
   const today = () => toZoned(Date.now(), zone).date;
-  const dateTimeFormat = new Intl.DateTimeFormat(language(), { dateStyle: "medium", timeStyle: "short", timeZone: zone });
+  const dateTimeFormat = new Intl.DateTimeFormat(locale(), { dateStyle: "medium", timeStyle: "short", timeZone: zone });
 
   const announce = (text) => {
     const status = document.getElementById("appointments-status");
@@ -84,7 +82,7 @@ export async function run() {
   const timeRange = (appointment) => {
     const start = toZoned(appointment.startsAt, zone);
     const end = toZoned(appointment.endsAt, zone);
-    const day = new Intl.DateTimeFormat(language(), { dateStyle: "full", timeZone: "UTC" }).format(
+    const day = new Intl.DateTimeFormat(locale(), { dateStyle: "full", timeZone: "UTC" }).format(
       new Date(`${start.date}T12:00:00Z`),
     );
     return `${day}, ${start.time}–${end.time}`;

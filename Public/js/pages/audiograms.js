@@ -5,7 +5,7 @@
 import { api, apiText } from "../lib/api.js";
 import { fromZoned, toZoned } from "../lib/calendar.js";
 import { markField, onSubmit, requireFields, showProblem, showEditing, showSummary, values } from "../lib/forms.js";
-import { message } from "../lib/i18n.js";
+import { locale, message } from "../lib/i18n.js";
 import { chartWidth } from "../lib/page.js";
 import { actionButton, announce, outcomeText, pendingBadge, recordCollection, removeAfterConfirming } from "../lib/records.js";
 
@@ -16,7 +16,6 @@ const LOWEST = -10;
 const LOUDEST = 120;
 const STEP = 5;
 
-const language = () => document.documentElement.lang || "en";
 const earKey = (ear) => (ear === "right" ? "earRight" : "earLeft");
 
 export async function run() {
@@ -32,7 +31,7 @@ export async function run() {
   });
   const state = { audiograms: [], shown: null, editing: null, frequencies: [...STANDARD], ear: "right", conduction: "air" };
   const dateText = (instant) =>
-    new Intl.DateTimeFormat(language(), { dateStyle: "long", timeZone: zone }).format(new Date(instant));
+    new Intl.DateTimeFormat(locale(), { dateStyle: "long", timeZone: zone }).format(new Date(instant));
 
   // The entry grid
 
@@ -169,7 +168,7 @@ export async function run() {
 
   // The list and the chart
 
-  const oneDecimal = new Intl.NumberFormat(document.documentElement.lang || "en", {
+  const oneDecimal = new Intl.NumberFormat(locale(), {
     minimumFractionDigits: 1,
     maximumFractionDigits: 1,
   });

@@ -4,11 +4,9 @@
 import { api } from "../lib/api.js";
 import { addMonths, fromZoned, toZoned } from "../lib/calendar.js";
 import { onSubmit, requireFields, showProblem, showEditing, showSummary, values } from "../lib/forms.js";
-import { message } from "../lib/i18n.js";
+import { locale, message } from "../lib/i18n.js";
 import { drawMonth } from "../lib/month-view.js";
 import { actionButton, announce, outcomeText, pendingBadge, recordCollection, removeAfterConfirming } from "../lib/records.js";
-
-const language = () => document.documentElement.lang || "en";
 
 export async function run() {
   const me = await api("GET", "/me");
@@ -29,7 +27,7 @@ export async function run() {
   const events = recordCollection({ kind: "event", path: "events", label: (event) => event.title });
   const today = () => toZoned(Date.now(), zone).date;
   const state = { events: [], month: today().slice(0, 7), editing: null };
-  const when = new Intl.DateTimeFormat(language(), { dateStyle: "full", timeStyle: "short", timeZone: zone });
+  const when = new Intl.DateTimeFormat(locale(), { dateStyle: "full", timeStyle: "short", timeZone: zone });
 
   /** Every word of the search in the title, the description or the type's name, as the server searches. */
   const shown = () => {

@@ -4,7 +4,7 @@
 
 import { api, keepForOffline } from "../lib/api.js";
 import { nearMoment, toZoned } from "../lib/calendar.js";
-import { countMessage, message } from "../lib/i18n.js";
+import { countMessage, locale, message } from "../lib/i18n.js";
 import { setText } from "../lib/page.js";
 import { session } from "../lib/storage.js";
 
@@ -89,8 +89,8 @@ function showWeek(week, zone) {
   const list = document.getElementById("week-list");
   list.hidden = planned === 0;
   const today = toZoned(Date.now(), zone).date;
-  const short = new Intl.DateTimeFormat(language(), { weekday: "short", timeZone: "UTC" });
-  const long = new Intl.DateTimeFormat(language(), { weekday: "long", timeZone: "UTC" });
+  const short = new Intl.DateTimeFormat(locale(), { weekday: "short", timeZone: "UTC" });
+  const long = new Intl.DateTimeFormat(locale(), { weekday: "long", timeZone: "UTC" });
   list.replaceChildren(
     ...week.map((day) => {
       const date = new Date(`${day.date}T12:00:00Z`);
