@@ -107,7 +107,7 @@ struct ResultComparisonTests {
         }
     }
 
-    @Test("my results give each score and numeric item over time, the answers and missed prompts of the period")
+    @Test("my results give each score and numeric item over time with its scale, the answers and missed prompts of the period")
     func results() async throws {
         try await withTestApp { app in
             // setup: two daily answers (stress 8 and 12) and one prompt that closed unanswered
@@ -137,6 +137,10 @@ struct ResultComparisonTests {
             #expect(daily.scores.first { $0.id == "stress" }?.points.map(\.value) == [8, 12])
             #expect(daily.scores.first { $0.id == "stress" }?.points.first?.band?.level == "low")
             #expect(daily.items.first { $0.id == "control" }?.points.map(\.value) == [40, 40])
+            let stress = try #require(daily.scores.first { $0.id == "stress" })
+            #expect(stress.low == 0 && stress.high == 100, "the chart's axis spans the slider's scale")
+            #expect(stress.yesNo == false)
+            #expect(daily.scores.first { $0.id == "valence" }.map { [$0.low, $0.high] } == [1, 9])
             #expect(before.isEmpty)
             #expect(todayOnly.status == .ok)
             #expect(refused.body.problemFields == ["from"])

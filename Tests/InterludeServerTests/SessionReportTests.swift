@@ -135,6 +135,7 @@ struct SessionReportTests {
             // act
             let report = try await therapist.send(.GET, "/patients/\(patientID)/report?from=\(today)&to=\(today)")
                 .decoded(Components.Schemas.SessionReport.self)
+            let own = try await patient.send(.GET, "/me/results").decoded([Components.Schemas.InstrumentResults].self)
 
             // verify
             let daily = try #require(report.momentary.first { $0.instrumentKey == "intersession-daily" })
@@ -142,6 +143,10 @@ struct SessionReportTests {
             let feeling = try #require(daily.items.first { $0.title == "How did you feel when you thought of it?" })
             #expect(feeling.count == 2)
             #expect([feeling.mean, feeling.min, feeling.max] == [3, 2, 4])
+            // The client's own chart of "thought of therapy" is a yes/no question; the feeling is a scale from 1 to 5.
+            let scores = try #require(own.first { $0.instrumentKey == "intersession-daily" }).scores
+            #expect(scores.first { $0.id == "thought" }.map { [$0.yesNo, $0.low == 0, $0.high == 1] } == [true, true, true])
+            #expect(scores.first { $0.id == "feeling" }.map { [$0.yesNo == true, $0.low == 1, $0.high == 5] } == [false, true, true])
         }
     }
 

@@ -2,7 +2,8 @@
 // questionnaires were answered, and — where a study shows it — the person's mean against everyone's.
 
 import { api, apiList } from "../lib/api.js";
-import { countMessage, formatDate, formatDateTime, message } from "../lib/i18n.js";
+import { countMessage, formatDate, formatDateTime, formatNumber, message } from "../lib/i18n.js";
+import { chartWidth } from "../lib/page.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
@@ -27,55 +28,98 @@ function noteTime(note) {
   return Date.parse(`${note.day}T12:00:00`);
 }
 
-/** A line over time with its dots and the notes of its days marked, described in words, and the numbers below. */
-function chart(series, notes) {
+/** A value as the person reads it: yes or no for a yes/no question, else the number in their language. */
+function valueText(series, value) {
+  if (series.yesNo) return message(value >= 1 ? "yes" : "no");
+  return formatNumber(value);
+}
+
+/** The values the vertical axis names: yes and no, or the bounds of the scale (else of the values) and their middle. */
+function valueTicks(series, values) {
+  if (series.yesNo) return [0, 1];
+  let [low, high] = [series.low ?? Math.min(...values), series.high ?? Math.max(...values)];
+  if (low === high) [low, high] = [low - 1, high + 1];
+  return [low, (low + high) / 2, high];
+}
+
+const shortDate = (time) => formatDate(new Date(time).toISOString(), { day: "numeric", month: "short" });
+
+/**
+ * A series over time drawn `width` CSS pixels wide: dates along the bottom, the scale's values at the side, a line
+ * with its dots (or, for a yes/no question, a mark on the yes or the no row), the notes of its days marked, a
+ * description in words and the numbers in a table.
+ */
+function chart(series, notes, width) {
   const id = `chart-${++chartCount}`;
   const values = series.points.map((point) => point.value);
   const times = series.points.map((point) => Date.parse(point.at));
-  const [low, high] = [Math.min(...values), Math.max(...values)];
   const marked = notes.filter((note) => noteTime(note) >= Math.min(...times) - 43_200_000 && noteTime(note) <= Math.max(...times) + 43_200_000);
   const [first, last] = [Math.min(...times, ...marked.map(noteTime)), Math.max(...times, ...marked.map(noteTime))];
-  const width = 320;
-  const height = 120;
-  const x = (time) => (last === first ? width / 2 : 10 + ((time - first) / (last - first)) * (width - 20));
-  const y = (value) => (high === low ? height / 2 : height - 10 - ((value - low) / (high - low)) * (height - 20));
-  const picture = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-labelledby": `${id}-title ${id}-desc`, class: "result-chart" });
+  const ticks = valueTicks(series, values);
+  const [low, high] = [ticks[0], ticks[ticks.length - 1]];
+  const tickTexts = ticks.map((tick) => valueText(series, tick));
+  const left = 12 + 7.5 * Math.max(...tickTexts.map((text) => text.length));
+  const [top, bottom, right] = [10, 34, 14];
+  const height = series.yesNo ? 120 : 176;
+  const x = (time) => (last === first ? (left + width - right) / 2 : left + ((time - first) / (last - first)) * (width - left - right));
+  const y = (value) => height - bottom - ((value - low) / (high - low)) * (height - top - bottom);
+  const picture = svg("svg", {
+    viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-labelledby": `${id}-title ${id}-desc`, class: "result-chart",
+  });
   const title = svg("title", { id: `${id}-title` });
   title.textContent = series.title;
   const description = svg("desc", { id: `${id}-desc` });
-  description.textContent = countMessage("chartDescription", values.length, {
-    from: formatDate(new Date(first).toISOString()),
-    to: formatDate(new Date(last).toISOString()),
-    low,
-    high,
-    latest: values[values.length - 1],
-  }) + (marked.length ? ` ${message("notesMarked", { count: marked.length })}` : "");
+  const latest = valueText(series, values[values.length - 1]);
+  const range = { from: formatDate(new Date(first).toISOString()), to: formatDate(new Date(last).toISOString()), latest };
+  description.textContent = (series.yesNo
+    ? countMessage("yesNoDescription", values.length, { ...range, yes: values.filter((value) => value >= 1).length })
+    : countMessage("chartDescription", values.length, {
+        ...range, low: formatNumber(Math.min(...values)), high: formatNumber(Math.max(...values)),
+      })) + (marked.length ? ` ${message("notesMarked", { count: marked.length })}` : "");
   picture.append(title, description);
+  ticks.forEach((tick, index) => {
+    picture.append(svg("line", { x1: left, x2: width - right, y1: y(tick), y2: y(tick), class: "result-grid" }));
+    const label = svg("text", { x: left - 6, y: y(tick) + 4, "text-anchor": "end", class: "result-axis" });
+    label.textContent = tickTexts[index];
+    picture.append(label);
+  });
+  const dates = last === first ? [first] : width >= 420 ? [first, (first + last) / 2, last] : [first, last];
+  for (const time of dates) {
+    const anchor = dates.length > 1 && time === first ? "start" : dates.length > 1 && time === last ? "end" : "middle";
+    const label = svg("text", { x: x(time), y: height - 8, "text-anchor": anchor, class: "result-axis" });
+    label.textContent = shortDate(time);
+    picture.append(label);
+  }
   for (const note of marked) {
     const marker = svg("g", { class: "result-note" });
     const label = svg("title");
     label.textContent = `${formatDate(note.day)}: ${note.text}`;
-    marker.append(label, svg("line", { x1: x(noteTime(note)), x2: x(noteTime(note)), y1: 4, y2: height - 4 }));
+    marker.append(label, svg("line", { x1: x(noteTime(note)), x2: x(noteTime(note)), y1: top, y2: height - bottom }));
     picture.append(marker);
   }
-  const path = series.points.map((point, index) => `${index ? "L" : "M"}${x(Date.parse(point.at)).toFixed(1)},${y(point.value).toFixed(1)}`);
-  picture.append(svg("path", { d: path.join(" "), class: "result-line" }));
-  for (const point of series.points) picture.append(svg("circle", { cx: x(Date.parse(point.at)), cy: y(point.value), r: 3, class: "result-dot" }));
+  if (!series.yesNo) {
+    const path = series.points.map((point, index) => `${index ? "L" : "M"}${x(Date.parse(point.at)).toFixed(1)},${y(point.value).toFixed(1)}`);
+    picture.append(svg("path", { d: path.join(" "), class: "result-line" }));
+  }
+  for (const point of series.points) {
+    const mark = series.yesNo ? (point.value >= 1 ? "result-yes" : "result-no") : "result-dot";
+    picture.append(svg("circle", { cx: x(Date.parse(point.at)), cy: y(point.value), r: series.yesNo ? 5 : 3, class: mark }));
+  }
   const rows = series.points.map((point) =>
     element("tr", {}, [
       element("td", { textContent: formatDateTime(point.at) }),
-      element("td", { textContent: point.band ? `${point.value} · ${point.band.label}` : String(point.value) }),
+      element("td", { textContent: point.band && !series.yesNo ? `${valueText(series, point.value)} · ${point.band.label}` : valueText(series, point.value) }),
     ]),
   );
   const table = element("table", {}, [
-    element("thead", {}, [element("tr", {}, [element("th", { scope: "col", textContent: message("when") }), element("th", { scope: "col", textContent: message("value") })])]),
+    element("thead", {}, [element("tr", {}, [element("th", { scope: "col", textContent: message("when") }), element("th", { scope: "col", textContent: message("valueColumn") })])]),
     element("tbody", {}, rows),
   ]);
   return element("figure", { className: "chart-frame" }, [
     element("figcaption", { textContent: series.title }),
     picture,
     element("p", { className: "hint", textContent: description.textContent }),
-    element("details", {}, [element("summary", { textContent: message("value") }), table]),
+    element("details", {}, [element("summary", { textContent: message("table") }), table]),
   ]);
 }
 
@@ -110,30 +154,28 @@ function week(instrument) {
   ]);
 }
 
-function instrumentCard(instrument, notes) {
-  const card = element("section", { className: "card" });
+/** How many were answered and missed, and over which days. */
+function answeredText(instrument, times) {
+  const [from, to] = times.length ? [formatDate(times[0]), formatDate(times[times.length - 1])] : ["–", "–"];
+  const counts = { answered: instrument.answered, missed: instrument.missed };
+  return times.length && from === to ? message("summaryOneDay", { ...counts, day: from }) : message("summary", { ...counts, from, to });
+}
+
+/** Fills `card`, already on the page, with an instrument's charts as wide as the card shows them. */
+function fillCard(card, instrument, notes) {
+  const width = chartWidth(card);
   card.dataset.instrument = instrument.instrumentKey;
   const times = instrument.scores.concat(instrument.items).flatMap((series) => series.points.map((point) => point.at)).sort();
   card.append(
     element("h2", { textContent: instrument.title }),
-    element("p", {
-      className: "hint results-summary",
-      textContent: message("summary", {
-        from: times.length ? formatDate(times[0]) : "–",
-        to: times.length ? formatDate(times[times.length - 1]) : "–",
-        answered: instrument.answered,
-        missed: instrument.missed,
-      }),
-    }),
+    element("p", { className: "hint results-summary", textContent: answeredText(instrument, times) }),
   );
-  for (const series of instrument.scores) card.append(chart(series, notes));
+  for (const series of instrument.scores) card.append(chart(series, notes, width));
   if (instrument.items.length) {
-    card.append(
-      element("details", {}, [element("summary", { textContent: message("items") }), ...instrument.items.map((series) => chart(series, notes))]),
-    );
+    const items = instrument.items.map((series) => chart(series, notes, width));
+    card.append(element("details", {}, [element("summary", { textContent: message("items") }), ...items]));
   }
   if (instrument.momentary) card.append(week(instrument));
-  return card;
 }
 
 /** The person's mean on a line against the middle half and median of everyone's, with the numbers in words. */
@@ -141,15 +183,15 @@ function comparisonLine(item) {
   const block = element("div", { className: "comparison" });
   block.dataset.score = `${item.instrumentKey}:${item.scoreId}`;
   block.append(element("h3", { textContent: `${item.title}: ${item.scoreTitle}` }), element("p", { className: "hint", textContent: item.studyTitle }));
-  const mine = countMessage("mine", item.personCount, { mean: round(item.personMean) });
+  const mine = countMessage("mine", item.personCount, { mean: formatNumber(item.personMean, 1) });
   if (item.withheld) {
     block.append(element("p", { className: "comparison-mine", textContent: mine }), element("p", { textContent: message(item.withheld) }));
     return block;
   }
   const everyone = message("everyone", {
-    median: round(item.median),
-    lower: round(item.lowerQuartile),
-    upper: round(item.upperQuartile),
+    median: formatNumber(item.median, 1),
+    lower: formatNumber(item.lowerQuartile, 1),
+    upper: formatNumber(item.upperQuartile, 1),
     count: item.contributors,
   });
   const low = Math.min(item.personMean, item.lowerQuartile);
@@ -163,10 +205,6 @@ function comparisonLine(item) {
   );
   block.append(picture, element("p", { className: "comparison-mine", textContent: mine }), element("p", { className: "comparison-everyone", textContent: everyone }));
   return block;
-}
-
-function round(value) {
-  return Math.round(value * 10) / 10;
 }
 
 async function showComparison() {
@@ -195,7 +233,12 @@ export async function run() {
     ...pinned.map((note) => element("li", {}, [element("time", { dateTime: note.day, textContent: formatDate(note.day) }), `: ${note.text}`])),
   );
   document.getElementById("results-empty").hidden = results.data.length > 0;
-  document.getElementById("results-list").replaceChildren(...results.data.map((instrument) => instrumentCard(instrument, pinned)));
+  const list = document.getElementById("results-list");
+  list.replaceChildren();
+  for (const instrument of results.data) {
+    const card = list.appendChild(element("section", { className: "card" }));
+    fillCard(card, instrument, pinned);
+  }
   document.getElementById("hide-comparison").addEventListener("change", async (event) => {
     await api("PATCH", "/me", { hideComparison: event.target.checked });
     await showComparison();

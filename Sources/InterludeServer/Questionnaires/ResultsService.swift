@@ -17,6 +17,10 @@ struct ResultsService: Sendable {
     struct Series: Sendable {
         let id: String
         let title: String
+        /// The lowest and highest value the score or item can take, when it has such bounds.
+        let range: ClosedRange<Double>?
+        /// Answers of yes (1) or no (0) to one question: shown as marks, not as a line.
+        let yesNo: Bool
         var points: [Point]
     }
 
@@ -68,12 +72,22 @@ struct ResultsService: Sendable {
             instrument.answered += 1
             for score in stored.scores {
                 guard let value = score.value else { continue }
-                let title = definition.scores.first { $0.id == score.id }?.title.text(language) ?? score.id
-                Self.add(Point(at: record.completedAt, value: value, band: score.band), to: &instrument.scores, id: score.id, title: title)
+                let rule = definition.scores.first { $0.id == score.id }
+                let range = rule.flatMap(definition.range(of:))
+                let oneQuestion = rule.flatMap { $0.items.count == 1 ? definition.item($0.items[0]) : nil }
+                Self.add(
+                    Point(at: record.completedAt, value: value, band: score.band), to: &instrument.scores,
+                    as: Series(
+                        id: score.id, title: rule?.title.text(language) ?? score.id, range: range,
+                        yesNo: oneQuestion?.type == .boolean && range == 0...1, points: []))
             }
             for item in definition.items where itemTypes.contains(item.type) {
                 guard let answer = stored.answers[item.id], let value = definition.numericValue(of: answer, for: item) else { continue }
-                Self.add(Point(at: record.completedAt, value: value, band: nil), to: &instrument.items, id: item.id, title: item.text.text(language))
+                Self.add(
+                    Point(at: record.completedAt, value: value, band: nil), to: &instrument.items,
+                    as: Series(
+                        id: item.id, title: item.text.text(language), range: definition.valueRange(of: item),
+                        yesNo: item.type == .boolean, points: []))
             }
             byKey[record.instrumentKey] = instrument
         }
@@ -85,11 +99,14 @@ struct ResultsService: Sendable {
         return order.compactMap { byKey[$0] }
     }
 
-    private static func add(_ point: Point, to series: inout [Series], id: String, title: String) {
-        if let index = series.firstIndex(where: { $0.id == id }) {
+    /// Adds `point` to the series of `new`'s id, starting it from `new` when it is the first.
+    private static func add(_ point: Point, to series: inout [Series], as new: Series) {
+        if let index = series.firstIndex(where: { $0.id == new.id }) {
             series[index].points.append(point)
         } else {
-            series.append(Series(id: id, title: title, points: [point]))
+            var started = new
+            started.points = [point]
+            series.append(started)
         }
     }
 

@@ -55,7 +55,8 @@ extension Components.Schemas.InstrumentResults {
         let series = { (list: [ResultsService.Series]) in
             list.map { series in
                 Components.Schemas.ResultSeries(
-                    id: series.id, title: series.title,
+                    id: series.id, title: series.title, low: series.range?.lowerBound, high: series.range?.upperBound,
+                    yesNo: series.yesNo,
                     points: series.points.map {
                         .init(at: $0.at, value: $0.value, band: $0.band.map { .init(level: $0.level, label: $0.label.text(language)) })
                     })
