@@ -9,6 +9,7 @@ import gzip
 import http.client
 import json
 import os
+import re
 import shutil
 import socket
 import ssl
@@ -155,7 +156,7 @@ class ReverseProxyTest(unittest.TestCase):
         self.assertIn(b"nginx", body)
         self.assertNotIn("problem+json", headers.get("Content-Type", ""))
 
-    def test_styles_come_compressed_and_revalidated_pages_do_not(self):
+    def test_styles_come_compressed_and_cached_as_their_address_allows_pages_do_not(self):
         def fetch(path, **headers):
             status, answer, body = self.https("GET", path, headers=headers)
             return status, {name.lower(): value for name, value in answer.items()}, body
@@ -168,9 +169,15 @@ class ReverseProxyTest(unittest.TestCase):
             self.assertEqual(gzip.decompress(body), handle.read())
         status, headers, _ = fetch("/css/interlude.css")
         self.assertNotIn("content-encoding", headers)
-        status, headers, _ = fetch("/app/login", **{"Accept-Encoding": "gzip"})
+        status, headers, page = fetch("/app/login", **{"Accept-Encoding": "gzip"})
         self.assertEqual(status, 200)
         self.assertNotIn("content-encoding", headers)
+        # The page names this release's styles under their version: compressed too, and kept for a year.
+        versioned = re.search(rb'href="(/assets/[0-9a-f]{12}/css/interlude\.css)"', page).group(1).decode()
+        status, headers, _ = fetch(versioned, **{"Accept-Encoding": "gzip"})
+        self.assertEqual(status, 200)
+        self.assertEqual(headers.get("content-encoding"), "gzip")
+        self.assertEqual(headers.get("cache-control"), "public, max-age=31536000, immutable")
 
 
 if __name__ == "__main__":

@@ -120,6 +120,23 @@ struct HealthTests {
         }
     }
 
+    @Test("a page and the service worker name this release's styles and scripts under their version")
+    func versionedAssets() async throws {
+        try await withTestApp { app in
+            // act
+            let page = try await app.app.testing().sendRequest(.GET, "/app/login")
+            let worker = try await app.app.testing().sendRequest(.GET, "/app/sw.js")
+
+            // verify
+            let prefix = app.app.publicAssets.prefix
+            #expect(prefix.count == "/assets/".count + 12)
+            #expect(page.body.string.contains(#"href="\#(prefix)/css/interlude.css""#))
+            #expect(page.body.string.contains(#"src="\#(prefix)/js/app.js""#))
+            #expect(worker.body.string.contains(#"const ASSETS = "\#(prefix)";"#))
+            #expect(worker.headers.first(name: .cacheControl) == "no-cache")
+        }
+    }
+
     @Test("pages carry a strict content security policy and may not be framed")
     func securityHeaders() async throws {
         try await withTestApp { app in

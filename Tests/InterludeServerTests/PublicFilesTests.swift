@@ -16,7 +16,7 @@ struct PublicFilesTests {
         try Data("shadow".utf8).write(to: directory.appendingPathComponent("api/v1/health"))
 
         let app = try await Application.make(.testing)
-        app.middleware.use(PublicFilesMiddleware(directory: directory.path + "/"))
+        app.middleware.use(PublicFilesMiddleware(directory: directory.path + "/", assets: try PublicAssets(directory: directory.path)))
         app.get("api", "v1", "health") { _ in "route" }
         try await withListeningApp(app) { base in
             let file = try await app.client.get(URI(string: "\(base)/plain.txt"))
@@ -41,7 +41,7 @@ struct PublicFilesTests {
 
         let app = try await Application.make(.testing)
         app.http.server.configuration.responseCompression = PublicFilesMiddleware.serverCompression
-        app.middleware.use(PublicFilesMiddleware(directory: directory.path + "/"))
+        app.middleware.use(PublicFilesMiddleware(directory: directory.path + "/", assets: try PublicAssets(directory: directory.path)))
         app.get("api", "v1", "note") { _ in String(repeating: "secret ", count: 200) }
         app.get("page") { _ in String(repeating: "secret ", count: 200) }
         try await withListeningApp(app) { base in
@@ -69,5 +69,37 @@ struct PublicFilesTests {
                 #expect(answer.headers.first(name: .cacheControl) == nil, "\(path)")
             }
         }
+    }
+
+    @Test("under this release's version a file is kept for a year; under another it is revalidated; the version follows the files")
+    func versioned() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("public-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("js"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("export const one = 1;\n".utf8).write(to: directory.appendingPathComponent("js/app.js"))
+        let assets = try PublicAssets(directory: directory.path)
+
+        let app = try await Application.make(.testing)
+        app.middleware.use(PublicFilesMiddleware(directory: directory.path + "/", assets: assets))
+        try await withListeningApp(app) { base in
+            let current = try await app.client.get(URI(string: "\(base)\(assets.prefix)/js/app.js"))
+            #expect(current.status == .ok)
+            #expect(current.body.map { String(buffer: $0) } == "export const one = 1;\n")
+            #expect(current.headers.first(name: .cacheControl) == "public, max-age=31536000, immutable")
+            let earlier = try await app.client.get(URI(string: "\(base)/assets/000000000000/js/app.js"))
+            #expect(earlier.status == .ok, "a page of the last release still finds its script")
+            #expect(earlier.headers.first(name: .cacheControl) == "no-cache")
+            let plain = try await app.client.get(URI(string: "\(base)/js/app.js"))
+            #expect(plain.headers.first(name: .cacheControl) == "no-cache")
+            let missing = try await app.client.get(URI(string: "\(base)\(assets.prefix)/js/none.js"))
+            #expect(missing.status == .notFound)
+            let outside = try await app.client.get(URI(string: "\(base)\(assets.prefix)/../../etc/passwd"))
+            #expect(outside.status == .notFound || outside.status == .badRequest || outside.status == .forbidden)
+        }
+
+        #expect(assets.version.count == 12)
+        #expect(try PublicAssets(directory: directory.path).version == assets.version, "the same files, the same version")
+        try Data("export const one = 2;\n".utf8).write(to: directory.appendingPathComponent("js/app.js"))
+        #expect(try PublicAssets(directory: directory.path).version != assets.version)
     }
 }

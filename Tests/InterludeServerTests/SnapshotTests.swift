@@ -52,12 +52,12 @@ struct SnapshotTests {
         let localizer = app.app.interlude.localizer
         let page = Page(
             lang: user.language.rawValue, t: localizer.templateTable(user.language), title: template, csrf: "csrf",
-            nav: nil, script: nil, page: content)
+            nav: nil, script: nil, assets: app.app.publicAssets.prefix, page: content)
         let view = try await app.app.view.render(template, page).get()
         return String(buffer: view.data)
     }
 
-    /// Ids and pseudonyms become placeholders numbered in order of appearance.
+    /// Ids and pseudonyms become placeholders numbered in order of appearance; the public files' version a placeholder.
     static func normalised(_ text: String) throws -> String {
         var result = text
         var names: [String: String] = [:]
@@ -68,6 +68,7 @@ struct SnapshotTests {
         }
         result = result.replacing(uuid) { names[String(result[$0.range]).lowercased()] ?? "<id>" }
         return result.replacing(try Regex("P-[2-9A-Z]{6}"), with: "<pseudonym>")
+            .replacing(try Regex("/assets/[0-9a-f]{12}/"), with: "/assets/<version>/")
     }
 
     /// Compares with the stored snapshot, or writes it when asked to record.

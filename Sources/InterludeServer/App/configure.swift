@@ -44,7 +44,8 @@ public func configure(
     app.middleware.use(SecurityHeadersMiddleware(strictTransport: settings.secureCookies))
     app.middleware.use(APIResponseHeadersMiddleware())
     app.middleware.use(ProblemMiddleware())
-    app.middleware.use(PublicFilesMiddleware(directory: app.directory.publicDirectory))
+    app.publicAssets = try PublicAssets(directory: app.directory.publicDirectory)
+    app.middleware.use(PublicFilesMiddleware(directory: app.directory.publicDirectory, assets: app.publicAssets))
 
     // Database
     let idleReaders = System.coreCount * settings.databaseConnectionsPerCore

@@ -151,15 +151,18 @@ struct PatientAppController {
     }
 
     /// The service worker, allowed to control `/app` itself as well as the pages below it, and never taken from
-    /// a cache, so a new version reaches every phone.
+    /// a cache, so a new version reaches every phone. It keeps this release's styles and scripts: its `ASSETS`
+    /// line is given their versioned address.
     func serviceWorker(_ request: Request) async throws -> Response {
         let path = request.application.directory.resourcesDirectory + "App/service-worker.js"
-        guard let script = FileManager.default.contents(atPath: path) else { throw Abort(.notFound) }
+        guard let source = FileManager.default.contents(atPath: path) else { throw Abort(.notFound) }
+        let script = String(decoding: source, as: UTF8.self).replacingOccurrences(
+            of: #"const ASSETS = "";"#, with: #"const ASSETS = "\#(request.application.publicAssets.prefix)";"#)
         var headers = HTTPHeaders()
         headers.contentType = HTTPMediaType(type: "text", subType: "javascript", parameters: ["charset": "utf-8"])
         headers.replaceOrAdd(name: "Service-Worker-Allowed", value: "/app")
         headers.replaceOrAdd(name: .cacheControl, value: "no-cache")
-        return Response(status: .ok, headers: headers, body: .init(data: script))
+        return Response(status: .ok, headers: headers, body: .init(string: script))
     }
 
     /// The web app manifest that makes the patient app installable, in the person's language.

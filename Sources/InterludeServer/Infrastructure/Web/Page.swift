@@ -12,8 +12,10 @@ struct Page<Content: Encodable & Sendable>: Encodable, Sendable {
     let csrf: String?
     /// The signed-in staff member's navigation, on console pages.
     let nav: ConsoleNav?
-    /// The script module the page loads, if any.
+    /// The script module the page loads, if any, by its path below `assets`.
     let script: String?
+    /// Where this release's styles and scripts are found (`/assets/<version>`).
+    let assets: String
     let page: Content
 }
 
@@ -65,7 +67,8 @@ extension Request {
         let localizer = services.localizer
         let page = Page(
             lang: language.rawValue, t: localizer.templateTable(language),
-            title: localizer.text(titleKey, language), csrf: csrf, nav: nav, script: script, page: content)
+            title: localizer.text(titleKey, language), csrf: csrf, nav: nav, script: script,
+            assets: application.publicAssets.prefix, page: content)
         let view = try await self.view.render(template, page)
         let response = try await view.encodeResponse(for: self)
         response.status = status

@@ -1,0 +1,57 @@
+import Crypto
+import Foundation
+import Vapor
+
+/// The version of the public directory's files (styles, scripts, icons) this server runs with: a digest of their
+/// names and contents, taken at start. Pages name the styles and scripts under `/assets/<version>/`, so a browser
+/// may keep them for a year without asking; a new release has a new version and so new addresses.
+struct PublicAssets: Sendable {
+    let version: String
+
+    /// Where pages find the files of this version: `/assets/<version>`, followed by a file's path.
+    var prefix: String { "/assets/\(version)" }
+
+    /// The versioned addresses' first segment.
+    static let root = "/assets/"
+
+    /// The version of the files below `directory`, in a stable order.
+    init(directory: String) throws {
+        let base = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL
+        var paths: [String] = []
+        if let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey]) {
+            for case let file as URL in walker where try file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true {
+                paths.append(String(file.standardizedFileURL.path.dropFirst(base.path.count)))
+            }
+        }
+        var digest = SHA256()
+        for path in paths.sorted() {
+            digest.update(data: Data(path.utf8 + [0]))
+            digest.update(data: try Data(contentsOf: base.appendingPathComponent(path)))
+        }
+        version = digest.finalize().prefix(6).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The file a versioned address names (`/css/interlude.css` for `/assets/<any>/css/interlude.css`) and whether
+    /// it names this version; nil for an address outside `/assets/`.
+    func file(of path: String) -> (path: String, current: Bool)? {
+        guard path.hasPrefix(Self.root) else { return nil }
+        let rest = path.dropFirst(Self.root.count)
+        guard let slash = rest.firstIndex(of: "/") else { return nil }
+        return (String(rest[slash...]), rest[..<slash] == version)
+    }
+}
+
+extension Application {
+    private struct PublicAssetsKey: StorageKey {
+        typealias Value = PublicAssets
+    }
+
+    /// The public files' version; set at start from the public directory.
+    var publicAssets: PublicAssets {
+        get {
+            guard let assets = storage[PublicAssetsKey.self] else { fatalError("configure(_:settings:) has not run on this application") }
+            return assets
+        }
+        set { storage[PublicAssetsKey.self] = newValue }
+    }
+}
