@@ -1,6 +1,8 @@
 // The patient app's entry: what every page shares (connection banner, service worker, outbox, language switch,
 // signed-in parts), then the page's own module from pages/, chosen by the page's data-page (or its form's
 // data-form). Page modules import what they need from lib/; nothing in lib/ imports a page or this file.
+// app/layout.leaf names the lib/ modules this file and most pages import (modulepreload), so a phone fetches them
+// side by side instead of one import after another.
 
 import { api, goToLogin } from "./lib/api.js";
 import { checkConsents } from "./lib/consent.js";
@@ -121,12 +123,15 @@ function watchConsents() {
   checkConsents();
 }
 
+/**
+ * The service worker keeps the app's files for the next visit; it is registered once the page has shown what it
+ * came for, so its download of those files does not share a slow link with the page's own requests.
+ */
 function registerServiceWorker() {
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("/app/sw.js", { scope: "/app" }).catch(() => {});
 }
 
 watchConnection();
-registerServiceWorker();
 watchOutbox();
 watchConsents();
 keepLanguageSwitchOnPage();
@@ -137,5 +142,9 @@ if (document.querySelector("[data-requires-session]") && !session.token) {
 } else {
   const pageName =
     document.querySelector("[data-page]")?.dataset.page || document.querySelector("form[data-form]")?.dataset.form;
-  if (PAGES.has(pageName)) import(`./pages/${pageName}.js`).then((page) => page.run());
+  if (PAGES.has(pageName)) {
+    import(`./pages/${pageName}.js`).then((page) => page.run()).finally(registerServiceWorker);
+  } else {
+    registerServiceWorker();
+  }
 }

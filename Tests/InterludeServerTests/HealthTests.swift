@@ -120,7 +120,7 @@ struct HealthTests {
         }
     }
 
-    @Test("a page and the service worker name this release's styles and scripts under their version")
+    @Test("a page and the service worker name this release's styles and scripts under their version; a page names its module ahead")
     func versionedAssets() async throws {
         try await withTestApp { app in
             // act
@@ -132,6 +132,7 @@ struct HealthTests {
             #expect(prefix.count == "/assets/".count + 12)
             #expect(page.body.string.contains(#"href="\#(prefix)/css/interlude.css""#))
             #expect(page.body.string.contains(#"src="\#(prefix)/js/app.js""#))
+            #expect(page.body.string.contains(#"<link rel="modulepreload" href="\#(prefix)/js/pages/login.js">"#))
             #expect(worker.body.string.contains(#"const ASSETS = "\#(prefix)";"#))
             #expect(worker.headers.first(name: .cacheControl) == "no-cache")
         }

@@ -16,6 +16,8 @@ struct Page<Content: Encodable & Sendable>: Encodable, Sendable {
     let script: String?
     /// Where this release's styles and scripts are found (`/assets/<version>`).
     let assets: String
+    /// The patient app page's own module, named so a phone fetches it beside the entry script.
+    var pageModule: String? = nil
     let page: Content
 }
 
@@ -68,7 +70,7 @@ extension Request {
         let page = Page(
             lang: language.rawValue, t: localizer.templateTable(language),
             title: localizer.text(titleKey, language), csrf: csrf, nav: nav, script: script,
-            assets: application.publicAssets.prefix, page: content)
+            assets: application.publicAssets.prefix, pageModule: application.publicAssets.pageModule(of: template), page: content)
         let view = try await self.view.render(template, page)
         let response = try await view.encodeResponse(for: self)
         response.status = status

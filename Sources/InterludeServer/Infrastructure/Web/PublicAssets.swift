@@ -7,6 +7,8 @@ import Vapor
 /// may keep them for a year without asking; a new release has a new version and so new addresses.
 struct PublicAssets: Sendable {
     let version: String
+    /// The files' paths below the directory, each starting with a slash (`/js/app.js`).
+    let files: Set<String>
 
     /// Where pages find the files of this version: `/assets/<version>`, followed by a file's path.
     var prefix: String { "/assets/\(version)" }
@@ -29,6 +31,14 @@ struct PublicAssets: Sendable {
             digest.update(data: try Data(contentsOf: base.appendingPathComponent(path)))
         }
         version = digest.finalize().prefix(6).map { String(format: "%02x", $0) }.joined()
+        files = Set(paths)
+    }
+
+    /// The script module of the patient app's page `template` (`app/home`: `/js/pages/home.js`), if it has one.
+    func pageModule(of template: String) -> String? {
+        guard template.hasPrefix("app/") else { return nil }
+        let path = "/js/pages/\(template.dropFirst("app/".count)).js"
+        return files.contains(path) ? path : nil
     }
 
     /// The file a versioned address names (`/css/interlude.css` for `/assets/<any>/css/interlude.css`) and whether
