@@ -42,7 +42,7 @@ struct ConsoleInstrumentEditorTests {
             let unknown = try await browser.get("/console/instruments/editor?key=nothing&version=1")
 
             // verify
-            #expect(blank.status == .ok && blank.html.contains("src=\"/js/console/instrument-editor.js\""))
+            #expect(blank.status == .ok && blank.html.contains("/js/console/instrument-editor.js\"></script>"))
             #expect(blank.html.contains("<iframe id=\"preview\" src=\"/app/preview\""))
             #expect(try Self.definition(in: blank.html).sections.count == 1)
             let original = try #require(try await InstrumentCatalog(database: app.database, services: app.app.interlude).definition("phq-9", 1))

@@ -128,7 +128,7 @@ struct HealthTests {
             let worker = try await app.app.testing().sendRequest(.GET, "/app/sw.js")
 
             // verify
-            let prefix = app.app.publicAssets.prefix
+            let prefix = try #require(app.app.publicAssets).prefix
             #expect(prefix.count == "/assets/".count + 12)
             #expect(page.body.string.contains(#"href="\#(prefix)/css/interlude.css""#))
             #expect(page.body.string.contains(#"src="\#(prefix)/js/app.js""#))

@@ -52,7 +52,7 @@ struct SnapshotTests {
         let localizer = app.app.interlude.localizer
         let page = Page(
             lang: user.language.rawValue, t: localizer.templateTable(user.language), title: template, csrf: "csrf",
-            nav: nil, script: nil, assets: app.app.publicAssets.prefix, page: content)
+            nav: nil, script: nil, assets: try #require(app.app.publicAssets).prefix, page: content)
         let view = try await app.app.view.render(template, page).get()
         return String(buffer: view.data)
     }

@@ -44,8 +44,9 @@ public func configure(
     app.middleware.use(SecurityHeadersMiddleware(strictTransport: settings.secureCookies))
     app.middleware.use(APIResponseHeadersMiddleware())
     app.middleware.use(ProblemMiddleware())
-    app.publicAssets = try PublicAssets(directory: app.directory.publicDirectory)
-    app.middleware.use(PublicFilesMiddleware(directory: app.directory.publicDirectory, assets: app.publicAssets))
+    let assets = try PublicAssets(directory: app.directory.publicDirectory)
+    app.publicAssets = assets
+    app.middleware.use(PublicFilesMiddleware(directory: app.directory.publicDirectory, assets: assets))
 
     // Database
     let idleReaders = System.coreCount * settings.databaseConnectionsPerCore

@@ -157,7 +157,7 @@ struct PatientAppController {
         let path = request.application.directory.resourcesDirectory + "App/service-worker.js"
         guard let source = FileManager.default.contents(atPath: path) else { throw Abort(.notFound) }
         let script = String(decoding: source, as: UTF8.self).replacingOccurrences(
-            of: #"const ASSETS = "";"#, with: #"const ASSETS = "\#(request.application.publicAssets.prefix)";"#)
+            of: #"const ASSETS = "";"#, with: #"const ASSETS = "\#(request.application.publicAssets?.prefix ?? "")";"#)
         var headers = HTTPHeaders()
         headers.contentType = HTTPMediaType(type: "text", subType: "javascript", parameters: ["charset": "utf-8"])
         headers.replaceOrAdd(name: "Service-Worker-Allowed", value: "/app")

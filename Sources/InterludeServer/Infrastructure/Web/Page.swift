@@ -70,7 +70,8 @@ extension Request {
         let page = Page(
             lang: language.rawValue, t: localizer.templateTable(language),
             title: localizer.text(titleKey, language), csrf: csrf, nav: nav, script: script,
-            assets: application.publicAssets.prefix, pageModule: application.publicAssets.pageModule(of: template), page: content)
+            assets: application.publicAssets?.prefix ?? "", pageModule: application.publicAssets?.pageModule(of: template),
+            page: content)
         let view = try await self.view.render(template, page)
         let response = try await view.encodeResponse(for: self)
         response.status = status

@@ -56,12 +56,9 @@ extension Application {
         typealias Value = PublicAssets
     }
 
-    /// The public files' version; set at start from the public directory.
-    var publicAssets: PublicAssets {
-        get {
-            guard let assets = storage[PublicAssetsKey.self] else { fatalError("configure(_:settings:) has not run on this application") }
-            return assets
-        }
+    /// The public files' version, set in `configure`; without it pages name the files by their plain addresses.
+    var publicAssets: PublicAssets? {
+        get { storage[PublicAssetsKey.self] }
         set { storage[PublicAssetsKey.self] = newValue }
     }
 }
