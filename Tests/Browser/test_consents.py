@@ -67,6 +67,38 @@ class ConsentTest(BrowserTestCase):
         self.wait.until(EC.presence_of_element_located((By.ID, "consent-needed")))
         self.assertFalse(driver.find_element(By.ID, "consent-needed").is_displayed())
 
+    def test_a_german_reader_sees_the_study_in_german_and_what_is_only_in_english_marked(self):
+        driver = self.driver
+        suffix = uuid.uuid4().hex[:8]
+        researcher = staff_token(f"german-researcher-{suffix}@uni.example", "researcher", "a long enough password")
+        study = call("POST", "/studies", {
+            "titles": {"en": f"Sleep and mood {suffix}", "de": f"Schlaf und Stimmung {suffix}"},
+            "description": "A few questions each evening.",
+            "consentTexts": {"en": "I take part.", "de": "Ich nehme teil.\n\nMeine Antworten bleiben unter einem Code."},
+            "consentVersion": "1", "joinMode": "open",
+        }, token=researcher)
+        address = f"german-patient-{suffix}@example.org"
+        patient_token(address, "a long enough password", locale="de")
+
+        driver.set_window_size(360, 740)
+        driver.delete_all_cookies()
+        self.open("/app/login")
+        driver.add_cookie({"name": "lang", "value": "de", "path": "/"})
+        self.app_sign_in(address, "a long enough password")
+        self.open("/app/studies")
+        card = f"#study-{study['id']}-accept"
+        self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, card)))
+        section = driver.execute_script("return document.getElementById(arguments[0]).closest('section.card')", f"study-{study['id']}-accept")
+        heading = section.find_element(By.CSS_SELECTOR, "h2")
+        self.assertEqual(heading.text, f"Schlaf und Stimmung {suffix}")
+        self.assertFalse(heading.get_attribute("lang"), "the person's own language is not marked")
+        description = section.find_element(By.CSS_SELECTOR, "h2 + p")
+        self.assertEqual(description.get_attribute("lang"), "en", "screen readers read the English text as English")
+        self.assertEqual(description.text, "A few questions each evening. (auf Englisch)")
+        paragraphs = [p.text for p in section.find_elements(By.CSS_SELECTOR, ".consent p")]
+        self.assertEqual(paragraphs, ["Ich nehme teil.", "Meine Antworten bleiben unter einem Code."])
+        self.assertFalse(driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth"), "nothing scrolls sideways")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -33,22 +33,28 @@ struct StudyRulesTests {
     @Test("a study draft needs a title, consent, a join mode and, for password studies, a password")
     func draft() throws {
         let draft = try StudyDraft.validate(
-            title: " Stress ", description: nil, consentText: "I agree", consentVersion: "1", joinMode: "password",
+            title: [.en: " Stress ", .de: " Stress im Alltag "], description: [:], consentText: [.de: "Ich stimme zu"],
+            consentVersion: "1", joinMode: "password",
             joinPassword: "secret", status: nil)
         #expect(draft.title == "Stress")
+        #expect(draft.titles.text(.de) == "Stress im Alltag")
+        #expect(draft.descriptions.values.isEmpty)
+        // Written in German only: the German text is what every reader gets.
+        #expect(draft.consentTexts.values == [.de: "Ich stimme zu"])
+        #expect(draft.consentText == "Ich stimme zu")
         #expect(draft.status == .running)
         #expect(draft.joinPassword == "secret")
         let kept = try StudyDraft.validate(
-            title: "Stress", description: nil, consentText: "I agree", consentVersion: "1", joinMode: "password",
+            title: [.en: "Stress"], description: [:], consentText: [.en: "I agree"], consentVersion: "1", joinMode: "password",
             joinPassword: "", status: "closed", hasPassword: true)
         #expect(kept.joinPassword == nil)
         do {
             _ = try StudyDraft.validate(
-                title: "", description: String(repeating: "d", count: 5001), consentText: nil, consentVersion: "1",
-                joinMode: "pairingCode", joinPassword: nil, status: "paused")
+                title: [.en: "", .de: " "], description: [.de: String(repeating: "d", count: 5001)], consentText: [:],
+                consentVersion: "1", joinMode: "pairingCode", joinPassword: nil, status: "paused")
             Issue.record("an invalid draft was accepted")
         } catch {
-            #expect(error.errors.map(\.field) == ["title", "description", "consentText", "joinMode", "status"])
+            #expect(error.errors.map(\.field) == ["title", "descriptions.de", "consentText", "joinMode", "status"])
         }
     }
 

@@ -104,6 +104,34 @@ struct ConsoleInterventionTests {
         }
     }
 
+    @Test("a template written in both languages reaches a German patient in German; a German text too long is refused at its field")
+    func templateInGerman() async throws {
+        try await withTestApp { app in
+            // setup
+            let (console, patient, patientID, practiceID) = try await ConsoleScheduleTests().practice(app)
+            try #require(try await patient.send(.PATCH, "/me", json: ["locale": "de"]).status == .ok)
+            let path = "/console/studies/\(practiceID)/templates"
+
+            // act
+            let refused = try await console.post(
+                path, [("kind", "commendation"), ("text", "Well done!"), ("textDe", String(repeating: "g", count: 2001))])
+            _ = try await console.post(path, [("kind", "commendation"), ("text", "Well done!"), ("textDe", "Gut gemacht!")])
+            let template = try #require(try await InterventionTemplateRecord.query(on: app.database).first())
+            let rules = try await console.get("/console/studies/\(practiceID)/rules")
+            let sent = try await console.post(
+                "/console/patients/\(patientID.uuidString)/interventions/template", [("templateID", try template.requireID().uuidString)])
+
+            // verify
+            #expect(refused.status == .unprocessableEntity)
+            #expect(refused.html.contains("id=\"template-textDe-error\""))
+            #expect(try await app.count("intervention_templates") == 1)
+            #expect(rules.html.contains("Well done!<br><span lang=\"de\">Gut gemacht!</span>"))
+            #expect(sent.status == .seeOther)
+            let received = try await patient.send(.GET, "/me/interventions").decoded([Components.Schemas.Intervention].self)
+            #expect(received.map(\.text) == ["Gut gemacht!"])
+        }
+    }
+
     @Test("Dailies over two days give a chart and a table of answered, thought and mean feeling; reading is audited")
     func timeline() async throws {
         try await withTestApp { app in

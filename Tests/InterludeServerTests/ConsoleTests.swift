@@ -381,6 +381,32 @@ struct ConsoleTests {
         }
     }
 
+    @Test("the study form takes title, description and consent in German too; a German text too long is named at its field and nothing is stored")
+    func studyInGerman() async throws {
+        try await withTestApp { app in
+            // setup
+            let browser = try await researcherAtNewStudy(app)
+            let german = Self.studyForm + [("titleDe", "Stress im Blick"), ("descriptionDe", "Tägliche Fragen."), ("consentTextDe", "Ich stimme zu.")]
+
+            // act
+            let tooLong = try await browser.post(
+                "/console/studies/new", german.map { $0.0 == "titleDe" ? ("titleDe", String(repeating: "t", count: 201)) : $0 })
+            let created = try await browser.post("/console/studies/new", german)
+            let edit = try await browser.get("\(try #require(created.location))/edit")
+
+            // verify
+            #expect(tooLong.status == .unprocessableEntity)
+            #expect(tooLong.html.contains("id=\"titleDe-error\""))
+            #expect(created.status == .seeOther)
+            let study = try #require(try await StudyRecord.query(on: app.database).filter(\.$joinMode == .approval).first())
+            #expect(study.titles.values == [.en: "Track your stress", .de: "Stress im Blick"])
+            #expect(study.descriptions.text(.de) == "Tägliche Fragen.")
+            let consent = try #require(try await ConsentVersionRecord.query(on: app.database).filter(\.$study.$id == study.id!).first())
+            #expect(consent.localizedTexts.values == [.en: "I agree.", .de: "Ich stimme zu."])
+            #expect(edit.html.contains("value=\"Stress im Blick\""))
+        }
+    }
+
     @Test("a researcher creates a study and approves a join request on its page; the decision is audited")
     func approveJoinRequest() async throws {
         try await withTestApp { app in

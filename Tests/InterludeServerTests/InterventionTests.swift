@@ -879,7 +879,8 @@ struct InterventionTests {
         let grant = try await StudyAccess(database: app.database, services: app.app.interlude)
             .require(.editLibrary, in: try #require(UUID(uuidString: studyID)), by: owner)
         let library = InterventionLibrary(database: app.database, services: app.app.interlude)
-        try await library.addMessage("Notice one thing you value today.", in: grant)
+        try await library.addMessage(
+            [.en: "Notice one thing you value today.", .de: "Bemerken Sie heute eine Sache, die Ihnen wichtig ist."], in: grant)
         try await library.setPlan(MessagePlan(perDay: 4, windowStart: LocalTime("00:00")!, windowEnd: LocalTime("23:59")!), in: grant)
         return (patient, studyID, grant)
     }
@@ -900,9 +901,9 @@ struct InterventionTests {
             // act
             let text = String(repeating: "x", count: length)
             if accepted {
-                try await library.addMessage(text, in: grant)
+                try await library.addMessage([.en: "Short", .de: text], in: grant)
             } else {
-                await #expect(throws: ValidationFailure.self) { try await library.addMessage(text, in: grant) }
+                await #expect(throws: ValidationFailure.self) { try await library.addMessage([.en: "Short", .de: text], in: grant) }
             }
 
             // verify
@@ -928,6 +929,41 @@ struct InterventionTests {
             let inbox = try await patient.send(.GET, "/me/interventions").decoded([Intervention].self)
             #expect(inbox.map(\.text) == ["Notice one thing you value today."])
             #expect(inbox.map(\.kind) == [.message])
+        }
+    }
+
+    @Test("a message written only in English reaches a German reader in English")
+    func messagesInTheOtherLanguage() async throws {
+        try await withTestApp { app in
+            // setup: the patient reads German; the pool's one message is written only in English
+            let (patient, _, grant) = try await messagingStudy(app)
+            try #require(try await patient.send(.PATCH, "/me", json: ["locale": "de"]).status == .ok)
+            try await StudyMessageRecord.query(on: app.database).delete()
+            try await InterventionLibrary(database: app.database, services: app.app.interlude)
+                .addMessage([.en: "Breathe out slowly."], in: grant)
+
+            // act
+            _ = try await messagePlanner(app).run(now: app.clock.now)
+            let firstGerman = try #require(try await InterventionRecord.query(on: app.database).sort(\.$deliverAt).first())
+
+            // verify
+            #expect(try app.app.interlude.cipher.open(firstGerman.text) == "Breathe out slowly.")
+        }
+    }
+
+    @Test("a German reader's message comes in German where the pool has it")
+    func messagesInGerman() async throws {
+        try await withTestApp { app in
+            // setup
+            let (patient, _, _) = try await messagingStudy(app)
+            try #require(try await patient.send(.PATCH, "/me", json: ["locale": "de"]).status == .ok)
+
+            // act
+            _ = try await messagePlanner(app).run(now: app.clock.now)
+
+            // verify
+            let first = try #require(try await InterventionRecord.query(on: app.database).sort(\.$deliverAt).first())
+            #expect(try app.app.interlude.cipher.open(first.text) == "Bemerken Sie heute eine Sache, die Ihnen wichtig ist.")
         }
     }
 

@@ -25,7 +25,7 @@ struct MessageChoiceTests {
         let grant = try await StudyAccess(database: app.database, services: app.app.interlude)
             .require(.editLibrary, in: try #require(UUID(uuidString: studyID)), by: owner)
         let library = InterventionLibrary(database: app.database, services: app.app.interlude)
-        try await library.addMessage("Notice one thing you value today.", in: grant)
+        try await library.addMessage([.en: "Notice one thing you value today."], in: grant)
         try await library.setPlan(
             MessagePlan(perDay: 4, windowStart: LocalTime("09:00")!, windowEnd: LocalTime("21:00")!, personChooses: personChooses), in: grant)
         return (ada, adaID, bea, studyID)

@@ -52,6 +52,33 @@ struct StudyAPITests {
         }
     }
 
+    @Test("a study written in English and German reads in both, with the consent in force in each")
+    func bothLanguages() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let (patient, _) = try await app.patient()
+            let body: JSONValue = [
+                "titles": ["en": "Stress study", "de": "Stress-Studie"], "description": "Daily stress.",
+                "descriptions": ["de": "Stress im Alltag."], "consentTexts": ["en": "I agree.", "de": "Ich stimme zu."],
+                "consentVersion": "2026-1", "joinMode": "open",
+            ]
+
+            // act
+            let studyID = try await createStudy(researcher, body)
+            let listed = try await patient.send(.GET, "/studies").decoded([Study].self)
+
+            // verify: the plain fields hold English; a plain text and a per-language one join
+            let study = try #require(listed.first { $0.id == studyID })
+            #expect(study.title == "Stress study")
+            #expect(study.titles.de == "Stress-Studie")
+            #expect(study.description == "Daily stress.")
+            #expect(study.descriptions.en == "Daily stress." && study.descriptions.de == "Stress im Alltag.")
+            #expect(study.consentTexts?.de == "Ich stimme zu." && study.consentTexts?.en == "I agree.")
+            #expect(study.consentText == "I agree.")
+        }
+    }
+
     @Test("accepting the current consent joins an open study once and records the consent")
     func joinsOpenStudy() async throws {
         try await withTestApp { app in
@@ -233,6 +260,13 @@ struct StudyAPITests {
     static let invalidStudies: [(body: JSONValue, fields: Set<String>)] = [
         (["title": "", "consentText": "x", "consentVersion": "1", "joinMode": "password"], ["title", "joinPassword"]),
         (["title": "T", "consentText": "x", "consentVersion": "1", "joinMode": "pairingCode"], ["joinMode"]),
+        (
+            [
+                "titles": ["en": "T", "de": .string(String(repeating: "t", count: 201))], "consentText": "Ja",
+                "descriptions": ["de": .string(String(repeating: "d", count: 5001))], "consentVersion": "1", "joinMode": "open",
+            ], ["titles.de", "descriptions.de"]
+        ),
+        (["consentVersion": "1", "joinMode": "open", "consentText": "x"], ["title"]),
     ]
 
     @Test("a study is checked like every other input and nothing is stored", arguments: invalidStudies)
@@ -244,7 +278,7 @@ struct StudyAPITests {
             let refused = try await researcher.send(.POST, "/studies", json: body)
             // verify
             #expect(refused.status == .unprocessableEntity)
-            #expect(try Self.fields(refused) == fields)
+            #expect(try Self.fields(refused) == fields, "\(refused.text)")
             #expect(try await app.count("studies WHERE join_mode <> 'pairingCode'") == 0)
         }
     }

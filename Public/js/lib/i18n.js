@@ -46,3 +46,30 @@ export function formatNumber(value, decimals = 2) {
 export function genderLabel(gender) {
   return gender ? message(`gender${gender[0].toUpperCase()}${gender.slice(1)}`) : "";
 }
+
+/**
+ * A text a study wrote per language (`{ en, de }`), in the page's language, else in one it is written in:
+ * `{ text, lang }` with `lang` naming that other language, or null when the person reads their own.
+ */
+export function inLanguage(texts, plain = "") {
+  const own = document.documentElement.lang || "en";
+  if (texts?.[own]) return { text: texts[own], lang: null };
+  const other = Object.entries(texts || {}).find(([, text]) => text);
+  return other ? { text: other[1], lang: other[0] } : { text: plain, lang: null };
+}
+
+/**
+ * Fills `node` with a study's text as `inLanguage` picks it; text in the other language is marked: `lang` set for
+ * screen readers, and a note saying which language it is written in.
+ */
+export function showInLanguage(node, texts, plain = "") {
+  const { text, lang } = inLanguage(texts, plain);
+  node.textContent = text;
+  if (!lang) return;
+  node.lang = lang;
+  const note = document.createElement("span");
+  note.className = "other-language";
+  note.lang = document.documentElement.lang;
+  note.textContent = message(`writtenIn.${lang}`);
+  node.append(" ", note);
+}

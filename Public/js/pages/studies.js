@@ -3,7 +3,7 @@
 import { api, apiList } from "../lib/api.js";
 import { clearErrors, markField, showProblem, showSummary } from "../lib/forms.js";
 import { chosenModules, moduleChoices } from "../lib/consent.js";
-import { message } from "../lib/i18n.js";
+import { inLanguage, message, showInLanguage } from "../lib/i18n.js";
 
 export async function run() {
   const list = document.getElementById("studies-list");
@@ -28,11 +28,11 @@ export async function run() {
     const card = document.createElement("section");
     card.className = "card";
     const heading = document.createElement("h2");
-    heading.textContent = study.title;
+    showInLanguage(heading, study.titles, study.title);
     card.append(heading);
     if (study.description) {
       const description = document.createElement("p");
-      description.textContent = study.description;
+      showInLanguage(description, study.descriptions, study.description);
       card.append(description);
     }
     const enrollment = study.enrollment;
@@ -121,15 +121,21 @@ export async function run() {
       </div>
       <button type="submit"></button>`;
     // The consent is shown in full, before the box that says it was read.
-    form.querySelector(".consent-text h3").textContent = message("consent");
+    const consentTitle = form.querySelector(".consent-text h3");
+    consentTitle.textContent = message("consent");
     const consent = form.querySelector(".consent");
-    for (const paragraph of study.consentText.split(/\n\s*\n/)) {
+    const consentText = inLanguage(study.consentTexts, study.consentText);
+    if (consentText.lang) {
+      consent.lang = consentText.lang;
+      consentTitle.append(" ", message(`writtenIn.${consentText.lang}`));
+    }
+    for (const paragraph of consentText.text.split(/\n\s*\n/)) {
       const p = document.createElement("p");
       p.textContent = paragraph;
       consent.append(p);
     }
     form.querySelector(`label[for="${id}-accept"]`).textContent = message("consentAccept");
-    form.querySelector("[data-consent-group]").setAttribute("aria-label", study.title);
+    form.querySelector("[data-consent-group]").setAttribute("aria-label", inLanguage(study.titles, study.title).text);
     // Optional parts of the consent are offered one by one, none chosen for the person.
     const modules = moduleChoices(study.consentModules || [], id);
     form.querySelector("[data-password]").before(modules);

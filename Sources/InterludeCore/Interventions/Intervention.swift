@@ -62,11 +62,43 @@ public struct InterventionDraft: Codable, Hashable, Sendable {
     }
 }
 
+/// A study's ready-made intervention, in English, German or both; the one sent is in the patient's language.
+public struct InterventionTemplateDraft: Hashable, Sendable {
+    public var kind: InterventionKind
+    public var texts: LocalizedText
+
+    public init(kind: InterventionKind, texts: LocalizedText) {
+        self.kind = kind
+        self.texts = texts
+    }
+
+    /// The kind by name and the text per language, checked as `InterventionDraft` checks one text; a problem in the
+    /// German one names `texts.de`.
+    public static func validate(kindNamed name: String?, texts: [Language: String?]) throws(ValidationFailure)
+        -> InterventionTemplateDraft
+    {
+        var validator = FieldValidator()
+        let kind = name.flatMap(InterventionKind.init(rawValue:))
+        if kind.map(InterventionKind.written.contains) != true { validator.add("kind", .notAllowed) }
+        let checked = validator.texts(texts, field: "text", perLanguage: "texts", maxLength: InterventionDraft.textMaxLength, lines: .multiple)
+        try validator.check()
+        return InterventionTemplateDraft(kind: kind!, texts: checked!)
+    }
+}
+
 /// How many of a study's pool of short reinforcement messages a patient receives a day, at random moments
 /// inside a daily window of local time.
 public struct MessagePlan: Codable, Hashable, Sendable {
     public static let mostPerDay = 12
     public static let messageMaxLength = 280
+
+    /// A message for the pool in English, German or both; a problem in the German one names `texts.de`.
+    public static func validateMessage(_ texts: [Language: String?]) throws(ValidationFailure) -> LocalizedText {
+        var validator = FieldValidator()
+        let checked = validator.texts(texts, field: "text", perLanguage: "texts", maxLength: messageMaxLength, lines: .multiple)
+        try validator.check()
+        return checked!
+    }
 
     public var perDay: Int
     public var windowStart: LocalTime

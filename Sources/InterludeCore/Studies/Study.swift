@@ -46,9 +46,10 @@ public struct StudyDraft: Sendable, Equatable {
     public static let passwordMinLength = 4
     public static let passwordMaxLength = 128
 
-    public var title: String
-    public var description: String
-    public var consentText: String
+    /// The title, description and first consent text in each language the researcher wrote them in.
+    public var titles: LocalizedText
+    public var descriptions: LocalizedText
+    public var consentTexts: LocalizedText
     public var consentVersion: String
     public var joinMode: JoinMode
     /// Present exactly when `joinMode` is `.password` and a new password is set.
@@ -71,19 +72,26 @@ public struct StudyDraft: Sendable, Equatable {
     public static let armsMaxCount = 10
     public static let armNameMaxLength = 60
 
-    /// `hasPassword` tells whether the study already has a password, so an edit may keep it.
+    /// The title in English, else in the language it has.
+    public var title: String { titles.text(.fallback) }
+    public var description: String { descriptions.text(.fallback) }
+    public var consentText: String { consentTexts.text(.fallback) }
+
+    /// `hasPassword` tells whether the study already has a password, so an edit may keep it. Title, description
+    /// and consent text may come in both languages; a problem in the German one names e.g. `titles.de`.
     public static func validate(
-        title: String?, description: String?, consentText: String?, consentVersion: String?,
+        title: [Language: String?], description: [Language: String?], consentText: [Language: String?],
+        consentVersion: String?,
         joinMode: String?, joinPassword: String?, status: String?, hasPassword: Bool = false, arms: [String] = [],
         allocation: String? = nil, asksDemographics: Bool = false, retentionDays: Int = defaultRetentionDays,
         comparison: String? = nil
     ) throws(ValidationFailure) -> StudyDraft {
         var validator = FieldValidator()
-        let cleanTitle = validator.text(title, field: "title", maxLength: titleMaxLength)
+        let cleanTitle = validator.texts(title, field: "title", perLanguage: "titles", maxLength: titleMaxLength)
         let cleanDescription =
-            validator.text(description, field: "description", required: false, maxLength: descriptionMaxLength, lines: .multiple)
-            ?? ""
-        let cleanConsent = validator.text(consentText, field: "consentText", maxLength: consentTextMaxLength, lines: .multiple)
+            validator.texts(description, field: "description", perLanguage: "descriptions", required: false, maxLength: descriptionMaxLength, lines: .multiple)
+            ?? LocalizedText([:])
+        let cleanConsent = validator.texts(consentText, field: "consentText", perLanguage: "consentTexts", maxLength: consentTextMaxLength, lines: .multiple)
         let cleanVersion = validator.text(consentVersion, field: "consentVersion", maxLength: consentVersionMaxLength)
         let mode = JoinMode(rawValue: joinMode ?? "")
         if mode == nil || mode == .pairingCode {
@@ -118,7 +126,7 @@ public struct StudyDraft: Sendable, Equatable {
         if parsedComparison == nil { validator.add("comparison", .invalidValue) }
         try validator.check()
         return StudyDraft(
-            title: cleanTitle!, description: cleanDescription, consentText: cleanConsent!,
+            titles: cleanTitle!, descriptions: cleanDescription, consentTexts: cleanConsent!,
             consentVersion: cleanVersion!, joinMode: mode!, joinPassword: password, status: parsedStatus!,
             arms: cleanArms, allocation: parsedAllocation!, asksDemographics: asksDemographics, retentionDays: retentionDays,
             comparison: parsedComparison!)

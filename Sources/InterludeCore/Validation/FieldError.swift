@@ -109,3 +109,29 @@ extension FieldValidator {
         if let value, value.count > maxLength { add(field, .tooLong, limit: maxLength) }
     }
 }
+
+extension FieldValidator {
+    /// Checks a text written in one or both languages, each as `text(_:)` does: problems in the fallback language
+    /// name `field`, in another the per-language object and the language's code (`titles.de`), as an API input
+    /// sends them. Required means at least one language has it; nil when something is wrong or nothing is written.
+    public mutating func texts(
+        _ values: [Language: String?], field: String, perLanguage: String, required: Bool = true, maxLength: Int,
+        lines: TextLines = .single
+    ) -> LocalizedText? {
+        var accepted: [Language: String] = [:]
+        var usable = true
+        for language in Language.allCases {
+            let name = language == .fallback ? field : "\(perLanguage).\(language.rawValue)"
+            let raw = values[language] ?? nil
+            let isBlank = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+            if isBlank { continue }
+            if let text = text(raw, field: name, maxLength: maxLength, lines: lines) {
+                accepted[language] = text
+            } else {
+                usable = false
+            }
+        }
+        if accepted.isEmpty, usable, required { add(field, .required) }
+        return usable && !accepted.isEmpty ? LocalizedText(accepted) : nil
+    }
+}

@@ -411,6 +411,6 @@ struct PatientChart: Sendable {
     /// Sends one of the study's templates.
     func sendTemplate(_ templateID: UUID) async throws -> InterventionService.Opened {
         guard let template = try await templates().first(where: { $0.id == templateID }) else { throw AppError.notFound }
-        return try await sendIntervention(InterventionDraft(kind: template.kind, text: template.text), id: nil)
+        return try await sendIntervention(InterventionDraft(kind: template.kind, text: template.texts.text(patient.language)), id: nil)
     }
 }

@@ -62,7 +62,7 @@ struct StaffAccounts: Sendable {
         let displayName = user.name ?? user.email
         try await TherapistProfileRecord(userID: userID, fullName: displayName).create(on: database)
         let practice = StudyRecord(
-            ownerID: userID, title: displayName, description: "", consentText: "", consentVersion: Self.practiceConsent,
+            ownerID: userID, title: .neutral(displayName), description: LocalizedText([:]), consentText: "", consentVersion: Self.practiceConsent,
             joinMode: .pairingCode, joinPasswordHash: nil, status: .running,
             now: now)
         try await practice.create(on: database)

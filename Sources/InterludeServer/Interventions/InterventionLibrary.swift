@@ -24,10 +24,9 @@ struct InterventionLibrary: Sendable {
             plan: try await plan(of: studyID))
     }
 
-    func addTemplate(_ draft: InterventionDraft, in grant: StudyGrant) async throws {
+    func addTemplate(_ draft: InterventionTemplateDraft, in grant: StudyGrant) async throws {
         try grant.require(.editLibrary)
-        let checked = try InterventionDraft.validate(kind: draft.kind, text: draft.text)
-        let record = InterventionTemplateRecord(studyID: grant.studyID, kind: checked.kind, text: checked.text, now: now)
+        let record = InterventionTemplateRecord(studyID: grant.studyID, kind: draft.kind, texts: draft.texts, now: now)
         try await record.create(on: database)
         try await grant.record(.libraryChanged, target: "template:\(try record.requireID())")
     }
@@ -39,12 +38,10 @@ struct InterventionLibrary: Sendable {
         try await grant.record(.libraryChanged, target: "template:\(id):removed")
     }
 
-    func addMessage(_ text: String?, in grant: StudyGrant) async throws {
+    /// Adds a message in English, German or both to the pool; each participant receives it in their language.
+    func addMessage(_ texts: [Language: String?], in grant: StudyGrant) async throws {
         try grant.require(.editLibrary)
-        var validator = FieldValidator()
-        let checked = validator.text(text, field: "text", maxLength: MessagePlan.messageMaxLength, lines: .multiple)
-        try validator.check()
-        let record = StudyMessageRecord(studyID: grant.studyID, text: checked!, now: now)
+        let record = StudyMessageRecord(studyID: grant.studyID, texts: try MessagePlan.validateMessage(texts), now: now)
         try await record.create(on: database)
         try await grant.record(.libraryChanged, target: "message:\(try record.requireID())")
     }
@@ -131,7 +128,7 @@ struct MessagePlanner: Sendable {
                 let message = pool[MessagePlan.pick(from: pool.count, seed: occurrence)]
                 let record = InterventionRecord(
                     patientID: patientID, studyID: studyID, senderID: nil, origin: .messagePlan,
-                    kind: .message, sealedText: try services.cipher.seal(message.text),
+                    kind: .message, sealedText: try services.cipher.seal(message.texts.text(patient.language)),
                     deliverAt: deliverAt, now: now)
                 record.occurrence = occurrence
                 records.append(record)

@@ -67,6 +67,7 @@ enum Migrations {
             CreateFileChunks(),
             UpdateHealthImportsAddClaim(),
             UpdateAppointmentsAddRequest(),
+            UpdateStudyContentAddLanguages(),
         ]
     }
 }

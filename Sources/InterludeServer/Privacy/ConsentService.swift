@@ -24,10 +24,10 @@ struct ConsentService: Sendable {
     }
 
     /// The optional modules each study's current version offers.
-    func offeredModules(of studyIDs: [UUID]) async throws -> [UUID: [ConsentModule]] {
+    func currentVersions(of studyIDs: [UUID]) async throws -> [UUID: ConsentVersionRecord] {
         guard !studyIDs.isEmpty else { return [:] }
         let versions = try await ConsentVersionRecord.query(on: database).filter(\.$study.$id ~~ studyIDs).sort(\.$sequence).all()
-        return Dictionary(versions.map { ($0.$study.id, $0.offeredModules) }, uniquingKeysWith: { _, later in later })
+        return Dictionary(versions.map { ($0.$study.id, $0) }, uniquingKeysWith: { _, later in later })
     }
 
     /// A study's versions as its team sees them.
@@ -73,9 +73,8 @@ struct ConsentService: Sendable {
     }
 
     /// The first version of a new study, written with it.
-    static func createFirst(for study: StudyRecord, text: String, version: String, on database: any Database) async throws {
-        let draft = ConsentVersionDraft(
-            version: version, texts: LocalizedText([.fallback: text]), modules: [], reconsentRequired: false)
+    static func createFirst(for study: StudyRecord, texts: LocalizedText, version: String, on database: any Database) async throws {
+        let draft = ConsentVersionDraft(version: version, texts: texts, modules: [], reconsentRequired: false)
         let record = try ConsentVersionRecord(studyID: try study.requireID(), sequence: 1, draft: draft, now: study.createdAt)
         record.collects = study.recordKinds
         try await record.create(on: database)

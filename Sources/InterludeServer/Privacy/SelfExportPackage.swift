@@ -122,7 +122,7 @@ struct SelfExportPackage: Sendable {
             if let therapist = therapists.first(where: { $0.$user.id == enrollment.$therapist.id }) {
                 shared.append(text("selfExport.shared.therapist", arguments.merging(["name": therapist.fullName]) { $1 }))
             } else if enrollment.study.joinMode != .pairingCode {
-                shared.append(text("selfExport.shared.study", arguments.merging(["study": enrollment.study.title]) { $1 }))
+                shared.append(text("selfExport.shared.study", arguments.merging(["study": enrollment.study.titles.text(language)]) { $1 }))
             }
         }
         if profile?.shareWithResearch == true { shared.append(text("selfExport.shared.research")) }

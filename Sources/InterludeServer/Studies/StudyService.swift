@@ -130,7 +130,7 @@ struct StudyService: Sendable {
             }
             let receipt = try await ErasureService(database: database, services: services).eraseStudyData(of: patient, in: study)
             await ErasureReceipts(services: services).send(
-                receipt, to: patient.email, language: patient.language, zone: patient.zone, study: study.title)
+                receipt, to: patient.email, language: patient.language, zone: patient.zone, study: study.titles.text(patient.language))
         } else if current == nil {
             throw AppError.conflict(.notEnrolled)
         }
@@ -171,7 +171,7 @@ struct StudyService: Sendable {
         let digest = try await draft.joinPassword.asyncMap { try await services.passwords.hash($0) }
         let now = self.now
         let study = StudyRecord(
-            ownerID: try researcher.requireID(), title: draft.title, description: draft.description,
+            ownerID: try researcher.requireID(), title: draft.titles, description: draft.descriptions,
             consentText: draft.consentText, consentVersion: draft.consentVersion, joinMode: draft.joinMode,
             joinPasswordHash: digest, status: draft.status, now: now)
         study.arms = try StudyService.encodeArms(draft.arms)
@@ -181,7 +181,7 @@ struct StudyService: Sendable {
         study.retentionDays = draft.retentionDays
         try await database.atomically { database in
             try await study.create(on: database)
-            try await ConsentService.createFirst(for: study, text: draft.consentText, version: draft.consentVersion, on: database)
+            try await ConsentService.createFirst(for: study, texts: draft.consentTexts, version: draft.consentVersion, on: database)
             try await StudyStaffRecord(
                 studyID: try study.requireID(), userID: try researcher.requireID(), role: .owner
             ).create(on: database)
@@ -199,7 +199,7 @@ struct StudyService: Sendable {
             let offered = try await consents.current(of: grant.studyID)?.offeredModules ?? []
             _ = try await consents.create(
                 ConsentVersionDraft(
-                    version: draft.consentVersion, texts: LocalizedText([.fallback: draft.consentText]), modules: offered,
+                    version: draft.consentVersion, texts: draft.consentTexts, modules: offered,
                     reconsentRequired: false),
                 in: grant)
         } else if draft.consentText != study.consentText {
@@ -210,8 +210,8 @@ struct StudyService: Sendable {
         } else if draft.joinMode != .password {
             study.joinPasswordHash = nil
         }
-        study.title = draft.title
-        study.description = draft.description
+        study.titles = draft.titles
+        study.descriptions = draft.descriptions
         study.joinMode = draft.joinMode
         study.arms = try StudyService.encodeArms(draft.arms)
         study.allocation = draft.arms.isEmpty ? nil : draft.allocation

@@ -369,13 +369,13 @@ extension ConsoleRow {
     ]
 
     private static func freshTemplate(_ cell: AccessCell) async throws -> String {
-        let record = InterventionTemplateRecord(studyID: cell.studyID, kind: .task, text: "Stretch", now: cell.world.app.clock.now)
+        let record = InterventionTemplateRecord(studyID: cell.studyID, kind: .task, texts: "Stretch", now: cell.world.app.clock.now)
         try await record.create(on: cell.world.app.database)
         return try record.requireID().uuidString
     }
 
     private static func freshMessage(_ cell: AccessCell) async throws -> String {
-        let record = StudyMessageRecord(studyID: cell.studyID, text: "Breathe", now: cell.world.app.clock.now)
+        let record = StudyMessageRecord(studyID: cell.studyID, texts: "Breathe", now: cell.world.app.clock.now)
         try await record.create(on: cell.world.app.database)
         return try record.requireID().uuidString
     }

@@ -72,13 +72,17 @@ extension Components.Schemas.CaseloadPatient {
 }
 
 extension Components.Schemas.Study {
-    init(_ study: StudyRecord, enrollment: EnrollmentRecord?, consentModules: [ConsentModule] = []) throws {
+    /// `consent` is the version in force, for a patient deciding whether to join.
+    init(_ study: StudyRecord, enrollment: EnrollmentRecord?, consent: ConsentVersionRecord? = nil) throws {
+        let modules = consent?.offeredModules ?? []
         self.init(
-            id: try study.requireID().lowercasedText, title: study.title, description: study.description,
+            id: try study.requireID().lowercasedText, title: study.title, titles: .init(study.titles),
+            description: study.description, descriptions: .init(study.descriptions),
             joinMode: Components.Schemas.JoinMode(rawValue: study.joinMode.rawValue) ?? .open,
             status: Components.Schemas.StudyStatus(rawValue: study.status.rawValue) ?? .closed,
-            consentText: study.consentText, consentVersion: study.consentVersion,
-            consentModules: consentModules.isEmpty ? nil : consentModules.map { .init(rawValue: $0.rawValue)! },
+            consentText: study.consentText, consentTexts: consent.map { .init($0.localizedTexts) },
+            consentVersion: study.consentVersion,
+            consentModules: modules.isEmpty ? nil : modules.map { .init(rawValue: $0.rawValue)! },
             arms: StudyArms.names(of: study).isEmpty ? nil : StudyArms.names(of: study),
             asksDemographics: study.asksDemographics, comparison: .init(rawValue: study.comparison.rawValue),
             retentionDays: study.retentionDays, closedAt: study.closedAt, enrollment: try enrollment.map(Components.Schemas.Enrollment.init))

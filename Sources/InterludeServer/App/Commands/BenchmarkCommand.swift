@@ -182,7 +182,7 @@ enum BenchmarkPopulation {
             timeZone: "Europe/Vienna", mustChangePassword: false, now: now)
         try await researcher.create(on: database)
         let study = StudyRecord(
-            ownerID: try researcher.requireID(), title: title, description: "", consentText: "Yes", consentVersion: "1",
+            ownerID: try researcher.requireID(), title: .neutral(title), description: LocalizedText([:]), consentText: "Yes", consentVersion: "1",
             joinMode: .open, joinPasswordHash: nil, status: .running, now: now)
         try await study.create(on: database)
         try await StudyStaffRecord(studyID: try study.requireID(), userID: try researcher.requireID(), role: .owner).create(on: database)
@@ -196,7 +196,7 @@ enum BenchmarkPopulation {
         try await therapist.create(on: database)
         try await TherapistProfileRecord(userID: try therapist.requireID(), fullName: "Dr. Benchmark").create(on: database)
         let practice = StudyRecord(
-            ownerID: try therapist.requireID(), title: "Benchmark", description: "", consentText: "",
+            ownerID: try therapist.requireID(), title: "Benchmark", description: LocalizedText([:]), consentText: "",
             consentVersion: StaffAccounts.practiceConsent, joinMode: .pairingCode,
             joinPasswordHash: nil, status: .running, now: now)
         try await practice.create(on: database)

@@ -7,7 +7,8 @@ extension DemoSetup {
     /// `recordAnimaMonth` gives them a month of moods and samples.
     func planAnima(researcher: UserRecord, patient: UserRecord) async throws {
         let draft = try StudyDraft.validate(
-            title: "Anima", description: Self.animaDescription, consentText: Self.animaConsent, consentVersion: "1",
+            title: [.en: "Anima", .de: "Anima"], description: [.en: Self.animaDescription, .de: Self.animaDescriptionGerman],
+            consentText: [.en: Self.animaConsent, .de: Self.animaConsentGerman], consentVersion: "1",
             joinMode: JoinMode.open.rawValue, joinPassword: nil, status: StudyStatus.running.rawValue)
         let studies = StudyService(database: database, services: services)
         let study = try await studies.create(by: researcher, draft: draft)
@@ -25,6 +26,23 @@ extension DemoSetup {
         Does how you feel go together with how you move, sleep and what you hear? You report your mood whenever you \
         like; your phone and watch send the measurements you allow. You choose every kind of measurement yourself \
         and can switch each off again, which deletes what was sent of it.
+        """
+
+    static let animaDescriptionGerman = """
+        Hängt Ihr Befinden damit zusammen, wie Sie sich bewegen, schlafen und was Sie hören? Sie melden Ihre Stimmung, \
+        wann immer Sie möchten; Ihr Telefon und Ihre Uhr senden die Messungen, die Sie erlauben. Jede Art von Messung \
+        wählen Sie selbst und können sie wieder abschalten, wodurch gelöscht wird, was davon gesendet wurde.
+        """
+
+    static let animaConsentGerman = """
+        Diese Studie erhebt sensible Daten über Sie: Messungen Ihres iPhones und Ihrer Apple Watch und die Stimmungen, \
+        die Sie melden. Sie entscheiden einzeln, welche Arten von Messungen gesendet werden. Messungen werden nur von \
+        einer Woche vor Ihrer ersten Stimmungsmeldung bis zu Ihrer letzten aufbewahrt. Ihren Namen, Ihre E-Mail-Adresse \
+        und Ihren Ort erheben wir für die Studie nie; was wir aufbewahren, liegt unter einem Pseudonym auf unserem \
+        Server und dient nur der Forschung. Sie können jederzeit jede Art von Messung abschalten, jede \
+        Stimmungsmeldung oder alles löschen; bereits mit Ihren Daten gerechnete Auswertungen lassen sich nicht \
+        zurücknehmen. Mit der Teilnahme stimmen Sie zu, dass Ihre Stimmungsmeldungen und die erlaubten Messungen an \
+        unseren Server gesendet werden.
         """
 
     static let animaConsent = """

@@ -14,7 +14,9 @@ extension DemoSetup {
         let library = InterventionLibrary(database: database, services: services)
         let practice = try await access.require(.editLibrary, in: practiceID, by: therapist)
         for number in 1...Self.iactMessageCount {
-            try await library.addMessage(services.localizer.text("demo.iact.message.\(number)", therapist.language), in: practice)
+            let key = "demo.iact.message.\(number)"
+            try await library.addMessage(
+                Dictionary(uniqueKeysWithValues: Language.allCases.map { ($0, services.localizer.text(key, $0)) }), in: practice)
         }
         try await library.setPlan(
             MessagePlan(perDay: 3, windowStart: LocalTime("09:00")!, windowEnd: LocalTime("20:00")!, personChooses: true), in: practice)

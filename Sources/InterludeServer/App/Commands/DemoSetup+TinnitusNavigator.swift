@@ -6,8 +6,15 @@ extension DemoSetup {
     /// case history once, the worst symptom weekly and the Mini-TQ monthly, joined by `patient`.
     func planTinnitusNavigator(researcher: UserRecord, patient: UserRecord) async throws {
         let draft = try StudyDraft.validate(
-            title: "TinnitusNavigator", description: "Your tinnitus record: events, therapies and hearing tests, for your doctor.",
-            consentText: "I take part voluntarily and may leave at any time. My records are stored under a pseudonym.",
+            title: [.en: "TinnitusNavigator", .de: "TinnitusNavigator"],
+            description: [
+                .en: "Your tinnitus record: events, therapies and hearing tests, for your doctor.",
+                .de: "Ihr Tinnitus-Tagebuch: Ereignisse, Therapien und Hörtests, für Ihre Ärztin oder Ihren Arzt.",
+            ],
+            consentText: [
+                .en: "I take part voluntarily and may leave at any time. My records are stored under a pseudonym.",
+                .de: "Ich nehme freiwillig teil und kann jederzeit aufhören. Meine Einträge werden unter einem Pseudonym gespeichert.",
+            ],
             consentVersion: "1", joinMode: JoinMode.open.rawValue, joinPassword: nil,
             status: StudyStatus.running.rawValue)
         let studies = StudyService(database: database, services: services)

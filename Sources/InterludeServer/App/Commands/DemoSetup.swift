@@ -114,10 +114,16 @@ struct DemoSetup: Sendable {
         let practice = try await StudyAccess(database: database, services: services).require(.editLibrary, in: practiceID, by: therapist)
         let library = InterventionLibrary(database: database, services: services)
         try await library.addTemplate(
-            InterventionDraft(kind: .commendation, text: "You kept at it this week. Well done."), in: practice)
+            InterventionTemplateDraft(
+                kind: .commendation,
+                texts: LocalizedText(en: "You kept at it this week. Well done.", de: "Sie sind diese Woche drangeblieben. Gut gemacht.")),
+            in: practice)
         try await library.addTemplate(
-            InterventionDraft(
-                kind: .task, text: "Before our next session, note one moment you thought of therapy and how you felt."),
+            InterventionTemplateDraft(
+                kind: .task,
+                texts: LocalizedText(
+                    en: "Before our next session, note one moment you thought of therapy and how you felt.",
+                    de: "Notieren Sie bis zu unserer nächsten Sitzung einen Moment, in dem Sie an die Therapie gedacht haben, und wie Sie sich fühlten.")),
             in: practice)
         _ = try await RuleService(database: database, services: services).add(
             StudyRule(
@@ -154,8 +160,15 @@ struct DemoSetup: Sendable {
     /// windows that participants may change; a weekly one on Sunday evening and a monthly one on the first.
     func planTrackYourStress(researcher: UserRecord, patient: UserRecord) async throws {
         let draft = try StudyDraft.validate(
-            title: "Track Your Stress", description: "How stressed are you, and when? A few questions a day.",
-            consentText: "I take part voluntarily and may leave at any time. My answers are stored under a pseudonym.",
+            title: [.en: "Track Your Stress", .de: "Stress im Blick"],
+            description: [
+                .en: "How stressed are you, and when? A few questions a day.",
+                .de: "Wie gestresst sind Sie, und wann? Ein paar Fragen am Tag.",
+            ],
+            consentText: [
+                .en: "I take part voluntarily and may leave at any time. My answers are stored under a pseudonym.",
+                .de: "Ich nehme freiwillig teil und kann jederzeit aufhören. Meine Antworten werden unter einem Pseudonym gespeichert.",
+            ],
             consentVersion: "1", joinMode: JoinMode.open.rawValue, joinPassword: nil,
             status: StudyStatus.running.rawValue)
         let studies = StudyService(database: database, services: services)

@@ -74,7 +74,7 @@ struct ExportPages {
                     revokeAction: ConsoleURL.revokeExportToken(study: grant.studyID, token: token.id!).path)
             }
         return ExportsContent(
-            studyTitle: grant.study.title, studyLink: ConsoleURL.study(grant.studyID).path,
+            studyTitle: grant.study.titles.text(language), studyLink: ConsoleURL.study(grant.studyID).path,
             startAction: ConsoleURL.exports(study: grant.studyID).path, tokenAction: ConsoleURL.exportTokens(study: grant.studyID).path,
             exports: exports, hasExports: !exports.isEmpty, pending: exports.contains(where: \.pending), tokens: tokens,
             hasTokens: !tokens.isEmpty, newToken: newToken, since: since,

@@ -19,6 +19,17 @@ struct FormErrors: Encodable, Sendable {
 
     var isEmpty: Bool { fields.isEmpty && form == nil }
 
+    /// With a problem in a text's German version under the form field's name (`titles.de` → `titleDe`).
+    var withLanguageFields: FormErrors {
+        var copy = self
+        copy.fields = Dictionary(
+            fields.map { field, message in
+                (field.hasSuffix("s.de") ? String(field.dropLast(4)) + "De" : field, message)
+            },
+            uniquingKeysWith: { first, _ in first })
+        return copy
+    }
+
     /// The messages for an error a form can explain to the person; nil for any other error, which then
     /// becomes an error page.
     static func from(_ error: any Error, request: Request) -> FormErrors? {

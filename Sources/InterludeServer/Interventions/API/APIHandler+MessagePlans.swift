@@ -8,7 +8,7 @@ extension APIHandler {
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let offers = try await context.messageChoices.offers(for: patient.requireID())
         let page = ListPage(of: offers, request, key: { SortKey.words($0.study.title) }, id: { $0.study.id! }, descending: false)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.MessagePlanOffer.init))))
+        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map { try .init($0, language: patient.language) })))
     }
 
     func chooseMyMessagePlan(_ input: Operations.ChooseMyMessagePlan.Input) async throws -> Operations.ChooseMyMessagePlan.Output {
@@ -19,7 +19,7 @@ extension APIHandler {
         let offer = try await context.messageChoices.choose(
             perDay: body.perDay, windowStart: body.windowStart, windowEnd: body.windowEnd, in: try pathID(input.path.studyId),
             by: patient.requireID())
-        return .ok(.init(body: .json(try .init(offer))))
+        return .ok(.init(body: .json(try .init(offer, language: patient.language))))
     }
 
     func resetMyMessagePlan(_ input: Operations.ResetMyMessagePlan.Input) async throws -> Operations.ResetMyMessagePlan.Output {
@@ -35,9 +35,9 @@ extension APIContext {
 }
 
 extension Components.Schemas.MessagePlanOffer {
-    init(_ offer: MessageChoiceService.Offer) throws {
+    init(_ offer: MessageChoiceService.Offer, language: Language) throws {
         self.init(
-            studyId: try offer.study.requireID().lowercasedText, studyTitle: offer.study.title,
+            studyId: try offer.study.requireID().lowercasedText, studyTitle: offer.study.titles.text(language),
             studyKind: StudyKind(joinMode: offer.study.joinMode) == .practice ? .practice : .research, perDay: offer.plan.perDay,
             windowStart: offer.plan.windowStart.description, windowEnd: offer.plan.windowEnd.description,
             personChooses: offer.plan.personChooses,

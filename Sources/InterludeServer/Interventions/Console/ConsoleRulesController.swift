@@ -14,9 +14,13 @@ struct ConsoleRulesController {
         var personChooses: String?
     }
 
+    /// A template or message in English (`text`), German (`textDe`) or both.
     struct TextForm: Content {
         var kind: String?
         var text: String?
+        var textDe: String?
+
+        var texts: [Language: String?] { [.en: text, .de: textDe] }
     }
 
     func register(on routes: any RoutesBuilder) {
@@ -118,7 +122,7 @@ struct ConsoleRulesController {
     func addTemplate(_ request: Request) async throws -> Response {
         let form = try request.content.decode(TextForm.self)
         return try await changeLibrary(request, section: "templates", errorsAt: \.templateErrors) { library, grant in
-            try await library.addTemplate(try InterventionDraft.validate(kindNamed: form.kind, text: form.text), in: grant)
+            try await library.addTemplate(try InterventionTemplateDraft.validate(kindNamed: form.kind, texts: form.texts), in: grant)
         }
     }
 
@@ -130,7 +134,7 @@ struct ConsoleRulesController {
     func addMessage(_ request: Request) async throws -> Response {
         let form = try request.content.decode(TextForm.self)
         return try await changeLibrary(request, section: "messages", errorsAt: \.messageErrors) {
-            try await $0.addMessage(form.text, in: $1)
+            try await $0.addMessage(form.texts, in: $1)
         }
     }
 
@@ -171,7 +175,7 @@ struct ConsoleRulesController {
         } catch {
             guard let errors, let problems = FormErrors.from(error, request: request) else { throw error }
             var state = RulesPages.State()
-            state[keyPath: errors] = problems
+            state[keyPath: errors] = problems.withLanguageFields
             keeping(&state)
             return try await render(request, state: state, status: problems.status)
         }

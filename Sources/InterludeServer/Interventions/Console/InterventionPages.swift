@@ -143,7 +143,8 @@ struct InterventionPages: Sendable {
             templates: templates.map {
                 SelectOption(
                     value: $0.id?.uuidString ?? "",
-                    label: "\(localizer.text("intervention.kind.\($0.kind.rawValue)", language)): \($0.text)", selected: false)
+                    label: "\(localizer.text("intervention.kind.\($0.kind.rawValue)", language)): \($0.texts.text(chart.patient.language))",
+                    selected: false)
             },
             hasTemplates: !templates.isEmpty, form: shown, sent: sent, errors: errors,
             alerts: try await rows(of: alerts), hasAlerts: !alerts.isEmpty)

@@ -25,10 +25,22 @@ struct RulesPages: Sendable {
         var reason: String
     }
 
+    /// A template or message: its text in the viewer's language, and in the other one where it has both.
     struct TextRow: Encodable, Sendable {
         var id: String
         var label: String
         var text: String
+        var other: String?
+        var otherLanguage: String?
+
+        init(id: String, label: String, texts: LocalizedText, language: Language) {
+            self.id = id
+            self.label = label
+            self.text = texts.text(language)
+            let other = Language.allCases.first { $0 != language && texts.values[$0] != nil && texts.values[language] != nil }
+            self.other = other.flatMap { texts.values[$0] }
+            self.otherLanguage = other?.rawValue
+        }
     }
 
     /// One clause row of the form, as sent or empty: the question or score chosen from the questionnaire's lists.
@@ -116,7 +128,7 @@ struct RulesPages: Sendable {
             .tell(firings: firings.filter { $0.reason != nil }.compactMap(\.record.id))
         let form = state.form ?? RuleForm()
         return RulesContent(
-            studyID: studyID.uuidString, studyTitle: study.title,
+            studyID: studyID.uuidString, studyTitle: study.titles.text(language),
             canEdit: grant.allows(.editRules),
             rules: stored.map {
                 RuleRow(id: $0.id?.uuidString ?? "", name: $0.rule.name, summary: summary(of: $0.rule, titles: titles, targets: targets))
@@ -135,13 +147,15 @@ struct RulesPages: Sendable {
             },
             hasFirings: !firings.isEmpty,
             templates: library.templates.map {
-                TextRow(id: $0.id?.uuidString ?? "", label: localizer.text("intervention.kind.\($0.kind.rawValue)", language), text: $0.text)
+                TextRow(
+                    id: $0.id?.uuidString ?? "", label: localizer.text("intervention.kind.\($0.kind.rawValue)", language),
+                    texts: $0.texts, language: language)
             },
             templateErrors: state.templateErrors,
             kinds: InterventionKind.written.map {
                 SelectOption(value: $0.rawValue, label: localizer.text("intervention.kind.\($0.rawValue)", language), selected: $0.rawValue == form.interventionKind)
             },
-            messages: library.messages.map { TextRow(id: $0.id?.uuidString ?? "", label: "", text: $0.text) },
+            messages: library.messages.map { TextRow(id: $0.id?.uuidString ?? "", label: "", texts: $0.texts, language: language) },
             messageErrors: state.messageErrors,
             plan: state.plan
                 ?? library.plan.map {

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import InterludeCore
 
 /// One message of a study's pool of reinforcement messages.
 final class StudyMessageRecord: Model, @unchecked Sendable {
@@ -8,16 +9,20 @@ final class StudyMessageRecord: Model, @unchecked Sendable {
     @ID(key: .id) var id: UUID?
     @Field(key: "created_at") var createdAt: Date
     @Parent(key: "study_id") var study: StudyRecord
+    /// The text in English, else in the language it has (`texts` holds every language).
     @Field(key: "text") var text: String
+    @Field(key: "texts") var storedTexts: String
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
-    var properties: [any AnyProperty] { [$id, $createdAt, $study, $text] }
+    var properties: [any AnyProperty] { [$id, $createdAt, $study, $text, $storedTexts] }
 
     init() {}
 
-    init(studyID: UUID, text: String, now: Date) {
+    init(studyID: UUID, texts: LocalizedText, now: Date) {
         self.$study.id = studyID
-        self.text = text
+        self.texts = texts
         self.createdAt = now
     }
 }
+
+extension StudyMessageRecord: WrittenInLanguages {}

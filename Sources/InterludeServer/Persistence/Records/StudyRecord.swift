@@ -15,8 +15,11 @@ final class StudyRecord: Model, @unchecked Sendable {
     @Parent(key: "owner_id") var owner: UserRecord
 
     // data
+    /// The title in English, else in the language it has (`titles` holds every language).
     @Field(key: "title") var title: String
+    @Field(key: "title_texts") var titleTexts: String
     @Field(key: "description") var description: String
+    @Field(key: "description_texts") var descriptionTexts: String
     @Field(key: "consent_text") var consentText: String
     @Field(key: "consent_version") var consentVersion: String
     @Field(key: "join_mode") var joinMode: JoinMode
@@ -42,7 +45,7 @@ final class StudyRecord: Model, @unchecked Sendable {
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $createdAt, $updatedAt, $owner, $title, $description, $consentText, $consentVersion, $joinMode,
+        [$id, $createdAt, $updatedAt, $owner, $title, $titleTexts, $description, $descriptionTexts, $consentText, $consentVersion, $joinMode,
             $joinPasswordHash, $status, $arms, $allocation, $asksDemographics, $closedAt, $retentionDays,
             $recordKinds, $eventTypes, $sampleSettings, $comparison]
     }
@@ -50,12 +53,12 @@ final class StudyRecord: Model, @unchecked Sendable {
     init() {}
 
     init(
-        ownerID: UUID, title: String, description: String, consentText: String, consentVersion: String,
+        ownerID: UUID, title: LocalizedText, description: LocalizedText, consentText: String, consentVersion: String,
         joinMode: JoinMode, joinPasswordHash: String?, status: StudyStatus, now: Date
     ) {
         self.$owner.id = ownerID
-        self.title = title
-        self.description = description
+        self.titles = title
+        self.descriptions = description
         self.consentText = consentText
         self.consentVersion = consentVersion
         self.joinMode = joinMode
@@ -74,6 +77,22 @@ final class StudyRecord: Model, @unchecked Sendable {
 }
 
 extension StudyRecord {
+    var titles: LocalizedText {
+        get { LocalizedText(stored: titleTexts, plain: title) }
+        set {
+            title = newValue.text(.fallback)
+            titleTexts = newValue.stored
+        }
+    }
+
+    var descriptions: LocalizedText {
+        get { LocalizedText(stored: descriptionTexts, plain: description) }
+        set {
+            description = newValue.text(.fallback)
+            descriptionTexts = newValue.stored
+        }
+    }
+
     /// Which records and samples it collects, read leniently: a kind no longer known is left out.
     var recordSettings: RecordSettings {
         get {

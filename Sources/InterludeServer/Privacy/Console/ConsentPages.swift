@@ -71,7 +71,7 @@ struct ConsentPages: Sendable {
             version: "", textEn: current?.localizedTexts.values[.en] ?? "", textDe: current?.localizedTexts.values[.de] ?? "",
             modules: Set(current?.offeredModules ?? []), reconsentRequired: false)
         return Content(
-            studyTitle: grant.study.title, studyLink: ConsoleURL.study(grant.studyID).path, versions: rows,
+            studyTitle: grant.study.titles.text(language), studyLink: ConsoleURL.study(grant.studyID).path, versions: rows,
             canEdit: grant.allows(.editStudy), action: ConsoleURL.consent(study: grant.studyID).path, version: shown.version,
             textEn: shown.textEn, textDe: shown.textDe,
             modules: ConsentModule.offerable.map {

@@ -220,7 +220,7 @@ extension APIHandler {
                 .decodedDefinition()
             let rule = definition?.scores.first { $0.id == line.scoreID }
             items.append(.init(
-                studyId: try line.study.requireID().lowercasedText, studyTitle: line.study.title,
+                studyId: try line.study.requireID().lowercasedText, studyTitle: line.study.titles.text(language),
                 instrumentKey: line.instrumentKey, title: definition?.title.text(language) ?? line.instrumentKey,
                 scoreId: line.scoreID, scoreTitle: rule?.title.text(language) ?? line.scoreID, personMean: line.personMean,
                 personCount: line.personCount, median: line.cohort?.median, lowerQuartile: line.cohort?.lowerQuartile,

@@ -194,7 +194,7 @@ struct InstrumentPages: Sendable {
             guard record.isUsable(in: studyID), let pin = try await catalog.pin(record.key, in: studyID),
                 pin.version != record.version
             else { continue }
-            result.append(MovablePin(studyID: studyID.uuidString, studyTitle: study.title, version: pin.version))
+            result.append(MovablePin(studyID: studyID.uuidString, studyTitle: study.titles.text(language), version: pin.version))
         }
         return result
     }

@@ -132,7 +132,7 @@ struct ConsoleRecordSettingsController {
             }
         }
         let page = SettingsPage(
-            studyID: grant.studyID.lowercasedText, title: grant.study.title,
+            studyID: grant.studyID.lowercasedText, title: grant.study.titles.text(language),
             action: ConsoleURL.recordSettings(study: grant.studyID).path, studyLink: ConsoleURL.study(grant.studyID).path,
             kinds: RecordKind.collectable.map {
                 KindChoice(kind: $0.rawValue, label: localizer.text("records.kind.\($0.rawValue)", language), checked: collects.contains($0.rawValue))

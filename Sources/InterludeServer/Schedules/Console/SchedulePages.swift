@@ -169,7 +169,7 @@ struct SchedulePages: Sendable {
         return PlansContent(
             studyID: studyID.uuidString,
             studyTitle: study.joinMode == .pairingCode
-                ? localizer.text("console.plans.practice", language) : study.title,
+                ? localizer.text("console.plans.practice", language) : study.titles.text(language),
             isPractice: study.joinMode == .pairingCode,
             plans: rows, hasPlans: !rows.isEmpty, form: form,
             kinds: PlanSummary.kinds.map {

@@ -13,9 +13,9 @@ extension APIHandler {
             let entries = ListPage(
                 of: try await context.studies.studies(forPatient: user.requireID()), request,
                 key: { SortKey.words($0.study.title) }, id: { $0.study.id! }, descending: false)
-            let modules = try await context.consents.offeredModules(of: entries.items.compactMap(\.study.id))
+            let consents = try await context.consents.currentVersions(of: entries.items.compactMap(\.study.id))
             return .ok(.init(headers: .init(nextCursor: entries.next), body: .json(try entries.items.map {
-                try .init($0.study, enrollment: $0.enrollment, consentModules: modules[$0.study.id!] ?? [])
+                try .init($0.study, enrollment: $0.enrollment, consent: consents[$0.study.id!])
             })))
         }
         let studies = ListPage(
@@ -38,8 +38,8 @@ extension APIHandler {
         let studyID = try pathID(input.path.studyId)
         if user.role == .patient {
             let entry = try await context.studies.study(studyID, forPatient: user.requireID())
-            let modules = try await context.consents.offeredModules(of: [studyID])
-            return .ok(.init(body: .json(try .init(entry.study, enrollment: entry.enrollment, consentModules: modules[studyID] ?? []))))
+            let consents = try await context.consents.currentVersions(of: [studyID])
+            return .ok(.init(body: .json(try .init(entry.study, enrollment: entry.enrollment, consent: consents[studyID]))))
         }
         let grant = try await context.access.require(.viewStudy, in: studyID, by: user)
         return .ok(.init(body: .json(try .init(grant.study, enrollment: nil))))
@@ -103,7 +103,8 @@ extension APIHandler {
 extension Components.Schemas.StudyInput {
     func draft(hasPassword: Bool) throws -> StudyDraft {
         try StudyDraft.validate(
-            title: title, description: description, consentText: consentText, consentVersion: consentVersion,
+            title: LanguageTexts.merged(title, titles), description: LanguageTexts.merged(description, descriptions),
+            consentText: LanguageTexts.merged(consentText, consentTexts), consentVersion: consentVersion,
             joinMode: joinMode.rawValue, joinPassword: joinPassword, status: status?.rawValue,
             hasPassword: hasPassword, arms: arms ?? [], allocation: allocation?.rawValue, asksDemographics: asksDemographics ?? false,
             retentionDays: retentionDays ?? StudyDraft.defaultRetentionDays, comparison: comparison?.rawValue)

@@ -5,11 +5,15 @@ import Vapor
 
 /// The researcher's console: studies, their settings, and the queue of join requests.
 struct ConsoleStudiesController {
+    /// Title, description and consent text in English (`title`) and German (`titleDe`); either may be left empty.
     struct StudyForm: Content {
-        var title: String
+        var title: String?
+        var titleDe: String?
         var description: String?
+        var descriptionDe: String?
         /// Written when the study is created; later versions are added on the study's consent page.
         var consentText: String?
+        var consentTextDe: String?
         var consentVersion: String?
         var joinMode: String
         var joinPassword: String?
@@ -112,7 +116,9 @@ struct ConsoleStudiesController {
         return try await renderForm(
             request, action: .editStudy(studyID),
             form: StudyForm(
-                title: study.title, description: study.description, consentText: study.consentText,
+                title: study.titles.values[.en], titleDe: study.titles.values[.de],
+                description: study.descriptions.values[.en], descriptionDe: study.descriptions.values[.de],
+                consentText: study.consentText,
                 consentVersion: study.consentVersion, joinMode: study.joinMode.rawValue, status: study.status.rawValue,
                 arms: StudyArms.names(of: study).joined(separator: ", "), allocation: study.allocation?.rawValue,
                 asksDemographics: study.asksDemographics ? "on" : nil, retentionDays: String(study.retentionDays),
@@ -127,6 +133,7 @@ struct ConsoleStudiesController {
         let existing = grant.study
         var form = try request.content.decode(StudyForm.self)
         form.consentText = existing.consentText
+        form.consentTextDe = nil
         form.consentVersion = existing.consentVersion
         do {
             _ = try await service(request).update(grant, draft: try form.draft(hasPassword: existing.joinPasswordHash != nil))
@@ -154,7 +161,8 @@ struct ConsoleStudiesController {
 extension ConsoleStudiesController.StudyForm {
     func draft(hasPassword: Bool) throws -> StudyDraft {
         try StudyDraft.validate(
-            title: title, description: description, consentText: consentText, consentVersion: consentVersion,
+            title: [.en: title, .de: titleDe], description: [.en: description, .de: descriptionDe],
+            consentText: [.en: consentText, .de: consentTextDe], consentVersion: consentVersion,
             joinMode: joinMode, joinPassword: joinPassword, status: status, hasPassword: hasPassword,
             arms: (arms ?? "").split(separator: ",").map(String.init), allocation: allocation,
             asksDemographics: asksDemographics == "on",

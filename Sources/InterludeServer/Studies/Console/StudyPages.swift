@@ -92,7 +92,7 @@ struct StudyPages: Sendable {
         let deciding = try await access.studies(where: .decideEnrollment, for: viewer, kind: .research)
         let rows = try studies.map { study in
             StudyRow(
-                id: try study.requireID().uuidString, title: study.title,
+                id: try study.requireID().uuidString, title: study.titles.text(language),
                 joinMode: localizer.text("joinMode.\(study.joinMode.rawValue)", language), status: study.status.rawValue,
                 statusLabel: localizer.text("studyStatus.\(study.status.rawValue)", language))
         }
@@ -116,7 +116,7 @@ struct StudyPages: Sendable {
         }
         return FormContent(
             action: action.path, isNew: action == .newStudy, form: form, joinModes: joinModes, statuses: statuses,
-            hasPassword: hasPassword, errors: errors)
+            hasPassword: hasPassword, errors: errors.withLanguageFields)
     }
 
     func study(_ grant: StudyGrant, saved: Bool) async throws -> StudyContent {
@@ -145,7 +145,7 @@ struct StudyPages: Sendable {
             .map { $0.enrollment.$patient.id.uuidString }
         let weekly = visible.isEmpty ? [] : try await prompts.weeklyCompliance(of: visible, in: grant.studyID, weeks: Self.chartWeeks)
         return StudyContent(
-            id: grant.studyID.uuidString, title: study.title, description: study.description,
+            id: grant.studyID.uuidString, title: study.titles.text(language), description: study.descriptions.text(language),
             joinMode: localizer.text("joinMode.\(study.joinMode.rawValue)", language),
             statusLabel: localizer.text("studyStatus.\(study.status.rawValue)", language),
             consentVersion: study.consentVersion,

@@ -47,7 +47,7 @@ struct TeamPages: Sendable {
                 removeAction: ConsoleURL.removeTeamMember(study: grant.studyID, user: userID).path)
         }
         return TeamContent(
-            studyID: grant.studyID.uuidString, studyTitle: grant.study.title, studyLink: ConsoleURL.study(grant.studyID).path,
+            studyID: grant.studyID.uuidString, studyTitle: grant.study.titles.text(language), studyLink: ConsoleURL.study(grant.studyID).path,
             members: rows, canManage: grant.allows(.manageTeam), addAction: ConsoleURL.team(study: grant.studyID).path,
             roles: options(selected: role), email: email, errors: errors)
     }

@@ -1,0 +1,21 @@
+import Fluent
+
+/// A study's title and description, its reinforcement messages and its intervention templates in every language
+/// they are written in, as JSON beside the plain text; empty on existing rows, which keep their one language.
+struct UpdateStudyContentAddLanguages: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(StudyRecord.schema).field("title_texts", .string, .required, .sql(.default(""))).update()
+        try await database.schema(StudyRecord.schema).field("description_texts", .string, .required, .sql(.default("")))
+            .update()
+        try await database.schema(StudyMessageRecord.schema).field("texts", .string, .required, .sql(.default(""))).update()
+        try await database.schema(InterventionTemplateRecord.schema).field("texts", .string, .required, .sql(.default("")))
+            .update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(InterventionTemplateRecord.schema).deleteField("texts").update()
+        try await database.schema(StudyMessageRecord.schema).deleteField("texts").update()
+        try await database.schema(StudyRecord.schema).deleteField("description_texts").update()
+        try await database.schema(StudyRecord.schema).deleteField("title_texts").update()
+    }
+}
