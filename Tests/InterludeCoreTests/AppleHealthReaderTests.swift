@@ -111,6 +111,16 @@ struct AppleHealthReaderTests {
         #expect(union.refusal(of: sample(.bodyMass, daysAgo: 1), enabled: [.bodyMass], moods: moods)?.code == .notAllowed)
     }
 
+    @Test("one person's reasons from several studies, language by language; a stored plain reason still reads")
+    func reasonsInLanguages() throws {
+        let german = SampleSettings(requests: [.init(type: .heartRate, purpose: LocalizedText(en: "A", de: "A-de"))])
+        let english = SampleSettings(requests: [.init(type: .heartRate, purpose: "B")])
+        let together = RecordSettings.union([RecordSettings(samples: german), RecordSettings(samples: english)])
+        #expect(together.samples.requests.first?.purpose == LocalizedText(en: "A\n\nB", de: "A-de\n\nB"))
+        let stored = try JSONDecoder().decode(SampleSettings.self, from: Data(#"{"requests":[{"type":"stepCount","purpose":"Why"}]}"#.utf8))
+        #expect(stored.requests.first?.purpose == LocalizedText([.en: "Why"]))
+    }
+
     @Test("a mood's valence lies between 0 and 1 and its moment is not in the future")
     func mood() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)

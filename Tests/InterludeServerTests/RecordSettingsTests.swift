@@ -47,6 +47,45 @@ struct RecordSettingsTests {
         }
     }
 
+    @Test("an event type takes a German name and a sample reason German text; events stay under the type's own name; a name for no type is refused")
+    func germanNames() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let (ada, _) = try await app.patient("ada@example.org")
+            try #require(try await ada.send(.PATCH, "/me", json: ["locale": "de"]).status == .ok)
+            let studyID = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
+            try #require(try await StudyAPITests.join(ada, studyID).status == .created)
+            let path = "/studies/\(studyID)/record-settings"
+
+            // act
+            let refused = try await researcher.send(
+                .PUT, path, json: ["collects": ["event"], "eventTypes": ["Hearing test"], "eventTypeNames": ["Hearing tset": "Hörtest"]])
+            let set = try await researcher.send(
+                .PUT, path,
+                json: [
+                    "collects": ["event"], "eventTypes": ["Hearing test"], "eventTypeNames": ["Hearing test": "Hörtest"],
+                    "sampleTypes": [["type": "stepCount", "purposes": ["en": "How much you move.", "de": "Wie viel Sie sich bewegen."]]],
+                ])
+            let me = try await ada.send(.GET, "/me")
+            let types = try await ada.send(.GET, "/me/sample-types")
+            let event = try await ada.send(.POST, "/me/events", json: [
+                "id": .string(UUID().uuidString), "title": "Test", "occurredAt": QuestionnaireAPITests.iso(app.clock.now), "type": "Hearing test",
+            ])
+
+            // verify
+            #expect(refused.body.problemFields == ["eventTypeNames.Hearing tset"])
+            #expect(set.status == .ok, "\(set.text)")
+            #expect(set.body["eventTypeNames"]["Hearing test"]["de"].string == "Hörtest")
+            #expect(set.body["sampleTypes"][0]["purpose"].string == "How much you move.")
+            #expect(me.body["patient"]["records"]["eventTypeNames"]["Hearing test"]["de"].string == "Hörtest")
+            let steps = try #require(types.body.array.first { $0["type"].string == "stepCount" })
+            #expect(steps["purposes"].array.compactMap(\.string) == ["Wie viel Sie sich bewegen."])
+            #expect(steps["purposeTexts"][0]["en"].string == "How much you move.")
+            #expect(event.status == .created)
+        }
+    }
+
     @Test("a therapist sets what their practice collects; a researcher of the study may read but not change it")
     func practiceAndTeam() async throws {
         try await withTestApp { app in
@@ -89,7 +128,8 @@ struct RecordSettingsTests {
             let menu = try await console.get("/console/records")
             let refused = try await console.post(path, [("collects[]", "event"), ("eventTypes", "Long flight\nappointment")])
             let afterRefusal = try #require(try await StudyRecord.find(practiceID, on: app.database)).recordSettings
-            let saved = try await console.post(path, [("collects[]", "event"), ("collects[]", "audiogram"), ("eventTypes", "Long flight\n\nSleepless night")])
+            let saved = try await console.post(
+                path, [("collects[]", "event"), ("collects[]", "audiogram"), ("eventTypes", "Long flight | Langstreckenflug\n\nSleepless night")])
             let page = try await console.get(path)
 
             // verify
@@ -99,7 +139,10 @@ struct RecordSettingsTests {
             #expect(afterRefusal == RecordSettings())
             #expect(saved.status == .seeOther)
             let stored = try #require(try await StudyRecord.find(practiceID, on: app.database)).recordSettings
-            #expect(stored == RecordSettings(collects: [.event, .audiogram], eventTypes: ["Long flight", "Sleepless night"]))
+            #expect(stored.eventTypes == ["Long flight", "Sleepless night"])
+            #expect(stored.eventTypeNames == ["Long flight": LocalizedText(en: "Long flight", de: "Langstreckenflug")])
+            #expect(stored.collects == [.event, .audiogram])
+            #expect(page.html.contains("Long flight | Langstreckenflug\nSleepless night</textarea>"))
             #expect(page.html.contains(#"id="collects-audiogram" name="collects[]" type="checkbox" value="audiogram" checked"#))
             #expect(!page.html.contains(#"value="therapy" checked"#))
         }

@@ -4,7 +4,7 @@
 import { api } from "../lib/api.js";
 import { addMonths, fromZoned, toZoned } from "../lib/calendar.js";
 import { onSubmit, requireFields, showProblem, showEditing, showSummary, values } from "../lib/forms.js";
-import { locale, message } from "../lib/i18n.js";
+import { inLanguage, locale, message } from "../lib/i18n.js";
 import { drawMonth } from "../lib/month-view.js";
 import { actionButton, announce, outcomeText, pendingBadge, recordCollection, removeAfterConfirming } from "../lib/records.js";
 
@@ -20,8 +20,11 @@ export async function run() {
   const form = document.querySelector('form[data-form="event"]');
   const filter = document.getElementById("events-filter");
   const search = document.getElementById("events-search");
-  for (const type of me.data.patient?.records?.eventTypes || []) {
-    for (const select of [filter, form.elements.type]) select.append(new Option(type, type));
+  const records = me.data.patient?.records;
+  for (const type of records?.eventTypes || []) {
+    // Kept under its own name; shown by the name in the person's language where the study gave one.
+    const name = inLanguage(records.eventTypeNames?.[type], type).text;
+    for (const select of [filter, form.elements.type]) select.append(new Option(name, type));
   }
   const typeName = (type) => [...filter.options].find((option) => option.value === type)?.textContent || type;
   const events = recordCollection({ kind: "event", path: "events", label: (event) => event.title });

@@ -4,7 +4,7 @@
 
 import { api, apiText, apiUpload } from "../lib/api.js";
 import { markField, onSubmit, showSummary } from "../lib/forms.js";
-import { message } from "../lib/i18n.js";
+import { message, showInLanguage } from "../lib/i18n.js";
 import { chartWidth } from "../lib/page.js";
 import { announce } from "../lib/records.js";
 
@@ -42,11 +42,11 @@ export async function run() {
     // The unit in words ("steps", "beats per minute"), not the UCUM code the data keeps.
     title.textContent = `${typeName(type.type)} (${message(`unit-${type.type}`)})`;
     entry.append(title);
-    for (const purpose of type.purposes) {
+    type.purposes.forEach((purpose, index) => {
       const why = document.createElement("p");
-      why.textContent = purpose;
+      showInLanguage(why, type.purposeTexts?.[index], purpose);
       entry.append(why);
-    }
+    });
     const facts = document.createElement("p");
     facts.className = "hint";
     facts.textContent = message("count", { count: type.count });

@@ -23,6 +23,15 @@ public struct LocalizedText: Codable, Hashable, Sendable, ExpressibleByStringLit
         values[language] ?? values[.fallback] ?? values.values.sorted().first ?? ""
     }
 
+    /// Several texts as one, language by language: each language any of them has, every text in it (else in the
+    /// language it has) in order.
+    public static func joined(_ texts: [LocalizedText], separator: String) -> LocalizedText {
+        let languages = Set(texts.flatMap(\.values.keys))
+        return LocalizedText(Dictionary(uniqueKeysWithValues: languages.map { language in
+            (language, texts.map { $0.text(language) }.joined(separator: separator))
+        }))
+    }
+
     public var isEmpty: Bool { values.values.allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty } }
 
     public init(from decoder: any Decoder) throws {

@@ -6,12 +6,12 @@ public struct SampleSettings: Sendable, Equatable, Codable {
     public static let purposeMaxLength = 2000
     public static let windowDaysLimit = 365
 
-    /// One type the study asks for, and why.
+    /// One type the study asks for, and why (in English, German or both; stored before as one plain text).
     public struct Request: Sendable, Equatable, Codable {
         public var type: SampleType
-        public var purpose: String
+        public var purpose: LocalizedText
 
-        public init(type: SampleType, purpose: String) {
+        public init(type: SampleType, purpose: LocalizedText) {
             self.type = type
             self.purpose = purpose
         }
@@ -30,8 +30,9 @@ public struct SampleSettings: Sendable, Equatable, Codable {
 
     public var types: [SampleType] { requests.map(\.type) }
 
-    /// Checks settings as entered: known types, each once, each with a purpose; a window of 0 to 365 days.
-    public static func validate(requests: [(type: String?, purpose: String?)], windowDays: Int?) throws(ValidationFailure)
+    /// Checks settings as entered: known types, each once, each with a purpose in one language or both; a window of
+    /// 0 to 365 days.
+    public static func validate(requests: [(type: String?, purpose: [Language: String?])], windowDays: Int?) throws(ValidationFailure)
         -> SampleSettings
     {
         var validator = FieldValidator()
@@ -39,8 +40,9 @@ public struct SampleSettings: Sendable, Equatable, Codable {
         for (index, raw) in requests.enumerated() {
             let type = raw.type.flatMap(SampleType.init(rawValue:))
             if type == nil { validator.add("sampleTypes[\(index)].type", .notAnOption) }
-            let purpose = validator.text(
-                raw.purpose, field: "sampleTypes[\(index)].purpose", maxLength: purposeMaxLength, lines: .multiple)
+            let purpose = validator.texts(
+                raw.purpose, field: "sampleTypes[\(index)].purpose", perLanguage: "sampleTypes[\(index)].purposes",
+                maxLength: purposeMaxLength, lines: .multiple)
             guard let type, let purpose else { continue }
             if accepted.contains(where: { $0.type == type }) {
                 validator.add("sampleTypes[\(index)].type", .duplicate)
@@ -65,10 +67,10 @@ extension SampleType {
 public struct SampleCollection: Sendable, Equatable {
     /// One asked type: the reasons the studies give, and the window (nil when a study keeps samples at any time).
     public struct Asked: Sendable, Equatable {
-        public var purposes: [String]
+        public var purposes: [LocalizedText]
         public var windowDays: Int?
 
-        public init(purposes: [String], windowDays: Int?) {
+        public init(purposes: [LocalizedText], windowDays: Int?) {
             self.purposes = purposes
             self.windowDays = windowDays
         }

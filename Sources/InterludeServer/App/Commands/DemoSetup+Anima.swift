@@ -17,7 +17,7 @@ extension DemoSetup {
         _ = try await studies.setRecordSettings(
             try RecordSettings.validate(
                 collects: [RecordKind.mood.rawValue], eventTypes: [],
-                sampleTypes: Self.animaPurposes.map { ($0.type.rawValue, $0.purpose) }, windowDays: 7),
+                sampleTypes: Self.animaPurposes.map { ($0.type.rawValue, $0.purpose.values) }, windowDays: 7),
             in: try await access.require(.configureRecords, in: studyID, by: researcher))
         _ = try await studies.join(patient: patient, studyID: studyID, consentVersion: "1", password: nil)
     }

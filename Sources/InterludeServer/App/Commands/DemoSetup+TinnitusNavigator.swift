@@ -22,7 +22,9 @@ extension DemoSetup {
         let studyID = try study.requireID()
         let access = StudyAccess(database: database, services: services)
         _ = try await studies.setRecordSettings(
-            try RecordSettings.validate(collects: [RecordKind.event, .therapy, .audiogram].map(\.rawValue), eventTypes: [Self.hearingTest]),
+            try RecordSettings.validate(
+                collects: [RecordKind.event, .therapy, .audiogram].map(\.rawValue), eventTypes: [Self.hearingTest],
+                eventTypeNames: [Self.hearingTest: "Hörtest"]),
             in: try await access.require(.configureRecords, in: studyID, by: researcher))
         let grant = try await access.require(.editPlans, in: studyID, by: researcher)
         let schedules = ScheduleService(database: database, services: services)

@@ -38,6 +38,8 @@ final class StudyRecord: Model, @unchecked Sendable {
     @Field(key: "record_kinds") var recordKinds: String
     /// The event types it adds, as a JSON array.
     @Field(key: "event_types") var eventTypes: String
+    /// The event types' names per language where they have more than one, as JSON (type to `LocalizedText`).
+    @Field(key: "event_type_names") var eventTypeNames: String
     /// The sample types asked for with their reasons, and the window, as JSON (`SampleSettings`); empty asks for none.
     @Field(key: "sample_settings") var sampleSettings: String
     /// Whether participants see their results against everyone's, and from when.
@@ -47,7 +49,7 @@ final class StudyRecord: Model, @unchecked Sendable {
     var properties: [any AnyProperty] {
         [$id, $createdAt, $updatedAt, $owner, $title, $titleTexts, $description, $descriptionTexts, $consentText, $consentVersion, $joinMode,
             $joinPasswordHash, $status, $arms, $allocation, $asksDemographics, $closedAt, $retentionDays,
-            $recordKinds, $eventTypes, $sampleSettings, $comparison]
+            $recordKinds, $eventTypes, $eventTypeNames, $sampleSettings, $comparison]
     }
 
     init() {}
@@ -68,6 +70,7 @@ final class StudyRecord: Model, @unchecked Sendable {
         self.retentionDays = StudyDraft.defaultRetentionDays
         self.recordKinds = ""
         self.eventTypes = "[]"
+        self.eventTypeNames = ""
         self.sampleSettings = ""
         self.comparison = .off
         self.closedAt = status == .closed ? now : nil
@@ -99,11 +102,14 @@ extension StudyRecord {
             RecordSettings(
                 collects: Set(recordKinds.split(separator: ",").compactMap { RecordKind(rawValue: String($0)) }),
                 eventTypes: (try? JSONDecoder().decode([String].self, from: Data(eventTypes.utf8))) ?? [],
+                eventTypeNames: (try? JSONDecoder().decode([String: LocalizedText].self, from: Data(eventTypeNames.utf8))) ?? [:],
                 samples: (try? JSONDecoder().decode(SampleSettings.self, from: Data(sampleSettings.utf8))) ?? SampleSettings())
         }
         set {
             recordKinds = newValue.orderedKinds.map(\.rawValue).joined(separator: ",")
             eventTypes = String(decoding: (try? JSONEncoder().encode(newValue.eventTypes)) ?? Data("[]".utf8), as: UTF8.self)
+            eventTypeNames = newValue.eventTypeNames.isEmpty
+                ? "" : String(decoding: (try? JSONEncoder().encode(newValue.eventTypeNames)) ?? Data(), as: UTF8.self)
             sampleSettings = newValue.samples.requests.isEmpty
                 ? "" : String(decoding: (try? JSONEncoder().encode(newValue.samples)) ?? Data(), as: UTF8.self)
         }

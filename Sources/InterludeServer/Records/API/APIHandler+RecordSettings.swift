@@ -18,7 +18,9 @@ extension APIHandler {
         let grant = try await context.access.require(.configureRecords, in: try pathID(input.path.studyId), by: user)
         let settings = try RecordSettings.validate(
             collects: body.collects, eventTypes: body.eventTypes,
-            sampleTypes: (body.sampleTypes ?? []).map { ($0._type, $0.purpose) }, windowDays: body.windowDays)
+            eventTypeNames: body.eventTypeNames?.additionalProperties ?? [:],
+            sampleTypes: (body.sampleTypes ?? []).map { ($0._type, LanguageTexts.merged($0.purpose, $0.purposes)) },
+            windowDays: body.windowDays)
         return .ok(.init(body: .json(.init(try await context.studies.setRecordSettings(settings, in: grant)))))
     }
 }
@@ -27,7 +29,12 @@ extension Components.Schemas.RecordSettings {
     init(_ settings: RecordSettings) {
         self.init(
             collects: settings.orderedKinds.map(Components.Schemas.RecordKind.init), eventTypes: settings.eventTypes,
-            sampleTypes: settings.samples.requests.isEmpty ? nil : settings.samples.requests.map { .init(_type: $0.type.rawValue, purpose: $0.purpose) },
+            eventTypeNames: settings.eventTypeNames.isEmpty ? nil : .init(additionalProperties: settings.eventTypeNames.mapValues(LanguageTexts.init)),
+            sampleTypes: settings.samples.requests.isEmpty
+                ? nil
+                : settings.samples.requests.map {
+                    .init(_type: $0.type.rawValue, purpose: $0.purpose.text(.fallback), purposes: .init($0.purpose))
+                },
             windowDays: settings.samples.windowDays)
     }
 }

@@ -42,7 +42,9 @@ extension APIHandler {
     func listMySampleTypes(_ input: Operations.ListMySampleTypes.Input) async throws -> Operations.ListMySampleTypes.Output {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
-        return .ok(.init(body: .json(try await context.samples.choices(of: patient.requireID()).map(Components.Schemas.SampleTypeChoice.init))))
+        return .ok(.init(body: .json(try await context.samples.choices(of: patient.requireID()).map {
+            Components.Schemas.SampleTypeChoice($0, language: patient.language)
+        })))
     }
 
     func setMySampleType(_ input: Operations.SetMySampleType.Input) async throws -> Operations.SetMySampleType.Output {
@@ -51,7 +53,7 @@ extension APIHandler {
         let patient = try await context.user(.patient)
         guard let type = SampleType(rawValue: input.path._type) else { throw AppError.notFound }
         let choice = try await context.samples.setEnabled(type, body.enabled, for: patient.requireID())
-        return .ok(.init(body: .json(.init(choice))))
+        return .ok(.init(body: .json(.init(choice, language: patient.language))))
     }
 
     func getMySampleDays(_ input: Operations.GetMySampleDays.Input) async throws -> Operations.GetMySampleDays.Output {
@@ -106,10 +108,13 @@ extension Components.Schemas.Sample {
 }
 
 extension Components.Schemas.SampleTypeChoice {
-    init(_ choice: SampleService.Choice) {
+    /// The reasons in `language` where written in it, else in the language they are.
+    init(_ choice: SampleService.Choice, language: Language) {
+        let purposes = choice.asked?.purposes ?? []
         self.init(
             _type: choice.type.rawValue, unit: choice.type.unit, units: choice.type.acceptedUnits.keys.sorted(),
-            healthKitIdentifier: choice.type.healthKitIdentifier, purposes: choice.asked?.purposes ?? [],
+            healthKitIdentifier: choice.type.healthKitIdentifier, purposes: purposes.map { $0.text(language) },
+            purposeTexts: purposes.map(LanguageTexts.init),
             windowDays: choice.asked?.windowDays, enabled: choice.enabled, count: choice.count)
     }
 }
