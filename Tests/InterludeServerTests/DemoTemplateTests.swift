@@ -226,6 +226,7 @@ struct DemoTemplateTests {
             // verify
             #expect(Set(adjustable.map(\.instrumentKey)) == ["tys-daily", "tys-weekly", "tys-monthly"])
             #expect(adjustable.first { $0.instrumentKey == "tys-daily" }?.bounds.maxCount == 6)
+            #expect(adjustable.allSatisfy { $0.studyKind == .research })
             #expect(adjustable.filter { $0.instrumentKey != "tys-daily" }.allSatisfy { $0.bounds.minCount == 1 && $0.bounds.maxCount == 1 })
         }
     }

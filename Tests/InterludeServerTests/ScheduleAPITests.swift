@@ -710,6 +710,7 @@ struct ScheduleAPITests {
             #expect(list.first?.title == "Intersession Daily")
             #expect(list.first?.bounds.maxCount == 4)
             #expect(list.first?.adjustment == nil)
+            #expect(list.first?.studyKind == .practice, "the app says the therapist's times, not the study's")
         }
     }
 

@@ -161,7 +161,9 @@ function planCard(plan, announce, reload) {
       }),
     }),
   );
-  card.append(element("p", { className: "badge", textContent: message(plan.adjustment ? "own" : "studyTimes") }));
+  // A therapist's plan is the therapist's times; a research study's the study's.
+  const byWhom = (key) => (plan.studyKind === "practice" ? `${key}Practice` : key);
+  card.append(element("p", { className: "badge", textContent: message(plan.adjustment ? "own" : byWhom("studyTimes")) }));
   const form = element("form", { noValidate: true });
   form.append(element("div", { className: "notice error", role: "alert", tabIndex: -1, hidden: true }));
   form.lastChild.dataset.summary = "";
@@ -173,7 +175,7 @@ function planCard(plan, announce, reload) {
         ? timesForm(plan, form)
         : windowsForm(plan, form);
   const save = element("button", { type: "submit", textContent: message("saveTimes") });
-  const reset = element("button", { type: "button", className: "secondary", textContent: message("reset") });
+  const reset = element("button", { type: "button", className: "secondary", textContent: message(byWhom("reset")) });
   reset.dataset.action = "reset";
   form.append(element("div", { className: "actions" }, [save, reset]));
   const send = async (body, done) => {
@@ -187,7 +189,7 @@ function planCard(plan, announce, reload) {
     event.preventDefault();
     await send({ planId: plan.planId, adjustment: read() }, "timesSaved");
   });
-  reset.addEventListener("click", () => send({ planId: plan.planId }, "resetDone"));
+  reset.addEventListener("click", () => send({ planId: plan.planId }, byWhom("resetDone")));
   card.append(form);
   return card;
 }

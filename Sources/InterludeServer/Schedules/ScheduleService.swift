@@ -216,6 +216,8 @@ struct ScheduleService: Sendable {
         let plan: PlanRecord
         let definition: SchedulePlan
         let adjustment: PlanAdjustment?
+        /// Whether the plan is a practice's or a research study's: what the app calls whoever set the times.
+        let kind: StudyKind
     }
 
     /// Every plan that reaches the patient through an active enrolment.
@@ -224,8 +226,8 @@ struct ScheduleService: Sendable {
             .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active).all()
         let running = try await StudyRecord.query(on: database)
             .filter(\.$id ~~ enrollments.map { $0.$study.id }).filter(\.$status == StudyStatus.running).all()
-            .compactMap(\.id)
-        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ running).filter(\.$deactivatedAt == nil)
+        let kinds = Dictionary(uniqueKeysWithValues: running.compactMap { study in study.id.map { ($0, StudyKind(joinMode: study.joinMode)) } })
+        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ Array(kinds.keys)).filter(\.$deactivatedAt == nil)
             .sort(\.$createdAt).all()
         let adjustments = try await PlanAdjustmentRecord.query(on: database).filter(\.$patient.$id == patientID).all()
         return try plans.compactMap { record in
@@ -233,7 +235,7 @@ struct ScheduleService: Sendable {
             let plan = try JSONDecoder().decode(SchedulePlan.self, from: Data(record.definition.utf8))
             let own = adjustments.first { $0.$plan.id == record.id }
                 .flatMap { try? JSONDecoder().decode(PlanAdjustment.self, from: Data($0.adjustment.utf8)) }
-            return ParticipantPlan(plan: record, definition: plan, adjustment: own)
+            return ParticipantPlan(plan: record, definition: plan, adjustment: own, kind: kinds[record.$study.id] ?? .research)
         }
     }
 
@@ -269,7 +271,7 @@ struct ScheduleService: Sendable {
             try await existing?.delete(on: database)
         }
         _ = try await planner.run(now: now, patients: [patientID])
-        return ParticipantPlan(plan: target.plan, definition: target.definition, adjustment: adjustment)
+        return ParticipantPlan(plan: target.plan, definition: target.definition, adjustment: adjustment, kind: target.kind)
     }
 
     /// Opens a prompt now for a plan the participant may answer whenever they want.

@@ -298,7 +298,7 @@ extension APIContext {
             result.append(
                 .init(
                     planId: item.plan.id!.lowercasedText, instrumentKey: item.definition.instrumentKey,
-                    title: title,
+                    title: title, studyKind: item.kind == .practice ? .practice : .research,
                     bounds: try JSONDecoder().decode(
                         Components.Schemas.AdjustmentBounds.self, from: encoder.encode(item.definition.adjustment)),
                     pattern: try JSONDecoder().decode(
