@@ -156,9 +156,10 @@ function week(instrument) {
 
 /** How many were answered and missed, and over which days. */
 function answeredText(instrument, times) {
-  const [from, to] = times.length ? [formatDate(times[0]), formatDate(times[times.length - 1])] : ["–", "–"];
   const counts = { answered: instrument.answered, missed: instrument.missed };
-  return times.length && from === to ? message("summaryOneDay", { ...counts, day: from }) : message("summary", { ...counts, from, to });
+  if (!times.length) return message("summaryCounts", counts);
+  const [from, to] = [formatDate(times[0]), formatDate(times[times.length - 1])];
+  return from === to ? message("summaryOneDay", { ...counts, day: from }) : message("summary", { ...counts, from, to });
 }
 
 /** Fills `card`, already on the page, with an instrument's charts as wide as the card shows them. */
