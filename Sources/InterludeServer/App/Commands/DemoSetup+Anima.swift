@@ -57,17 +57,39 @@ extension DemoSetup {
 
     /// Why the study asks for each type, as the participant reads it before enabling it.
     static let animaPurposes: [SampleSettings.Request] = [
-        .init(type: .heartRate, purpose: "Your heart rate through the day shows how active or tense your body is; we look at whether it goes with how you feel."),
-        .init(type: .exerciseTime, purpose: "Minutes of brisk activity a day: being active is known to lift mood for many people."),
-        .init(type: .headphoneAudioExposure, purpose: "How loud you listen through headphones, as a hint of how much time you spend with music or calls."),
-        .init(type: .environmentalAudioExposure, purpose: "How loud your surroundings are: noisy days may feel different from quiet ones."),
-        .init(type: .stairAscentSpeed, purpose: "How fast you climb stairs, one of the signs of how much energy you have."),
-        .init(type: .stepCount, purpose: "Your steps a day, the simplest measure of how much you move."),
-        .init(type: .walkingDoubleSupport, purpose: "The share of each step with both feet on the ground: it changes with tiredness and how steady you walk."),
-        .init(type: .walkingHeartRateAverage, purpose: "Your heart rate while walking, which changes with fitness and strain."),
-        .init(type: .walkingSpeed, purpose: "How fast you walk: people tend to walk slower when they feel low."),
-        .init(type: .walkingStepLength, purpose: "How long your steps are, another sign of energy and pace."),
-        .init(type: .distanceWalkingRunning, purpose: "How far you walk or run a day."),
+        .init(type: .heartRate, purpose: LocalizedText(
+            en: "Your heart rate through the day shows how active or tense your body is; we look at whether it goes with how you feel.",
+            de: "Ihr Puls über den Tag zeigt, wie aktiv oder angespannt Ihr Körper ist; wir sehen nach, ob er damit zusammenhängt, wie Sie sich fühlen.")),
+        .init(type: .exerciseTime, purpose: LocalizedText(
+            en: "Minutes of brisk activity a day: being active is known to lift mood for many people.",
+            de: "Minuten zügiger Bewegung am Tag: Aktivität hebt bei vielen Menschen die Stimmung.")),
+        .init(type: .headphoneAudioExposure, purpose: LocalizedText(
+            en: "How loud you listen through headphones, as a hint of how much time you spend with music or calls.",
+            de: "Wie laut Sie über Kopfhörer hören, als Hinweis darauf, wie viel Zeit Sie mit Musik oder Telefonaten verbringen.")),
+        .init(type: .environmentalAudioExposure, purpose: LocalizedText(
+            en: "How loud your surroundings are: noisy days may feel different from quiet ones.",
+            de: "Wie laut Ihre Umgebung ist: laute Tage fühlen sich vielleicht anders an als ruhige.")),
+        .init(type: .stairAscentSpeed, purpose: LocalizedText(
+            en: "How fast you climb stairs, one of the signs of how much energy you have.",
+            de: "Wie schnell Sie Treppen steigen, eines der Zeichen dafür, wie viel Energie Sie haben.")),
+        .init(type: .stepCount, purpose: LocalizedText(
+            en: "Your steps a day, the simplest measure of how much you move.",
+            de: "Ihre Schritte am Tag, das einfachste Maß dafür, wie viel Sie sich bewegen.")),
+        .init(type: .walkingDoubleSupport, purpose: LocalizedText(
+            en: "The share of each step with both feet on the ground: it changes with tiredness and how steady you walk.",
+            de: "Der Anteil jedes Schritts mit beiden Füßen am Boden: er ändert sich mit Müdigkeit und Trittsicherheit.")),
+        .init(type: .walkingHeartRateAverage, purpose: LocalizedText(
+            en: "Your heart rate while walking, which changes with fitness and strain.",
+            de: "Ihr Puls beim Gehen, der sich mit Fitness und Belastung ändert.")),
+        .init(type: .walkingSpeed, purpose: LocalizedText(
+            en: "How fast you walk: people tend to walk slower when they feel low.",
+            de: "Wie schnell Sie gehen: wer sich niedergeschlagen fühlt, geht oft langsamer.")),
+        .init(type: .walkingStepLength, purpose: LocalizedText(
+            en: "How long your steps are, another sign of energy and pace.",
+            de: "Wie lang Ihre Schritte sind, ein weiteres Zeichen für Energie und Tempo.")),
+        .init(type: .distanceWalkingRunning, purpose: LocalizedText(
+            en: "How far you walk or run a day.",
+            de: "Wie weit Sie am Tag gehen oder laufen.")),
     ]
 
     /// A month of moods with a weekly rhythm, and the samples a watch and phone would have taken meanwhile, the same
