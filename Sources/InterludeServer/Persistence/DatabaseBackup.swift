@@ -19,7 +19,7 @@ struct DatabaseBackup: Sendable {
                 let major = version.split(whereSeparator: { !$0.isNumber }).first.map(String.init) ?? version
                 return "The database is PostgreSQL \(version): back it up with pg_dump of version \(major) or newer, "
                     + "e.g. pg_dump --format=custom --file=interlude.dump \"$DATABASE_URL\". Restore with pg_restore, "
-                    + "then run `interlude erasures apply --from <list>` (see docs/manual.md, Backups and erasure)."
+                    + "then run `interlude erasures apply --from <list>` (see docs/features/backups-and-erasure.md)."
             }
         }
     }
