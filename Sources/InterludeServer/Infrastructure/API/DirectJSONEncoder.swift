@@ -171,14 +171,12 @@ private final class JSONOutput {
         var count: Int
     }
 
-    // One encoding runs on one thread and never holds an access to these across a call that could reach them again,
-    // so the run-time exclusivity checks (a tenth of the encoding's time) are left out.
-    @exclusivity(unchecked) var bytes: [UInt8] = []
-    @exclusivity(unchecked) private var open: [Open] = []
-    @exclusivity(unchecked) private var lastID = 0
-    @exclusivity(unchecked) private var nesting = 0
+    var bytes: [UInt8] = []
+    private var open: [Open] = []
+    private var lastID = 0
+    private var nesting = 0
     /// Set when a container was asked for in a way that cannot be written in order; the whole encoding fails.
-    @exclusivity(unchecked) var misused = false
+    var misused = false
     let dates: any DateTranscoder
     /// Whether dates are the API's, written as digits straight into the bytes.
     private let utcDates: Bool
@@ -357,7 +355,7 @@ private final class ValueEncoder: Encoder {
 
     let output: JSONOutput
     let depth: Int
-    @exclusivity(unchecked) var state = State.empty
+    var state = State.empty
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
