@@ -313,38 +313,3 @@ struct AccountService: Sendable {
 extension UserRecord {
     var language: Language { Language(rawValue: locale) ?? .fallback }
 }
-
-/// Creating the profile that goes with a patient account.
-enum PatientProfiles {
-    static func create(userID: UUID, shareWithResearch: Bool, on database: any Database) async throws {
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<10 {
-            let pseudonym = Pseudonym.make(using: &generator)
-            guard try await PatientProfileRecord.query(on: database).filter(\.$pseudonym == pseudonym).first() == nil
-            else { continue }
-            try await PatientProfileRecord(userID: userID, pseudonym: pseudonym, shareWithResearch: shareWithResearch)
-                .create(on: database)
-            return
-        }
-        throw Abort(.internalServerError, reason: "No free pseudonym found")
-    }
-}
-
-/// Keeping the consent history in step with a person's choices.
-enum Consents {
-    static func recordResearchSharing(_ share: Bool, userID: UUID, now: Date, on database: any Database) async throws {
-        if share {
-            let version = try await SiteTexts(database: database).privacyPolicyVersion()
-            try await ConsentRecord(
-                userID: userID, document: .researchSharing, version: version, grantedAt: now, method: .profile
-            ).create(on: database)
-        } else {
-            try await ConsentRecord.query(on: database)
-                .filter(\.$user.$id == userID)
-                .filter(\.$document == ConsentRecord.Document.researchSharing.rawValue)
-                .filter(\.$revokedAt == nil)
-                .set(\.$revokedAt, to: now)
-                .update()
-        }
-    }
-}

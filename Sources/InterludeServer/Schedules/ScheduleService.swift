@@ -294,10 +294,3 @@ struct ScheduleService: Sendable {
         return String(decoding: try encoder.encode(plan), as: UTF8.self)
     }
 }
-
-/// The arms of a study, stored as a JSON list of names.
-enum StudyArms {
-    static func names(of study: StudyRecord) -> [String] {
-        study.arms.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
-    }
-}

@@ -1,7 +1,8 @@
 import Foundation
+import InterludeCore
 import Testing
 
-@testable import InterludeCore
+@testable import InterludeServer
 
 @Suite("Plans from the console form")
 struct PlanFormTests {

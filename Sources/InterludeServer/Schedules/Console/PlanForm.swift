@@ -1,47 +1,48 @@
 import Foundation
+import InterludeCore
 
 /// A plan as a web form sends it: every field a string, lists written out (`08:30, 20:00`), random windows as rows of
 /// from, until and how many, spans of time with the unit chosen for them. Turns into a checked `SchedulePlan`, with every problem
 /// named by the form field it belongs to.
-public struct PlanForm: Codable, Sendable, Equatable {
-    public var instrumentKey: String = ""
-    public var kind: String = "fixedTimes"
-    public var times: String = ""
-    public var weekdays: [String] = Weekday.allCases.map(\.rawValue)
+struct PlanForm: Codable, Sendable, Equatable {
+    var instrumentKey: String = ""
+    var kind: String = "fixedTimes"
+    var times: String = ""
+    var weekdays: [String] = Weekday.allCases.map(\.rawValue)
     /// Each weekday's random windows (by the weekday's name), each row by its position on the form ("0", "1", …).
-    public var windows: [String: [String: WindowRow]] = [:]
-    public var weekday: String = Weekday.sunday.rawValue
-    public var time: String = ""
-    public var day: String = ""
-    public var anchor: String = SchedulePattern.Anchor.enrollment.rawValue
-    public var offsets: String = ""
-    public var every: String = ""
-    public var count: String = ""
+    var windows: [String: [String: WindowRow]] = [:]
+    var weekday: String = Weekday.sunday.rawValue
+    var time: String = ""
+    var day: String = ""
+    var anchor: String = SchedulePattern.Anchor.enrollment.rawValue
+    var offsets: String = ""
+    var every: String = ""
+    var count: String = ""
     /// Spans of time in the unit the form chose for each (`TimeUnit`): "2" and "days".
-    public var opensBefore: String = ""
-    public var opensBeforeUnit: String = TimeUnit.days.rawValue
-    public var closesAfterStart: String = ""
-    public var closesAfterStartUnit: String = TimeUnit.hours.rawValue
-    public var duration: String = ""
-    public var durationUnit: String = TimeUnit.hours.rawValue
+    var opensBefore: String = ""
+    var opensBeforeUnit: String = TimeUnit.days.rawValue
+    var closesAfterStart: String = ""
+    var closesAfterStartUnit: String = TimeUnit.hours.rawValue
+    var duration: String = ""
+    var durationUnit: String = TimeUnit.hours.rawValue
     /// After how long unanswered each reminder goes out: "12, 24" and "hours".
-    public var reminders: String = ""
-    public var remindersUnit: String = TimeUnit.hours.rawValue
-    public var notificationEn: String = ""
-    public var notificationDe: String = ""
-    public var startAfterDays: String = ""
-    public var firstDate: String = ""
-    public var lastDate: String = ""
-    public var adjustEarliest: String = ""
-    public var adjustLatest: String = ""
-    public var adjustMinCount: String = ""
-    public var adjustMaxCount: String = ""
+    var reminders: String = ""
+    var remindersUnit: String = TimeUnit.hours.rawValue
+    var notificationEn: String = ""
+    var notificationDe: String = ""
+    var startAfterDays: String = ""
+    var firstDate: String = ""
+    var lastDate: String = ""
+    var adjustEarliest: String = ""
+    var adjustLatest: String = ""
+    var adjustMinCount: String = ""
+    var adjustMaxCount: String = ""
     /// Set (any value) when participants may choose random windows or fixed times.
-    public var adjustEitherMode: String = ""
+    var adjustEitherMode: String = ""
 
-    public init() {}
+    init() {}
 
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         func text(_ key: CodingKeys) throws -> String { try container.decodeIfPresent(String.self, forKey: key) ?? "" }
         instrumentKey = try text(.instrumentKey)
@@ -81,28 +82,28 @@ public struct PlanForm: Codable, Sendable, Equatable {
     }
 
     /// The form field of each weekday's windows.
-    public static func windowsField(_ weekday: Weekday) -> String {
+    static func windowsField(_ weekday: Weekday) -> String {
         "windows" + weekday.rawValue.prefix(1).uppercased() + weekday.rawValue.dropFirst()
     }
 
     /// The weekday's rows in the form's order, empty ones included.
-    public func windows(on weekday: Weekday) -> [WindowRow] {
+    func windows(on weekday: Weekday) -> [WindowRow] {
         (windows[weekday.rawValue] ?? [:]).sorted { (Int($0.key) ?? 0) < (Int($1.key) ?? 0) }.map(\.value)
     }
 
     /// One random window as the form's row sends it: from, until, and how many prompts open inside it.
-    public struct WindowRow: Codable, Sendable, Equatable {
-        public var from: String
-        public var until: String
-        public var count: String
+    struct WindowRow: Codable, Sendable, Equatable {
+        var from: String
+        var until: String
+        var count: String
 
-        public init(from: String = "", until: String = "", count: String = "") {
+        init(from: String = "", until: String = "", count: String = "") {
             self.from = from
             self.until = until
             self.count = count
         }
 
-        public init(from decoder: any Decoder) throws {
+        init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             from = try container.decodeIfPresent(String.self, forKey: .from) ?? ""
             until = try container.decodeIfPresent(String.self, forKey: .until) ?? ""
@@ -113,7 +114,7 @@ public struct PlanForm: Codable, Sendable, Equatable {
     }
 
     /// The plan the form describes, or every problem at once.
-    public func plan() throws(ValidationFailure) -> SchedulePlan {
+    func plan() throws(ValidationFailure) -> SchedulePlan {
         var validator = FieldValidator()
         let pattern = self.pattern(into: &validator)
         let duration = Self.minutes(self.duration, unit: durationUnit, field: "duration", required: true, into: &validator)
@@ -344,10 +345,10 @@ public struct PlanForm: Codable, Sendable, Equatable {
 }
 
 /// The unit a span of time is written in on a form: people think of a questionnaire open for 2 days, not 2880 minutes.
-public enum TimeUnit: String, Codable, Sendable, CaseIterable {
+enum TimeUnit: String, Codable, Sendable, CaseIterable {
     case minutes, hours, days, weeks
 
-    public var minutes: Int {
+    var minutes: Int {
         switch self {
         case .minutes: 1
         case .hours: 60

@@ -1,30 +1,31 @@
 import Foundation
+import InterludeCore
 
 /// A rule as the console's form sends it: every field a string, up to three clauses written out. Turns into a
 /// `StudyRule` for `StudyRule.validate`, with problems named by the form field they belong to.
-public struct RuleForm: Codable, Sendable, Equatable {
-    public static let clauseRows = 3
+struct RuleForm: Codable, Sendable, Equatable {
+    static let clauseRows = 3
 
-    public var name = ""
-    public var trigger = "submitted"
-    public var instrumentKey = ""
-    public var mode = RuleCondition.Mode.all.rawValue
-    public var subject0 = "", id0 = "", operator0 = "", value0 = ""
-    public var subject1 = "", id1 = "", operator1 = "", value1 = ""
-    public var subject2 = "", id2 = "", operator2 = "", value2 = ""
-    public var count = ""
-    public var missedInstrument = ""
-    public var action = "alert"
-    public var interventionKind = InterventionKind.commendation.rawValue
-    public var text = ""
-    public var priority = AlertPriority.normal.rawValue
-    public var message = ""
-    public var promptInstrument = ""
-    public var openHours = "24"
+    var name = ""
+    var trigger = "submitted"
+    var instrumentKey = ""
+    var mode = RuleCondition.Mode.all.rawValue
+    var subject0 = "", id0 = "", operator0 = "", value0 = ""
+    var subject1 = "", id1 = "", operator1 = "", value1 = ""
+    var subject2 = "", id2 = "", operator2 = "", value2 = ""
+    var count = ""
+    var missedInstrument = ""
+    var action = "alert"
+    var interventionKind = InterventionKind.commendation.rawValue
+    var text = ""
+    var priority = AlertPriority.normal.rawValue
+    var message = ""
+    var promptInstrument = ""
+    var openHours = "24"
 
-    public init() {}
+    init() {}
 
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         func text(_ key: CodingKeys, _ fallback: String = "") throws -> String {
             try container.decodeIfPresent(String.self, forKey: key) ?? fallback
@@ -52,7 +53,7 @@ public struct RuleForm: Codable, Sendable, Equatable {
     }
 
     /// The rule the form describes; a row without a subject is left out. A band row's value is the band level.
-    public func rule() throws(ValidationFailure) -> StudyRule {
+    func rule() throws(ValidationFailure) -> StudyRule {
         var validator = FieldValidator()
         var clauses: [RuleClause] = []
         for (index, row) in rows.enumerated() where !row.subject.isEmpty {
@@ -104,7 +105,7 @@ public struct RuleForm: Codable, Sendable, Equatable {
     }
 
     /// The form field a problem `StudyRule.validate` found belongs to.
-    public static func formField(for field: String) -> String {
+    static func formField(for field: String) -> String {
         let mapping = [
             "trigger.instrumentKey": "instrumentKey", "trigger.count": "count", "action.kind": "interventionKind",
             "action.text": "text", "action.message": "message", "action.instrumentKey": "promptInstrument",
