@@ -116,7 +116,10 @@ class DemoTemplateTest(unittest.TestCase):
         self.assertEqual(set(accounts), {"therapist", "patient", "researcher"})
         patient, therapist, researcher = (sign_in(accounts[role]) for role in ("patient", "therapist", "researcher"))
         me = call("GET", "/me", token=patient)
-        self.assertEqual(me["patient"]["records"], {"collects": ["event", "therapy", "audiogram"], "eventTypes": ["Hearing test"]})
+        self.assertEqual(me["patient"]["records"], {
+            "collects": ["event", "therapy", "audiogram"], "eventTypes": ["Hearing test"],
+            "eventTypeNames": {"Hearing test": {"en": "Hearing test", "de": "Hörtest"}},
+        })
 
         # The history the template wrote: newest event first, searchable and filtered by the study's own type.
         events = call("GET", "/me/events", token=patient)
