@@ -14,7 +14,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
         .package(url: "https://github.com/vapor/fluent.git", from: "4.13.0"),
+        .package(url: "https://github.com/vapor/fluent-kit.git", from: "1.57.0"),
         .package(url: "https://github.com/vapor/fluent-sqlite-driver.git", from: "4.9.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
         .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
         .package(url: "https://github.com/vapor/leaf.git", from: "4.5.2"),
         // Exact versions: the generated code fixes the wire format, and the routes that answer in place of generated
@@ -42,10 +45,23 @@ let package = Package(
             name: "InterludeCore",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // The embedded SQLite engine: one writer committing in groups, statements kept prepared, rows read in place.
+        // The server chooses it or the stock FluentSQLiteDriver by a setting (SQLITE_DRIVER).
+        .target(
+            name: "InterludeSQLite",
+            dependencies: [
+                .product(name: "FluentKit", package: "fluent-kit"),
+                .product(name: "FluentSQL", package: "fluent-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .target(
             name: "InterludeServer",
             dependencies: [
                 "InterludeCore",
+                "InterludeSQLite",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
@@ -112,9 +128,19 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(
+            name: "InterludeSQLiteTests",
+            dependencies: [
+                "InterludeSQLite",
+                // The stock driver, to compare rows with.
+                .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
             name: "InterludeServerTests",
             dependencies: [
                 "InterludeServer",
+                "InterludeSQLite",
                 "InterludeKit",
                 "InterludeSimulator",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),

@@ -16,6 +16,14 @@ public struct Settings: Sendable {
         }
     }
 
+    /// What runs the SQLite file in the data directory.
+    public enum SQLiteDriver: String, Sendable, Equatable, CaseIterable {
+        /// The engine of InterludeSQLite: one writer commits concurrent writes together, statements stay prepared.
+        case embedded
+        /// Fluent's stock SQLite driver: a connection per core, each write a commit of its own.
+        case fluent
+    }
+
     /// How outgoing email leaves the server.
     public enum Mail: Sendable, Equatable {
         /// Written as `.eml` files into this folder.
@@ -54,6 +62,8 @@ public struct Settings: Sendable {
     public var retention = Retention()
     /// With PostgreSQL: connections each process keeps per core (one event loop per core).
     public var databaseConnectionsPerCore = 4
+    /// Which driver runs the SQLite file.
+    public var sqliteDriver = SQLiteDriver.embedded
     /// Whether the console cookie is sent only over HTTPS.
     public var secureCookies: Bool { publicURL.lowercased().hasPrefix("https://") }
 
@@ -263,6 +273,12 @@ public struct Settings: Sendable {
             exportRetentionDays: try integer("EXPORT_RETENTION_DAYS", default: defaultExportRetentionDays, in: 1...365))
         settings.retention = retention
         settings.databaseConnectionsPerCore = try integer("DATABASE_CONNECTIONS_PER_CORE", default: 4, in: 1...64)
+        if let driver = value("SQLITE_DRIVER") {
+            guard let chosen = SQLiteDriver(rawValue: driver.lowercased()) else {
+                throw SettingsError.invalid(name: "SQLITE_DRIVER", value: driver, expected: "embedded or fluent")
+            }
+            settings.sqliteDriver = chosen
+        }
         return settings
     }
 }

@@ -2,6 +2,7 @@ import Fluent
 import FluentPostgresDriver
 import FluentSQLiteDriver
 import Foundation
+import InterludeSQLite
 import Leaf
 import OpenAPIRuntime
 import Prometheus
@@ -54,7 +55,17 @@ public func configure(
     case .sqliteFile(let path):
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        app.databases.use(.embeddedSQLite(path: path, idleReaders: idleReaders), as: .sqlite)
+        switch settings.sqliteDriver {
+        case .embedded:
+            // Under test every kept statement is checked against the one Fluent's SQLite driver writes.
+            app.databases.use(
+                .embeddedSQLite(path: path, idleReaders: idleReaders, checkingKeptStatements: app.environment == .testing),
+                as: .sqlite)
+        case .fluent:
+            app.databases.use(.sqlite(.file(path)), as: .sqlite)
+            // Readers beside the writer, as on the embedded engine.
+            try await (app.db as! any SQLDatabase).raw("PRAGMA journal_mode = WAL").run()
+        }
     case .postgres(let url, let schema):
         var configuration = try SQLPostgresConfiguration(url: url)
         if let schema {

@@ -2,6 +2,7 @@ import Crypto
 import Fluent
 import Foundation
 import InterludeCore
+import InterludeSQLite
 import SQLKit
 
 /// Sends what is due from the outbox. A dispatcher first claims a notification for a short lease with one

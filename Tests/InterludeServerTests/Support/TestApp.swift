@@ -57,7 +57,8 @@ extension Date {
 }
 
 /// The database a test runs on: a copy of a migrated SQLite file by default, a copy of a migrated database on the
-/// PostgreSQL server named by `TEST_DATABASE_URL` when it is set (see `TemplateDatabase`).
+/// PostgreSQL server named by `TEST_DATABASE_URL` when it is set (see `TemplateDatabase`). The SQLite file is run by
+/// the embedded engine, or by Fluent's stock driver when `TEST_SQLITE_DRIVER` is `fluent`.
 enum TestDatabase {
     static var postgresURL: String? {
         ProcessInfo.processInfo.environment["TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
@@ -65,6 +66,10 @@ enum TestDatabase {
 
     /// A fixed VAPID key, so tests write no key file.
     static let vapidKey = "-8WjOK_X-T09CjunVL_RH3jEEpkM4fCP_9M3abyKKMA"
+
+    static var sqliteDriver: Settings.SQLiteDriver {
+        ProcessInfo.processInfo.environment["TEST_SQLITE_DRIVER"].flatMap(Settings.SQLiteDriver.init(rawValue:)) ?? .embedded
+    }
 
     static var engineName: String { postgresURL == nil ? "sqlite" : "postgres" }
 }
@@ -102,6 +107,7 @@ func withTestApp(
         mailFrom: "Interlude <noreply@interlude.test>", passwordCost: 4, trustedProxies: 1,
         dataKey: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
         push: .init(vapidPrivateKey: TestDatabase.vapidKey, subject: "mailto:ops@interlude.test", allowLoopback: true))
+    settings.sqliteDriver = TestDatabase.sqliteDriver
     TestLog.start()
     settings.database = try await TemplateDatabase.shared.copy(named: name, settings: settings)
     change(&settings)

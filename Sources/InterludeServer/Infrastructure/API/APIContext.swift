@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import InterludeSQLite
 import Vapor
 
 /// What an API handler needs from the request it serves: the database, the services, the caller.

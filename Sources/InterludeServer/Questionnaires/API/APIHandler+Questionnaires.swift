@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import InterludeSQLite
 import OpenAPIRuntime
 
 // MARK: - Instruments

@@ -1,5 +1,6 @@
 import Foundation
 import InterludeCore
+import InterludeSQLite
 import OpenAPIRuntime
 
 extension APIHandler {

@@ -17,32 +17,42 @@ enum ModelStatement {
     }
 
     /// The text and values of a model query, written by `database` (its dialect) or taken from the kept texts.
-    static func written(_ query: DatabaseQuery, by database: any SQLDatabase) -> (sql: String, binds: [any Encodable & Sendable]) {
+    /// `checking`: every kept text is compared with the one written afresh, values and all, and a difference fails
+    /// the query; the test suites run so, which holds every query shape the server issues to the text the SQLite
+    /// driver would write.
+    static func written(
+        _ query: DatabaseQuery, by database: any SQLDatabase, checking: Bool
+    ) throws -> (sql: String, binds: [any Encodable & Sendable]) {
         var shape = Shape()
         guard shape.add(query) else { return database.serialize(of(query)) }
         if let sql = kept.withLockedValue({ $0[shape.key] }) {
-            assert(sameAsWritten(sql, shape.binds, query, by: database), "kept text differs for \(shape.key)")
+            if checking { try check(sql, shape.binds, against: query, by: database) }
             return (sql, shape.binds)
         }
         let written = database.serialize(of(query))
-        assert(written.binds.count == shape.binds.count, "the shape of \(written.sql) gathers other values")
+        if checking { try check(written.sql, shape.binds, against: query, by: database) }
+        keep(written.sql, for: shape.key)
+        return (written.sql, shape.binds)
+    }
+
+    static func keep(_ sql: String, for key: String) {
         kept.withLockedValue { kept in
             if kept.count >= keptLimit { kept.removeAll(keepingCapacity: true) }
-            kept[shape.key] = written.sql
+            kept[key] = sql
         }
-        return (written.sql, shape.binds)
     }
 
     private static let keptLimit = 4_096
     private static let kept = NIOLockedValueBox<[String: String]>([:])
 
-    /// In debug builds every kept text is checked against the one written afresh, values and all.
-    private static func sameAsWritten(
-        _ sql: String, _ binds: [any Encodable & Sendable], _ query: DatabaseQuery, by database: any SQLDatabase
-    ) -> Bool {
+    private static func check(
+        _ sql: String, _ binds: [any Encodable & Sendable], against query: DatabaseQuery, by database: any SQLDatabase
+    ) throws {
         let written = database.serialize(of(query))
-        guard written.sql == sql, written.binds.count == binds.count else { return false }
-        return zip(written.binds, binds).allSatisfy { (try? SQLiteValues.data($0)) == (try? SQLiteValues.data($1)) }
+        let same =
+            written.sql == sql && written.binds.count == binds.count
+            && zip(written.binds, binds).allSatisfy { (try? SQLiteValues.data($0)) == (try? SQLiteValues.data($1)) }
+        guard same else { throw KeptStatementMismatch(kept: sql, written: written.sql) }
     }
 
     /// What makes two queries the same statement: everything the text depends on, written into `key` in the order
@@ -269,6 +279,14 @@ enum ModelStatement {
             }
         }
     }
+}
+
+/// A kept statement that differs from the one the SQLite driver writes for the same query.
+struct KeptStatementMismatch: Error, CustomStringConvertible {
+    let kept: String
+    let written: String
+
+    var description: String { "the kept statement \(kept) differs from the one written afresh, \(written)" }
 }
 
 extension DatabaseQuery.Value {

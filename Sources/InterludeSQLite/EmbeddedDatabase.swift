@@ -15,8 +15,11 @@ import VaporCSQLite
 /// than the statement. Only the commit, which waits for the disk, and a copy of the whole file leave the thread.
 extension DatabaseConfigurationFactory {
     /// `path`: the database file. `idleReaders`: reading connections kept open between reads.
-    static func embeddedSQLite(path: String, idleReaders: Int) -> Self {
-        .init { EmbeddedSQLiteConfiguration(path: path, idleReaders: idleReaders) }
+    /// `checkingKeptStatements`: every model query whose text is kept is also written afresh and compared (for tests).
+    public static func embeddedSQLite(path: String, idleReaders: Int, checkingKeptStatements: Bool = false) -> Self {
+        .init {
+            EmbeddedSQLiteConfiguration(path: path, idleReaders: idleReaders, checkingKeptStatements: checkingKeptStatements)
+        }
     }
 }
 
@@ -24,9 +27,13 @@ struct EmbeddedSQLiteConfiguration: DatabaseConfiguration {
     var middleware: [any AnyModelMiddleware] = []
     let path: String
     let idleReaders: Int
+    let checkingKeptStatements: Bool
 
     func makeDriver(for databases: Databases) -> any DatabaseDriver {
-        EmbeddedSQLiteDriver(store: EmbeddedStore(path: path, idleReaders: idleReaders, threadPool: databases.threadPool))
+        EmbeddedSQLiteDriver(
+            store: EmbeddedStore(
+                path: path, idleReaders: idleReaders, threadPool: databases.threadPool,
+                checkingKeptStatements: checkingKeptStatements))
     }
 }
 
@@ -47,6 +54,7 @@ final class EmbeddedStore: Sendable {
     let path: String
     let generation = SchemaGeneration()
     let threadPool: NIOThreadPool
+    let checkingKeptStatements: Bool
     private let idleReaders: Int
     private let logLimit: Int
     private let copyStep: Int
@@ -55,10 +63,11 @@ final class EmbeddedStore: Sendable {
 
     /// `logLimit` and `copyStep`: in pages, when the log is copied back into the file (see `LogCheckpointer`).
     init(
-        path: String, idleReaders: Int, threadPool: NIOThreadPool,
+        path: String, idleReaders: Int, threadPool: NIOThreadPool, checkingKeptStatements: Bool = false,
         logLimit: Int = LogCheckpointer.limit, copyStep: Int = LogCheckpointer.step
     ) {
         self.path = path
+        self.checkingKeptStatements = checkingKeptStatements
         self.idleReaders = idleReaders
         self.threadPool = threadPool
         self.logLimit = logLimit
@@ -122,9 +131,15 @@ final class EmbeddedStore: Sendable {
     }
 }
 
+/// A database whose transactions are best run as a whole on its writer (see `EmbeddedDatabase.atomically`).
+public protocol GroupCommitting: Database {
+    /// Runs `body` in one transaction: all of it is kept, or none of it.
+    func atomically<T: Sendable>(_ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T
+}
+
 /// The database as the application sees it: reads on a reading connection, writes and transactions through the
 /// writer. Inside the writer's transaction (`writing`), everything runs on the writer's connection.
-struct EmbeddedDatabase: Database, SQLDatabase {
+struct EmbeddedDatabase: GroupCommitting, SQLDatabase {
     let context: DatabaseContext
     let store: EmbeddedStore
     let writing: SQLiteHandle?
@@ -144,7 +159,13 @@ struct EmbeddedDatabase: Database, SQLDatabase {
 
     func execute(query: DatabaseQuery, onOutput: @escaping @Sendable (any DatabaseOutput) -> Void) -> EventLoopFuture<Void> {
         let model = EmbeddedDatabase(context: context, store: store, writing: writing, dialect: PlainQuoting(base: dialect))
-        let (sql, binds) = ModelStatement.written(query, by: model)
+        let sql: String
+        let binds: [any Encodable & Sendable]
+        do {
+            (sql, binds) = try ModelStatement.written(query, by: model, checking: store.checkingKeptStatements)
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
         let writes: Bool
         switch query.action {
         case .read, .aggregate: writes = false
