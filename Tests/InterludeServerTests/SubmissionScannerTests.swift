@@ -16,6 +16,12 @@ struct SubmissionScannerTests {
             SubmissionReader.self, from: HTTPBody(body), transforming: { $0.submission })
     }
 
+    static func decoded(bytes: [UInt8]) async -> Components.Schemas.ResponseSubmission? {
+        let converter = Converter(configuration: .init(dateTranscoder: APIDateTranscoder(), jsonEncodingOptions: []))
+        return try? await converter.getRequiredRequestBodyAsJSON(
+            SubmissionReader.self, from: HTTPBody(bytes), transforming: { $0.submission })
+    }
+
     static func scanned(_ body: String) -> Components.Schemas.ResponseSubmission? {
         SubmissionScanner.read(Data(body.utf8))
     }
@@ -112,5 +118,42 @@ struct SubmissionScannerTests {
             #expect(scanned != nil, "\(json)")
             #expect(scanned == (await Self.decoded(json)), "\(json)")
         }
+    }
+
+    /// Bytes a mutation puts in: JSON's punctuation, digits, letters of its literals, escapes, control characters,
+    /// and bytes that start, continue or break UTF-8.
+    static let mutationBytes: [UInt8] = Array(#"{}[]":,\ -+.0123456789eEtrufalsn/bu"#.utf8) + [0, 9, 10, 13, 0x1F, 0x7F, 0x80, 0xBF, 0xC3, 0xE2, 0xF0, 0xFF]
+
+    /// `body` with one to four of its bytes replaced, removed, doubled or put in, or cut short.
+    static func mutated(_ body: [UInt8], using random: inout some RandomNumberGenerator) -> [UInt8] {
+        var bytes = body
+        for _ in 0..<Int.random(in: 1...4, using: &random) where !bytes.isEmpty {
+            let place = Int.random(in: 0..<bytes.count, using: &random)
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0: bytes[place] = mutationBytes.randomElement(using: &random)!
+            case 1: bytes.remove(at: place)
+            case 2: bytes.insert(bytes[place], at: place)
+            case 3: bytes.insert(mutationBytes.randomElement(using: &random)!, at: place)
+            default: bytes.removeSubrange(place...)
+            }
+        }
+        return bytes
+    }
+
+    @Test("mutated and random bodies: whatever the scanner reads, the generated decoder reads the same; it never reads more")
+    func fuzzedBodies() async {
+        var random = SystemRandomNumberGenerator()
+        let seeds = Self.read.map { Array($0.utf8) } + Self.leftAlone.map { Array($0.utf8) }
+        var bodies = (0..<3_000).map { index in Self.mutated(seeds[index % seeds.count], using: &random) }
+        bodies += (0..<300).map { _ in (0..<Int.random(in: 0...80, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) } }
+        var readByBoth = 0
+        for body in bodies {
+            guard let scanned = SubmissionScanner.read(Data(body)) else { continue }
+            let decoded = await Self.decoded(bytes: body)
+            #expect(scanned == decoded, "\(String(decoding: body, as: UTF8.self))")
+            if decoded != nil { readByBoth += 1 }
+        }
+        // Some mutations leave a readable body (a changed digit, a letter in a text): the comparison is not empty.
+        #expect(readByBoth > 100)
     }
 }

@@ -18,7 +18,7 @@ struct SupportTests {
         #expect(defaults.publicURL == "http://localhost:8080")
         #expect(defaults.port == 8080)
         #expect(defaults.databaseConnectionsPerCore == 4)
-        #expect(defaults.sqliteDriver == .embedded)
+        #expect(defaults.sqliteDriver == .embedded && defaults.apiFastPaths)
     }
 
     @Test("settings come from the environment: PostgreSQL, the public address without its slash, SMTP over TLS")
@@ -28,7 +28,7 @@ struct SupportTests {
             "INTERLUDE_DATA_DIR": "/var/lib/interlude", "DATABASE_URL": "postgres://u:p@db/interlude",
             "PUBLIC_URL": "https://therapy.example/", "SMTP_URL": "smtps://mailer:secret@mail.example",
             "MAIL_FROM": "Praxis <praxis@therapy.example>", "PORT": "9000", "DATABASE_CONNECTIONS_PER_CORE": "8",
-            "SQLITE_DRIVER": "Fluent",
+            "SQLITE_DRIVER": "Fluent", "API_FAST_PATHS": "off",
         ])
 
         // verify
@@ -36,7 +36,7 @@ struct SupportTests {
         #expect(custom.publicURL == "https://therapy.example")
         #expect(custom.secureCookies)
         #expect(custom.databaseConnectionsPerCore == 8)
-        #expect(custom.sqliteDriver == .fluent)
+        #expect(custom.sqliteDriver == .fluent && !custom.apiFastPaths)
         #expect(custom.mail == .smtp(SMTPServer(host: "mail.example", port: 465, security: .implicitTLS, username: "mailer", password: "secret")))
     }
 
@@ -45,7 +45,7 @@ struct SupportTests {
         arguments: [
             ("PORT", "eighty"), ("DATABASE_URL", "mysql://x"), ("PUBLIC_URL", "ftp://x"), ("SMTP_URL", "http://x"),
             ("DATABASE_SCHEMA", "Robert'); DROP"), ("DATABASE_CONNECTIONS_PER_CORE", "0"),
-            ("SQLITE_DRIVER", "sqlite3"),
+            ("SQLITE_DRIVER", "sqlite3"), ("API_FAST_PATHS", "fast"),
         ])
     func badSetting(_ name: String, value: String) {
         // setup

@@ -64,6 +64,8 @@ public struct Settings: Sendable {
     public var databaseConnectionsPerCore = 4
     /// Which driver runs the SQLite file.
     public var sqliteDriver = SQLiteDriver.embedded
+    /// Whether the API's fast paths answer in place of the generated code (see `FastPaths`).
+    public var apiFastPaths = true
     /// Whether the console cookie is sent only over HTTPS.
     public var secureCookies: Bool { publicURL.lowercased().hasPrefix("https://") }
 
@@ -278,6 +280,11 @@ public struct Settings: Sendable {
                 throw SettingsError.invalid(name: "SQLITE_DRIVER", value: driver, expected: "embedded or fluent")
             }
             settings.sqliteDriver = chosen
+        }
+        switch value("API_FAST_PATHS")?.lowercased() {
+        case nil, "on": settings.apiFastPaths = true
+        case "off": settings.apiFastPaths = false
+        case let other?: throw SettingsError.invalid(name: "API_FAST_PATHS", value: other, expected: "on or off")
         }
         return settings
     }

@@ -117,12 +117,9 @@ private func registerRoutes(_ app: Application) throws {
     api.get("openapi.yaml") { _ in try OpenAPISpec.response() }
     let routes = app.grouped(APIDoorMiddleware())
     let configuration = OpenAPIRuntime.Configuration(dateTranscoder: APIDateTranscoder(), jsonEncodingOptions: [])
-    let own = try OwnOperationServer(configuration: configuration)
-    let pull = PullChangesRoute(server: own)
-    let submit = SubmitResponseRoute(server: own)
     let serverURL = try Servers.Server1.url()
     let transport = APITransport(
-        routes, replacing: [(.get, try pull.path, pull.answer), (.post, try submit.path, submit.answer)],
+        routes, replacing: app.interlude.settings.apiFastPaths ? try FastPaths.operations(configuration: configuration) : [],
         bounds: try RequestBounds.builtIn(), serverPath: serverURL.path)
     try APIHandler().registerHandlers(on: transport, serverURL: serverURL, configuration: configuration)
     try transport.checkAllReplaced()

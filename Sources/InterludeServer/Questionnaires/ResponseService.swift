@@ -100,7 +100,7 @@ struct ResponseService: Sendable {
         let record = ResponseRecord(
             id: submission.id, patientID: patientID, promptID: submission.promptID, instrumentKey: definition.key,
             instrumentVersion: definition.version, sealedAnswers: try seal(submission.answers),
-            scores: try services.cipher.seal(Self.encode(scores)), openedAt: prompt.openedAt, startedAt: submission.startedAt,
+            scores: try services.cipher.seal(Self.encode(scores, fast: services.settings.apiFastPaths)), openedAt: prompt.openedAt, startedAt: submission.startedAt,
             completedAt: submission.completedAt, receivedAt: now)
         record.studyID = prompt.studyID
         // Context the instrument does not ask for is not kept, whatever the app sent.
@@ -177,7 +177,7 @@ struct ResponseService: Sendable {
 
     /// Answers as they are kept: JSON with the item ids in sorted order, sealed.
     func seal(_ answers: Answers) throws -> String {
-        try services.cipher.seal(Self.json(SortedAnswers(answers: answers)))
+        try services.cipher.seal(FastPaths.storedJSON(SortedAnswers(answers: answers), fast: services.settings.apiFastPaths))
     }
 
     /// A stored response with its answers and scores unsealed.
@@ -187,19 +187,9 @@ struct ResponseService: Sendable {
         return Stored(record: record, answers: answers, scores: scores)
     }
 
-    static func encode(_ scores: [ScoreResult]) throws -> String {
-        try json(scores)
-    }
-
-    /// Compact JSON as `DirectJSONEncoder` writes it, straight into bytes: every submission stores its answers and
-    /// scores, and Foundation's encoder builds a tree of every value first. A value the direct writer cannot follow
-    /// is written by Foundation's encoder.
-    private static func json(_ value: some Encodable) throws -> String {
-        do {
-            return String(decoding: try DirectJSONEncoder(dates: APIDateTranscoder()).encode(value), as: UTF8.self)
-        } catch is DirectJSONEncoder.OutOfOrder {
-            return String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
-        }
+    /// Scores as they are kept: compact JSON (see `FastPaths.storedJSON`).
+    static func encode(_ scores: [ScoreResult], fast: Bool) throws -> String {
+        try FastPaths.storedJSON(scores, fast: fast)
     }
 
     /// Answers keyed by item id, the ids in sorted order.

@@ -58,7 +58,8 @@ extension Date {
 
 /// The database a test runs on: a copy of a migrated SQLite file by default, a copy of a migrated database on the
 /// PostgreSQL server named by `TEST_DATABASE_URL` when it is set (see `TemplateDatabase`). The SQLite file is run by
-/// the embedded engine, or by Fluent's stock driver when `TEST_SQLITE_DRIVER` is `fluent`.
+/// the embedded engine, or by Fluent's stock driver when `TEST_SQLITE_DRIVER` is `fluent`; `TEST_API_FAST_PATHS=off`
+/// answers every operation by the generated code (see `FastPaths`).
 enum TestDatabase {
     static var postgresURL: String? {
         ProcessInfo.processInfo.environment["TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
@@ -69,6 +70,10 @@ enum TestDatabase {
 
     static var sqliteDriver: Settings.SQLiteDriver {
         ProcessInfo.processInfo.environment["TEST_SQLITE_DRIVER"].flatMap(Settings.SQLiteDriver.init(rawValue:)) ?? .embedded
+    }
+
+    static var apiFastPaths: Bool {
+        ProcessInfo.processInfo.environment["TEST_API_FAST_PATHS"] != "off"
     }
 
     static var engineName: String { postgresURL == nil ? "sqlite" : "postgres" }
@@ -108,6 +113,7 @@ func withTestApp(
         dataKey: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
         push: .init(vapidPrivateKey: TestDatabase.vapidKey, subject: "mailto:ops@interlude.test", allowLoopback: true))
     settings.sqliteDriver = TestDatabase.sqliteDriver
+    settings.apiFastPaths = TestDatabase.apiFastPaths
     TestLog.start()
     settings.database = try await TemplateDatabase.shared.copy(named: name, settings: settings)
     change(&settings)

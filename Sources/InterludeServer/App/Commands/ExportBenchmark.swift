@@ -120,7 +120,7 @@ struct ExportBenchmark {
                         responses.append([
                             SQLBind(responseID), SQLBind(user.id!), SQLBind(promptID), SQLBind(studyID), SQLBind(definition.key), SQLBind(1),
                             SQLBind(try stored.seal(answers)),
-                            SQLBind(try services.cipher.seal(try ResponseService.encode(scores))), SQLBind(answered.addingTimeInterval(-60)),
+                            SQLBind(try services.cipher.seal(try ResponseService.encode(scores, fast: services.settings.apiFastPaths))), SQLBind(answered.addingTimeInterval(-60)),
                             SQLBind(answered), SQLBind(answered),
                         ])
                     }
