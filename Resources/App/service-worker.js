@@ -40,6 +40,7 @@ const SHELL = [
     "/js/lib/consent.js",
     "/js/lib/context-capture.js",
     "/js/lib/defusion.js",
+    "/js/lib/dom.js",
     "/js/lib/forms.js",
     "/js/lib/i18n.js",
     "/js/lib/instrument-logic.js",

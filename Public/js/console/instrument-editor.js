@@ -2,6 +2,7 @@
 // written to the form's JSON field on every change and shown, as the patient app shows it, in the preview frame.
 // The server checks and stores it as a draft version on save; this page checks nothing itself.
 
+import { element } from "../lib/dom.js";
 import { countMessage, message } from "../lib/i18n.js";
 
 const TYPES = ["single", "multiple", "boolean", "scale", "slider", "number", "text", "date", "time", "dateTime", "display"];
@@ -21,23 +22,10 @@ let previewTimer;
 /** The number of the last definition sent to the preview; its answer says whether the preview is current. */
 let sent = 0;
 
-function node(tag, attributes = {}, children = []) {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === undefined || value === false) continue;
-    if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
-    else if (name === "value") element.value = value;
-    else if (name === "checked") element.checked = value;
-    else element.setAttribute(name, value === true ? "" : String(value));
-  }
-  element.append(...children.filter((child) => child !== null && child !== undefined));
-  return element;
-}
-
 /** A labelled input bound to `object[key]`; `parse` turns its text into the stored value (undefined removes it). */
 function input(label, object, key, { type = "text", parse = (text) => text, format = (value) => value ?? "", name } = {}) {
   const id = `editor-${++nextID}`;
-  const control = node("input", {
+  const control = element("input", {
     id,
     type,
     value: format(object[key]),
@@ -49,13 +37,13 @@ function input(label, object, key, { type = "text", parse = (text) => text, form
       changed();
     },
   });
-  return node("div", { class: "field" }, [node("label", { for: id }, [label]), control]);
+  return element("div", { className: "field" }, [element("label", { htmlFor: id }, [label]), control]);
 }
 
 function checkbox(label, object, key, { structural = false, name } = {}) {
   const id = `editor-${++nextID}`;
-  return node("div", { class: "choice" }, [
-    node("input", {
+  return element("div", { className: "choice" }, [
+    element("input", {
       id,
       type: "checkbox",
       checked: Boolean(object[key]),
@@ -66,13 +54,13 @@ function checkbox(label, object, key, { structural = false, name } = {}) {
         structural ? rebuild() : changed();
       },
     }),
-    node("label", { for: id }, [label]),
+    element("label", { htmlFor: id }, [label]),
   ]);
 }
 
 function select(label, object, key, choices, { structural = true, name, allowNone = false } = {}) {
   const id = `editor-${++nextID}`;
-  const control = node(
+  const control = element(
     "select",
     {
       id,
@@ -83,10 +71,10 @@ function select(label, object, key, choices, { structural = true, name, allowNon
         structural ? rebuild() : changed();
       },
     },
-    [allowNone ? node("option", { value: "" }, ["–"]) : null, ...choices.map(([value, text]) => node("option", { value }, [text]))],
+    [allowNone ? element("option", { value: "" }, ["–"]) : null, ...choices.map(([value, text]) => element("option", { value }, [text]))],
   );
   control.value = object[key] ?? "";
-  return node("div", { class: "field" }, [node("label", { for: id }, [label]), control]);
+  return element("div", { className: "field" }, [element("label", { htmlFor: id }, [label]), control]);
 }
 
 /** A condition's value as the compared question answers: an option's code as text, yes or no, else a number. */
@@ -104,7 +92,7 @@ const number = (text) => (text.trim() === "" || Number.isNaN(Number(text)) ? und
 function localized(label, object, key, name) {
   const fields = LANGUAGES.map((language) => {
     const id = `editor-${++nextID}`;
-    const control = node("input", {
+    const control = element("input", {
       id,
       type: "text",
       value: object[key]?.[language] ?? "",
@@ -117,13 +105,13 @@ function localized(label, object, key, name) {
         changed();
       },
     });
-    return node("div", { class: "field" }, [node("label", { for: id }, [`${label} (${message(`language.${language}`)})`]), control]);
+    return element("div", { className: "field" }, [element("label", { htmlFor: id }, [`${label} (${message(`language.${language}`)})`]), control]);
   });
-  return node("div", { class: "grid two" }, fields);
+  return element("div", { className: "grid two" }, fields);
 }
 
 function button(text, action, attributes = {}) {
-  return node("button", { type: "button", class: "secondary", onclick: action, ...attributes }, [text]);
+  return element("button", { type: "button", className: "secondary", onclick: action, ...attributes }, [text]);
 }
 
 function move(list, index, by) {
@@ -134,7 +122,7 @@ function move(list, index, by) {
 }
 
 function listControls(list, index, removeLabel) {
-  return node("p", { class: "actions" }, [
+  return element("p", { className: "actions" }, [
     button(message("moveUp"), () => move(list, index, -1), { disabled: index === 0 }),
     button(message("moveDown"), () => move(list, index, 1), { disabled: index === list.length - 1 }),
     button(removeLabel, () => {
@@ -147,7 +135,7 @@ function listControls(list, index, removeLabel) {
 function optionsEditor(owner, name) {
   const options = owner.options ?? [];
   const rows = options.map((option, index) =>
-    node("div", { class: "editor-row" }, [
+    element("div", { className: "editor-row" }, [
       input(message("code"), option, "code", { name: `${name}.options.${index}.code` }),
       localized(message("label"), option, "label", `${name}.options.${index}.label`),
       input(message("score"), option, "score", { type: "number", parse: number }),
@@ -158,8 +146,8 @@ function optionsEditor(owner, name) {
       }),
     ]),
   );
-  return node("fieldset", { class: "editor-options" }, [
-    node("legend", {}, [message("options")]),
+  return element("fieldset", { className: "editor-options" }, [
+    element("legend", {}, [message("options")]),
     ...rows,
     button(message("addOption"), () => {
       (owner.options ??= []).push({ code: String(options.length), label: { en: "", de: "" } });
@@ -174,11 +162,11 @@ function answerIDs() {
 
 function conditionEditor(owner, name) {
   const condition = owner.visibleWhen;
-  const legend = node("legend", {}, [message("condition")]);
+  const legend = element("legend", {}, [message("condition")]);
   if (!condition) {
-    return node("fieldset", { class: "editor-condition" }, [
+    return element("fieldset", { className: "editor-condition" }, [
       legend,
-      node("p", { class: "hint" }, [message("conditionNone")]),
+      element("p", { className: "hint" }, [message("conditionNone")]),
       button(message("addClause"), () => {
         owner.visibleWhen = { mode: "all", clauses: [{ item: answerIDs()[0] ?? "", operator: "answered", value: true }] };
         rebuild();
@@ -186,7 +174,7 @@ function conditionEditor(owner, name) {
     ]);
   }
   const clauses = condition.clauses.map((clause, index) => {
-    return node("div", { class: "editor-row" }, [
+    return element("div", { className: "editor-row" }, [
       select(message("clauseItem"), clause, "item", answerIDs().map((id) => [id, id]), { structural: false }),
       select(message("operator"), clause, "operator", OPERATORS.map((operator) => [operator, message(`op.${operator}`)]), { structural: false }),
       input(message("value"), clause, "value", { parse: (text) => answerValue(clause, text), format: (value) => (value === undefined ? "" : String(value)) }),
@@ -197,7 +185,7 @@ function conditionEditor(owner, name) {
       }),
     ]);
   });
-  return node("fieldset", { class: "editor-condition" }, [
+  return element("fieldset", { className: "editor-condition" }, [
     legend,
     select(message("mode"), condition, "mode", [["all", message("mode.all")], ["any", message("mode.any")]], { structural: false }),
     ...clauses,
@@ -211,8 +199,8 @@ function conditionEditor(owner, name) {
 function itemEditor(section, item, index, sectionIndex) {
   const name = `sections.${sectionIndex}.items.${index}`;
   const parts = [
-    node("h4", {}, [`${message("item")} ${index + 1}: ${item.id || "–"}`]),
-    node("div", { class: "grid two" }, [
+    element("h4", {}, [`${message("item")} ${index + 1}: ${item.id || "–"}`]),
+    element("div", { className: "grid two" }, [
       input(message("itemId"), item, "id", { name: `${name}.id` }),
       select(message("type"), item, "type", TYPES.map((type) => [type, message(`type.${type}`)]), { name: `${name}.type` }),
     ]),
@@ -222,12 +210,12 @@ function itemEditor(section, item, index, sectionIndex) {
     parts.push(localized(message("help"), item, "help"), checkbox(message("required"), item, "required", { name: `${name}.required` }));
   }
   if (CHOICE.has(item.type)) {
-    if (section.options?.length && !item.options?.length) parts.push(node("p", { class: "hint" }, [message("usesSectionScale")]));
+    if (section.options?.length && !item.options?.length) parts.push(element("p", { className: "hint" }, [message("usesSectionScale")]));
     else parts.push(optionsEditor(item, name));
   }
   if (RANGED.has(item.type)) {
     parts.push(
-      node("div", { class: "grid three" }, [
+      element("div", { className: "grid three" }, [
         input(message("min"), item, "min", { type: "number", parse: number, name: `${name}.min` }),
         input(message("max"), item, "max", { type: "number", parse: number, name: `${name}.max` }),
         input(message("step"), item, "step", { type: "number", parse: number }),
@@ -238,20 +226,20 @@ function itemEditor(section, item, index, sectionIndex) {
     parts.push(localized(message("minLabel"), item, "minLabel"), localized(message("maxLabel"), item, "maxLabel"));
   }
   if (item.type === "number") {
-    parts.push(node("div", { class: "grid two" }, [input(message("decimals"), item, "decimals", { type: "number", parse: number }), input(message("unit"), item, "unit")]));
+    parts.push(element("div", { className: "grid two" }, [input(message("decimals"), item, "decimals", { type: "number", parse: number }), input(message("unit"), item, "unit")]));
   }
   if (item.type === "text") {
     parts.push(input(message("maxLength"), item, "maxLength", { type: "number", parse: number }), checkbox(message("multiline"), item, "multiline"));
   }
   parts.push(conditionEditor(item, name), listControls(section.items, index, message("removeItem")));
-  return node("div", { class: "editor-item card", "data-editor-item": item.id }, parts);
+  return element("div", { className: "editor-item card", "data-editor-item": item.id }, parts);
 }
 
 /** Whether the section's choices share one answer scale (a matrix), whose options the section then holds. */
 function sharedScale(section, name) {
   const id = `editor-${++nextID}`;
-  return node("div", { class: "choice" }, [
-    node("input", {
+  return element("div", { className: "choice" }, [
+    element("input", {
       id,
       type: "checkbox",
       checked: Boolean(section.options),
@@ -262,14 +250,14 @@ function sharedScale(section, name) {
         rebuild();
       },
     }),
-    node("label", { for: id }, [message("sharedScale")]),
+    element("label", { htmlFor: id }, [message("sharedScale")]),
   ]);
 }
 
 function sectionEditor(section, index) {
   const name = `sections.${index}`;
-  return node("fieldset", { class: "editor-section card", "data-editor-section": section.id }, [
-    node("legend", {}, [`${message("section")} ${index + 1}`]),
+  return element("fieldset", { className: "editor-section card", "data-editor-section": section.id }, [
+    element("legend", {}, [`${message("section")} ${index + 1}`]),
     input(message("sectionId"), section, "id", { name: `${name}.id` }),
     localized(message("sectionTitle"), section, "title", `${name}.title`),
     localized(message("sectionDescription"), section, "description"),
@@ -277,7 +265,7 @@ function sectionEditor(section, index) {
     section.options ? optionsEditor(section, name) : null,
     conditionEditor(section, name),
     ...section.items.map((item, itemIndex) => itemEditor(section, item, itemIndex, index)),
-    node("p", { class: "actions" }, [
+    element("p", { className: "actions" }, [
       button(message("addItem"), () => {
         section.items.push({ id: `item-${answerIDs().length + 1}`, type: "single", text: { en: "", de: "" }, required: true });
         rebuild();
@@ -289,10 +277,10 @@ function sectionEditor(section, index) {
 
 function bandEditor(rule, ruleIndex) {
   const bands = rule.bands ?? [];
-  return node("fieldset", {}, [
-    node("legend", {}, [message("bands")]),
+  return element("fieldset", {}, [
+    element("legend", {}, [message("bands")]),
     ...bands.map((band, index) =>
-      node("div", { class: "editor-row" }, [
+      element("div", { className: "editor-row" }, [
         input(message("bandMin"), band, "min", { type: "number", parse: number, name: `scores.${ruleIndex}.bands.${index}.min` }),
         input(message("bandMax"), band, "max", { type: "number", parse: number, name: `scores.${ruleIndex}.bands.${index}.max` }),
         input(message("level"), band, "level"),
@@ -313,12 +301,12 @@ function bandEditor(rule, ruleIndex) {
 /** Check boxes for the scoreable items a rule names (or reverses). */
 function itemChoice(label, rule, key, candidates) {
   const chosen = new Set(rule[key] ?? []);
-  return node("fieldset", { class: "choices inline" }, [
-    node("legend", {}, [label]),
+  return element("fieldset", { className: "choices inline" }, [
+    element("legend", {}, [label]),
     ...candidates.map((id) => {
       const inputID = `editor-${++nextID}`;
-      return node("div", { class: "choice" }, [
-        node("input", {
+      return element("div", { className: "choice" }, [
+        element("input", {
           id: inputID,
           type: "checkbox",
           checked: chosen.has(id),
@@ -330,7 +318,7 @@ function itemChoice(label, rule, key, candidates) {
             changed();
           },
         }),
-        node("label", { for: inputID }, [id]),
+        element("label", { htmlFor: inputID }, [id]),
       ]);
     }),
   ]);
@@ -339,18 +327,18 @@ function itemChoice(label, rule, key, candidates) {
 function scoresEditor() {
   const scores = model.scores ?? [];
   const candidates = model.sections.flatMap((section) => section.items).filter((item) => SCORED.has(item.type)).map((item) => item.id);
-  return node("section", { class: "card", id: "editor-scores" }, [
-    node("h2", {}, [message("scores")]),
+  return element("section", { className: "card", id: "editor-scores" }, [
+    element("h2", {}, [message("scores")]),
     ...scores.map((rule, index) =>
-      node("div", { class: "editor-score" }, [
-        node("div", { class: "grid two" }, [
+      element("div", { className: "editor-score" }, [
+        element("div", { className: "grid two" }, [
           input(message("scoreId"), rule, "id", { name: `scores.${index}.id` }),
           select(message("method"), rule, "method", [["sum", message("method.sum")], ["mean", message("method.mean")]], { structural: false }),
         ]),
         localized(message("scoreTitle"), rule, "title", `scores.${index}.title`),
         itemChoice(message("scoreItems"), rule, "items", candidates),
         itemChoice(message("reverse"), rule, "reverse", candidates),
-        node("div", { class: "grid three" }, [
+        element("div", { className: "grid three" }, [
           input(message("minAnswered"), rule, "minAnswered", { type: "number", parse: number }),
           input(message("factor"), rule, "factor", { type: "number", parse: number }),
           input(message("decimals"), rule, "decimals", { type: "number", parse: number }),
@@ -368,7 +356,7 @@ function scoresEditor() {
 
 function rebuild() {
   root.replaceChildren(
-    node("section", { class: "card", id: "editor-about" }, [
+    element("section", { className: "card", id: "editor-about" }, [
       input(message("key"), model, "key", { name: "key" }),
       localized(message("title"), model, "title", "title"),
       localized(message("description"), model, "description"),
@@ -376,7 +364,7 @@ function rebuild() {
       checkbox(message("patientFeedback"), model, "patientFeedback"),
     ]),
     ...model.sections.map(sectionEditor),
-    node("p", { class: "actions" }, [
+    element("p", { className: "actions" }, [
       button(message("addSection"), () => {
         model.sections.push({ id: `section-${model.sections.length + 1}`, items: [] });
         rebuild();

@@ -1,18 +1,9 @@
 // Fills in one questionnaire: renders it from its definition, shows and hides sections as answers require,
 // keeps every answer on the device at once, and submits only when complete and confirmed.
 import { isAnswered, localized, missingRequired, optionsOf, progress, scores, visibility } from "./instrument-logic.js";
+import { element } from "./dom.js";
 import { message } from "./i18n.js";
 import { forgetDraft, loadDraft, saveDraft } from "./storage.js";
-
-function element(tag, attributes = {}, text) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === false || value === undefined || value === null) continue;
-    node.setAttribute(name, value === true ? "" : String(value));
-  }
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 /** Renders and runs the questionnaire for `prompt` inside the page. */
 export function runQuestionnaire({ prompt, definition, language, submit, readOnlyAnswers, onDone, onAnswer }) {
@@ -43,9 +34,9 @@ export function runQuestionnaire({ prompt, definition, language, submit, readOnl
   };
 
   for (const section of definition.sections) {
-    const node = element("section", { class: "card question-section", "data-section": section.id });
-    if (section.title) node.append(element("h2", {}, localized(section.title, language)));
-    if (section.description) node.append(element("p", {}, localized(section.description, language)));
+    const node = element("section", { className: "card question-section", "data-section": section.id });
+    if (section.title) node.append(element("h2", {}, [localized(section.title, language)]));
+    if (section.description) node.append(element("p", {}, [localized(section.description, language)]));
     for (const item of section.items) {
       const itemNode = renderItem(item, definition, language, message, answers, setAnswer, readOnly);
       itemNodes.set(item.id, itemNode);
@@ -167,29 +158,29 @@ export function runQuestionnaire({ prompt, definition, language, submit, readOnl
 
 function renderItem(item, definition, language, message, answers, setAnswer, readOnly) {
   const id = `item-${item.id}`;
-  const wrapper = element("div", { class: "field question", "data-item": item.id });
+  const wrapper = element("div", { className: "field question", "data-item": item.id });
   const text = localized(item.text, language);
   if (item.type === "display") {
-    wrapper.append(element("p", {}, text));
+    wrapper.append(element("p", {}, [text]));
     return wrapper;
   }
-  const errorSlot = element("span", { class: "error", id: `${id}-error`, hidden: true });
+  const errorSlot = element("span", { className: "error", id: `${id}-error`, hidden: true });
   const helpText = item.help ? localized(item.help, language) : "";
-  const help = helpText ? element("span", { class: "hint", id: `${id}-help` }, helpText) : null;
+  const help = helpText ? element("span", { className: "hint", id: `${id}-help` }, [helpText]) : null;
   const describedBy = [help ? `${id}-help` : null, `${id}-error`].filter(Boolean).join(" ");
   const requiredMark = item.required ? ` ${message("requiredMark")}` : "";
 
   const choiceGroup = (type, choices, isChecked, onChange) => {
-    const fieldset = element("fieldset", { class: "choices", "aria-describedby": describedBy });
-    fieldset.append(element("legend", {}, text + requiredMark));
+    const fieldset = element("fieldset", { className: "choices", "aria-describedby": describedBy });
+    fieldset.append(element("legend", {}, [text + requiredMark]));
     if (help) fieldset.append(help);
     choices.forEach((choice, index) => {
       const inputID = `${id}-${index}`;
-      const row = element("div", { class: "choice" });
+      const row = element("div", { className: "choice" });
       const input = element("input", { type, id: inputID, name: id, value: choice.value });
       input.checked = isChecked(choice.value);
       input.addEventListener("change", () => onChange(choice.value, input.checked));
-      row.append(input, element("label", { for: inputID }, choice.label));
+      row.append(input, element("label", { htmlFor: inputID }, [choice.label]));
       fieldset.append(row);
     });
     return fieldset;
@@ -224,7 +215,7 @@ function renderItem(item, definition, language, message, answers, setAnswer, rea
         (value) => setAnswer(item.id, toAnswer(value)),
       );
       if (!item.required && !readOnly) {
-        const clear = element("button", { type: "button", class: "link clear" }, message("clear"));
+        const clear = element("button", { type: "button", className: "link clear" }, [message("clear")]);
         clear.addEventListener("click", () => {
           group.querySelectorAll("input").forEach((input) => (input.checked = false));
           setAnswer(item.id, null);
@@ -256,20 +247,20 @@ function renderItem(item, definition, language, message, answers, setAnswer, rea
       break;
     }
     case "slider": {
-      wrapper.append(element("label", { for: id }, text + requiredMark));
+      wrapper.append(element("label", { htmlFor: id }, [text + requiredMark]));
       if (help) wrapper.append(help);
       const touched = answers[item.id] !== undefined;
       const input = element("input", {
         type: "range", id, min: item.min, max: item.max, step: item.step || "any",
-        class: touched ? "slider" : "slider untouched", "aria-describedby": `${id}-value ${describedBy}`,
+        className: touched ? "slider" : "slider untouched", "aria-describedby": `${id}-value ${describedBy}`,
       });
       // A slider never suggests an answer: until touched it shows no value and counts as unanswered.
       input.value = touched ? answers[item.id] : (item.min + item.max) / 2;
-      const ends = element("div", { class: "slider-ends", "aria-hidden": "true" });
-      ends.append(element("span", {}, item.minLabel ? localized(item.minLabel, language) : String(item.min)));
-      ends.append(element("span", {}, item.maxLabel ? localized(item.maxLabel, language) : String(item.max)));
-      const value = element("span", { class: "status", id: `${id}-value`, "aria-live": "polite" },
-        touched ? String(answers[item.id]) : message("sliderUntouched"));
+      const ends = element("div", { className: "slider-ends", "aria-hidden": "true" });
+      ends.append(element("span", {}, [item.minLabel ? localized(item.minLabel, language) : String(item.min)]));
+      ends.append(element("span", {}, [item.maxLabel ? localized(item.maxLabel, language) : String(item.max)]));
+      const value = element("span", { className: "status", id: `${id}-value`, "aria-live": "polite" },
+        [touched ? String(answers[item.id]) : message("sliderUntouched")]);
       const touch = () => {
         input.classList.remove("untouched");
         value.textContent = input.value;
@@ -283,11 +274,11 @@ function renderItem(item, definition, language, message, answers, setAnswer, rea
       break;
     }
     case "number": {
-      wrapper.append(element("label", { for: id }, text + (item.unit ? ` (${item.unit})` : "") + requiredMark));
+      wrapper.append(element("label", { htmlFor: id }, [text + (item.unit ? ` (${item.unit})` : "") + requiredMark]));
       if (help) wrapper.append(help);
       const step = typeof item.decimals === "number" ? (item.decimals === 0 ? "1" : String(10 ** -item.decimals)) : "any";
       const input = element("input", {
-        type: "number", id, inputmode: item.decimals === 0 ? "numeric" : "decimal", min: item.min, max: item.max, step,
+        type: "number", id, inputMode: item.decimals === 0 ? "numeric" : "decimal", min: item.min, max: item.max, step,
         "aria-describedby": describedBy,
       });
       if (answers[item.id] !== undefined) input.value = answers[item.id];
@@ -296,14 +287,14 @@ function renderItem(item, definition, language, message, answers, setAnswer, rea
       break;
     }
     case "text": {
-      wrapper.append(element("label", { for: id }, text + requiredMark));
+      wrapper.append(element("label", { htmlFor: id }, [text + requiredMark]));
       if (help) wrapper.append(help);
       const limit = item.maxLength || 2000;
       const input = element(item.multiline ? "textarea" : "input", {
-        id, maxlength: limit, type: item.multiline ? undefined : "text", "aria-describedby": `${id}-count ${describedBy}`,
+        id, maxLength: limit, type: item.multiline ? undefined : "text", "aria-describedby": `${id}-count ${describedBy}`,
       });
       input.value = answers[item.id] || "";
-      const count = element("span", { class: "status", id: `${id}-count` });
+      const count = element("span", { className: "status", id: `${id}-count` });
       const refresh = () => (count.textContent = message("characters", { count: input.value.length, limit }));
       input.addEventListener("input", () => {
         refresh();
@@ -316,7 +307,7 @@ function renderItem(item, definition, language, message, answers, setAnswer, rea
     case "date":
     case "time":
     case "dateTime": {
-      wrapper.append(element("label", { for: id }, text + requiredMark));
+      wrapper.append(element("label", { htmlFor: id }, [text + requiredMark]));
       if (help) wrapper.append(help);
       const type = item.type === "dateTime" ? "datetime-local" : item.type;
       const input = element("input", { type, id, "aria-describedby": describedBy });
@@ -330,7 +321,7 @@ function renderItem(item, definition, language, message, answers, setAnswer, rea
       break;
     }
     default:
-      wrapper.append(element("p", {}, text));
+      wrapper.append(element("p", {}, [text]));
   }
   wrapper.append(errorSlot);
   return wrapper;
@@ -359,7 +350,7 @@ export function renderFeedback(definition, answers, language) {
     if (score.value === null) continue;
     const rule = definition.scores.find((candidate) => candidate.id === score.id);
     const band = score.band ? ` – ${localized(score.band.label, language)}` : "";
-    list.append(element("li", {}, `${localized(rule.title, language)}: ${score.value}${band}`));
+    list.append(element("li", {}, [`${localized(rule.title, language)}: ${score.value}${band}`]));
   }
   document.getElementById("feedback").hidden = list.children.length === 0;
 }

@@ -4,16 +4,11 @@
 import { api, apiList } from "../lib/api.js";
 import { countMessage, formatDate, formatDateTime, formatNumber, message } from "../lib/i18n.js";
 import { chartWidth } from "../lib/page.js";
+import { element } from "../lib/dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 const PARTS = ["night", "morning", "afternoon", "evening"];
-
-function element(tag, properties = {}, children = []) {
-  const node = Object.assign(document.createElement(tag), properties);
-  node.append(...children);
-  return node;
-}
 
 function svg(tag, attributes = {}) {
   const node = document.createElementNS(SVG, tag);

@@ -4,14 +4,9 @@
 import { api, apiList } from "../lib/api.js";
 import { clearErrors, showProblem } from "../lib/forms.js";
 import { message } from "../lib/i18n.js";
+import { element } from "../lib/dom.js";
 
 const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
-
-function element(tag, properties = {}, children = []) {
-  const node = Object.assign(document.createElement(tag), properties);
-  node.append(...children);
-  return node;
-}
 
 function field(label, input, errorFor) {
   const id = input.id;
