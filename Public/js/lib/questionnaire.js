@@ -7,153 +7,330 @@ import { forgetDraft, loadDraft, saveDraft } from "./storage.js";
 
 /** Renders and runs the questionnaire for `prompt` inside the page. */
 export function runQuestionnaire({ prompt, definition, language, submit, readOnlyAnswers, onDone, onAnswer }) {
-  const form = document.getElementById("questionnaire");
-  const container = document.getElementById("sections");
   const draft = readOnlyAnswers ? { answers: readOnlyAnswers, responseId: null } : loadDraft(prompt.id);
-  const answers = draft.answers;
-  const readOnly = Boolean(readOnlyAnswers);
-  const itemNodes = new Map();
-  const sectionNodes = new Map();
-
-  const store = () => {
-    if (readOnly) return;
-    draft.progress = progress(definition, answers);
-    saveDraft(prompt.id, draft);
+  const q = {
+    prompt, definition, language, submit, onDone, onAnswer, draft,
+    answers: draft.answers,
+    readOnly: Boolean(readOnlyAnswers),
+    form: document.getElementById("questionnaire"),
+    itemNodes: new Map(),
+    sectionNodes: new Map(),
+    progressBar: document.getElementById("progress"),
+    progressText: document.getElementById("progress-text"),
+    submitButton: document.getElementById("submit"),
+    confirmPanel: document.getElementById("confirm"),
   };
+  renderSections(q);
+  document.getElementById("progress-line").hidden = false;
+  q.form.hidden = false;
+  if (q.readOnly) {
+    q.form.querySelectorAll("input, textarea, select, button.clear").forEach((input) => (input.disabled = true));
+    document.querySelector(".sticky-actions").hidden = true;
+  }
+  update(q);
 
-  const setAnswer = (id, value) => {
-    if (value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0)) {
-      delete answers[id];
-    } else {
-      answers[id] = value;
-      if (!draft.startedAt) draft.startedAt = new Date().toISOString();
+  document.getElementById("next-unanswered").addEventListener("click", () => showNextUnanswered(q));
+  q.form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (q.readOnly) return;
+    if (missingRequired(definition, q.answers).length) {
+      document.getElementById("next-unanswered").click();
+      return;
     }
-    store();
-    update();
-    onAnswer?.(answers);
-  };
+    q.confirmPanel.hidden = false;
+    q.confirmPanel.focus();
+  });
+  document.getElementById("confirm-no").addEventListener("click", () => {
+    q.confirmPanel.hidden = true;
+    q.submitButton.focus();
+  });
+  document.getElementById("confirm-yes").addEventListener("click", () => send(q));
+  return { showStatus, answers: q.answers };
+}
 
+/** Keeps the answers and how far they go on the device (never those only shown). */
+function store(q) {
+  if (q.readOnly) return;
+  q.draft.progress = progress(q.definition, q.answers);
+  saveDraft(q.prompt.id, q.draft);
+}
+
+/** Takes an answer (an empty one removes it), keeps it and shows what follows from it. */
+function setAnswer(q, id, value) {
+  if (value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0)) {
+    delete q.answers[id];
+  } else {
+    q.answers[id] = value;
+    if (!q.draft.startedAt) q.draft.startedAt = new Date().toISOString();
+  }
+  store(q);
+  update(q);
+  q.onAnswer?.(q.answers);
+}
+
+/** Every section with its items, into the page. */
+function renderSections(q) {
+  const { definition, language } = q;
+  const container = document.getElementById("sections");
   for (const section of definition.sections) {
     const node = element("section", { className: "card question-section", "data-section": section.id });
     if (section.title) node.append(element("h2", {}, [localized(section.title, language)]));
     if (section.description) node.append(element("p", {}, [localized(section.description, language)]));
     for (const item of section.items) {
-      const itemNode = renderItem(item, definition, language, message, answers, setAnswer, readOnly);
-      itemNodes.set(item.id, itemNode);
+      const itemNode = renderItem(item, definition, language, message, q.answers, (id, value) => setAnswer(q, id, value), q.readOnly);
+      q.itemNodes.set(item.id, itemNode);
       node.append(itemNode);
     }
-    sectionNodes.set(section.id, node);
+    q.sectionNodes.set(section.id, node);
     container.append(node);
   }
+}
 
-  const progressBar = document.getElementById("progress");
-  const progressText = document.getElementById("progress-text");
-  const submitButton = document.getElementById("submit");
+/** Shows the sections and items the answers call for, how far the person is, and whether they may send. */
+function update(q) {
+  const { definition, answers } = q;
+  const visible = visibility(definition, answers);
+  for (const [id, node] of q.sectionNodes) node.hidden = !visible.sections.has(id);
+  for (const [id, node] of q.itemNodes) node.hidden = !visible.items.has(id);
+  const { answered, total } = progress(definition, answers);
+  q.progressBar.max = Math.max(total, 1);
+  q.progressBar.value = answered;
+  q.progressText.textContent = message("progress", { answered, total });
+  const missing = missingRequired(definition, answers);
+  q.submitButton.disabled = q.readOnly || missing.length > 0;
+  q.submitButton.setAttribute("aria-describedby", "progress-text");
+  document.getElementById("next-unanswered").hidden = q.readOnly || answered === total;
+}
 
-  function update() {
-    const visible = visibility(definition, answers);
-    for (const [id, node] of sectionNodes) node.hidden = !visible.sections.has(id);
-    for (const [id, node] of itemNodes) node.hidden = !visible.items.has(id);
-    const { answered, total } = progress(definition, answers);
-    progressBar.max = Math.max(total, 1);
-    progressBar.value = answered;
-    progressText.textContent = message("progress", { answered, total });
-    const missing = missingRequired(definition, answers);
-    submitButton.disabled = readOnly || missing.length > 0;
-    submitButton.setAttribute("aria-describedby", "progress-text");
-    document.getElementById("next-unanswered").hidden = readOnly || answered === total;
-  }
+/** Brings the first required item without an answer (or else the first unanswered one) into view. */
+function showNextUnanswered(q) {
+  const { definition, answers } = q;
+  const visible = visibility(definition, answers).items;
+  const missing = missingRequired(definition, answers);
+  const target =
+    missing[0] ||
+    definition.sections
+      .flatMap((section) => section.items)
+      .find((item) => item.type !== "display" && visible.has(item.id) && !isAnswered(answers[item.id]))?.id;
+  if (!target) return;
+  const node = q.itemNodes.get(target);
+  node.scrollIntoView({ behavior: "smooth", block: "center" });
+  node.querySelector("input, textarea, select")?.focus();
+}
 
-  document.getElementById("progress-line").hidden = false;
-  form.hidden = false;
-  if (readOnly) {
-    form.querySelectorAll("input, textarea, select, button.clear").forEach((input) => (input.disabled = true));
-    document.querySelector(".sticky-actions").hidden = true;
-  }
-  update();
-
-  document.getElementById("next-unanswered").addEventListener("click", () => {
-    const visible = visibility(definition, answers).items;
-    const missing = missingRequired(definition, answers);
-    const target =
-      missing[0] ||
-      definition.sections
-        .flatMap((section) => section.items)
-        .find((item) => item.type !== "display" && visible.has(item.id) && !isAnswered(answers[item.id]))?.id;
-    if (!target) return;
-    const node = itemNodes.get(target);
-    node.scrollIntoView({ behavior: "smooth", block: "center" });
-    node.querySelector("input, textarea, select")?.focus();
+/** Sends the answers the person can see, once confirmed; what the server refuses is shown beside its item. */
+async function send(q) {
+  const { prompt, definition, draft } = q;
+  q.confirmPanel.hidden = true;
+  const visible = visibility(definition, q.answers).items;
+  const sent = Object.fromEntries(Object.entries(q.answers).filter(([id]) => visible.has(id)));
+  const result = await q.submit({
+    id: draft.responseId,
+    promptId: prompt.id,
+    instrumentKey: definition.key,
+    version: definition.version,
+    answers: sent,
+    startedAt: draft.startedAt || undefined,
+    completedAt: draft.completedAt || (draft.completedAt = new Date().toISOString()),
   });
+  // Answers waiting in the outbox stay on the device, read-only, until they are sent.
+  if (result.ok && result.data.queued) draft.queued = true;
+  store(q);
+  if (result.ok) {
+    if (!draft.queued) forgetDraft(prompt.id);
+    q.onDone(result.data);
+    return;
+  }
+  if (result.status === 0) {
+    showStatus(message("savedLocally"), "warn");
+    return;
+  }
+  showErrors(q, result.data);
+}
 
-  const confirmPanel = document.getElementById("confirm");
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    if (readOnly) return;
-    if (missingRequired(definition, answers).length) {
-      document.getElementById("next-unanswered").click();
-      return;
+function showErrors(q, problem) {
+  const summary = q.form.querySelector("[data-summary]");
+  const errors = (problem && problem.errors) || [];
+  for (const error of errors) {
+    const id = String(error.field || "").replace(/^answers\./, "");
+    const slot = q.itemNodes.get(id)?.querySelector(".error");
+    if (slot) {
+      slot.textContent = error.detail;
+      slot.hidden = false;
     }
-    confirmPanel.hidden = false;
-    confirmPanel.focus();
+  }
+  summary.textContent = (problem && problem.detail) || "";
+  summary.hidden = false;
+  summary.focus();
+  if (errors.some((error) => error.field === "completedAt")) delete q.draft.completedAt;
+}
+
+function showStatus(text, kind) {
+  const status = document.getElementById("questionnaire-status");
+  status.className = `notice ${kind}`;
+  status.textContent = text;
+  status.hidden = false;
+}
+
+/** A fieldset of radio buttons or checkboxes, one per choice, labelled by the item's text. */
+function choiceGroup(field, type, choices, isChecked, onChange) {
+  const { id, text, help, describedBy, requiredMark } = field;
+  const fieldset = element("fieldset", { className: "choices", "aria-describedby": describedBy });
+  fieldset.append(element("legend", {}, [text + requiredMark]));
+  if (help) fieldset.append(help);
+  choices.forEach((choice, index) => {
+    const inputID = `${id}-${index}`;
+    const row = element("div", { className: "choice" });
+    const input = element("input", { type, id: inputID, name: id, value: choice.value });
+    input.checked = isChecked(choice.value);
+    input.addEventListener("change", () => onChange(choice.value, input.checked));
+    row.append(input, element("label", { htmlFor: inputID }, [choice.label]));
+    fieldset.append(row);
   });
-  document.getElementById("confirm-no").addEventListener("click", () => {
-    confirmPanel.hidden = true;
-    submitButton.focus();
-  });
-  document.getElementById("confirm-yes").addEventListener("click", async () => {
-    confirmPanel.hidden = true;
-    const visible = visibility(definition, answers).items;
-    const sent = Object.fromEntries(Object.entries(answers).filter(([id]) => visible.has(id)));
-    const result = await submit({
-      id: draft.responseId,
-      promptId: prompt.id,
-      instrumentKey: definition.key,
-      version: definition.version,
-      answers: sent,
-      startedAt: draft.startedAt || undefined,
-      completedAt: draft.completedAt || (draft.completedAt = new Date().toISOString()),
+  return fieldset;
+}
+
+/** One answer of options, yes or no, or a point on a scale, as radio buttons (clearable when optional). */
+function renderChoice(field) {
+  const { item, definition, language, message, answers, setAnswer, readOnly, wrapper } = field;
+  let choices;
+  if (item.type === "single") {
+    choices = optionsOf(definition, item).map((option) => ({ value: String(option.code), label: localized(option.label, language) }));
+  } else if (item.type === "boolean") {
+    choices = [
+      { value: "true", label: message("yes") },
+      { value: "false", label: message("no") },
+    ];
+  } else {
+    choices = [];
+    for (let value = item.min; value <= item.max; value += 1) {
+      let label = String(value);
+      if (value === item.min && item.minLabel) label += ` – ${localized(item.minLabel, language)}`;
+      if (value === item.max && item.maxLabel) label += ` – ${localized(item.maxLabel, language)}`;
+      choices.push({ value: String(value), label });
+    }
+  }
+  const toAnswer = (value) => (item.type === "boolean" ? value === "true" : item.type === "scale" ? Number(value) : value);
+  const group = choiceGroup(
+    field,
+    "radio",
+    choices,
+    (value) => answers[item.id] !== undefined && String(answers[item.id]) === value,
+    (value) => setAnswer(item.id, toAnswer(value)),
+  );
+  if (!item.required && !readOnly) {
+    const clear = element("button", { type: "button", className: "link clear" }, [message("clear")]);
+    clear.addEventListener("click", () => {
+      group.querySelectorAll("input").forEach((input) => (input.checked = false));
+      setAnswer(item.id, null);
     });
-    // Answers waiting in the outbox stay on the device, read-only, until they are sent.
-    if (result.ok && result.data.queued) draft.queued = true;
-    store();
-    if (result.ok) {
-      if (!draft.queued) forgetDraft(prompt.id);
-      onDone(result.data);
-      return;
-    }
-    if (result.status === 0) {
-      showStatus(message("savedLocally"), "warn");
-      return;
-    }
-    showErrors(result.data);
-  });
+    group.append(clear);
+  }
+  wrapper.append(group);
+}
 
-  function showErrors(problem) {
-    const summary = form.querySelector("[data-summary]");
-    const errors = (problem && problem.errors) || [];
-    for (const error of errors) {
-      const id = String(error.field || "").replace(/^answers\./, "");
-      const slot = itemNodes.get(id)?.querySelector(".error");
-      if (slot) {
-        slot.textContent = error.detail;
-        slot.hidden = false;
+/** Several answers as checkboxes; an exclusive option ("none of these") clears the others and is cleared by them. */
+function renderMultiple(field) {
+  const { item, definition, language, answers, setAnswer, wrapper } = field;
+  const options = optionsOf(definition, item);
+  const exclusive = new Set(options.filter((option) => option.exclusive).map((option) => String(option.code)));
+  const group = choiceGroup(
+    field,
+    "checkbox",
+    options.map((option) => ({ value: String(option.code), label: localized(option.label, language) })),
+    (value) => Array.isArray(answers[item.id]) && answers[item.id].includes(value),
+    (value, checked) => {
+      let chosen = Array.isArray(answers[item.id]) ? [...answers[item.id]] : [];
+      if (checked) {
+        chosen = exclusive.has(value) ? [value] : chosen.filter((code) => !exclusive.has(code)).concat(value);
+      } else {
+        chosen = chosen.filter((code) => code !== value);
       }
-    }
-    summary.textContent = (problem && problem.detail) || "";
-    summary.hidden = false;
-    summary.focus();
-    if (errors.some((error) => error.field === "completedAt")) delete draft.completedAt;
-  }
+      group.querySelectorAll("input").forEach((input) => (input.checked = chosen.includes(input.value)));
+      setAnswer(item.id, chosen);
+    },
+  );
+  wrapper.append(group);
+}
 
-  function showStatus(text, kind) {
-    const status = document.getElementById("questionnaire-status");
-    status.className = `notice ${kind}`;
-    status.textContent = text;
-    status.hidden = false;
-  }
+/** A slider that shows no value and counts as unanswered until it is touched. */
+function renderSlider(field) {
+  const { item, language, message, answers, setAnswer, id, text, help, describedBy, requiredMark, wrapper } = field;
+  wrapper.append(element("label", { htmlFor: id }, [text + requiredMark]));
+  if (help) wrapper.append(help);
+  const touched = answers[item.id] !== undefined;
+  const input = element("input", {
+    type: "range", id, min: item.min, max: item.max, step: item.step || "any",
+    className: touched ? "slider" : "slider untouched", "aria-describedby": `${id}-value ${describedBy}`,
+  });
+  // A slider never suggests an answer: until touched it shows no value and counts as unanswered.
+  input.value = touched ? answers[item.id] : (item.min + item.max) / 2;
+  const ends = element("div", { className: "slider-ends", "aria-hidden": "true" });
+  ends.append(element("span", {}, [item.minLabel ? localized(item.minLabel, language) : String(item.min)]));
+  ends.append(element("span", {}, [item.maxLabel ? localized(item.maxLabel, language) : String(item.max)]));
+  const value = element("span", { className: "status", id: `${id}-value`, "aria-live": "polite" },
+    [touched ? String(answers[item.id]) : message("sliderUntouched")]);
+  const touch = () => {
+    input.classList.remove("untouched");
+    value.textContent = input.value;
+    setAnswer(item.id, Number(input.value));
+  };
+  input.addEventListener("input", touch);
+  input.addEventListener("change", touch);
+  // Tapping the thumb where it already is chooses that value too.
+  input.addEventListener("pointerup", touch);
+  wrapper.append(input, ends, value);
+}
 
-  return { showStatus, answers };
+/** A number in the item's unit, with as many decimals as it allows. */
+function renderNumber(field) {
+  const { item, answers, setAnswer, id, text, help, describedBy, requiredMark, wrapper } = field;
+  wrapper.append(element("label", { htmlFor: id }, [text + (item.unit ? ` (${item.unit})` : "") + requiredMark]));
+  if (help) wrapper.append(help);
+  const step = typeof item.decimals === "number" ? (item.decimals === 0 ? "1" : String(10 ** -item.decimals)) : "any";
+  const input = element("input", {
+    type: "number", id, inputMode: item.decimals === 0 ? "numeric" : "decimal", min: item.min, max: item.max, step,
+    "aria-describedby": describedBy,
+  });
+  if (answers[item.id] !== undefined) input.value = answers[item.id];
+  input.addEventListener("input", () => setAnswer(item.id, input.value === "" ? null : Number(input.value)));
+  wrapper.append(input);
+}
+
+/** A text, one line or several, with its length counted against its limit. */
+function renderText(field) {
+  const { item, message, answers, setAnswer, id, text, help, describedBy, requiredMark, wrapper } = field;
+  wrapper.append(element("label", { htmlFor: id }, [text + requiredMark]));
+  if (help) wrapper.append(help);
+  const limit = item.maxLength || 2000;
+  const input = element(item.multiline ? "textarea" : "input", {
+    id, maxLength: limit, type: item.multiline ? undefined : "text", "aria-describedby": `${id}-count ${describedBy}`,
+  });
+  input.value = answers[item.id] || "";
+  const count = element("span", { className: "status", id: `${id}-count` });
+  const refresh = () => (count.textContent = message("characters", { count: input.value.length, limit }));
+  input.addEventListener("input", () => {
+    refresh();
+    setAnswer(item.id, input.value);
+  });
+  refresh();
+  wrapper.append(input, count);
+}
+
+/** A date, a time, or both, in the device's time zone. */
+function renderMoment(field) {
+  const { item, answers, setAnswer, id, text, help, describedBy, requiredMark, wrapper } = field;
+  wrapper.append(element("label", { htmlFor: id }, [text + requiredMark]));
+  if (help) wrapper.append(help);
+  const type = item.type === "dateTime" ? "datetime-local" : item.type;
+  const input = element("input", { type, id, "aria-describedby": describedBy });
+  const stored = answers[item.id];
+  if (stored) input.value = item.type === "dateTime" ? toLocalInput(stored) : stored;
+  input.addEventListener("change", () => {
+    if (!input.value) return setAnswer(item.id, null);
+    setAnswer(item.id, item.type === "dateTime" ? withOffset(input.value) : input.value);
+  });
+  wrapper.append(input);
 }
 
 function renderItem(item, definition, language, message, answers, setAnswer, readOnly) {
@@ -169,157 +346,30 @@ function renderItem(item, definition, language, message, answers, setAnswer, rea
   const help = helpText ? element("span", { className: "hint", id: `${id}-help` }, [helpText]) : null;
   const describedBy = [help ? `${id}-help` : null, `${id}-error`].filter(Boolean).join(" ");
   const requiredMark = item.required ? ` ${message("requiredMark")}` : "";
-
-  const choiceGroup = (type, choices, isChecked, onChange) => {
-    const fieldset = element("fieldset", { className: "choices", "aria-describedby": describedBy });
-    fieldset.append(element("legend", {}, [text + requiredMark]));
-    if (help) fieldset.append(help);
-    choices.forEach((choice, index) => {
-      const inputID = `${id}-${index}`;
-      const row = element("div", { className: "choice" });
-      const input = element("input", { type, id: inputID, name: id, value: choice.value });
-      input.checked = isChecked(choice.value);
-      input.addEventListener("change", () => onChange(choice.value, input.checked));
-      row.append(input, element("label", { htmlFor: inputID }, [choice.label]));
-      fieldset.append(row);
-    });
-    return fieldset;
-  };
-
+  const field = { item, definition, language, message, answers, setAnswer, readOnly, id, text, help, describedBy, requiredMark, wrapper };
   switch (item.type) {
     case "single":
     case "boolean":
-    case "scale": {
-      let choices;
-      if (item.type === "single") {
-        choices = optionsOf(definition, item).map((option) => ({ value: String(option.code), label: localized(option.label, language) }));
-      } else if (item.type === "boolean") {
-        choices = [
-          { value: "true", label: message("yes") },
-          { value: "false", label: message("no") },
-        ];
-      } else {
-        choices = [];
-        for (let value = item.min; value <= item.max; value += 1) {
-          let label = String(value);
-          if (value === item.min && item.minLabel) label += ` – ${localized(item.minLabel, language)}`;
-          if (value === item.max && item.maxLabel) label += ` – ${localized(item.maxLabel, language)}`;
-          choices.push({ value: String(value), label });
-        }
-      }
-      const toAnswer = (value) => (item.type === "boolean" ? value === "true" : item.type === "scale" ? Number(value) : value);
-      const group = choiceGroup(
-        "radio",
-        choices,
-        (value) => answers[item.id] !== undefined && String(answers[item.id]) === value,
-        (value) => setAnswer(item.id, toAnswer(value)),
-      );
-      if (!item.required && !readOnly) {
-        const clear = element("button", { type: "button", className: "link clear" }, [message("clear")]);
-        clear.addEventListener("click", () => {
-          group.querySelectorAll("input").forEach((input) => (input.checked = false));
-          setAnswer(item.id, null);
-        });
-        group.append(clear);
-      }
-      wrapper.append(group);
+    case "scale":
+      renderChoice(field);
       break;
-    }
-    case "multiple": {
-      const options = optionsOf(definition, item);
-      const exclusive = new Set(options.filter((option) => option.exclusive).map((option) => String(option.code)));
-      const group = choiceGroup(
-        "checkbox",
-        options.map((option) => ({ value: String(option.code), label: localized(option.label, language) })),
-        (value) => Array.isArray(answers[item.id]) && answers[item.id].includes(value),
-        (value, checked) => {
-          let chosen = Array.isArray(answers[item.id]) ? [...answers[item.id]] : [];
-          if (checked) {
-            chosen = exclusive.has(value) ? [value] : chosen.filter((code) => !exclusive.has(code)).concat(value);
-          } else {
-            chosen = chosen.filter((code) => code !== value);
-          }
-          group.querySelectorAll("input").forEach((input) => (input.checked = chosen.includes(input.value)));
-          setAnswer(item.id, chosen);
-        },
-      );
-      wrapper.append(group);
+    case "multiple":
+      renderMultiple(field);
       break;
-    }
-    case "slider": {
-      wrapper.append(element("label", { htmlFor: id }, [text + requiredMark]));
-      if (help) wrapper.append(help);
-      const touched = answers[item.id] !== undefined;
-      const input = element("input", {
-        type: "range", id, min: item.min, max: item.max, step: item.step || "any",
-        className: touched ? "slider" : "slider untouched", "aria-describedby": `${id}-value ${describedBy}`,
-      });
-      // A slider never suggests an answer: until touched it shows no value and counts as unanswered.
-      input.value = touched ? answers[item.id] : (item.min + item.max) / 2;
-      const ends = element("div", { className: "slider-ends", "aria-hidden": "true" });
-      ends.append(element("span", {}, [item.minLabel ? localized(item.minLabel, language) : String(item.min)]));
-      ends.append(element("span", {}, [item.maxLabel ? localized(item.maxLabel, language) : String(item.max)]));
-      const value = element("span", { className: "status", id: `${id}-value`, "aria-live": "polite" },
-        [touched ? String(answers[item.id]) : message("sliderUntouched")]);
-      const touch = () => {
-        input.classList.remove("untouched");
-        value.textContent = input.value;
-        setAnswer(item.id, Number(input.value));
-      };
-      input.addEventListener("input", touch);
-      input.addEventListener("change", touch);
-      // Tapping the thumb where it already is chooses that value too.
-      input.addEventListener("pointerup", touch);
-      wrapper.append(input, ends, value);
+    case "slider":
+      renderSlider(field);
       break;
-    }
-    case "number": {
-      wrapper.append(element("label", { htmlFor: id }, [text + (item.unit ? ` (${item.unit})` : "") + requiredMark]));
-      if (help) wrapper.append(help);
-      const step = typeof item.decimals === "number" ? (item.decimals === 0 ? "1" : String(10 ** -item.decimals)) : "any";
-      const input = element("input", {
-        type: "number", id, inputMode: item.decimals === 0 ? "numeric" : "decimal", min: item.min, max: item.max, step,
-        "aria-describedby": describedBy,
-      });
-      if (answers[item.id] !== undefined) input.value = answers[item.id];
-      input.addEventListener("input", () => setAnswer(item.id, input.value === "" ? null : Number(input.value)));
-      wrapper.append(input);
+    case "number":
+      renderNumber(field);
       break;
-    }
-    case "text": {
-      wrapper.append(element("label", { htmlFor: id }, [text + requiredMark]));
-      if (help) wrapper.append(help);
-      const limit = item.maxLength || 2000;
-      const input = element(item.multiline ? "textarea" : "input", {
-        id, maxLength: limit, type: item.multiline ? undefined : "text", "aria-describedby": `${id}-count ${describedBy}`,
-      });
-      input.value = answers[item.id] || "";
-      const count = element("span", { className: "status", id: `${id}-count` });
-      const refresh = () => (count.textContent = message("characters", { count: input.value.length, limit }));
-      input.addEventListener("input", () => {
-        refresh();
-        setAnswer(item.id, input.value);
-      });
-      refresh();
-      wrapper.append(input, count);
+    case "text":
+      renderText(field);
       break;
-    }
     case "date":
     case "time":
-    case "dateTime": {
-      wrapper.append(element("label", { htmlFor: id }, [text + requiredMark]));
-      if (help) wrapper.append(help);
-      const type = item.type === "dateTime" ? "datetime-local" : item.type;
-      const input = element("input", { type, id, "aria-describedby": describedBy });
-      const stored = answers[item.id];
-      if (stored) input.value = item.type === "dateTime" ? toLocalInput(stored) : stored;
-      input.addEventListener("change", () => {
-        if (!input.value) return setAnswer(item.id, null);
-        setAnswer(item.id, item.type === "dateTime" ? withOffset(input.value) : input.value);
-      });
-      wrapper.append(input);
+    case "dateTime":
+      renderMoment(field);
       break;
-    }
     default:
       wrapper.append(element("p", {}, [text]));
   }

@@ -4,11 +4,31 @@ import { api, apiList } from "../lib/api.js";
 import { formatDateTime, message } from "../lib/i18n.js";
 import { NOTICE_KEY, answers, keepAnswer, queue, waiting } from "../lib/interventions.js";
 
+/** What the page works on, set once by `run`. */
+let id;
+let status;
+let item;
+let local;
+let form;
+let taskField;
+let answerField;
+let answer;
+let done;
+let completed;
+
+function showCompleted(when, queued) {
+  form.querySelectorAll("input, textarea, button").forEach((input) => (input.disabled = true));
+  document.getElementById("confirm").hidden = true;
+  status.className = queued ? "notice warn" : "notice ok";
+  status.textContent = queued ? message("waitingToSend") : message("completedOn", { date: formatDateTime(when) });
+  status.hidden = false;
+}
+
 export async function run() {
-  const id = decodeURIComponent(location.pathname.split("/").pop());
-  const status = document.getElementById("intervention-status");
+  id = decodeURIComponent(location.pathname.split("/").pop());
+  status = document.getElementById("intervention-status");
   const result = await apiList("/me/interventions");
-  const item = result.ok ? result.data.find((candidate) => candidate.id === id) : null;
+  item = result.ok ? result.data.find((candidate) => candidate.id === id) : null;
   if (!item) {
     status.textContent = result.ok ? message("notFound") : result.data.detail;
     status.hidden = false;
@@ -23,12 +43,12 @@ export async function run() {
     });
   }
 
-  const local = answers()[id] || {};
-  const form = document.getElementById("intervention-form");
-  const taskField = document.getElementById("task-field");
-  const answerField = document.getElementById("answer-field");
-  const answer = document.getElementById("answer");
-  const done = document.getElementById("task-done");
+  local = answers()[id] || {};
+  form = document.getElementById("intervention-form");
+  taskField = document.getElementById("task-field");
+  answerField = document.getElementById("answer-field");
+  answer = document.getElementById("answer");
+  done = document.getElementById("task-done");
   taskField.hidden = item.kind !== "task";
   answerField.hidden = item.kind !== "question";
   answer.value = local.answer || "";
@@ -49,14 +69,7 @@ export async function run() {
   done.addEventListener("change", () => keepAnswer(id, { done: done.checked }));
 
   const pending = await waiting("intervention.complete");
-  const completed = item.state === "completed" || local.completedAt || pending.includes(id);
-  const showCompleted = (when, queued) => {
-    form.querySelectorAll("input, textarea, button").forEach((input) => (input.disabled = true));
-    document.getElementById("confirm").hidden = true;
-    status.className = queued ? "notice warn" : "notice ok";
-    status.textContent = queued ? message("waitingToSend") : message("completedOn", { date: formatDateTime(when) });
-    status.hidden = false;
-  };
+  completed = item.state === "completed" || local.completedAt || pending.includes(id);
   if (completed) {
     showCompleted(item.completedAt || local.completedAt, pending.includes(id));
     return;

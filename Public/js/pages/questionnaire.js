@@ -10,6 +10,49 @@ import { setText } from "../lib/page.js";
 import { renderFeedback, runQuestionnaire } from "../lib/questionnaire.js";
 import { loadDraft, uuid } from "../lib/storage.js";
 
+function showFeedback(definition, answers, language) {
+  if (definition.patientFeedback) renderFeedback(definition, answers, language);
+}
+
+/**
+ * Sends the answers, with the context the person kept; while the study waits for an answer to its new consent, or
+ * without a connection, they wait on the device under their own id and go out later.
+ */
+async function sendAnswers(answered, definition, context) {
+  const kept = context?.kept();
+  let body = kept ? { ...answered, context: kept } : answered;
+  let result = await api("POST", "/me/responses", body);
+  if (kept && result.status === 422 && result.data?.errors?.some((error) => error.field === "context")) {
+    // The person withdrew their context consent elsewhere since this page opened: the answers go without it.
+    body = answered;
+    result = await api("POST", "/me/responses", body);
+  }
+  if (result.status === 409 && result.data?.type === "/problems/consent-required") {
+    // The study asks for an answer to its new consent first: the answers wait here until then.
+    await enqueue({ id: uuid(), type: "response", response: body }, definition.key);
+    window.dispatchEvent(new CustomEvent("interlude:consent-needed"));
+    return { ok: true, status: 202, data: { ...body, queued: true } };
+  }
+  if (result.status !== 0) return result;
+  // No connection: the answers wait on the device under their own id and go out when it returns.
+  await enqueue({ id: uuid(), type: "response", response: body }, definition.key);
+  return { ok: true, status: 202, data: { ...body, queued: true } };
+}
+
+/** The questionnaire once sent or kept: nothing more to change, what happened, the outro and the feedback. */
+function showDone(response, definition, language, status) {
+  const form = document.getElementById("questionnaire");
+  form.querySelectorAll("input, textarea, select, button").forEach((input) => (input.disabled = true));
+  document.querySelector(".sticky-actions").hidden = true;
+  status.className = response.queued ? "notice warn" : "notice ok";
+  status.textContent = message(response.queued ? "queued" : "submitted");
+  status.hidden = false;
+  status.focus?.();
+  if (definition.outro) setText("questionnaire-outro", localized(definition.outro, language));
+  document.getElementById("questionnaire-outro").hidden = !definition.outro;
+  showFeedback(definition, response.answers, language);
+}
+
 export async function run() {
   const promptId = location.pathname.split("/").pop();
   const result = await api("GET", `/me/prompts/${encodeURIComponent(promptId)}`);
@@ -25,16 +68,13 @@ export async function run() {
   document.title = `${localized(definition.title, language)} · Interlude`;
   setText("questionnaire-description", definition.description ? localized(definition.description, language) : "");
   setText("questionnaire-deadline", message("deadline", { date: formatDateTime(prompt.closesAt) }));
-  const showFeedback = (answers) => {
-    if (definition.patientFeedback) renderFeedback(definition, answers, language);
-  };
   if (prompt.status === "completed" && prompt.responseId) {
     const response = await api("GET", `/responses/${prompt.responseId}`);
     if (!response.ok) return;
     runQuestionnaire({ prompt, definition, language, readOnlyAnswers: response.data.answers });
     status.textContent = message("readOnly");
     status.hidden = false;
-    showFeedback(response.data.answers);
+    showFeedback(definition, response.data.answers, language);
     return;
   }
   const draft = loadDraft(prompt.id);
@@ -64,38 +104,8 @@ export async function run() {
     language,
     message,
     onAnswer: watchCrisis,
-    submit: async (answered) => {
-      const kept = context?.kept();
-      let body = kept ? { ...answered, context: kept } : answered;
-      let result = await api("POST", "/me/responses", body);
-      if (kept && result.status === 422 && result.data?.errors?.some((error) => error.field === "context")) {
-        // The person withdrew their context consent elsewhere since this page opened: the answers go without it.
-        body = answered;
-        result = await api("POST", "/me/responses", body);
-      }
-      if (result.status === 409 && result.data?.type === "/problems/consent-required") {
-        // The study asks for an answer to its new consent first: the answers wait here until then.
-        await enqueue({ id: uuid(), type: "response", response: body }, definition.key);
-        window.dispatchEvent(new CustomEvent("interlude:consent-needed"));
-        return { ok: true, status: 202, data: { ...body, queued: true } };
-      }
-      if (result.status !== 0) return result;
-      // No connection: the answers wait on the device under their own id and go out when it returns.
-      await enqueue({ id: uuid(), type: "response", response: body }, definition.key);
-      return { ok: true, status: 202, data: { ...body, queued: true } };
-    },
-    onDone: (response) => {
-      const form = document.getElementById("questionnaire");
-      form.querySelectorAll("input, textarea, select, button").forEach((input) => (input.disabled = true));
-      document.querySelector(".sticky-actions").hidden = true;
-      status.className = response.queued ? "notice warn" : "notice ok";
-      status.textContent = message(response.queued ? "queued" : "submitted");
-      status.hidden = false;
-      status.focus?.();
-      if (definition.outro) setText("questionnaire-outro", localized(definition.outro, language));
-      document.getElementById("questionnaire-outro").hidden = !definition.outro;
-      showFeedback(response.answers);
-    },
+    submit: (answered) => sendAnswers(answered, definition, context),
+    onDone: (response) => showDone(response, definition, language, status),
   });
 }
 
