@@ -75,3 +75,34 @@ test("every page module is named by the entry and kept by the service worker for
     }
   }
 });
+
+/** Each top-level function of a module (a declaration starting a line) with its length in lines. */
+function topLevelFunctions(module) {
+  const lines = fs.readFileSync(path.join(scripts, module), "utf8").split("\n");
+  const found = [];
+  let open = null;
+  lines.forEach((line, index) => {
+    const start = /^(?:export )?(?:async )?function\*? ?([\w$]+)/.exec(line);
+    if (start) open = { name: start[1], from: index };
+    else if (open && line === "}") {
+      found.push({ name: open.name, lines: index - open.from + 1 });
+      open = null;
+    }
+  });
+  return found;
+}
+
+test("pages are module-level functions of fewer than 80 lines each", () => {
+  for (const module of modules()) {
+    for (const { name, lines } of topLevelFunctions(module)) {
+      assert.ok(lines < 80, `${module}: ${name} has ${lines} lines`);
+    }
+  }
+});
+
+test("elements are built with lib/dom.js's helper, not one of a module's own", () => {
+  for (const module of modules().filter((module) => module !== "lib/dom.js")) {
+    const source = fs.readFileSync(path.join(scripts, module), "utf8");
+    assert.ok(!/^function (element|node|el|h)\(/m.test(source), `${module} builds elements with a helper of its own`);
+  }
+});
