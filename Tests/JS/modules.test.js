@@ -106,3 +106,13 @@ test("elements are built with lib/dom.js's helper, not one of a module's own", (
     assert.ok(!/^function (element|node|el|h)\(/m.test(source), `${module} builds elements with a helper of its own`);
   }
 });
+
+test("every module parses as the browser reads it, an ES module (no name declared twice)", () => {
+  const { spawnSync } = require("node:child_process");
+  for (const module of modules()) {
+    const checked = spawnSync(process.execPath, ["--input-type=module", "--check"], {
+      input: fs.readFileSync(path.join(scripts, module)),
+    });
+    assert.equal(checked.status, 0, `${module}: ${checked.stderr}`);
+  }
+});

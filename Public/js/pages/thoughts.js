@@ -143,7 +143,7 @@ const position = () =>
     );
   });
 
-async function submit() {
+async function submitThought() {
   const data = values(form);
   let valid = requireFields(form, ["text", "date", "time"]);
   if (!chosen(form.elements.ratingBefore)) {
@@ -165,7 +165,7 @@ async function submit() {
   startExercise();
 }
 
-async function submit() {
+async function submitAfter() {
   const slider = afterForm.elements.ratingAfter;
   if (!chosen(slider)) {
     markField(afterForm, "ratingAfter", message("chooseRating"));
@@ -359,14 +359,14 @@ export async function run() {
   stage.addEventListener("pointercancel", release);
   words.addEventListener("transitionend", () => words.classList.remove("gliding"));
 
-  onSubmit("thought", submit);
+  onSubmit("thought", submitThought);
   document.querySelector('[data-action="done"]').addEventListener("click", () => {
     document.getElementById("after-text").textContent = state.draft.text;
     show("after");
   });
   document.querySelector('[data-action="back"]').addEventListener("click", startExercise);
 
-  onSubmit("thought-after", submit);
+  onSubmit("thought-after", submitAfter);
   window.addEventListener("interlude:outbox", () => navigator.onLine && load());
   reset();
   await load();
