@@ -62,7 +62,9 @@ public func configure(
                 .embeddedSQLite(path: path, idleReaders: idleReaders, checkingKeptStatements: app.environment == .testing),
                 as: .sqlite)
         case .fluent:
-            app.databases.use(.sqlite(.file(path)), as: .sqlite)
+            // One connection per event loop: under a burst of writes requests queue for it longer than the
+            // driver's default 10 seconds. They wait as long as the embedded engine waits for a lock.
+            app.databases.use(.sqlite(.file(path), connectionPoolTimeout: .seconds(30)), as: .sqlite)
             // Readers beside the writer, as on the embedded engine.
             try await (app.db as! any SQLDatabase).raw("PRAGMA journal_mode = WAL").run()
         }
