@@ -15,7 +15,7 @@ public func configure(
 ) async throws {
     // Settings and services
     try DataDirectory.prepare(settings.dataDirectory)
-    let localizer = try Localizer(directory: app.directory.resourcesDirectory + "Locales")
+    let localizer = try Localizer.shipped(directory: app.directory.resourcesDirectory + "Locales")
     let metrics = PrometheusCollectorRegistry()
     app.interlude = AppServices(
         settings: settings,
@@ -45,7 +45,7 @@ public func configure(
     app.middleware.use(SecurityHeadersMiddleware(strictTransport: settings.secureCookies))
     app.middleware.use(APIResponseHeadersMiddleware())
     app.middleware.use(ProblemMiddleware())
-    let assets = try PublicAssets(directory: app.directory.publicDirectory)
+    let assets = try PublicAssets.shipped(directory: app.directory.publicDirectory)
     app.publicAssets = assets
     app.middleware.use(PublicFilesMiddleware(directory: app.directory.publicDirectory, assets: assets))
 

@@ -5,10 +5,30 @@ import InterludeCore
 /// `Resources/Locales/<language>.json`; a key missing in one language falls back to English.
 struct Localizer: Sendable {
     private let tables: [Language: [String: String]]
+    private var templateTables: [Language: [String: String]] = [:]
 
     init(tables: [Language: [String: String]]) {
         self.tables = tables
+        for language in Language.allCases {
+            var table: [String: String] = [:]
+            for (key, value) in self.table(prefix: "", language) {
+                table[key.replacingOccurrences(of: ".", with: "_")] = value
+            }
+            templateTables[language] = table
+        }
     }
+
+    /// The whole table for templates, keys with dots turned into underscores; made once, as every page needs it.
+    func templateTable(_ language: Language) -> [String: String] {
+        templateTables[language] ?? [:]
+    }
+
+    /// The texts below `directory`, read once per process.
+    static func shipped(directory: String) throws -> Localizer {
+        try shippedTexts.value(of: directory, load: Localizer.init(directory:))
+    }
+
+    private static let shippedTexts = ShippedFiles<Localizer>()
 
     init(directory: String) throws {
         var tables: [Language: [String: String]] = [:]

@@ -65,8 +65,14 @@ struct InstrumentCatalog: Sendable {
         return object?["resourceType"] as? String == "Questionnaire" ? .fhir : .json
     }
 
-    /// Loads the shipped library files; a broken one stops the start, naming the file.
+    /// Loads the shipped library files, once per process; a broken one stops the start, naming the file.
     static func loadLibrary(directory: String) throws -> [InstrumentDefinition] {
+        try shippedLibraries.value(of: directory, load: readLibrary(directory:))
+    }
+
+    private static let shippedLibraries = ShippedFiles<[InstrumentDefinition]>()
+
+    private static func readLibrary(directory: String) throws -> [InstrumentDefinition] {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
         return try files.map { file in
             let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file))

@@ -44,12 +44,23 @@ struct RequestBounds: Sendable {
     /// By `METHOD /path/{template}` as the contract writes it.
     private let operations: [String: Operation]
 
-    /// The limits of the contract the server is built from.
+    /// The limits of the contract the server is built from, read once per process: every application a process
+    /// configures (a test run configures hundreds) checks against the same contract.
     static func builtIn() throws -> RequestBounds {
+        try shipped.get()
+    }
+
+    private static let shipped = Result<RequestBounds, Malformed> { () throws(Malformed) -> RequestBounds in
         guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else {
             throw Malformed(description: "openapi.yaml is not among the server's resources")
         }
-        return try RequestBounds(yaml: String(decoding: try Data(contentsOf: url), as: UTF8.self))
+        do {
+            return try RequestBounds(yaml: String(decoding: try Data(contentsOf: url), as: UTF8.self))
+        } catch let malformed as Malformed {
+            throw malformed
+        } catch {
+            throw Malformed(description: "openapi.yaml cannot be read: \(error)")
+        }
     }
 
     init(yaml: String) throws {

@@ -48,17 +48,6 @@ struct SelectOption: Encodable, Sendable {
 /// A page without content of its own.
 struct NoContent: Encodable, Sendable {}
 
-extension Localizer {
-    /// The whole table for templates, keys with dots turned into underscores.
-    func templateTable(_ language: Language) -> [String: String] {
-        var result: [String: String] = [:]
-        for (key, value) in table(prefix: "", language) {
-            result[key.replacingOccurrences(of: ".", with: "_")] = value
-        }
-        return result
-    }
-}
-
 extension Request {
     /// Renders `template` with the page chrome around `content`.
     func renderPage<Content: Encodable & Sendable>(

@@ -16,6 +16,13 @@ struct PublicAssets: Sendable {
     /// The versioned addresses' first segment.
     static let root = "/assets/"
 
+    /// The version of the files below `directory`, taken once per process.
+    static func shipped(directory: String) throws -> PublicAssets {
+        try shippedAssets.value(of: directory, load: PublicAssets.init(directory:))
+    }
+
+    private static let shippedAssets = ShippedFiles<PublicAssets>()
+
     /// The version of the files below `directory`, in a stable order.
     init(directory: String) throws {
         let base = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL
