@@ -1,7 +1,6 @@
 import Fluent
 import Foundation
 import InterludeCore
-import SQLKit
 
 /// A therapist's caseload: their patients, current and past, with how each keeps up in the practice and the alerts
 /// that wait, found, ordered and paged as the therapist asks. Reading a page is one audited read of every patient
@@ -45,13 +44,7 @@ struct CaseloadView: Sendable {
 
     /// When each patient last sent an answer, however the app was used.
     private static func lastAnswers(of patients: [UUID], database: any Database) async throws -> [UUID: Date] {
-        guard !patients.isEmpty, let sql = database as? any SQLDatabase else { return [:] }
-        let rows = try await sql.select().column("patient_id")
-            .column(SQLAlias(SQLFunction("max", args: SQLIdentifier("completed_at")), as: SQLIdentifier("last")))
-            .from(ResponseRecord.schema).where("patient_id", .in, SQLBind.group(patients)).groupBy("patient_id").all()
-        var last: [UUID: Date] = [:]
-        for row in rows { last[try row.decode(column: "patient_id", as: UUID.self)] = try row.decode(column: "last", as: Date.self) }
-        return last
+        try await Statements.lastAnswers(of: patients, on: database)
     }
 }
 

@@ -1,7 +1,6 @@
 import Fluent
 import Foundation
 import InterludeCore
-import SQLKit
 import Vapor
 
 /// Signing in and out: bearer tokens for the API, cookies for the console.
@@ -110,32 +109,21 @@ struct SessionService: Sendable {
     func authenticate(token: String, kind: SessionRecord.Kind) async throws -> Authenticated? {
         guard !token.isEmpty, token.count <= 200 else { return nil }
         let now = self.now
-        // One statement for session and person, written out: this runs before every signed-in request.
-        let sql = database as! any SQLDatabase
         guard
-            let row = try await sql.raw(
-                """
-                SELECT s.id AS s_id, s.csrf_token AS s_csrf_token, s.expires_at AS s_expires_at, \
-                s.last_used_at AS s_last_used_at, u.* FROM sessions s JOIN users u ON u.id = s.user_id \
-                WHERE s.token_hash = \(bind: SecretToken.hash(token)) AND s.kind = \(bind: kind.rawValue) \
-                AND s.expires_at > \(bind: now)
-                """
-            ).first()
+            let live = try await Statements.liveSession(
+                tokenHash: SecretToken.hash(token), kind: kind, at: now, on: database)
         else { return nil }
-        let user = try row.model(UserRecord.self)
+        let user = live.user
         guard user.deactivatedAt == nil else { return nil }
-        let id = try row.decode(column: "s_id", as: UUID.self)
-        var expiresAt = try row.decode(column: "s_expires_at", as: Date.self)
+        var expiresAt = live.expiresAt
         // Record activity at most every few minutes, to keep reads cheap.
-        if now.timeIntervalSince(try row.decode(column: "s_last_used_at", as: Date.self)) > Self.activityResolution {
+        if now.timeIntervalSince(live.lastUsedAt) > Self.activityResolution {
             if kind == .console { expiresAt = now.addingTimeInterval(AccountLifetimes.consoleSession) }
-            try await sql.raw(
-                "UPDATE sessions SET last_used_at = \(bind: now), expires_at = \(bind: expiresAt) WHERE id = \(bind: id)"
-            ).run()
+            try await Statements.touchSession(live.id, usedAt: now, expiresAt: expiresAt, on: database)
             user.lastActiveAt = now
             try await user.save(on: database)
         }
-        let session = Session(id: id, expiresAt: expiresAt, csrfToken: try row.decode(column: "s_csrf_token", as: String?.self))
+        let session = Session(id: live.id, expiresAt: expiresAt, csrfToken: live.csrfToken)
         return Authenticated(user: user, session: session)
     }
 

@@ -1,7 +1,6 @@
 import Fluent
 import Foundation
 import InterludeCore
-import SQLKit
 
 /// The profile a therapist shows their patients: full name with degree, contact and emergency number.
 struct TherapistProfiles: Sendable {
@@ -38,31 +37,11 @@ struct TherapistProfiles: Sendable {
             phone = profile.phone
             emergencyNumber = profile.emergencyNumber
         }
-
-        fileprivate init(_ row: any SQLRow) throws {
-            therapistID = try row.decode(column: "id", as: UUID.self)
-            email = try row.decode(column: "email", as: String.self)
-            fullName = try row.decode(column: "full_name", as: String.self)
-            gender = try row.decode(column: "gender", as: String?.self)
-            officeAddress = try row.decode(column: "office_address", as: String?.self)
-            phone = try row.decode(column: "phone", as: String?.self)
-            emergencyNumber = try row.decode(column: "emergency_number", as: String?.self)
-        }
     }
 
-    /// The patient's therapist as the patient sees them, when the patient is paired: one statement, since every
-    /// sync asks.
+    /// The patient's therapist as the patient sees them, when the patient is paired.
     func contact(ofTherapistOf patientID: UUID) async throws -> Contact? {
-        try await (database as! any SQLDatabase).raw(
-            """
-            SELECT users.id, users.email, therapist_profiles.full_name, therapist_profiles.gender,
-            therapist_profiles.office_address, therapist_profiles.phone, therapist_profiles.emergency_number
-            FROM enrollments JOIN therapist_profiles ON therapist_profiles.user_id = enrollments.therapist_id
-            JOIN users ON users.id = enrollments.therapist_id
-            WHERE enrollments.patient_id = \(bind: patientID) AND enrollments.therapist_id IS NOT NULL
-            AND enrollments.status = '\(unsafeRaw: EnrollmentStatus.active.rawValue)' LIMIT 1
-            """
-        ).first().map(Contact.init)
+        try await Statements.therapistContact(of: patientID, on: database)
     }
 
     func update(

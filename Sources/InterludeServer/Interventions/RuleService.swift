@@ -1,7 +1,6 @@
 import Fluent
 import Foundation
 import InterludeCore
-import SQLKit
 
 /// A study's rules: kept per study, evaluated after each submission and for runs of missed prompts, every
 /// firing logged with its reason and done once.
@@ -57,15 +56,9 @@ struct RuleService: Sendable {
     }
 
     /// One study's rules, or every study's (nil); oldest first. With `participant`, only while that patient takes part
-    /// in the study: none otherwise. Written out: every submission to a study reads them.
+    /// in the study: none otherwise.
     private func stored(in studyID: UUID?, participant: UUID? = nil) async throws -> [Stored] {
-        var query: SQLQueryString = "SELECT * FROM study_rules"
-        if let studyID { query = query + " WHERE study_id = \(bind: studyID)" }
-        if let studyID, let participant {
-            query = query + " AND EXISTS (SELECT 1 FROM enrollments WHERE patient_id = \(bind: participant)"
-                + " AND study_id = \(bind: studyID) AND status = \(bind: EnrollmentStatus.active.rawValue))"
-        }
-        return try await database.models(RuleRecord.self, query + " ORDER BY created_at").map {
+        try await Statements.rules(in: studyID, participant: participant, on: database).map {
             Stored(
                 id: $0.id, studyID: $0.$study.id,
                 rule: try JSONDecoder().decode(StudyRule.self, from: Data($0.definition.utf8)), createdAt: $0.createdAt)

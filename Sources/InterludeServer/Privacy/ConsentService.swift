@@ -1,7 +1,6 @@
 import Fluent
 import Foundation
 import InterludeCore
-import SQLKit
 
 /// Study consents as versioned documents with modules, and every person's decisions on them and on the
 /// privacy policy. A version is written once; a new one marked "re-consent required" holds back the study's
@@ -171,35 +170,11 @@ struct ConsentService: Sendable {
 
     /// The person's decision in force on a study's consent: neither replaced by a later one nor revoked.
     func decision(of patientID: UUID, in studyID: UUID) async throws -> ConsentRecord? {
-        // Written out: every submission to a study that sends context reads it.
-        try await database.models(
-            ConsentRecord.self,
-            """
-            SELECT * FROM consents WHERE user_id = \(bind: patientID) AND study_id = \(bind: studyID) \
-            AND document = \(bind: ConsentRecord.Document.studyConsent.rawValue) AND revoked_at IS NULL \
-            AND replaced_at IS NULL ORDER BY granted_at DESC LIMIT 1
-            """
-        ).first
+        try await Statements.consentInForce(of: patientID, in: studyID, on: database)
     }
 
     func standing(of patientID: UUID, in studyID: UUID) async throws -> ConsentStanding {
-        // Written out, only what decides, in one statement: every submission to a study asks, and a version's texts
-        // are no part of the answer. `agreed` marks the versions named by the person's decision in force.
-        let versions = try await (database as! any SQLDatabase).raw(
-            """
-            SELECT v."sequence" AS "sequence", v.reconsent_required AS reconsent_required, CASE WHEN v.version = (\
-            SELECT c.version FROM consents c WHERE c.user_id = \(bind: patientID) AND c.study_id = \(bind: studyID) \
-            AND c.document = \(bind: ConsentRecord.Document.studyConsent.rawValue) AND c.revoked_at IS NULL \
-            AND c.replaced_at IS NULL ORDER BY c.granted_at DESC LIMIT 1) THEN 1 ELSE 0 END AS agreed \
-            FROM consent_versions v WHERE v.study_id = \(bind: studyID) ORDER BY v."sequence"
-            """
-        ).all().map { row in
-            (
-                sequence: try row.decode(column: "sequence", as: Int.self),
-                reconsentRequired: try row.decode(column: "reconsent_required", as: Bool.self),
-                agreed: try row.decode(column: "agreed", as: Int.self) == 1
-            )
-        }
+        let versions = try await Statements.consentVersionsAgreed(by: patientID, in: studyID, on: database)
         return ConsentStanding(
             accepted: versions.first(where: \.agreed)?.sequence, versions: versions.map { ($0.sequence, $0.reconsentRequired) })
     }

@@ -1,7 +1,6 @@
 import Fluent
 import Foundation
 import InterludeCore
-import SQLKit
 
 /// Prompts: one instrument for one participant inside a time window. Therapists assign them by hand now;
 /// schedules and rules create them through the same `create`.
@@ -161,20 +160,11 @@ struct PromptService: Sendable {
 
     /// The studies whose one-time questionnaire is open for the patient now.
     func studiesWaitingForOneTime(of patientID: UUID) async throws -> Set<UUID> {
-        // Written out, only what decides: every submission asks.
         let now = self.now
         return Set(
-            try await (database as! any SQLDatabase).raw(
-                """
-                SELECT study_id, status, opens_at, closes_at FROM prompts WHERE patient_id = \(bind: patientID) \
-                AND occurrence = 'once' AND study_id IS NOT NULL
-                """
-            ).all().compactMap { row -> UUID? in
-                let status = PromptStatus.at(
-                    now, recorded: try row.decodeName(column: "status", as: PromptStatus.self),
-                    opensAt: try row.decode(column: "opens_at", as: Date.self),
-                    closesAt: try row.decode(column: "closes_at", as: Date.self))
-                return status == .open ? try row.decode(column: "study_id", as: UUID.self) : nil
+            try await Statements.oneTimePrompts(of: patientID, on: database).compactMap { prompt in
+                let status = PromptStatus.at(now, recorded: prompt.status, opensAt: prompt.opensAt, closesAt: prompt.closesAt)
+                return status == .open ? prompt.studyID : nil
             })
     }
 

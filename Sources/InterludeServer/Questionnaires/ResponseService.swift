@@ -1,7 +1,6 @@
 import Fluent
 import Foundation
 import InterludeCore
-import SQLKit
 import Vapor
 
 /// Receiving, storing and reading completed questionnaires.
@@ -112,26 +111,8 @@ struct ResponseService: Sendable {
             scores: scores, definition: definition)
         do {
             try await database.atomically { database in
-                // Both written out: every submission runs them. The prompt is stamped for sync as a save through its
-                // model would be (see `SyncStamps`).
-                let sql = database as! any SQLDatabase
-                try await sql.raw(
-                    """
-                    INSERT INTO responses (id, patient_id, prompt_id, study_id, instrument_key, instrument_version, \
-                    answers, scores, context, opened_at, started_at, completed_at, received_at) VALUES (\
-                    \(bind: submission.id), \(bind: patientID), \(bind: submission.promptID), \(bind: record.studyID), \
-                    \(bind: record.instrumentKey), \(bind: record.instrumentVersion), \(bind: record.answers), \
-                    \(bind: record.scores), \(bind: record.context), \(bind: record.openedAt), \(bind: record.startedAt), \
-                    \(bind: record.completedAt), \(bind: record.receivedAt))
-                    """
-                ).run()
-                try await sql.raw(
-                    """
-                    UPDATE prompts SET status = \(bind: PromptStatus.completed.rawValue), \
-                    completed_at = \(bind: submission.completedAt), response_id = \(bind: submission.id), \
-                    changed_at = \(bind: now) WHERE id = \(bind: submission.promptID)
-                    """
-                ).run()
+                try await Statements.storeSubmission(
+                    record, id: submission.id, promptID: submission.promptID, at: now, on: database)
                 try await RuleService(database: database, services: services)
                     .fire(matched, response: submission.id, patientID: patientID)
             }

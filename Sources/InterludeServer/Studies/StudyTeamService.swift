@@ -1,7 +1,6 @@
 import Fluent
 import Foundation
 import InterludeCore
-import SQLKit
 
 /// A research study's team: who works on it and in which role. The owner (or an administrator) adds staff by
 /// their address, changes their roles and removes them; the study always keeps an owner. Every change is audited.
@@ -50,9 +49,8 @@ struct StudyTeamService: Sendable {
         let user = try await member.$user.get(on: database)
         try Self.check(role, for: user)
         try await guarded(grant.studyID) { database in
-            let changed = try await database.updateRow(
-                StudyStaffRecord.schema, id: try member.requireID(), set: ["role": SQLBind(role.rawValue)],
-                if: { role == .owner ? $0 : $0.where(Self.keepsAnOwner(grant.studyID)) })
+            let changed = try await Statements.changeRole(
+                ofMember: try member.requireID(), to: role, keepingAnOwnerOf: grant.studyID, on: database)
             guard changed else { throw AppError.conflict(.lastOwner) }
             try await grant.record(.teamChanged, target: "staff:\(userID):\(role.rawValue)", on: database)
         }
@@ -64,10 +62,9 @@ struct StudyTeamService: Sendable {
         try grant.require(.manageTeam)
         guard let member = try await membership(of: userID, in: grant.studyID, on: database) else { throw AppError.notFound }
         try await guarded(grant.studyID) { database in
-            let removed = try await (database as! any SQLDatabase).delete(from: StudyStaffRecord.schema)
-                .where("id", .equal, SQLBind(try member.requireID())).where(Self.keepsAnOwner(grant.studyID))
-                .returning("id").all()
-            guard !removed.isEmpty else { throw AppError.conflict(.lastOwner) }
+            let removed = try await Statements.removeMember(
+                try member.requireID(), keepingAnOwnerOf: grant.studyID, on: database)
+            guard removed else { throw AppError.conflict(.lastOwner) }
             try await grant.record(.teamChanged, target: "staff:\(userID):removed", on: database)
         }
     }
@@ -76,25 +73,15 @@ struct StudyTeamService: Sendable {
         try await StudyStaffRecord.query(on: database).filter(\.$study.$id == studyID).filter(\.$user.$id == userID).first()
     }
 
-    /// True for a row that is not an owner's, or whose study has another owner: the condition under which a change
-    /// or removal leaves the study an owner. Written into the one statement that makes the change, so it holds however
-    /// many changes arrive at once.
-    private static func keepsAnOwner(_ studyID: UUID) -> any SQLExpression {
-        SQLQueryString(
-            "(role <> \(bind: StudyRole.owner.rawValue) OR (SELECT COUNT(*) FROM \(ident: StudyStaffRecord.schema) AS others WHERE others.study_id = \(bind: studyID) AND others.role = \(bind: StudyRole.owner.rawValue)) > 1)"
-        )
-    }
-
     /// On PostgreSQL, changes to one study's team wait for each other behind a lock on the study's row, so two
     /// removals at once cannot each count the other as the remaining owner. SQLite writes one statement at a time,
     /// and the conditional statement alone decides.
     private func guarded(_ studyID: UUID, _ change: @escaping @Sendable (any Database) async throws -> Void) async throws {
-        guard let sql = database as? any SQLDatabase, sql.dialect.name == "postgresql" else {
+        guard Statements.isPostgres(database) else {
             return try await change(database)
         }
         try await database.atomically { transaction in
-            _ = try await (transaction as! any SQLDatabase)
-                .raw("SELECT id FROM \(ident: StudyRecord.schema) WHERE id = \(bind: studyID) FOR UPDATE").all()
+            try await Statements.lockStudy(studyID, on: transaction)
             try await change(transaction)
         }
     }

@@ -41,7 +41,7 @@ struct SyncService: Sendable {
         let patientID = try patient.requireID()
         let now = self.now
         let changedAfter = since.flatMap(Self.date(ofCursor:)).map { $0.addingTimeInterval(-Self.overlap) }
-        let reads = SyncReads(sql: database as! any SQLDatabase)
+        let reads = SyncReads(database: database)
         let window: SyncReads.Window
         var deleted: [(entity: SyncEntity, id: UUID)] = []
         if let changedAfter {

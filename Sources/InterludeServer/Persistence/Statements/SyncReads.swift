@@ -1,3 +1,4 @@
+import FluentKit
 import Foundation
 import InterludeCore
 import SQLKit
@@ -8,6 +9,10 @@ import SQLKit
 /// seldom, fill their models straight from the rows, skipping Fluent's query builder.
 struct SyncReads: Sendable {
     let sql: any SQLDatabase
+
+    init(database: any Database) {
+        sql = Statements.sql(database)
+    }
 
     /// Which rows: those changed after a moment, or the whole picture from a horizon on.
     enum Window: Sendable {
