@@ -525,9 +525,9 @@ struct NotificationTests {
         guard TestDatabase.postgresURL == nil else { return }
         try await withTestApp { app in
             // setup
-            let dispatcher = NotificationDispatcher(
-                database: app.database, services: app.app.interlude, channels: app.app.notificationChannels)
-            let claim = dispatcher.claiming((0..<16).map { _ in UUID() }, now: app.clock.now)
+            let claim = Statements.claiming(
+                (0..<16).map { _ in UUID() }, until: app.clock.now.addingTimeInterval(60), now: app.clock.now,
+                on: app.database)
 
             // act
             let plan = NIOLockedValueBox<[String]>([])

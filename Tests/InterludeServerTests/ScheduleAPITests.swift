@@ -1079,7 +1079,7 @@ struct ScheduleAPITests {
 
             // act: the first process holds the planner's lock for the length of its run
             try await app.database.transaction { holder in
-                #expect(try await Planner.tryLock(on: holder as! any SQLDatabase))
+                #expect(try await Planner.tryLock(on: holder))
                 let skipped = try await Planner(database: twin.db, services: app.app.interlude).runAll(now: now)
 
                 // verify

@@ -1,5 +1,4 @@
 import Fluent
-import SQLKit
 import Vapor
 
 /// Liveness, readiness and metrics for operators and load balancers. Metrics answer a scraper on this machine, or
@@ -13,7 +12,7 @@ struct HealthRoutes {
         app.get("health") { _ in Status(status: "ok") }
         app.get("ready") { request async -> Response in
             do {
-                try await (request.db as! any SQLDatabase).raw("SELECT 1").run()
+                try await Statements.ping(request.db)
                 return try await Status(status: "ready").encodeResponse(for: request)
             } catch {
                 request.logger.warning("Database not reachable: \(String(describing: error))")

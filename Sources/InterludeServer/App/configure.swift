@@ -66,7 +66,7 @@ public func configure(
             // driver's default 10 seconds. They wait as long as the embedded engine waits for a lock.
             app.databases.use(.sqlite(.file(path), connectionPoolTimeout: .seconds(30)), as: .sqlite)
             // Readers beside the writer, as on the embedded engine.
-            try await (app.db as! any SQLDatabase).raw("PRAGMA journal_mode = WAL").run()
+            try await Statements.useWriteAheadLog(on: app.db)
         }
     case .postgres(let url, let schema):
         var configuration = try SQLPostgresConfiguration(url: url)
@@ -80,7 +80,7 @@ public func configure(
         app.databases.use(
             .postgres(configuration: configuration, maxConnectionsPerEventLoop: settings.databaseConnectionsPerCore), as: .psql)
         if let schema {
-            try await (app.db as! any SQLDatabase).raw("CREATE SCHEMA IF NOT EXISTS \(unsafeRaw: schema)").run()
+            try await Statements.createSchema(schema, on: app.db)
         }
     }
     // Handlers stop in the reverse order of their registration: this one, after the database's, stops the HTTP server

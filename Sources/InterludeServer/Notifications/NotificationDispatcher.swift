@@ -3,7 +3,6 @@ import Fluent
 import Foundation
 import InterludeCore
 import InterludeSQLite
-import SQLKit
 
 /// Sends what is due from the outbox. A dispatcher first claims a notification for a short lease with one
 /// conditional UPDATE, so of several processes exactly one sends it; a process that dies while holding it
@@ -94,25 +93,8 @@ struct NotificationDispatcher: Sendable {
     /// Takes for the lease those of `notifications` no other dispatcher holds, with one conditional UPDATE; answers
     /// the ids it took.
     func claim(_ notifications: [NotificationRecord], now: Date) async throws -> Set<UUID> {
-        let rows = try await claiming(try notifications.map { try $0.requireID() }, now: now).all()
-        return Set(try rows.map { try $0.decode(column: "id", as: UUID.self) })
-    }
-
-    /// A claim's statement: the lease for those of `ids` still queued and held by no one, answering their ids.
-    func claiming(_ ids: [UUID], now: Date) -> SQLReturningResultBuilder<SQLUpdateBuilder> {
-        let sql = database as! any SQLDatabase
-        let queued = SQLBinaryExpression(SQLColumn("status"), .equal, SQLBind(NotificationStatus.queued.rawValue))
-        return sql.update(NotificationRecord.schema)
-            .set("claimed_until", to: SQLBind(now.addingTimeInterval(Self.lease)))
-            .where("id", .in, SQLBind.group(ids))
-            // Without statistics SQLite takes the status for the more selective condition and walks every queued
-            // notification of the (status, next attempt) index: a claim then costs as much as the outbox is long.
-            // Told that most rows it meets are queued, it finds the few by their keys.
-            .where(sql.dialect.name == "sqlite" ? SQLFunction("likelihood", args: queued, SQLLiteral.numeric("0.9")) : queued)
-            .where(group: {
-                $0.where("claimed_until", .is, SQLLiteral.null).orWhere("claimed_until", .lessThanOrEqual, SQLBind(now))
-            })
-            .returning("id")
+        try await Statements.claimNotifications(
+            try notifications.map { try $0.requireID() }, until: now.addingTimeInterval(Self.lease), now: now, on: database)
     }
 
     /// What the notifications of one round need: their people, with their preferences and active devices, and

@@ -1,7 +1,6 @@
 import Fluent
 import Foundation
 import InterludeCore
-import SQLKit
 
 /// Puts notifications into the outbox: for questionnaires that open and their reminders, for appointments an
 /// hour before they start, and for whatever else calls `enqueue`. Each has a dedupe key naming the event and
@@ -123,18 +122,7 @@ struct NotificationOutbox: Sendable {
                     .all().map(\.dedupeKey))
             let fresh = batch.filter { !known.contains($0.dedupeKey) }
             guard !fresh.isEmpty else { continue }
-            var builder = (database as! any SQLDatabase).insert(into: NotificationRecord.schema).columns(
-                "id", "created_at", "user_id", "prompt_id", "appointment_id", "category", "dedupe_key", "title", "body",
-                "path", "due_at", "expires_at", "status", "attempts", "next_attempt_at")
-            for item in fresh {
-                builder = builder.values([
-                    SQLBind(UUID()), SQLBind(now), SQLBind(item.userID), SQLBind(item.promptID), SQLBind(item.appointmentID),
-                    SQLBind(item.category.rawValue), SQLBind(item.dedupeKey), SQLBind(item.title), SQLBind(item.body),
-                    SQLBind(item.path), SQLBind(item.dueAt), SQLBind(item.expiresAt),
-                    SQLBind(NotificationStatus.queued.rawValue), SQLBind(0), SQLBind(item.dueAt),
-                ])
-            }
-            added += try await builder.ignoringConflicts().returning("id").all().count
+            added += try await Statements.insertNotifications(fresh, at: now, on: database)
         }
         return added
     }

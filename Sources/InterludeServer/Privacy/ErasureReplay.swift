@@ -1,7 +1,6 @@
 import Fluent
 import Foundation
 import InterludeCore
-import SQLKit
 
 /// Erasure applied again to a database restored from a backup taken before it: the tombstones it lacks are
 /// stored, the accounts and the study data they name are erased once more, and any other row whose id they name
@@ -36,11 +35,9 @@ struct ErasureReplay: Sendable {
             try await erasure.eraseStudyData(of: enrollment.patient, in: enrollment.study, leavingTombstone: false)
             outcome.studyData += 1
         }
-        guard let sql = database as? any SQLDatabase else { return outcome }
         for table in ErasureMap.personalTables {
-            let ids = try await sql.select().column("id").from(table).all().compactMap { try? $0.decode(column: "id", as: UUID.self) }
-            let hits = ids.filter { named($0, in: table) }
-            for batch in hits.batches() { try await sql.delete(from: table).where("id", .in, Array(batch)).run() }
+            let hits = try await Statements.rowIDs(of: table, on: database).filter { named($0, in: table) }
+            for batch in hits.batches() { try await Statements.deleteRows(Array(batch), of: table, on: database) }
             outcome.rows += hits.count
         }
         return outcome

@@ -2,7 +2,6 @@ import Fluent
 import Foundation
 import InterludeCore
 import NIOConcurrencyHelpers
-import SQLKit
 import Vapor
 
 /// The instruments Interlude knows: the shipped library and what researchers import, each version a draft until
@@ -162,7 +161,7 @@ struct InstrumentCatalog: Sendable {
         guard let studyID else { return try await latestPublished(key, usableIn: nil) }
         if let pin = try await pin(key, in: studyID) { return try await version(key, pin.version) }
         guard let latest = try await latestPublished(key, usableIn: studyID) else { return nil }
-        try await insertPin(key, version: latest.version, in: studyID)
+        try await Statements.insertPin(key, version: latest.version, in: studyID, at: now, on: database)
         guard let pin = try await pin(key, in: studyID) else { return latest }
         return pin.version == latest.version ? latest : try await version(key, pin.version)
     }
@@ -178,20 +177,10 @@ struct InstrumentCatalog: Sendable {
 
     /// Points the study at another version of `key`; of parallel moves the last one stays.
     func movePin(_ key: String, to version: Int, in studyID: UUID) async throws -> InstrumentPinRecord {
-        try await insertPin(key, version: version, in: studyID)
-        try await (database as! any SQLDatabase).update(InstrumentPinRecord.schema)
-            .set("version", to: SQLBind(version)).set("pinned_at", to: SQLBind(now))
-            .where("study_id", .equal, SQLBind(studyID)).where("instrument_key", .equal, SQLBind(key)).run()
+        try await Statements.insertPin(key, version: version, in: studyID, at: now, on: database)
+        try await Statements.movePin(key, to: version, in: studyID, at: now, on: database)
         guard let pin = try await pin(key, in: studyID) else { throw AppError.notFound }
         return pin
-    }
-
-    /// Pins `version` unless the study has a pin for `key` already; the database's uniqueness decides races.
-    private func insertPin(_ key: String, version: Int, in studyID: UUID) async throws {
-        try await (database as! any SQLDatabase).insert(into: InstrumentPinRecord.schema)
-            .columns("id", "study_id", "instrument_key", "version", "pinned_at")
-            .values(SQLBind(UUID()), SQLBind(studyID), SQLBind(key), SQLBind(version), SQLBind(now))
-            .ignoringConflicts().run()
     }
 
     /// The newest published version of `key` that `studyID` may use (see `isUsable(in:)`), the one its new prompts

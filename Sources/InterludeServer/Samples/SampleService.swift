@@ -1,7 +1,6 @@
 import Fluent
 import Foundation
 import InterludeCore
-import SQLKit
 
 /// A person's samples: what their studies ask for, which types they allow, the window their mood reports open,
 /// and the samples themselves, stored in batches and idempotent by the source's id.
@@ -54,19 +53,9 @@ struct SampleService: Sendable {
         guard !samples.isEmpty else { return 0 }
         let created = now
         return try await database.atomically { database in
-            let sql = database as! any SQLDatabase
             var inserted = 0
             for chunk in samples.batches(of: Self.insertRows) {
-                var builder = sql.insert(into: SampleRecord.schema).columns(SampleRecord.columns)
-                for sample in chunk {
-                    builder = builder.values([
-                        SQLBind(UUID()), SQLBind(created), SQLBind(patientID), SQLBind(sample.type.rawValue), SQLBind(sample.value),
-                        SQLBind(sample.start), SQLBind(sample.end), SQLBind(sample.sourceID), SQLBind(sample.source.app),
-                        SQLBind(sample.source.deviceName), SQLBind(sample.source.deviceModel), SQLBind(sample.source.osVersion),
-                        SQLBind(sample.motionContext?.rawValue),
-                    ])
-                }
-                inserted += try await builder.ignoringConflicts(with: ["patient_id", "source_id"]).returning("id").all().count
+                inserted += try await Statements.insertSamples(Array(chunk), of: patientID, at: created, on: database)
             }
             return inserted
         }
@@ -97,14 +86,7 @@ struct SampleService: Sendable {
 
     /// How many samples of each type the person has on the server.
     func counts(of patientID: UUID) async throws -> [SampleType: Int] {
-        let rows = try await (database as! any SQLDatabase).select().column("type").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
-            .from(SampleRecord.schema).where("patient_id", .equal, SQLBind(patientID)).groupBy("type").all()
-        var counts: [SampleType: Int] = [:]
-        for row in rows {
-            guard let type = SampleType(rawValue: try row.decode(column: "type", as: String.self)) else { continue }
-            counts[type] = try row.decode(column: "n", as: Int.self)
-        }
-        return counts
+        try await Statements.sampleCounts(of: patientID, on: database)
     }
 
     /// Allows or stops a type. Stopping deletes every sample of the type at once; allowing needs a study asking for it.
@@ -149,10 +131,7 @@ struct SampleService: Sendable {
         let today = LocalDate(now, in: zone)
         let first = LocalDate(daysSinceEpoch: today.daysSinceEpoch - days + 1)
         let since = LocalDateTime(date: first, hour: 0, minute: 0)!.instant(in: zone)
-        let rows = try await (database as! any SQLDatabase).select().column("value").column("start_at").from(SampleRecord.schema)
-            .where("patient_id", .equal, SQLBind(patientID)).where("type", .equal, SQLBind(type.rawValue))
-            .where("start_at", .greaterThanOrEqual, SQLBind(since)).all()
-        let values = try rows.map { (value: try $0.decode(column: "value", as: Double.self), start: try $0.decode(column: "start_at", as: Date.self)) }
+        let values = try await Statements.sampleValues(type, of: patientID, since: since, on: database)
         let daily = type.daily(values, in: zone)
         let moods = try await RecordService(database: database, services: services).list(Mood.self, of: patientID)
             .map { (value: $0.content.valence, start: $0.content.recordedAt) }

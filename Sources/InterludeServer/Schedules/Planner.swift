@@ -2,7 +2,6 @@ import Fluent
 import FluentPostgresDriver
 import Foundation
 import InterludeCore
-import SQLKit
 
 /// Turns plans into prompts: materialises every active enrolment's openings for the next days, re-plans future
 /// prompts nobody has opened when plans, appointments, adjustments or time zones change, and marks closed ones
@@ -26,21 +25,19 @@ struct Planner: Sendable {
 
     /// A whole run over every enrolment; on PostgreSQL skipped while another process holds the planner lock.
     func runAll(now: Date) async throws -> Report {
-        guard let postgres = database as? any SQLDatabase, postgres.dialect.name == "postgresql" else {
+        guard Statements.isPostgres(database) else {
             return try await plan(now: now, patients: nil, on: database)
         }
         return try await database.atomically { transaction in
-            guard try await Self.tryLock(on: transaction as! any SQLDatabase) else { return Report() }
+            guard try await Self.tryLock(on: transaction) else { return Report() }
             return try await plan(now: now, patients: nil, on: transaction)
         }
     }
 
     /// Takes the planner's lock for the running transaction unless another process holds it. The lock belongs to
     /// the schema, so installations (and test runs) in other schemas of the same database never wait for each other.
-    static func tryLock(on transaction: any SQLDatabase) async throws -> Bool {
-        let row = try await transaction
-            .raw("SELECT pg_try_advisory_xact_lock(\(bind: lockClass), hashtext(current_schema())) AS locked").first()
-        return try row?.decode(column: "locked", as: Bool.self) == true
+    static func tryLock(on transaction: any Database) async throws -> Bool {
+        try await Statements.tryAdvisoryLock(lockClass, on: transaction)
     }
 
     /// Re-plans some patients at once, after something about them changed.
@@ -216,25 +213,16 @@ struct Planner: Sendable {
         _ prompts: [NewPrompt], versions: [StudyInstrument: Int], now: Date, on database: any Database
     ) async throws -> Int {
         guard !prompts.isEmpty else { return 0 }
-        let sql = database as! any SQLDatabase
-        var inserted = 0
-        let columns = [
-            "id", "created_at", "patient_id", "study_id", "instrument_key", "instrument_version", "opens_at", "closes_at",
-            "status", "source", "plan_id", "occurrence", "changed_at",
-        ]
         let ready = prompts.compactMap { prompt in versions[StudyInstrument(prompt)].map { (prompt, $0) } }
+        var inserted = 0
         for batch in ready.batches(of: Self.insertBatch) {
-            var builder = sql.insert(into: PromptRecord.schema).columns(columns)
-            for (prompt, version) in batch {
-                builder = builder.values([
-                    SQLBind(UUID()), SQLBind(now), SQLBind(prompt.patientID), SQLBind(prompt.studyID),
-                    SQLBind(prompt.instrumentKey), SQLBind(version), SQLBind(prompt.opensAt), SQLBind(prompt.closesAt),
-                    SQLBind(PromptStatus.scheduled), SQLBind(PromptSource.schedule), SQLBind(prompt.planID),
-                    SQLBind(prompt.occurrence), SQLBind(now),
-                ])
-            }
-            let rows = try await builder.ignoringConflicts().returning("id").all()
-            inserted += rows.count
+            inserted += try await Statements.insertScheduledPrompts(
+                batch.map { prompt, version in
+                    Statements.ScheduledPrompt(
+                        patientID: prompt.patientID, studyID: prompt.studyID, instrumentKey: prompt.instrumentKey,
+                        instrumentVersion: version, opensAt: prompt.opensAt, closesAt: prompt.closesAt,
+                        planID: prompt.planID, occurrence: prompt.occurrence)
+                }, at: now, on: database)
         }
         return inserted
     }

@@ -1,7 +1,6 @@
 import Fluent
 import Foundation
 import InterludeCore
-import SQLKit
 import Vapor
 
 /// `interlude doctor [--mail-test address]`: checks the configuration and the machine and says what to fix; fails
@@ -94,9 +93,8 @@ struct DoctorCommand: AsyncCommand {
         do {
             try await app.migrator.setupIfNeeded().get()
             var findings = [DoctorRules.migrations(pending: try await app.migrator.previewPrepareBatch().get().count)]
-            if case .postgres = settings.database, let sql = app.db as? any SQLDatabase {
-                let row = try await sql.raw("SELECT EXTRACT(EPOCH FROM clock_timestamp()) AS now").first()
-                if let serverNow = try row?.decode(column: "now", as: Double.self) {
+            if case .postgres = settings.database {
+                if let serverNow = try await Statements.postgresClock(on: app.db) {
                     findings.append(DoctorRules.clock(offset: app.interlude.clock.now.timeIntervalSince1970 - serverNow))
                 }
             } else {

@@ -84,7 +84,6 @@ struct ExportBenchmark {
         _ = try await catalog.publish(try await catalog.importDraft(definition, format: .json, owner: nil, shared: true, by: researcher))
 
         let start = now.addingTimeInterval(-Double(days + 1) * 86_400)
-        let sql = database as! any SQLDatabase
         var generator = SystemRandomNumberGenerator()
         let stored = ResponseService(database: database, services: services)
         for first in stride(from: 0, to: count, by: 50) {
@@ -127,18 +126,19 @@ struct ExportBenchmark {
                 }
             }
             for batch in stride(from: 0, to: prompts.count, by: 500) {
-                let promptRows = sql.insert(into: PromptRecord.schema).columns(
-                    "id", "created_at", "patient_id", "study_id", "instrument_key", "instrument_version", "opens_at", "closes_at",
-                    "status", "source", "completed_at", "response_id", "changed_at")
-                let responseRows = sql.insert(into: ResponseRecord.schema).columns(
-                    "id", "patient_id", "prompt_id", "study_id", "instrument_key", "instrument_version", "answers", "scores",
-                    "started_at", "completed_at", "received_at")
-                for index in batch..<min(batch + 500, prompts.count) {
-                    _ = promptRows.values(prompts[index])
-                    _ = responseRows.values(responses[index])
-                }
-                try await promptRows.run()
-                try await responseRows.run()
+                let rows = batch..<min(batch + 500, prompts.count)
+                try await Statements.insertRows(
+                    Array(prompts[rows]), into: PromptRecord.schema,
+                    columns: [
+                        "id", "created_at", "patient_id", "study_id", "instrument_key", "instrument_version", "opens_at",
+                        "closes_at", "status", "source", "completed_at", "response_id", "changed_at",
+                    ], on: database)
+                try await Statements.insertRows(
+                    Array(responses[rows]), into: ResponseRecord.schema,
+                    columns: [
+                        "id", "patient_id", "prompt_id", "study_id", "instrument_key", "instrument_version", "answers", "scores",
+                        "started_at", "completed_at", "received_at",
+                    ], on: database)
             }
         }
         return (researcher, studyID)

@@ -133,19 +133,19 @@ struct SampleBenchmark {
         patientID: UUID, client: Int, from first: Int, count: Int, start: Date, created: Date, on database: any Database
     ) async throws {
         try await database.atomically { database in
-            let sql = database as! any SQLDatabase
             for chunk in stride(from: first, to: first + count, by: SampleService.insertRows) {
-                var builder = sql.insert(into: SampleRecord.schema).columns(SampleRecord.columns)
-                for index in chunk..<min(chunk + SampleService.insertRows, first + count) {
+                let rows = (chunk..<min(chunk + SampleService.insertRows, first + count)).map { index -> [any SQLExpression] in
                     let at = start.addingTimeInterval(Double(index) * 2)
                     let steps = index % 2 == 0
-                    builder = builder.values([
+                    return [
                         SQLBind(UUID()), SQLBind(created), SQLBind(patientID), SQLBind(steps ? "stepCount" : "heartRate"),
                         SQLBind(steps ? 12.0 : Double(60 + index % 50)), SQLBind(at), SQLBind(at), SQLBind("ceiling-\(client)-\(index)"),
                         SQLBind("Health"), SQLBind(Optional<String>.none), SQLBind("Watch6,1"), SQLBind("10.1"), SQLBind(Optional<Int>.none),
-                    ])
+                    ]
                 }
-                try await builder.ignoringConflicts(with: ["patient_id", "source_id"]).run()
+                try await Statements.insertRows(
+                    rows, into: SampleRecord.schema, columns: SampleRecord.columns, skippingConflictsOf: ["patient_id", "source_id"],
+                    on: database)
             }
         }
     }
