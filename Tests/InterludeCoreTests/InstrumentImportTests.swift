@@ -180,6 +180,19 @@ struct InstrumentImportTests {
         #expect(!logic.visibility(["hours": .number(5), "rested": .number(50)]).items.contains("mood_2"))
     }
 
+    @Test("line breaks in REDCap choices, as spreadsheets leave them, are no part of the codes or labels")
+    func redcapLineBreaks() throws {
+        let header = Self.redcap.split(separator: "\n").first!
+        let row = "often,f,,radio,How often?,\"1, Never\r\n| 2, Sometimes\r\n|\r\n3,Often\r\",,,,,,,,,,,,\n"
+            + "rested,f,,slider,How rested?,\"Not at all\r\n| |\r\nFully\r\",,,,,,,,,,,,"
+        let definition = try REDCapImport.definition(fromCSV: header + "\n" + row)
+        let often = try #require(definition.item("often"))
+        #expect(often.options?.map(\.code) == ["1", "2", "3"])
+        #expect(often.options?.map { $0.label.text(.en) } == ["Never", "Sometimes", "Often"])
+        #expect(definition.item("rested")?.minLabel?.text(.en) == "Not at all")
+        #expect(definition.item("rested")?.maxLabel?.text(.en) == "Fully")
+    }
+
     @Test("broken REDCap dictionaries are refused row by row")
     func brokenREDCap() throws {
         let header = Self.redcap.split(separator: "\n").first!

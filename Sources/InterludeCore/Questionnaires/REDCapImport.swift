@@ -20,7 +20,7 @@ public enum REDCapImport {
             throw ValidationFailure(field: "csv.header", code: .invalidFormat)
         }
         var builder = Builder(columns: columns)
-        for (offset, row) in rows.dropFirst().enumerated() where !row.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+        for (offset, row) in rows.dropFirst().enumerated() where !row.allSatisfy({ $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) {
             do {
                 try budget.check()
             } catch {
@@ -42,7 +42,7 @@ public enum REDCapImport {
 
         init(_ header: [String]) {
             func find(_ prefix: String) -> Int? {
-                header.firstIndex { $0.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix(prefix) }
+                header.firstIndex { $0.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().hasPrefix(prefix) }
             }
             variable = find("variable")
             form = find("form name")
@@ -145,7 +145,7 @@ public enum REDCapImport {
                 item.min = Double(cell(row, columns.minimum)) ?? 0
                 item.max = Double(cell(row, columns.maximum)) ?? 100
                 item.step = 1
-                let ends = choices.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+                let ends = choices.split(separator: "|").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
                 if let first = ends.first, !first.isEmpty { item.minLabel = LocalizedText(en: first) }
                 if ends.count > 1, let last = ends.last, !last.isEmpty { item.maxLabel = LocalizedText(en: last) }
             case "descriptive":
@@ -180,7 +180,7 @@ public enum REDCapImport {
         mutating func options(_ choices: String, path: String) -> [AnswerOption]? {
             var result: [AnswerOption] = []
             for part in choices.split(separator: "|") {
-                let pieces = part.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                let pieces = part.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
                 guard pieces.count == 2, !pieces[0].isEmpty else {
                     validator.add(path, .invalidFormat)
                     return nil
@@ -259,7 +259,7 @@ enum REDCapBranching {
             index += 1
         }
         parts.append(current)
-        return (parts.map { $0.trimmingCharacters(in: .whitespaces) }, joiner)
+        return (parts.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }, joiner)
     }
 
     /// `and` or `or` at `start`, followed by whitespace, with the index after that whitespace.
@@ -293,7 +293,7 @@ enum REDCapBranching {
         guard let operatorText = ["<>", "!=", ">=", "<=", "=", ">", "<"].first(where: { rest.hasPrefix($0) }) else {
             throw Unsupported()
         }
-        var value = rest.dropFirst(operatorText.count).trimmingCharacters(in: .whitespaces)
+        var value = rest.dropFirst(operatorText.count).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !value.isEmpty else { throw Unsupported() }
         if value.count >= 2, let first = value.first, first == "'" || first == "\"", value.last == first {
             value = String(value.dropFirst().dropLast())
