@@ -18,14 +18,14 @@ extension Database {
         _ schema: String, id: UUID, set values: [(String, any SQLExpression)],
         if condition: (SQLUpdateBuilder) -> SQLUpdateBuilder
     ) async throws -> Bool {
-        let builder = (self as! any SQLDatabase).update(schema).where("id", .equal, SQLBind(id))
+        let builder = Statements.sql(self).update(schema).where("id", .equal, SQLBind(id))
         for (column, value) in values { builder.set(SQLIdentifier(column), to: value) }
         return try await !condition(builder).returning("id").all().isEmpty
     }
 
     /// Deletes the row `id` only if `condition` holds; true when it did.
     func deleteRow(_ schema: String, id: UUID, if condition: (SQLDeleteBuilder) -> SQLDeleteBuilder) async throws -> Bool {
-        let builder = (self as! any SQLDatabase).delete(from: schema).where("id", .equal, SQLBind(id))
+        let builder = Statements.sql(self).delete(from: schema).where("id", .equal, SQLBind(id))
         return try await !condition(builder).returning("id").all().isEmpty
     }
 }

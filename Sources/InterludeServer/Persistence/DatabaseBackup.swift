@@ -26,7 +26,7 @@ struct DatabaseBackup: Sendable {
 
     /// Writes the copy to `path`, which must not exist; its size in bytes.
     func write(to path: String) async throws -> Int {
-        let sql = database as! any SQLDatabase
+        let sql = Statements.sql(database)
         switch settings.database {
         case .sqliteFile:
             guard !FileManager.default.fileExists(atPath: path) else { throw Failure.exists(path) }

@@ -11,7 +11,7 @@ struct DatabaseFileStore: FileStore {
 
     static let chunkSize = 1 << 20
 
-    private var sql: any SQLDatabase { database as! any SQLDatabase }
+    private var sql: any SQLDatabase { Statements.sql(database) }
     private static let table = SQLIdentifier(FileChunkRecord.schema)
 
     /// Written under a name of its own first and renamed in one transaction, so a reader finds the whole file or
@@ -30,7 +30,7 @@ struct DatabaseFileStore: FileStore {
                 offset += Int64(data.count)
             }
             try await database.transaction { transaction in
-                let sql = transaction as! any SQLDatabase
+                let sql = Statements.sql(transaction)
                 try await sql.delete(from: Self.table).where("file", .equal, SQLBind(file.name)).run()
                 try await sql.update(Self.table).set("file", to: SQLBind(file.name)).where("file", .equal, SQLBind(part)).run()
             }

@@ -36,6 +36,6 @@ private struct PrefixedRowOutput: DatabaseOutput {
 extension Database {
     /// The models a statement written out reads, each filled from its row (see `SQLRow.model`).
     func models<M: Model>(_ type: M.Type, _ query: SQLQueryString) async throws -> [M] {
-        try await (self as! any SQLDatabase).raw(query).all().map { try $0.model(M.self) }
+        try await Statements.sql(self).raw(query).all().map { try $0.model(M.self) }
     }
 }

@@ -15,7 +15,7 @@ extension Database {
         if let embedded = self as? any GroupCommitting { return try await embedded.atomically(body) }
         guard let sql = self as? any SQLDatabase, sql.dialect.name == "sqlite" else { return try await transaction(body) }
         return try await transaction { database in
-            try await (database as! any SQLDatabase).raw(#"DELETE FROM "_fluent_migrations" WHERE 0"#).run()
+            try await Statements.sql(database).raw(#"DELETE FROM "_fluent_migrations" WHERE 0"#).run()
             return try await body(database)
         }
     }

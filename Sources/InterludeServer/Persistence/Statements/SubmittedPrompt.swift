@@ -19,7 +19,7 @@ struct SubmittedPrompt: Sendable {
 
     static func read(_ id: UUID, on database: any Database) async throws -> SubmittedPrompt? {
         guard
-            let row = try await (database as! any SQLDatabase).raw(
+            let row = try await Statements.sql(database).raw(
                 """
                 SELECT patient_id, study_id, instrument_key, instrument_version, status, response_id, occurrence, \
                 opens_at, closes_at, opened_at FROM prompts WHERE id = \(bind: id)
