@@ -9,17 +9,17 @@ import Testing
 /// the generated decoder's reading. Either way the handler gets what that reading gives, or the problem it names.
 @Suite("Submissions read from their bytes: as the generated decoder reads them, or left to it")
 struct SubmissionScannerTests {
-    /// The reading of a body the scanner leaves: the operation's converter with `SubmissionReader`.
+    /// The reading of a body the scanner leaves: the operation's converter with the generated decoder.
     static func decoded(_ body: String) async -> Components.Schemas.ResponseSubmission? {
         let converter = Converter(configuration: .init(dateTranscoder: APIDateTranscoder(), jsonEncodingOptions: []))
         return try? await converter.getRequiredRequestBodyAsJSON(
-            SubmissionReader.self, from: HTTPBody(body), transforming: { $0.submission })
+            Components.Schemas.ResponseSubmission.self, from: HTTPBody(body), transforming: { $0 })
     }
 
     static func decoded(bytes: [UInt8]) async -> Components.Schemas.ResponseSubmission? {
         let converter = Converter(configuration: .init(dateTranscoder: APIDateTranscoder(), jsonEncodingOptions: []))
         return try? await converter.getRequiredRequestBodyAsJSON(
-            SubmissionReader.self, from: HTTPBody(bytes), transforming: { $0.submission })
+            Components.Schemas.ResponseSubmission.self, from: HTTPBody(bytes), transforming: { $0 })
     }
 
     static func scanned(_ body: String) -> Components.Schemas.ResponseSubmission? {

@@ -5,9 +5,8 @@ import OpenAPIRuntime
 /// version, the two instants, and answers that are texts, whole numbers, booleans, nulls or lists of those.
 ///
 /// Anything else — a context, a number with a fraction or an exponent, a key it does not know or meets twice, a
-/// document that is not well formed — it leaves alone (nil), and `SubmissionReader` reads the body as the generated
-/// decoder does and names what is wrong. So it answers only what that reader would answer, and a test holds the two
-/// to the same result. Foundation's decoder, through `Decodable`'s containers, was a twentieth of a submission's CPU.
+/// document that is not well formed — it leaves alone (nil), and the generated decoder reads the body and names what
+/// is wrong. So it answers only what that decoder would answer, and a test holds the two to the same result. Foundation's decoder, through `Decodable`'s containers, was a twentieth of a submission's CPU.
 struct SubmissionScanner {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
@@ -23,7 +22,7 @@ struct SubmissionScanner {
         }
     }
 
-    /// One answer, as `SubmissionReader` would hand it on.
+    /// One answer, as the generated decoder would hand it on.
     private enum Answer {
         case text(String)
         case whole(Int)

@@ -4,10 +4,8 @@ import HTTPTypes
 
 /// `POST /api/v1/me/responses`, answered as the generated operation answers it — the same converter, the same
 /// handler, the same statuses, checks and problems — except for two steps every completed questionnaire takes. The
-/// body is read by `SubmissionScanner` when it has the shape apps send, and otherwise by `SubmissionReader`, which
-/// reads answers text first: the generated reader tries each answer as a boolean, a whole number and a number
-/// before a text, and each failed try builds and throws an error, which made reading the answers a twentieth of a
-/// submission's CPU, though most answers are option codes. The result is written by `DirectJSONEncoder`.
+/// body is read by `SubmissionScanner` when it has the shape apps send, and otherwise by the generated reader; the
+/// result is written by `DirectJSONEncoder`.
 struct SubmitResponseRoute: Sendable {
     let server: OwnOperationServer
 
@@ -37,7 +35,8 @@ struct SubmitResponseRoute: Sendable {
                 return Operations.SubmitResponse.Input(
                     headers: headers,
                     body: try await converter.getRequiredRequestBodyAsJSON(
-                        SubmissionReader.self, from: data.map { HTTPBody($0) }, transforming: { .json($0.submission) }))
+                        Components.Schemas.ResponseSubmission.self, from: data.map { HTTPBody($0) },
+                        transforming: { .json($0) }))
             },
             serializer: { output, request in
                 switch output {
@@ -59,58 +58,5 @@ struct SubmitResponseRoute: Sendable {
                     return try converter.problemAnswer(statusCode, value, for: request)
                 }
             })
-    }
-}
-
-/// Reads a `ResponseSubmission` as its generated `Decodable` conformance does — the same keys in the same order, the
-/// same errors — with each answer tried as a text first.
-struct SubmissionReader: Decodable {
-    let submission: Components.Schemas.ResponseSubmission
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Components.Schemas.ResponseSubmission.CodingKeys.self)
-        submission = .init(
-            id: try container.decode(String.self, forKey: .id),
-            promptId: try container.decode(String.self, forKey: .promptId),
-            instrumentKey: try container.decode(String.self, forKey: .instrumentKey),
-            version: try container.decode(Int.self, forKey: .version),
-            answers: try container.decode(Answers.self, forKey: .answers).container,
-            startedAt: try container.decodeIfPresent(Date.self, forKey: .startedAt),
-            completedAt: try container.decode(Date.self, forKey: .completedAt),
-            context: try container.decodeIfPresent(Components.Schemas.AnswerContext.self, forKey: .context))
-    }
-
-    private struct Answers: Decodable {
-        let container: OpenAPIObjectContainer
-
-        init(from decoder: any Decoder) throws {
-            let object = try decoder.container(keyedBy: ItemID.self)
-            var values: [String: (any Sendable)?] = [:]
-            values.reserveCapacity(object.allKeys.count)
-            for key in object.allKeys {
-                values[key.stringValue] = try object.decode(Answer.self, forKey: key).value
-            }
-            container = try OpenAPIObjectContainer(unvalidatedValue: values)
-        }
-    }
-
-    /// One answer: a text, or whatever else `OpenAPIValueContainer` reads.
-    private struct Answer: Decodable {
-        let value: (any Sendable)?
-
-        init(from decoder: any Decoder) throws {
-            if let text = try? decoder.singleValueContainer().decode(String.self) {
-                value = text
-            } else {
-                value = try OpenAPIValueContainer(from: decoder).value
-            }
-        }
-    }
-
-    private struct ItemID: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
     }
 }
