@@ -174,6 +174,14 @@ struct ScheduleTests {
             instrumentKey: "phq-9", pattern: .relative(anchor: .enrollment, offsets: [7], every: 7, count: 3, time: LocalTime("10:00")!),
             durationMinutes: 60, startAfterDays: 0)
         #expect(repeated.occurrences(from: from, through: through, context: context).map(\.key) == ["2026-03-09#10:00", "2026-03-16#10:00", "2026-03-23#10:00"])
+        let afterTherapy = SchedulePlan(
+            instrumentKey: "phq-9", pattern: .relative(anchor: .therapyEnd, offsets: [0, 28], every: nil, count: nil, time: LocalTime("10:00")!),
+            durationMinutes: 60)
+        #expect(afterTherapy.occurrences(from: from, through: through, context: context).isEmpty, "no end set, no post measurement")
+        var ending = context
+        ending.therapyStart = LocalDate("2026-01-10")
+        ending.therapyEnd = LocalDate("2026-03-20")
+        #expect(afterTherapy.occurrences(from: from, through: through, context: ending).map(\.key) == ["2026-03-20#10:00", "2026-04-17#10:00"])
         let later = SchedulePlan(instrumentKey: "phq-9", pattern: .weekly(weekday: .sunday, time: LocalTime("18:00")!), durationMinutes: 60, startAfterDays: 14)
         #expect(later.occurrences(from: from, through: through, context: context).first?.key == "2026-03-22#18:00")
         let bounded = SchedulePlan(

@@ -60,6 +60,46 @@ struct TreatmentTests {
         }
     }
 
+    @Test("a plan anchored on the therapy's end gives the post measurement on its last day and a follow-up after, and follows the end when it moves")
+    func therapyEnd() async throws {
+        try await withTestApp { app in
+            // setup
+            let (therapist, therapistID) = try await app.staff("therapist", "tess@example.org")
+            let (patient, patientID) = try await app.patient("ada@example.org", name: "Ada Lovelace")
+            try await app.pair(patient, with: therapist)
+            let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
+            let plan = try await therapist.send(.POST, "/studies/\(practice)/plans", json: [
+                "instrumentKey": "phq-9", "durationMinutes": 1440,
+                "pattern": ["kind": "relative", "anchor": "therapyEnd", "offsets": [0, 7], "time": "10:00"],
+            ])
+            try #require(plan.status == .created, "\(plan.text)")
+            let zone = TimeZone(identifier: "Europe/Vienna")!
+            let today = LocalDate(app.clock.now, in: zone)
+            func planned() async throws -> [String] {
+                try await PromptRecord.query(on: app.database).filter(\.$patient.$id == patientID).filter(\.$status == .scheduled)
+                    .filter(\.$instrumentKey == "phq-9").sort(\.$opensAt).all().map { LocalDateTime($0.opensAt, in: zone).description }
+            }
+            let before = try await planned()
+
+            // act
+            let started = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["therapyStart": .string(today.adding(days: -30).description)])
+            let onlyStart = try await planned()
+            let ending = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["therapyEnd": .string(today.adding(days: 2).description)])
+            let afterEnd = try await planned()
+            let later = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["therapyEnd": .string(today.adding(days: 4).description)])
+            let afterMove = try await planned()
+            let cleared = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["therapyEnd": ""])
+            let afterClear = try await planned()
+
+            // verify
+            #expect(before.isEmpty && onlyStart.isEmpty, "nothing fires before the therapy has an end")
+            #expect(started.status == .ok && ending.status == .ok && later.status == .ok && cleared.status == .ok)
+            #expect(afterEnd == ["\(today.adding(days: 2))T10:00", "\(today.adding(days: 9))T10:00"])
+            #expect(afterMove == ["\(today.adding(days: 4))T10:00", "\(today.adding(days: 11))T10:00"])
+            #expect(afterClear.isEmpty)
+        }
+    }
+
     @Test("on the console the therapist names the client and sets the therapy's dates; an end before the start is named beside it")
     func console() async throws {
         try await withTestApp { app in

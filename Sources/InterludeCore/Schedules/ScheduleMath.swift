@@ -9,12 +9,14 @@ public struct ScheduleContext: Sendable {
     /// When the plan was attached; a one-time prompt opens no earlier.
     public var planCreatedAt: Date
     public var therapyStart: LocalDate?
+    public var therapyEnd: LocalDate?
     public var appointments: [AppointmentSlot]
     public var adjustment: PlanAdjustment?
 
     public init(
         participantID: UUID, planID: UUID, timeZone: TimeZone, enrolledAt: Date, planCreatedAt: Date,
-        therapyStart: LocalDate? = nil, appointments: [AppointmentSlot] = [], adjustment: PlanAdjustment? = nil
+        therapyStart: LocalDate? = nil, therapyEnd: LocalDate? = nil, appointments: [AppointmentSlot] = [],
+        adjustment: PlanAdjustment? = nil
     ) {
         self.participantID = participantID
         self.planID = planID
@@ -22,6 +24,7 @@ public struct ScheduleContext: Sendable {
         self.enrolledAt = enrolledAt
         self.planCreatedAt = planCreatedAt
         self.therapyStart = therapyStart
+        self.therapyEnd = therapyEnd
         self.appointments = appointments
         self.adjustment = adjustment
     }
@@ -150,6 +153,7 @@ extension SchedulePlan {
             switch anchor {
             case .enrollment: anchorDay = enrolledOn
             case .therapyStart: anchorDay = context.therapyStart
+            case .therapyEnd: anchorDay = context.therapyEnd
             }
             guard let anchorDay else { return [] }
             let offset = anchorDay.days(to: day)

@@ -126,6 +126,8 @@ public enum SchedulePattern: Hashable, Sendable {
     public enum Anchor: String, Codable, Hashable, Sendable, CaseIterable {
         case enrollment
         case therapyStart
+        /// The therapy's last day: a post measurement on it (0), follow-ups after it (84 for twelve weeks).
+        case therapyEnd
     }
 
     public var kind: String {

@@ -109,7 +109,10 @@ struct Planner: Sendable {
             .filter(\.$closesAt > now)
             .all()
         let userByID = Dictionary(uniqueKeysWithValues: users.map { ($0.id!, $0) })
-        let therapyStart = Dictionary(uniqueKeysWithValues: profiles.map { ($0.$user.id, $0.therapyStart.flatMap(LocalDate.init)) })
+        let therapyDates = Dictionary(
+            uniqueKeysWithValues: profiles.map {
+                ($0.$user.id, (start: $0.therapyStart.flatMap(LocalDate.init), end: $0.therapyEnd.flatMap(LocalDate.init)))
+            })
         let appointmentsByPatient = Dictionary(grouping: appointments, by: { $0.$patient.id })
         var adjustmentByKey: [String: PlanAdjustment] = [:]
         for adjustment in adjustments {
@@ -137,8 +140,8 @@ struct Planner: Sendable {
                     let planID = record.id!
                     let context = ScheduleContext(
                         participantID: patientID, planID: planID, timeZone: zone, enrolledAt: enrollment.createdAt,
-                        planCreatedAt: record.createdAt, therapyStart: therapyStart[patientID] ?? nil,
-                        appointments: slots, adjustment: adjustmentByKey["\(patientID)|\(planID)"])
+                        planCreatedAt: record.createdAt, therapyStart: therapyDates[patientID]?.start,
+                        therapyEnd: therapyDates[patientID]?.end, appointments: slots, adjustment: adjustmentByKey["\(patientID)|\(planID)"])
                     let occurrences = plan.occurrences(
                         from: today.adding(days: -1), through: today.adding(days: horizonDays), context: context
                     ).filter { $0.closesAt > now && $0.opensAt < horizonEnd }

@@ -148,6 +148,7 @@ struct ScheduleService: Sendable {
     private struct Inputs {
         let zone: TimeZone
         let therapyStart: LocalDate?
+        let therapyEnd: LocalDate?
         let appointments: [AppointmentSlot]
     }
 
@@ -157,7 +158,8 @@ struct ScheduleService: Sendable {
         let appointments = try await AppointmentRecord.query(on: database).filter(\.$patient.$id == patientID).all()
             .map { AppointmentSlot(id: $0.id!, startsAt: $0.startsAt, endsAt: $0.endsAt) }
         return Inputs(
-            zone: patient.zone, therapyStart: profile?.therapyStart.flatMap(LocalDate.init), appointments: appointments)
+            zone: patient.zone, therapyStart: profile?.therapyStart.flatMap(LocalDate.init),
+            therapyEnd: profile?.therapyEnd.flatMap(LocalDate.init), appointments: appointments)
     }
 
     /// What the plans that apply to a patient produce for any period, computed without storing anything.
@@ -180,7 +182,7 @@ struct ScheduleService: Sendable {
                     .flatMap { try? JSONDecoder().decode(PlanAdjustment.self, from: Data($0.adjustment.utf8)) }
                 let context = ScheduleContext(
                     participantID: patientID, planID: record.id!, timeZone: inputs.zone, enrolledAt: enrollment.createdAt,
-                    planCreatedAt: record.createdAt, therapyStart: inputs.therapyStart,
+                    planCreatedAt: record.createdAt, therapyStart: inputs.therapyStart, therapyEnd: inputs.therapyEnd,
                     appointments: inputs.appointments, adjustment: adjustment)
                 result += plan.occurrences(from: from, through: from.adding(days: days - 1), context: context)
                     .map { Planned(plan: record, occurrence: $0) }
@@ -204,7 +206,8 @@ struct ScheduleService: Sendable {
             let inputs = try await inputs(of: patientID)
             context = ScheduleContext(
                 participantID: patientID, planID: context.planID, timeZone: inputs.zone, enrolledAt: enrollment.createdAt,
-                planCreatedAt: now, therapyStart: inputs.therapyStart, appointments: inputs.appointments)
+                planCreatedAt: now, therapyStart: inputs.therapyStart, therapyEnd: inputs.therapyEnd,
+                appointments: inputs.appointments)
         }
         return (context.timeZone, plan.occurrences(from: from, through: from.adding(days: days - 1), context: context))
     }
