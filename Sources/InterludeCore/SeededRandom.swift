@@ -8,6 +8,14 @@ public struct SeededRandom: Sendable {
         state = seed &+ 0x9E37_79B9_7F4A_7C15
     }
 
+    /// A generator of its own for one thing (a stratum's block, a participant's decision point), drawn from `seed`
+    /// and the thing's name: the same on every machine and in every run, unlike `Hasher`.
+    public init(seed: UInt64, for name: String) {
+        let hash = name.utf8.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        var mixer = SeededRandom(seed: hash)
+        self.init(seed: seed ^ mixer.next())
+    }
+
     /// SplitMix64.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15

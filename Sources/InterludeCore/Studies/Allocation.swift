@@ -182,7 +182,7 @@ extension AllocationDesign {
             entry.arm = wheel[slot % wheel.count]
             entry.slot = slot
         case .random:
-            var generator = SeededRandom(seed: seed ^ Self.mix(UInt64(entry.sequence)))
+            var generator = SeededRandom(seed: seed, for: "draw \(entry.sequence)")
             (entry.arm, entry.probability) = Self.weighted(open, using: &generator)
         case .permutedBlocks(let multiples):
             var slot = drawn.last(where: { $0.stratum == entry.stratum })?.slot.map { $0 + 1 } ?? 0
@@ -195,7 +195,7 @@ extension AllocationDesign {
                 slot += 1
             }
         case .minimisation(let preferred):
-            var generator = SeededRandom(seed: seed ^ Self.mix(UInt64(entry.sequence)))
+            var generator = SeededRandom(seed: seed, for: "draw \(entry.sequence)")
             (entry.arm, entry.probability) = minimised(
                 levels, open: open, log: log, current: current, preferred: preferred, using: &generator)
         case .sequentialCycles(let cycle, let drawnStart):
@@ -203,7 +203,7 @@ extension AllocationDesign {
             case .period(let days, let from): max(0, candidate.admittedOn.daysSinceEpoch - from.daysSinceEpoch) / days
             case .admissions(let count): drawn.filter { $0.site == candidate.site }.count / count
             }
-            var generator = SeededRandom(seed: seed ^ Self.mix(Self.hash(candidate.site)))
+            var generator = SeededRandom(seed: seed, for: "site \(candidate.site)")
             let start = drawnStart ? generator.index(arms.count) : 0
             let order = (0..<arms.count).map { arms[(index + start + $0) % arms.count] }
             entry.arm = order.first { openNames.contains($0.name) }!.name
@@ -226,7 +226,7 @@ extension AllocationDesign {
         var block = 0
         var start = 0
         while true {
-            var generator = SeededRandom(seed: seed ^ Self.mix(Self.hash(stratum) &+ Self.mix(UInt64(block))))
+            var generator = SeededRandom(seed: seed, for: "block \(block) of \(stratum)")
             let multiple = multiples[generator.index(multiples.count)]
             let size = share * multiple
             if slot < start + size {
@@ -280,15 +280,5 @@ extension AllocationDesign {
 
     static func stratum(_ levels: [String: String]) -> String {
         levels.keys.sorted().map { "\($0)=\(levels[$0]!)" }.joined(separator: "|")
-    }
-
-    /// FNV-1a of the text's UTF-8: stable across processes, unlike `Hasher`.
-    static func hash(_ text: String) -> UInt64 {
-        text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
-    }
-
-    static func mix(_ value: UInt64) -> UInt64 {
-        var generator = SeededRandom(seed: value)
-        return generator.next()
     }
 }
