@@ -91,7 +91,9 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client", condition: .when(platforms: [.linux])),
+                .product(
+                    name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client",
+                    condition: .when(platforms: [.linux])),
                 .product(
                     name: "OpenAPIURLSession", package: "swift-openapi-urlsession",
                     condition: .when(platforms: [.macOS, .iOS, .macCatalyst, .visionOS])),
@@ -112,7 +114,8 @@ let package = Package(
         .executableTarget(
             name: "interlude",
             dependencies: [
-                "InterludeServer", "InterludeCore", .product(name: "Vapor", package: "vapor"), .product(name: "NIOCore", package: "swift-nio"),
+                "InterludeServer", "InterludeCore", .product(name: "Vapor", package: "vapor"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
@@ -124,7 +127,9 @@ let package = Package(
         ),
         .testTarget(
             name: "InterludeKitTests",
-            dependencies: ["InterludeKit", "InterludeCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: [
+                "InterludeKit", "InterludeCore", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(

@@ -18,14 +18,18 @@ public enum CSV {
     /// analyst's machine: it gets a leading apostrophe, which those programs show as text. Numbers (`-3.5`, `+2`,
     /// `1e-3`) stay as they are.
     public static func neutralised(_ value: String) -> String {
-        guard let first = value.unicodeScalars.first, formulaStarts.contains(first), !isNumber(value) else { return value }
+        guard let first = value.unicodeScalars.first, formulaStarts.contains(first), !isNumber(value) else {
+            return value
+        }
         return "'" + value
     }
 
     private static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
 
     private static func isNumber(_ value: String) -> Bool {
-        value.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || $0 == "." || $0 == "e" || $0 == "E" || $0 == "+" || $0 == "-" }
+        value.unicodeScalars.allSatisfy {
+            ("0"..."9").contains($0) || $0 == "." || $0 == "e" || $0 == "E" || $0 == "+" || $0 == "-"
+        }
             && Double(value) != nil
     }
 

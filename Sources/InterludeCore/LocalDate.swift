@@ -133,7 +133,8 @@ public struct LocalDateTime: Hashable, Sendable, CustomStringConvertible {
     public func instant(in timeZone: TimeZone) -> Date {
         let asUTC = wallClockAsUTC
         // The offsets in force a day before and a day after cover both sides of any change.
-        let candidates = Set([-86_400.0, 0, 86_400].map { TimeInterval(timeZone.secondsFromGMT(for: asUTC.addingTimeInterval($0))) })
+        let candidates = Set(
+            [-86_400.0, 0, 86_400].map { TimeInterval(timeZone.secondsFromGMT(for: asUTC.addingTimeInterval($0))) })
         let matches = candidates.map { asUTC.addingTimeInterval(-$0) }
             .filter { LocalDateTime($0, in: timeZone) == self }
             .sorted()

@@ -19,7 +19,11 @@ public enum ResourceLocation {
         if let override, !override.isEmpty {
             return holdsBoth(override)
                 ? .success(override)
-                : .failure(Missing(description: "INTERLUDE_RESOURCES is \(override), which holds no Resources/ and Public/ folders of Interlude; set it to the folder of the Interlude package (or of a release) that holds them."))
+                : .failure(
+                    Missing(
+                        description:
+                            "INTERLUDE_RESOURCES is \(override), which holds no Resources/ and Public/ folders of Interlude; set it to the folder of the Interlude package (or of a release) that holds them."
+                    ))
         }
         var folder = executable.map(parent)
         while let current = folder {
@@ -28,7 +32,11 @@ public enum ResourceLocation {
             folder = up == current ? nil : up
         }
         if holdsBoth(workingDirectory) { return .success(workingDirectory) }
-        return .failure(Missing(description: "Interlude's Resources/ and Public/ folders are neither next to \(executable ?? "the executable") nor in \(workingDirectory); start it in the Interlude package's folder or set INTERLUDE_RESOURCES to the folder that holds them."))
+        return .failure(
+            Missing(
+                description:
+                    "Interlude's Resources/ and Public/ folders are neither next to \(executable ?? "the executable") nor in \(workingDirectory); start it in the Interlude package's folder or set INTERLUDE_RESOURCES to the folder that holds them."
+            ))
     }
 
     static func join(_ folder: String, _ path: String) -> String {

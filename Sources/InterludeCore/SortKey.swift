@@ -25,9 +25,10 @@ public enum SortKey {
     /// A fixed-width key of digits turned around: what came first comes last, so that one part of a key made of
     /// several may run the other way.
     public static func reversed(_ key: String) -> String {
-        String(key.map { character in
-            guard let digit = character.wholeNumberValue else { return character }
-            return Character(String(9 - digit))
-        })
+        String(
+            key.map { character in
+                guard let digit = character.wholeNumberValue else { return character }
+                return Character(String(9 - digit))
+            })
     }
 }

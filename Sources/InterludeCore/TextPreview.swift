@@ -10,7 +10,8 @@ extension String {
 
     /// The first line that holds anything, trimmed and shortened to `length`: what a list shows of a message.
     public func firstLine(shortenedTo length: Int) -> String {
-        let line = split(whereSeparator: \.isNewline)
+        let line =
+            split(whereSeparator: \.isNewline)
             .lazy.map { $0.trimmingCharacters(in: .whitespaces) }
             .first { !$0.isEmpty } ?? ""
         return line.shortened(to: length)

@@ -39,7 +39,9 @@ public enum InterventionBackup {
     }
 
     /// Opens an envelope into the value it holds.
-    public static func open<Value: Decodable>(_ envelope: Envelope, passphrase: String, as type: Value.Type) throws -> Value {
+    public static func open<Value: Decodable>(_ envelope: Envelope, passphrase: String, as type: Value.Type) throws
+        -> Value
+    {
         try JSONDecoder().decode(type, from: open(envelope, passphrase: passphrase))
     }
 

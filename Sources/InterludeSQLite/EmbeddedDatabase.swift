@@ -18,7 +18,8 @@ extension DatabaseConfigurationFactory {
     /// `checkingKeptStatements`: every model query whose text is kept is also written afresh and compared (for tests).
     public static func embeddedSQLite(path: String, idleReaders: Int, checkingKeptStatements: Bool = false) -> Self {
         .init {
-            EmbeddedSQLiteConfiguration(path: path, idleReaders: idleReaders, checkingKeptStatements: checkingKeptStatements)
+            EmbeddedSQLiteConfiguration(
+                path: path, idleReaders: idleReaders, checkingKeptStatements: checkingKeptStatements)
         }
     }
 }
@@ -104,7 +105,9 @@ final class EmbeddedStore: Sendable {
     func read<T>(_ body: (SQLiteHandle) throws -> T) throws -> T {
         // The file exists and is in WAL mode before anyone reads it.
         _ = try writer()
-        let handle = try idle.withLockedValue { $0.popLast() } ?? SQLiteHandle(path: path, readOnly: true, generation: generation)
+        let handle =
+            try idle.withLockedValue { $0.popLast() }
+            ?? SQLiteHandle(path: path, readOnly: true, generation: generation)
         defer {
             idle.withLockedValue { idle in
                 if idle.count < idleReaders { idle.append(handle) }
@@ -118,7 +121,9 @@ final class EmbeddedStore: Sendable {
     /// which SQLite refuses on a connection kept to reading.
     func copy(_ body: @escaping @Sendable (SQLiteHandle) throws -> Void) async throws {
         _ = try writer()
-        try await threadPool.runIfActive { try body(SQLiteHandle(path: self.path, readOnly: false, generation: self.generation)) }
+        try await threadPool.runIfActive {
+            try body(SQLiteHandle(path: self.path, readOnly: false, generation: self.generation))
+        }
     }
 
     func shutdown() {
@@ -146,7 +151,10 @@ struct EmbeddedDatabase: GroupCommitting, SQLDatabase {
     /// SQLite's dialect, for statements written with SQLKit.
     let dialect: any SQLDialect
 
-    init(context: DatabaseContext, store: EmbeddedStore, writing: SQLiteHandle?, dialect: any SQLDialect = SQLiteDialect()) {
+    init(
+        context: DatabaseContext, store: EmbeddedStore, writing: SQLiteHandle?,
+        dialect: any SQLDialect = SQLiteDialect()
+    ) {
         self.context = context
         self.store = store
         self.writing = writing
@@ -157,8 +165,11 @@ struct EmbeddedDatabase: GroupCommitting, SQLDatabase {
 
     // Database
 
-    func execute(query: DatabaseQuery, onOutput: @escaping @Sendable (any DatabaseOutput) -> Void) -> EventLoopFuture<Void> {
-        let model = EmbeddedDatabase(context: context, store: store, writing: writing, dialect: PlainQuoting(base: dialect))
+    func execute(query: DatabaseQuery, onOutput: @escaping @Sendable (any DatabaseOutput) -> Void) -> EventLoopFuture<
+        Void
+    > {
+        let model = EmbeddedDatabase(
+            context: context, store: store, writing: writing, dialect: PlainQuoting(base: dialect))
         let sql: String
         let binds: [any Encodable & Sendable]
         do {
@@ -186,7 +197,9 @@ struct EmbeddedDatabase: GroupCommitting, SQLDatabase {
                 return eventLoop.makeFailedFuture(
                     EmbeddedSQLiteError(code: SQLITE_ERROR, message: "SQLite cannot alter \(schema.schema) this way"))
             }
-            guard !schema.createFields.isEmpty || !schema.deleteFields.isEmpty else { return eventLoop.makeSucceededVoidFuture() }
+            guard !schema.createFields.isEmpty || !schema.deleteFields.isEmpty else {
+                return eventLoop.makeSucceededVoidFuture()
+            }
         }
         let (sql, binds) = serialize(SQLSchemaConverter(delegate: SQLiteTypes()).convert(schema))
         return run(sql, binds, writes: true) { _ in }
@@ -207,7 +220,9 @@ struct EmbeddedDatabase: GroupCommitting, SQLDatabase {
         if writing != nil { return try await body(self) }
         let context = context
         let store = store
-        return try await store.writer().perform { try await body(EmbeddedDatabase(context: context, store: store, writing: $0)) }
+        return try await store.writer().perform {
+            try await body(EmbeddedDatabase(context: context, store: store, writing: $0))
+        }
     }
 
     func withConnection<T>(_ closure: @escaping @Sendable (any Database) -> EventLoopFuture<T>) -> EventLoopFuture<T> {
@@ -221,7 +236,9 @@ struct EmbeddedDatabase: GroupCommitting, SQLDatabase {
     var version: (any SQLDatabaseReportedVersion)? { nil }
     var queryLogLevel: Logger.Level? { .debug }
 
-    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<
+        Void
+    > {
         let (sql, binds) = serialize(query)
         return run(sql, binds, writes: Self.writes(query, sql: sql)) { onRow($0) }
     }
@@ -235,7 +252,8 @@ struct EmbeddedDatabase: GroupCommitting, SQLDatabase {
     /// Runs a statement on the connection it belongs on: the writer's inside a transaction, otherwise a reading
     /// connection for a read and the writer for a write.
     private func run(
-        _ sql: String, _ binds: [any Encodable & Sendable], writes: Bool, onRow: @escaping @Sendable (SQLiteResultRow) -> Void
+        _ sql: String, _ binds: [any Encodable & Sendable], writes: Bool,
+        onRow: @escaping @Sendable (SQLiteResultRow) -> Void
     ) -> EventLoopFuture<Void> {
         do {
             let values = try binds.map(SQLiteValues.data)

@@ -48,7 +48,9 @@ final class GroupCommitWriter: Sendable {
     }
 
     /// Runs `work` inside the next transaction and completes `promise` once it is committed.
-    func perform(_ work: @escaping @Sendable (SQLiteHandle) async throws -> Void, completing promise: EventLoopPromise<Void>) {
+    func perform(
+        _ work: @escaping @Sendable (SQLiteHandle) async throws -> Void, completing promise: EventLoopPromise<Void>
+    ) {
         enqueue(Job(work: work, finish: { promise.completeWith($0) }))
     }
 

@@ -13,7 +13,8 @@ enum ModelStatement {
         let statement = SQLQueryConverter(delegate: SQLiteTypes()).convert(query)
         // A created row reports its id back.
         guard case .create = query.action, query.customIDKey != .some(.string("")) else { return statement }
-        return SQLKit.SQLList([statement, SQLReturning(.init((query.customIDKey ?? .id).description))], separator: SQLRaw(" "))
+        return SQLKit.SQLList(
+            [statement, SQLReturning(.init((query.customIDKey ?? .id).description))], separator: SQLRaw(" "))
     }
 
     /// The text and values of a model query, written by `database` (its dialect) or taken from the kept texts.
@@ -138,7 +139,8 @@ enum ModelStatement {
             query.fields.compactMap { field in
                 switch field {
                 case .path(let path, let schema) where schema == query.schema: path[0]
-                case .extendedPath(let path, let schema, let space) where schema == query.schema && space == query.space:
+                case .extendedPath(let path, let schema, let space)
+                where schema == query.schema && space == query.space:
                     path[0]
                 default: nil
                 }

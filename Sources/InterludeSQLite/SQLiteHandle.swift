@@ -88,10 +88,12 @@ final class SQLiteHandle: @unchecked Sendable {
     func observeLog(_ observe: @escaping @Sendable (Int) -> Void) {
         let observer = LogObserver(observe)
         logObserver = observer
-        _ = sqlite_nio_sqlite3_wal_hook(connection, { context, _, _, length in
-            if let context { Unmanaged<LogObserver>.fromOpaque(context).takeUnretainedValue().observe(Int(length)) }
-            return SQLITE_OK
-        }, Unmanaged.passUnretained(observer).toOpaque())
+        _ = sqlite_nio_sqlite3_wal_hook(
+            connection,
+            { context, _, _, length in
+                if let context { Unmanaged<LogObserver>.fromOpaque(context).takeUnretainedValue().observe(Int(length)) }
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(observer).toOpaque())
     }
 
     /// Copies into the file what it can of the write-ahead log, waiting for no one; false when another connection
@@ -128,7 +130,8 @@ final class SQLiteHandle: @unchecked Sendable {
     private func prepared(_ sql: String) throws -> PreparedStatement {
         if let kept = statements[sql] { return kept }
         var pointer: OpaquePointer?
-        let result = sqlite_nio_sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        let result = sqlite_nio_sqlite3_prepare_v3(
+            connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
         guard result == SQLITE_OK, let pointer else { throw error(result) }
         let statement = PreparedStatement(pointer: pointer, columns: Self.columns(of: pointer))
         if statements.count >= Self.keptStatements {
@@ -140,7 +143,10 @@ final class SQLiteHandle: @unchecked Sendable {
     }
 
     private static func columns(of statement: OpaquePointer) -> SQLiteColumns {
-        SQLiteColumns((0..<sqlite_nio_sqlite3_column_count(statement)).map { String(cString: sqlite_nio_sqlite3_column_name(statement, $0)) })
+        SQLiteColumns(
+            (0..<sqlite_nio_sqlite3_column_count(statement)).map {
+                String(cString: sqlite_nio_sqlite3_column_name(statement, $0))
+            })
     }
 
     private func bind(_ value: SQLiteData, at index: Int32, in statement: OpaquePointer) -> Int32 {

@@ -29,7 +29,8 @@ final class SQLiteColumns: @unchecked Sendable {
             if let fields = known[schema] { return fields }
             let prefix = schema + "_"
             var fields: [String: Int] = [:]
-            for (place, name) in names.enumerated() where name.hasPrefix(prefix) && fields[String(name.dropFirst(prefix.count))] == nil {
+            for (place, name) in names.enumerated()
+            where name.hasPrefix(prefix) && fields[String(name.dropFirst(prefix.count))] == nil {
                 fields[String(name.dropFirst(prefix.count))] = place
             }
             known[schema] = fields
@@ -69,7 +70,9 @@ struct SQLiteResultRow: SQLRow, Sendable {
         switch value {
         case .text(let text):
             if let direct = exactly(text, as: D.self) { return direct }
-            if D.self == UUID.self || D.self == UUID?.self, let id = UUIDText.parse(text), let direct = exactly(id, as: D.self) {
+            if D.self == UUID.self || D.self == UUID?.self, let id = UUIDText.parse(text),
+                let direct = exactly(id, as: D.self)
+            {
                 return direct
             }
         case .integer(let integer):

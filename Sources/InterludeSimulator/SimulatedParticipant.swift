@@ -20,7 +20,10 @@ actor SimulatedParticipant {
     private var submitted: Set<UUID> = []
     private var sampleTypes: [SampleTypeChoice] = []
 
-    private init(email: String, configuration: Simulation.Configuration, client: InterludeClient, store: OfflineStore, seed: UInt64) {
+    private init(
+        email: String, configuration: Simulation.Configuration, client: InterludeClient, store: OfflineStore,
+        seed: UInt64
+    ) {
         self.email = email
         self.configuration = configuration
         self.client = client
@@ -36,7 +39,8 @@ actor SimulatedParticipant {
     {
         let address = "10.\(index / 65_536 % 256).\(index / 256 % 256).\(index % 256)"
         let client = InterludeClient(
-            serverURL: configuration.serverURL, middlewares: configuration.distinctAddresses ? [ForwardedFor(address: address)] : [])
+            serverURL: configuration.serverURL,
+            middlewares: configuration.distinctAddresses ? [ForwardedFor(address: address)] : [])
         let email: String
         switch configuration.accounts {
         case .register(let prefix, let domain, let password, let verificationToken):
@@ -59,8 +63,12 @@ actor SimulatedParticipant {
         case .join(let study, let version, let modules):
             try await client.join(study: study, consentVersion: version, modules: modules)
         case .pair(let codes):
-            guard index < codes.count else { throw Problem(type: "/problems/simulation", title: "Fewer codes than participants", status: 400) }
-            try await patiently(clock) { try await client.pair(code: codes[index], dateOfBirth: "1990-01-01", gender: "diverse") }
+            guard index < codes.count else {
+                throw Problem(type: "/problems/simulation", title: "Fewer codes than participants", status: 400)
+            }
+            try await patiently(clock) {
+                try await client.pair(code: codes[index], dateOfBirth: "1990-01-01", gender: "diverse")
+            }
         case .none:
             break
         }
@@ -102,11 +110,14 @@ actor SimulatedParticipant {
             tally.offlinePeriods += 1
         }
         var answered = false
-        for prompt in try store.prompts() where prompt.status(at: now) == .open && !submitted.contains(prompt.id) && !prompt.blocked {
+        for prompt in try store.prompts()
+        where prompt.status(at: now) == .open && !submitted.contains(prompt.id) && !prompt.blocked {
             if plans[prompt.id] == nil {
                 let window = prompt.closesAt.timeIntervalSince(max(prompt.opensAt, now))
                 let delay = random.between(0, min(window * 0.8, configuration.answerWithin))
-                plans[prompt.id] = random.chance(configuration.answerRate) ? max(prompt.opensAt, now).addingTimeInterval(delay) : .some(nil)
+                plans[prompt.id] =
+                    random.chance(configuration.answerRate)
+                    ? max(prompt.opensAt, now).addingTimeInterval(delay) : .some(nil)
             }
             guard let planned = plans[prompt.id], let at = planned, at <= now else { continue }
             try answer(prompt, at: now)
@@ -122,9 +133,13 @@ actor SimulatedParticipant {
     func finish(at now: Date) async throws -> Simulation.ParticipantTally {
         offlineUntil = nil
         try await sync(at: now)
-        let refusedResponses = try store.refusals().filter { if case .response = $0.change.change { true } else { false } }.count
+        let refusedResponses = try store.refusals().filter {
+            if case .response = $0.change.change { true } else { false }
+        }.count
         tally.refused = refusedResponses
-        tally.answered = submitted.count - refusedResponses - (try store.pending().filter { if case .response = $0.change { true } else { false } }.count)
+        tally.answered =
+            submitted.count - refusedResponses
+            - (try store.pending().filter { if case .response = $0.change { true } else { false } }.count)
         tally.missed = try store.prompts().filter { $0.status(at: now) == .expired }.count
         return tally
     }
@@ -149,15 +164,18 @@ actor SimulatedParticipant {
         let thoughts = ["I will not manage this", "Nobody listens to me", "I can take a break", "This will pass"]
         let body: [String: Any] = [
             "id": id.uuidString.lowercased(), "text": thoughts[random.index(thoughts.count)],
-            "ratingBefore": (random.between(-1, 1) * 10).rounded() / 10, "ratingAfter": (random.between(-1, 1) * 10).rounded() / 10,
+            "ratingBefore": (random.between(-1, 1) * 10).rounded() / 10,
+            "ratingAfter": (random.between(-1, 1) * 10).rounded() / 10,
             "recordedAt": ISO8601DateFormatter().string(from: now),
         ]
-        try store.enqueue(.createRecord(.thoughtOccurrence, id: id, body: try JSONSerialization.data(withJSONObject: body)), at: now)
+        try store.enqueue(
+            .createRecord(.thoughtOccurrence, id: id, body: try JSONSerialization.data(withJSONObject: body)), at: now)
         tally.thoughts += 1
         guard offlineUntil == nil, !sampleTypes.isEmpty else { return }
         let samples = sampleTypes.map { type in
             Sample(
-                type: type.type, value: (random.between(40, 120)).rounded(), unit: type.unit, startsAt: now.addingTimeInterval(-600),
+                type: type.type, value: (random.between(40, 120)).rounded(), unit: type.unit,
+                startsAt: now.addingTimeInterval(-600),
                 endsAt: now, sourceID: UUID().uuidString)
         }
         tally.samples += try await client.upload(samples).stored

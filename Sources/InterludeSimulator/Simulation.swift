@@ -1,8 +1,8 @@
 import Foundation
+import HTTPTypes
 import InterludeCore
 import InterludeKit
 import OpenAPIRuntime
-import HTTPTypes
 
 /// What a simulation's time is: the wall clock for demos and load, or a clock the caller moves (a test moves the
 /// server's with it).
@@ -31,7 +31,9 @@ public struct WallSimulationClock: SimulationClock {
 public struct Simulation: Sendable {
     public enum Accounts: Sendable {
         /// New accounts `<prefix>-<n>@<domain>`; `verificationToken` finds the token of the address's verification email.
-        case register(prefix: String, domain: String, password: String, verificationToken: @Sendable (String) async throws -> String)
+        case register(
+            prefix: String, domain: String, password: String,
+            verificationToken: @Sendable (String) async throws -> String)
         /// Accounts that exist, one per participant.
         case existing([(email: String, password: String)])
     }
@@ -68,7 +70,8 @@ public struct Simulation: Sendable {
         public var timeZone = "Europe/Vienna"
 
         public init(
-            serverURL: URL, participants: Int, duration: TimeInterval, step: TimeInterval, seed: UInt64, accounts: Accounts,
+            serverURL: URL, participants: Int, duration: TimeInterval, step: TimeInterval, seed: UInt64,
+            accounts: Accounts,
             enrolment: Enrolment
         ) {
             self.serverURL = serverURL
@@ -111,7 +114,9 @@ public struct Simulation: Sendable {
     }
 
     /// Runs the simulation to its end; `log` hears of each participant's start and of the end.
-    public func run(clock: any SimulationClock, log: @escaping @Sendable (String) -> Void = { _ in }) async throws -> Tally {
+    public func run(clock: any SimulationClock, log: @escaping @Sendable (String) -> Void = { _ in }) async throws
+        -> Tally
+    {
         var participants: [SimulatedParticipant] = []
         for index in 0..<configuration.participants {
             let participant = try await SimulatedParticipant.start(index, configuration, clock: clock)
@@ -133,7 +138,9 @@ public struct Simulation: Sendable {
         var tallies: [ParticipantTally] = []
         for participant in participants { tallies.append(try await participant.finish(at: await clock.now())) }
         let tally = Tally(participants: tallies)
-        log("done: \(tally.answered) answered, \(tally.missed) missed, \(tally.refused) refused, \(tally.offlinePeriods) offline periods")
+        log(
+            "done: \(tally.answered) answered, \(tally.missed) missed, \(tally.refused) refused, \(tally.offlinePeriods) offline periods"
+        )
         return tally
     }
 }

@@ -23,19 +23,31 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "… accepting this consent version.") var consentVersion: String?
     @Option(help: "Or pair with a therapist: a file with one pairing code per line.") var pairingCodes: String?
     @Option(help: "Register new accounts under this email domain …") var registerDomain: String?
-    @Option(help: "… finding verification links in the server's mail outbox folder (data/outbox).") var mailOutbox: String?
+    @Option(help: "… finding verification links in the server's mail outbox folder (data/outbox).") var mailOutbox:
+        String?
     @Option(help: "Or sign in: a file with one 'email password' per line.") var accounts: String?
     @Option(help: "The password for new accounts.") var password = "simulated participant 1"
-    @Flag(help: "Send each participant's own X-Forwarded-For (for a server with TRUST_PROXY).") var distinctAddresses = false
+    @Flag(help: "Send each participant's own X-Forwarded-For (for a server with TRUST_PROXY).") var distinctAddresses =
+        false
 
     func validate() throws {
-        guard participants > 0, participants <= 10_000 else { throw ValidationError("--participants must be 1 to 10000") }
-        guard (0.01...43_200).contains(minutes) else { throw ValidationError("--minutes must be 0.01 to 43200 (30 days)") }
+        guard participants > 0, participants <= 10_000 else {
+            throw ValidationError("--participants must be 1 to 10000")
+        }
+        guard (0.01...43_200).contains(minutes) else {
+            throw ValidationError("--minutes must be 0.01 to 43200 (30 days)")
+        }
         guard (0.1...86_400).contains(step) else { throw ValidationError("--step must be 0.1 to 86400 seconds") }
-        guard (0...1_440).contains(answerWithin) else { throw ValidationError("--answer-within must be 0 to 1440 minutes") }
-        guard (0...1).contains(answerRate), (0...1).contains(offlineRate) else { throw ValidationError("rates are 0 to 1") }
+        guard (0...1_440).contains(answerWithin) else {
+            throw ValidationError("--answer-within must be 0 to 1440 minutes")
+        }
+        guard (0...1).contains(answerRate), (0...1).contains(offlineRate) else {
+            throw ValidationError("rates are 0 to 1")
+        }
         guard URL(string: server)?.host != nil else { throw ValidationError("--server is not an address") }
-        guard (registerDomain == nil) != (accounts == nil) else { throw ValidationError("give either --register-domain or --accounts") }
+        guard (registerDomain == nil) != (accounts == nil) else {
+            throw ValidationError("give either --register-domain or --accounts")
+        }
         if registerDomain != nil, mailOutbox == nil { throw ValidationError("--register-domain needs --mail-outbox") }
         if study != nil, consentVersion == nil { throw ValidationError("--study needs --consent-version") }
         if study != nil, pairingCodes != nil { throw ValidationError("give either --study or --pairing-codes") }
@@ -47,13 +59,16 @@ struct SimulateCommand: AsyncParsableCommand {
         if let registerDomain, let mailOutbox {
             accountSource = .register(
                 prefix: "sim-\(seed)", domain: registerDomain, password: password,
-                verificationToken: { try await Outbox(directory: URL(fileURLWithPath: mailOutbox)).verificationToken(for: $0) })
+                verificationToken: {
+                    try await Outbox(directory: URL(fileURLWithPath: mailOutbox)).verificationToken(for: $0)
+                })
         } else {
-            accountSource = .existing(try lines(accounts!).map {
-                let parts = $0.split(separator: " ", maxSplits: 1).map(String.init)
-                guard parts.count == 2 else { throw ValidationError("each line of --accounts is 'email password'") }
-                return (parts[0], parts[1])
-            })
+            accountSource = .existing(
+                try lines(accounts!).map {
+                    let parts = $0.split(separator: " ", maxSplits: 1).map(String.init)
+                    guard parts.count == 2 else { throw ValidationError("each line of --accounts is 'email password'") }
+                    return (parts[0], parts[1])
+                })
         }
         let enrolment: Simulation.Enrolment =
             if let study, let consentVersion {
@@ -74,8 +89,12 @@ struct SimulateCommand: AsyncParsableCommand {
         let tally = try await Simulation(configuration).run(clock: WallSimulationClock()) { print($0) }
         print("participant\tanswered\tmissed\trefused\tthoughts\tsamples\toffline\tsyncs")
         for row in tally.participants {
-            print([row.email, "\(row.answered)", "\(row.missed)", "\(row.refused)", "\(row.thoughts)", "\(row.samples)",
-                "\(row.offlinePeriods)", "\(row.syncs)"].joined(separator: "\t"))
+            print(
+                [
+                    row.email, "\(row.answered)", "\(row.missed)", "\(row.refused)", "\(row.thoughts)",
+                    "\(row.samples)",
+                    "\(row.offlinePeriods)", "\(row.syncs)",
+                ].joined(separator: "\t"))
         }
     }
 
@@ -95,10 +114,13 @@ struct Outbox {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
             for name in names.filter({ $0.hasSuffix(".eml") }).sorted().reversed() {
                 let message = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
-                guard message.contains("\r\nTo: \(address)\r\n") || message.hasPrefix("To: \(address)\r\n") else { continue }
+                guard message.contains("\r\nTo: \(address)\r\n") || message.hasPrefix("To: \(address)\r\n") else {
+                    continue
+                }
                 for text in Self.base64Parts(message) {
                     if let range = text.range(of: "/app/verify?token=") {
-                        return String(text[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+                        return String(
+                            text[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
                     }
                 }
             }
@@ -119,7 +141,9 @@ struct Outbox {
             } else if collecting != nil, !inBody, line.isEmpty {
                 inBody = true
             } else if inBody, line.isEmpty || line.hasPrefix("--") {
-                if let encoded = collecting, let data = Data(base64Encoded: encoded) { parts.append(String(decoding: data, as: UTF8.self)) }
+                if let encoded = collecting, let data = Data(base64Encoded: encoded) {
+                    parts.append(String(decoding: data, as: UTF8.self))
+                }
                 collecting = nil
                 inBody = false
             } else if inBody {
@@ -129,4 +153,3 @@ struct Outbox {
         return parts
     }
 }
-

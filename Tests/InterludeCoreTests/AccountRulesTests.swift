@@ -108,11 +108,13 @@ struct AccountRulesTests {
     @Test("pairing input: a real past date of birth and a known gender")
     func pairingRequest() throws {
         let today = LocalDate("2026-03-02")!
-        let request = try PairingRequest.validate(code: "1234 5678", dateOfBirth: "1990-05-17", gender: "diverse", today: today)
+        let request = try PairingRequest.validate(
+            code: "1234 5678", dateOfBirth: "1990-05-17", gender: "diverse", today: today)
         #expect(request.dateOfBirth.description == "1990-05-17")
-        for (dateOfBirth, code) in [("2026-03-02", FieldError.Code.invalidValue), ("1899-12-31", .invalidValue),
-            ("1990-02-30", .invalidFormat), ("17.05.1990", .invalidFormat)]
-        {
+        for (dateOfBirth, code) in [
+            ("2026-03-02", FieldError.Code.invalidValue), ("1899-12-31", .invalidValue),
+            ("1990-02-30", .invalidFormat), ("17.05.1990", .invalidFormat),
+        ] {
             #expect(throws: ValidationFailure([FieldError(field: "dateOfBirth", code: code)])) {
                 try PairingRequest.validate(code: "12345678", dateOfBirth: dateOfBirth, gender: "male", today: today)
             }
@@ -131,7 +133,8 @@ struct AccountRulesTests {
 
     @Test("profile edits: only given fields change; an empty name removes it")
     func profileChange() throws {
-        let change = try ProfileChange.validate(name: "  ", locale: nil, timeZone: "Europe/Vienna", shareWithResearch: false)
+        let change = try ProfileChange.validate(
+            name: "  ", locale: nil, timeZone: "Europe/Vienna", shareWithResearch: false)
         #expect(change.name == .some(nil))
         #expect(change.language == nil)
         #expect(change.timeZone == "Europe/Vienna")

@@ -17,7 +17,9 @@ struct AllocationTests {
         return log
     }
 
-    static func people(_ count: Int, levels: (Int) -> [String: String] = { _ in [:] }, site: (Int) -> String = { _ in "" })
+    static func people(
+        _ count: Int, levels: (Int) -> [String: String] = { _ in [:] }, site: (Int) -> String = { _ in "" }
+    )
         -> [AllocationCandidate]
     {
         (0..<count).map {
@@ -113,7 +115,8 @@ struct AllocationTests {
         }
         // A newcomer with sex f at site 1. Into A: sex f 2:1 (range 1), site 1 3:1 (range 2), total 3.
         // Into B: sex f 1:2 (range 1), site 1 2:2 (range 0), total 1. So B, with probability 0.8.
-        let candidate = AllocationCandidate(participant: "new", levels: ["sex": "f", "site": "1"], admittedOn: Self.day0)
+        let candidate = AllocationCandidate(
+            participant: "new", levels: ["sex": "f", "site": "1"], admittedOn: Self.day0)
         var chosen: [String: Int] = [:]
         for seed in 0..<2_000 {
             let design = AllocationDesign(
@@ -127,11 +130,15 @@ struct AllocationTests {
         }
         // Binomial(2 000, 0.8): mean 1 600, standard deviation about 17.9; 99 % within ±46.
         #expect((1_554...1_646).contains(chosen["B", default: 0]))
-        let always = AllocationDesign(arms: arms, method: .minimisation(preferred: 1), factors: ["sex", "site"], seed: 5)
-        #expect(always.allocate(candidate, after: log) == .allocated(
-            AllocationEntry(
-                sequence: 5, kind: .drawn, participant: "new", arm: "B", method: .minimisation, stratum: "sex=f|site=1",
-                levels: ["sex": "f", "site": "1"], site: "", probability: 1)))
+        let always = AllocationDesign(
+            arms: arms, method: .minimisation(preferred: 1), factors: ["sex", "site"], seed: 5)
+        #expect(
+            always.allocate(candidate, after: log)
+                == .allocated(
+                    AllocationEntry(
+                        sequence: 5, kind: .drawn, participant: "new", arm: "B", method: .minimisation,
+                        stratum: "sex=f|site=1",
+                        levels: ["sex": "f", "site": "1"], site: "", probability: 1)))
     }
 
     @Test("minimisation keeps the factors' margins close over a whole study")
@@ -139,7 +146,9 @@ struct AllocationTests {
         let design = AllocationDesign(
             arms: [.init("A"), .init("B")], method: .minimisation(preferred: 0.8), factors: ["sex", "band"], seed: 11)
         var random = SeededRandom(seed: 12)
-        let levels = (0..<200).map { _ in ["sex": ["f", "m"][random.index(2)], "band": ["low", "high"][random.index(2)]] }
+        let levels = (0..<200).map { _ in
+            ["sex": ["f", "m"][random.index(2)], "band": ["low", "high"][random.index(2)]]
+        }
         let log = Self.run(design, Self.people(200, levels: { levels[$0] }))
         for factor in ["sex", "band"] {
             for level in Set(levels.map { $0[factor]! }) {
@@ -156,7 +165,8 @@ struct AllocationTests {
             method: .sequentialCycles(.period(days: 28, from: Self.day0), drawnStart: false), seed: 1)
         let days = [0, 10, 27, 28, 40, 55, 56, 60, 84, 90, 100]
         let candidates = days.enumerated().map { index, day in
-            AllocationCandidate(participant: "p\(index)", admittedOn: LocalDate(daysSinceEpoch: Self.day0.daysSinceEpoch + day))
+            AllocationCandidate(
+                participant: "p\(index)", admittedOn: LocalDate(daysSinceEpoch: Self.day0.daysSinceEpoch + day))
         }
         var log: [AllocationEntry] = []
         var outcomes: [String] = []
@@ -170,9 +180,11 @@ struct AllocationTests {
         }
         // Days 0–27 cycle 0 (control), 28–55 cycle 1 (app), 56–83 cycle 2 (control, full after three: app instead),
         // 84– cycle 3 (app, full after four): the study is full.
-        #expect(outcomes == [
-            "control@0", "control@0", "control@0", "app@1", "app@1", "app@1", "app@2", "full", "full", "full", "full",
-        ])
+        #expect(
+            outcomes == [
+                "control@0", "control@0", "control@0", "app@1", "app@1", "app@1", "app@2", "full", "full", "full",
+                "full",
+            ])
     }
 
     @Test("cycles of admissions count each site's admissions apart; a drawn start replays")
@@ -199,7 +211,8 @@ struct AllocationTests {
         let levels = (0..<120).map { _ in ["sex": ["f", "m"][random.index(2)]] }
         let methods: [AllocationMethod] = [.random, .permutedBlocks(multiples: [1, 2]), .minimisation(preferred: 0.7)]
         for method in methods {
-            let design = AllocationDesign(arms: [.init("A"), .init("B"), .init("C")], method: method, factors: ["sex"], seed: 5)
+            let design = AllocationDesign(
+                arms: [.init("A"), .init("B"), .init("C")], method: method, factors: ["sex"], seed: 5)
             let candidates = Self.people(120, levels: { levels[$0] })
             #expect(Self.run(design, candidates) == Self.run(design, candidates))
             var other = design
@@ -232,7 +245,8 @@ struct AllocationTests {
             Issue.record("not allocated")
             return
         }
-        #expect(next.sequence == 6 && next.slot == 4 && next.arm == design.blockSlot(4, stratum: "", multiples: [2]).arm)
+        #expect(
+            next.sequence == 6 && next.slot == 4 && next.arm == design.blockSlot(4, stratum: "", multiples: [2]).arm)
         log.append(next)
         while case .allocated(let entry) = design.allocate(
             AllocationCandidate(participant: "q\(log.count)", admittedOn: Self.day0), after: log)
@@ -246,16 +260,20 @@ struct AllocationTests {
 
     @Test("a design is checked at the door, each problem named by its field")
     func problems() {
-        let good = AllocationDesign(arms: [.init("A"), .init("B")], method: .permutedBlocks(multiples: [1, 2]), seed: 1)
+        let good = AllocationDesign(
+            arms: [.init("A"), .init("B")], method: .permutedBlocks(multiples: [1, 2]), seed: 1)
         #expect(good.problems().isEmpty)
         let fields = { (design: AllocationDesign) in Set(design.problems().map(\.field)) }
         #expect(fields(.init(arms: [.init("A")], method: .random, seed: 1)) == ["arms"])
         #expect(fields(.init(arms: [.init("A"), .init("A")], method: .random, seed: 1)) == ["arms"])
-        #expect(fields(.init(arms: [.init("A", ratio: 0), .init("B", target: 0)], method: .random, seed: 1))
-            == ["arms.ratio", "arms.target"])
+        #expect(
+            fields(.init(arms: [.init("A", ratio: 0), .init("B", target: 0)], method: .random, seed: 1))
+                == ["arms.ratio", "arms.target"])
         #expect(fields(.init(arms: good.arms, method: .permutedBlocks(multiples: []), seed: 1)) == ["multiples"])
-        #expect(fields(.init(arms: good.arms, method: .minimisation(preferred: 0.3), seed: 1)) == ["preferred", "factors"])
-        #expect(fields(.init(arms: good.arms, method: .sequentialCycles(.admissions(0), drawnStart: false), seed: 1))
-            == ["cycle"])
+        #expect(
+            fields(.init(arms: good.arms, method: .minimisation(preferred: 0.3), seed: 1)) == ["preferred", "factors"])
+        #expect(
+            fields(.init(arms: good.arms, method: .sequentialCycles(.admissions(0), drawnStart: false), seed: 1))
+                == ["cycle"])
     }
 }

@@ -37,15 +37,21 @@ struct AppleHealthReaderTests {
         return (samples, reader.otherRecords)
     }
 
-    @Test("records of known types become samples whatever the chunks, other records are counted", arguments: [1, 7, 64, 100_000])
+    @Test(
+        "records of known types become samples whatever the chunks, other records are counted",
+        arguments: [1, 7, 64, 100_000])
     func records(chunk: Int) throws {
         let (samples, other) = try Self.read(Self.export, chunk: chunk)
-        #expect(samples.map(\.type) == ["heartRate", "walkingDoubleSupport", "sleepAnalysis", "distanceWalkingRunning"])
+        #expect(
+            samples.map(\.type) == ["heartRate", "walkingDoubleSupport", "sleepAnalysis", "distanceWalkingRunning"])
         #expect(other == 2, "basal energy and time in bed")
         let heart = samples[0]
         #expect(heart.value == 64 && heart.unit == "count/min" && heart.motionContext == 1)
         #expect(heart.start == Date(timeIntervalSince1970: 1_795_068_000), "07:00 at +01:00 is 06:00 UTC")
-        #expect(heart.source == Sample.Source(app: "Ada's Watch", deviceName: "Apple Watch", deviceModel: "Watch6,1", osVersion: "10.1"))
+        #expect(
+            heart.source
+                == Sample.Source(
+                    app: "Ada's Watch", deviceName: "Apple Watch", deviceModel: "Watch6,1", osVersion: "10.1"))
         let support = try Sample.validate(samples[1], now: .distantFuture)
         #expect(abs(support.value - 28.4) < 1e-9, "the export's fraction under % is a share of 100")
         #expect(samples[2].value == 150 && samples[2].unit == "min", "asleep from 23:00 to 01:30")
@@ -65,7 +71,9 @@ struct AppleHealthReaderTests {
     func refused() throws {
         var reader = AppleHealthReader()
         #expect(throws: AppleHealthReader.Problem.tagTooLong) {
-            _ = try reader.feed(Array("<Record type=\"".utf8) + Array(repeating: UInt8(ascii: "a"), count: AppleHealthReader.tagLimit + 1))
+            _ = try reader.feed(
+                Array("<Record type=\"".utf8)
+                    + Array(repeating: UInt8(ascii: "a"), count: AppleHealthReader.tagLimit + 1))
         }
         let broken = try Self.read(
             #"<Record type="HKQuantityTypeIdentifierStepCount" unit="count" startDate="19.11.2026" endDate="2026-11-19 09:10:00 +0100" value="10"/>"#,
@@ -74,9 +82,12 @@ struct AppleHealthReaderTests {
         #expect(throws: ValidationFailure.self) { try Sample.validate(broken.samples[0], now: .distantFuture) }
     }
 
-    @Test("CSV: a header naming the columns, Interlude's or Apple Health's type names, ISO times; a missing header is refused")
+    @Test(
+        "CSV: a header naming the columns, Interlude's or Apple Health's type names, ISO times; a missing header is refused"
+    )
     func csv() throws {
-        let text = "Type,Value,Unit,Start,End\r\nstepCount,1200,count,2026-11-19T08:00:00Z,2026-11-19T09:00:00Z\r\n"
+        let text =
+            "Type,Value,Unit,Start,End\r\nstepCount,1200,count,2026-11-19T08:00:00Z,2026-11-19T09:00:00Z\r\n"
             + "HKQuantityTypeIdentifierBodyMass,154,lb,2026-11-19T07:00:00.250Z,2026-11-19T07:00:00.250Z\n\"heartRate\",abc,count/min,2026-11-19T08:00:00Z,2026-11-19T08:00:00Z"
         var reader = SampleCSVReader()
         var samples: [Sample.Raw] = []
@@ -90,9 +101,12 @@ struct AppleHealthReaderTests {
         #expect(throws: SampleCSVReader.Problem.header) { _ = try headless.feed(Array("stepCount,1,count,a,b\n".utf8)) }
     }
 
-    @Test("studies together: a type any study asks for, its window the widest, none when one study keeps samples any time")
+    @Test(
+        "studies together: a type any study asks for, its window the widest, none when one study keeps samples any time"
+    )
     func collection() {
-        let one = SampleSettings(requests: [.init(type: .heartRate, purpose: "A"), .init(type: .stepCount, purpose: "B")], windowDays: 7)
+        let one = SampleSettings(
+            requests: [.init(type: .heartRate, purpose: "A"), .init(type: .stepCount, purpose: "B")], windowDays: 7)
         let two = SampleSettings(requests: [.init(type: .heartRate, purpose: "C")], windowDays: 14)
         let open = SampleSettings(requests: [.init(type: .stepCount, purpose: "B")], windowDays: nil)
         let union = SampleCollection.union([one, two, open])
@@ -102,13 +116,18 @@ struct AppleHealthReaderTests {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let moods = SampleCollection.MoodSpan(first: now.addingTimeInterval(-86_400), last: now)
         func sample(_ type: SampleType, daysAgo: Double) -> Sample {
-            Sample(type: type, value: 1, start: now.addingTimeInterval(-daysAgo * 86_400), end: now.addingTimeInterval(-daysAgo * 86_400 + 60), sourceID: "x")
+            Sample(
+                type: type, value: 1, start: now.addingTimeInterval(-daysAgo * 86_400),
+                end: now.addingTimeInterval(-daysAgo * 86_400 + 60), sourceID: "x")
         }
         #expect(union.refusal(of: sample(.heartRate, daysAgo: 10), enabled: [.heartRate], moods: moods) == nil)
-        #expect(union.refusal(of: sample(.heartRate, daysAgo: 16), enabled: [.heartRate], moods: moods)?.code == .outsideWindow)
+        #expect(
+            union.refusal(of: sample(.heartRate, daysAgo: 16), enabled: [.heartRate], moods: moods)?.code
+                == .outsideWindow)
         #expect(union.refusal(of: sample(.stepCount, daysAgo: 300), enabled: [.stepCount], moods: nil) == nil)
         #expect(union.refusal(of: sample(.stepCount, daysAgo: 1), enabled: [], moods: moods)?.code == .notAllowed)
-        #expect(union.refusal(of: sample(.bodyMass, daysAgo: 1), enabled: [.bodyMass], moods: moods)?.code == .notAllowed)
+        #expect(
+            union.refusal(of: sample(.bodyMass, daysAgo: 1), enabled: [.bodyMass], moods: moods)?.code == .notAllowed)
     }
 
     @Test("one person's reasons from several studies, language by language; a stored plain reason still reads")
@@ -117,16 +136,21 @@ struct AppleHealthReaderTests {
         let english = SampleSettings(requests: [.init(type: .heartRate, purpose: "B")])
         let together = RecordSettings.union([RecordSettings(samples: german), RecordSettings(samples: english)])
         #expect(together.samples.requests.first?.purpose == LocalizedText(en: "A\n\nB", de: "A-de\n\nB"))
-        let stored = try JSONDecoder().decode(SampleSettings.self, from: Data(#"{"requests":[{"type":"stepCount","purpose":"Why"}]}"#.utf8))
+        let stored = try JSONDecoder().decode(
+            SampleSettings.self, from: Data(#"{"requests":[{"type":"stepCount","purpose":"Why"}]}"#.utf8))
         #expect(stored.requests.first?.purpose == LocalizedText([.en: "Why"]))
     }
 
     @Test("a mood's valence lies between 0 and 1 and its moment is not in the future")
     func mood() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        #expect(try Mood.validate(valence: 0, recordedAt: now, note: "  ", now: now) == Mood(valence: 0, recordedAt: now, note: nil))
+        #expect(
+            try Mood.validate(valence: 0, recordedAt: now, note: "  ", now: now)
+                == Mood(valence: 0, recordedAt: now, note: nil))
         let refused = #expect(throws: ValidationFailure.self) {
-            try Mood.validate(valence: 1.2, recordedAt: now.addingTimeInterval(3600), note: String(repeating: "a", count: 2001), now: now)
+            try Mood.validate(
+                valence: 1.2, recordedAt: now.addingTimeInterval(3600), note: String(repeating: "a", count: 2001),
+                now: now)
         }
         #expect(refused?.errors.map(\.field) == ["valence", "recordedAt", "note"])
     }

@@ -6,15 +6,20 @@ import Testing
 struct CaseloadQueryTests {
     let ada = CaseloadFacts(
         shownName: "Adélaïde Lovelace", pseudonym: "P-7KQ2", email: "ada@example.org",
-        lastActivityAt: Date(timeIntervalSince1970: 1_780_000_000), pairedSince: Date(timeIntervalSince1970: 1_770_000_000),
+        lastActivityAt: Date(timeIntervalSince1970: 1_780_000_000),
+        pairedSince: Date(timeIntervalSince1970: 1_770_000_000),
         therapyStart: LocalDate("2026-03-01"), status: .paused)
 
     @Test("words are found in any of the three, whatever their case, accents or width")
     func words() throws {
         for words in ["adelaide", "  LOVELACE ", "7kq2", "@EXAMPLE", "ＡＤＡ"] {
-            #expect(try CaseloadQuery.validate(q: words, status: nil, from: nil, to: nil, sort: nil, order: nil).includes(ada, activityDay: nil))
+            #expect(
+                try CaseloadQuery.validate(q: words, status: nil, from: nil, to: nil, sort: nil, order: nil).includes(
+                    ada, activityDay: nil))
         }
-        #expect(try !CaseloadQuery.validate(q: "grace", status: nil, from: nil, to: nil, sort: nil, order: nil).includes(ada, activityDay: nil))
+        #expect(
+            try !CaseloadQuery.validate(q: "grace", status: nil, from: nil, to: nil, sort: nil, order: nil).includes(
+                ada, activityDay: nil))
     }
 
     @Test("state and days of last activity narrow the list; no activity is outside every range")
@@ -32,15 +37,21 @@ struct CaseloadQueryTests {
     func order() throws {
         var later = ada
         later.lastActivityAt = ada.lastActivityAt!.addingTimeInterval(1)
-        let query = try CaseloadQuery.validate(q: nil, status: nil, from: nil, to: nil, sort: "lastActivity", order: "asc")
+        let query = try CaseloadQuery.validate(
+            q: nil, status: nil, from: nil, to: nil, sort: "lastActivity", order: "asc")
         #expect(query.sortKey(of: ada) < query.sortKey(of: later) && !query.descending)
         #expect(SortKey.moment(Date(timeIntervalSince1970: -86_400)) < SortKey.moment(Date(timeIntervalSince1970: 9)))
-        #expect(CaseloadQuery(sort: .status).sortKey(of: ada) > CaseloadQuery(sort: .status).sortKey(of: later.with(status: .active)))
-        #expect(throws: ValidationFailure([
-            FieldError(field: "status", code: .notAnOption), FieldError(field: "sort", code: .notAnOption),
-            FieldError(field: "order", code: .notAnOption), FieldError(field: "to", code: .outOfRange),
-        ])) {
-            try CaseloadQuery.validate(q: nil, status: "gone", from: "2026-05-02", to: "2026-05-01", sort: "age", order: "up")
+        #expect(
+            CaseloadQuery(sort: .status).sortKey(of: ada)
+                > CaseloadQuery(sort: .status).sortKey(of: later.with(status: .active)))
+        #expect(
+            throws: ValidationFailure([
+                FieldError(field: "status", code: .notAnOption), FieldError(field: "sort", code: .notAnOption),
+                FieldError(field: "order", code: .notAnOption), FieldError(field: "to", code: .outOfRange),
+            ])
+        ) {
+            try CaseloadQuery.validate(
+                q: nil, status: "gone", from: "2026-05-02", to: "2026-05-01", sort: "age", order: "up")
         }
     }
 }

@@ -21,9 +21,14 @@ struct CodebookTests {
                     Item(id: "company", type: .boolean, text: "With others?"),
                     Item(
                         id: "who", type: .multiple, text: "Who?",
-                        options: [AnswerOption(code: "partner", label: "Partner"), AnswerOption(code: "friends", label: "Friends, colleagues")],
+                        options: [
+                            AnswerOption(code: "partner", label: "Partner"),
+                            AnswerOption(code: "friends", label: "Friends, colleagues"),
+                        ],
                         visibleWhen: Condition(.all, [Clause(item: "company", .equals, .bool(true))])),
-                    Item(id: "energy", type: .slider, text: "Energy", min: 0, max: 100, minLabel: "none", maxLabel: "full"),
+                    Item(
+                        id: "energy", type: .slider, text: "Energy", min: 0, max: 100, minLabel: "none",
+                        maxLabel: "full"),
                     Item(id: "note", type: .text, text: "Anything else?", multiline: true),
                     Item(id: "thanks", type: .display, text: "Thank you"),
                 ]),
@@ -31,7 +36,10 @@ struct CodebookTests {
         scores: [
             ScoreRule(
                 id: "low", title: "Low mood", method: .sum, items: ["sad"],
-                bands: [Band(min: 0, max: 0, label: "None", level: "none"), Band(min: 1, max: 1, label: "Some", level: "some")])
+                bands: [
+                    Band(min: 0, max: 0, label: "None", level: "none"),
+                    Band(min: 1, max: 1, label: "Some", level: "some"),
+                ])
         ])
 
     static var moodV1: InstrumentDefinition {
@@ -49,9 +57,11 @@ struct CodebookTests {
 
         // verify
         #expect(form.name == "daily_mood_v2")
-        #expect(form.variables.map(\.name) == [
-            "sad", "calm_now", "company", "who___partner", "who___friends", "energy", "note", "score_low", "score_low_band",
-        ])
+        #expect(
+            form.variables.map(\.name) == [
+                "sad", "calm_now", "company", "who___partner", "who___friends", "energy", "note", "score_low",
+                "score_low_band",
+            ])
     }
 
     @Test("a name another form already uses is prefixed with the later form's name")
@@ -72,7 +82,9 @@ struct CodebookTests {
     func wideValues() {
         // setup
         let form = Codebook([Self.mood]).forms[0]
-        let answers: Answers = ["sad": .text("1"), "company": .bool(true), "who": .list(["friends"]), "energy": .number(62.5)]
+        let answers: Answers = [
+            "sad": .text("1"), "company": .bool(true), "who": .list(["friends"]), "energy": .number(62.5),
+        ]
 
         // act
         let values = form.values(answers: answers, scores: Self.mood.scores(for: answers))
@@ -103,7 +115,8 @@ struct CodebookTests {
             let who = try #require(imported.items.first { $0.id == form.itemNames["who"] })
             #expect(imported.options(of: who).map(\.code) == ["partner", "friends"])
             #expect(imported.options(of: who).map { $0.label.text(.en) } == ["Partner", "Friends, colleagues"])
-            #expect(who.visibleWhen == Condition(.all, [Clause(item: form.itemNames["company"]!, .equals, .bool(true))]))
+            #expect(
+                who.visibleWhen == Condition(.all, [Clause(item: form.itemNames["company"]!, .equals, .bool(true))]))
             #expect(imported.items.first { $0.id == form.itemNames["sad"] }?.required == true)
         }
     }
@@ -124,6 +137,9 @@ struct CodebookTests {
         #expect(changes["changed"] as? [String] == ["company"])
         #expect(changes["removed"] as? [String] == [])
         let who = (forms[1]["items"] as! [[String: Any]]).first { $0["id"] as? String == "who" }!
-        #expect((who["options"] as! [[String: Any]]).map { $0["column"] as! String } == ["daily_mood_v2_who___partner", "daily_mood_v2_who___friends"])
+        #expect(
+            (who["options"] as! [[String: Any]]).map { $0["column"] as! String } == [
+                "daily_mood_v2_who___partner", "daily_mood_v2_who___friends",
+            ])
     }
 }

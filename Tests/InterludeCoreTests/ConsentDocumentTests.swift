@@ -10,7 +10,8 @@ struct ConsentDocumentTests {
         #expect(ConsentStanding(accepted: 1, versions: versions).mustAnswer)
         #expect(ConsentStanding(accepted: 2, versions: versions).requiringSince == [3])
         #expect(!ConsentStanding(accepted: 3, versions: versions).mustAnswer)
-        #expect(!ConsentStanding(accepted: 1, versions: Array(versions.prefix(2))).mustAnswer, "silent versions never ask")
+        #expect(
+            !ConsentStanding(accepted: 1, versions: Array(versions.prefix(2))).mustAnswer, "silent versions never ask")
         #expect(ConsentStanding(accepted: nil, versions: versions).mustAnswer, "an agreement to no known version")
         #expect(!ConsentStanding(accepted: nil, versions: []).mustAnswer, "a practice has no versions")
     }
@@ -37,13 +38,15 @@ struct ConsentDocumentTests {
     @Test("a version draft keeps the optional modules in order, once, and needs a text")
     func drafts() throws {
         let draft = try ConsentVersionDraft.validate(
-            version: " 2026-2 ", texts: ["en": "Yes", "de": ""], modules: ["diaryWithTherapist", "participation", "context"],
+            version: " 2026-2 ", texts: ["en": "Yes", "de": ""],
+            modules: ["diaryWithTherapist", "participation", "context"],
             reconsentRequired: true)
         #expect(draft.version == "2026-2")
         #expect(draft.modules == [.context, .diaryWithTherapist])
         // Nothing contacts people about future studies: a new version does not offer it.
         #expect(throws: ValidationFailure(field: "modules[1]", code: .notAllowed)) {
-            try ConsentVersionDraft.validate(version: "3", texts: ["en": "Yes"], modules: ["context", "futureContact"], reconsentRequired: false)
+            try ConsentVersionDraft.validate(
+                version: "3", texts: ["en": "Yes"], modules: ["context", "futureContact"], reconsentRequired: false)
         }
         #expect(draft.texts.values == [.en: "Yes"])
         #expect(throws: ValidationFailure(field: "texts", code: .required)) {
@@ -62,17 +65,21 @@ struct ConsentDocumentTests {
         #expect(LineDiff.lines(from: "Same", to: "Same") == [.init(.same, "Same")])
     }
 
-    @Test("context outside its ranges names the field; declined context, and what the instrument does not ask for, is not kept")
+    @Test(
+        "context outside its ranges names the field; declined context, and what the instrument does not ask for, is not kept"
+    )
     func context() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(throws: ValidationFailure(field: "context.noise.dbfs", code: .outOfRange)) {
             try AnswerContext.validate(location: nil, noise: (dbfs: 3, durationS: 2, capturedAt: now))
         }
         #expect(throws: ValidationFailure(field: "context.location.longitude", code: .outOfRange)) {
-            try AnswerContext.validate(location: (latitude: 0, longitude: .infinity, accuracyM: 5, capturedAt: now), noise: nil)
+            try AnswerContext.validate(
+                location: (latitude: 0, longitude: .infinity, accuracyM: 5, capturedAt: now), noise: nil)
         }
         let context = try AnswerContext.validate(
-            location: (latitude: 48.2, longitude: 16.4, accuracyM: 5, capturedAt: now), noise: (dbfs: -40, durationS: 3, capturedAt: now))
+            location: (latitude: 48.2, longitude: 16.4, accuracyM: 5, capturedAt: now),
+            noise: (dbfs: -40, durationS: 3, capturedAt: now))
         #expect(context.kept(granted: false, asked: [.location, .noise]) == nil)
         #expect(context.kept(granted: true, asked: [.location, .noise]) == context)
         let noiseOnly = context.kept(granted: true, asked: [.noise])

@@ -8,8 +8,10 @@ struct ExportFormatTests {
     @Test(
         "a field is quoted only when it must be, its quotes doubled",
         arguments: [
-            ("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""), ("two\nlines", "\"two\nlines\""),
-            ("cr\rlf", "\"cr\rlf\""), ("crlf\r\nbetween", "\"crlf\r\nbetween\""), (" padded", "\" padded\""), ("padded ", "\"padded \""), ("ümlaut; semikolon", "ümlaut; semikolon"),
+            ("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""),
+            ("two\nlines", "\"two\nlines\""),
+            ("cr\rlf", "\"cr\rlf\""), ("crlf\r\nbetween", "\"crlf\r\nbetween\""), (" padded", "\" padded\""),
+            ("padded ", "\"padded \""), ("ümlaut; semikolon", "ümlaut; semikolon"),
         ])
     func field(_ value: String, written: String) {
         // act / verify
@@ -62,7 +64,8 @@ struct ExportFormatTests {
     @Test(
         "column names are lower case letters, digits and underscores, starting with a letter",
         arguments: [
-            ("phq9_1", "phq9_1"), ("PHQ-9 item 1", "phq_9_item_1"), ("9th", "v_9th"), ("Müdigkeit", "m_digkeit"), ("__x__", "x"), ("", "v_"),
+            ("phq9_1", "phq9_1"), ("PHQ-9 item 1", "phq_9_item_1"), ("9th", "v_9th"), ("Müdigkeit", "m_digkeit"),
+            ("__x__", "x"), ("", "v_"),
         ])
     func columnName(_ raw: String, name: String) {
         // act / verify
@@ -84,14 +87,18 @@ struct ExportFormatTests {
 
 @Suite("CSV written and read back")
 struct CSVRoundTripTests {
-    @Test("any row of fields, with commas, quotes, line breaks and spaces anywhere, reads back as written, formulas neutralised")
+    @Test(
+        "any row of fields, with commas, quotes, line breaks and spaces anywhere, reads back as written, formulas neutralised"
+    )
     func roundTrip() {
         // setup
         var generator = SeededGenerator(seed: "csv-round-trip")
         let alphabet = Array("ab ,\"\r\n\tü;'=1")
         for _ in 0..<500 {
             let fields = (0..<Int.random(in: 1...6, using: &generator)).map { _ in
-                String((0..<Int.random(in: 0...8, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+                String(
+                    (0..<Int.random(in: 0...8, using: &generator)).map { _ in alphabet.randomElement(using: &generator)!
+                    })
             }
 
             // act
@@ -104,7 +111,9 @@ struct CSVRoundTripTests {
 
     @Test("a text cell a spreadsheet would run as a formula gets an apostrophe; numbers and other text stay")
     func formulasNeutralised() {
-        for formula in ["=HYPERLINK(\"http://x\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tnote", "\rnote", "-", "="] {
+        for formula in [
+            "=HYPERLINK(\"http://x\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tnote", "\rnote", "-", "=",
+        ] {
             #expect(CSV.neutralised(formula) == "'" + formula)
             #expect(CSV.parse(CSV.row([formula])) == [["'" + formula]])
         }

@@ -8,11 +8,16 @@ struct ForwardedForTests {
     @Test("the right-most entry no trusted proxy wrote is the client; what the client wrote itself is ignored")
     func rightMostUntrusted() {
         // The client forged "10.0.0.1"; the one proxy appended the address it saw.
-        #expect(ForwardedFor.client(headers: ["10.0.0.1, 203.0.113.9"], peer: "127.0.0.1", trustedProxies: 1) == "203.0.113.9")
+        #expect(
+            ForwardedFor.client(headers: ["10.0.0.1, 203.0.113.9"], peer: "127.0.0.1", trustedProxies: 1)
+                == "203.0.113.9")
         // Two proxies: the outer one's entry is the client, the inner one's entry is the outer proxy.
-        #expect(ForwardedFor.client(headers: ["1.2.3.4, 203.0.113.9, 10.1.1.1"], peer: "10.1.1.2", trustedProxies: 2) == "203.0.113.9")
+        #expect(
+            ForwardedFor.client(headers: ["1.2.3.4, 203.0.113.9, 10.1.1.1"], peer: "10.1.1.2", trustedProxies: 2)
+                == "203.0.113.9")
         // Several headers count as one list, in order.
-        #expect(ForwardedFor.client(headers: ["1.2.3.4", "203.0.113.9"], peer: nil, trustedProxies: 1) == "203.0.113.9")
+        #expect(
+            ForwardedFor.client(headers: ["1.2.3.4", "203.0.113.9"], peer: nil, trustedProxies: 1) == "203.0.113.9")
         // Fewer entries than proxies: the left-most there is.
         #expect(ForwardedFor.client(headers: ["203.0.113.9"], peer: "10.1.1.2", trustedProxies: 3) == "203.0.113.9")
         // No trusted proxy: the header says nothing.

@@ -10,14 +10,17 @@ struct ICalendarTests {
             calendarName: "Interlude",
             events: [
                 ICalendar.Event(
-                    uid: "a1", title: title, startsAt: Date(timeIntervalSince1970: 0), endsAt: Date(timeIntervalSince1970: 3600),
+                    uid: "a1", title: title, startsAt: Date(timeIntervalSince1970: 0),
+                    endsAt: Date(timeIntervalSince1970: 3600),
                     description: nil, updatedAt: Date(timeIntervalSince1970: 0))
             ])
     }
 
     /// The logical SUMMARY line, unfolded as a reader does.
     static func summary(_ feed: String) -> String? {
-        feed.replacingOccurrences(of: "\r\n ", with: "").components(separatedBy: "\r\n").first { $0.hasPrefix("SUMMARY:") }
+        feed.replacingOccurrences(of: "\r\n ", with: "").components(separatedBy: "\r\n").first {
+            $0.hasPrefix("SUMMARY:")
+        }
     }
 
     @Test(

@@ -41,11 +41,16 @@ struct InstrumentDefinitionTests {
         let definition = try Self.definition(withOutro)
         #expect(definition.outro?.text(.de) == "Danke.\nBis morgen.")
         #expect(definition.problems() == [])
-        #expect(try JSONDecoder().decode(InstrumentDefinition.self, from: JSONEncoder().encode(definition)) == definition)
-        #expect(try codes(withOutro.replacingOccurrences(of: "Thank you.", with: "Thank\\u0007you."))["outro.en"] == "controlCharacter")
+        #expect(
+            try JSONDecoder().decode(InstrumentDefinition.self, from: JSONEncoder().encode(definition)) == definition)
+        #expect(
+            try codes(withOutro.replacingOccurrences(of: "Thank you.", with: "Thank\\u0007you."))["outro.en"]
+                == "controlCharacter")
     }
 
-    @Test("the context an instrument asks for round-trips; none is not written; a kind twice or an unknown kind is refused")
+    @Test(
+        "the context an instrument asks for round-trips; none is not written; a kind twice or an unknown kind is refused"
+    )
     func context() throws {
         var asking = Self.valid
         asking.removeLast()
@@ -53,12 +58,15 @@ struct InstrumentDefinitionTests {
         let definition = try Self.definition(asking)
         #expect(definition.context == [.location, .noise])
         #expect(definition.problems() == [])
-        #expect(try JSONDecoder().decode(InstrumentDefinition.self, from: JSONEncoder().encode(definition)) == definition)
+        #expect(
+            try JSONDecoder().decode(InstrumentDefinition.self, from: JSONEncoder().encode(definition)) == definition)
         let plain = try Self.definition(Self.valid)
         #expect(plain.context == [])
         #expect(!String(decoding: try JSONEncoder().encode(plain), as: UTF8.self).contains("context"))
         #expect(!String(decoding: try JSONEncoder().encode(plain), as: UTF8.self).contains("outro"))
-        #expect(try codes(asking.replacingOccurrences(of: #"["location", "noise"]"#, with: #"["noise", "noise"]"#))["context"] == "duplicate")
+        #expect(
+            try codes(asking.replacingOccurrences(of: #"["location", "noise"]"#, with: #"["noise", "noise"]"#))[
+                "context"] == "duplicate")
         #expect(throws: DecodingError.self) {
             try Self.definition(asking.replacingOccurrences(of: #""noise"]"#, with: #""heart rate"]"#))
         }
@@ -66,7 +74,8 @@ struct InstrumentDefinitionTests {
 
     @Test("duplicate ids and option codes are named where they are")
     func duplicates() throws {
-        let found = try codes("""
+        let found = try codes(
+            """
             {"key": "dup", "title": "Dup", "sections": [
               {"id": "s", "items": [{"id": "a", "type": "boolean", "text": "A"}, {"id": "a", "type": "single", "text": "B",
                 "options": [{"code": "x", "label": "X"}, {"code": "x", "label": "Y"}]}]},
@@ -79,7 +88,8 @@ struct InstrumentDefinitionTests {
 
     @Test("references to unknown items, self-references and cycles are refused")
     func references() throws {
-        let found = try codes("""
+        let found = try codes(
+            """
             {"key": "refs", "title": "Refs", "sections": [
               {"id": "s", "visibleWhen": {"clauses": [{"item": "b", "operator": "answered"}]}, "items": [
                 {"id": "a", "type": "boolean", "text": "A", "visibleWhen": {"clauses": [{"item": "ghost", "operator": "equals", "value": true}]}},
@@ -101,7 +111,8 @@ struct InstrumentDefinitionTests {
     @Test("bands must cover the score's range without gap or overlap")
     func bands() throws {
         func bandCodes(_ bands: String, method: String = "sum") throws -> [String: String] {
-            try codes("""
+            try codes(
+                """
                 {"key": "b", "title": "B", "sections": [{"id": "s", "items": [
                   {"id": "x", "type": "scale", "text": "X", "min": 0, "max": 3},
                   {"id": "y", "type": "scale", "text": "Y", "min": 0, "max": 3}]}],
@@ -109,16 +120,29 @@ struct InstrumentDefinitionTests {
                 """)
         }
         #expect(try bandCodes(#"[{"min": 0, "max": 2, "label": "a"}, {"min": 3, "max": 6, "label": "b"}]"#).isEmpty)
-        #expect(try bandCodes(#"[{"min": 0, "max": 3, "label": "a"}, {"min": 3, "max": 6, "label": "b"}]"#)["scores.0.bands.1"] == "overlap")
-        #expect(try bandCodes(#"[{"min": 0, "max": 2, "label": "a"}, {"min": 4, "max": 6, "label": "b"}]"#)["scores.0.bands.1"] == "gap")
-        #expect(try bandCodes(#"[{"min": 0, "max": 2, "label": "a"}, {"min": 3, "max": 5, "label": "b"}]"#)["scores.0.bands"] == "incomplete")
-        #expect(try bandCodes(#"[{"min": 0, "max": 1.49, "label": "a"}, {"min": 1.5, "max": 3, "label": "b"}]"#, method: "mean").isEmpty)
-        #expect(try bandCodes(#"[{"min": 0, "max": 1.4, "label": "a"}, {"min": 1.5, "max": 3, "label": "b"}]"#, method: "mean")["scores.0.bands.1"] == "gap")
+        #expect(
+            try bandCodes(#"[{"min": 0, "max": 3, "label": "a"}, {"min": 3, "max": 6, "label": "b"}]"#)[
+                "scores.0.bands.1"] == "overlap")
+        #expect(
+            try bandCodes(#"[{"min": 0, "max": 2, "label": "a"}, {"min": 4, "max": 6, "label": "b"}]"#)[
+                "scores.0.bands.1"] == "gap")
+        #expect(
+            try bandCodes(#"[{"min": 0, "max": 2, "label": "a"}, {"min": 3, "max": 5, "label": "b"}]"#)[
+                "scores.0.bands"] == "incomplete")
+        #expect(
+            try bandCodes(
+                #"[{"min": 0, "max": 1.49, "label": "a"}, {"min": 1.5, "max": 3, "label": "b"}]"#, method: "mean"
+            ).isEmpty)
+        #expect(
+            try bandCodes(
+                #"[{"min": 0, "max": 1.4, "label": "a"}, {"min": 1.5, "max": 3, "label": "b"}]"#, method: "mean")[
+                    "scores.0.bands.1"] == "gap")
     }
 
     @Test("item settings that cannot work are refused")
     func itemSettings() throws {
-        let found = try codes("""
+        let found = try codes(
+            """
             {"key": "items", "title": "Items", "sections": [{"id": "s", "items": [
               {"id": "single", "type": "single", "text": "No options"},
               {"id": "slider", "type": "slider", "text": "Backwards", "min": 10, "max": 0},
@@ -140,7 +164,9 @@ struct InstrumentDefinitionTests {
     @Test("unknown item types and languages fail to decode, naming the place")
     func unknownTypes() throws {
         #expect(throws: DecodingError.self) {
-            try Self.definition(#"{"key": "k", "title": "T", "sections": [{"id": "s", "items": [{"id": "a", "type": "video", "text": "A"}]}]}"#)
+            try Self.definition(
+                #"{"key": "k", "title": "T", "sections": [{"id": "s", "items": [{"id": "a", "type": "video", "text": "A"}]}]}"#
+            )
         }
         #expect(throws: DecodingError.self) {
             try Self.definition(#"{"key": "k", "title": {"fr": "Titre"}, "sections": []}"#)
@@ -157,8 +183,11 @@ struct InstrumentDefinitionTests {
         #expect(try object(both) == ["en": "Total", "de": "Summe \u{00FC}"])
         #expect(try JSONDecoder().decode(LocalizedText.self, from: JSONEncoder().encode(both)) == both)
         #expect(try object(LocalizedText([.de: "Nur deutsch"])) == ["de": "Nur deutsch"])
-        #expect(try JSONDecoder().decode(LocalizedText.self, from: Data(#""plain""#.utf8)) == LocalizedText(en: "plain"))
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(LocalizedText.self, from: Data(#"{"fr":"Total"}"#.utf8)) }
+        #expect(
+            try JSONDecoder().decode(LocalizedText.self, from: Data(#""plain""#.utf8)) == LocalizedText(en: "plain"))
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(LocalizedText.self, from: Data(#"{"fr":"Total"}"#.utf8))
+        }
     }
 
     @Test("scores: reverse coding, minimum answered with prorating, mean, factor")
@@ -171,17 +200,21 @@ struct InstrumentDefinitionTests {
                     items: (1...4).map { Item(id: "i\($0)", type: .single, text: LocalizedText(en: "I\($0)")) })
             ],
             scores: [
-                ScoreRule(id: "sum", title: "Sum", method: .sum, items: ["i1", "i2", "i3", "i4"], reverse: ["i4"],
+                ScoreRule(
+                    id: "sum", title: "Sum", method: .sum, items: ["i1", "i2", "i3", "i4"], reverse: ["i4"],
                     minAnswered: 3, prorate: true),
                 ScoreRule(id: "mean", title: "Mean", method: .mean, items: ["i1", "i2", "i3", "i4"], minAnswered: 2),
                 ScoreRule(id: "pct", title: "Percent", method: .sum, items: ["i1", "i2", "i3", "i4"], factor: 6.25),
             ])
         #expect(definition.problems() == [])
         let all = definition.scores(for: [
-            "i1": AnswerValue.text("1"), "i2": AnswerValue.text("2"), "i3": AnswerValue.text("4"), "i4": AnswerValue.text("0"),
+            "i1": AnswerValue.text("1"), "i2": AnswerValue.text("2"), "i3": AnswerValue.text("4"),
+            "i4": AnswerValue.text("0"),
         ])
         #expect(all.map(\.value) == [11, 1.75, 44])
-        let three = definition.scores(for: ["i1": AnswerValue.text("1"), "i2": AnswerValue.text("2"), "i3": AnswerValue.text("4")])
+        let three = definition.scores(for: [
+            "i1": AnswerValue.text("1"), "i2": AnswerValue.text("2"), "i3": AnswerValue.text("4"),
+        ])
         #expect(three[0].value == 9)  // 7 × 4/3 = 9.33
         #expect(three[1].value == 2.33)
         #expect(three[2].value == nil)

@@ -9,7 +9,8 @@ enum Library {
         .deletingLastPathComponent().appendingPathComponent("Resources/Instruments")
 
     static let keys = [
-        "phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly", "tys-monthly",
+        "phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly",
+        "tys-monthly",
         "mood-vas", "tschq", "worst-symptom", "mini-tq",
     ]
 
@@ -21,7 +22,9 @@ enum Library {
 
 @Suite("Instrument library and import")
 struct InstrumentImportTests {
-    @Test("every library instrument is valid, states source and licence, and speaks German and English", arguments: Library.keys)
+    @Test(
+        "every library instrument is valid, states source and licence, and speaks German and English",
+        arguments: Library.keys)
     func library(key: String) throws {
         let definition = try Library.definition(key)
         #expect(definition.key == key)
@@ -43,7 +46,10 @@ struct InstrumentImportTests {
         answers["phq9_2"] = .text("3")
         #expect(InstrumentLogic(phq).visibility(answers).items.contains("phq9_difficulty"))
         for (values, level) in [([3, 3, 3, 1, 0, 0, 0, 0, 0], "moderate"), ([3, 3, 3, 3, 3, 3, 2, 0, 0], "severe")] {
-            let scored = Dictionary(uniqueKeysWithValues: values.enumerated().map { ("phq9_\($0.offset + 1)", AnswerValue.text(String($0.element))) })
+            let scored = Dictionary(
+                uniqueKeysWithValues: values.enumerated().map {
+                    ("phq9_\($0.offset + 1)", AnswerValue.text(String($0.element)))
+                })
             #expect(phq.scores(for: scored).first?.band?.level == level)
         }
         let missingTwo = Dictionary(uniqueKeysWithValues: (1...7).map { ("phq9_\($0)", AnswerValue.text("2")) })
@@ -73,7 +79,9 @@ struct InstrumentImportTests {
         #expect(daily.scores(for: ["thought": .bool(true), "feeling": .text("4")]).map(\.value) == [1, 4])
     }
 
-    @Test("the TSCHQ asks its 35 questions without a total; the worst symptom scores its burden and asks which one only for something else")
+    @Test(
+        "the TSCHQ asks its 35 questions without a total; the worst symptom scores its burden and asks which one only for something else"
+    )
     func tinnitusQuestionnaires() throws {
         let history = try Library.definition("tschq")
         #expect(history.items.count == 35)
@@ -82,7 +90,9 @@ struct InstrumentImportTests {
         let logic = InstrumentLogic(worst)
         #expect(logic.missingRequired(["worst": .text("sleep"), "burden": .number(7)]) == [])
         #expect(logic.missingRequired(["worst": .text("other"), "burden": .number(7)]) == ["worstOther"])
-        #expect(worst.problems(in: ["worst": .text("sleep"), "worstOther": .text("x"), "burden": .number(7)]).map(\.code) == [.notVisible])
+        #expect(
+            worst.problems(in: ["worst": .text("sleep"), "worstOther": .text("x"), "burden": .number(7)]).map(\.code)
+                == [.notVisible])
         #expect(worst.scores(for: ["worst": .text("sleep"), "burden": .number(7)]).map(\.value) == [7])
         let mini = try Library.definition("mini-tq")
         #expect(mini.items.count == 12 && mini.scores.isEmpty)
@@ -91,7 +101,8 @@ struct InstrumentImportTests {
     @Test("FHIR export and import keep items, conditions, scales and scoring", arguments: Library.keys)
     func fhirRoundTrip(key: String) throws {
         let original = try Library.definition(key)
-        let exported = try JSONEncoder().encode(original.fhirQuestionnaire(canonicalURL: "https://interlude.test/fhir/Questionnaire/\(key)"))
+        let exported = try JSONEncoder().encode(
+            original.fhirQuestionnaire(canonicalURL: "https://interlude.test/fhir/Questionnaire/\(key)"))
         let imported = try FHIRQuestionnaireImport.definition(from: exported)
         #expect(imported.problems() == [])
         #expect(imported.key == original.key)
@@ -133,11 +144,13 @@ struct InstrumentImportTests {
 
     @Test("FHIR that Interlude cannot run is refused, naming the item")
     func brokenFHIR() throws {
-        let attachment = #"{"resourceType": "Questionnaire", "name": "X", "item": [{"linkId": "photo", "text": "Photo", "type": "attachment"}]}"#
+        let attachment =
+            #"{"resourceType": "Questionnaire", "name": "X", "item": [{"linkId": "photo", "text": "Photo", "type": "attachment"}]}"#
         #expect(throws: ValidationFailure(field: "item.0.type", code: .notAllowed)) {
             try FHIRQuestionnaireImport.definition(from: Data(attachment.utf8))
         }
-        let valueSet = #"{"resourceType": "Questionnaire", "name": "X", "item": [{"linkId": "c", "text": "C", "type": "choice", "answerValueSet": "http://x"}]}"#
+        let valueSet =
+            #"{"resourceType": "Questionnaire", "name": "X", "item": [{"linkId": "c", "text": "C", "type": "choice", "answerValueSet": "http://x"}]}"#
         #expect(throws: ValidationFailure(field: "item.0.answerOption", code: .notAllowed)) {
             try FHIRQuestionnaireImport.definition(from: Data(valueSet.utf8))
         }
@@ -175,7 +188,8 @@ struct InstrumentImportTests {
         let logic = InstrumentLogic(definition)
         #expect(logic.visibility(["slept_well": .bool(false)]).items.contains("awake_reasons"))
         #expect(!logic.visibility(["slept_well": .bool(true)]).items.contains("awake_reasons"))
-        #expect(logic.visibility(["slept_well": .bool(false), "awake_reasons": .list(["2"])]).items.contains("worry_note"))
+        #expect(
+            logic.visibility(["slept_well": .bool(false), "awake_reasons": .list(["2"])]).items.contains("worry_note"))
         #expect(logic.visibility(["hours": .number(7)]).items.contains("mood_2"))
         #expect(!logic.visibility(["hours": .number(5), "rested": .number(50)]).items.contains("mood_2"))
     }
@@ -183,7 +197,8 @@ struct InstrumentImportTests {
     @Test("line breaks in REDCap choices, as spreadsheets leave them, are no part of the codes or labels")
     func redcapLineBreaks() throws {
         let header = Self.redcap.split(separator: "\n").first!
-        let row = "often,f,,radio,How often?,\"1, Never\r\n| 2, Sometimes\r\n|\r\n3,Often\r\",,,,,,,,,,,,\n"
+        let row =
+            "often,f,,radio,How often?,\"1, Never\r\n| 2, Sometimes\r\n|\r\n3,Often\r\",,,,,,,,,,,,\n"
             + "rested,f,,slider,How rested?,\"Not at all\r\n| |\r\nFully\r\",,,,,,,,,,,,"
         let definition = try REDCapImport.definition(fromCSV: header + "\n" + row)
         let often = try #require(definition.item("often"))
@@ -206,24 +221,40 @@ struct InstrumentImportTests {
         }
         #expect(problems("a,f,,calc,Sum,[x]+[y],,,,,,,,,,,,") == ["row.2.fieldType notAllowed"])
         #expect(problems("a,f,,radio,Pick,no choices here,,,,,,,,,,,,") == ["row.2.choices invalidFormat"])
-        #expect(problems("a,f,,yesno,A,,,,,,,,,,,,,\nb,f,,text,B,,,,,,,([a] = '1' and [a] = '0') or [a] = '',,,,,,") == ["row.3.branchingLogic invalidFormat"])
-        #expect(problems("a,f,,text,A,,,,,,,,,,,,,\nb,other_form,,text,B,,,,,,,,,,,,,") == ["row.3.formName notAllowed"])
+        #expect(
+            problems("a,f,,yesno,A,,,,,,,,,,,,,\nb,f,,text,B,,,,,,,([a] = '1' and [a] = '0') or [a] = '',,,,,,") == [
+                "row.3.branchingLogic invalidFormat"
+            ])
+        #expect(
+            problems("a,f,,text,A,,,,,,,,,,,,,\nb,other_form,,text,B,,,,,,,,,,,,,") == ["row.3.formName notAllowed"])
         #expect(throws: ValidationFailure(field: "csv.header", code: .invalidFormat)) {
             try REDCapImport.definition(fromCSV: "just,some,columns\n1,2,3")
         }
     }
 
-    @Test("branching logic is read in one pass: any spacing, joiners inside quotes, and at-least or at-most refused, not misread")
+    @Test(
+        "branching logic is read in one pass: any spacing, joiners inside quotes, and at-least or at-most refused, not misread"
+    )
     func branchingRead() throws {
         let types = ["a": "radio", "b": "radio", "n": "text"]
         let spaced = "[a] = '1'" + String(repeating: " ", count: 32_000) + "and   [b] = '2'"
-        #expect(try REDCapBranching.condition(spaced, fieldTypes: types) == Condition(.all, [
-            Clause(item: "a", .equals, .text("1")), Clause(item: "b", .equals, .text("2")),
-        ]))
-        #expect(try REDCapBranching.condition("[a] = 'salt and pepper' OR [b] <> ''", fieldTypes: types) == Condition(.any, [
-            Clause(item: "a", .equals, .text("salt and pepper")), Clause(item: "b", .answered, .bool(true)),
-        ]))
-        for unsupported in ["[n] >= '2'", "[n] <= 3", "[a] = '1' and [b] = '1' or [n] > 2", "([a] = '1')", "[a(2)] = '0'", "[a] =", ""] {
+        #expect(
+            try REDCapBranching.condition(spaced, fieldTypes: types)
+                == Condition(
+                    .all,
+                    [
+                        Clause(item: "a", .equals, .text("1")), Clause(item: "b", .equals, .text("2")),
+                    ]))
+        #expect(
+            try REDCapBranching.condition("[a] = 'salt and pepper' OR [b] <> ''", fieldTypes: types)
+                == Condition(
+                    .any,
+                    [
+                        Clause(item: "a", .equals, .text("salt and pepper")), Clause(item: "b", .answered, .bool(true)),
+                    ]))
+        for unsupported in [
+            "[n] >= '2'", "[n] <= 3", "[a] = '1' and [b] = '1' or [n] > 2", "([a] = '1')", "[a(2)] = '0'", "[a] =", "",
+        ] {
             #expect(throws: REDCapBranching.Unsupported.self, "\(unsupported)") {
                 try REDCapBranching.condition(unsupported, fieldTypes: types)
             }
@@ -257,7 +288,8 @@ struct InstrumentImportTests {
         let long = String(repeating: "x", count: REDCapImport.maxCellLength + 1)
         #expect(problems("a,f,,text,\(long),,,,,,,,,,,,,") == ["row.2.label tooLong"])
         let logic = Array(repeating: "[a] = '1'", count: 300).joined(separator: " and ")
-        #expect(problems("a,f,,yesno,A,,,,,,,,,,,,,\nb,f,,text,B,,,,,,,\(logic),,,,,,") == ["row.3.branchingLogic tooLong"])
+        #expect(
+            problems("a,f,,yesno,A,,,,,,,,,,,,,\nb,f,,text,B,,,,,,,\(logic),,,,,,") == ["row.3.branchingLogic tooLong"])
         let rows = (0...REDCapImport.maxRows).map { "v\($0),f,,text,V,,,,,,,,,,,,," }.joined(separator: "\n")
         #expect(problems(rows) == ["csv tooLong"])
         #expect(problems("a,f,,text,A,,,,,,,,,,,,,", budget: WorkBudget(.zero)) == ["csv tooComplex"])
@@ -266,14 +298,20 @@ struct InstrumentImportTests {
 
     @Test("CSV fields may hold commas, quotes and line breaks")
     func csv() {
-        #expect(CSV.parse("a,\"b, c\",\"say \"\"hi\"\"\"\r\nline,\"two\nlines\",\n") == [["a", "b, c", "say \"hi\""], ["line", "two\nlines", ""]])
+        #expect(
+            CSV.parse("a,\"b, c\",\"say \"\"hi\"\"\"\r\nline,\"two\nlines\",\n") == [
+                ["a", "b, c", "say \"hi\""], ["line", "two\nlines", ""],
+            ])
     }
 }
 
 @Suite("Track Your Stress: the one-time and the monthly questionnaires")
 struct TrackYourStressInstrumentTests {
     static func answers(_ values: [Int], prefix: String) -> Answers {
-        Dictionary(uniqueKeysWithValues: values.enumerated().map { ("\(prefix)\($0.offset + 1)", AnswerValue.text(String($0.element))) })
+        Dictionary(
+            uniqueKeysWithValues: values.enumerated().map {
+                ("\(prefix)\($0.offset + 1)", AnswerValue.text(String($0.element)))
+            })
     }
 
     @Test("the monthly index reverses the positively worded statements and scales the mean to 0–100")
@@ -294,7 +332,9 @@ struct TrackYourStressInstrumentTests {
         #expect(monthly.scores(for: worst).first?.band?.level == "high")
     }
 
-    @Test("the one-time questionnaire has 111 items, choices of 4 to 6 options and sliders 0–6, the CTQ as optional structure")
+    @Test(
+        "the one-time questionnaire has 111 items, choices of 4 to 6 options and sliders 0–6, the CTQ as optional structure"
+    )
     func baseline() throws {
         let baseline = try Library.definition("tys-baseline")
         let items = baseline.items
@@ -309,17 +349,25 @@ struct TrackYourStressInstrumentTests {
         let childhood = items.filter { $0.id.hasPrefix("ctq_") }
         #expect(childhood.count == 28 && childhood.allSatisfy { !$0.required })
         #expect(items.filter { $0.type == .slider }.count == 21)
-        #expect(!baseline.scores.contains { $0.items.contains { $0.hasPrefix("ctq_") } }, "the CTQ's scoring comes with its licence")
+        #expect(
+            !baseline.scores.contains { $0.items.contains { $0.hasPrefix("ctq_") } },
+            "the CTQ's scoring comes with its licence")
     }
 
-    @Test("the one-time questionnaire's scores: stress sums, coping with the never-would statement reversed, PSS-4 and WHO-5")
+    @Test(
+        "the one-time questionnaire's scores: stress sums, coping with the never-would statement reversed, PSS-4 and WHO-5"
+    )
     func baselineScores() throws {
         let baseline = try Library.definition("tys-baseline")
         var answers: Answers = [:]
-        for item in baseline.items where item.type == .slider { answers[item.id] = .number(item.id.hasPrefix("losses_") ? 6 : 1) }
+        for item in baseline.items where item.type == .slider {
+            answers[item.id] = .number(item.id.hasPrefix("losses_") ? 6 : 1)
+        }
         for item in baseline.items where item.id.hasPrefix("symptom_") { answers[item.id] = .text("2") }
         for item in baseline.items where item.id.hasPrefix("coping_") { answers[item.id] = .text("4") }
-        for (id, code) in [("no_influence", "4"), ("confident", "0"), ("going_well", "0"), ("piling_up", "4")] { answers[id] = .text(code) }
+        for (id, code) in [("no_influence", "4"), ("confident", "0"), ("going_well", "0"), ("piling_up", "4")] {
+            answers[id] = .text(code)
+        }
         for index in 1...20 { answers["psq_\(index)"] = .text("2") }
         for index in 1...5 { answers["who5_\(index)"] = .text("3") }
         let scores = Dictionary(uniqueKeysWithValues: baseline.scores(for: answers).map { ($0.id, $0.value) })

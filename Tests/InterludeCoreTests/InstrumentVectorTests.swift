@@ -67,9 +67,10 @@ struct InstrumentVectorTests {
             #expect(score.value == expected.value, "score \(score.id)")
             #expect(score.band?.level == expected.level, "band of \(score.id)")
         }
-        let problems = Set(definition.problems(in: vector.answers).map {
-            InstrumentVectors.ExpectedProblem(field: $0.field, code: $0.code.rawValue, limit: $0.limit)
-        })
+        let problems = Set(
+            definition.problems(in: vector.answers).map {
+                InstrumentVectors.ExpectedProblem(field: $0.field, code: $0.code.rawValue, limit: $0.limit)
+            })
         #expect(problems == Set(vector.problems))
         // Validating and scoring at once gives the same scores, or refuses with the same problems.
         do {

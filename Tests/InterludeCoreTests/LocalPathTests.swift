@@ -3,12 +3,15 @@ import Testing
 
 @Suite("A next= parameter leads only to a page of this site, as the browser reads it")
 struct LocalPathTests {
-    @Test("paths of this site are kept", arguments: ["/app", "/app/profile?tab=1#top", "/console/alerts?acknowledged=1"])
+    @Test(
+        "paths of this site are kept", arguments: ["/app", "/app/profile?tab=1#top", "/console/alerts?acknowledged=1"])
     func kept(path: String) {
         #expect(LocalPath.safe(path) == path)
     }
 
-    @Test("tabs and line breaks are dropped as the browser drops them", arguments: [("/app/\tprofile", "/app/profile"), (" /app\n", "/app")])
+    @Test(
+        "tabs and line breaks are dropped as the browser drops them",
+        arguments: [("/app/\tprofile", "/app/profile"), (" /app\n", "/app")])
     func normalised(candidate: String, path: String) {
         #expect(LocalPath.safe(candidate) == path)
     }

@@ -25,7 +25,8 @@ struct NotificationRulesTests {
             "https://user:secret@example.org/x", "https://100.64.0.1/", "https://0.0.0.0/",
             // Every way a resolver reads a host: shorthand, octal, hex and whole-number IPv4, trailing dots,
             // IPv4 inside IPv6, and numeric hosts that are no address at all.
-            "https://127.1/", "https://0177.0.0.1/", "https://0x7f.0.0.1/", "https://0x7f000001/", "https://2130706433/",
+            "https://127.1/", "https://0177.0.0.1/", "https://0x7f.0.0.1/", "https://0x7f000001/",
+            "https://2130706433/",
             "https://017700000001/", "https://10.1/", "https://192.168.257/", "https://localhost./",
             "https://127.0.0.1./", "https://foo.localhost/", "https://[0:0:0:0:0:ffff:7f00:1]/",
             "https://[::ffff:127.0.0.1]/", "https://[::ffff:10.0.0.1]/", "https://[64:ff9b::a9fe:a9fe]/",
@@ -38,7 +39,9 @@ struct NotificationRulesTests {
         }
         #expect(PushEndpointPolicy.accepts("https://fcm.googleapis.com./fcm/send/abc", allowLoopback: false))
         #expect(PushEndpointPolicy.accepts("https://[2a00:1450:4001:82a::200a]/push", allowLoopback: false))
-        #expect(PushEndpointPolicy.accepts("https://0x5d.0xb8.0xd8.0x22/push", allowLoopback: false), "93.184.216.34 in hex")
+        #expect(
+            PushEndpointPolicy.accepts("https://0x5d.0xb8.0xd8.0x22/push", allowLoopback: false), "93.184.216.34 in hex"
+        )
         #expect(PushEndpointPolicy.accepts("http://127.0.0.1:9000/push/1", allowLoopback: true))
         #expect(PushEndpointPolicy.accepts("http://127.1:9000/push/1", allowLoopback: true))
         #expect(!PushEndpointPolicy.accepts("http://10.0.0.5/push", allowLoopback: true))
@@ -72,38 +75,58 @@ struct NotificationRulesTests {
         let due = at("2026-03-02T12:00")
         #expect(preferences.decision(for: .questionnaires, due: due, expires: due + 3600, in: vienna) == .send)
         preferences.questionnaires = false
-        #expect(preferences.decision(for: .questionnaires, due: due, expires: due + 3600, in: vienna) == .withhold(.preference))
+        #expect(
+            preferences.decision(for: .questionnaires, due: due, expires: due + 3600, in: vienna)
+                == .withhold(.preference))
         #expect(preferences.decision(for: .alerts, due: due, expires: due + 3600, in: vienna) == .send)
 
         preferences = .standard
         preferences.quietHours = .init(start: LocalTime("22:00")!, end: LocalTime("07:00")!)
         let late = at("2026-03-02T23:30")
-        #expect(preferences.decision(for: .appointments, due: late, expires: at("2026-03-03T10:00"), in: vienna)
-            == .postpone(until: at("2026-03-03T07:00")))
+        #expect(
+            preferences.decision(for: .appointments, due: late, expires: at("2026-03-03T10:00"), in: vienna)
+                == .postpone(until: at("2026-03-03T07:00")))
         let early = at("2026-03-03T05:00")
-        #expect(preferences.decision(for: .appointments, due: early, expires: at("2026-03-03T10:00"), in: vienna)
-            == .postpone(until: at("2026-03-03T07:00")))
-        #expect(preferences.decision(for: .questionnaires, due: late, expires: late + 1800, in: vienna) == .withhold(.quietHours))
-        #expect(preferences.decision(for: .questionnaires, due: at("2026-03-03T07:00"), expires: late + 86_400, in: vienna) == .send)
+        #expect(
+            preferences.decision(for: .appointments, due: early, expires: at("2026-03-03T10:00"), in: vienna)
+                == .postpone(until: at("2026-03-03T07:00")))
+        #expect(
+            preferences.decision(for: .questionnaires, due: late, expires: late + 1800, in: vienna)
+                == .withhold(.quietHours))
+        #expect(
+            preferences.decision(for: .questionnaires, due: at("2026-03-03T07:00"), expires: late + 86_400, in: vienna)
+                == .send)
 
         preferences.quietHours = .init(start: LocalTime("13:00")!, end: LocalTime("15:00")!)
-        #expect(preferences.decision(for: .messages, due: at("2026-03-02T14:00"), expires: at("2026-03-02T20:00"), in: vienna)
-            == .postpone(until: at("2026-03-02T15:00")))
+        #expect(
+            preferences.decision(
+                for: .messages, due: at("2026-03-02T14:00"), expires: at("2026-03-02T20:00"), in: vienna)
+                == .postpone(until: at("2026-03-02T15:00")))
         preferences.quietHours = .init(start: LocalTime("13:00")!, end: LocalTime("13:00")!)
         #expect(throws: ValidationFailure.self) { try preferences.validate() }
     }
 
-    @Test("the hourly ceiling: twelve in any hour, then a wait until the oldest is an hour old, or nothing when too late; alerts always")
+    @Test(
+        "the hourly ceiling: twelve in any hour, then a wait until the oldest is an hour old, or nothing when too late; alerts always"
+    )
     func hourlyCeiling() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let sent = (0..<12).map { now.addingTimeInterval(Double(-3000 + $0 * 60)) }
         let later = now.addingTimeInterval(7200)
-        #expect(NotificationCeiling.decision(for: .questionnaires, sent: Array(sent.prefix(11)), now: now, expires: later) == .send)
-        #expect(NotificationCeiling.decision(for: .questionnaires, sent: sent, now: now, expires: later) == .postpone(until: now.addingTimeInterval(600)))
-        #expect(NotificationCeiling.decision(for: .messages, sent: sent, now: now, expires: now.addingTimeInterval(300)) == .withhold(.hourlyCeiling))
+        #expect(
+            NotificationCeiling.decision(for: .questionnaires, sent: Array(sent.prefix(11)), now: now, expires: later)
+                == .send)
+        #expect(
+            NotificationCeiling.decision(for: .questionnaires, sent: sent, now: now, expires: later)
+                == .postpone(until: now.addingTimeInterval(600)))
+        #expect(
+            NotificationCeiling.decision(for: .messages, sent: sent, now: now, expires: now.addingTimeInterval(300))
+                == .withhold(.hourlyCeiling))
         #expect(NotificationCeiling.decision(for: .alerts, sent: sent + sent, now: now, expires: later) == .send)
         let older = sent.map { $0.addingTimeInterval(-3600) }
-        #expect(NotificationCeiling.decision(for: .questionnaires, sent: older, now: now, expires: later) == .send, "an hour ago is gone")
+        #expect(
+            NotificationCeiling.decision(for: .questionnaires, sent: older, now: now, expires: later) == .send,
+            "an hour ago is gone")
     }
 
     @Test("retries back off from 30 seconds, doubling, capped at two hours, and stop at the expiry")
@@ -115,7 +138,8 @@ struct NotificationRulesTests {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(NotificationRetry.next(afterAttempt: 1, at: now, expires: now + 3600) == now + 30)
         #expect(NotificationRetry.next(afterAttempt: 3, at: now, expires: now + 100) == nil)
-        #expect(NotificationRetry.next(afterAttempt: NotificationRetry.mostAttempts, at: now, expires: now + 86_400) == nil)
+        #expect(
+            NotificationRetry.next(afterAttempt: NotificationRetry.mostAttempts, at: now, expires: now + 86_400) == nil)
     }
 }
 
@@ -134,8 +158,12 @@ struct MessageDigestRulesTests {
     func moment() {
         let morning = LocalDateTime("2026-12-02T09:00")!.instant(in: vienna)
         let evening = LocalDateTime("2026-12-02T18:30")!.instant(in: vienna)
-        #expect(MessageDigest.moment(onOrAfter: morning, in: vienna) == LocalDateTime("2026-12-02T18:00")!.instant(in: vienna))
-        #expect(MessageDigest.moment(onOrAfter: evening, in: vienna) == LocalDateTime("2026-12-03T18:00")!.instant(in: vienna))
+        #expect(
+            MessageDigest.moment(onOrAfter: morning, in: vienna)
+                == LocalDateTime("2026-12-02T18:00")!.instant(in: vienna))
+        #expect(
+            MessageDigest.moment(onOrAfter: evening, in: vienna)
+                == LocalDateTime("2026-12-03T18:00")!.instant(in: vienna))
         let six = LocalDateTime("2026-12-02T18:00")!.instant(in: vienna)
         #expect(MessageDigest.moment(onOrAfter: six, in: vienna) == six)
     }

@@ -77,7 +77,8 @@ struct NumberSafetyTests {
             name: "too big",
             trigger: .submitted(
                 instrumentKey: "numbers",
-                condition: RuleCondition(mode: .all, clauses: [RuleClause(subject: .item, id: "n", operator: .greater, value: value)])),
+                condition: RuleCondition(
+                    mode: .all, clauses: [RuleClause(subject: .item, id: "n", operator: .greater, value: value)])),
             action: .alert(priority: .normal, message: "look"))
         // act
         let refusal = #expect(throws: ValidationFailure.self) {
@@ -94,7 +95,8 @@ struct NumberSafetyTests {
             name: "fine",
             trigger: .submitted(
                 instrumentKey: "numbers",
-                condition: RuleCondition(mode: .all, clauses: [RuleClause(subject: .item, id: "n", operator: .greater, value: 1e9)])),
+                condition: RuleCondition(
+                    mode: .all, clauses: [RuleClause(subject: .item, id: "n", operator: .greater, value: 1e9)])),
             action: .alert(priority: .normal, message: "look"))
         #expect(throws: Never.self) { try StudyRule.validate(rule, instruments: ["numbers": Self.numberInstrument()]) }
     }
@@ -138,7 +140,8 @@ struct NumberSafetyTests {
         let answers: Answers = ["n": .number(value), "c": .text("1")]
         _ = definition.scores(for: answers)
         let response = definition.fhirResponse(
-            id: "r", answers: answers, questionnaireURL: "https://example.org/q", authored: Date(timeIntervalSince1970: 0),
+            id: "r", answers: answers, questionnaireURL: "https://example.org/q",
+            authored: Date(timeIntervalSince1970: 0),
             subject: nil)
         #expect(response.item?.isEmpty == false)
     }

@@ -5,15 +5,23 @@ import Testing
 @Suite("Where the server finds Resources/ and Public/")
 struct ResourceLocationTests {
     static let package = "/home/ops/interlude"
-    static let folders: Set<String> = ["\(package)/Resources/Locales", "\(package)/Public", "/opt/release/Resources/Locales", "/opt/release/Public"]
+    static let folders: Set<String> = [
+        "\(package)/Resources/Locales", "\(package)/Public", "/opt/release/Resources/Locales", "/opt/release/Public",
+    ]
 
-    static func find(_ override: String?, executable: String?, cwd: String) -> Result<String, ResourceLocation.Missing> {
-        ResourceLocation.find(override: override, executable: executable, workingDirectory: cwd) { folders.contains($0) }
+    static func find(_ override: String?, executable: String?, cwd: String) -> Result<String, ResourceLocation.Missing>
+    {
+        ResourceLocation.find(override: override, executable: executable, workingDirectory: cwd) {
+            folders.contains($0)
+        }
     }
 
     @Test("the package above the build folder, from any working directory")
     func aboveTheExecutable() throws {
-        #expect(try Self.find(nil, executable: "\(Self.package)/.build/x86_64-unknown-linux-gnu/debug/interlude", cwd: "/tmp").get() == Self.package)
+        #expect(
+            try Self.find(
+                nil, executable: "\(Self.package)/.build/x86_64-unknown-linux-gnu/debug/interlude", cwd: "/tmp"
+            ).get() == Self.package)
         #expect(try Self.find(nil, executable: "/opt/release/interlude", cwd: "/").get() == "/opt/release")
     }
 
@@ -24,8 +32,13 @@ struct ResourceLocationTests {
 
     @Test("INTERLUDE_RESOURCES wins, and a wrong one is named")
     func override() throws {
-        #expect(try Self.find("/opt/release", executable: "\(Self.package)/.build/debug/interlude", cwd: Self.package).get() == "/opt/release")
-        guard case .failure(let missing) = Self.find("/opt/nothing", executable: "\(Self.package)/.build/debug/interlude", cwd: Self.package) else {
+        #expect(
+            try Self.find("/opt/release", executable: "\(Self.package)/.build/debug/interlude", cwd: Self.package).get()
+                == "/opt/release")
+        guard
+            case .failure(let missing) = Self.find(
+                "/opt/nothing", executable: "\(Self.package)/.build/debug/interlude", cwd: Self.package)
+        else {
             Issue.record("a folder without resources was taken")
             return
         }

@@ -8,7 +8,8 @@ struct SampleTests {
     let now = Date(timeIntervalSince1970: 1_772_438_400)  // 2026-03-02T08:00Z
 
     func raw(
-        _ type: String, _ value: Double?, _ unit: String?, minutes: Double = 5, endingMinutesAgo: Double = 60, id: String = UUID().uuidString,
+        _ type: String, _ value: Double?, _ unit: String?, minutes: Double = 5, endingMinutesAgo: Double = 60,
+        id: String = UUID().uuidString,
         motion: Int? = nil
     ) -> Sample.Raw {
         let end = now.addingTimeInterval(-endingMinutesAgo * 60)
@@ -18,24 +19,28 @@ struct SampleTests {
             motionContext: motion)
     }
 
-    @Test("values sent in another unit are stored in the type's canonical one", arguments: [
-        ("distanceWalkingRunning", 2.5, "km", 2500.0),
-        ("distanceWalkingRunning", 1, "mi", 1609.344),
-        ("bodyMass", 154, "lb", 69.853_225),
-        ("bodyMass", 72_500, "g", 72.5),
-        ("exerciseTime", 0.5, "h", 30),
-        ("heartRate", 72, "count/min", 72),
-        ("walkingSpeed", 4.5, "km/hr", 1.25),
-        ("heartRateVariabilitySDNN", 0.045, "s", 45),
-        ("walkingDoubleSupport", 0.28, "1", 28),
-        ("stepCount", 1200, "count", 1200),
-    ])
+    @Test(
+        "values sent in another unit are stored in the type's canonical one",
+        arguments: [
+            ("distanceWalkingRunning", 2.5, "km", 2500.0),
+            ("distanceWalkingRunning", 1, "mi", 1609.344),
+            ("bodyMass", 154, "lb", 69.853_225),
+            ("bodyMass", 72_500, "g", 72.5),
+            ("exerciseTime", 0.5, "h", 30),
+            ("heartRate", 72, "count/min", 72),
+            ("walkingSpeed", 4.5, "km/hr", 1.25),
+            ("heartRateVariabilitySDNN", 0.045, "s", 45),
+            ("walkingDoubleSupport", 0.28, "1", 28),
+            ("stepCount", 1200, "count", 1200),
+        ])
     func conversion(type: String, value: Double, unit: String, expected: Double) throws {
         let sample = try Sample.validate(raw(type, value, unit), now: now)
         #expect(abs(sample.value - expected) < 1e-6, "\(sample.value)")
     }
 
-    @Test("every type has its canonical unit among the accepted ones, a range, and an Apple Health identifier that reads back")
+    @Test(
+        "every type has its canonical unit among the accepted ones, a range, and an Apple Health identifier that reads back"
+    )
     func declarations() {
         for type in SampleType.allCases {
             #expect(type.acceptedUnits[type.unit] == 1, "\(type)")
@@ -43,11 +48,13 @@ struct SampleTests {
             #expect(SampleType(healthKitIdentifier: type.healthKitIdentifier) == type, "\(type.healthKitIdentifier)")
         }
         #expect(SampleType.heartRate.healthKitIdentifier == "HKQuantityTypeIdentifierHeartRate")
-        #expect(SampleType.distanceWalkingRunning.healthKitIdentifier == "HKQuantityTypeIdentifierDistanceWalkingRunning")
+        #expect(
+            SampleType.distanceWalkingRunning.healthKitIdentifier == "HKQuantityTypeIdentifierDistanceWalkingRunning")
         #expect(SampleType.stepCount.dailyAggregate == .sum && SampleType.heartRate.dailyAggregate == .mean)
     }
 
-    @Test("values outside the type's physiological range, in a unit of another type, or not numbers are refused by field")
+    @Test(
+        "values outside the type's physiological range, in a unit of another type, or not numbers are refused by field")
     func refusals() {
         func codes(_ raw: Sample.Raw) -> [String: FieldError.Code] {
             do {
@@ -78,11 +85,14 @@ struct SampleTests {
         #expect(codes(twoLines) == ["source.deviceName": .controlCharacter])
     }
 
-    @Test("a batch keeps the valid samples and names each invalid one by its index; the same source id twice keeps the first")
+    @Test(
+        "a batch keeps the valid samples and names each invalid one by its index; the same source id twice keeps the first"
+    )
     func batch() throws {
         let batch = try Sample.validate(
             batch: [
-                raw("stepCount", 100, "count", id: "a"), raw("heartRate", 400, "/min", id: "b"), raw("stepCount", 50, "count", id: "a"),
+                raw("stepCount", 100, "count", id: "a"), raw("heartRate", 400, "/min", id: "b"),
+                raw("stepCount", 50, "count", id: "a"),
                 raw("walkingSpeed", 1.3, "m/s", id: "c"),
             ],
             now: now)

@@ -13,8 +13,10 @@ struct SessionReportRulesTests {
     func defaultPeriod() throws {
         let period = try DayPeriod.read(from: nil, to: nil, in: vienna, now: now, defaultDays: 28)
         #expect(period.from.description == "2026-03-02" && period.to.description == "2026-03-29")
-        #expect(period.instants.lowerBound == Date(timeIntervalSince1970: 1_772_406_000), "midnight in Vienna, 23:00 UTC")
-        #expect(period.instants.upperBound == Date(timeIntervalSince1970: 1_774_821_600), "midnight after a 23-hour day")
+        #expect(
+            period.instants.lowerBound == Date(timeIntervalSince1970: 1_772_406_000), "midnight in Vienna, 23:00 UTC")
+        #expect(
+            period.instants.upperBound == Date(timeIntervalSince1970: 1_774_821_600), "midnight after a 23-hour day")
     }
 
     @Test("an end before the start, a span over the limit and a year out of reach are refused, naming the field")

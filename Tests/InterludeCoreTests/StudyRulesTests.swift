@@ -45,7 +45,8 @@ struct StudyRulesTests {
         #expect(draft.status == .running)
         #expect(draft.joinPassword == "secret")
         let kept = try StudyDraft.validate(
-            title: [.en: "Stress"], description: [:], consentText: [.en: "I agree"], consentVersion: "1", joinMode: "password",
+            title: [.en: "Stress"], description: [:], consentText: [.en: "I agree"], consentVersion: "1",
+            joinMode: "password",
             joinPassword: "", status: "closed", hasPassword: true)
         #expect(kept.joinPassword == nil)
         do {
@@ -66,7 +67,9 @@ struct StudyRulesTests {
         #expect(policy.retryAfter(failures: Array(failures.prefix(2)), now: start.addingTimeInterval(21)) == nil)
         #expect(policy.retryAfter(failures: failures, now: start.addingTimeInterval(21)) == 39)
         #expect(policy.retryAfter(failures: failures, now: start.addingTimeInterval(60.5)) == nil)
-        #expect(policy.retryAfter(failures: failures + [start.addingTimeInterval(30)], now: start.addingTimeInterval(61)) == 9)
+        #expect(
+            policy.retryAfter(failures: failures + [start.addingTimeInterval(30)], now: start.addingTimeInterval(61))
+                == 9)
         #expect(RateLimitPolicy.pairing.limit == 5)
         #expect(RateLimitPolicy.login.limit == 10)
         #expect(RateLimitPolicy.login.window == 15 * 60)

@@ -26,17 +26,19 @@ struct StudyTimelineTests {
         let numbers = OccurrenceNumber.number(scheduled, enrolledAt: enrolled, zones: zones)
 
         // verify
-        #expect(numbers == [
-            OccurrenceNumber(dayN: 2, beepN: 2, obsN: 3), OccurrenceNumber(dayN: 2, beepN: 1, obsN: 2),
-            OccurrenceNumber(dayN: 1, beepN: 1, obsN: 1), OccurrenceNumber(dayN: 3, beepN: 1, obsN: 4),
-        ])
+        #expect(
+            numbers == [
+                OccurrenceNumber(dayN: 2, beepN: 2, obsN: 3), OccurrenceNumber(dayN: 2, beepN: 1, obsN: 2),
+                OccurrenceNumber(dayN: 1, beepN: 1, obsN: 1), OccurrenceNumber(dayN: 3, beepN: 1, obsN: 4),
+            ])
     }
 
     @Test("after a move, days follow the new zone, across its daylight-saving change")
     func moveAcrossDaylightSaving() {
         // setup: Vienna until 7 March, then New York, which springs forward on 8 March 2026
         let zones = ZoneHistory([
-            (zone: newYork, since: instant("2026-03-07T12:00:00Z")), (zone: vienna, since: instant("2026-02-01T00:00:00Z")),
+            (zone: newYork, since: instant("2026-03-07T12:00:00Z")),
+            (zone: vienna, since: instant("2026-02-01T00:00:00Z")),
         ])
 
         // act / verify
@@ -52,7 +54,8 @@ struct StudyTimelineTests {
     func repeatedZone() {
         // act
         let zones = ZoneHistory([
-            (zone: vienna, since: instant("2026-01-01T00:00:00Z")), (zone: vienna, since: instant("2026-02-01T00:00:00Z")),
+            (zone: vienna, since: instant("2026-01-01T00:00:00Z")),
+            (zone: vienna, since: instant("2026-02-01T00:00:00Z")),
         ])
 
         // verify
@@ -66,7 +69,9 @@ struct StudyTimelineTests {
         var day = DayCompliance()
 
         // act
-        for status: PromptStatus in [.completed, .completed, .expired, .open, .scheduled, .cancelled] { day.count(status) }
+        for status: PromptStatus in [.completed, .completed, .expired, .open, .scheduled, .cancelled] {
+            day.count(status)
+        }
 
         // verify
         #expect(day.planned == 4)

@@ -13,7 +13,8 @@ struct TextHygieneTests {
             ("umlaut ä and emoji 🌿", false, false),
             // Bidirectional overrides and isolates turn a one-line text around as it is shown; Arabic and Hebrew
             // text itself, and the marks a keyboard writes, stay.
-            ("cod\u{202E}exe.doc", true, false), ("name\u{2066}x\u{2069}", true, false), ("\u{202A}embedded\u{202C}", true, false),
+            ("cod\u{202E}exe.doc", true, false), ("name\u{2066}x\u{2069}", true, false),
+            ("\u{202A}embedded\u{202C}", true, false),
             ("مرحبا שלום", false, false), ("mark\u{200F}", false, false),
         ])
     func controlCharacters(text: String, singleRefuses: Bool, multipleRefuses: Bool) {
@@ -33,9 +34,10 @@ struct TextHygieneTests {
         #expect(title == nil)
         #expect(comment == "First line\nsecond")
         #expect(name == nil)
-        #expect(validator.errors == [
-            FieldError(field: "title", code: .controlCharacter), FieldError(field: "name", code: .controlCharacter),
-        ])
+        #expect(
+            validator.errors == [
+                FieldError(field: "title", code: .controlCharacter), FieldError(field: "name", code: .controlCharacter),
+            ])
     }
 
     @Test(

@@ -39,16 +39,20 @@ struct ThoughtTests {
         #expect(try Thought.validate(text: "  Nobody likes me ") == "Nobody likes me")
         #expect(throws: ValidationFailure(field: "text", code: .required)) { try Thought.validate(text: "   ") }
         #expect(throws: ValidationFailure(field: "text", code: .required)) { try Thought.validate(text: nil) }
-        #expect(throws: ValidationFailure(field: "text", code: .controlCharacter)) { try Thought.validate(text: "Nobody\nlikes me") }
+        #expect(throws: ValidationFailure(field: "text", code: .controlCharacter)) {
+            try Thought.validate(text: "Nobody\nlikes me")
+        }
         #expect(throws: ValidationFailure(field: "text", code: .tooLong, limit: 500)) {
             try Thought.validate(text: String(repeating: "a", count: 501))
         }
     }
 
-    @Test("both ratings are required and lie from -1 to 1; the moment is not in the future; a position lies on the globe")
+    @Test(
+        "both ratings are required and lie from -1 to 1; the moment is not in the future; a position lies on the globe")
     func occurrence() throws {
         let fields = try ThoughtOccurrence.validate(
-            recordedAt: now, ratingBefore: -0.8, ratingAfter: -0.2, location: .init(latitude: 55.87, longitude: -4.29, accuracy: 30),
+            recordedAt: now, ratingBefore: -0.8, ratingAfter: -0.2,
+            location: .init(latitude: 55.87, longitude: -4.29, accuracy: 30),
             note: "  on the bus ", now: now)
         let thoughtID = UUID()
         let occurrence = fields.occurrence(of: thoughtID)
@@ -61,18 +65,22 @@ struct ThoughtTests {
                 FieldError(field: "recordedAt", code: .required),
             ])
         ) {
-            try ThoughtOccurrence.validate(recordedAt: nil, ratingBefore: nil, ratingAfter: nil, location: nil, note: nil, now: now)
+            try ThoughtOccurrence.validate(
+                recordedAt: nil, ratingBefore: nil, ratingAfter: nil, location: nil, note: nil, now: now)
         }
         #expect(
             throws: ValidationFailure([
-                FieldError(field: "ratingBefore", code: .outOfRange, limit: 1), FieldError(field: "ratingAfter", code: .outOfRange, limit: 1),
+                FieldError(field: "ratingBefore", code: .outOfRange, limit: 1),
+                FieldError(field: "ratingAfter", code: .outOfRange, limit: 1),
             ])
         ) {
-            try ThoughtOccurrence.validate(recordedAt: now, ratingBefore: -1.5, ratingAfter: .nan, location: nil, note: nil, now: now)
+            try ThoughtOccurrence.validate(
+                recordedAt: now, ratingBefore: -1.5, ratingAfter: .nan, location: nil, note: nil, now: now)
         }
         #expect(throws: ValidationFailure(field: "recordedAt", code: .outOfRange)) {
             try ThoughtOccurrence.validate(
-                recordedAt: now.addingTimeInterval(3_600), ratingBefore: 0, ratingAfter: 0, location: nil, note: nil, now: now)
+                recordedAt: now.addingTimeInterval(3_600), ratingBefore: 0, ratingAfter: 0, location: nil, note: nil,
+                now: now)
         }
         #expect(
             throws: ValidationFailure([
@@ -81,9 +89,11 @@ struct ThoughtTests {
             ])
         ) {
             try ThoughtOccurrence.validate(
-                recordedAt: now, ratingBefore: 0, ratingAfter: 0, location: .init(latitude: 91, longitude: -181), note: nil, now: now)
+                recordedAt: now, ratingBefore: 0, ratingAfter: 0, location: .init(latitude: 91, longitude: -181),
+                note: nil, now: now)
         }
-        let extremes = try ThoughtOccurrence.validate(recordedAt: now, ratingBefore: -1, ratingAfter: 1, location: nil, note: nil, now: now)
+        let extremes = try ThoughtOccurrence.validate(
+            recordedAt: now, ratingBefore: -1, ratingAfter: 1, location: nil, note: nil, now: now)
         #expect(extremes.ratingBefore == -1 && extremes.ratingAfter == 1)
     }
 }

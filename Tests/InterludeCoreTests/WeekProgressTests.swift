@@ -23,9 +23,10 @@ struct WeekProgressTests {
             ],
             now: now, zone: vienna)
 
-        #expect(progress.days.map(\.date.description) == [
-            "2026-11-30", "2026-12-01", "2026-12-02", "2026-12-03", "2026-12-04", "2026-12-05", "2026-12-06",
-        ])
+        #expect(
+            progress.days.map(\.date.description) == [
+                "2026-11-30", "2026-12-01", "2026-12-02", "2026-12-03", "2026-12-04", "2026-12-05", "2026-12-06",
+            ])
         #expect(progress.days[0].planned == 2 && progress.days[0].answered == 1)
         #expect(progress.days[2].planned == 0)
         #expect(progress.days[6].planned == 1 && progress.days[6].answered == 0)

@@ -26,7 +26,9 @@ struct InterventionBackupTests {
         let vector = Self.vector
         let plaintext = try InterventionBackup.open(vector.envelope, passphrase: vector.passphrase)
         let answers = try JSONDecoder().decode([String: Answer].self, from: plaintext)
-        #expect(answers["3f1c2a9e-8d44-4a57-9b1e-2f6c1a0d7e55"] == Answer(answer: "Ich habe mit meiner Schwester gesprochen – es tat gut.", done: true))
+        #expect(
+            answers["3f1c2a9e-8d44-4a57-9b1e-2f6c1a0d7e55"]
+                == Answer(answer: "Ich habe mit meiner Schwester gesprochen – es tat gut.", done: true))
         let again = try InterventionBackup.seal(
             plaintext: plaintext, passphrase: vector.passphrase, salt: Data(base64Encoded: vector.envelope.salt),
             nonce: Data(base64Encoded: vector.envelope.nonce))
@@ -43,10 +45,14 @@ struct InterventionBackupTests {
         var bytes = Data(base64Encoded: tampered.ciphertext)!
         bytes[3] ^= 1
         tampered.ciphertext = bytes.base64EncodedString()
-        #expect(throws: InterventionBackup.Failure.cannotOpen) { try InterventionBackup.open(tampered, passphrase: vector.passphrase) }
+        #expect(throws: InterventionBackup.Failure.cannotOpen) {
+            try InterventionBackup.open(tampered, passphrase: vector.passphrase)
+        }
         var other = vector.envelope
         other.algorithm = "none"
-        #expect(throws: InterventionBackup.Failure.unknownAlgorithm("none")) { try InterventionBackup.open(other, passphrase: vector.passphrase) }
+        #expect(throws: InterventionBackup.Failure.unknownAlgorithm("none")) {
+            try InterventionBackup.open(other, passphrase: vector.passphrase)
+        }
     }
 
     @Test("values round-trip with fresh salts and nonces")

@@ -28,8 +28,10 @@ struct NotificationPlannerTests {
             let window = Double(15 * 60 + Int(random.next() % (30 * 3600)))
             let statuses: [PromptStatus] = [.scheduled, .scheduled, .scheduled, .open, .completed, .cancelled]
             return Prompt(
-                id: UUID(), instrumentKey: String(plan), instrumentVersion: 1, title: "Prompt \(index)", opensAt: opensAt,
-                closesAt: opensAt.addingTimeInterval(window), status: statuses[Int(random.next() % UInt64(statuses.count))],
+                id: UUID(), instrumentKey: String(plan), instrumentVersion: 1, title: "Prompt \(index)",
+                opensAt: opensAt,
+                closesAt: opensAt.addingTimeInterval(window),
+                status: statuses[Int(random.next() % UInt64(statuses.count))],
                 source: .schedule, blocked: random.next() % 10 == 0)
         }
     }
@@ -40,10 +42,13 @@ struct NotificationPlannerTests {
         NotificationPreferences.QuietHours(start: LocalTime("12:00")!, end: LocalTime("13:00")!),
     ]
 
-    @Test("never over the budget, nothing in the past or beyond the look-ahead, inside each prompt's window, never in quiet hours")
+    @Test(
+        "never over the budget, nothing in the past or beyond the look-ahead, inside each prompt's window, never in quiet hours"
+    )
     func bounds() async {
         await propertyCheck(
-            count: 400, input: Gen.int(in: 0...2), Gen.int(in: 0...1), Gen.int(in: -4 * 24...4 * 24), Gen.int(in: 0...1_000_000),
+            count: 400, input: Gen.int(in: 0...2), Gen.int(in: 0...1), Gen.int(in: -4 * 24...4 * 24),
+            Gen.int(in: 0...1_000_000),
             Gen.int(in: 0...3), Gen.int(in: 1...50)
         ) { zoneIndex, changeIndex, hours, seed, quiet, budget in
             let (zone, changes) = Self.zones[zoneIndex]
@@ -66,7 +71,9 @@ struct NotificationPlannerTests {
                 let minuteOfDay = ((wall % 86_400) + 86_400) % 86_400 / 60
                 #expect(notification.local.hour * 60 + notification.local.minute == minuteOfDay)
                 if let quietHours = Self.quietHours[quiet] {
-                    #expect(!quietHours.contains(LocalTime(minutes: minuteOfDay)!), "\(notification.local) in \(zone.identifier)")
+                    #expect(
+                        !quietHours.contains(LocalTime(minutes: minuteOfDay)!),
+                        "\(notification.local) in \(zone.identifier)")
                 }
             }
         }
@@ -74,7 +81,8 @@ struct NotificationPlannerTests {
 
     @Test("fair across plans: a plan cut short by the budget has at most one fewer than any other")
     func fairness() async {
-        await propertyCheck(count: 300, input: Gen.int(in: 0...2), Gen.int(in: 0...1_000_000), Gen.int(in: 1...20)) { zoneIndex, seed, budget in
+        await propertyCheck(count: 300, input: Gen.int(in: 0...2), Gen.int(in: 0...1_000_000), Gen.int(in: 1...20)) {
+            zoneIndex, seed, budget in
             let (zone, changes) = Self.zones[zoneIndex]
             let now = changes[0].addingTimeInterval(-86_400)
             let prompts = Self.prompts(seed: UInt64(seed), now: now)
@@ -112,11 +120,13 @@ struct NotificationPlannerTests {
         let vienna = TimeZone(identifier: "Europe/Vienna")!
         // Sunday 29 March 2026: at 02:00 Vienna's clocks jump to 03:00. A reminder wanted at 01:30 waits until 07:00 local,
         // which is 05:00 UTC that day (06:00 UTC the day before).
-        let planner = NotificationPlanner(reminderLead: 3600, quietHours: .init(start: LocalTime("22:00")!, end: LocalTime("07:00")!))
+        let planner = NotificationPlanner(
+            reminderLead: 3600, quietHours: .init(start: LocalTime("22:00")!, end: LocalTime("07:00")!))
         let opensAt = Self.stamp("2026-03-28T20:00:00Z")
         let prompt = Prompt(
             id: UUID(), instrumentKey: "daily", instrumentVersion: 1, title: "Daily", opensAt: opensAt,
-            closesAt: Self.stamp("2026-03-29T01:30:00Z").addingTimeInterval(3600), status: .scheduled, source: .schedule)
+            closesAt: Self.stamp("2026-03-29T01:30:00Z").addingTimeInterval(3600), status: .scheduled, source: .schedule
+        )
         let plan = planner.plan([prompt], now: Self.stamp("2026-03-28T19:00:00Z"), timeZone: vienna)
         // The opening notice at 21:00 local; the reminder (01:30 UTC = 03:30 local) falls in the quiet hours, whose end
         // comes after the prompt closed, so it is left out.
@@ -133,7 +143,8 @@ struct NotificationPlannerTests {
         let lordHowe = TimeZone(identifier: "Australia/Lord_Howe")!
         // 4 October 2026 (local): Lord Howe moves from +10:30 to +11:00 at 02:00.
         let early = Prompt(
-            id: UUID(), instrumentKey: "daily", instrumentVersion: 1, title: "Daily", opensAt: Self.stamp("2026-10-03T14:00:00Z"),
+            id: UUID(), instrumentKey: "daily", instrumentVersion: 1, title: "Daily",
+            opensAt: Self.stamp("2026-10-03T14:00:00Z"),
             closesAt: Self.stamp("2026-10-04T02:00:00Z"), status: .scheduled, source: .schedule)
         let shifted = planner.plan([early], now: Self.stamp("2026-10-03T13:00:00Z"), timeZone: lordHowe)
         // Opening at 00:30 local (quiet) moves to 07:00 local on 4 October, which is 20:00 UTC on the 3rd.

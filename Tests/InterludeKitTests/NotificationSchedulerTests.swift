@@ -29,7 +29,8 @@ final class PendingNotifications: LocalNotificationCenter, @unchecked Sendable {
     func addForeign(_ identifier: String) {
         lock.withLock {
             pending[identifier] = NotificationPlanner.Planned(
-                id: identifier, promptID: UUID(), kind: .prompt, title: "", fireAt: Date(), local: LocalDateTime("2026-01-01T00:00")!,
+                id: identifier, promptID: UUID(), kind: .prompt, title: "", fireAt: Date(),
+                local: LocalDateTime("2026-01-01T00:00")!,
                 closesAt: Date())
         }
     }
@@ -37,7 +38,9 @@ final class PendingNotifications: LocalNotificationCenter, @unchecked Sendable {
 
 @Suite("Notification scheduler")
 struct NotificationSchedulerTests {
-    @Test("keeps the system's list equal to the plan, leaves the app's own alone, and records planned, delivered and opened once")
+    @Test(
+        "keeps the system's list equal to the plan, leaves the app's own alone, and records planned, delivered and opened once"
+    )
     func replans() async throws {
         let store = try OfflineStore.inMemory()
         let now = Date(timeIntervalSince1970: 1_780_000_000)
@@ -46,9 +49,13 @@ struct NotificationSchedulerTests {
         try store.apply(OfflineStoreTests.changes([soon, later]), etag: "e")
         let center = PendingNotifications()
         center.addForeign("birthday-greeting")
-        let scheduler = NotificationScheduler(store: store, center: center, now: { now }, timeZone: { TimeZone(identifier: "Europe/Vienna")! })
+        let scheduler = NotificationScheduler(
+            store: store, center: center, now: { now }, timeZone: { TimeZone(identifier: "Europe/Vienna")! })
         let plan = try await scheduler.replan()
-        #expect(Set(plan.map(\.id)) == ["\(Wire.id(soon.id)).prompt", "\(Wire.id(soon.id)).reminder", "\(Wire.id(later.id)).prompt"])
+        #expect(
+            Set(plan.map(\.id)) == [
+                "\(Wire.id(soon.id)).prompt", "\(Wire.id(soon.id)).reminder", "\(Wire.id(later.id)).prompt",
+            ])
         #expect(center.identifiers == Set(plan.map(\.id)).union(["birthday-greeting"]))
         // Planning again changes nothing and adds nothing.
         try await scheduler.replan()
@@ -74,7 +81,9 @@ extension NotificationSchedulerTests {
     func timeZoneChange() async throws {
         let store = try OfflineStore.inMemory()
         let now = Date(timeIntervalSince1970: 1_780_000_000)
-        try store.apply(OfflineStoreTests.changes([OfflineStoreTests.prompt(opensAt: now.addingTimeInterval(3600), hours: 0.5)]), etag: "e")
+        try store.apply(
+            OfflineStoreTests.changes([OfflineStoreTests.prompt(opensAt: now.addingTimeInterval(3600), hours: 0.5)]),
+            etag: "e")
         let center = PendingNotifications()
         let zone = ZoneSetting()
         let scheduler = NotificationScheduler(store: store, center: center, now: { now }, timeZone: { zone.current })
@@ -107,7 +116,8 @@ enum QuestionnaireSessionLike {
         try store.enqueue(
             .response(
                 ResponseSubmission(
-                    promptID: prompt.id, instrumentKey: prompt.instrumentKey, version: prompt.instrumentVersion, answers: [:],
+                    promptID: prompt.id, instrumentKey: prompt.instrumentKey, version: prompt.instrumentVersion,
+                    answers: [:],
                     startedAt: nil, completedAt: now)), at: now)
     }
 }

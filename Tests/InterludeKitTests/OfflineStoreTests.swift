@@ -7,17 +7,22 @@ import Testing
 
 @Suite("Offline store")
 struct OfflineStoreTests {
-    static func prompt(_ key: String = "vectors", opensAt: Date = Date(timeIntervalSince1970: 1_780_000_000), hours: Double = 2) -> Prompt {
+    static func prompt(
+        _ key: String = "vectors", opensAt: Date = Date(timeIntervalSince1970: 1_780_000_000), hours: Double = 2
+    ) -> Prompt {
         Prompt(
             id: UUID(), instrumentKey: key, instrumentVersion: 1, title: "Check-in", opensAt: opensAt,
             closesAt: opensAt.addingTimeInterval(hours * 3600), status: .open, source: .schedule)
     }
 
-    static func changes(_ prompts: [Prompt], definitions: [InstrumentDefinition] = [], full: Bool = true, deleted: [Tombstone] = [])
+    static func changes(
+        _ prompts: [Prompt], definitions: [InstrumentDefinition] = [], full: Bool = true, deleted: [Tombstone] = []
+    )
         -> ServerChanges
     {
         ServerChanges(
-            cursor: "c1", full: full, prompts: prompts, instruments: definitions, appointments: [], interventions: [], records: [],
+            cursor: "c1", full: full, prompts: prompts, instruments: definitions, appointments: [], interventions: [],
+            records: [],
             deleted: deleted)
     }
 
@@ -36,14 +41,17 @@ struct OfflineStoreTests {
             try store.apply(Self.changes([prompt]), etag: "e1")
             try store.saveAnswer(.text("my sister's wedding worries me"), item: "note", prompt: prompt.id, at: Date())
             try store.enqueue(
-                .createAppointment(id: UUID(), AppointmentDraft(title: "Dr. Kovac about the panic", startsAt: Date(), endsAt: Date())),
+                .createAppointment(
+                    id: UUID(), AppointmentDraft(title: "Dr. Kovac about the panic", startsAt: Date(), endsAt: Date())),
                 at: Date())
             try store.saveInterventionAnswer("I called my brother", for: UUID())
         }
-        let attributes = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("store.key").path)
+        let attributes = try FileManager.default.attributesOfItem(
+            atPath: folder.appendingPathComponent("store.key").path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         var bytes = Data()
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasPrefix("interlude.sqlite") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        where name.hasPrefix("interlude.sqlite") {
             bytes += try Data(contentsOf: folder.appendingPathComponent(name))
         }
         #expect(!bytes.isEmpty)
@@ -54,7 +62,8 @@ struct OfflineStoreTests {
         #expect(try reopened.draft(for: prompt.id)?.answers["note"] == .text("my sister's wedding worries me"))
         #expect(try reopened.appointments().map(\.title) == ["Dr. Kovac about the panic"])
         // Another key opens nothing.
-        let stranger = try OfflineStore(directory: folder, keyStore: FileKeyStore(url: Self.folder().appendingPathComponent("k")))
+        let stranger = try OfflineStore(
+            directory: folder, keyStore: FileKeyStore(url: Self.folder().appendingPathComponent("k")))
         #expect(throws: (any Error).self) { try stranger.draft(for: prompt.id) }
     }
 
@@ -83,7 +92,10 @@ struct OfflineStoreTests {
         let appointment = UUID()
         try store.enqueue(.response(response), label: "Check-in", at: Date())
         try store.enqueue(.deleteAppointment(id: appointment, baseVersion: 2), at: Date())
-        #expect(try store.pending().map(\.change) == [.response(response), .deleteAppointment(id: appointment, baseVersion: 2)])
+        #expect(
+            try store.pending().map(\.change) == [
+                .response(response), .deleteAppointment(id: appointment, baseVersion: 2),
+            ])
         #expect(try store.prompt(prompt.id)?.status == .completed)
         try store.apply(Self.changes([prompt]), etag: "e2")
         #expect(try store.prompt(prompt.id)?.status == .completed)
@@ -111,6 +123,10 @@ struct OfflineStoreTests {
         try store.recordNotification(.delivered, prompt: prompt, at: at.addingTimeInterval(60))
         try store.recordNotification(.opened, prompt: prompt, at: at.addingTimeInterval(90))
         #expect(try store.notificationEvents(for: prompt) == [.delivered: at, .opened: at.addingTimeInterval(90)])
-        #expect(try store.pending().map(\.change) == [.notification(promptID: prompt, .delivered, at: at), .notification(promptID: prompt, .opened, at: at.addingTimeInterval(90))])
+        #expect(
+            try store.pending().map(\.change) == [
+                .notification(promptID: prompt, .delivered, at: at),
+                .notification(promptID: prompt, .opened, at: at.addingTimeInterval(90)),
+            ])
     }
 }

@@ -48,11 +48,13 @@ struct QuestionnaireSessionTests {
         let definition = LogicVectors.loaded.definition
         let prompt = Prompt(
             id: UUID(), instrumentKey: definition.key, instrumentVersion: definition.version, title: "Vectors",
-            opensAt: Date(timeIntervalSince1970: 1_780_000_000), closesAt: Date(timeIntervalSince1970: 1_780_090_000), status: .open,
+            opensAt: Date(timeIntervalSince1970: 1_780_000_000), closesAt: Date(timeIntervalSince1970: 1_780_090_000),
+            status: .open,
             source: .schedule)
         try store.apply(
             ServerChanges(
-                cursor: "c", full: true, prompts: [prompt], instruments: [definition], appointments: [], interventions: [], records: [],
+                cursor: "c", full: true, prompts: [prompt], instruments: [definition], appointments: [],
+                interventions: [], records: [],
                 deleted: []), etag: "e")
         let session = try QuestionnaireSession(prompt: prompt.id, store: store)
         for (item, value) in answers { try session.answer(item, value, at: Date(timeIntervalSince1970: 1_780_000_100)) }
@@ -75,7 +77,9 @@ struct QuestionnaireSessionTests {
         for (score, expected) in zip(scores, vector.scores) {
             #expect(score.value == expected.value && score.band?.level == expected.level, "score \(score.id)")
         }
-        #expect(Set(session.problems(answers).map { LogicVectors.Problem(field: $0.field, code: $0.code.rawValue) }) == Set(vector.problems))
+        #expect(
+            Set(session.problems(answers).map { LogicVectors.Problem(field: $0.field, code: $0.code.rawValue) })
+                == Set(vector.problems))
         // Submitting leaves out answers to hidden questions and queues a response only for answers the server takes.
         if vector.missingRequired.isEmpty && vector.problems.allSatisfy({ $0.code == "notVisible" }) {
             let response = try session.submit(at: Date(timeIntervalSince1970: 1_780_000_200))

@@ -24,7 +24,8 @@ struct EngineTests {
         arguments: [
             SQLiteData.text("0F8FAD5B-D9CB-469F-A165-70867728950E"), .text("0f8fad5b-d9cb-469f-a165-70867728950e"),
             .text("0f8fad5b-d9cb-469f-a165-70867728950"), .text("0f8fad5bxd9cb-469f-a165-70867728950e"),
-            .text("0g8fad5b-d9cb-469f-a165-70867728950e"), .text("calm"), .text(""), .text("3.5"), .float(1_772_438_400.123_456_7),
+            .text("0g8fad5b-d9cb-469f-a165-70867728950e"), .text("calm"), .text(""), .text("3.5"),
+            .float(1_772_438_400.123_456_7),
             .float(-0.25), .integer(0), .integer(1), .integer(2), .integer(-7), .null,
         ])
     func decoding(_ value: SQLiteData) {
@@ -74,7 +75,9 @@ struct EngineTests {
             ("WITH x AS (SELECT 1) DELETE FROM t", true), ("CREATE TABLE t (a)", true), ("Sélect", true),
         ]
         for statement in statements {
-            #expect(EmbeddedDatabase.writes(SQLRaw(statement.sql), sql: statement.sql) == statement.writes, "\(statement.sql)")
+            #expect(
+                EmbeddedDatabase.writes(SQLRaw(statement.sql), sql: statement.sql) == statement.writes,
+                "\(statement.sql)")
         }
     }
 
@@ -95,7 +98,8 @@ struct EngineTests {
             let quick = UUIDText.parse(text)
             #expect(quick == nil || quick == UUID(uuidString: text), "\(text)")
             #expect(
-                (try? SQLiteResultRow.decode(.text(text), as: UUID.self)) == (try? decoder.decode(UUID.self, from: .text(text))),
+                (try? SQLiteResultRow.decode(.text(text), as: UUID.self))
+                    == (try? decoder.decode(UUID.self, from: .text(text))),
                 "\(text)")
         }
     }
@@ -140,7 +144,9 @@ struct EngineTests {
             }
 
             // verify
-            let ids = try await engine.sql.raw("SELECT id FROM probe").all().map { try $0.decode(column: "id", as: String.self) }
+            let ids = try await engine.sql.raw("SELECT id FROM probe").all().map {
+                try $0.decode(column: "id", as: String.self)
+            }
             #expect(outcomes.filter { $0 == "stored" }.count == 36)
             #expect(outcomes.filter { $0 == "refused" }.count == 4)
             #expect(outcomes.contains("thrown") && !outcomes.contains { $0.hasPrefix("failed") })
@@ -161,7 +167,8 @@ struct EngineTests {
                 let beside = try await engine.sql.raw("SELECT COUNT(*) AS n FROM probe").first()
                 return try [inside, beside].map { try $0?.decode(column: "n", as: Int.self) }
             }
-            let after = try await engine.sql.raw("SELECT COUNT(*) AS n FROM probe").first()?.decode(column: "n", as: Int.self)
+            let after = try await engine.sql.raw("SELECT COUNT(*) AS n FROM probe").first()?.decode(
+                column: "n", as: Int.self)
 
             // verify
             #expect(seenInside == [1, 0] && after == 1)
@@ -194,7 +201,9 @@ struct EngineTests {
                 try ["a", "b"].map { try row?.decode(column: $0, as: Int.self) ?? -1 }
             }
             let first = try pair(try await engine.sql.raw("SELECT \(bind: 1) AS a, \(bind: 2) AS b").first())
-            await #expect(throws: (any Error).self) { try await engine.sql.raw("SELECT \(bind: 3) AS a, ?2 AS b").run() }
+            await #expect(throws: (any Error).self) {
+                try await engine.sql.raw("SELECT \(bind: 3) AS a, ?2 AS b").run()
+            }
             let second = try pair(try await engine.sql.raw("SELECT \(bind: 4) AS a, \(bind: 5) AS b").first())
 
             // verify
@@ -234,12 +243,19 @@ struct EngineTests {
         }
         let often = store(copyingEvery: 50)
         let never = store(copyingEvery: 1_000_000)
-        defer { [often, never].forEach { $0.shutdown() } }
+        defer {
+            often.shutdown()
+            never.shutdown()
+        }
         // act: 200 rows of 2 KB in each, a commit each
         for store in [often, never] {
-            try await store.writer().perform { try $0.execute("CREATE TABLE probe (id INTEGER PRIMARY KEY, note TEXT)") }
+            try await store.writer().perform {
+                try $0.execute("CREATE TABLE probe (id INTEGER PRIMARY KEY, note TEXT)")
+            }
             for _ in 0..<200 {
-                try await store.writer().perform { try $0.execute("INSERT INTO probe (note) VALUES (hex(randomblob(1024)))") }
+                try await store.writer().perform {
+                    try $0.execute("INSERT INTO probe (note) VALUES (hex(randomblob(1024)))")
+                }
             }
         }
         let committed = try Self.fileSize(never.path)
@@ -272,7 +288,9 @@ struct EngineTests {
             for _ in 0..<8 {
                 group.addTask {
                     for _ in 0..<125 {
-                        try await store.writer().perform { try $0.execute("INSERT INTO probe (note) VALUES (hex(randomblob(2048)))") }
+                        try await store.writer().perform {
+                            try $0.execute("INSERT INTO probe (note) VALUES (hex(randomblob(2048)))")
+                        }
                         _ = try Self.count("SELECT COUNT(*) AS n FROM probe", in: store)
                     }
                 }
@@ -285,7 +303,9 @@ struct EngineTests {
         #expect(try Self.count("SELECT COUNT(*) AS n FROM probe", in: store) == 1000)
         let integrity = try store.read { handle in
             var answer = ""
-            try handle.query("PRAGMA integrity_check", []) { answer = try $0.decode(column: "integrity_check", as: String.self) }
+            try handle.query("PRAGMA integrity_check", []) {
+                answer = try $0.decode(column: "integrity_check", as: String.self)
+            }
             return answer
         }
         #expect(integrity == "ok")

@@ -12,9 +12,14 @@ import Testing
 struct KeptStatementTests {
     /// Every kind of model query the server issues, each run twice with other values so the second takes the kept
     /// text: filters of each kind, a group, a join, sorts, a limit and an offset, aggregates, an update and a delete.
-    static func reads(on database: any Database, folder: UUID, other: UUID, at date: Date) -> [(String, () async throws -> String)] {
+    static func reads(on database: any Database, folder: UUID, other: UUID, at date: Date) -> [(
+        String, () async throws -> String
+    )] {
         func notes(_ query: QueryBuilder<Note>) -> () async throws -> String {
-            { try await query.sort(\.$text).all().map { "\($0.text)|\($0.score.map(String.init) ?? "-")" }.joined(separator: ",") }
+            {
+                try await query.sort(\.$text).all().map { "\($0.text)|\($0.score.map(String.init) ?? "-")" }.joined(
+                    separator: ",")
+            }
         }
         let query = { Note.query(on: database) }
         return [
@@ -27,12 +32,20 @@ struct KeptStatementTests {
             ("not in", notes(query().filter(\.$text !~ ["a", "b"]))),
             ("order", notes(query().filter(\.$writtenAt >= date).filter(\.$score < 5))),
             ("or", notes(query().group(.or) { $0.filter(\.$score > 3).filter(\.$text == "c") })),
-            ("join", notes(query().join(Folder.self, on: \Note.$folder.$id == \Folder.$id).filter(Folder.self, \.$name == "home"))),
+            (
+                "join",
+                notes(
+                    query().join(Folder.self, on: \Note.$folder.$id == \Folder.$id).filter(
+                        Folder.self, \.$name == "home"))
+            ),
             ("sort, limit, offset", notes(query().sort(\.$writtenAt, .descending).limit(2).offset(1))),
             ("first", { try await query().filter(\.$score > 1).sort(\.$score).first()?.text ?? "-" }),
             ("count", { "\(try await query().filter(\.$folder.$id == folder).count())" }),
             ("sum", { "\(try await query().sum(\.$score) ?? -1)" }),
-            ("maximum", { "\(try await query().filter(\.$writtenAt < date).max(\.$writtenAt)?.timeIntervalSince1970 ?? -1)" }),
+            (
+                "maximum",
+                { "\(try await query().filter(\.$writtenAt < date).max(\.$writtenAt)?.timeIntervalSince1970 ?? -1)" }
+            ),
         ]
     }
 
@@ -47,7 +60,8 @@ struct KeptStatementTests {
             let start = Date(timeIntervalSince1970: 1_772_438_400)
             for (index, text) in ["a", "b", "c", "d", "e", "f"].enumerated() {
                 let note = Note(
-                    text: text, score: index % 3 == 0 ? nil : index, writtenAt: start.addingTimeInterval(Double(index) * 3600),
+                    text: text, score: index % 3 == 0 ? nil : index,
+                    writtenAt: start.addingTimeInterval(Double(index) * 3600),
                     folder: index % 2 == 0 ? home.id : work.id)
                 try await note.create(on: engine.database)
             }
@@ -56,7 +70,9 @@ struct KeptStatementTests {
             // through the stock driver
             var engineRows: [String] = []
             var stockRows: [String] = []
-            for (folder, other, at) in [(home.id!, work.id!, start), (work.id!, UUID(), start.addingTimeInterval(7200))] {
+            for (folder, other, at) in [
+                (home.id!, work.id!, start), (work.id!, UUID(), start.addingTimeInterval(7200)),
+            ] {
                 for (_, read) in Self.reads(on: engine.database, folder: folder, other: other, at: at) {
                     engineRows.append(try await read())
                 }
@@ -94,7 +110,9 @@ struct KeptStatementTests {
             try await Note.query(on: engine.database).filter(\.$score == 2).delete()
 
             // verify: read back through the stock driver
-            let left = try await Note.query(on: engine.stockDatabase).sort(\.$text).all().map { "\($0.text)=\($0.score ?? -1)" }
+            let left = try await Note.query(on: engine.stockDatabase).sort(\.$text).all().map {
+                "\($0.text)=\($0.score ?? -1)"
+            }
             #expect(left == ["n0=10", "n1=10"])
         }
     }
@@ -106,7 +124,9 @@ struct KeptStatementTests {
                 // setup: the kept text for a shape of query only this test asks turns its filter round
                 try await engine.createTables()
                 try await Folder(name: "home").create(on: engine.database)
-                let query = { Folder.query(on: engine.database).filter(\.$name == "nobody").limit(7).field(\.$id).field(\.$name) }
+                let query = {
+                    Folder.query(on: engine.database).filter(\.$name == "nobody").limit(7).field(\.$id).field(\.$name)
+                }
                 var shape = ModelStatement.Shape()
                 let shaped = shape.add(query().query)
                 #expect(shaped)

@@ -18,59 +18,75 @@ struct APITransportTests {
     }
 
     /// The contract of the operations these tests register: no limits to check.
-    static let bounds = try! RequestBounds(yaml: """
-        openapi: 3.1.0
-        paths:
-          /items/{id}/own: {get: {}}
-          /items/{id}/echo: {post: {}}
-          /items/{id}: {delete: {}}
-          /large: {get: {}}
-          /unsized: {get: {}}
-          /other: {get: {}}
-        """)
+    static let bounds = try! RequestBounds(
+        yaml: """
+            openapi: 3.1.0
+            paths:
+              /items/{id}/own: {get: {}}
+              /items/{id}/echo: {post: {}}
+              /items/{id}: {delete: {}}
+              /large: {get: {}}
+              /unsized: {get: {}}
+              /other: {get: {}}
+            """)
 
     /// A server with the transport on `/` and, behind the API's body limit (which reads bodies first), on `/read`.
     static func withServer(_ test: (Application, String) async throws -> Void) async throws {
         TestLog.start()
         let app = try await Application.make(.testing)
-        try await withListeningApp(app, setUp: { app in
-            let large = counting(APITransport.wholeAnswerLimit + 100_000)
-            for (routes, prefix) in [(app as any RoutesBuilder, ""), (app.grouped(APIDoorMiddleware()), "/read")] {
-                let transport = APITransport(
-                    routes,
-                    replacing: [(.get, prefix + "/items/{id}/own", { _, _, metadata in
-                        var response = HTTPResponse(status: .accepted)
-                        response.headerFields[HTTPField.Name("X-Item")!] = metadata.pathParameters["id"].map(String.init)
-                        return (response, HTTPBody("own"))
-                    })], bounds: bounds, serverPath: prefix)
-                try transport.register({ _, _, _ in
-                    (HTTPResponse(status: .ok), HTTPBody("generated"))
-                }, method: .get, path: prefix + "/items/{id}/own")
-                try transport.checkAllReplaced()
-                try transport.register({ request, body, metadata in
-                    let received = try await [UInt8](collecting: body ?? HTTPBody(), upTo: 8 << 20)
-                    var response = HTTPResponse(status: .ok)
-                    response.headerFields[HTTPField.Name("X-Item")!] = metadata.pathParameters["id"].map(String.init)
-                    response.headerFields[HTTPField.Name("X-Length")!] =
-                        if case .known(let length) = body?.length { "\(length)" } else { "unknown" }
-                    response.headerFields[HTTPField.Name("X-Query")!] = request.path
-                    return (response, HTTPBody(received))
-                }, method: .post, path: prefix + "/items/{id}/echo")
-                try transport.register({ _, _, _ in
-                    (HTTPResponse(status: .ok), HTTPBody(large))
-                }, method: .get, path: prefix + "/large")
-                try transport.register({ _, _, _ in
-                    let stream = AsyncStream<ArraySlice<UInt8>> { continuation in
-                        for chunk in chunks(of: large) { continuation.yield(chunk) }
-                        continuation.finish()
-                    }
-                    return (HTTPResponse(status: .created), HTTPBody(stream, length: .unknown))
-                }, method: .get, path: prefix + "/unsized")
-                try transport.register({ _, _, _ in
-                    (HTTPResponse(status: .noContent), nil)
-                }, method: .delete, path: prefix + "/items/{id}")
+        try await withListeningApp(
+            app,
+            setUp: { app in
+                let large = counting(APITransport.wholeAnswerLimit + 100_000)
+                for (routes, prefix) in [(app as any RoutesBuilder, ""), (app.grouped(APIDoorMiddleware()), "/read")] {
+                    let transport = APITransport(
+                        routes,
+                        replacing: [
+                            (
+                                .get, prefix + "/items/{id}/own",
+                                { _, _, metadata in
+                                    var response = HTTPResponse(status: .accepted)
+                                    response.headerFields[HTTPField.Name("X-Item")!] = metadata.pathParameters["id"]
+                                        .map(String.init)
+                                    return (response, HTTPBody("own"))
+                                }
+                            )
+                        ], bounds: bounds, serverPath: prefix)
+                    try transport.register(
+                        { _, _, _ in
+                            (HTTPResponse(status: .ok), HTTPBody("generated"))
+                        }, method: .get, path: prefix + "/items/{id}/own")
+                    try transport.checkAllReplaced()
+                    try transport.register(
+                        { request, body, metadata in
+                            let received = try await [UInt8](collecting: body ?? HTTPBody(), upTo: 8 << 20)
+                            var response = HTTPResponse(status: .ok)
+                            response.headerFields[HTTPField.Name("X-Item")!] = metadata.pathParameters["id"].map(
+                                String.init)
+                            response.headerFields[HTTPField.Name("X-Length")!] =
+                                if case .known(let length) = body?.length { "\(length)" } else { "unknown" }
+                            response.headerFields[HTTPField.Name("X-Query")!] = request.path
+                            return (response, HTTPBody(received))
+                        }, method: .post, path: prefix + "/items/{id}/echo")
+                    try transport.register(
+                        { _, _, _ in
+                            (HTTPResponse(status: .ok), HTTPBody(large))
+                        }, method: .get, path: prefix + "/large")
+                    try transport.register(
+                        { _, _, _ in
+                            let stream = AsyncStream<ArraySlice<UInt8>> { continuation in
+                                for chunk in chunks(of: large) { continuation.yield(chunk) }
+                                continuation.finish()
+                            }
+                            return (HTTPResponse(status: .created), HTTPBody(stream, length: .unknown))
+                        }, method: .get, path: prefix + "/unsized")
+                    try transport.register(
+                        { _, _, _ in
+                            (HTTPResponse(status: .noContent), nil)
+                        }, method: .delete, path: prefix + "/items/{id}")
+                }
             }
-        }) { url in
+        ) { url in
             try await test(app, url.absoluteString)
         }
     }
@@ -96,7 +112,9 @@ struct APITransportTests {
     func answers() async throws {
         try await Self.withServer { app, base in
             let large = Self.counting(APITransport.wholeAnswerLimit + 100_000)
-            let small = try await app.client.post(URI(string: "\(base)/items/1/echo")) { $0.body = ByteBuffer(string: "{}") }
+            let small = try await app.client.post(URI(string: "\(base)/items/1/echo")) {
+                $0.body = ByteBuffer(string: "{}")
+            }
             #expect(small.headers.first(name: .contentLength) == "2")
             #expect(small.headers.first(name: .transferEncoding) == nil)
             #expect(small.body.map { String(buffer: $0) } == "{}")
@@ -130,7 +148,8 @@ struct APITransportTests {
         }
         let app = try await Application.make(.testing)
         let unused = APITransport(
-            app, replacing: [(.get, "/elsewhere", { _, _, _ in (HTTPResponse(status: .ok), nil) })], bounds: Self.bounds,
+            app, replacing: [(.get, "/elsewhere", { _, _, _ in (HTTPResponse(status: .ok), nil) })],
+            bounds: Self.bounds,
             serverPath: "")
         try unused.register({ _, _, _ in (HTTPResponse(status: .ok), nil) }, method: .get, path: "/other")
         #expect(throws: APITransport.UnusedReplacement.self) { try unused.checkAllReplaced() }

@@ -25,7 +25,9 @@ struct AccessDoorTests {
 
     @Test("API handlers and console controllers read no patient record themselves")
     func handlersReadThroughServices() throws {
-        let files = try SourceSafetyTests.swiftFiles().filter { $0.path.contains("/API/") || $0.path.contains("/Console/") }
+        let files = try SourceSafetyTests.swiftFiles().filter {
+            $0.path.contains("/API/") || $0.path.contains("/Console/")
+        }
         #expect(files.count > 20)
         for (path, text) in files {
             for record in Self.patientRecords {

@@ -76,7 +76,9 @@ struct AccessLeakTests {
     }
 
     func dryRun(_ client: APIClient, in studyID: UUID, of patientID: UUID) async throws -> APIClient.Reply {
-        try await client.send(.POST, "/studies/\(studyID)/rules/dry-run", json: ["patientId": .string(patientID.uuidString), "rule": Self.phqRule])
+        try await client.send(
+            .POST, "/studies/\(studyID)/rules/dry-run",
+            json: ["patientId": .string(patientID.uuidString), "rule": Self.phqRule])
     }
 
     @Test("a study's dry run tries the rule on that study's answers only")
@@ -110,7 +112,9 @@ struct AccessLeakTests {
         }
     }
 
-    @Test("research alerts go to the study's staff with reasons only for participants who share; practice alerts to the therapist")
+    @Test(
+        "research alerts go to the study's staff with reasons only for participants who share; practice alerts to the therapist"
+    )
     func alertsByStudy() async throws {
         try await withTestApp { app in
             // setup
@@ -137,7 +141,8 @@ struct AccessLeakTests {
         try await withTestApp { app in
             // setup
             let world = try await AccessWorld.build(app)
-            let (caller, alert) = researcher ? (world.researcher, world.ada.practiceAlert) : (world.ownTherapist, world.ada.researchAlert)
+            let (caller, alert) =
+                researcher ? (world.researcher, world.ada.practiceAlert) : (world.ownTherapist, world.ada.researchAlert)
 
             // act
             let reply = try await caller.send(.POST, "/alerts/\(alert)/acknowledgement", json: ["note": "x"])
@@ -162,7 +167,8 @@ struct AccessLeakTests {
             // verify
             #expect(page.status == .ok)
             let withheld = app.app.interlude.localizer.text("alert.withheld", .en)
-            #expect(page.html.components(separatedBy: withheld.htmlEscaped).count - 1 == 2)  // Ben: rule and built-in alert
+            // Ben: the rule's alert and the built-in one.
+            #expect(page.html.components(separatedBy: withheld.htmlEscaped).count - 1 == 2)
             #expect(page.html.contains("Reply to PHQ-9: phq-9 submitted"))  // Ada's
         }
     }
@@ -235,7 +241,8 @@ struct AccessLeakTests {
             case .readsPracticeRules: reply = try await world.admin.send(.GET, practiceRules)
             case .dryRunsInPractice: reply = try await dryRun(world.admin, in: world.practice, of: world.ada.id)
             case .readsPracticePlans: reply = try await world.admin.send(.GET, "/studies/\(world.practice)/plans")
-            case .addsStudyRule: reply = try await world.admin.send(.POST, "/studies/\(world.study)/rules", json: Self.phqRule)
+            case .addsStudyRule:
+                reply = try await world.admin.send(.POST, "/studies/\(world.study)/rules", json: Self.phqRule)
             case .dryRunsInStudy: reply = try await dryRun(world.admin, in: world.study, of: world.ada.id)
             }
 

@@ -9,7 +9,9 @@ import VaporTesting
 struct AccessLogTests {
     typealias Log = Components.Schemas.AccessLog
 
-    @Test("a therapist's read shows with the therapist's name, a researcher's as the study's research team; no email, not another's")
+    @Test(
+        "a therapist's read shows with the therapist's name, a researcher's as the study's research team; no email, not another's"
+    )
     func showsReads() async throws {
         try await withTestApp { app in
             // setup

@@ -10,7 +10,8 @@ import VaporTesting
 struct AccessTokenTests {
     func create(_ client: APIClient, studies: [String], days: Int = 30) async throws -> Components.Schemas.AccessToken {
         let reply = try await client.send(
-            .POST, "/me/tokens", json: ["name": "analysis", "studyIds": .array(studies.map(JSONValue.string)), "expiresInDays": .int(days)])
+            .POST, "/me/tokens",
+            json: ["name": "analysis", "studyIds": .array(studies.map(JSONValue.string)), "expiresInDays": .int(days)])
         try #require(reply.status == .created, "\(reply.text)")
         return try reply.decoded(Components.Schemas.AccessToken.self)
     }
@@ -23,7 +24,8 @@ struct AccessTokenTests {
 
             // act
             let token = try await create(world.researcher, studies: [world.studyID])
-            let listed = try await world.researcher.send(.GET, "/me/tokens").decoded([Components.Schemas.AccessToken].self)
+            let listed = try await world.researcher.send(.GET, "/me/tokens").decoded(
+                [Components.Schemas.AccessToken].self)
 
             // verify
             let secret = try #require(token.token)
@@ -40,7 +42,8 @@ struct AccessTokenTests {
             // setup
             let world = try await ExportWorld.build(app)
             let otherStudy = try await StudyAPITests().createStudy(world.researcher, StudyAPITests.study("open"))
-            let script = world.researcher.authorized(try #require(try await create(world.researcher, studies: [world.studyID]).token))
+            let script = world.researcher.authorized(
+                try #require(try await create(world.researcher, studies: [world.studyID]).token))
 
             // act
             let started = try await script.send(.POST, "/studies/\(world.studyID)/exports")
@@ -70,7 +73,8 @@ struct AccessTokenTests {
             let short = try await create(world.researcher, studies: [world.studyID], days: 1)
             let (colleague, colleagueID) = try await app.staff("researcher", "colleague@uni.example")
             let added = try await world.researcher.send(
-                .POST, "/studies/\(world.studyID)/staff", json: ["email": "colleague@uni.example", "role": "dataManager"])
+                .POST, "/studies/\(world.studyID)/staff",
+                json: ["email": "colleague@uni.example", "role": "dataManager"])
             try #require(added.status == .created)
             let theirs = try await create(colleague, studies: [world.studyID])
             let path = "/studies/\(world.studyID)/exports"
@@ -94,7 +98,8 @@ struct AccessTokenTests {
     @Test(
         "a token is refused for a study the person may not export, an empty name, no study or a lifetime out of range",
         arguments: [
-            (JSONValue.object(["name": "", "expiresInDays": 30]), "name"), (JSONValue.object(["name": "x", "expiresInDays": 0]), "expiresInDays"),
+            (JSONValue.object(["name": "", "expiresInDays": 30]), "name"),
+            (JSONValue.object(["name": "x", "expiresInDays": 0]), "expiresInDays"),
             (JSONValue.object(["name": "x", "expiresInDays": 366]), "expiresInDays"),
         ] as [(JSONValue, String)])
     func refusals(_ body: JSONValue, field: String) async throws {
@@ -103,8 +108,10 @@ struct AccessTokenTests {
             let world = try await ExportWorld.build(app)
 
             // act
-            let reply = try await world.researcher.send(.POST, "/me/tokens", json: body.merging(["studyIds": [.string(world.studyID)]]))
-            let none = try await world.researcher.send(.POST, "/me/tokens", json: ["name": "x", "studyIds": [], "expiresInDays": 30])
+            let reply = try await world.researcher.send(
+                .POST, "/me/tokens", json: body.merging(["studyIds": [.string(world.studyID)]]))
+            let none = try await world.researcher.send(
+                .POST, "/me/tokens", json: ["name": "x", "studyIds": [], "expiresInDays": 30])
             let foreign = try await world.researcher.send(
                 .POST, "/me/tokens", json: ["name": "x", "studyIds": [.string(UUID().uuidString)], "expiresInDays": 30])
 

@@ -71,7 +71,8 @@ struct AccountAPITests {
             _ = try await registerAda(app)
 
             // act
-            let again = try await app.api.send(.POST, "/accounts", json: Self.registration(["email": " ADA@example.org "]))
+            let again = try await app.api.send(
+                .POST, "/accounts", json: Self.registration(["email": " ADA@example.org "]))
 
             // verify
             #expect(again.status == .conflict)
@@ -87,7 +88,9 @@ struct AccountAPITests {
             ("a taken address", "ada%40example.org", true, .ok, false),
             ("not an address", "nonsense", false, .unprocessableEntity, nil),
         ])
-    func emailAvailability(_ label: String, query: String, registered: Bool, status: HTTPStatus, available: Bool?) async throws {
+    func emailAvailability(_ label: String, query: String, registered: Bool, status: HTTPStatus, available: Bool?)
+        async throws
+    {
         try await withTestApp { app in
             // setup
             if registered { _ = try await registerAda(app) }
@@ -97,7 +100,9 @@ struct AccountAPITests {
 
             // verify
             #expect(reply.status == status, "\(label)")
-            if let available { #expect(try reply.decoded(Components.Schemas.EmailAvailability.self).available == available, "\(label)") }
+            if let available {
+                #expect(try reply.decoded(Components.Schemas.EmailAvailability.self).available == available, "\(label)")
+            }
         }
     }
 
@@ -133,7 +138,11 @@ struct AccountAPITests {
     static let brokenBodies: [(String, String, String, HTTPStatus)] = [
         ("cut-off JSON", "/accounts", #"{"email": "a@b.cd", "#, .badRequest),
         ("an array for an object", "/sessions", "[1, 2]", .badRequest),
-        ("six megabytes", "/accounts", #"{"email": "a@b.cd", "name": ""# + String(repeating: "x", count: 6 * 1024 * 1024) + #""}"#, .payloadTooLarge),
+        (
+            "six megabytes", "/accounts",
+            #"{"email": "a@b.cd", "name": ""# + String(repeating: "x", count: 6 * 1024 * 1024) + #""}"#,
+            .payloadTooLarge
+        ),
     ]
 
     @Test("a body that is not the JSON asked for is a problem of its own, and stores nothing", arguments: brokenBodies)
@@ -207,7 +216,8 @@ struct AccountAPITests {
             var token = try await registerAda(app)
             switch kind {
             case "expired": app.clock.advance(by: 48 * 3600 + 1)
-            case "superseded": _ = try await app.api.send(.POST, "/accounts/verification-email", json: ["email": "ada@example.org"])
+            case "superseded":
+                _ = try await app.api.send(.POST, "/accounts/verification-email", json: ["email": "ada@example.org"])
             default: token = "nonsense"
             }
 
@@ -229,8 +239,10 @@ struct AccountAPITests {
             app.clock.advance(by: 48 * 3600 + 1)
 
             // act
-            let resend = try await app.api.send(.POST, "/accounts/verification-email", json: ["email": "ada@example.org"])
-            let nobody = try await app.api.send(.POST, "/accounts/verification-email", json: ["email": "nobody@example.org"])
+            let resend = try await app.api.send(
+                .POST, "/accounts/verification-email", json: ["email": "ada@example.org"])
+            let nobody = try await app.api.send(
+                .POST, "/accounts/verification-email", json: ["email": "nobody@example.org"])
 
             // verify
             #expect(resend.status == .accepted && nobody.status == .accepted)
@@ -242,7 +254,9 @@ struct AccountAPITests {
         }
     }
 
-    @Test("a mistyped address is corrected before verification with the password; the new address gets a working link, the old one's dies")
+    @Test(
+        "a mistyped address is corrected before verification with the password; the new address gets a working link, the old one's dies"
+    )
     func correctEmail() async throws {
         try await withTestApp { app in
             // setup
@@ -274,7 +288,11 @@ struct AccountAPITests {
             // act
             let reply = try await app.api.send(
                 .POST, "/accounts/email-correction",
-                json: ["email": "ada@example.org", "password": .string(verified ? "correct horse battery" : "not the password"), "newEmail": "ada2@example.org"])
+                json: [
+                    "email": "ada@example.org",
+                    "password": .string(verified ? "correct horse battery" : "not the password"),
+                    "newEmail": "ada2@example.org",
+                ])
 
             // verify
             #expect(reply.status == status, "\(label): \(reply.text)")
@@ -372,14 +390,18 @@ struct AccountAPITests {
     static let wrongPassword: JSONValue = ["email": "patient@example.org", "password": "wrong password!"]
     static let rightPassword: JSONValue = ["email": "patient@example.org", "password": .string(TestContext.password)]
 
-    @Test("strangers guessing from many addresses never lock the owner out: past ten failures each sign-in waits, only seconds")
+    @Test(
+        "strangers guessing from many addresses never lock the owner out: past ten failures each sign-in waits, only seconds"
+    )
     func strangersCannotLockOut() async throws {
         try await withTestApp { app in
             // setup: twelve wrong guesses from twelve addresses
             _ = try await app.patient()
             var refused: [HTTPStatus] = []
             for attempt in 1...12 {
-                refused.append(try await app.api.from("198.51.100.\(attempt)").send(.POST, "/sessions", json: Self.wrongPassword).status)
+                refused.append(
+                    try await app.api.from("198.51.100.\(attempt)").send(.POST, "/sessions", json: Self.wrongPassword)
+                        .status)
             }
             let before = app.clock.now
 
@@ -408,7 +430,9 @@ struct AccountAPITests {
             #expect(locked.status == .tooManyRequests)
             let retryAfter = try #require(locked.headers.first(name: "Retry-After").flatMap(Int.init))
             #expect(retryAfter > 0 && retryAfter <= 15 * 60)
-            #expect(try await app.api.from("203.0.113.78").send(.POST, "/sessions", json: Self.rightPassword).status == .created)
+            #expect(
+                try await app.api.from("203.0.113.78").send(.POST, "/sessions", json: Self.rightPassword).status
+                    == .created)
             app.clock.advance(by: 15 * 60 + 1)
             #expect(try await guesser.send(.POST, "/sessions", json: Self.rightPassword).status == .created)
         }
@@ -420,16 +444,23 @@ struct AccountAPITests {
             // setup
             var replies: [APIClient.Reply] = []
             for index in 1...10 {
-                replies.append(try await app.api.send(.POST, "/sessions", json: ["email": .string("nobody\(index)@example.org"), "password": "whatever it is"]))
+                replies.append(
+                    try await app.api.send(
+                        .POST, "/sessions",
+                        json: ["email": .string("nobody\(index)@example.org"), "password": "whatever it is"]))
             }
 
             // act
-            let blocked = try await app.api.send(.POST, "/sessions", json: ["email": "nobody11@example.org", "password": "whatever it is"])
+            let blocked = try await app.api.send(
+                .POST, "/sessions", json: ["email": "nobody11@example.org", "password": "whatever it is"])
             let otherClient = try await app.api.from("192.0.2.1").send(
                 .POST, "/sessions", json: ["email": "nobody11@example.org", "password": "whatever it is"])
 
             // verify
-            #expect(replies.allSatisfy { $0.status == .unauthorized && $0.body["type"].string == "/problems/invalid-credentials" })
+            #expect(
+                replies.allSatisfy {
+                    $0.status == .unauthorized && $0.body["type"].string == "/problems/invalid-credentials"
+                })
             #expect(blocked.status == .tooManyRequests)
             #expect(otherClient.status == .unauthorized)
         }
@@ -443,7 +474,10 @@ struct AccountAPITests {
             // setup
             var guesses: [HTTPStatus] = []
             for attempt in 1...10 {
-                guesses.append(try await app.api.send(.POST, "/accounts/verification", json: ["token": .string("guess-\(attempt)")]).status)
+                guesses.append(
+                    try await app.api.send(
+                        .POST, "/accounts/verification", json: ["token": .string("guess-\(attempt)")]
+                    ).status)
             }
 
             // act
@@ -453,7 +487,9 @@ struct AccountAPITests {
             #expect(guesses.allSatisfy { $0 == .unprocessableEntity })
             #expect(blocked.status == .tooManyRequests)
             #expect(blocked.headers.first(name: "Retry-After") != nil)
-            #expect(try await app.api.from("192.0.2.9").send(.POST, "/accounts/verification", json: ["token": "x"]).status == .unprocessableEntity)
+            #expect(
+                try await app.api.from("192.0.2.9").send(.POST, "/accounts/verification", json: ["token": "x"]).status
+                    == .unprocessableEntity)
         }
     }
 
@@ -463,12 +499,15 @@ struct AccountAPITests {
             // setup: the registration mail and four more links from four clients
             _ = try await registerAda(app)
             for attempt in 1...4 {
-                _ = try await app.api.from("198.51.100.\(attempt)").send(.POST, "/accounts/verification-email", json: ["email": "ada@example.org"])
+                _ = try await app.api.from("198.51.100.\(attempt)").send(
+                    .POST, "/accounts/verification-email", json: ["email": "ada@example.org"])
             }
 
             // act
-            let sixth = try await app.api.from("198.51.100.99").send(.POST, "/password-resets", json: ["email": "ada@example.org"])
-            let seventh = try await app.api.from("198.51.100.100").send(.POST, "/password-resets", json: ["email": "ada@example.org"])
+            let sixth = try await app.api.from("198.51.100.99").send(
+                .POST, "/password-resets", json: ["email": "ada@example.org"])
+            let seventh = try await app.api.from("198.51.100.100").send(
+                .POST, "/password-resets", json: ["email": "ada@example.org"])
 
             // verify
             #expect(sixth.status == .accepted)
@@ -483,7 +522,10 @@ struct AccountAPITests {
             // setup
             let client = app.api.from("198.51.100.30")
             var answered: [HTTPStatus] = []
-            for index in 1...30 { answered.append(try await client.send(.GET, "/accounts/email-available?email=probe\(index)%40example.org").status) }
+            for index in 1...30 {
+                answered.append(
+                    try await client.send(.GET, "/accounts/email-available?email=probe\(index)%40example.org").status)
+            }
 
             // act
             let probing = try await client.send(.GET, "/accounts/email-available?email=probe31%40example.org")
@@ -491,7 +533,10 @@ struct AccountAPITests {
             // verify
             #expect(answered.allSatisfy { $0 == .ok })
             #expect(probing.status == .tooManyRequests && probing.headers.first(name: "Retry-After") != nil)
-            #expect(try await app.api.from("198.51.100.31").send(.GET, "/accounts/email-available?email=probe31%40example.org").status == .ok)
+            #expect(
+                try await app.api.from("198.51.100.31").send(
+                    .GET, "/accounts/email-available?email=probe31%40example.org"
+                ).status == .ok)
         }
     }
 
@@ -501,11 +546,13 @@ struct AccountAPITests {
             // setup
             let registrar = app.api.from("198.51.100.40")
             for index in 1...10 {
-                _ = try await registrar.send(.POST, "/accounts", json: Self.registration(["email": .string("signup\(index)@example.org")]))
+                _ = try await registrar.send(
+                    .POST, "/accounts", json: Self.registration(["email": .string("signup\(index)@example.org")]))
             }
 
             // act
-            let eleventh = try await registrar.send(.POST, "/accounts", json: Self.registration(["email": "signup11@example.org"]))
+            let eleventh = try await registrar.send(
+                .POST, "/accounts", json: Self.registration(["email": "signup11@example.org"]))
 
             // verify
             #expect(try await app.count("users") == 10)
@@ -522,16 +569,23 @@ struct AccountAPITests {
             let corrector = app.api.from("198.51.100.50")
             var accepted: [HTTPStatus] = []
             for index in 1...5 {
-                accepted.append(try await corrector.send(
-                    .POST, "/accounts/email-correction",
-                    json: ["email": .string(index == 1 ? "signup1@example.org" : "fixed\(index - 1)@example.org"),
-                        "password": "correct horse battery", "newEmail": .string("fixed\(index)@example.org")]).status)
+                accepted.append(
+                    try await corrector.send(
+                        .POST, "/accounts/email-correction",
+                        json: [
+                            "email": .string(index == 1 ? "signup1@example.org" : "fixed\(index - 1)@example.org"),
+                            "password": "correct horse battery", "newEmail": .string("fixed\(index)@example.org"),
+                        ]
+                    ).status)
             }
 
             // act
             let sixth = try await corrector.send(
                 .POST, "/accounts/email-correction",
-                json: ["email": "fixed5@example.org", "password": "correct horse battery", "newEmail": "fixed6@example.org"])
+                json: [
+                    "email": "fixed5@example.org", "password": "correct horse battery",
+                    "newEmail": "fixed6@example.org",
+                ])
 
             // verify
             #expect(accepted.allSatisfy { $0 == .accepted })
@@ -545,11 +599,16 @@ struct AccountAPITests {
         try await withTestApp { app in
             // setup: five wrong guesses
             let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
-            let study = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("password", password: "k7Q2"))
+            let study = try await StudyAPITests().createStudy(
+                researcher, StudyAPITests.study("password", password: "k7Q2"))
             let (patient, _) = try await app.patient("joiner@example.org")
             var guesses: [HTTPStatus] = []
             for guess in ["aaaa", "aaab", "aaac", "aaad", "aaae"] {
-                guesses.append(try await patient.send(.POST, "/studies/\(study)/enrollment", json: ["consentVersion": "2026-1", "password": .string(guess)]).status)
+                guesses.append(
+                    try await patient.send(
+                        .POST, "/studies/\(study)/enrollment",
+                        json: ["consentVersion": "2026-1", "password": .string(guess)]
+                    ).status)
             }
             let right: JSONValue = ["consentVersion": "2026-1", "password": "k7Q2"]
 
@@ -573,7 +632,8 @@ struct AccountAPITests {
     }
 
     func confirmReset(_ app: TestContext, _ token: String, _ password: String) async throws -> APIClient.Reply {
-        try await app.api.send(.POST, "/password-resets/confirmation", json: ["token": .string(token), "newPassword": .string(password)])
+        try await app.api.send(
+            .POST, "/password-resets/confirmation", json: ["token": .string(token), "newPassword": .string(password)])
     }
 
     @Test("asking for a password reset answers the same for any address, and mails only a known one")
@@ -613,7 +673,10 @@ struct AccountAPITests {
 
     @Test(
         "a reset is refused for a short password, a used link, a link an hour old and an older link once a newer one was used",
-        arguments: [("short password", "newPassword", "tooShort"), ("used", "token", "alreadyUsed"), ("expired", "token", "expired"), ("older", "token", nil as String?)])
+        arguments: [
+            ("short password", "newPassword", "tooShort"), ("used", "token", "alreadyUsed"),
+            ("expired", "token", "expired"), ("older", "token", nil as String?),
+        ])
     func resetRefused(_ kind: String, field: String, code: String?) async throws {
         try await withTestApp { app in
             // setup
@@ -636,7 +699,8 @@ struct AccountAPITests {
             #expect(reply.status == .unprocessableEntity, "\(kind)")
             #expect(reply.body.problemFields == [field], "\(kind): \(reply.text)")
             if let code { #expect(reply.body.problemCodes[field] == code, "\(kind): \(reply.text)") }
-            let stillWorks = kind == "short password" || kind == "expired" ? TestContext.password : "a brand new passphrase"
+            let stillWorks =
+                kind == "short password" || kind == "expired" ? TestContext.password : "a brand new passphrase"
             #expect(try await app.signIn("patient@example.org", password: stillWorks).token != nil)
         }
     }
@@ -650,7 +714,8 @@ struct AccountAPITests {
 
             // act
             let changed = try await phone.send(
-                .PUT, "/me/password", json: ["currentPassword": .string(TestContext.password), "newPassword": "another passphrase"])
+                .PUT, "/me/password",
+                json: ["currentPassword": .string(TestContext.password), "newPassword": "another passphrase"])
 
             // verify
             #expect(changed.status == .noContent)
@@ -661,7 +726,9 @@ struct AccountAPITests {
 
     @Test(
         "a password change is refused without the current password and without a session",
-        arguments: [("a wrong current password", true, HTTPStatus.unprocessableEntity), ("no session", false, .unauthorized)])
+        arguments: [
+            ("a wrong current password", true, HTTPStatus.unprocessableEntity), ("no session", false, .unauthorized),
+        ])
     func changePasswordRefused(_ label: String, signedIn: Bool, status: HTTPStatus) async throws {
         try await withTestApp { app in
             // setup
@@ -669,7 +736,8 @@ struct AccountAPITests {
             let caller = signedIn ? phone : app.api
 
             // act
-            let reply = try await caller.send(.PUT, "/me/password", json: ["currentPassword": "not my password", "newPassword": "another passphrase"])
+            let reply = try await caller.send(
+                .PUT, "/me/password", json: ["currentPassword": "not my password", "newPassword": "another passphrase"])
 
             // verify
             #expect(reply.status == status, "\(label)")
@@ -688,7 +756,8 @@ struct AccountAPITests {
 
             // act
             let updated = try await patient.send(
-                .PATCH, "/me", json: ["name": "Ada", "locale": "de", "timeZone": "America/New_York", "shareWithResearch": false])
+                .PATCH, "/me",
+                json: ["name": "Ada", "locale": "de", "timeZone": "America/New_York", "shareWithResearch": false])
 
             // verify
             let user = try updated.decoded(User.self)
@@ -743,7 +812,9 @@ struct AccountAPITests {
             func attempt(_ password: String) async throws -> APIClient.Reply {
                 change == "delete the account"
                     ? try await ada.send(.DELETE, "/me", json: ["password": .string(password)])
-                    : try await ada.send(.PUT, "/me/password", json: ["currentPassword": .string(password), "newPassword": "another passphrase"])
+                    : try await ada.send(
+                        .PUT, "/me/password",
+                        json: ["currentPassword": .string(password), "newPassword": "another passphrase"])
             }
 
             // act

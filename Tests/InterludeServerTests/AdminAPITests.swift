@@ -17,7 +17,8 @@ struct AdminAPITests {
             let (admin, _) = try await app.staff("admin", "admin@clinic.example")
             // act
             let reply = try await admin.send(
-                .POST, "/users", json: ["email": "berger@praxis.example", "role": "therapist", "name": "Dr. Anna Berger"])
+                .POST, "/users",
+                json: ["email": "berger@praxis.example", "role": "therapist", "name": "Dr. Anna Berger"])
             // verify
             #expect(reply.status == .created)
             let created = try reply.decoded(CreatedStaffUser.self)
@@ -33,8 +34,10 @@ struct AdminAPITests {
         try await withTestApp { app in
             // setup
             let (admin, _) = try await app.staff("admin", "admin@clinic.example")
-            let created = try await admin.send(.POST, "/users", json: ["email": "berger@praxis.example", "role": "therapist"])
-                .decoded(CreatedStaffUser.self)
+            let created = try await admin.send(
+                .POST, "/users", json: ["email": "berger@praxis.example", "role": "therapist"]
+            )
+            .decoded(CreatedStaffUser.self)
             let oneTime = try #require(created.oneTimePassword)
             let therapist = try await app.signIn("berger@praxis.example", password: oneTime)
             // act
@@ -137,8 +140,10 @@ struct AdminAPITests {
             // act
             let reply: APIClient.Reply
             switch method {
-            case .POST: reply = try await client.send(.POST, "/users", json: ["email": "x@example.org", "role": "admin"])
-            case .PATCH: reply = try await client.send(.PATCH, "/users/\(patientID.uuidString)", json: ["active": false])
+            case .POST:
+                reply = try await client.send(.POST, "/users", json: ["email": "x@example.org", "role": "admin"])
+            case .PATCH:
+                reply = try await client.send(.PATCH, "/users/\(patientID.uuidString)", json: ["active": false])
             default: reply = try await client.send(.GET, "/users")
             }
             // verify

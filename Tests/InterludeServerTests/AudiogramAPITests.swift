@@ -4,17 +4,19 @@ import InterludeCore
 import Testing
 import VaporTesting
 
+@testable import InterludeServer
+
 #if canImport(FoundationXML)
     import FoundationXML
 #endif
-
-@testable import InterludeServer
 
 @Suite("Health record: audiograms entered by the patient, drawn as SVG, read by their therapist and as FHIR")
 struct AudiogramAPITests {
     typealias Shown = Components.Schemas.Audiogram
 
-    static func point(_ ear: String, _ frequency: Int, _ threshold: Int?, conduction: String? = nil, masked: Bool? = nil) -> JSONValue {
+    static func point(
+        _ ear: String, _ frequency: Int, _ threshold: Int?, conduction: String? = nil, masked: Bool? = nil
+    ) -> JSONValue {
         var point: [String: JSONValue] = ["ear": .string(ear), "frequencyHz": .number(Double(frequency))]
         point["thresholdDbHL"] = threshold.map { JSONValue.number(Double($0)) } ?? JSONValue.absent
         if let conduction { point["conduction"] = .string(conduction) }
@@ -24,13 +26,23 @@ struct AudiogramAPITests {
 
     /// Right ear from 15 to 40 dB HL, left 20 to 50 with no response at 8 kHz, a masked and a bone point.
     static func body(_ app: TestContext, id: UUID = UUID(), at date: Date? = nil, shift: Int = 0) -> JSONValue {
-        let right = zip([250, 500, 1000, 2000, 4000, 8000], [15, 20, 25, 30, 35, 40]).map { point("right", $0, $1 + shift) }
+        let right = zip([250, 500, 1000, 2000, 4000, 8000], [15, 20, 25, 30, 35, 40]).map {
+            point("right", $0, $1 + shift)
+        }
         let left = zip([250, 500, 1000, 2000, 4000], [20, 25, 35, 40, 50]).map { point("left", $0, $1 + shift) }
-        let extra = [point("left", 8000, nil), point("right", 1000, 20, conduction: "bone"), point("left", 1000, 30, conduction: "bone", masked: true)]
-        return ["id": .string(id.uuidString), "measuredAt": QuestionnaireAPITests.iso(date ?? app.clock.now), "points": .array(right + left + extra)]
+        let extra = [
+            point("left", 8000, nil), point("right", 1000, 20, conduction: "bone"),
+            point("left", 1000, 30, conduction: "bone", masked: true),
+        ]
+        return [
+            "id": .string(id.uuidString), "measuredAt": QuestionnaireAPITests.iso(date ?? app.clock.now),
+            "points": .array(right + left + extra),
+        ]
     }
 
-    @Test("an audiogram is stored once with its averages, and every wrong point is named: range, 5 dB steps, frequency, duplicates")
+    @Test(
+        "an audiogram is stored once with its averages, and every wrong point is named: range, 5 dB steps, frequency, duplicates"
+    )
     func createAndRefuse() async throws {
         try await withTestApp { app in
             // setup
@@ -41,18 +53,25 @@ struct AudiogramAPITests {
             // act
             let created = try await ada.send(.POST, "/me/audiograms", json: Self.body(app, id: id))
             let repeated = try await ada.send(.POST, "/me/audiograms", json: Self.body(app, id: id))
-            let refused = try await ada.send(.POST, "/me/audiograms", json: [
-                "id": .string(UUID().uuidString), "measuredAt": now,
-                "points": [
-                    Self.point("right", 1000, 42), Self.point("middle", 500, 10), Self.point("left", 500, 10),
-                    Self.point("left", 500, 15), Self.point("left", 4000, 10, conduction: "laser"),
-                ],
-            ])
-            let beyondLimits = try await ada.send(.POST, "/me/audiograms", json: [
-                "id": .string(UUID().uuidString), "measuredAt": now,
-                "points": [Self.point("right", 1000, 40), Self.point("right", 2000, 125), Self.point("right", 50, 10)],
-            ])
-            let empty = try await ada.send(.POST, "/me/audiograms", json: ["id": .string(UUID().uuidString), "measuredAt": now, "points": []])
+            let refused = try await ada.send(
+                .POST, "/me/audiograms",
+                json: [
+                    "id": .string(UUID().uuidString), "measuredAt": now,
+                    "points": [
+                        Self.point("right", 1000, 42), Self.point("middle", 500, 10), Self.point("left", 500, 10),
+                        Self.point("left", 500, 15), Self.point("left", 4000, 10, conduction: "laser"),
+                    ],
+                ])
+            let beyondLimits = try await ada.send(
+                .POST, "/me/audiograms",
+                json: [
+                    "id": .string(UUID().uuidString), "measuredAt": now,
+                    "points": [
+                        Self.point("right", 1000, 40), Self.point("right", 2000, 125), Self.point("right", 50, 10),
+                    ],
+                ])
+            let empty = try await ada.send(
+                .POST, "/me/audiograms", json: ["id": .string(UUID().uuidString), "measuredAt": now, "points": []])
             let list = try await ada.send(.GET, "/me/audiograms").decoded([Shown].self)
 
             // verify
@@ -66,7 +85,8 @@ struct AudiogramAPITests {
                 Set(refused.body.problemFields) == [
                     "points.0.thresholdDbHL", "points.1.ear", "points.3.frequencyHz", "points.4.conduction",
                 ], "\(refused.text)")
-            #expect(Set(beyondLimits.body.problemFields) == ["points.1.thresholdDbHL", "points.2.frequencyHz"], "the door")
+            #expect(
+                Set(beyondLimits.body.problemFields) == ["points.1.thresholdDbHL", "points.2.frequencyHz"], "the door")
             #expect(empty.body.problemFields == ["points"])
             #expect(list.map(\.id) == [id.uuidString.lowercased()])
             #expect(try await app.count("records") == 1)
@@ -81,7 +101,9 @@ struct AudiogramAPITests {
             let (ben, _) = try await app.patient("ben@example.org")
             let earlier = UUID()
             let latest = UUID()
-            _ = try await ada.send(.POST, "/me/audiograms", json: Self.body(app, id: earlier, at: app.clock.now.addingTimeInterval(-90 * 86_400)))
+            _ = try await ada.send(
+                .POST, "/me/audiograms",
+                json: Self.body(app, id: earlier, at: app.clock.now.addingTimeInterval(-90 * 86_400)))
             _ = try await ada.send(.POST, "/me/audiograms", json: Self.body(app, id: latest, shift: 10))
 
             // act
@@ -97,16 +119,23 @@ struct AudiogramAPITests {
             let svg = try SVGChart(both.text)
             #expect(svg.title.contains("both ears"))
             #expect(svg.description.contains("Right ear: pure-tone average 37.5 dB HL (moderate loss)"))
-            let x500 = try #require(svg.xGrid[500]), x1000 = try #require(svg.xGrid[1000]), x2000 = try #require(svg.xGrid[2000])
+            let x500 = try #require(svg.xGrid[500])
+            let x1000 = try #require(svg.xGrid[1000])
+            let x2000 = try #require(svg.xGrid[2000])
             #expect(abs((x2000 - x1000) - (x1000 - x500)) < 0.01, "an octave is the same width everywhere")
-            let y0 = try #require(svg.yGrid[0]), y40 = try #require(svg.yGrid[40]), y120 = try #require(svg.yGrid[120])
+            let y0 = try #require(svg.yGrid[0])
+            let y40 = try #require(svg.yGrid[40])
+            let y120 = try #require(svg.yGrid[120])
             #expect(y0 < y40 && y40 < y120, "louder levels lie lower")
-            let right1000 = try #require(svg.marks.first { $0.ear == "right" && $0.frequency == 1000 && $0.conduction == "air" })
+            let right1000 = try #require(
+                svg.marks.first { $0.ear == "right" && $0.frequency == 1000 && $0.conduction == "air" })
             #expect(right1000.threshold == "35" && abs(right1000.x - x1000) < 0.01)
             #expect(abs(right1000.y - (y40 - (y40 - y0) / 8)) < 0.01, "35 dB HL between the 30 and 40 lines")
             #expect(right1000.shapes == ["circle"] && right1000.stroke == "#c62828")
             let left2000 = try #require(svg.marks.first { $0.ear == "left" && $0.frequency == 2000 })
-            #expect(left2000.shapes == ["path"] && left2000.stroke == "#1550a8" && abs(left2000.y - y40 - (y40 - y0) / 4) < 0.01)
+            #expect(
+                left2000.shapes == ["path"] && left2000.stroke == "#1550a8"
+                    && abs(left2000.y - y40 - (y40 - y0) / 4) < 0.01)
             let noResponse = try #require(svg.marks.first { $0.ear == "left" && $0.frequency == 8000 })
             #expect(noResponse.threshold == "none" && abs(noResponse.y - y120) < 0.01 && noResponse.shapes.count == 2)
             #expect(svg.marks.first { $0.masked && $0.conduction == "bone" }?.shapes == ["path"])
@@ -121,19 +150,24 @@ struct AudiogramAPITests {
         }
     }
 
-    @Test("drawn for a phone's width in the reader's language: no text under 12 px, whole octaves labelled, decimal commas")
+    @Test(
+        "drawn for a phone's width in the reader's language: no text under 12 px, whole octaves labelled, decimal commas"
+    )
     func phoneChart() async throws {
         try await withTestApp { app in
             // setup
             let (ada, _) = try await app.patient("ada@example.org")
             let earlier = UUID()
             let latest = UUID()
-            _ = try await ada.send(.POST, "/me/audiograms", json: Self.body(app, id: earlier, at: app.clock.now.addingTimeInterval(-90 * 86_400)))
+            _ = try await ada.send(
+                .POST, "/me/audiograms",
+                json: Self.body(app, id: earlier, at: app.clock.now.addingTimeInterval(-90 * 86_400)))
             _ = try await ada.send(.POST, "/me/audiograms", json: Self.body(app, id: latest, shift: 10))
             let german: HTTPHeaders = ["Accept-Language": "de"]
 
             // act
-            let phone = try await ada.send(.GET, "/me/audiograms/\(latest)/chart.svg?width=345&compare=\(earlier)", headers: german)
+            let phone = try await ada.send(
+                .GET, "/me/audiograms/\(latest)/chart.svg?width=345&compare=\(earlier)", headers: german)
             let tooNarrow = try await ada.send(.GET, "/me/audiograms/\(latest)/chart.svg?width=100")
 
             // verify
@@ -149,7 +183,9 @@ struct AudiogramAPITests {
         }
     }
 
-    @Test("the therapist reads an audiogram, audited; as FHIR it is the LOINC panel with per-ear, per-frequency components")
+    @Test(
+        "the therapist reads an audiogram, audited; as FHIR it is the LOINC panel with per-ear, per-frequency components"
+    )
     func therapistAndFHIR() async throws {
         try await withTestApp { app in
             // setup
@@ -174,15 +210,28 @@ struct AudiogramAPITests {
             #expect(components.count == 14)
             let right1000 = try #require(components.first { $0["code"]["coding"][0]["code"].string == "89017-8" })
             #expect(right1000["valueQuantity"]["value"].int == 25 && right1000["valueQuantity"]["code"].string == "dB")
-            let right250 = try #require(components.first { $0["code"]["text"].string == "Hearing threshold Ear - right --250 Hz" })
+            let right250 = try #require(
+                components.first { $0["code"]["text"].string == "Hearing threshold Ear - right --250 Hz" })
             #expect(right250["code"]["coding"].isNull, "LOINC has no code for 250 Hz")
             #expect(right250["extension"][0]["valueQuantity"]["value"].int == 250)
-            let bone = try #require(components.first { $0["code"]["text"].string?.contains("bone") == true && $0["extension"][0]["valueQuantity"]["value"].int == 1000 && $0["code"]["text"].string?.contains("right") == true })
+            let bone = try #require(
+                components.first {
+                    $0["code"]["text"].string?.contains("bone") == true
+                        && $0["extension"][0]["valueQuantity"]["value"].int == 1000
+                        && $0["code"]["text"].string?.contains("right") == true
+                })
             #expect(bone["code"]["coding"].isNull, "LOINC's codes are for air conduction")
             let noResponse = try #require(components.first { $0["code"]["coding"][0]["code"].string == "89028-5" })
-            #expect(noResponse["valueQuantity"].isNull && noResponse["dataAbsentReason"]["coding"][0]["code"].string == "unknown")
-            let audits = try await AuditEventRecord.query(on: app.database).filter(\.$action == AuditAction.recordsRead.rawValue).all()
-            #expect(audits.map(\.target).sorted { ($0 ?? "") < ($1 ?? "") } == ["audiogram:\(id.uuidString.lowercased())", "audiograms"])
+            #expect(
+                noResponse["valueQuantity"].isNull
+                    && noResponse["dataAbsentReason"]["coding"][0]["code"].string == "unknown")
+            let audits = try await AuditEventRecord.query(on: app.database).filter(
+                \.$action == AuditAction.recordsRead.rawValue
+            ).all()
+            #expect(
+                audits.map(\.target).sorted { ($0 ?? "") < ($1 ?? "") } == [
+                    "audiogram:\(id.uuidString.lowercased())", "audiograms",
+                ])
         }
     }
 }
@@ -237,10 +286,13 @@ struct SVGChart {
             case ("g", "band"):
                 chart.bands.append(attributes["data-band"] ?? "")
             case ("g", "mark"):
-                let numbers = (attributes["transform"] ?? "").dropFirst("translate(".count).dropLast().split(separator: " ").compactMap { Double($0) }
+                let numbers = (attributes["transform"] ?? "").dropFirst("translate(".count).dropLast().split(
+                    separator: " "
+                ).compactMap { Double($0) }
                 mark = Mark(
                     measurement: attributes["data-measurement"] ?? "", ear: attributes["data-ear"] ?? "",
-                    frequency: Int(attributes["data-frequency"] ?? "") ?? 0, threshold: attributes["data-threshold"] ?? "",
+                    frequency: Int(attributes["data-frequency"] ?? "") ?? 0,
+                    threshold: attributes["data-threshold"] ?? "",
                     conduction: attributes["data-conduction"] ?? "", masked: attributes["data-masked"] == "true",
                     x: numbers.first ?? .nan, y: numbers.last ?? .nan, stroke: attributes["stroke"] ?? "")
             case ("circle", _), ("path", _), ("rect", _):

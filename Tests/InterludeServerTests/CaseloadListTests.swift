@@ -27,7 +27,9 @@ struct CaseloadListTests {
         return pages
     }
 
-    @Test("pages keep everyone exactly once while clients are paired in between, newest activity first and in a name order")
+    @Test(
+        "pages keep everyone exactly once while clients are paired in between, newest activity first and in a name order"
+    )
     func paging() async throws {
         try await withTestApp { app in
             // setup
@@ -45,7 +47,9 @@ struct CaseloadListTests {
             }
 
             // act
-            let newestFirst = try await Self.pages(therapist, "/patients?limit=2&sort=lastActivity") { _ in try await addClient("Newcomer") }
+            let newestFirst = try await Self.pages(therapist, "/patients?limit=2&sort=lastActivity") { _ in
+                try await addClient("Newcomer")
+            }
             let byName = try await Self.pages(therapist, "/patients?limit=2&sort=name&order=asc") { page in
                 if page <= 2 { try await addClient(page == 1 ? "Aaron" : "Zed") }
             }
@@ -59,13 +63,17 @@ struct CaseloadListTests {
         }
     }
 
-    @Test("words find the shown name, pseudonym or email; days keep who was last active then; wrong parameters are named, on the API and the console")
+    @Test(
+        "words find the shown name, pseudonym or email; days keep who was last active then; wrong parameters are named, on the API and the console"
+    )
     func search() async throws {
         try await withTestApp { app in
             // setup
             let (therapist, _) = try await app.staff("therapist", "tess@example.org")
             var ids: [String: UUID] = [:]
-            for (name, email) in [("Ada", "ada@example.org"), ("Grace", "grace@navy.example"), ("Hedy", "hedy@example.org")] {
+            for (name, email) in [
+                ("Ada", "ada@example.org"), ("Grace", "grace@navy.example"), ("Hedy", "hedy@example.org"),
+            ] {
                 let (patient, id) = try await app.patient(email, name: name)
                 try await app.pair(patient, with: therapist)
                 ids[name] = id
@@ -77,8 +85,11 @@ struct CaseloadListTests {
                 try await UserRecord.query(on: app.database).filter(\.$id == ids[name]!)
                     .set(\.$lastActiveAt, to: app.clock.now.addingTimeInterval(-Double(daysAgo) * 86_400)).update()
             }
-            try await UserRecord.query(on: app.database).filter(\.$id == ids["Hedy"]!).set(\.$lastActiveAt, to: nil).update()
-            let pseudonym = try #require(try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == ids["Grace"]!).first()?.pseudonym)
+            try await UserRecord.query(on: app.database).filter(\.$id == ids["Hedy"]!).set(\.$lastActiveAt, to: nil)
+                .update()
+            let pseudonym = try #require(
+                try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == ids["Grace"]!).first()?
+                    .pseudonym)
             func names(_ query: String) async throws -> [String] {
                 try await therapist.send(.GET, "/patients?" + query).decoded([Components.Schemas.CaseloadPatient].self)
                     .map { $0.displayName ?? $0.name ?? "" }
@@ -102,15 +113,21 @@ struct CaseloadListTests {
             #expect(byEmail == ["Grace"] && byPseudonym == ["Grace"] && byShownName == ["Hédy Kiesler"])
             #expect(lastWeek == ["Grace"], "no activity is outside every range")
             #expect(byActivity == ["Grace", "Ada", "Hédy Kiesler"])
-            #expect(refused.status == .unprocessableEntity && Set(refused.body.problemFields) == ["sort", "status", "to"], "\(refused.text)")
+            #expect(
+                refused.status == .unprocessableEntity && Set(refused.body.problemFields) == ["sort", "status", "to"],
+                "\(refused.text)")
             #expect(badPage.status == .unprocessableEntity && badPage.body.problemFields == ["cursor"])
             #expect(badLimit.status == .unprocessableEntity && badLimit.body.problemFields == ["limit"], "the door")
             #expect(found.status == .ok && found.html.contains("Grace") && !found.html.contains(">Ada<"))
-            #expect(wrong.status == .unprocessableEntity && wrong.html.contains("id=\"from-error\"") && wrong.html.contains(">Ada<"))
+            #expect(
+                wrong.status == .unprocessableEntity && wrong.html.contains("id=\"from-error\"")
+                    && wrong.html.contains(">Ada<"))
         }
     }
 
-    @Test("by default the caseload is in order of risk: high-priority alerts, then any alert, then the longest without activity; an answer counts as activity")
+    @Test(
+        "by default the caseload is in order of risk: high-priority alerts, then any alert, then the longest without activity; an answer counts as activity"
+    )
     func riskOrder() async throws {
         try await withTestApp { app in
             // setup
@@ -126,10 +143,14 @@ struct CaseloadListTests {
                 try await UserRecord.query(on: app.database).filter(\.$id == ids[name]!)
                     .set(\.$lastActiveAt, to: now.addingTimeInterval(-Double(daysAgo) * 86_400)).update()
             }
-            let practice = try #require(try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == ids["Ada"]!).first()).$study.id
+            let practice = try #require(
+                try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == ids["Ada"]!).first()
+            ).$study.id
             let alerts = AlertService(database: app.database, services: app.app.interlude)
-            _ = try await alerts.raise(about: ids["Ada"]!, studyID: practice, priority: .high, reason: "crisis", firingID: nil)
-            _ = try await alerts.raise(about: ids["Grace"]!, studyID: practice, priority: .normal, reason: "missed", firingID: nil)
+            _ = try await alerts.raise(
+                about: ids["Ada"]!, studyID: practice, priority: .high, reason: "crisis", firingID: nil)
+            _ = try await alerts.raise(
+                about: ids["Grace"]!, studyID: practice, priority: .normal, reason: "missed", firingID: nil)
             // Radia used the app a month ago, and answered a questionnaire five days ago.
             let answered = now.addingTimeInterval(-5 * 86_400)
             try await ResponseRecord(
@@ -158,7 +179,9 @@ struct CaseloadListTests {
         case ownMoods, patientMoods, prompts, ownInterventions, appointments
     }
 
-    @Test("every kind of list pages without losing or repeating an item while items are added, newest at the start and oldest at the end", arguments: PatientList.allCases)
+    @Test(
+        "every kind of list pages without losing or repeating an item while items are added, newest at the start and oldest at the end",
+        arguments: PatientList.allCases)
     func listPages(_ list: PatientList) async throws {
         try await withTestApp { app in
             // setup
@@ -175,31 +198,39 @@ struct CaseloadListTests {
                 case .ownMoods, .patientMoods:
                     reply = try await patient.send(.POST, "/me/moods", json: MoodAPITests.mood(app, hoursAgo: -hours))
                 case .prompts:
-                    reply = try await therapist.send(.POST, "/patients/\(patientID)/prompts", json: [
-                        "instrumentKey": "phq-9", "opensAt": QuestionnaireAPITests.iso(at.addingTimeInterval(-3600)),
-                        "closesAt": QuestionnaireAPITests.iso(at),
-                    ])
+                    reply = try await therapist.send(
+                        .POST, "/patients/\(patientID)/prompts",
+                        json: [
+                            "instrumentKey": "phq-9",
+                            "opensAt": QuestionnaireAPITests.iso(at.addingTimeInterval(-3600)),
+                            "closesAt": QuestionnaireAPITests.iso(at),
+                        ])
                 case .ownInterventions:
-                    reply = try await therapist.send(.POST, "/patients/\(patientID)/interventions", json: InterventionTests.walk)
+                    reply = try await therapist.send(
+                        .POST, "/patients/\(patientID)/interventions", json: InterventionTests.walk)
                 case .appointments:
                     reply = try await therapist.send(
-                        .POST, "/patients/\(patientID)/appointments", json: ScheduleAPITests.appointment("Session \(made)", at: at))
+                        .POST, "/patients/\(patientID)/appointments",
+                        json: ScheduleAPITests.appointment("Session \(made)", at: at))
                 }
                 try #require(reply.status == .created, "\(reply.text)")
                 return try #require(reply.body["id"].string)
             }
-            let path = switch list {
-            case .ownMoods: "/me/moods"
-            case .patientMoods: "/patients/\(patientID)/moods"
-            case .prompts: "/patients/\(patientID)/prompts"
-            case .ownInterventions: "/me/interventions"
-            case .appointments: "/patients/\(patientID)/appointments"
-            }
+            let path =
+                switch list {
+                case .ownMoods: "/me/moods"
+                case .patientMoods: "/patients/\(patientID)/moods"
+                case .prompts: "/patients/\(patientID)/prompts"
+                case .ownInterventions: "/me/interventions"
+                case .appointments: "/patients/\(patientID)/appointments"
+                }
             let reader = list == .ownMoods || list == .ownInterventions ? patient : therapist
             var first: [String] = []
             for hour in 1...5 {
                 if list == .ownInterventions { app.clock.advance(by: 60) }
-                first.append(try await add(hours: list == .appointments || list == .prompts ? Double(24 + hour) : Double(-24 - hour)))
+                first.append(
+                    try await add(
+                        hours: list == .appointments || list == .prompts ? Double(24 + hour) : Double(-24 - hour)))
             }
 
             // act
@@ -235,10 +266,16 @@ struct CaseloadListTests {
             else { return }
             let answer = block[ok...].prefix { !$0.hasPrefix("        default:") }
             guard answer.contains(where: { $0.contains("type: array") }) else { return }
-            lists.append((String(line.dropFirst("      operationId: ".count)), block.contains { $0.contains("parameters/Cursor") }))
+            lists.append(
+                (
+                    String(line.dropFirst("      operationId: ".count)),
+                    block.contains { $0.contains("parameters/Cursor") }
+                ))
         }
         for line in document.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("  /") || (line.hasPrefix("    ") && !line.hasPrefix("     ") && line.hasSuffix(":")) { close() }
+            if line.hasPrefix("  /") || (line.hasPrefix("    ") && !line.hasPrefix("     ") && line.hasSuffix(":")) {
+                close()
+            }
             block.append(line)
         }
         close()

@@ -19,8 +19,10 @@ struct ConcurrencyTests {
         try await app.pair(patient, with: therapist)
         let prompt = try await therapist.send(
             .POST, "/patients/\(patientID)/prompts",
-            json: ["instrumentKey": "mood-vas", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
-                "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(3600))])
+            json: [
+                "instrumentKey": "mood-vas", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
+                "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(3600)),
+            ])
         return (patient, try #require(prompt.body["id"].string))
     }
 
@@ -36,17 +38,27 @@ struct ConcurrencyTests {
         try await withTestApp { app in
             // setup
             let (patient, promptID) = try await promptOfAPatient(app)
-            let batch: JSONValue = ["mutations": [
-                ["id": .string(UUID().uuidString.lowercased()), "type": "appointment.create",
-                    "appointment": SyncTests.appointment(app, title: "Offline", days: 1, hour: 9)],
-                ["id": .string(UUID().uuidString.lowercased()), "type": "response",
-                    "response": Self.submission(UUID(), prompt: promptID, at: app.clock.now)],
-            ]]
+            let batch: JSONValue = [
+                "mutations": [
+                    [
+                        "id": .string(UUID().uuidString.lowercased()), "type": "appointment.create",
+                        "appointment": SyncTests.appointment(app, title: "Offline", days: 1, hour: 9),
+                    ],
+                    [
+                        "id": .string(UUID().uuidString.lowercased()), "type": "response",
+                        "response": Self.submission(UUID(), prompt: promptID, at: app.clock.now),
+                    ],
+                ]
+            ]
             // act
-            let replies = try await RunningServer.parallel(app, Self.parallelism) { server, _ in try await server.send(patient, .POST, "/sync", json: batch) }
+            let replies = try await RunningServer.parallel(app, Self.parallelism) { server, _ in
+                try await server.send(patient, .POST, "/sync", json: batch)
+            }
             // verify
             #expect(replies.allSatisfy { $0.status == .ok }, "\(replies.map(\.status.code))")
-            let statuses = replies.map { [$0.body["results"][0]["status"].string, $0.body["results"][1]["status"].string] }
+            let statuses = replies.map {
+                [$0.body["results"][0]["status"].string, $0.body["results"][1]["status"].string]
+            }
             #expect(statuses.allSatisfy { $0 == ["applied", "applied"] }, "\(statuses)")
             let replayed = replies.filter { $0.body["results"][0]["replayed"].bool == true }.count
             #expect(replayed == Self.parallelism - 1)
@@ -62,11 +74,14 @@ struct ConcurrencyTests {
             let (patient, promptID) = try await promptOfAPatient(app)
             // act
             let replies = try await RunningServer.parallel(app, Self.parallelism) { server, _ in
-                try await server.send(patient, .POST, "/me/responses", json: Self.submission(UUID(), prompt: promptID, at: app.clock.now))
+                try await server.send(
+                    patient, .POST, "/me/responses", json: Self.submission(UUID(), prompt: promptID, at: app.clock.now))
             }
             // verify
             #expect(replies.filter { $0.status == .created }.count == 1)
-            #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
+            #expect(
+                replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))"
+            )
             #expect(try await app.count("responses") == 1)
         }
     }
@@ -79,7 +94,8 @@ struct ConcurrencyTests {
             let id = UUID()
             // act
             let replies = try await RunningServer.parallel(app, Self.parallelism) { server, _ in
-                try await server.send(patient, .POST, "/me/responses", json: Self.submission(id, prompt: promptID, at: app.clock.now))
+                try await server.send(
+                    patient, .POST, "/me/responses", json: Self.submission(id, prompt: promptID, at: app.clock.now))
             }
             // verify
             #expect(replies.filter { $0.status == .created }.count == 1)
@@ -108,7 +124,9 @@ struct ConcurrencyTests {
             }
             // verify
             #expect(replies.filter { $0.status == .created }.count == 1)
-            #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
+            #expect(
+                replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))"
+            )
             let active = try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == patientID)
                 .filter(\.$status == EnrollmentStatus.active).all()
             #expect(active.count == 1)
@@ -125,11 +143,14 @@ struct ConcurrencyTests {
             let (patient, patientID) = try await app.patient(name: "Ada")
             // act
             let replies = try await RunningServer.parallel(app, Self.parallelism) { server, _ in
-                try await server.send(patient, .POST, "/studies/\(study)/enrollment", json: ["consentVersion": "2026-1"])
+                try await server.send(
+                    patient, .POST, "/studies/\(study)/enrollment", json: ["consentVersion": "2026-1"])
             }
             // verify
             #expect(replies.filter { $0.status == .created }.count == 1)
-            #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
+            #expect(
+                replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))"
+            )
             #expect(try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == patientID).count() == 1)
         }
     }
@@ -145,12 +166,15 @@ struct ConcurrencyTests {
             let alertID = try #require(try await therapist.send(.GET, "/alerts").body[0]["id"].string)
             // act
             let replies = try await RunningServer.parallel(app, Self.parallelism) { server, index in
-                try await server.send(therapist, .POST, "/alerts/\(alertID)/acknowledgement", json: ["note": .string("Call \(index)")])
+                try await server.send(
+                    therapist, .POST, "/alerts/\(alertID)/acknowledgement", json: ["note": .string("Call \(index)")])
             }
             // verify
             let accepted = replies.filter { $0.status == .ok }
             #expect(accepted.count == 1)
-            #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
+            #expect(
+                replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))"
+            )
             let stored = try await therapist.send(.GET, "/alerts").body[0]
             #expect(stored["note"].string == accepted.first?.body["note"].string)
         }
@@ -162,7 +186,8 @@ struct ConcurrencyTests {
             // setup
             let (therapist, patient, patientID) = try await InterventionTests().paired(app)
             let sent = try await therapist.send(
-                .POST, "/patients/\(patientID.uuidString)/interventions", json: ["kind": "task", "text": "Take a walk."])
+                .POST, "/patients/\(patientID.uuidString)/interventions",
+                json: ["kind": "task", "text": "Take a walk."])
             let id = try #require(sent.body["id"].string)
             // act
             let replies = try await RunningServer.parallel(app, Self.parallelism) { server, _ in
@@ -170,7 +195,9 @@ struct ConcurrencyTests {
             }
             // verify
             #expect(replies.filter { $0.status == .ok }.count == 1)
-            #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
+            #expect(
+                replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))"
+            )
             let stored = try #require(try await InterventionRecord.find(UUID(uuidString: id), on: app.database))
             #expect(stored.completedAt != nil)
             #expect(stored.seenAt != nil)
@@ -184,7 +211,8 @@ struct ConcurrencyTests {
             let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
             let (patient, _) = try await app.patient()
             let studyID = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("approval"))
-            let requested = try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
+            let requested = try await patient.send(
+                .POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
             let path = "/studies/\(studyID)/enrollments/\(try #require(requested.body["id"].string))/decision"
             // act
             let replies = try await RunningServer.parallel(app, Self.parallelism) { server, index in
@@ -193,15 +221,21 @@ struct ConcurrencyTests {
             // verify
             let decided = try #require(replies.first { $0.status == .ok })
             #expect(replies.filter { $0.status == .ok }.count == 1)
-            #expect(replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))")
+            #expect(
+                replies.filter { $0.status == .conflict }.count == Self.parallelism - 1, "\(replies.map(\.status.code))"
+            )
             let stored = try #require(try await EnrollmentRecord.query(on: app.database).first())
             #expect(stored.status.rawValue == decided.body["status"].string)
-            let audited = try await AuditEventRecord.query(on: app.database).filter(\.$action == AuditAction.enrollmentDecided.rawValue).count()
+            let audited = try await AuditEventRecord.query(on: app.database).filter(
+                \.$action == AuditAction.enrollmentDecided.rawValue
+            ).count()
             #expect(audited == 1)
         }
     }
 
-    @Test("the same new thought sent from many devices at once in other spellings makes one thought with every occurrence")
+    @Test(
+        "the same new thought sent from many devices at once in other spellings makes one thought with every occurrence"
+    )
     func oneThoughtPerWords() async throws {
         try await withTestApp { app in
             // setup
@@ -209,13 +243,17 @@ struct ConcurrencyTests {
             // act
             let replies = try await RunningServer.parallel(app, Self.parallelism) { server, index in
                 let text = index % 2 == 0 ? "Nobody listens to me" : "  nobody LISTENS to me"
-                return try await server.send(patient, .POST, "/me/thoughts/occurrences", json: ThoughtAPITests.occurrence(app, text: text))
+                return try await server.send(
+                    patient, .POST, "/me/thoughts/occurrences", json: ThoughtAPITests.occurrence(app, text: text))
             }
             // verify
             #expect(replies.allSatisfy { $0.status == .created }, "\(replies.map(\.status.code))")
             #expect(Set(replies.compactMap { $0.body["thought"]["id"].string }).count == 1)
-            let kinds = try await EntryRecord.query(on: app.database).filter(\.$patient.$id == patientID).all().map(\.kind)
-            #expect(kinds.filter { $0 == .thought }.count == 1 && kinds.filter { $0 == .thoughtOccurrence }.count == Self.parallelism)
+            let kinds = try await EntryRecord.query(on: app.database).filter(\.$patient.$id == patientID).all().map(
+                \.kind)
+            #expect(
+                kinds.filter { $0 == .thought }.count == 1
+                    && kinds.filter { $0 == .thoughtOccurrence }.count == Self.parallelism)
         }
     }
 }

@@ -17,7 +17,8 @@ struct ConsentVersionTests {
 
     func study(_ app: TestContext) async throws -> Study {
         let (researcher, _) = try await app.staff("researcher", "study@uni.example")
-        return Study(researcher: researcher, id: try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open")))
+        return Study(
+            researcher: researcher, id: try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open")))
     }
 
     func addVersion(
@@ -26,7 +27,10 @@ struct ConsentVersionTests {
     ) async throws -> APIClient.Reply {
         try await study.researcher.send(
             .POST, "/studies/\(study.id)/consent-versions",
-            json: ["version": .string(version), "texts": ["en": .string(text)], "modules": .array(modules), "reconsentRequired": .bool(reconsent)])
+            json: [
+                "version": .string(version), "texts": ["en": .string(text)], "modules": .array(modules),
+                "reconsentRequired": .bool(reconsent),
+            ])
     }
 
     /// An instrument version and answers to it.
@@ -39,8 +43,10 @@ struct ConsentVersionTests {
         /// The daily questionnaire that asks for the position and the noise level.
         static let daily = Answered(
             key: "tys-daily", version: 2,
-            answers: ["stress": 70, "control": 40, "negative": 60, "positive": 20, "stressors": ["work"], "valence": 3,
-                "arousal": 7, "importance": 80, "abilities": 50])
+            answers: [
+                "stress": 70, "control": 40, "negative": 60, "positive": 20, "stressors": ["work"], "valence": 3,
+                "arousal": 7, "importance": 80, "abilities": 50,
+            ])
     }
 
     /// A study whose consent offers the context module: Ada declined it, Ben allowed it.
@@ -51,8 +57,12 @@ struct ConsentVersionTests {
         try #require(try await addVersion(study, "2026-2", modules: ["context"]).status == .created)
         let (ada, adaID) = try await app.patient("ada@example.org")
         let (ben, benID) = try await app.patient("ben@example.org")
-        try #require(try await StudyAPITests.join(ada, study.id, ["consentVersion": "2026-2", "modules": ["context": false]]).status == .created)
-        try #require(try await StudyAPITests.join(ben, study.id, ["consentVersion": "2026-2", "modules": ["context": true]]).status == .created)
+        try #require(
+            try await StudyAPITests.join(ada, study.id, ["consentVersion": "2026-2", "modules": ["context": false]])
+                .status == .created)
+        try #require(
+            try await StudyAPITests.join(ben, study.id, ["consentVersion": "2026-2", "modules": ["context": true]])
+                .status == .created)
         return (study, ada, adaID, ben, benID)
     }
 
@@ -60,7 +70,8 @@ struct ConsentVersionTests {
     func openPrompt(_ patientID: UUID, in study: Study, _ answered: Answered, _ app: TestContext) async throws -> UUID {
         let prompt = PromptRecord(
             patientID: patientID, studyID: UUID(uuidString: study.id), assignedBy: nil, instrumentKey: answered.key,
-            instrumentVersion: answered.version, opensAt: app.clock.now, closesAt: app.clock.now.addingTimeInterval(3600),
+            instrumentVersion: answered.version, opensAt: app.clock.now,
+            closesAt: app.clock.now.addingTimeInterval(3600),
             source: .schedule, now: app.clock.now)
         try await prompt.create(on: app.database)
         return try prompt.requireID()
@@ -68,7 +79,8 @@ struct ConsentVersionTests {
 
     /// An open prompt of the study for the patient, answered with a mood unless told otherwise.
     func answer(
-        _ patient: APIClient, _ patientID: UUID, in study: Study, answering answered: Answered = .mood, context: JSONValue = nil,
+        _ patient: APIClient, _ patientID: UUID, in study: Study, answering answered: Answered = .mood,
+        context: JSONValue = nil,
         _ app: TestContext
     ) async throws -> APIClient.Reply {
         let promptID = try await openPrompt(patientID, in: study, answered, app)
@@ -77,19 +89,30 @@ struct ConsentVersionTests {
     }
 
     static func response(
-        prompt: UUID, id: UUID = UUID(), answering answered: Answered = .mood, context: JSONValue = nil, _ app: TestContext
+        prompt: UUID, id: UUID = UUID(), answering answered: Answered = .mood, context: JSONValue = nil,
+        _ app: TestContext
     ) -> JSONValue {
-        ["id": .string(id.uuidString), "promptId": .string(prompt.uuidString), "instrumentKey": .string(answered.key),
+        [
+            "id": .string(id.uuidString), "promptId": .string(prompt.uuidString),
+            "instrumentKey": .string(answered.key),
             "version": .number(Double(answered.version)), "answers": answered.answers,
-            "completedAt": QuestionnaireAPITests.iso(app.clock.now), "context": context]
+            "completedAt": QuestionnaireAPITests.iso(app.clock.now), "context": context,
+        ]
     }
 
     static func context(_ app: TestContext, latitude: Double = 48.2) -> JSONValue {
-        ["location": ["latitude": .number(latitude), "longitude": 16.37, "accuracyM": 25, "capturedAt": QuestionnaireAPITests.iso(app.clock.now)],
-            "noise": ["dbfs": -42.5, "durationS": 3, "capturedAt": QuestionnaireAPITests.iso(app.clock.now)]]
+        [
+            "location": [
+                "latitude": .number(latitude), "longitude": 16.37, "accuracyM": 25,
+                "capturedAt": QuestionnaireAPITests.iso(app.clock.now),
+            ],
+            "noise": ["dbfs": -42.5, "durationS": 3, "capturedAt": QuestionnaireAPITests.iso(app.clock.now)],
+        ]
     }
 
-    @Test("a silent version applies to new participants only; a re-consent version holds back answers with consent-required until answered")
+    @Test(
+        "a silent version applies to new participants only; a re-consent version holds back answers with consent-required until answered"
+    )
     func reconsentBlocks() async throws {
         try await withTestApp { app in
             // setup
@@ -98,7 +121,9 @@ struct ConsentVersionTests {
             try #require(try await StudyAPITests.join(ada, study.id).status == .created)
 
             // act: a version for new participants
-            let silent = try await addVersion(study, "2026-2", text: "I agree to take part.\nMy answers may be used in teaching.", modules: ["context"])
+            let silent = try await addVersion(
+                study, "2026-2", text: "I agree to take part.\nMy answers may be used in teaching.",
+                modules: ["context"])
             let answeredAfterSilent = try await answer(ada, adaID, in: study, app)
             let (ben, _) = try await app.patient("ben@example.org")
             let benOutdated = try await StudyAPITests.join(ben, study.id)
@@ -119,7 +144,9 @@ struct ConsentVersionTests {
             #expect(adaStudy.changes?.last?.text == "My answers may be used in teaching.")
 
             // act: a version everyone must answer
-            let reconsent = try await addVersion(study, "2026-3", text: "I agree to take part.\nMy location may be recorded.", modules: ["context"], reconsent: true)
+            let reconsent = try await addVersion(
+                study, "2026-3", text: "I agree to take part.\nMy location may be recorded.", modules: ["context"],
+                reconsent: true)
             let held = try await answer(ada, adaID, in: study, app)
             let pending = try await ada.send(.GET, "/me/consents").decoded(Consents.self)
 
@@ -131,18 +158,23 @@ struct ConsentVersionTests {
             #expect(waiting.mustAnswer == true)
             #expect(waiting.reconsentRequired == true)
             #expect(waiting.modules == [.context])
-            #expect(waiting.changes?.contains { $0.kind == .added && $0.text == "My location may be recorded." } == true)
+            #expect(
+                waiting.changes?.contains { $0.kind == .added && $0.text == "My location may be recorded." } == true)
 
             // act: refused answers, then the right one
             let path = "/me/consents"
             let old = try await ada.send(.POST, path, json: ["studyId": .string(study.id), "version": "2026-2"])
             let declinedParticipation = try await ada.send(
-                .POST, path, json: ["studyId": .string(study.id), "version": "2026-3", "modules": ["participation": false]])
-            let unknown = try await ada.send(.POST, path, json: ["studyId": .string(study.id), "version": "2026-3", "modules": ["telepathy": true]])
+                .POST, path,
+                json: ["studyId": .string(study.id), "version": "2026-3", "modules": ["participation": false]])
+            let unknown = try await ada.send(
+                .POST, path, json: ["studyId": .string(study.id), "version": "2026-3", "modules": ["telepathy": true]])
             let notOffered = try await ada.send(
-                .POST, path, json: ["studyId": .string(study.id), "version": "2026-3", "modules": ["diaryWithTherapist": true]])
+                .POST, path,
+                json: ["studyId": .string(study.id), "version": "2026-3", "modules": ["diaryWithTherapist": true]])
             let stillHeld = try await answer(ada, adaID, in: study, app)
-            let accepted = try await ada.send(.POST, path, json: ["studyId": .string(study.id), "version": "2026-3", "modules": ["context": true]])
+            let accepted = try await ada.send(
+                .POST, path, json: ["studyId": .string(study.id), "version": "2026-3", "modules": ["context": true]])
             let answered = try await answer(ada, adaID, in: study, app)
             let after = try await ada.send(.GET, "/me/consents").decoded(Consents.self)
 
@@ -163,7 +195,8 @@ struct ConsentVersionTests {
             #expect(studyHistory.map(\.version) == ["2026-3", "2026-1"])
             #expect(studyHistory.map(\.method) == [.reconsent, .joining])
             #expect(studyHistory.last?.replacedAt != nil)
-            #expect(try await app.count("consents WHERE version = '2026-2'") == 1, "only Ben agreed to the silent version")
+            #expect(
+                try await app.count("consents WHERE version = '2026-2'") == 1, "only Ben agreed to the silent version")
         }
     }
 
@@ -176,17 +209,21 @@ struct ConsentVersionTests {
             try #require(try await StudyAPITests.join(ada, study.id).status == .created)
             try #require(try await addVersion(study, "2026-2", reconsent: true).status == .created)
             let prompt = PromptRecord(
-                patientID: adaID, studyID: UUID(uuidString: study.id), assignedBy: nil, instrumentKey: "mood-vas", instrumentVersion: 1,
-                opensAt: app.clock.now, closesAt: app.clock.now.addingTimeInterval(3600), source: .schedule, now: app.clock.now)
+                patientID: adaID, studyID: UUID(uuidString: study.id), assignedBy: nil, instrumentKey: "mood-vas",
+                instrumentVersion: 1,
+                opensAt: app.clock.now, closesAt: app.clock.now.addingTimeInterval(3600), source: .schedule,
+                now: app.clock.now)
             try await prompt.create(on: app.database)
             let mutation: JSONValue = [
-                "id": .string(UUID().uuidString), "type": "response", "response": Self.response(prompt: try prompt.requireID(), app),
+                "id": .string(UUID().uuidString), "type": "response",
+                "response": Self.response(prompt: try prompt.requireID(), app),
             ]
 
             // act
             let first = try await SyncTests().push(ada, [mutation])
             let keptAnswers = try await app.count("sync_mutations")
-            let consented = try await ada.send(.POST, "/me/consents", json: ["studyId": .string(study.id), "version": "2026-2"])
+            let consented = try await ada.send(
+                .POST, "/me/consents", json: ["studyId": .string(study.id), "version": "2026-2"])
             let second = try await SyncTests().push(ada, [mutation])
 
             // verify
@@ -199,7 +236,9 @@ struct ConsentVersionTests {
         }
     }
 
-    @Test("context is kept where the person granted the module and the instrument asks for it; sent against a refusal it is refused")
+    @Test(
+        "context is kept where the person granted the module and the instrument asks for it; sent against a refusal it is refused"
+    )
     func declinedContextRefused() async throws {
         try await withTestApp { app in
             // setup
@@ -207,7 +246,8 @@ struct ConsentVersionTests {
             let before = try await app.count("responses")
 
             // act
-            let outOfRange = try await answer(ben, benID, in: study, answering: .daily, context: Self.context(app, latitude: 91), app)
+            let outOfRange = try await answer(
+                ben, benID, in: study, answering: .daily, context: Self.context(app, latitude: 91), app)
             let adas = try await answer(ada, adaID, in: study, answering: .daily, context: Self.context(app), app)
             let adasWithout = try await answer(ada, adaID, in: study, answering: .daily, app)
             let bens = try await answer(ben, benID, in: study, answering: .daily, context: Self.context(app), app)
@@ -223,13 +263,18 @@ struct ConsentVersionTests {
             #expect(unasked.status == .created, "\(unasked.text)")
             #expect(try await app.count("responses") == before + 3)
             let responses = ResponseService(database: app.database, services: app.app.interlude)
-            let adaRecord = try #require(try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == adaID).first())
+            let adaRecord = try #require(
+                try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == adaID).first())
             let benRecord = try #require(
-                try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == benID).filter(\.$instrumentKey == "tys-daily")
-                    .first())
+                try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == benID).filter(
+                    \.$instrumentKey == "tys-daily"
+                )
+                .first())
             let unaskedRecord = try #require(
-                try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == benID).filter(\.$instrumentKey == "mood-vas")
-                    .first())
+                try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == benID).filter(
+                    \.$instrumentKey == "mood-vas"
+                )
+                .first())
             #expect(adaRecord.context == nil)
             #expect(unaskedRecord.context == nil, "the mood scale asks for no context")
             #expect(bens.body["context"]["location"]["latitude"].double == 48.2)
@@ -243,7 +288,9 @@ struct ConsentVersionTests {
         }
     }
 
-    @Test("answers captured offline with context reach the server after the person declined it: the answers are kept, the context is not")
+    @Test(
+        "answers captured offline with context reach the server after the person declined it: the answers are kept, the context is not"
+    )
     func declinedContextDroppedFromOfflineAnswers() async throws {
         try await withTestApp { app in
             // setup
@@ -259,21 +306,27 @@ struct ConsentVersionTests {
 
             // verify
             #expect(pushed.results.map(\.status) == [.applied])
-            let stored = try #require(try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == adaID).first())
+            let stored = try #require(
+                try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == adaID).first())
             #expect(stored.$prompt.id == promptID)
             #expect(stored.context == nil)
         }
     }
 
-    @Test("in therapy, the person's own switch lets their therapist keep context; the therapist then sees it in the API and the console")
+    @Test(
+        "in therapy, the person's own switch lets their therapist keep context; the therapist then sees it in the API and the console"
+    )
     func contextInTherapy() async throws {
         try await withTestApp { app in
             // setup
-            let (therapist, patient, patientID, promptID) = try await QuestionnaireAPITests().setUp(app, instrument: "tys-daily")
+            let (therapist, patient, patientID, promptID) = try await QuestionnaireAPITests().setUp(
+                app, instrument: "tys-daily")
             let second = try await therapist.send(
                 .POST, "/patients/\(patientID)/prompts",
-                json: ["instrumentKey": "tys-daily", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
-                    "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(3600))])
+                json: [
+                    "instrumentKey": "tys-daily", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
+                    "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(3600)),
+                ])
             let secondID = try #require(UUID(uuidString: second.body["id"].string ?? ""))
             let first = try #require(UUID(uuidString: promptID))
             let console = ConsoleBrowser(app)
@@ -281,10 +334,14 @@ struct ConsentVersionTests {
 
             // act
             let before = try await patient.send(.GET, "/me/prompts/\(promptID)")
-            let refused = try await patient.send(.POST, "/me/responses", json: Self.response(prompt: first, answering: .daily, context: Self.context(app), app))
+            let refused = try await patient.send(
+                .POST, "/me/responses",
+                json: Self.response(prompt: first, answering: .daily, context: Self.context(app), app))
             let switched = try await patient.send(.PATCH, "/me", json: ["shareContextWithTherapist": true])
             let after = try await patient.send(.GET, "/me/prompts/\(secondID)")
-            let kept = try await patient.send(.POST, "/me/responses", json: Self.response(prompt: secondID, answering: .daily, context: Self.context(app), app))
+            let kept = try await patient.send(
+                .POST, "/me/responses",
+                json: Self.response(prompt: secondID, answering: .daily, context: Self.context(app), app))
             let listed = try await therapist.send(.GET, "/patients/\(patientID)/responses")
             let page = try await console.get("/console/patients/\(patientID)/responses/\(kept.body["id"].string ?? "")")
 
@@ -294,7 +351,10 @@ struct ConsentVersionTests {
             #expect(switched.body["patient"]["sharesContextWithTherapist"].bool == true)
             #expect(after.body["contextGranted"].bool == true)
             #expect(kept.status == .created, "\(kept.text)")
-            #expect(listed.body.array.first { $0["id"].string == kept.body["id"].string }?["context"]["location"]["latitude"].double == 48.2)
+            #expect(
+                listed.body.array.first { $0["id"].string == kept.body["id"].string }?["context"]["location"][
+                    "latitude"
+                ].double == 48.2)
             #expect(page.html.contains("Position 48.20000, 16.37000 (within 25 m)"))
             #expect(page.html.contains("Noise level -42.5 dBFS over 3 s"))
         }
@@ -307,8 +367,10 @@ struct ConsentVersionTests {
             let (study, ada, adaID, ben, benID) = try await contextStudy(app)
 
             // act
-            let adaDaily = try await ada.send(.GET, "/me/prompts/\(try await openPrompt(adaID, in: study, .daily, app))")
-            let benDaily = try await ben.send(.GET, "/me/prompts/\(try await openPrompt(benID, in: study, .daily, app))")
+            let adaDaily = try await ada.send(
+                .GET, "/me/prompts/\(try await openPrompt(adaID, in: study, .daily, app))")
+            let benDaily = try await ben.send(
+                .GET, "/me/prompts/\(try await openPrompt(benID, in: study, .daily, app))")
             let benMood = try await ben.send(.GET, "/me/prompts/\(try await openPrompt(benID, in: study, .mood, app))")
 
             // verify
@@ -320,7 +382,9 @@ struct ConsentVersionTests {
         }
     }
 
-    @Test("versions never change: a name used before is refused, a changed text under the same name too; a practice has none")
+    @Test(
+        "versions never change: a name used before is refused, a changed text under the same name too; a practice has none"
+    )
     func versionsAreWrittenOnce() async throws {
         try await withTestApp { app in
             // setup
@@ -336,12 +400,17 @@ struct ConsentVersionTests {
             let noText = try await study.researcher.send(
                 .POST, "/studies/\(study.id)/consent-versions", json: ["version": "2026-2", "texts": [:]])
             let changedInPlace = try await study.researcher.send(
-                .PUT, "/studies/\(study.id)", json: StudyAPITests.study("open").merging(["consentText": "A different text"]))
+                .PUT, "/studies/\(study.id)",
+                json: StudyAPITests.study("open").merging(["consentText": "A different text"]))
             let renamed = try await study.researcher.send(
-                .PUT, "/studies/\(study.id)", json: StudyAPITests.study("open").merging(["consentText": "A different text", "consentVersion": "2026-2"]))
+                .PUT, "/studies/\(study.id)",
+                json: StudyAPITests.study("open").merging([
+                    "consentText": "A different text", "consentVersion": "2026-2",
+                ]))
             let (admin, _) = try await app.staff("admin", "admin@praxis.example")
             let practiceVersion = try await admin.send(
-                .POST, "/studies/\(practice.uuidString)/consent-versions", json: ["version": "2", "texts": ["en": "Yes"]])
+                .POST, "/studies/\(practice.uuidString)/consent-versions",
+                json: ["version": "2", "texts": ["en": "Yes"]])
             let listed = try await study.researcher.send(.GET, "/studies/\(study.id)/consent-versions")
                 .decoded([Components.Schemas.ConsentVersion].self)
 
@@ -368,7 +437,8 @@ struct ConsentVersionTests {
 
             // act
             let wrong = try await ada.send(.POST, "/me/consents", json: ["version": "0"])
-            let withModules = try await ada.send(.POST, "/me/consents", json: ["version": "1", "modules": ["context": true]])
+            let withModules = try await ada.send(
+                .POST, "/me/consents", json: ["version": "1", "modules": ["context": true]])
             let agreed = try await ada.send(.POST, "/me/consents", json: ["version": "1"])
             let consents = try await ada.send(.GET, "/me/consents").decoded(Consents.self)
 

@@ -23,7 +23,9 @@ struct ConsoleInstrumentEditorTests {
         String(decoding: try JSONEncoder().encode(definition), as: UTF8.self)
     }
 
-    @Test("the editor starts from a stored version; saved under a key of the study's own, it passes the checks as a new draft")
+    @Test(
+        "the editor starts from a stored version; saved under a key of the study's own, it passes the checks as a new draft"
+    )
     func roundTrip() async throws {
         try await withTestApp { app in
             // setup
@@ -36,24 +38,31 @@ struct ConsoleInstrumentEditorTests {
             let page = try await browser.get("/console/instruments/editor?key=phq-9&version=1")
             var copy = try Self.definition(in: page.html)
             copy.key = "phq-9-ours"
-            let saved = try await browser.post("/console/instruments/editor", [("definition", try Self.json(copy)), ("study", studyID)])
+            let saved = try await browser.post(
+                "/console/instruments/editor", [("definition", try Self.json(copy)), ("study", studyID)])
             let library = try await browser.post(
-                "/console/instruments/editor", [("definition", try Self.json(try Self.definition(in: page.html))), ("study", studyID)])
+                "/console/instruments/editor",
+                [("definition", try Self.json(try Self.definition(in: page.html))), ("study", studyID)])
             let unknown = try await browser.get("/console/instruments/editor?key=nothing&version=1")
 
             // verify
             #expect(blank.status == .ok && blank.html.contains("/js/console/instrument-editor.js\"></script>"))
             #expect(blank.html.contains("<iframe id=\"preview\" src=\"/app/preview\""))
             #expect(try Self.definition(in: blank.html).sections.count == 1)
-            let original = try #require(try await InstrumentCatalog(database: app.database, services: app.app.interlude).definition("phq-9", 1))
+            let original = try #require(
+                try await InstrumentCatalog(database: app.database, services: app.app.interlude).definition("phq-9", 1))
             #expect(try Self.definition(in: page.html) == original)
             #expect(saved.status == .seeOther && saved.location == "/console/instruments/phq-9-ours/1?imported=1")
-            let stored = try #require(try await InstrumentCatalog(database: app.database, services: app.app.interlude).version("phq-9-ours", 1))
+            let stored = try #require(
+                try await InstrumentCatalog(database: app.database, services: app.app.interlude).version(
+                    "phq-9-ours", 1))
             #expect(stored.status == .draft && stored.$ownerStudy.id?.uuidString == studyID.uppercased())
             var expected = original
             expected.key = "phq-9-ours"
             #expect(try stored.decodedDefinition() == expected)
-            #expect(library.status == .forbidden && library.html.contains("id=\"editor-errors\""), "the library's questionnaires stay as shipped")
+            #expect(
+                library.status == .forbidden && library.html.contains("id=\"editor-errors\""),
+                "the library's questionnaires stay as shipped")
             #expect(unknown.status == .notFound)
         }
     }
@@ -67,15 +76,20 @@ struct ConsoleInstrumentEditorTests {
             _ = try await browser.signIn("lab@uni.example")
             _ = try await browser.get("/console/instruments/editor")
             let before = try await app.count("instrument_versions")
-            var broken = try #require(try await InstrumentCatalog(database: app.database, services: app.app.interlude).definition("mood-vas", 1))
+            var broken = try #require(
+                try await InstrumentCatalog(database: app.database, services: app.app.interlude).definition(
+                    "mood-vas", 1))
             broken.key = "mood-ours"
             broken.sections[0].items[0].min = 50
             broken.sections[0].items[0].max = 10
 
             // act
-            let unreadable = try await browser.post("/console/instruments/editor", [("definition", "{\"key\": "), ("study", studyID)])
-            let invalid = try await browser.post("/console/instruments/editor", [("definition", try Self.json(broken)), ("study", studyID)])
-            let noStudy = try await browser.post("/console/instruments/editor", [("definition", try Self.json(broken)), ("study", "")])
+            let unreadable = try await browser.post(
+                "/console/instruments/editor", [("definition", "{\"key\": "), ("study", studyID)])
+            let invalid = try await browser.post(
+                "/console/instruments/editor", [("definition", try Self.json(broken)), ("study", studyID)])
+            let noStudy = try await browser.post(
+                "/console/instruments/editor", [("definition", try Self.json(broken)), ("study", "")])
 
             // verify
             #expect(unreadable.status == .unprocessableEntity && unreadable.html.contains("id=\"editor-errors\""))

@@ -9,7 +9,8 @@ import VaporTesting
 @Suite("Console: between sessions, alerts, rules, templates and messages")
 struct ConsoleInterventionTests {
     /// Assigns a questionnaire through the patient page, open from now for a day; returns the prompt's id.
-    func assign(_ app: TestContext, patientID: UUID, instrument: String, console: ConsoleBrowser) async throws -> String {
+    func assign(_ app: TestContext, patientID: UUID, instrument: String, console: ConsoleBrowser) async throws -> String
+    {
         let vienna = TimeZone(identifier: "Europe/Vienna")!
         let opens = LocalDateTime(app.clock.now.addingTimeInterval(-60), in: vienna)
         let closes = LocalDateTime(app.clock.now.addingTimeInterval(86_400), in: vienna)
@@ -25,29 +26,39 @@ struct ConsoleInterventionTests {
 
     /// Answers the Intersession-Daily once per pair, an hour apart: whether the patient thought of therapy and how
     /// they felt.
-    func answerDailies(_ app: TestContext, _ pairs: [(Bool, String)], patient: APIClient, patientID: UUID, console: ConsoleBrowser)
+    func answerDailies(
+        _ app: TestContext, _ pairs: [(Bool, String)], patient: APIClient, patientID: UUID, console: ConsoleBrowser
+    )
         async throws
     {
         for (thought, feeling) in pairs {
-            let assigned = try await assign(app, patientID: patientID, instrument: "intersession-daily", console: console)
+            let assigned = try await assign(
+                app, patientID: patientID, instrument: "intersession-daily", console: console)
             let answers: JSONValue = thought ? ["thought": true, "feeling": .string(feeling)] : ["thought": false]
             let reply = try await patient.send(
                 .POST, "/me/responses",
-                json: ["id": .string(UUID().uuidString), "promptId": .string(assigned), "instrumentKey": "intersession-daily",
-                    "version": 1, "answers": answers, "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+                json: [
+                    "id": .string(UUID().uuidString), "promptId": .string(assigned),
+                    "instrumentKey": "intersession-daily",
+                    "version": 1, "answers": answers, "completedAt": QuestionnaireAPITests.iso(app.clock.now),
+                ])
             try #require(reply.status == .created, "\(reply.text)")
             app.clock.advance(by: 3600)
         }
     }
 
     /// Answers a PHQ-9 with item 9 above "not at all", which raises a high-priority alert; returns the alert.
-    func raiseAlert(_ app: TestContext, patient: APIClient, patientID: UUID, console: ConsoleBrowser) async throws -> AlertRecord {
+    func raiseAlert(_ app: TestContext, patient: APIClient, patientID: UUID, console: ConsoleBrowser) async throws
+        -> AlertRecord
+    {
         let phq = try await assign(app, patientID: patientID, instrument: "phq-9", console: console)
         _ = try await patient.send(
             .POST, "/me/responses",
-            json: ["id": .string(UUID().uuidString), "promptId": .string(phq), "instrumentKey": "phq-9", "version": 1,
+            json: [
+                "id": .string(UUID().uuidString), "promptId": .string(phq), "instrumentKey": "phq-9", "version": 1,
                 "answers": QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 1]),
-                "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+                "completedAt": QuestionnaireAPITests.iso(app.clock.now),
+            ])
         return try #require(try await AlertRecord.query(on: app.database).first())
     }
 
@@ -75,7 +86,8 @@ struct ConsoleInterventionTests {
             let base = "/console/patients/\(patientID.uuidString)"
             // act
             let refused = try await console.post("\(base)/interventions", [("kind", "task"), ("text", "  ")])
-            let sent = try await console.post("\(base)/interventions", [("kind", "task"), ("text", "Walk <10> minutes")])
+            let sent = try await console.post(
+                "\(base)/interventions", [("kind", "task"), ("text", "Walk <10> minutes")])
             let page = try await console.get("\(base)/intersession?sent=1")
             // verify
             #expect(refused.status == .unprocessableEntity)
@@ -92,19 +104,25 @@ struct ConsoleInterventionTests {
         try await withTestApp { app in
             // setup
             let (console, patient, patientID, practiceID) = try await ConsoleScheduleTests().practice(app)
-            _ = try await console.post("/console/studies/\(practiceID)/templates", [("kind", "commendation"), ("text", "Well done this week!")])
+            _ = try await console.post(
+                "/console/studies/\(practiceID)/templates",
+                [("kind", "commendation"), ("text", "Well done this week!")])
             let template = try #require(try await InterventionTemplateRecord.query(on: app.database).first())
             // act
             let sent = try await console.post(
-                "/console/patients/\(patientID.uuidString)/interventions/template", [("templateID", try template.requireID().uuidString)])
+                "/console/patients/\(patientID.uuidString)/interventions/template",
+                [("templateID", try template.requireID().uuidString)])
             // verify
             #expect(sent.status == .seeOther)
-            let received = try await patient.send(.GET, "/me/interventions").decoded([Components.Schemas.Intervention].self)
+            let received = try await patient.send(.GET, "/me/interventions").decoded(
+                [Components.Schemas.Intervention].self)
             #expect(received.map(\.text) == ["Well done this week!"])
         }
     }
 
-    @Test("a template written in both languages reaches a German patient in German; a German text too long is refused at its field")
+    @Test(
+        "a template written in both languages reaches a German patient in German; a German text too long is refused at its field"
+    )
     func templateInGerman() async throws {
         try await withTestApp { app in
             // setup
@@ -114,12 +132,15 @@ struct ConsoleInterventionTests {
 
             // act
             let refused = try await console.post(
-                path, [("kind", "commendation"), ("text", "Well done!"), ("textDe", String(repeating: "g", count: 2001))])
-            _ = try await console.post(path, [("kind", "commendation"), ("text", "Well done!"), ("textDe", "Gut gemacht!")])
+                path,
+                [("kind", "commendation"), ("text", "Well done!"), ("textDe", String(repeating: "g", count: 2001))])
+            _ = try await console.post(
+                path, [("kind", "commendation"), ("text", "Well done!"), ("textDe", "Gut gemacht!")])
             let template = try #require(try await InterventionTemplateRecord.query(on: app.database).first())
             let rules = try await console.get("/console/studies/\(practiceID)/rules")
             let sent = try await console.post(
-                "/console/patients/\(patientID.uuidString)/interventions/template", [("templateID", try template.requireID().uuidString)])
+                "/console/patients/\(patientID.uuidString)/interventions/template",
+                [("templateID", try template.requireID().uuidString)])
 
             // verify
             #expect(refused.status == .unprocessableEntity)
@@ -127,7 +148,8 @@ struct ConsoleInterventionTests {
             #expect(try await app.count("intervention_templates") == 1)
             #expect(rules.html.contains("Well done!<br><span lang=\"de\">Gut gemacht!</span>"))
             #expect(sent.status == .seeOther)
-            let received = try await patient.send(.GET, "/me/interventions").decoded([Components.Schemas.Intervention].self)
+            let received = try await patient.send(.GET, "/me/interventions").decoded(
+                [Components.Schemas.Intervention].self)
             #expect(received.map(\.text) == ["Gut gemacht!"])
         }
     }
@@ -137,7 +159,8 @@ struct ConsoleInterventionTests {
         try await withTestApp { app in
             // setup
             let (console, patient, patientID, _) = try await ConsoleScheduleTests().practice(app)
-            try await answerDailies(app, [(true, "4"), (false, ""), (true, "2")], patient: patient, patientID: patientID, console: console)
+            try await answerDailies(
+                app, [(true, "4"), (false, ""), (true, "2")], patient: patient, patientID: patientID, console: console)
             // act
             let page = try await console.get("/console/patients/\(patientID.uuidString)/intersession")
             // verify
@@ -164,35 +187,57 @@ struct ConsoleInterventionTests {
         }
     }
 
-    @Test("a high-priority alert comes first and is bannered on every page until acknowledged; it names the question, the answer and the patient, and links to the answers")
+    @Test(
+        "a high-priority alert comes first and is bannered on every page until acknowledged; it names the question, the answer and the patient, and links to the answers"
+    )
     func riskFirst() async throws {
         try await withTestApp { app in
             // setup: a normal alert, then an hour later the crisis answer, then another normal alert
             let (console, patient, patientID, practiceID) = try await ConsoleScheduleTests().practice(app)
             let alerts = AlertService(database: app.database, services: app.app.interlude)
             let older = try #require(
-                try await alerts.raise(about: patientID, studyID: practiceID, priority: .normal, reason: "three missed", firingID: nil))
+                try await alerts.raise(
+                    about: patientID, studyID: practiceID, priority: .normal, reason: "three missed", firingID: nil))
             let withoutBanner = try await console.get("/console/patients")
             app.clock.advance(by: 3_600)
             _ = try await raiseAlert(app, patient: patient, patientID: patientID, console: console)
-            let crisis = try #require(try await AlertRecord.query(on: app.database).filter(\.$priority == .high).first())
+            let crisis = try #require(
+                try await AlertRecord.query(on: app.database).filter(\.$priority == .high).first())
             app.clock.advance(by: 600)
             let newer = try #require(
-                try await alerts.raise(about: patientID, studyID: practiceID, priority: .normal, reason: "later", firingID: nil))
+                try await alerts.raise(
+                    about: patientID, studyID: practiceID, priority: .normal, reason: "later", firingID: nil))
             let response = try #require(try await ResponseRecord.query(on: app.database).first())
             // act
             let inbox = try await console.get("/console/alerts")
-            let pages = [try await console.get("/console/patients"), try await console.get(ConsoleScheduleTests().plansPath(practiceID))]
-            _ = try await console.post("/console/alerts/\(try crisis.requireID().uuidString)/acknowledgement", [("note", "Called; safe.")])
+            let pages = [
+                try await console.get("/console/patients"),
+                try await console.get(ConsoleScheduleTests().plansPath(practiceID)),
+            ]
+            _ = try await console.post(
+                "/console/alerts/\(try crisis.requireID().uuidString)/acknowledgement", [("note", "Called; safe.")])
             let afterwards = try await console.get("/console/patients")
             // verify
-            let order = [crisis, older, newer].map { alert in inbox.html.range(of: "data-alert=\"\(alert.id!.uuidString)\"")?.lowerBound }
-            #expect(order.allSatisfy { $0 != nil } && order[0]! < order[1]! && order[1]! < order[2]!, "high first, then oldest first")
-            #expect(inbox.html.contains("Answered “Several days” to “Thoughts that you would be better off dead or of hurting yourself in some way”"))
-            #expect(inbox.html.contains("/console/patients/\(patientID.uuidString)/responses/\(try response.requireID().uuidString)"))
+            let order = [crisis, older, newer].map { alert in
+                inbox.html.range(of: "data-alert=\"\(alert.id!.uuidString)\"")?.lowerBound
+            }
+            #expect(
+                order.allSatisfy { $0 != nil } && order[0]! < order[1]! && order[1]! < order[2]!,
+                "high first, then oldest first")
+            #expect(
+                inbox.html.contains(
+                    "Answered “Several days” to “Thoughts that you would be better off dead or of hurting yourself in some way”"
+                ))
+            #expect(
+                inbox.html.contains(
+                    "/console/patients/\(patientID.uuidString)/responses/\(try response.requireID().uuidString)"))
             #expect(inbox.html.contains("Ada · "), "the patient's name beside the code")
             #expect(!inbox.html.contains("phq9_9"))
-            #expect(pages.allSatisfy { $0.html.contains("id=\"urgent-alerts\"") && $0.html.contains("A high-priority alert is waiting for you.") })
+            #expect(
+                pages.allSatisfy {
+                    $0.html.contains("id=\"urgent-alerts\"")
+                        && $0.html.contains("A high-priority alert is waiting for you.")
+                })
             #expect(!withoutBanner.html.contains("id=\"urgent-alerts\""), "a normal alert puts up no banner")
             #expect(!afterwards.html.contains("id=\"urgent-alerts\""), "acknowledged, the banner goes")
         }
@@ -225,7 +270,9 @@ struct ConsoleInterventionTests {
         ("POST", "acknowledgement", [("note", "x")]),
     ]
 
-    @Test("another therapist neither reads the timeline, sends, nor acknowledges", arguments: 0..<otherTherapistRequests.count)
+    @Test(
+        "another therapist neither reads the timeline, sends, nor acknowledges",
+        arguments: 0..<otherTherapistRequests.count)
     func otherTherapist(_ index: Int) async throws {
         try await withTestApp { app in
             // setup
@@ -291,12 +338,15 @@ struct ConsoleInterventionTests {
             let phq = try await assign(app, patientID: patientID, instrument: "phq-9", console: console)
             _ = try await patient.send(
                 .POST, "/me/responses",
-                json: ["id": .string(UUID().uuidString), "promptId": .string(phq), "instrumentKey": "phq-9", "version": 1,
+                json: [
+                    "id": .string(UUID().uuidString), "promptId": .string(phq), "instrumentKey": "phq-9", "version": 1,
                     "answers": QuestionnaireAPITests.phqAnswers([3, 3, 3, 3, 3, 0, 0, 0, 0]),
-                    "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+                    "completedAt": QuestionnaireAPITests.iso(app.clock.now),
+                ])
             // act
             let dry = try await console.post(
-                "/console/studies/\(practiceID)/rules", Self.severeRule + [("intent", "dry-run"), ("patientID", patientID.uuidString)])
+                "/console/studies/\(practiceID)/rules",
+                Self.severeRule + [("intent", "dry-run"), ("patientID", patientID.uuidString)])
             let listed = try await console.get("/console/studies/\(practiceID)/rules")
             // verify
             #expect(dry.status == .ok)
@@ -321,12 +371,17 @@ struct ConsoleInterventionTests {
             let listed = try await console.get("\(path)?added=1")
             // verify
             #expect(saved.location == "\(path)?added=1")
-            #expect(listed.html.contains("When Patient Health Questionnaire (PHQ-9) is submitted (score “Depression severity” ≥ 15)"))
+            #expect(
+                listed.html.contains(
+                    "When Patient Health Questionnaire (PHQ-9) is submitted (score “Depression severity” ≥ 15)"))
             #expect(try await app.count("study_rules") == 1)
             // The form offers the chosen questionnaire's questions by their text, its scores and bands by name.
             let refused = try await console.post(path, Self.severeRule.filter { $0.0 != "name" } + [("intent", "add")])
             #expect(refused.status == .unprocessableEntity)
-            #expect(refused.html.contains(#"<option value="phq9_9">Thoughts that you would be better off dead or of hurting yourself in some way</option>"#))
+            #expect(
+                refused.html.contains(
+                    #"<option value="phq9_9">Thoughts that you would be better off dead or of hurting yourself in some way</option>"#
+                ))
             #expect(refused.html.contains(#"<option value="total" selected>Depression severity</option>"#))
             #expect(refused.html.contains(#"<option value="severe">"#))
         }
@@ -334,10 +389,13 @@ struct ConsoleInterventionTests {
 
     /// Fills the practice's message pool and plans three a day between 09:00 and 20:00.
     func planMessages(_ console: ConsoleBrowser, practiceID: UUID) async throws -> ConsoleBrowser.Page {
-        _ = try await console.post("/console/studies/\(practiceID)/messages", [("text", "Notice one thing you value today.")])
-        _ = try await console.post("/console/studies/\(practiceID)/messages", [("text", "Breathe, then act on what matters.")])
+        _ = try await console.post(
+            "/console/studies/\(practiceID)/messages", [("text", "Notice one thing you value today.")])
+        _ = try await console.post(
+            "/console/studies/\(practiceID)/messages", [("text", "Breathe, then act on what matters.")])
         return try await console.post(
-            "/console/studies/\(practiceID)/message-plan", [("perDay", "3"), ("windowStart", "09:00"), ("windowEnd", "20:00"), ("intent", "save")])
+            "/console/studies/\(practiceID)/message-plan",
+            [("perDay", "3"), ("windowStart", "09:00"), ("windowEnd", "20:00"), ("intent", "save")])
     }
 
     @Test("a message plan whose window ends before it starts is refused")
@@ -347,7 +405,8 @@ struct ConsoleInterventionTests {
             let (console, _, _, practiceID) = try await ConsoleScheduleTests().practice(app)
             // act
             let wrong = try await console.post(
-                "/console/studies/\(practiceID)/message-plan", [("perDay", "3"), ("windowStart", "20:00"), ("windowEnd", "09:00"), ("intent", "save")])
+                "/console/studies/\(practiceID)/message-plan",
+                [("perDay", "3"), ("windowStart", "20:00"), ("windowEnd", "09:00"), ("intent", "save")])
             // verify
             #expect(wrong.status == .unprocessableEntity)
             #expect(try await app.count("message_plans") == 0)
@@ -364,23 +423,32 @@ struct ConsoleInterventionTests {
             // act
             let created = try await planner.run(now: app.clock.now)
             let again = try await planner.run(now: app.clock.now)
-            let early = try await patient.send(.GET, "/me/interventions").decoded([Components.Schemas.Intervention].self)
+            let early = try await patient.send(.GET, "/me/interventions").decoded(
+                [Components.Schemas.Intervention].self)
             app.clock.advance(by: 2 * 86_400)
-            let later = try await patient.send(.GET, "/me/interventions").decoded([Components.Schemas.Intervention].self)
+            let later = try await patient.send(.GET, "/me/interventions").decoded(
+                [Components.Schemas.Intervention].self)
             // verify
             #expect(created >= 3 && created <= 6, "today's remaining moments and tomorrow's three")
             #expect(again == 0)
-            let planned = try await InterventionRecord.query(on: app.database).filter(\.$kind == InterventionKind.message).all()
+            let planned = try await InterventionRecord.query(on: app.database).filter(
+                \.$kind == InterventionKind.message
+            ).all()
             let vienna = TimeZone(identifier: "Europe/Vienna")!
-            #expect(planned.allSatisfy {
-                let time = LocalDateTime($0.deliverAt, in: vienna).time
-                return time >= LocalTime("09:00")! && time <= LocalTime("20:00")! && $0.deliverAt > app.clock.now.addingTimeInterval(-2 * 86_400)
-            })
+            #expect(
+                planned.allSatisfy {
+                    let time = LocalDateTime($0.deliverAt, in: vienna).time
+                    return time >= LocalTime("09:00")! && time <= LocalTime("20:00")!
+                        && $0.deliverAt > app.clock.now.addingTimeInterval(-2 * 86_400)
+                })
             #expect(try await app.count("notifications WHERE category = 'messages'") == planned.count)
             #expect(early.allSatisfy { $0.kind != .message })
             let messages = later.filter { $0.kind == .message }
             #expect(messages.count == planned.count)
-            #expect(messages.allSatisfy { ["Notice one thing you value today.", "Breathe, then act on what matters."].contains($0.text) })
+            #expect(
+                messages.allSatisfy {
+                    ["Notice one thing you value today.", "Breathe, then act on what matters."].contains($0.text)
+                })
         }
     }
 

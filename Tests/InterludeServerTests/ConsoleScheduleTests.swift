@@ -9,11 +9,14 @@ import VaporTesting
 @Suite("Console: plans, previews, compliance and appointments")
 struct ConsoleScheduleTests {
     /// A therapist signed in to the console with a paired patient, and the practice's id.
-    func practice(_ app: TestContext) async throws -> (console: ConsoleBrowser, patient: APIClient, patientID: UUID, practiceID: UUID) {
+    func practice(_ app: TestContext) async throws -> (
+        console: ConsoleBrowser, patient: APIClient, patientID: UUID, practiceID: UUID
+    ) {
         let (therapist, therapistID) = try await app.staff("therapist", "berger@praxis.example")
         let (patient, patientID) = try await app.patient(name: "Ada")
         try await app.pair(patient, with: therapist)
-        let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first())
+        let practice = try #require(
+            try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first())
         let console = ConsoleBrowser(app)
         _ = try await console.signIn("berger@praxis.example")
         _ = try await console.get("/console/patients")
@@ -21,7 +24,8 @@ struct ConsoleScheduleTests {
     }
 
     static let fixedTwiceDaily: [(String, String)] = [
-        ("instrumentKey", "mood-vas"), ("kind", "fixedTimes"), ("times", "08:30, 20:00"), ("duration", "1"), ("durationUnit", "hours"),
+        ("instrumentKey", "mood-vas"), ("kind", "fixedTimes"), ("times", "08:30, 20:00"), ("duration", "1"),
+        ("durationUnit", "hours"),
         ("weekdays[]", "monday"), ("weekdays[]", "tuesday"), ("weekdays[]", "wednesday"), ("weekdays[]", "thursday"),
         ("weekdays[]", "friday"), ("weekdays[]", "saturday"), ("weekdays[]", "sunday"),
     ]
@@ -29,8 +33,11 @@ struct ConsoleScheduleTests {
     func plansPath(_ practiceID: UUID) -> String { "/console/studies/\(practiceID)/plans" }
 
     /// Attaches the twice-daily plan to `target` and answers the form's reply.
-    func attach(_ console: ConsoleBrowser, _ practiceID: UUID, target: String = "all") async throws -> ConsoleBrowser.Page {
-        try await console.post(plansPath(practiceID), Self.fixedTwiceDaily + [("target", target), ("action", "attach")])
+    func attach(_ console: ConsoleBrowser, _ practiceID: UUID, target: String = "all") async throws
+        -> ConsoleBrowser.Page
+    {
+        try await console.post(
+            plansPath(practiceID), Self.fixedTwiceDaily + [("target", target), ("action", "attach")])
     }
 
     // MARK: The plans page
@@ -84,7 +91,10 @@ struct ConsoleScheduleTests {
 
             // act
             let refused = try await console.post(
-                plansPath(practiceID), Self.fixedTwiceDaily.map { $0.0 == "times" ? ("times", "") : $0 } + [("target", "all"), ("action", "attach")])
+                plansPath(practiceID),
+                Self.fixedTwiceDaily.map { $0.0 == "times" ? ("times", "") : $0 } + [
+                    ("target", "all"), ("action", "attach"),
+                ])
 
             // verify
             #expect(refused.status == .unprocessableEntity)
@@ -162,7 +172,8 @@ struct ConsoleScheduleTests {
     }
 
     enum Outsider: String, CaseIterable, Sendable {
-        case otherTherapistReadsPlans, otherTherapistAttaches, otherTherapistReadsSchedule, researcherReadsSchedule, researcherReadsPlans
+        case otherTherapistReadsPlans, otherTherapistAttaches, otherTherapistReadsSchedule, researcherReadsSchedule,
+            researcherReadsPlans
     }
 
     @Test("plans and schedules are closed to staff of other practices and studies", arguments: Outsider.allCases)
@@ -181,7 +192,8 @@ struct ConsoleScheduleTests {
             switch outsider {
             case .otherTherapistReadsPlans, .researcherReadsPlans: page = try await browser.get(plansPath(practiceID))
             case .otherTherapistAttaches: page = try await attach(browser, practiceID)
-            case .otherTherapistReadsSchedule, .researcherReadsSchedule: page = try await browser.get("/console/schedule/\(patientID)")
+            case .otherTherapistReadsSchedule, .researcherReadsSchedule:
+                page = try await browser.get("/console/schedule/\(patientID)")
             }
 
             // verify
@@ -238,7 +250,9 @@ struct ConsoleScheduleTests {
             // setup: one answered, one missed, one open, one still ahead
             let (console, _, patientID, practiceID) = try await practice(app)
             let now = app.clock.now
-            for (offset, status) in [(-7200.0, PromptStatus.completed), (-7200.0, .scheduled), (-60.0, .scheduled), (3600.0, .scheduled)] {
+            for (offset, status) in [
+                (-7200.0, PromptStatus.completed), (-7200.0, .scheduled), (-60.0, .scheduled), (3600.0, .scheduled),
+            ] {
                 let prompt = PromptRecord(
                     patientID: patientID, studyID: practiceID, assignedBy: nil, instrumentKey: "mood-vas",
                     instrumentVersion: 1, opensAt: now.addingTimeInterval(offset),
@@ -253,11 +267,15 @@ struct ConsoleScheduleTests {
 
             // verify
             #expect(caseload.html.contains(">1 / 1 / 1 · 50 %</td>"))
-            #expect(page.html.contains("answered <strong>1</strong> · missed <strong>1</strong> · open <strong>1</strong> (50 %)"))
+            #expect(
+                page.html.contains(
+                    "answered <strong>1</strong> · missed <strong>1</strong> · open <strong>1</strong> (50 %)"))
         }
     }
 
-    static let appointmentForm: [(String, String)] = [("title", "Session"), ("date", "2026-03-10"), ("startTime", "10:00"), ("endTime", "10:50")]
+    static let appointmentForm: [(String, String)] = [
+        ("title", "Session"), ("date", "2026-03-10"), ("startTime", "10:00"), ("endTime", "10:50"),
+    ]
 
     @Test("the therapist adds an appointment on the patient's page, in the patient's local time")
     func addAppointment() async throws {
@@ -283,19 +301,23 @@ struct ConsoleScheduleTests {
             // setup
             let (console, patient, patientID, _) = try await practice(app)
             let form = try await console.get("/console/patients/\(patientID)")
-            let id = try #require(form.html.firstMatch(of: try Regex(#"name="id" value="([0-9A-F-]{36})""#))?.output[1].substring)
+            let id = try #require(
+                form.html.firstMatch(of: try Regex(#"name="id" value="([0-9A-F-]{36})""#))?.output[1].substring)
             let path = "/console/patients/\(patientID)/appointments"
 
             // act
             let first = try await console.post(path, [("id", String(id))] + Self.appointmentForm)
             let again = try await console.post(path, [("id", String(id))] + Self.appointmentForm)
-            let fresh = try #require(again.html.firstMatch(of: try Regex(#"name="id" value="([0-9A-F-]{36})""#))?.output[1].substring)
+            let fresh = try #require(
+                again.html.firstMatch(of: try Regex(#"name="id" value="([0-9A-F-]{36})""#))?.output[1].substring)
             let other = try await console.post(path, [("id", String(fresh))] + Self.appointmentForm)
 
             // verify
             #expect(first.status == .created && again.status == .created && other.status == .created)
             #expect(fresh != id, "each rendered form has an id of its own")
-            #expect(try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self).count == 2)
+            #expect(
+                try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self).count
+                    == 2)
         }
     }
 
@@ -307,7 +329,8 @@ struct ConsoleScheduleTests {
 
             // act
             let offGrid = try await console.post(
-                "/console/patients/\(patientID)/appointments", Self.appointmentForm.map { $0.0 == "startTime" ? ("startTime", "10:03") : $0 })
+                "/console/patients/\(patientID)/appointments",
+                Self.appointmentForm.map { $0.0 == "startTime" ? ("startTime", "10:03") : $0 })
 
             // verify
             #expect(offGrid.status == .unprocessableEntity)
@@ -320,14 +343,17 @@ struct ConsoleScheduleTests {
 
     /// The Track Your Stress demo, with its researcher signed in; answers the study and its demo participant.
     func trackYourStress(_ app: TestContext) async throws -> (console: ConsoleBrowser, studyID: UUID, patientID: UUID) {
-        let accounts = try await DemoSetup(database: app.database, services: app.app.interlude, logger: app.app.logger).create(.trackYourStress)
+        let accounts = try await DemoSetup(database: app.database, services: app.app.interlude, logger: app.app.logger)
+            .create(.trackYourStress)
         let researcher = try #require(accounts.first { $0.role == .researcher })
         let patient = try #require(accounts.first { $0.role == .patient })
-        let patientID = try #require(try await UserRecord.query(on: app.database).filter(\.$email == patient.email).first()?.id)
+        let patientID = try #require(
+            try await UserRecord.query(on: app.database).filter(\.$email == patient.email).first()?.id)
         let console = ConsoleBrowser(app)
         _ = try await console.signIn(researcher.email, password: researcher.password)
         _ = try await console.get("/console/studies")
-        let study = try #require(try await StudyRecord.query(on: app.database).filter(\.$title == "Track Your Stress").first())
+        let study = try #require(
+            try await StudyRecord.query(on: app.database).filter(\.$title == "Track Your Stress").first())
         return (console, try study.requireID(), patientID)
     }
 
@@ -366,14 +392,17 @@ struct ConsoleScheduleTests {
         }
     }
 
-    @Test("the plan form takes spans in hours, days and weeks and the day of the month by name; a wrong unit is refused by field")
+    @Test(
+        "the plan form takes spans in hours, days and weeks and the day of the month by name; a wrong unit is refused by field"
+    )
     func planFormUnits() async throws {
         try await withTestApp { app in
             // setup
             let (console, _, _, practiceID) = try await practice(app)
             let monthly: [(String, String)] = [
                 ("instrumentKey", "who-5"), ("kind", "monthly"), ("day", "-1"), ("time", "18:00"), ("duration", "2"),
-                ("durationUnit", "days"), ("reminders", "12"), ("remindersUnit", "hours"), ("target", "all"), ("action", "attach"),
+                ("durationUnit", "days"), ("reminders", "12"), ("remindersUnit", "hours"), ("target", "all"),
+                ("action", "attach"),
             ]
 
             // act
@@ -385,10 +414,12 @@ struct ConsoleScheduleTests {
             // verify
             #expect(form.html.contains(#"<option value="-1">the last day</option>"#))
             #expect(form.html.contains(#"<option value="1">the 1st</option>"#))
-            #expect(form.html.contains(#"<option value="hours" selected>hours</option>"#), "a new plan is open for 1 hour")
+            #expect(
+                form.html.contains(#"<option value="hours" selected>hours</option>"#), "a new plan is open for 1 hour")
             #expect(wrongUnit.status == .unprocessableEntity && wrongUnit.html.contains(#"id="duration-error""#))
             #expect(attached.status == .seeOther, "\(attached.status)")
-            let plan = try #require(try await PlanRecord.query(on: app.database).filter(\.$instrumentKey == "who-5").first())
+            let plan = try #require(
+                try await PlanRecord.query(on: app.database).filter(\.$instrumentKey == "who-5").first())
             let definition = try JSONDecoder().decode(SchedulePlan.self, from: Data(plan.definition.utf8))
             #expect(definition.durationMinutes == 2 * 24 * 60 && definition.reminderMinutes == [12 * 60])
             #expect(definition.pattern == .monthly(day: -1, time: LocalTime("18:00")!))
@@ -404,9 +435,12 @@ struct ConsoleScheduleTests {
             // setup
             let (console, _, _, practiceID) = try await practice(app)
             let rows: [(String, String)] = [
-                ("instrumentKey", "mood-vas"), ("kind", "randomWindows"), ("duration", "30"), ("durationUnit", "minutes"),
-                ("windows[monday][0][from]", "08:00"), ("windows[monday][0][until]", "11:59"), ("windows[monday][0][count]", "2"),
-                ("windows[monday][1][from]", "12:00"), ("windows[monday][1][until]", "15:59"), ("windows[monday][1][count]", ""),
+                ("instrumentKey", "mood-vas"), ("kind", "randomWindows"), ("duration", "30"),
+                ("durationUnit", "minutes"),
+                ("windows[monday][0][from]", "08:00"), ("windows[monday][0][until]", "11:59"),
+                ("windows[monday][0][count]", "2"),
+                ("windows[monday][1][from]", "12:00"), ("windows[monday][1][until]", "15:59"),
+                ("windows[monday][1][count]", ""),
                 ("windows[monday][2][from]", ""), ("windows[monday][2][until]", ""), ("windows[monday][2][count]", ""),
                 ("target", "all"), ("action", "attach"),
             ]
@@ -422,7 +456,8 @@ struct ConsoleScheduleTests {
             #expect(refused.status == .unprocessableEntity && refused.html.contains(#"id="windowsMonday-error""#))
             #expect(refused.html.contains(#"name="windows[monday][0][count]" value="2""#), "what was typed is kept")
             #expect(attached.status == .seeOther, "\(attached.html)")
-            let plan = try #require(try await PlanRecord.query(on: app.database).filter(\.$instrumentKey == "mood-vas").first())
+            let plan = try #require(
+                try await PlanRecord.query(on: app.database).filter(\.$instrumentKey == "mood-vas").first())
             let definition = try JSONDecoder().decode(SchedulePlan.self, from: Data(plan.definition.utf8))
             #expect(
                 definition.pattern
@@ -460,8 +495,10 @@ struct ConsoleScheduleTests {
             // act
             let refused = try await console.post(
                 plansPath(studyID),
-                [("instrumentKey", "tys-weekly"), ("kind", "weekly"), ("weekday", "monday"), ("time", "19:00"),
-                 ("duration", "1"), ("durationUnit", "hours"), ("target", "arm:B"), ("action", "attach")])
+                [
+                    ("instrumentKey", "tys-weekly"), ("kind", "weekly"), ("weekday", "monday"), ("time", "19:00"),
+                    ("duration", "1"), ("durationUnit", "hours"), ("target", "arm:B"), ("action", "attach"),
+                ])
 
             // verify
             #expect(refused.status == .unprocessableEntity)

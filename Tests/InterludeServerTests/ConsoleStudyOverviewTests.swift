@@ -10,7 +10,8 @@ import VaporTesting
 struct ConsoleStudyOverviewTests {
     /// A study with arms "app" and "control", assigned in turn: Ada (sharing with research, arm app) answered one of
     /// four prompts, Ben (not sharing, arm control) all of his. The researcher is signed in to the console.
-    func study(_ app: TestContext) async throws -> (console: ConsoleBrowser, studyID: String, ada: String, ben: String) {
+    func study(_ app: TestContext) async throws -> (console: ConsoleBrowser, studyID: String, ada: String, ben: String)
+    {
         let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
         let studyID = try await StudyAPITests().createStudy(
             researcher, StudyAPITests.study("open").merging(["arms": ["app", "control"], "allocation": "alternating"]))
@@ -20,17 +21,23 @@ struct ConsoleStudyOverviewTests {
             _ = try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
         }
         let now = app.clock.now
-        for (patientID, statuses) in [(adaID, [PromptStatus.completed, .expired, .expired, .expired]), (benID, [.completed, .completed])] {
+        for (patientID, statuses) in [
+            (adaID, [PromptStatus.completed, .expired, .expired, .expired]), (benID, [.completed, .completed]),
+        ] {
             for (index, status) in statuses.enumerated() {
                 let opens = now.addingTimeInterval(-Double(index + 1) * 86_400)
                 let prompt = PromptRecord(
-                    patientID: patientID, studyID: UUID(uuidString: studyID), assignedBy: nil, instrumentKey: "mood-vas",
-                    instrumentVersion: 1, opensAt: opens, closesAt: opens.addingTimeInterval(3600), source: PromptSource.schedule, now: now)
+                    patientID: patientID, studyID: UUID(uuidString: studyID), assignedBy: nil,
+                    instrumentKey: "mood-vas",
+                    instrumentVersion: 1, opensAt: opens, closesAt: opens.addingTimeInterval(3600),
+                    source: PromptSource.schedule, now: now)
                 prompt.status = status
                 try await prompt.create(on: app.database)
             }
         }
-        let pseudonym = { (client: APIClient) in try await client.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym ?? "" }
+        let pseudonym = { (client: APIClient) in
+            try await client.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym ?? ""
+        }
         let console = ConsoleBrowser(app)
         _ = try await console.signIn("lab@uni.example")
         return (console, studyID, try await pseudonym(ada), try await pseudonym(ben))
@@ -46,8 +53,12 @@ struct ConsoleStudyOverviewTests {
             let page = try await console.get("/console/studies/\(studyID)")
 
             // verify
-            #expect(page.html.contains("<tr data-arm=\"app\"><th scope=\"row\">app</th><td>1</td><td>0</td><td>0</td></tr>"))
-            #expect(page.html.contains("<tr data-arm=\"control\"><th scope=\"row\">control</th><td>1</td><td>0</td><td>0</td></tr>"))
+            #expect(
+                page.html.contains("<tr data-arm=\"app\"><th scope=\"row\">app</th><td>1</td><td>0</td><td>0</td></tr>")
+            )
+            #expect(
+                page.html.contains(
+                    "<tr data-arm=\"control\"><th scope=\"row\">control</th><td>1</td><td>0</td><td>0</td></tr>"))
         }
     }
 
@@ -69,7 +80,9 @@ struct ConsoleStudyOverviewTests {
         }
     }
 
-    @Test("participants answering less than half of their prompts are listed, and the weekly chart counts only those who share")
+    @Test(
+        "participants answering less than half of their prompts are listed, and the weekly chart counts only those who share"
+    )
     func lowComplianceAndChart() async throws {
         try await withTestApp { app in
             // setup
@@ -79,9 +92,13 @@ struct ConsoleStudyOverviewTests {
             let page = try await console.get("/console/studies/\(studyID)")
 
             // verify
-            let list = try #require(page.html.components(separatedBy: "<ul id=\"low-compliance\">").last?.components(separatedBy: "</ul>").first)
+            let list = try #require(
+                page.html.components(separatedBy: "<ul id=\"low-compliance\">").last?.components(separatedBy: "</ul>")
+                    .first)
             #expect(list.contains(ada) && !list.contains(ben))
-            #expect(page.html.contains("role=\"img\"") && page.html.contains("Share of prompts answered, week by week, over the last 8 weeks"))
+            #expect(
+                page.html.contains("role=\"img\"")
+                    && page.html.contains("Share of prompts answered, week by week, over the last 8 weeks"))
             #expect(page.html.contains("25"))
         }
     }

@@ -44,8 +44,11 @@ struct ConsoleTests {
     // MARK: The first administrator
 
     /// Creates the first administrator and signs them in with the one-time password; answers the browser and password.
-    func firstAdmin(_ app: TestContext) async throws -> (browser: ConsoleBrowser, oneTime: String, signedIn: ConsoleBrowser.Page) {
-        let created = try #require(try await StaffAccounts(database: app.database, services: app.app.interlude).bootstrapAdminIfNeeded())
+    func firstAdmin(_ app: TestContext) async throws -> (
+        browser: ConsoleBrowser, oneTime: String, signedIn: ConsoleBrowser.Page
+    ) {
+        let created = try #require(
+            try await StaffAccounts(database: app.database, services: app.app.interlude).bootstrapAdminIfNeeded())
         let oneTime = try #require(created.oneTimePassword)
         let browser = ConsoleBrowser(app)
         let signedIn = try await browser.signIn(Settings.defaultAdminEmail, password: oneTime)
@@ -56,8 +59,10 @@ struct ConsoleTests {
     func bootstrapOnce() async throws {
         try await withTestApp { app in
             // act
-            let first = try await StaffAccounts(database: app.database, services: app.app.interlude).bootstrapAdminIfNeeded()
-            let second = try await StaffAccounts(database: app.database, services: app.app.interlude).bootstrapAdminIfNeeded()
+            let first = try await StaffAccounts(database: app.database, services: app.app.interlude)
+                .bootstrapAdminIfNeeded()
+            let second = try await StaffAccounts(database: app.database, services: app.app.interlude)
+                .bootstrapAdminIfNeeded()
 
             // verify
             #expect(first?.oneTimePassword?.isEmpty == false)
@@ -90,9 +95,17 @@ struct ConsoleTests {
 
             // act
             let mismatch = try await browser.post(
-                "/console/password", [("currentPassword", oneTime), ("newPassword", "admin passphrase 1"), ("repeatPassword", "something else")])
+                "/console/password",
+                [
+                    ("currentPassword", oneTime), ("newPassword", "admin passphrase 1"),
+                    ("repeatPassword", "something else"),
+                ])
             let changed = try await browser.post(
-                "/console/password", [("currentPassword", oneTime), ("newPassword", "admin passphrase 1"), ("repeatPassword", "admin passphrase 1")])
+                "/console/password",
+                [
+                    ("currentPassword", oneTime), ("newPassword", "admin passphrase 1"),
+                    ("repeatPassword", "admin passphrase 1"),
+                ])
 
             // verify
             #expect(mismatch.status == .unprocessableEntity)
@@ -112,14 +125,19 @@ struct ConsoleTests {
 
             // act
             let result = try await browser.post(
-                "/console/users", [("email", "berger@praxis.example"), ("name", "Dr. Anna Berger"), ("role", "therapist")])
+                "/console/users",
+                [("email", "berger@praxis.example"), ("name", "Dr. Anna Berger"), ("role", "therapist")])
 
             // verify
             #expect(result.status == .created)
             let password = try #require(
-                result.html.range(of: "id=\"one-time-password\">").map { String(result.html[$0.upperBound...].prefix(16)) })
+                result.html.range(of: "id=\"one-time-password\">").map {
+                    String(result.html[$0.upperBound...].prefix(16))
+                })
             #expect(password.count == 16)
-            #expect(try await ConsoleBrowser(app).signIn("berger@praxis.example", password: password).location == "/console/password")
+            #expect(
+                try await ConsoleBrowser(app).signIn("berger@praxis.example", password: password).location
+                    == "/console/password")
             #expect(try await browser.get("/console/audit").html.contains("Created user"))
         }
     }
@@ -134,7 +152,8 @@ struct ConsoleTests {
             _ = try await browser.get("/console/users")
 
             // act
-            let invalid = try await browser.post("/console/users", [("email", "not-an-email"), ("name", ""), ("role", "therapist")])
+            let invalid = try await browser.post(
+                "/console/users", [("email", "not-an-email"), ("name", ""), ("role", "therapist")])
 
             // verify
             #expect(invalid.status == .unprocessableEntity)
@@ -163,7 +182,9 @@ struct ConsoleTests {
             let forged =
                 signedIn
                 ? try await browser.post("/console/pairing-codes", [("count", "1")], csrf: "forged")
-                : try await browser.post("/console/login", [("email", "berger@praxis.example"), ("password", TestContext.password)], csrf: "x")
+                : try await browser.post(
+                    "/console/login", [("email", "berger@praxis.example"), ("password", TestContext.password)],
+                    csrf: "x")
 
             // verify
             #expect(forged.status == .forbidden, "\(label)")
@@ -224,7 +245,8 @@ struct ConsoleTests {
         _ = try await browser.get("/console/pairing-codes")
         let created = try await browser.post("/console/pairing-codes", [("count", "1"), ("note", "A. L.")])
         try #require(created.status == .created)
-        let shown = try #require(created.html.range(of: "data-code>").map { String(created.html[$0.upperBound...].prefix(9)) })
+        let shown = try #require(
+            created.html.range(of: "data-code>").map { String(created.html[$0.upperBound...].prefix(9)) })
         return (browser, shown)
     }
 
@@ -232,7 +254,11 @@ struct ConsoleTests {
     func adaPairs(_ app: TestContext, _ shown: String) async throws -> (patient: APIClient, id: UUID) {
         let (patient, patientID) = try await app.patient(name: "Ada")
         let paired = try await patient.send(
-            .POST, "/me/pairing", json: ["code": .string(shown.replacingOccurrences(of: " ", with: "")), "dateOfBirth": "1990-05-17", "gender": "female"])
+            .POST, "/me/pairing",
+            json: [
+                "code": .string(shown.replacingOccurrences(of: " ", with: "")), "dateOfBirth": "1990-05-17",
+                "gender": "female",
+            ])
         try #require(paired.status == .created, "\(paired.text)")
         return (patient, patientID)
     }
@@ -254,7 +280,9 @@ struct ConsoleTests {
         }
     }
 
-    @Test("a pairing code is shown in two groups of four and printed on a sheet with the app's address and the therapist's name")
+    @Test(
+        "a pairing code is shown in two groups of four and printed on a sheet with the app's address and the therapist's name"
+    )
     func pairingSheet() async throws {
         try await withTestApp { app in
             // setup
@@ -300,8 +328,10 @@ struct ConsoleTests {
             // act
             let profile = try await browser.post(
                 "/console/profile",
-                [("fullName", "Dr. Anna Berger, MSc"), ("gender", "female"), ("officeAddress", "Hauptplatz 1"),
-                 ("phone", "+43 463 1"), ("emergencyNumber", "+43 142")])
+                [
+                    ("fullName", "Dr. Anna Berger, MSc"), ("gender", "female"), ("officeAddress", "Hauptplatz 1"),
+                    ("phone", "+43 463 1"), ("emergencyNumber", "+43 142"),
+                ])
 
             // verify
             #expect(profile.status == .seeOther)
@@ -314,7 +344,9 @@ struct ConsoleTests {
         case caseload, patientPage, pairingCodes, codeSheet, users, audit, studies
     }
 
-    @Test("a therapist's console never shows another therapist's patient, codes or studies", arguments: OtherTherapistLooks.allCases)
+    @Test(
+        "a therapist's console never shows another therapist's patient, codes or studies",
+        arguments: OtherTherapistLooks.allCases)
     func therapistIsolation(_ look: OtherTherapistLooks) async throws {
         try await withTestApp { app in
             // setup: Ada is Berger's patient; Huber signs in
@@ -373,7 +405,8 @@ struct ConsoleTests {
             let browser = try await researcherAtNewStudy(app)
 
             // act
-            let invalid = try await browser.post("/console/studies/new", Self.studyForm.map { $0.0 == "title" ? ("title", "") : $0 })
+            let invalid = try await browser.post(
+                "/console/studies/new", Self.studyForm.map { $0.0 == "title" ? ("title", "") : $0 })
 
             // verify
             #expect(invalid.status == .unprocessableEntity)
@@ -381,16 +414,23 @@ struct ConsoleTests {
         }
     }
 
-    @Test("the study form takes title, description and consent in German too; a German text too long is named at its field and nothing is stored")
+    @Test(
+        "the study form takes title, description and consent in German too; a German text too long is named at its field and nothing is stored"
+    )
     func studyInGerman() async throws {
         try await withTestApp { app in
             // setup
             let browser = try await researcherAtNewStudy(app)
-            let german = Self.studyForm + [("titleDe", "Stress im Blick"), ("descriptionDe", "Tägliche Fragen."), ("consentTextDe", "Ich stimme zu.")]
+            let german =
+                Self.studyForm + [
+                    ("titleDe", "Stress im Blick"), ("descriptionDe", "Tägliche Fragen."),
+                    ("consentTextDe", "Ich stimme zu."),
+                ]
 
             // act
             let tooLong = try await browser.post(
-                "/console/studies/new", german.map { $0.0 == "titleDe" ? ("titleDe", String(repeating: "t", count: 201)) : $0 })
+                "/console/studies/new",
+                german.map { $0.0 == "titleDe" ? ("titleDe", String(repeating: "t", count: 201)) : $0 })
             let created = try await browser.post("/console/studies/new", german)
             let edit = try await browser.get("\(try #require(created.location))/edit")
 
@@ -398,10 +438,12 @@ struct ConsoleTests {
             #expect(tooLong.status == .unprocessableEntity)
             #expect(tooLong.html.contains("id=\"titleDe-error\""))
             #expect(created.status == .seeOther)
-            let study = try #require(try await StudyRecord.query(on: app.database).filter(\.$joinMode == .approval).first())
+            let study = try #require(
+                try await StudyRecord.query(on: app.database).filter(\.$joinMode == .approval).first())
             #expect(study.titles.values == [.en: "Track your stress", .de: "Stress im Blick"])
             #expect(study.descriptions.text(.de) == "Tägliche Fragen.")
-            let consent = try #require(try await ConsentVersionRecord.query(on: app.database).filter(\.$study.$id == study.id!).first())
+            let consent = try #require(
+                try await ConsentVersionRecord.query(on: app.database).filter(\.$study.$id == study.id!).first())
             #expect(consent.localizedTexts.values == [.en: "I agree.", .de: "Ich stimme zu."])
             #expect(edit.html.contains("value=\"Stress im Blick\""))
         }
@@ -416,12 +458,15 @@ struct ConsoleTests {
             let studyPath = try #require(created.location)
             let (patient, _) = try await app.patient()
             let studyID = String(studyPath.split(separator: "/").last!)
-            let requested = try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "1"])
-                .decoded(Components.Schemas.Enrollment.self)
+            let requested = try await patient.send(
+                .POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "1"]
+            )
+            .decoded(Components.Schemas.Enrollment.self)
             let page = try await browser.get(studyPath)
 
             // act
-            let decided = try await browser.post("\(studyPath)/enrollments/\(requested.id.uppercased())/decision", [("decision", "approve")])
+            let decided = try await browser.post(
+                "\(studyPath)/enrollments/\(requested.id.uppercased())/decision", [("decision", "approve")])
 
             // verify
             #expect(created.status == .seeOther)
@@ -436,7 +481,9 @@ struct ConsoleTests {
     // MARK: The audit log
 
     /// Ada (Berger's) and Bob (Huber's), each read by their therapist; an admin signed in. Answers pseudonyms and Berger's id.
-    func twoReads(_ app: TestContext) async throws -> (browser: ConsoleBrowser, ada: String, bob: String, bergerID: UUID) {
+    func twoReads(_ app: TestContext) async throws -> (
+        browser: ConsoleBrowser, ada: String, bob: String, bergerID: UUID
+    ) {
         _ = try await app.staff("admin", "admin@clinic.example")
         let (berger, bergerID) = try await app.staff("therapist", "berger@praxis.example")
         let (huber, _) = try await app.staff("therapist", "huber@praxis.example")
@@ -446,8 +493,10 @@ struct ConsoleTests {
         try await app.pair(bob, with: huber)
         _ = try await berger.send(.GET, "/patients/\(adaID.uuidString)")
         _ = try await huber.send(.GET, "/patients/\(bobID.uuidString)")
-        let adaPseudonym = try #require(try await ada.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym)
-        let bobPseudonym = try #require(try await bob.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym)
+        let adaPseudonym = try #require(
+            try await ada.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym)
+        let bobPseudonym = try #require(
+            try await bob.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym)
         let browser = ConsoleBrowser(app)
         _ = try await browser.signIn("admin@clinic.example")
         return (browser, adaPseudonym, bobPseudonym, bergerID)
@@ -495,13 +544,16 @@ struct ConsoleTests {
             let (_, adminID) = try await app.staff("admin", "admin@clinic.example")
             let admin = try #require(try await UserRecord.find(adminID, on: app.database))
             let patients = (0..<(ConsoleAdminController.auditPageSize + 20)).map { _ in UUID() }
-            try await AuditLog(database: app.database, services: app.app.interlude).record(actor: admin, action: .caseloadRead, patients: patients)
+            try await AuditLog(database: app.database, services: app.app.interlude).record(
+                actor: admin, action: .caseloadRead, patients: patients)
             let reader = AuditReader(database: app.database)
 
             // act
-            let first = try await reader.events(actor: nil, patient: nil, before: nil, limit: ConsoleAdminController.auditPageSize)
+            let first = try await reader.events(
+                actor: nil, patient: nil, before: nil, limit: ConsoleAdminController.auditPageSize)
             let second = try await reader.events(
-                actor: nil, patient: nil, before: AuditReader.Cursor(first.last!), limit: ConsoleAdminController.auditPageSize)
+                actor: nil, patient: nil, before: AuditReader.Cursor(first.last!),
+                limit: ConsoleAdminController.auditPageSize)
 
             // verify
             #expect(Set((first + second).compactMap(\.subjectID)) == Set(patients))
@@ -519,8 +571,11 @@ struct ConsoleTests {
         _ = try await browser.get("/console/settings")
         return try await browser.post(
             "/console/settings",
-            [("privacyVersion", "2026-11"), ("privacyDe", "Datenschutz der Praxis.\n\nZweiter Absatz."),
-             ("privacyEn", "Privacy of the practice."), ("imprintDe", "Praxis Berger, Klagenfurt"), ("imprintEn", "Berger practice, Klagenfurt")])
+            [
+                ("privacyVersion", "2026-11"), ("privacyDe", "Datenschutz der Praxis.\n\nZweiter Absatz."),
+                ("privacyEn", "Privacy of the practice."), ("imprintDe", "Praxis Berger, Klagenfurt"),
+                ("imprintEn", "Berger practice, Klagenfurt"),
+            ])
     }
 
     @Test("the privacy policy the admin publishes is what the app shows, in paragraphs, with its version")
@@ -547,7 +602,8 @@ struct ConsoleTests {
             _ = try await publishPolicy(app)
 
             // act
-            let reply = try await app.api.send(.POST, "/accounts", json: AccountAPITests.registration(["privacyPolicyVersion": .string(version)]))
+            let reply = try await app.api.send(
+                .POST, "/accounts", json: AccountAPITests.registration(["privacyPolicyVersion": .string(version)]))
 
             // verify
             #expect(reply.status == status, "\(label): \(reply.text)")
@@ -568,7 +624,8 @@ struct ConsoleTests {
             // verify
             #expect(refused.status == .unprocessableEntity)
             #expect(refused.html.contains("Europe/Vienna"))
-            let user = try #require(try await UserRecord.query(on: app.database).filter(\.$email == "lab@uni.example").first())
+            let user = try #require(
+                try await UserRecord.query(on: app.database).filter(\.$email == "lab@uni.example").first())
             #expect(user.timeZone != "Mars/Base" && user.locale == "en")
         }
     }
@@ -582,13 +639,15 @@ struct ConsoleTests {
             _ = try await browser.signIn("lab@uni.example")
             _ = try await browser.get("/console/password")
             // act
-            let saved = try await browser.post("/console/preferences", [("locale", "de"), ("timeZone", "America/New_York")])
+            let saved = try await browser.post(
+                "/console/preferences", [("locale", "de"), ("timeZone", "America/New_York")])
             let studies = try await browser.get("/console/studies")
             // verify
             #expect(saved.status == .seeOther)
             #expect(studies.html.contains("<html lang=\"de\">"))
             #expect(studies.html.contains("Neue Studie"))
-            let user = try #require(try await UserRecord.query(on: app.database).filter(\.$email == "lab@uni.example").first())
+            let user = try #require(
+                try await UserRecord.query(on: app.database).filter(\.$email == "lab@uni.example").first())
             #expect(user.timeZone == "America/New_York")
         }
     }

@@ -19,10 +19,17 @@ struct ConsoleURLTests {
         (.preferences, .POST), (.twoFactor, .POST), (.disableTwoFactor, .POST),
         (.users, .GET), (.users, .POST), (.userActive(other), .POST), (.userTwoFactorReset(other), .POST),
         (.user(other), .POST), (.userPassword(other), .POST), (.userDeletion(other), .POST),
-        (.audit, .GET), (.settings, .GET), (.settings, .POST), (.settingsTwoFactor, .POST), (.settingsACT, .POST), (.settingsName, .POST),
+        (.audit, .GET), (.settings, .GET), (.settings, .POST), (.settingsTwoFactor, .POST), (.settingsACT, .POST),
+        (.settingsName, .POST),
         (.patients, .GET), (.patient(patient), .GET), (.assignPrompt(patient: patient), .POST),
-        (.appointments(patient: patient), .POST), (.appointmentDecision(patient: patient, appointment: other), .POST), (.cancelAppointment(patient: patient, appointment: other), .POST), (.treatment(patient: patient), .POST), (.passwordReset(patient: patient), .POST), (.invitations, .POST), (.response(patient: patient, response: other), .GET),
-        (.responseFHIR(patient: patient, response: other), .GET), (.healthRecord(patient: patient), .GET), (.thoughts(patient: patient), .GET), (.thoughts(patient: patient), .POST), (.report(patient: patient), .GET), (.notes(patient: patient), .POST), (.deleteNote(patient: patient, note: other), .POST), (.pairingCodes, .GET), (.pairingCodes, .POST),
+        (.appointments(patient: patient), .POST), (.appointmentDecision(patient: patient, appointment: other), .POST),
+        (.cancelAppointment(patient: patient, appointment: other), .POST), (.treatment(patient: patient), .POST),
+        (.passwordReset(patient: patient), .POST), (.invitations, .POST),
+        (.response(patient: patient, response: other), .GET),
+        (.responseFHIR(patient: patient, response: other), .GET), (.healthRecord(patient: patient), .GET),
+        (.thoughts(patient: patient), .GET), (.thoughts(patient: patient), .POST), (.report(patient: patient), .GET),
+        (.notes(patient: patient), .POST), (.deleteNote(patient: patient, note: other), .POST), (.pairingCodes, .GET),
+        (.pairingCodes, .POST),
         (.pairingCodeSheet, .GET), (.profile, .GET), (.profile, .POST),
         (.intersession(patient: patient), .GET), (.interventions(patient: patient), .POST),
         (.interventionTemplate(patient: patient), .POST), (.alerts, .GET), (.acknowledgement(alert: other), .POST),
@@ -30,18 +37,22 @@ struct ConsoleURLTests {
         (.deleteRule(study: study, rule: other), .POST), (.templates(study: study), .POST),
         (.deleteTemplate(study: study, template: other), .POST), (.messages(study: study), .POST),
         (.deleteMessage(study: study, message: other), .POST), (.messagePlan(study: study), .POST),
-        (.instruments, .GET), (.instruments, .POST), (.instrumentEditor, .GET), (.instrumentEditor, .POST), (.instrument(key: "phq9", version: 1), .GET),
+        (.instruments, .GET), (.instruments, .POST), (.instrumentEditor, .GET), (.instrumentEditor, .POST),
+        (.instrument(key: "phq9", version: 1), .GET),
         (.publication(key: "phq9", version: 1), .POST), (.instrumentFHIR(key: "phq9", version: 1), .GET),
         (.pin(key: "phq9", version: 1), .POST), (.practicePlans, .GET), (.plans(study: study), .GET),
         (.plans(study: study), .POST), (.deletePlan(study: study, plan: other), .POST),
         (.deactivatePlan(study: study, plan: other), .POST), (.activatePlan(study: study, plan: other), .POST),
         (.schedule(patient: patient), .GET), (.studies, .GET), (.newStudy, .GET), (.newStudy, .POST),
         (.study(study), .GET), (.editStudy(study), .GET), (.editStudy(study), .POST),
-        (.enrollmentDecision(study: study, enrollment: other), .POST), (.team(study: study), .GET), (.team(study: study), .POST),
+        (.enrollmentDecision(study: study, enrollment: other), .POST), (.team(study: study), .GET),
+        (.team(study: study), .POST),
         (.teamMember(study: study, user: other), .POST), (.removeTeamMember(study: study, user: other), .POST),
-        (.exports(study: study), .GET), (.exports(study: study), .POST), (.exportFile(study: study, export: other), .GET),
+        (.exports(study: study), .GET), (.exports(study: study), .POST),
+        (.exportFile(study: study, export: other), .GET),
         (.consent(study: study), .GET), (.consent(study: study), .POST),
-        (.practiceRecordSettings, .GET), (.recordSettings(study: study), .GET), (.recordSettings(study: study), .POST), (.exportTokens(study: study), .POST), (.revokeExportToken(study: study, token: other), .POST),
+        (.practiceRecordSettings, .GET), (.recordSettings(study: study), .GET), (.recordSettings(study: study), .POST),
+        (.exportTokens(study: study), .POST), (.revokeExportToken(study: study, token: other), .POST),
     ]
 
     /// Whether a route's pattern matches an address's segments; `*` in `segments` stands for a template value.
@@ -72,7 +83,8 @@ struct ConsoleURLTests {
             let routes = Self.consoleRoutes(app)
             // verify
             for (url, method) in Self.samples {
-                #expect(routes.contains { Self.matches($0, method, Self.segments(of: url.path)) }, "\(method) \(url.path)")
+                #expect(
+                    routes.contains { Self.matches($0, method, Self.segments(of: url.path)) }, "\(method) \(url.path)")
             }
         }
     }
@@ -83,7 +95,8 @@ struct ConsoleURLTests {
             // verify
             for route in Self.consoleRoutes(app) {
                 let named = Self.samples.contains { Self.matches(route, $0.1, Self.segments(of: $0.0.path)) }
-                #expect(named, "\(route.method) /\(route.path.map(\.description).joined(separator: "/")) has no ConsoleURL")
+                #expect(
+                    named, "\(route.method) /\(route.path.map(\.description).joined(separator: "/")) has no ConsoleURL")
             }
         }
     }
@@ -91,7 +104,8 @@ struct ConsoleURLTests {
     @Test("addresses escape what they carry and keep what a redirect adds")
     func escaping() {
         // verify
-        #expect(ConsoleURL.login(next: "/console/patients?x=1").path == "/console/login?next=%2Fconsole%2Fpatients%3Fx%3D1")
+        #expect(
+            ConsoleURL.login(next: "/console/patients?x=1").path == "/console/login?next=%2Fconsole%2Fpatients%3Fx%3D1")
         #expect(ConsoleURL.instrument(key: "a b/c", version: 2).path == "/console/instruments/a%20b%2Fc/2")
         #expect(ConsoleURL.home.path == "/console")
         #expect(

@@ -21,9 +21,11 @@ struct DailyMessageEmailTests {
         let service = InterventionService(database: app.database, services: app.app.interlude)
         var ids: [UUID] = []
         for text in ["Take a breath.", "Notice one good thing today."] {
-            ids.append(try await service.deliver(
-                InterventionDraft(kind: .message, text: text), to: patientID, studyID: nil, origin: .messagePlan,
-                senderID: nil).id)
+            ids.append(
+                try await service.deliver(
+                    InterventionDraft(kind: .message, text: text), to: patientID, studyID: nil, origin: .messagePlan,
+                    senderID: nil
+                ).id)
         }
         try await service.notify(about: try await InterventionRecord.query(on: app.database).filter(\.$id ~~ ids).all())
         return ids
@@ -33,8 +35,10 @@ struct DailyMessageEmailTests {
     static func chooseMessageEmails(_ patient: APIClient, _ messageEmails: String) async throws -> APIClient.Reply {
         try await patient.send(
             .PUT, "/me/notification-preferences",
-            json: ["questionnaires": true, "interventions": true, "appointments": true, "messages": true,
-                "messageEmails": .string(messageEmails)])
+            json: [
+                "questionnaires": true, "interventions": true, "appointments": true, "messages": true,
+                "messageEmails": .string(messageEmails),
+            ])
     }
 
     func dailyEmails(_ app: TestContext) -> [EmailMessage] {
@@ -97,7 +101,9 @@ struct DailyMessageEmailTests {
             let (reader, readerID) = try await app.patient("reader@example.org")
             let ids = try await twoMessages(app, readerID)
             _ = try await dispatch(app)
-            for id in ids { #expect(try await reader.send(.POST, "/me/interventions/\(id.lowercasedText)/seen").status == .ok) }
+            for id in ids {
+                #expect(try await reader.send(.POST, "/me/interventions/\(id.lowercasedText)/seen").status == .ok)
+            }
             app.clock.advance(by: 86_400)
             let evening = try await dispatch(app)
             #expect(evening.expired == 1 && evening.sent == 0)

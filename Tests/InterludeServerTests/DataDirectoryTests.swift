@@ -14,7 +14,8 @@ struct DataDirectoryTests {
     func ownerOnly() async throws {
         // setup: a directory anyone may read
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("data-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await withTestApp(settings: {
             $0.dataDirectory = directory
@@ -22,8 +23,10 @@ struct DataDirectoryTests {
             $0.dataKey = nil
         }) { app in
             // act: the server starts on it, and a mail goes to the outbox
-            let outbox = OutboxMailer(directory: directory + "/outbox", from: "noreply@interlude.test", logger: Logger(label: "test"))
-            try await outbox.send(EmailMessage(to: "ada@example.org", subject: "Test", text: "Hello", html: "<p>Hello</p>"))
+            let outbox = OutboxMailer(
+                directory: directory + "/outbox", from: "noreply@interlude.test", logger: Logger(label: "test"))
+            try await outbox.send(
+                EmailMessage(to: "ada@example.org", subject: "Test", text: "Hello", html: "<p>Hello</p>"))
 
             // verify
             #expect(try permissions(directory) == 0o700)

@@ -21,7 +21,10 @@ struct DateTimeContractTests {
         let violations = DateTimeContract.violations(in: body).sorted()
 
         // verify
-        #expect(names.isSuperset(of: ["createdAt", "opensAt", "closesAt", "dueAt", "pairedSince", "receivedAt", "publishedAt"]))
+        #expect(
+            names.isSuperset(of: [
+                "createdAt", "opensAt", "closesAt", "dueAt", "pairedSince", "receivedAt", "publishedAt",
+            ]))
         #expect(!names.contains("schema") && !names.contains("title"))
         #expect(violations == ["$.createdAt: 1772438400", "$.items[0].opensAt: 2026-03-02 09:00"])
 
@@ -37,7 +40,8 @@ struct FieldCodeContractTests {
         let server = Set(FieldError.Code.allCases.map(\.rawValue))
 
         // verify
-        #expect(server.subtracting(document).isEmpty, "missing in openapi.yaml: \(server.subtracting(document).sorted())")
+        #expect(
+            server.subtracting(document).isEmpty, "missing in openapi.yaml: \(server.subtracting(document).sorted())")
         #expect(document.subtracting(server).isEmpty, "unknown to the server: \(document.subtracting(server).sorted())")
     }
 }
@@ -66,7 +70,9 @@ struct APIDateWritingTests {
         }
     }
 
-    @Test("outside those years the format style writes the date", arguments: [253_402_300_800, -2_208_988_801, -62_135_596_800] as [Double])
+    @Test(
+        "outside those years the format style writes the date",
+        arguments: [253_402_300_800, -2_208_988_801, -62_135_596_800] as [Double])
     func outside(seconds: Double) throws {
         let date = Date(timeIntervalSince1970: seconds)
         #expect(APIDateTranscoder.utcText(date) == nil)

@@ -10,7 +10,8 @@ import VaporTesting
 struct DemoInstallationTests {
     func install(_ app: TestContext) async throws -> [DemoSetup.Account]? {
         try FileManager.default.createDirectory(atPath: app.settings.dataDirectory, withIntermediateDirectories: true)
-        return try await DemoInstallation(database: app.database, services: app.app.interlude, logger: app.app.logger).ensure()
+        return try await DemoInstallation(database: app.database, services: app.app.interlude, logger: app.app.logger)
+            .ensure()
     }
 
     func user(_ email: String, _ app: TestContext) async throws -> UserRecord {
@@ -34,7 +35,9 @@ struct DemoInstallationTests {
                 #expect(compliance.completed > 40 && compliance.expired > 2, "\(email): \(compliance)")
                 let answered = try await responses.responses(of: person.requireID()).map(\.record.completedAt)
                 #expect(answered.allSatisfy { $0 < now })
-                #expect(answered.min().map { now.timeIntervalSince($0) > 25 * 86_400 } == true, "\(email) began four weeks ago")
+                #expect(
+                    answered.min().map { now.timeIntervalSince($0) > 25 * 86_400 } == true,
+                    "\(email) began four weeks ago")
             }
             let ada = try await user("ada@demo.example.org", app)
             let ben = try await user("ben@demo.example.org", app)
@@ -43,16 +46,24 @@ struct DemoInstallationTests {
             #expect(adaRate > benRate && adaRate >= 70, "Ada \(adaRate) %, Ben \(benRate) %")
 
             let alerts = try await AlertRecord.query(on: app.database).filter(\.$patient.$id == ben.requireID()).all()
-            #expect(alerts.contains { $0.priority == .high && $0.acknowledgedAt == nil }, "the PHQ-9 item 9 alert waits")
+            #expect(
+                alerts.contains { $0.priority == .high && $0.acknowledgedAt == nil }, "the PHQ-9 item 9 alert waits")
             #expect(alerts.contains { $0.priority == .normal }, "three Dailies missed in a row")
-            #expect(try await AlertRecord.query(on: app.database).filter(\.$patient.$id == ada.requireID()).filter(\.$priority == .high).count() == 0)
+            #expect(
+                try await AlertRecord.query(on: app.database).filter(\.$patient.$id == ada.requireID()).filter(
+                    \.$priority == .high
+                ).count() == 0)
 
-            let interventions = try await InterventionRecord.query(on: app.database).filter(\.$patient.$id == ada.requireID()).all()
+            let interventions = try await InterventionRecord.query(on: app.database).filter(
+                \.$patient.$id == ada.requireID()
+            ).all()
             #expect(interventions.contains { $0.origin == .therapist && $0.completedAt != nil })
             #expect(interventions.filter { $0.origin == .messagePlan && $0.seenAt != nil }.count > 20)
             #expect(interventions.allSatisfy { ($0.seenAt ?? $0.deliverAt) >= $0.deliverAt })
-            let sessions = try await AppointmentRecord.query(on: app.database).filter(\.$patient.$id == ada.requireID()).all()
-            #expect(sessions.filter { $0.startsAt < now }.count == 4 && sessions.filter { $0.startsAt > now }.count == 2)
+            let sessions = try await AppointmentRecord.query(on: app.database).filter(\.$patient.$id == ada.requireID())
+                .all()
+            #expect(
+                sessions.filter { $0.startsAt < now }.count == 4 && sessions.filter { $0.startsAt > now }.count == 2)
             #expect(try await EntryRecord.query(on: app.database).filter(\.$kind == .thoughtOccurrence).count() > 20)
             #expect(try await EntryRecord.query(on: app.database).filter(\.$kind == .audiogram).count() == 3)
             #expect(try await app.count("samples") > 0)

@@ -14,7 +14,8 @@ struct DemoTemplateTests {
     let vienna = TimeZone(identifier: "Europe/Vienna")!
 
     func create(_ template: DemoSetup.Template, _ app: TestContext) async throws -> [DemoSetup.Account] {
-        try await DemoSetup(database: app.database, services: app.app.interlude, logger: app.app.logger).create(template)
+        try await DemoSetup(database: app.database, services: app.app.interlude, logger: app.app.logger).create(
+            template)
     }
 
     /// Signs in the template's account of `role`.
@@ -23,12 +24,16 @@ struct DemoTemplateTests {
         return try await app.signIn(account.email, password: account.password)
     }
 
-    func answer(_ prompt: Prompt, _ answers: JSONValue, as patient: APIClient, at now: Date) async throws -> HTTPResponseStatus {
+    func answer(_ prompt: Prompt, _ answers: JSONValue, as patient: APIClient, at now: Date) async throws
+        -> HTTPResponseStatus
+    {
         try await patient.send(
             .POST, "/me/responses",
             json: [
-                "id": .string(UUID().uuidString), "promptId": .string(prompt.id), "instrumentKey": .string(prompt.instrumentKey),
-                "version": .int(prompt.instrumentVersion), "answers": answers, "completedAt": QuestionnaireAPITests.iso(now),
+                "id": .string(UUID().uuidString), "promptId": .string(prompt.id),
+                "instrumentKey": .string(prompt.instrumentKey),
+                "version": .int(prompt.instrumentVersion), "answers": answers,
+                "completedAt": QuestionnaireAPITests.iso(now),
             ]
         ).status
     }
@@ -37,7 +42,8 @@ struct DemoTemplateTests {
     func preview(_ staff: APIClient, of patient: APIClient, days: Int, _ app: TestContext) async throws -> [Planned] {
         let patientID = try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self).id
         let today = LocalDate(app.clock.now, in: vienna)
-        let reply = try await staff.send(.GET, "/patients/\(patientID)/schedule-preview?from=\(today.adding(days: 1))&days=\(days)")
+        let reply = try await staff.send(
+            .GET, "/patients/\(patientID)/schedule-preview?from=\(today.adding(days: 1))&days=\(days)")
         try #require(reply.status == .ok, "\(reply.text)")
         return try reply.decoded([Planned].self)
     }
@@ -54,8 +60,10 @@ struct DemoTemplateTests {
             #expect(accounts.map(\.role) == [.therapist, .patient])
             #expect(accounts.allSatisfy { $0.line.wholeMatch(of: /(therapist|patient): \S+@\S+ \S{12,}/) != nil })
             let patient = try await signIn(.patient, of: accounts, app)
-            #expect(try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self).timeZone == "Europe/Vienna")
-            let therapist = try await patient.send(.GET, "/me/therapist").decoded(Components.Schemas.TherapistProfile.self)
+            #expect(
+                try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self).timeZone == "Europe/Vienna")
+            let therapist = try await patient.send(.GET, "/me/therapist").decoded(
+                Components.Schemas.TherapistProfile.self)
             #expect(therapist.emergencyNumber == "+43 1 000 00 99")
         }
     }
@@ -66,10 +74,12 @@ struct DemoTemplateTests {
             // setup
             let accounts = try await create(.intersession, app)
             let therapist = try await signIn(.therapist, of: accounts, app)
-            let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$joinMode == .pairingCode).first())
+            let practice = try #require(
+                try await StudyRecord.query(on: app.database).filter(\.$joinMode == .pairingCode).first())
 
             // act
-            let rules = try await therapist.send(.GET, "/studies/\(practice.id!.uuidString)/rules").decoded([Components.Schemas.Rule].self)
+            let rules = try await therapist.send(.GET, "/studies/\(practice.id!.uuidString)/rules").decoded(
+                [Components.Schemas.Rule].self)
 
             // verify
             #expect(rules.map(\.name) == ["Three Dailies missed"])
@@ -86,7 +96,9 @@ struct DemoTemplateTests {
             let patient = try await signIn(.patient, of: accounts, app)
 
             // act
-            let planned = try await preview(therapist, of: patient, days: 13, app).filter { $0.instrumentKey == "intersession-daily" }
+            let planned = try await preview(therapist, of: patient, days: 13, app).filter {
+                $0.instrumentKey == "intersession-daily"
+            }
 
             // verify
             let byDay = Dictionary(grouping: planned) { String($0.localOpensAt.prefix(10)) }
@@ -110,8 +122,11 @@ struct DemoTemplateTests {
             let patient = try await signIn(.patient, of: accounts, app)
 
             // act
-            let sessions = try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self)
-            let beforeSession = try await preview(therapist, of: patient, days: 13, app).filter { $0.instrumentKey == "isf-k" }
+            let sessions = try await patient.send(.GET, "/me/appointments").decoded(
+                [Components.Schemas.Appointment].self)
+            let beforeSession = try await preview(therapist, of: patient, days: 13, app).filter {
+                $0.instrumentKey == "isf-k"
+            }
 
             // verify
             #expect(sessions.count == 2)
@@ -126,7 +141,8 @@ struct DemoTemplateTests {
             // setup
             let accounts = try await create(.intersession, app)
             let patient = try await signIn(.patient, of: accounts, app)
-            let first = try #require(try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self).first)
+            let first = try #require(
+                try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self).first)
             app.clock.advance(by: first.startsAt.addingTimeInterval(-86_400).timeIntervalSince(app.clock.now) + 60)
             _ = try await Planner(database: app.database, services: app.app.interlude).runAll(now: app.clock.now)
 
@@ -147,24 +163,31 @@ struct DemoTemplateTests {
     /// An answer to every item of the one-time questionnaire: the middle of each slider, the first option of each choice.
     func baselineAnswers(_ app: TestContext) async throws -> JSONValue {
         let definition = try #require(
-            try await InstrumentCatalog(database: app.database, services: app.app.interlude).definition("tys-baseline", 2))
-        return .object(Dictionary(uniqueKeysWithValues: definition.items.map { item in
-            (item.id, item.type == .slider ? JSONValue.int(3) : .string(definition.options(of: item)[0].code))
-        }))
+            try await InstrumentCatalog(database: app.database, services: app.app.interlude).definition(
+                "tys-baseline", 2))
+        return .object(
+            Dictionary(
+                uniqueKeysWithValues: definition.items.map { item in
+                    (item.id, item.type == .slider ? JSONValue.int(3) : .string(definition.options(of: item)[0].code))
+                }))
     }
 
     /// Track Your Stress with the clock at the first daily prompt; answers the patient and the open prompts.
     func atFirstDaily(_ app: TestContext) async throws -> (patient: APIClient, open: [Prompt]) {
         let accounts = try await create(.trackYourStress, app)
         let patient = try await signIn(.patient, of: accounts, app)
-        let firstDaily = try #require(try await PromptRecord.query(on: app.database).filter(\.$instrumentKey == "tys-daily").sort(\.$opensAt).first())
+        let firstDaily = try #require(
+            try await PromptRecord.query(on: app.database).filter(\.$instrumentKey == "tys-daily").sort(\.$opensAt)
+                .first())
         app.clock.advance(by: max(0, firstDaily.opensAt.timeIntervalSince(app.clock.now)) + 60)
         let open = try await patient.send(.GET, "/me/prompts").decoded([Prompt].self)
         // A short list fails here, naming what was listed, rather than stopping every test at an index.
-        let listed = open.map { "\($0.instrumentKey) \($0.status) \($0.opensAt)–\($0.closesAt)" }.joined(separator: ", ")
+        let listed = open.map { "\($0.instrumentKey) \($0.status) \($0.opensAt)–\($0.closesAt)" }.joined(
+            separator: ", ")
         try #require(
             open.count >= 2,
-            "at \(app.clock.now), first daily \(firstDaily.opensAt)–\(firstDaily.closesAt) (\(firstDaily.status)): \(listed)")
+            "at \(app.clock.now), first daily \(firstDaily.opensAt)–\(firstDaily.closesAt) (\(firstDaily.status)): \(listed)"
+        )
         return (patient, open)
     }
 
@@ -213,7 +236,9 @@ struct DemoTemplateTests {
         }
     }
 
-    @Test("the daily questionnaire may be adjusted, up to six a day; the weekly and monthly ones only in their time of day")
+    @Test(
+        "the daily questionnaire may be adjusted, up to six a day; the weekly and monthly ones only in their time of day"
+    )
     func dailyAdjustable() async throws {
         try await withTestApp { app in
             // setup
@@ -221,17 +246,23 @@ struct DemoTemplateTests {
             let patient = try await signIn(.patient, of: accounts, app)
 
             // act
-            let adjustable = try await patient.send(.GET, "/me/plan-adjustments").decoded([Components.Schemas.AdjustablePlan].self)
+            let adjustable = try await patient.send(.GET, "/me/plan-adjustments").decoded(
+                [Components.Schemas.AdjustablePlan].self)
 
             // verify
             #expect(Set(adjustable.map(\.instrumentKey)) == ["tys-daily", "tys-weekly", "tys-monthly"])
             #expect(adjustable.first { $0.instrumentKey == "tys-daily" }?.bounds.maxCount == 6)
             #expect(adjustable.allSatisfy { $0.studyKind == .research })
-            #expect(adjustable.filter { $0.instrumentKey != "tys-daily" }.allSatisfy { $0.bounds.minCount == 1 && $0.bounds.maxCount == 1 })
+            #expect(
+                adjustable.filter { $0.instrumentKey != "tys-daily" }.allSatisfy {
+                    $0.bounds.minCount == 1 && $0.bounds.maxCount == 1
+                })
         }
     }
 
-    @Test("weekly on Sunday and monthly on the 1st at 18:00 in Vienna; the daily one three times on weekdays, twice at weekends")
+    @Test(
+        "weekly on Sunday and monthly on the 1st at 18:00 in Vienna; the daily one three times on weekdays, twice at weekends"
+    )
     func trackYourStressRhythm() async throws {
         try await withTestApp { app in
             // setup
@@ -246,10 +277,16 @@ struct DemoTemplateTests {
             let byInstrument = Dictionary(grouping: planned, by: \.instrumentKey)
             let sundays = byInstrument["tys-weekly"] ?? []
             #expect(sundays.count == 6)
-            #expect(sundays.allSatisfy { $0.localOpensAt.hasSuffix("T18:00") && LocalDate(String($0.localOpensAt.prefix(10)))?.weekday == .sunday })
+            #expect(
+                sundays.allSatisfy {
+                    $0.localOpensAt.hasSuffix("T18:00")
+                        && LocalDate(String($0.localOpensAt.prefix(10)))?.weekday == .sunday
+                })
             let monthly = byInstrument["tys-monthly"] ?? []
             #expect(!monthly.isEmpty && monthly.allSatisfy { $0.localOpensAt.hasSuffix("-01T18:00") })
-            for (day, prompts) in Dictionary(grouping: byInstrument["tys-daily"] ?? [], by: { String($0.localOpensAt.prefix(10)) }) {
+            for (day, prompts) in Dictionary(
+                grouping: byInstrument["tys-daily"] ?? [], by: { String($0.localOpensAt.prefix(10)) })
+            {
                 let weekday = try #require(LocalDate(day)?.weekday)
                 #expect(prompts.count == (weekday == .saturday || weekday == .sunday ? 2 : 3), "\(day)")
             }
@@ -267,13 +304,17 @@ struct DemoTemplateTests {
             let researcher = try await signIn(.researcher, of: accounts, app)
             let baseline = try #require(try await patient.send(.GET, "/me/prompts").decoded([Prompt].self).first)
             _ = try await answer(baseline, try await baselineAnswers(app), as: patient, at: app.clock.now)
-            let study = try #require(try await StudyRecord.query(on: app.database).filter(\.$title == "Track Your Stress").first())
+            let study = try #require(
+                try await StudyRecord.query(on: app.database).filter(\.$title == "Track Your Stress").first())
             let before = try await PromptRecord.query(on: app.database).filter(\.$study.$id == study.id!).count()
 
             // act
             let closed = try await researcher.send(
                 .PUT, "/studies/\(study.id!)",
-                json: ["title": "Track Your Stress", "consentText": .string(study.consentText), "consentVersion": "1", "joinMode": "open", "status": "closed"])
+                json: [
+                    "title": "Track Your Stress", "consentText": .string(study.consentText), "consentVersion": "1",
+                    "joinMode": "open", "status": "closed",
+                ])
 
             // verify
             #expect(before > 40)
@@ -290,9 +331,11 @@ struct DemoTemplateTests {
             // setup
             let accounts = try await create(.intersession, app)
             let patient = try await signIn(.patient, of: accounts, app)
-            let patientID = try #require(UUID(uuidString: try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self).id))
+            let patientID = try #require(
+                UUID(uuidString: try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self).id))
             let before = try await PromptRecord.query(on: app.database).filter(\.$patient.$id == patientID).count()
-            let practice = try #require(try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == patientID).first())
+            let practice = try #require(
+                try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == patientID).first())
 
             // act
             let left = try await patient.send(.DELETE, "/studies/\(practice.$study.id)/enrollment")
@@ -307,7 +350,9 @@ struct DemoTemplateTests {
 
     // MARK: TinnitusNavigator
 
-    @Test("tinnitus-navigator: a study collecting the three records, and a patient with events, two therapies and three audiograms whose 4 kHz dip deepens")
+    @Test(
+        "tinnitus-navigator: a study collecting the three records, and a patient with events, two therapies and three audiograms whose 4 kHz dip deepens"
+    )
     func tinnitusNavigator() async throws {
         try await withTestApp { app in
             // act
@@ -339,7 +384,9 @@ struct DemoTemplateTests {
         }
     }
 
-    @Test("anima: a study asking for the eleven types with a reason each and a week's window, and a participant with a month of moods and samples")
+    @Test(
+        "anima: a study asking for the eleven types with a reason each and a week's window, and a participant with a month of moods and samples"
+    )
     func anima() async throws {
         try await withTestApp { app in
             // act
@@ -349,11 +396,15 @@ struct DemoTemplateTests {
             let patient = try await signIn(.patient, of: accounts, app)
             let me = try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self)
             #expect(me.patient?.records?.collects == [.mood])
-            let types = try await patient.send(.GET, "/me/sample-types").decoded([Components.Schemas.SampleTypeChoice].self)
-            #expect(types.count == 11 && types.allSatisfy { $0.enabled && $0.count > 0 && $0.windowDays == 7 && $0.purposes.count == 1 })
+            let types = try await patient.send(.GET, "/me/sample-types").decoded(
+                [Components.Schemas.SampleTypeChoice].self)
+            #expect(
+                types.count == 11
+                    && types.allSatisfy { $0.enabled && $0.count > 0 && $0.windowDays == 7 && $0.purposes.count == 1 })
             let moods = try await patient.send(.GET, "/me/moods").decoded([Components.Schemas.Mood].self)
             #expect(moods.count == 31)
-            let days = try await patient.send(.GET, "/me/samples/daily?type=stepCount&days=30").decoded([Components.Schemas.SampleDay].self)
+            let days = try await patient.send(.GET, "/me/samples/daily?type=stepCount&days=30").decoded(
+                [Components.Schemas.SampleDay].self)
             #expect(days.filter { $0.value != nil }.count >= 29 && days.filter { $0.mood != nil }.count >= 29)
             let chart = try await patient.send(.GET, "/me/samples/daily.svg?type=walkingSpeed")
             #expect(chart.text.hasPrefix("<svg") && chart.text.contains("Walking speed per day"))
@@ -366,15 +417,25 @@ struct DemoTemplateTests {
             #expect(!sizes.isEmpty && sizes.allSatisfy { $0 >= 12 }, "\(sizes)")
             #expect(phone.text.contains(">Schritte<") && !phone.text.contains("{steps}"), "\(phone.text.prefix(600))")
             #expect(phone.text.contains(">100<") && !phone.text.contains(">0.25<") && !phone.text.contains(">0,25<"))
-            let speed = try await patient.send(.GET, "/me/samples/daily.svg?type=walkingSpeed&days=30", headers: ["Accept-Language": "de"])
-            #expect(speed.text.contains("Gehgeschwindigkeit") && speed.text.contains(/>[0-9]+,[0-9]+</), "German names and decimal commas")
-            #expect(try await patient.send(.GET, "/me/samples/daily.svg?type=stepCount&width=5000").body.problemFields == ["width"])
-            let support = try await patient.send(.GET, "/me/samples?type=walkingDoubleSupport").body["samples"][0]["value"].double ?? 0
+            let speed = try await patient.send(
+                .GET, "/me/samples/daily.svg?type=walkingSpeed&days=30", headers: ["Accept-Language": "de"])
+            #expect(
+                speed.text.contains("Gehgeschwindigkeit") && speed.text.contains(/>[0-9]+,[0-9]+</),
+                "German names and decimal commas")
+            #expect(
+                try await patient.send(.GET, "/me/samples/daily.svg?type=stepCount&width=5000").body.problemFields == [
+                    "width"
+                ])
+            let support =
+                try await patient.send(.GET, "/me/samples?type=walkingDoubleSupport").body["samples"][0]["value"].double
+                ?? 0
             #expect((20...40).contains(support), "stored as a percentage")
         }
     }
 
-    @Test("iact: a practice keeping thoughts, a client with four weeks of them, the therapist's examples, messages they may reduce")
+    @Test(
+        "iact: a practice keeping thoughts, a client with four weeks of them, the therapist's examples, messages they may reduce"
+    )
     func iact() async throws {
         try await withTestApp { app in
             // act
@@ -389,13 +450,22 @@ struct DemoTemplateTests {
             #expect(thoughts.count == 7 && thoughts.filter { $0.origin == .therapist }.count == 2)
             let occurrences = thoughts.flatMap { $0.occurrences ?? [] }
             #expect(occurrences.count == 22 && occurrences.allSatisfy { $0.ratingAfter > $0.ratingBefore })
-            #expect(occurrences.contains { $0.location != nil } && thoughts.contains { $0.text == "I am not good enough." && $0.occurrences?.count == 7 })
-            let plans = try await patient.send(.GET, "/me/message-plans").decoded([Components.Schemas.MessagePlanOffer].self)
-            #expect(plans.count == 1 && plans[0].perDay == 3 && plans[0].personChooses && plans[0].studyKind == .practice)
-            let fewer = try await patient.send(.PUT, "/me/message-plans/\(plans[0].studyId)", json: ["perDay": 1, "windowStart": "19:00", "windowEnd": "20:00"])
+            #expect(
+                occurrences.contains { $0.location != nil }
+                    && thoughts.contains { $0.text == "I am not good enough." && $0.occurrences?.count == 7 })
+            let plans = try await patient.send(.GET, "/me/message-plans").decoded(
+                [Components.Schemas.MessagePlanOffer].self)
+            #expect(
+                plans.count == 1 && plans[0].perDay == 3 && plans[0].personChooses && plans[0].studyKind == .practice)
+            let fewer = try await patient.send(
+                .PUT, "/me/message-plans/\(plans[0].studyId)",
+                json: ["perDay": 1, "windowStart": "19:00", "windowEnd": "20:00"])
             #expect(fewer.status == .ok)
-            let found = try await therapist.send(.GET, "/patients/\(me.id)/thoughts?q=presentation").decoded([Components.Schemas.Thought].self)
-            #expect(found.map(\.text) == ["I will mess up the presentation."] && found[0].occurrences?.contains { $0.note == "Before the team meeting." } == true)
+            let found = try await therapist.send(.GET, "/patients/\(me.id)/thoughts?q=presentation").decoded(
+                [Components.Schemas.Thought].self)
+            #expect(
+                found.map(\.text) == ["I will mess up the presentation."]
+                    && found[0].occurrences?.contains { $0.note == "Before the team meeting." } == true)
             #expect(try await app.count("study_messages") == 8)
         }
     }

@@ -19,7 +19,9 @@ struct DirectJSONEncoderTests {
     }
 
     /// What both encoders wrote, read back: the same JSON whatever the order of the keys.
-    static func expectSameAsFoundation<T: Encodable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectSameAsFoundation<T: Encodable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         let direct = try JSONDecoder().decode(OpenAPIValueContainer.self, from: Data(Self.direct.encode(value)))
         let foundation = try JSONDecoder().decode(OpenAPIValueContainer.self, from: foundation.encode(value))
         #expect(direct == foundation, sourceLocation: sourceLocation)
@@ -51,7 +53,8 @@ struct DirectJSONEncoderTests {
         title: "Wie geht's? \"quoted\" a/b \\ tab\there\nline \u{01} 😊", optional: "da", empty: nil,
         numbers: [1, 0.1, -2.5e-7, 1e21, 12.75], grid: [[1, 2], [], [Int.min, Int.max]], counts: ["a": 1, "b/c": 2],
         when: Date(timeIntervalSince1970: 1_790_000_000.75), link: URL(string: "https://example.org/a?b=c")!,
-        blob: Data([0, 1, 2, 250]), kinds: [.plain, .scored(total: 12, bands: ["low", "high"])], flags: [true, nil, false],
+        blob: Data([0, 1, 2, 250]), kinds: [.plain, .scored(total: 12, bands: ["low", "high"])],
+        flags: [true, nil, false],
         small: -8, large: UInt64.max, ratio: 0.1)
 
     @Test("writes what JSONEncoder writes: nested objects and arrays, optionals, escapes, numbers, dates, URLs, data")
@@ -61,7 +64,8 @@ struct DirectJSONEncoderTests {
         try Self.expectSameAsFoundation(["only": [String]()])
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let library = try InstrumentCatalog.loadLibrary(directory: root.appendingPathComponent("Resources/Instruments").path)
+        let library = try InstrumentCatalog.loadLibrary(
+            directory: root.appendingPathComponent("Resources/Instruments").path)
         #expect(library.count > 3)
         try Self.expectSameAsFoundation(library)
     }
@@ -150,16 +154,25 @@ struct DirectJSONEncoderTests {
         let moment = Date(timeIntervalSince1970: 1_790_000_000.5)
         let prompt = Components.Schemas.Prompt(
             id: "6433944c-313f-4e97-b6b1-3b534e421663", instrumentKey: "daily-check", instrumentVersion: 2,
-            title: "Daily \"check\" a/b", opensAt: moment, closesAt: moment.addingTimeInterval(1_800), status: .completed,
-            source: .onDemand, completedAt: moment.addingTimeInterval(60), responseId: "0b7f3a9e-52a4-4d2c-9a6e-3f1f0c2d4e5a",
+            title: "Daily \"check\" a/b", opensAt: moment, closesAt: moment.addingTimeInterval(1_800),
+            status: .completed,
+            source: .onDemand, completedAt: moment.addingTimeInterval(60),
+            responseId: "0b7f3a9e-52a4-4d2c-9a6e-3f1f0c2d4e5a",
             blocked: true)
         return Components.Schemas.SyncChanges(
             cursor: "c1790000000500", full: true,
-            prompts: [prompt, .init(
-                id: "a", instrumentKey: "k", instrumentVersion: 1, title: "", opensAt: .distantPast,
-                closesAt: Date(timeIntervalSince1970: -1), status: .open, source: .rule)],
+            prompts: [
+                prompt,
+                .init(
+                    id: "a", instrumentKey: "k", instrumentVersion: 1, title: "", opensAt: .distantPast,
+                    closesAt: Date(timeIntervalSince1970: -1), status: .open, source: .rule),
+            ],
             instruments: instruments,
-            appointments: [.init(id: "ap", title: "Session", startsAt: moment, endsAt: moment, timeZone: "Europe/Berlin", version: 3, bookedBy: .patient)],
+            appointments: [
+                .init(
+                    id: "ap", title: "Session", startsAt: moment, endsAt: moment, timeZone: "Europe/Berlin", version: 3,
+                    bookedBy: .patient)
+            ],
             deleted: [.init(entity: .appointment, id: "gone")],
             therapist: .init(id: "t", fullName: "Dr. A", email: "a@example.org"), interventions: [], records: [])
     }
@@ -185,9 +198,12 @@ struct DirectJSONEncoderTests {
 
     @Test("a definition's JSON is kept under its key and version, and written afresh when the definition differs")
     func memoOfDefinitions() throws {
-        let first = String(decoding: try Self.direct.encode(Self.changes([Self.definition(title: "Daily")])), as: UTF8.self)
-        let changed = String(decoding: try Self.direct.encode(Self.changes([Self.definition(title: "Changed")])), as: UTF8.self)
-        let again = String(decoding: try Self.direct.encode(Self.changes([Self.definition(title: "Daily")])), as: UTF8.self)
+        let first = String(
+            decoding: try Self.direct.encode(Self.changes([Self.definition(title: "Daily")])), as: UTF8.self)
+        let changed = String(
+            decoding: try Self.direct.encode(Self.changes([Self.definition(title: "Changed")])), as: UTF8.self)
+        let again = String(
+            decoding: try Self.direct.encode(Self.changes([Self.definition(title: "Daily")])), as: UTF8.self)
         #expect(first.contains(#""title":{"en":"Daily"}"#))
         #expect(changed.contains(#""title":{"en":"Changed"}"#) && !changed.contains(#""en":"Daily""#))
         #expect(again == first)

@@ -17,7 +17,9 @@ struct DocumentationTests {
         let names = settings.matches(of: try Regex(#""([A-Z][A-Z0-9]*_[A-Z0-9_]+|PORT|HOST)""#))
             .compactMap { $0.output[1].substring.map(String.init) }
         let resources = try text("Sources/InterludeCore/ResourceLocation.swift")
-            .matches(of: try Regex(#"environment\["([A-Z_]+)"\]"#)).compactMap { $0.output[1].substring.map(String.init) }
+            .matches(of: try Regex(#"environment\["([A-Z_]+)"\]"#)).compactMap {
+                $0.output[1].substring.map(String.init)
+            }
         return Set(names + resources)
     }
 
@@ -34,14 +36,17 @@ struct DocumentationTests {
     @Test("every command of the executable is named in README's map and described in docs/commands.md")
     func commands() throws {
         let startup = try Self.text("Sources/InterludeServer/App/Startup.swift")
-        let commands = startup.matches(of: try Regex(#"Commands\.use\([A-Za-z]+\(\), as: "([a-z-]+)"\)"#))
+        let commands =
+            startup.matches(of: try Regex(#"Commands\.use\([A-Za-z]+\(\), as: "([a-z-]+)"\)"#))
             .compactMap { $0.output[1].substring.map(String.init) } + ["serve"]
         let readme = try Self.text("README.md")
         let described = try Self.text("docs/commands.md")
         #expect(commands.count >= 10, "the commands were found: \(commands)")
         for command in commands {
             #expect(readme.contains("`\(command)"), "README's map does not name `\(command)`")
-            #expect(described.contains("`interlude \(command)"), "docs/commands.md does not describe `interlude \(command)`")
+            #expect(
+                described.contains("`interlude \(command)"), "docs/commands.md does not describe `interlude \(command)`"
+            )
         }
     }
 }

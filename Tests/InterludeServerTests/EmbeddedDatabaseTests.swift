@@ -22,13 +22,17 @@ struct EmbeddedDatabaseTests {
         create.action = .create
         var count = PromptRecord.query(on: database).filter(\.$patient.$id == id).query
         count.action = .aggregate(.field(.path([.id], schema: PromptRecord.schema), .count))
-        var update = PromptRecord.query(on: database).filter(\.$id == id).field(\.$status).set(\.$status, to: .completed).query
+        var update = PromptRecord.query(on: database).filter(\.$id == id).field(\.$status).set(
+            \.$status, to: .completed
+        ).query
         update.action = .update
         var delete = PromptRecord.query(on: database).filter(\.$id ~~ [id, UUID()]).query
         delete.action = .delete
-        let read = SessionRecord.query(on: database).join(UserRecord.self, on: \SessionRecord.$user.$id == \UserRecord.$id)
-            .filter(\.$kind == .api).filter(\.$expiresAt > Date()).sort(\.$createdAt, .descending).limit(3)
-            .fields(for: SessionRecord.self).fields(for: UserRecord.self).query
+        let read = SessionRecord.query(on: database).join(
+            UserRecord.self, on: \SessionRecord.$user.$id == \UserRecord.$id
+        )
+        .filter(\.$kind == .api).filter(\.$expiresAt > Date()).sort(\.$createdAt, .descending).limit(3)
+        .fields(for: SessionRecord.self).fields(for: UserRecord.self).query
         return [("read", read), ("count", count), ("create", create), ("update", update), ("delete", delete)]
     }
 
@@ -42,7 +46,8 @@ struct EmbeddedDatabaseTests {
         try await withTestApp { app in
             guard let database = Self.embedded(app) else { return }
             let plain = EmbeddedDatabase(
-                context: database.context, store: database.store, writing: nil, dialect: PlainQuoting(base: database.dialect))
+                context: database.context, store: database.store, writing: nil,
+                dialect: PlainQuoting(base: database.dialect))
             for (name, query) in Self.queries(on: app.database) {
                 let statement = ModelStatement.of(query)
                 let written = plain.serialize(statement)
@@ -50,7 +55,8 @@ struct EmbeddedDatabaseTests {
                 #expect(written.sql == driver.sql, "\(name)")
                 #expect(written.binds.count == driver.binds.count && !written.binds.isEmpty, "\(name)")
             }
-            #expect(plain.serialize(ModelStatement.of(Self.queries(on: app.database)[0].1)).sql.contains(#"JOIN "users""#))
+            #expect(
+                plain.serialize(ModelStatement.of(Self.queries(on: app.database)[0].1)).sql.contains(#"JOIN "users""#))
         }
     }
 
@@ -70,7 +76,9 @@ struct EmbeddedDatabaseTests {
 
             // verify
             #expect(authenticated?.user.email == "ada@example.org" && authenticated?.user.role == .patient)
-            #expect(authenticated?.session.id == sessions.first?.id && authenticated?.session.expiresAt == sessions.first?.expiresAt)
+            #expect(
+                authenticated?.session.id == sessions.first?.id
+                    && authenticated?.session.expiresAt == sessions.first?.expiresAt)
             #expect(refused == nil && sessions.count == 1)
         }
     }

@@ -46,7 +46,8 @@ struct ErasureTests {
                 let text =
                     (try? row.decode(column: "row", as: String.self))
                     ?? row.allColumns.compactMap { column in
-                        (try? row.decode(column: column, as: UUID.self))?.uuidString ?? (try? row.decode(column: column, as: String.self))
+                        (try? row.decode(column: column, as: UUID.self))?.uuidString
+                            ?? (try? row.decode(column: column, as: String.self))
                     }.joined(separator: "|")
                 if text.lowercased().contains(person) { ids.insert(id.uuidString.lowercased()) }
             }
@@ -58,7 +59,8 @@ struct ErasureTests {
     static func rateLimitKeys(of id: UUID, email: String, _ app: TestContext) async throws -> [String] {
         var keys: [String] = []
         for subject in [RateLimiter.Subject.account(email: email), .account(id: id)] {
-            keys.append(try await app.app.interlude.serverSecret.digest(subject.raw, on: app.database, now: app.clock.now))
+            keys.append(
+                try await app.app.interlude.serverSecret.digest(subject.raw, on: app.database, now: app.clock.now))
         }
         return keys
     }
@@ -103,45 +105,69 @@ struct ErasureTests {
         _ = try await therapist.send(.GET, "/patients/\(patientID.uuidString)")
         let assigned = try await therapist.send(
             .POST, "/patients/\(patientID.uuidString)/prompts",
-            json: ["instrumentKey": "mood-vas", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
-                "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(3600))])
+            json: [
+                "instrumentKey": "mood-vas", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
+                "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(3600)),
+            ])
         let submitted = try await patient.send(
             .POST, "/me/responses",
-            json: ["id": .string(UUID().uuidString), "promptId": .string(assigned.body["id"].string ?? ""),
+            json: [
+                "id": .string(UUID().uuidString), "promptId": .string(assigned.body["id"].string ?? ""),
                 "instrumentKey": "mood-vas", "version": 1, "answers": ["mood": 40, "note": "Ada Lovelace wrote this"],
-                "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+                "completedAt": QuestionnaireAPITests.iso(app.clock.now),
+            ])
         try #require(submitted.status == .created)
         _ = try await therapist.send(.GET, "/patients/\(patientID.uuidString)/responses")
         let sent = try await therapist.send(
-            .POST, "/patients/\(patientID.uuidString)/interventions", json: ["kind": "commendation", "text": "Well done."])
+            .POST, "/patients/\(patientID.uuidString)/interventions",
+            json: ["kind": "commendation", "text": "Well done."])
         try #require(sent.status == .created)
         _ = try await InterventionTests().answer(
-            app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 1]))
-        let alertID = try #require(try await therapist.send(.GET, "/alerts").decoded([Components.Schemas.Alert].self).first?.id)
-        try #require(try await therapist.send(.POST, "/alerts/\(alertID)/acknowledgement", json: ["note": "Called."]).status == .ok)
-        let backup = try await patient.send(.PUT, "/me/backup", json: ["baseVersion": 0, "envelope": InterventionTests.envelope])
+            app, therapist: therapist, patient: patient, patientID: patientID,
+            answers: QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 1]))
+        let alertID = try #require(
+            try await therapist.send(.GET, "/alerts").decoded([Components.Schemas.Alert].self).first?.id)
+        try #require(
+            try await therapist.send(.POST, "/alerts/\(alertID)/acknowledgement", json: ["note": "Called."]).status
+                == .ok)
+        let backup = try await patient.send(
+            .PUT, "/me/backup", json: ["baseVersion": 0, "envelope": InterventionTests.envelope])
         try #require(backup.status == .ok)
         let event: JSONValue = [
-            "id": .string(UUID().uuidString), "title": "Concert", "occurredAt": QuestionnaireAPITests.iso(app.clock.now), "type": "tinnitusAttack",
+            "id": .string(UUID().uuidString), "title": "Concert",
+            "occurredAt": QuestionnaireAPITests.iso(app.clock.now), "type": "tinnitusAttack",
             "description": "Ada Lovelace's ears rang",
         ]
         try #require(try await patient.send(.POST, "/me/events", json: event).status == .created)
-        try #require(try await patient.send(.POST, "/me/therapies", json: [
-            "id": .string(UUID().uuidString), "name": "Hearing aid", "type": "hearingAid", "startDate": "2026-01-10",
-        ]).status == .created)
+        try #require(
+            try await patient.send(
+                .POST, "/me/therapies",
+                json: [
+                    "id": .string(UUID().uuidString), "name": "Hearing aid", "type": "hearingAid",
+                    "startDate": "2026-01-10",
+                ]
+            ).status == .created)
         let deleted = UUID()
-        try #require(try await patient.send(.POST, "/me/audiograms", json: AudiogramAPITests.body(app, id: deleted)).status == .created)
+        try #require(
+            try await patient.send(.POST, "/me/audiograms", json: AudiogramAPITests.body(app, id: deleted)).status
+                == .created)
         try #require(try await patient.send(.DELETE, "/me/audiograms/\(deleted)?baseVersion=1").status == .noContent)
-        try #require(try await patient.send(.POST, "/me/audiograms", json: AudiogramAPITests.body(app)).status == .created)
+        try #require(
+            try await patient.send(.POST, "/me/audiograms", json: AudiogramAPITests.body(app)).status == .created)
         _ = try await app.api.send(.POST, "/password-resets", json: ["email": "ada@example.org"])
-        _ = try await app.api.send(.POST, "/sessions", json: ["email": "ada@example.org", "password": "wrong password"])
+        _ = try await app.api.send(
+            .POST, "/sessions", json: ["email": "ada@example.org", "password": "wrong password"])
         _ = try await patient.send(.PATCH, "/me", json: ["shareWithResearch": false])
-        let pseudonym = try #require(try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym)
+        let pseudonym = try #require(
+            try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym)
         let owned = try await Self.ownedIDs(of: patientID, app)
         try #require(owned.count > 10, "responses, prompts, alerts, notifications and more belong to the patient")
         return FullAccount(
             therapist: therapist, patient: patient, otherID: otherID,
-            identifiers: [patientID.uuidString.lowercased(), "ada@example.org", pseudonym.lowercased(), "ada lovelace", "1985-11-03"] + owned,
+            identifiers: [
+                patientID.uuidString.lowercased(), "ada@example.org", pseudonym.lowercased(), "ada lovelace",
+                "1985-11-03",
+            ] + owned,
             rateLimitKeys: try await Self.rateLimitKeys(of: patientID, email: "ada@example.org", app))
     }
 
@@ -149,13 +175,17 @@ struct ErasureTests {
     func traces(of account: FullAccount, _ app: TestContext) async throws -> [String: [String]] {
         var found: [String: [String]] = [:]
         for table in try await Self.tables(app) {
-            let rows = try await Self.rows(of: table, app).filter { row in account.identifiers.contains { row.contains($0) } }
+            let rows = try await Self.rows(of: table, app).filter { row in
+                account.identifiers.contains { row.contains($0) }
+            }
             if !rows.isEmpty { found[table] = rows }
         }
         return found
     }
 
-    @Test("after deletion no column of any table names the person: no id of theirs, address, pseudonym, name or birth date")
+    @Test(
+        "after deletion no column of any table names the person: no id of theirs, address, pseudonym, name or birth date"
+    )
     func deleteAccount() async throws {
         try await withTestApp { app in
             // setup
@@ -165,7 +195,8 @@ struct ErasureTests {
             let limitsBefore = try await app.count(limits)
 
             // act
-            let deleted = try await account.patient.send(.DELETE, "/me", json: ["password": .string(TestContext.password)])
+            let deleted = try await account.patient.send(
+                .DELETE, "/me", json: ["password": .string(TestContext.password)])
 
             // verify
             #expect(before.values.map(\.count).reduce(0, +) > 10)
@@ -181,20 +212,25 @@ struct ErasureTests {
         }
     }
 
-    @Test("deletion takes invitations naming the person, outbox mail to every address they had, and a copy finished after it")
+    @Test(
+        "deletion takes invitations naming the person, outbox mail to every address they had, and a copy finished after it"
+    )
     func deletionReachesEveryAddress() async throws {
         let outbox = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: outbox) }
         try await withTestApp(settings: { $0.mail = .outbox(outbox.path) }) { app in
             // setup: Ada was invited, changed her address, and asked for a copy of her data, being written
             let (therapist, _) = try await app.staff("therapist", "tess@example.org")
-            try #require(try await therapist.send(.POST, "/patients/invitations", json: ["email": "ada@example.org"]).status == .created)
+            try #require(
+                try await therapist.send(.POST, "/patients/invitations", json: ["email": "ada@example.org"]).status
+                    == .created)
             let (ada, adaID) = try await app.patient("ada@example.org")
             try await EmailTokenRecord(
                 userID: adaID, purpose: .verification, tokenHash: "former-link", email: "ada.former@example.org",
                 expiresAt: app.clock.now.addingTimeInterval(86_400), now: app.clock.now
             ).create(on: app.database)
-            let mailer = OutboxMailer(directory: outbox.path, from: "Interlude <noreply@interlude.test>", logger: app.app.logger)
+            let mailer = OutboxMailer(
+                directory: outbox.path, from: "Interlude <noreply@interlude.test>", logger: app.app.logger)
             for address in ["ada.former@example.org", "ada@example.org", "ben@example.org"] {
                 try await mailer.send(EmailMessage(to: address, subject: "Hello", text: "Hello", html: "<p>Hello</p>"))
             }
@@ -235,9 +271,11 @@ struct ErasureTests {
 
             // verify
             #expect(try await account.patient.send(.GET, "/me").status == .unauthorized)
-            let login = try await app.api.send(.POST, "/sessions", json: ["email": "ada@example.org", "password": .string(TestContext.password)])
+            let login = try await app.api.send(
+                .POST, "/sessions", json: ["email": "ada@example.org", "password": .string(TestContext.password)])
             #expect(login.status == .unauthorized)
-            let caseload = try await account.therapist.send(.GET, "/patients").decoded([Components.Schemas.CaseloadPatient].self)
+            let caseload = try await account.therapist.send(.GET, "/patients").decoded(
+                [Components.Schemas.CaseloadPatient].self)
             #expect(caseload.map(\.id) == [account.otherID.uuidString.lowercased()])
         }
     }

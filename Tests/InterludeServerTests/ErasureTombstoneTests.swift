@@ -34,7 +34,9 @@ struct ErasureTombstoneTests {
             for id in ids {
                 #expect(stored.contains(try await Self.digest(id, app)), "no hash of \(id)")
             }
-            let rows = try await ErasureTests.rows(of: ErasedIDRecord.schema, app) + ErasureTests.rows(of: ErasureRecord.schema, app)
+            let rows =
+                try await ErasureTests.rows(of: ErasedIDRecord.schema, app)
+                + ErasureTests.rows(of: ErasureRecord.schema, app)
             #expect(!rows.contains { row in ids.contains { row.contains($0) } })
             let tombstone = try #require(try await ErasureRecord.query(on: app.database).first())
             #expect(tombstone.scope == .account)
@@ -71,7 +73,8 @@ struct ErasureTombstoneTests {
             // setup
             let (patient, _) = try await app.patient("ada@example.org")
             _ = try await app.patient("bob@example.org")
-            let mailer = OutboxMailer(directory: outbox.path, from: "Interlude <noreply@interlude.test>", logger: Logger(label: "test"))
+            let mailer = OutboxMailer(
+                directory: outbox.path, from: "Interlude <noreply@interlude.test>", logger: Logger(label: "test"))
             for address in ["ada@example.org", "bob@example.org", "Ada@Example.org"] {
                 try await mailer.send(EmailMessage(to: address, subject: "Hello", text: "Hi", html: "<p>Hi</p>"))
             }
@@ -98,8 +101,10 @@ struct ErasureTombstoneTests {
             let responseID = UUID().uuidString.lowercased()
             let answered = try await patient.send(
                 .POST, "/me/responses",
-                json: ["id": .string(responseID), "promptId": .string(promptID), "instrumentKey": "who-5", "version": 1,
-                    "answers": SyncTests.who5, "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+                json: [
+                    "id": .string(responseID), "promptId": .string(promptID), "instrumentKey": "who-5", "version": 1,
+                    "answers": SyncTests.who5, "completedAt": QuestionnaireAPITests.iso(app.clock.now),
+                ])
             try #require(answered.status == .created)
             _ = try await patient.send(.DELETE, "/me", json: ["password": .string(TestContext.password)])
             let (other, _) = try await app.patient("other@example.org")
@@ -109,11 +114,18 @@ struct ErasureTombstoneTests {
             let replayed = try await SyncTests().push(other, [SyncTests().createAppointment(app, id: mutationID)])
             let resent = try await other.send(
                 .POST, "/me/responses",
-                json: ["id": .string(responseID), "promptId": .string(promptID), "instrumentKey": "who-5", "version": 1,
-                    "answers": SyncTests.who5, "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+                json: [
+                    "id": .string(responseID), "promptId": .string(promptID), "instrumentKey": "who-5", "version": 1,
+                    "answers": SyncTests.who5, "completedAt": QuestionnaireAPITests.iso(app.clock.now),
+                ])
             let fresh = try await SyncTests().push(
-                other, [["id": .string(UUID().uuidString), "type": "appointment.create",
-                    "appointment": SyncTests.appointment(app, title: "New", days: 1, hour: 9)]])
+                other,
+                [
+                    [
+                        "id": .string(UUID().uuidString), "type": "appointment.create",
+                        "appointment": SyncTests.appointment(app, title: "New", days: 1, hour: 9),
+                    ]
+                ])
 
             // verify
             #expect(replayed.results.map(\.status) == [.rejected])
@@ -121,7 +133,8 @@ struct ErasureTombstoneTests {
             #expect(resent.status == .gone)
             #expect(resent.body["type"].string == "/problems/erased")
             #expect(fresh.results.map(\.status) == [.applied])
-            #expect(try await SyncMutationRecord.find(try #require(UUID(uuidString: mutationID)), on: app.database) == nil)
+            #expect(
+                try await SyncMutationRecord.find(try #require(UUID(uuidString: mutationID)), on: app.database) == nil)
         }
     }
 
@@ -155,7 +168,10 @@ struct ErasureTombstoneTests {
         let erased = try #require(account)
 
         // The backup, restored.
-        try await withTestApp(settings: { $0.database = .sqliteFile(backup); $0.dataKey = key }) { app in
+        try await withTestApp(settings: {
+            $0.database = .sqliteFile(backup)
+            $0.dataKey = key
+        }) { app in
             let before = try await ErasureTests().traces(of: erased, app)
             #expect(try await app.count("erasures") == 0)
 

@@ -31,7 +31,10 @@ struct ExportWorld {
         let study = try #require(UUID(uuidString: studyID))
         var clients: [APIClient] = []
         var ids: [UUID] = []
-        for (email, shares) in [("ada@example.org", true), ("ben@example.org", true), ("cleo@example.org", true), ("dan@example.org", false)] {
+        for (email, shares) in [
+            ("ada@example.org", true), ("ben@example.org", true), ("cleo@example.org", true),
+            ("dan@example.org", false),
+        ] {
             let (client, id) = try await app.patient(email, shareWithResearch: shares)
             let joined = try await StudyAPITests.join(client, studyID)
             try #require(joined.status == .created, "\(joined.text)")
@@ -41,7 +44,8 @@ struct ExportWorld {
         let t0 = app.clock.now
         func prompt(_ patient: UUID, opens: Date, hours: Double = 2) async throws -> UUID {
             let record = PromptRecord(
-                patientID: patient, studyID: study, assignedBy: nil, instrumentKey: "mood-vas", instrumentVersion: 1, opensAt: opens,
+                patientID: patient, studyID: study, assignedBy: nil, instrumentKey: "mood-vas", instrumentVersion: 1,
+                opensAt: opens,
                 closesAt: opens.addingTimeInterval(hours * 3600), source: .schedule, now: app.clock.now)
             try await record.create(on: app.database)
             return try record.requireID()
@@ -51,9 +55,11 @@ struct ExportWorld {
             let reply = try await client.send(
                 .POST, "/me/responses",
                 json: [
-                    "id": .string(UUID().uuidString), "promptId": .string(promptID.uuidString), "instrumentKey": "mood-vas", "version": 1,
+                    "id": .string(UUID().uuidString), "promptId": .string(promptID.uuidString),
+                    "instrumentKey": "mood-vas", "version": 1,
                     "answers": ["mood": .int(mood), "note": JSONValue(note)],
-                    "startedAt": QuestionnaireAPITests.iso(completed.addingTimeInterval(-60)), "completedAt": QuestionnaireAPITests.iso(completed),
+                    "startedAt": QuestionnaireAPITests.iso(completed.addingTimeInterval(-60)),
+                    "completedAt": QuestionnaireAPITests.iso(completed),
                 ])
             try #require(reply.status == .created, "\(reply.text)")
         }
@@ -69,8 +75,10 @@ struct ExportWorld {
         let benLate = try await prompt(ids[1], opens: Date(timeIntervalSince1970: 1_773_027_000))
         for (key, minutes) in [("open", 0), ("reminder:30", 30)] {
             let notification = NotificationRecord(
-                userID: ids[0], category: .questionnaires, dedupeKey: "prompt:\(adaFirst):\(key):x", title: "t", body: "b", path: "/app",
-                dueAt: t0.addingTimeInterval(3600 + Double(minutes) * 60), expiresAt: t0.addingTimeInterval(3 * 3600), now: t0)
+                userID: ids[0], category: .questionnaires, dedupeKey: "prompt:\(adaFirst):\(key):x", title: "t",
+                body: "b", path: "/app",
+                dueAt: t0.addingTimeInterval(3600 + Double(minutes) * 60), expiresAt: t0.addingTimeInterval(3 * 3600),
+                now: t0)
             notification.promptID = adaFirst
             notification.status = .sent
             notification.sentAt = notification.dueAt
@@ -92,8 +100,10 @@ struct ExportWorld {
             try await client.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym ?? ""
         }
         return ExportWorld(
-            researcher: researcher, studyID: studyID, ada: try await pseudonym(clients[0]), ben: try await pseudonym(clients[1]),
-            cleo: try await pseudonym(clients[2]), dan: try await pseudonym(clients[3]), adaFirst: adaFirst, adaExpired: adaExpired,
+            researcher: researcher, studyID: studyID, ada: try await pseudonym(clients[0]),
+            ben: try await pseudonym(clients[1]),
+            cleo: try await pseudonym(clients[2]), dan: try await pseudonym(clients[3]), adaFirst: adaFirst,
+            adaExpired: adaExpired,
             adaAhead: adaAhead, benLate: benLate)
     }
 
@@ -106,7 +116,8 @@ struct ExportWorld {
     static func export(
         _ app: TestContext, researcher: APIClient, studyID: String, since: String? = nil
     ) async throws -> (id: String, files: [String: Data]) {
-        let query = since.map { "?since=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? ""
+        let query =
+            since.map { "?since=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? ""
         let started = try await researcher.send(.POST, "/studies/\(studyID)/exports\(query)")
         try #require(started.status == .accepted, "\(started.text)")
         let id = try started.decoded(Components.Schemas.StudyExport.self).id
@@ -147,7 +158,9 @@ struct CSVTable {
 
 @Suite("Exports: the package a researcher downloads")
 struct ExportPackageTests {
-    @Test("participants.csv holds those enrolled who share with research, with arm and time zones; not those who withdrew or never shared")
+    @Test(
+        "participants.csv holds those enrolled who share with research, with arm and time zones; not those who withdrew or never shared"
+    )
     func participants() async throws {
         try await withTestApp { app in
             // setup
@@ -164,19 +177,28 @@ struct ExportPackageTests {
             #expect(ben["time_zones"] == "Europe/Vienna|America/New_York")
             #expect(["app", "control"].contains(ben["arm"]))
             let ada = try #require(participants.rows(where: "pseudonym", is: world.ada).first)
-            #expect(ada["enrolled_utc"] == "2026-03-02T08:00:00.000Z" && ada["enrolled_local"] == "2026-03-02T09:00:00.000+01:00")
+            #expect(
+                ada["enrolled_utc"] == "2026-03-02T08:00:00.000Z"
+                    && ada["enrolled_local"] == "2026-03-02T09:00:00.000+01:00")
             #expect(ada["planned"] == "2" && ada["answered"] == "1" && ada["expired"] == "1" && ada["rate"] == "0.5")
             let zones = try CSVTable(files["time_zones.csv"])
-            #expect(zones.rows(where: "pseudonym", is: world.ben).map { $0["time_zone"] } == ["Europe/Vienna", "America/New_York"])
+            #expect(
+                zones.rows(where: "pseudonym", is: world.ben).map { $0["time_zone"] } == [
+                    "Europe/Vienna", "America/New_York",
+                ])
             let allocations = try CSVTable(files["allocations.csv"])
             #expect(allocations.rows.count == 2)
             for name in files.keys { #expect(!name.isEmpty) }
             let everything = files.values.map { String(decoding: $0, as: UTF8.self) }.joined()
-            for absent in [world.cleo, world.dan, "ada@example.org", "ben@example.org"] { #expect(!everything.contains(absent)) }
+            for absent in [world.cleo, world.dan, "ada@example.org", "ben@example.org"] {
+                #expect(!everything.contains(absent))
+            }
         }
     }
 
-    @Test("prompts.csv has a row per planned occurrence, the expired and the future ones too, with study day, beep and delivery")
+    @Test(
+        "prompts.csv has a row per planned occurrence, the expired and the future ones too, with study day, beep and delivery"
+    )
     func prompts() async throws {
         try await withTestApp { app in
             // setup
@@ -189,18 +211,26 @@ struct ExportPackageTests {
             let prompts = try CSVTable(files["prompts.csv"])
             #expect(prompts.rows.count == 4)
             let first = try #require(prompts.rows(where: "prompt_id", is: world.adaFirst.uuidString.lowercased()).first)
-            #expect(first["status"] == "completed" && first["source"] == "plan" && first["instrument_key"] == "mood-vas")
+            #expect(
+                first["status"] == "completed" && first["source"] == "plan" && first["instrument_key"] == "mood-vas")
             #expect(first["day_n"] == "1" && first["beep_n"] == "1" && first["obs_n"] == "1")
-            #expect(first["notified_utc"] == "2026-03-02T09:00:00.000Z" && first["reminders_sent"] == "1" && first["channel"] == "webpush")
-            #expect(first["submitted_utc"] == "2026-03-02T09:40:00.000Z" && first["submitted_local"] == "2026-03-02T10:40:00.000+01:00")
-            let expired = try #require(prompts.rows(where: "prompt_id", is: world.adaExpired.uuidString.lowercased()).first)
+            #expect(
+                first["notified_utc"] == "2026-03-02T09:00:00.000Z" && first["reminders_sent"] == "1"
+                    && first["channel"] == "webpush")
+            #expect(
+                first["submitted_utc"] == "2026-03-02T09:40:00.000Z"
+                    && first["submitted_local"] == "2026-03-02T10:40:00.000+01:00")
+            let expired = try #require(
+                prompts.rows(where: "prompt_id", is: world.adaExpired.uuidString.lowercased()).first)
             #expect(expired["status"] == "expired" && expired["day_n"] == "2" && expired["obs_n"] == "2")
             #expect(expired["expired_utc"] == "2026-03-03T10:00:00.000Z" && expired["submitted_utc"] == "")
             let ahead = try #require(prompts.rows(where: "prompt_id", is: world.adaAhead.uuidString.lowercased()).first)
             #expect(ahead["status"] == "scheduled" && ahead["day_n"] == "31")
             let late = try #require(prompts.rows(where: "prompt_id", is: world.benLate.uuidString.lowercased()).first)
             #expect(late["time_zone"] == "America/New_York")
-            #expect(late["scheduled_utc"] == "2026-03-09T03:30:00.000Z" && late["scheduled_local"] == "2026-03-08T23:30:00.000-04:00")
+            #expect(
+                late["scheduled_utc"] == "2026-03-09T03:30:00.000Z"
+                    && late["scheduled_local"] == "2026-03-08T23:30:00.000-04:00")
             #expect(late["day_n"] == "7")
         }
     }
@@ -217,34 +247,56 @@ struct ExportPackageTests {
             // verify
             let long = try CSVTable(files["responses_long.csv"])
             let mood = try #require(long.rows.first { $0["pseudonym"] == world.ada && $0["item_id"] == "mood" })
-            #expect(mood["raw"] == "62" && mood["numeric"] == "62" && mood["shown"] == "1" && mood["prompt_id"] == world.adaFirst.uuidString.lowercased())
+            #expect(
+                mood["raw"] == "62" && mood["numeric"] == "62" && mood["shown"] == "1"
+                    && mood["prompt_id"] == world.adaFirst.uuidString.lowercased())
             let note = try #require(long.rows.first { $0["pseudonym"] == world.ada && $0["item_id"] == "note" })
             #expect(note["raw"] == "tired, \"but\" fine")
             let wide = try CSVTable(files["mood-vas_v1.csv"])
-            #expect(Array(wide.header.prefix(9)) == [
-                "record_id", "prompt_id", "response_id", "day_n", "beep_n", "obs_n", "submitted_utc", "submitted_local", "time_zone",
-            ])
+            #expect(
+                Array(wide.header.prefix(9)) == [
+                    "record_id", "prompt_id", "response_id", "day_n", "beep_n", "obs_n", "submitted_utc",
+                    "submitted_local", "time_zone",
+                ])
             #expect(wide.header.contains("mood") && wide.header.contains("note"))
             #expect(wide.rows.compactMap { $0["record_id"] }.sorted() == [world.ada, world.ben].sorted())
             let esm = try CSVTable(files["esm.csv"])
-            #expect(Array(esm.header.prefix(9)) == ["id", "obsno", "daycum", "beepno", "valid", "scheduled", "sent", "start", "end"])
+            #expect(
+                Array(esm.header.prefix(9)) == [
+                    "id", "obsno", "daycum", "beepno", "valid", "scheduled", "sent", "start", "end",
+                ])
             #expect(esm.rows(where: "id", is: world.ada).map { $0["valid"] } == ["1", "0", "0"])
             #expect(esm.rows(where: "id", is: world.ada).first?["mood"] == "62")
             let compliance = try CSVTable(files["compliance.csv"])
-            #expect(compliance.rows(where: "pseudonym", is: world.ada).map { [$0["day_n"], $0["answered"], $0["expired"], $0["rate"]] } == [
-                ["1", "1", "0", "1"], ["2", "0", "1", "0"],
-            ])
+            #expect(
+                compliance.rows(where: "pseudonym", is: world.ada).map {
+                    [$0["day_n"], $0["answered"], $0["expired"], $0["rate"]]
+                } == [
+                    ["1", "1", "0", "1"], ["2", "0", "1", "0"],
+                ])
             let scores = try CSVTable(files["scores.csv"])
             let adaScore = try #require(scores.rows(where: "pseudonym", is: world.ada).first)
-            #expect(adaScore["score"] == "mood" && adaScore["value"] == "62" && adaScore["prompt_id"] == world.adaFirst.uuidString.lowercased())
+            #expect(
+                adaScore["score"] == "mood" && adaScore["value"] == "62"
+                    && adaScore["prompt_id"] == world.adaFirst.uuidString.lowercased())
             #expect(wide.header.contains("score_mood"))
             let consents = try CSVTable(files["consents.csv"])
-            #expect(Set(consents.rows(where: "pseudonym", is: world.ada).compactMap { $0["document"] }) == ["studyConsent", "researchSharing"])
-            let joined = try #require(consents.rows(where: "pseudonym", is: world.ada).first { $0["document"] == "studyConsent" })
-            #expect(joined["modules"] == "participation=yes" && joined["method"] == "joining" && joined["replaced_utc"] == "")
-            let fhirConsents = String(decoding: try #require(files["fhir/Consent.ndjson"]), as: UTF8.self).split(separator: "\n")
+            #expect(
+                Set(consents.rows(where: "pseudonym", is: world.ada).compactMap { $0["document"] }) == [
+                    "studyConsent", "researchSharing",
+                ])
+            let joined = try #require(
+                consents.rows(where: "pseudonym", is: world.ada).first { $0["document"] == "studyConsent" })
+            #expect(
+                joined["modules"] == "participation=yes" && joined["method"] == "joining"
+                    && joined["replaced_utc"] == "")
+            let fhirConsents = String(decoding: try #require(files["fhir/Consent.ndjson"]), as: UTF8.self).split(
+                separator: "\n")
             #expect(fhirConsents.count == 2, "one study consent for each participant")
-            #expect(fhirConsents.allSatisfy { $0.contains("\"resourceType\":\"Consent\"") && $0.contains("\"code\":\"research\"") })
+            #expect(
+                fhirConsents.allSatisfy {
+                    $0.contains("\"resourceType\":\"Consent\"") && $0.contains("\"code\":\"research\"")
+                })
             #expect(fhirConsents.contains { $0.contains(world.ada) })
             let fhir = String(decoding: try #require(files["fhir/QuestionnaireResponse.ndjson"]), as: UTF8.self)
             #expect(fhir.split(separator: "\n").count == 2)
@@ -265,11 +317,14 @@ struct ExportPackageTests {
 
             // verify
             let readme = String(decoding: try #require(files["README.txt"]), as: UTF8.self)
-            #expect(readme.contains("Stress study (open)") && readme.contains("mood-vas version 1") && readme.contains("Participants: 2"))
+            #expect(
+                readme.contains("Stress study (open)") && readme.contains("mood-vas version 1")
+                    && readme.contains("Participants: 2"))
             let dictionary = String(decoding: try #require(files["codebook.csv"]), as: UTF8.self)
             let imported = try REDCapImport.definition(fromCSV: dictionary)
             #expect(imported.items.map(\.id) == ["record_id", "mood", "note", "score_mood", "score_mood_band"])
-            let codebook = try JSONSerialization.jsonObject(with: try #require(files["codebook.json"])) as? [String: Any]
+            let codebook =
+                try JSONSerialization.jsonObject(with: try #require(files["codebook.json"])) as? [String: Any]
             #expect((codebook?["forms"] as? [[String: Any]])?.first?["form"] as? String == "mood_vas_v1")
             let sums = String(decoding: try #require(files["checksums.txt"]), as: UTF8.self).split(separator: "\n")
             #expect(sums.count == files.count - 1)
@@ -282,7 +337,9 @@ struct ExportPackageTests {
         }
     }
 
-    @Test("context.csv holds the position and noise level kept with answers, only of those who allowed it; a study asking for none has no such file")
+    @Test(
+        "context.csv holds the position and noise level kept with answers, only of those who allowed it; a study asking for none has no such file"
+    )
     func context() async throws {
         try await withTestApp { app in
             // setup: Ada allows context, Ben does not; both answer the daily questionnaire, which asks for it
@@ -291,17 +348,29 @@ struct ExportPackageTests {
             try #require(try await consents.addVersion(study, "2026-2", modules: ["context"]).status == .created)
             let (ada, adaID) = try await app.patient("ida@example.org")
             let (ben, benID) = try await app.patient("jon@example.org")
-            try #require(try await StudyAPITests.join(ada, study.id, ["consentVersion": "2026-2", "modules": ["context": true]]).status == .created)
-            try #require(try await StudyAPITests.join(ben, study.id, ["consentVersion": "2026-2", "modules": ["context": false]]).status == .created)
+            try #require(
+                try await StudyAPITests.join(ada, study.id, ["consentVersion": "2026-2", "modules": ["context": true]])
+                    .status == .created)
+            try #require(
+                try await StudyAPITests.join(
+                    ben, study.id, ["consentVersion": "2026-2", "modules": ["context": false]]
+                ).status == .created)
             let context = ConsentVersionTests.context(app)
             let capturedAt = app.clock.now
-            try #require(try await consents.answer(ada, adaID, in: study, answering: .daily, context: context, app).status == .created)
+            try #require(
+                try await consents.answer(ada, adaID, in: study, answering: .daily, context: context, app).status
+                    == .created)
             // Ben's answer was captured with context on a device before he declined it, and sent since.
             let bensPrompt = try await consents.openPrompt(benID, in: study, .daily, app)
-            let bens = try await SyncTests().push(ben, [[
-                "id": .string(UUID().uuidString), "type": "response",
-                "response": ConsentVersionTests.response(prompt: bensPrompt, answering: .daily, context: context, app),
-            ]])
+            let bens = try await SyncTests().push(
+                ben,
+                [
+                    [
+                        "id": .string(UUID().uuidString), "type": "response",
+                        "response": ConsentVersionTests.response(
+                            prompt: bensPrompt, answering: .daily, context: context, app),
+                    ]
+                ])
             try #require(bens.results.map(\.status) == [.applied])
             let world = ExportWorld(
                 researcher: study.researcher, studyID: study.id, ada: "", ben: "", cleo: "", dan: "", adaFirst: UUID(),
@@ -333,7 +402,8 @@ struct ExportPackageTests {
         try await withTestApp { app in
             // setup: Ada's therapist recorded her date of birth and gender at pairing
             let world = try await ExportWorld.build(app)
-            let ada = try #require(try await PatientProfileRecord.query(on: app.database).filter(\.$pseudonym == world.ada).first())
+            let ada = try #require(
+                try await PatientProfileRecord.query(on: app.database).filter(\.$pseudonym == world.ada).first())
             ada.dateOfBirth = "1990-05-17"
             ada.gender = "female"
             try await ada.save(on: app.database)
@@ -342,13 +412,16 @@ struct ExportPackageTests {
             // act
             let changed = try await world.researcher.send(
                 .PUT, "/studies/\(world.studyID)",
-                json: StudyAPITests.study("open").merging(["arms": ["app", "control"], "allocation": "alternating", "asksDemographics": true]))
+                json: StudyAPITests.study("open").merging([
+                    "arms": ["app", "control"], "allocation": "alternating", "asksDemographics": true,
+                ]))
             let (_, asked) = try await world.export(app)
 
             // verify
             #expect(changed.status == .ok && changed.body["asksDemographics"].bool == true)
             #expect(try !CSVTable(unasked["participants.csv"]).header.contains("birth_year"))
-            let row = try #require(try CSVTable(asked["participants.csv"]).rows(where: "pseudonym", is: world.ada).first)
+            let row = try #require(
+                try CSVTable(asked["participants.csv"]).rows(where: "pseudonym", is: world.ada).first)
             #expect(row["birth_year"] == "1990" && row["gender"] == "female")
             for files in [unasked, asked] {
                 #expect(!files.values.contains { String(decoding: $0, as: UTF8.self).contains("1990-05-17") })
@@ -372,14 +445,17 @@ struct ExportPackageTests {
             #expect(stopped.status == .ok)
             #expect(try CSVTable(files["participants.csv"]).rows.compactMap { $0["pseudonym"] } == [world.ada])
             let logged = { (id: String) in
-                try await ExportParticipantRecord.query(on: app.database).filter(\.$export.$id == UUID(uuidString: id)!).all().map(\.pseudonym).sorted()
+                try await ExportParticipantRecord.query(on: app.database).filter(\.$export.$id == UUID(uuidString: id)!)
+                    .all().map(\.pseudonym).sorted()
             }
             #expect(try await logged(first) == [world.ada, world.ben].sorted())
             #expect(try await logged(second) == [world.ada])
         }
     }
 
-    @Test("records the study collects are in a file per kind under pseudonyms and as FHIR; kinds it does not collect are not")
+    @Test(
+        "records the study collects are in a file per kind under pseudonyms and as FHIR; kinds it does not collect are not"
+    )
     func records() async throws {
         try await withTestApp { app in
             // setup: the study starts collecting events and audiograms and asks its participants again; then Ada
@@ -389,22 +465,34 @@ struct ExportPackageTests {
             let dan = try await app.signIn("dan@example.org")
             let (_, before) = try await world.export(app)
             let set = try await world.researcher.send(
-                .PUT, "/studies/\(world.studyID)/record-settings", json: ["collects": ["event", "audiogram"], "eventTypes": []])
+                .PUT, "/studies/\(world.studyID)/record-settings",
+                json: ["collects": ["event", "audiogram"], "eventTypes": []])
             for patient in [ada, dan] {
-                let agreed = try await patient.send(.POST, "/me/consents", json: ["studyId": .string(world.studyID), "version": "2026-1-r2"])
+                let agreed = try await patient.send(
+                    .POST, "/me/consents", json: ["studyId": .string(world.studyID), "version": "2026-1-r2"])
                 try #require(agreed.status == .created, "\(agreed.text)")
             }
             let event: JSONValue = [
-                "id": .string(UUID().uuidString), "title": "Loud concert", "occurredAt": QuestionnaireAPITests.iso(app.clock.now),
+                "id": .string(UUID().uuidString), "title": "Loud concert",
+                "occurredAt": QuestionnaireAPITests.iso(app.clock.now),
                 "type": "tinnitusAttack",
             ]
             try #require(try await ada.send(.POST, "/me/events", json: event).status == .created)
-            try #require(try await dan.send(.POST, "/me/events", json: event.merging(["id": .string(UUID().uuidString)])).status == .created)
-            try #require(try await ada.send(.POST, "/me/therapies", json: [
-                "id": .string(UUID().uuidString), "name": "Hearing aid", "type": "hearingAid", "startDate": "2026-01-10",
-            ]).status == .created)
+            try #require(
+                try await dan.send(.POST, "/me/events", json: event.merging(["id": .string(UUID().uuidString)])).status
+                    == .created)
+            try #require(
+                try await ada.send(
+                    .POST, "/me/therapies",
+                    json: [
+                        "id": .string(UUID().uuidString), "name": "Hearing aid", "type": "hearingAid",
+                        "startDate": "2026-01-10",
+                    ]
+                ).status == .created)
             let audiogram = UUID()
-            try #require(try await ada.send(.POST, "/me/audiograms", json: AudiogramAPITests.body(app, id: audiogram)).status == .created)
+            try #require(
+                try await ada.send(.POST, "/me/audiograms", json: AudiogramAPITests.body(app, id: audiogram)).status
+                    == .created)
 
             // act
             let (_, files) = try await world.export(app)
@@ -415,12 +503,16 @@ struct ExportPackageTests {
             let events = try CSVTable(files["events.csv"])
             #expect(events.rows.map { $0["pseudonym"] } == [world.ada])
             #expect(events.rows.first?["title"] == "Loud concert" && events.rows.first?["type"] == "tinnitusAttack")
-            let points = try CSVTable(files["audiograms.csv"]).rows(where: "record_id", is: audiogram.uuidString.lowercased())
+            let points = try CSVTable(files["audiograms.csv"]).rows(
+                where: "record_id", is: audiogram.uuidString.lowercased())
             #expect(points.count == 14)
             #expect(points.first { $0["ear"] == "left" && $0["frequency_hz"] == "8000" }?["no_response"] == "1")
-            #expect(points.first { $0["ear"] == "right" && $0["frequency_hz"] == "1000" && $0["conduction"] == "air" }?["threshold_db_hl"] == "25")
+            #expect(
+                points.first { $0["ear"] == "right" && $0["frequency_hz"] == "1000" && $0["conduction"] == "air" }?[
+                    "threshold_db_hl"] == "25")
             #expect(files["therapies.csv"] == nil && files["fhir/Procedure.ndjson"] == nil)
-            let observations = String(decoding: try #require(files["fhir/Observation.ndjson"]), as: UTF8.self).split(separator: "\n")
+            let observations = String(decoding: try #require(files["fhir/Observation.ndjson"]), as: UTF8.self).split(
+                separator: "\n")
             #expect(observations.count == 2)
             #expect(observations.allSatisfy { $0.contains(world.ada) && !$0.contains("ada@example.org") })
             let readme = String(decoding: try #require(files["README.txt"]), as: UTF8.self)
@@ -438,10 +530,15 @@ struct ExportPackageTests {
             let (_, files) = try await world.export(app, since: "2026-03-05T00:00:00Z")
 
             // verify
-            #expect(try CSVTable(files["prompts.csv"]).rows.compactMap { $0["prompt_id"] } == [world.benLate.uuidString.lowercased()])
+            #expect(
+                try CSVTable(files["prompts.csv"]).rows.compactMap { $0["prompt_id"] } == [
+                    world.benLate.uuidString.lowercased()
+                ])
             #expect(try CSVTable(files["responses_long.csv"]).rows.allSatisfy { $0["pseudonym"] == world.ben })
             #expect(try CSVTable(files["participants.csv"]).rows.count == 2)
-            #expect(String(decoding: try #require(files["README.txt"]), as: UTF8.self).contains("what changed after 2026-03-05T00:00:00.000Z"))
+            #expect(
+                String(decoding: try #require(files["README.txt"]), as: UTF8.self).contains(
+                    "what changed after 2026-03-05T00:00:00.000Z"))
         }
     }
 }
@@ -541,7 +638,8 @@ struct ExportJobTests {
         }
     }
 
-    @Test("when a participant in an export deletes their account, the export's file goes; the log keeps no trace of them")
+    @Test(
+        "when a participant in an export deletes their account, the export's file goes; the log keeps no trace of them")
     func erasure() async throws {
         try await withTestApp { app in
             // setup
@@ -572,10 +670,18 @@ struct ExportJobTests {
             let (id, _) = try await world.export(app, since: "2026-03-01T00:00:00Z")
 
             // verify
-            let requested = try await AuditEventRecord.query(on: app.database).filter(\.$action == "study.export.requested").all()
-            let downloaded = try await AuditEventRecord.query(on: app.database).filter(\.$action == "study.export.downloaded").all()
+            let requested = try await AuditEventRecord.query(on: app.database).filter(
+                \.$action == "study.export.requested"
+            ).all()
+            let downloaded = try await AuditEventRecord.query(on: app.database).filter(
+                \.$action == "study.export.downloaded"
+            ).all()
             #expect(requested.count == 2 && downloaded.count == 2)
-            #expect(requested.allSatisfy { $0.target == "study:\(UUID(uuidString: world.studyID)!.uuidString):export:\(id.lowercased()):since=2026-03-01T00:00:00Z" })
+            #expect(
+                requested.allSatisfy {
+                    $0.target
+                        == "study:\(UUID(uuidString: world.studyID)!.uuidString):export:\(id.lowercased()):since=2026-03-01T00:00:00Z"
+                })
         }
     }
 
@@ -590,7 +696,8 @@ struct ExportJobTests {
             try #require(added.status == .created)
 
             // act
-            let future = try await world.researcher.send(.POST, "/studies/\(world.studyID)/exports?since=2030-01-01T00%3A00%3A00Z")
+            let future = try await world.researcher.send(
+                .POST, "/studies/\(world.studyID)/exports?since=2030-01-01T00%3A00%3A00Z")
             let byTherapist = try await therapist.send(.POST, "/studies/\(world.studyID)/exports")
 
             // verify
@@ -618,7 +725,10 @@ struct ConsoleExportTests {
             let waiting = try await console.get(path)
             _ = try await ExportService(database: app.database, services: app.app.interlude).runPending()
             let ready = try await console.get(path)
-            let link = try #require(ready.html.components(separatedBy: "href=\"").dropFirst().first { $0.lowercased().hasPrefix(path.lowercased() + "/") }?
+            let link = try #require(
+                ready.html.components(separatedBy: "href=\"").dropFirst().first {
+                    $0.lowercased().hasPrefix(path.lowercased() + "/")
+                }?
                 .components(separatedBy: "\"").first)
             let file = try await console.get(link)
 
@@ -640,19 +750,25 @@ struct ConsoleExportTests {
             let path = "/console/studies/\(world.studyID)/edit"
             let form = try await console.get(path)
             let fields = [
-                ("title", "Stress study"), ("description", ""), ("consentText", "I agree."), ("consentVersion", "2026-1"),
+                ("title", "Stress study"), ("description", ""), ("consentText", "I agree."),
+                ("consentVersion", "2026-1"),
                 ("joinMode", "open"), ("status", "running"), ("arms", "app, control"), ("allocation", "alternating"),
             ]
 
             // act
             let asked = try await console.post(path, fields + [("asksDemographics", "on")])
-            let askedNow = try await StudyRecord.find(UUID(uuidString: world.studyID), on: app.database)?.asksDemographics
+            let askedNow = try await StudyRecord.find(UUID(uuidString: world.studyID), on: app.database)?
+                .asksDemographics
             let shown = try await console.get(path)
             let unasked = try await console.post(path, fields)
-            let unaskedNow = try await StudyRecord.find(UUID(uuidString: world.studyID), on: app.database)?.asksDemographics
+            let unaskedNow = try await StudyRecord.find(UUID(uuidString: world.studyID), on: app.database)?
+                .asksDemographics
 
             // verify
-            #expect(!form.html.contains("name=\"asksDemographics\" type=\"checkbox\" value=\"on\" aria-describedby=\"asksDemographics-hint\" checked"))
+            #expect(
+                !form.html.contains(
+                    "name=\"asksDemographics\" type=\"checkbox\" value=\"on\" aria-describedby=\"asksDemographics-hint\" checked"
+                ))
             #expect(asked.status == .seeOther && askedNow == true)
             #expect(shown.html.contains("aria-describedby=\"asksDemographics-hint\" checked"))
             #expect(unasked.status == .seeOther && unaskedNow == false)

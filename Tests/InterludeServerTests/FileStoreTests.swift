@@ -17,7 +17,8 @@ struct FileStoreTests {
             let store: any FileStore =
                 switch backend {
                 case .directory: DirectoryFileStore(dataDirectory: context.settings.dataDirectory)
-                case .database: DatabaseFileStore(database: context.database, scratch: context.app.interlude.scratchDirectory)
+                case .database:
+                    DatabaseFileStore(database: context.database, scratch: context.app.interlude.scratchDirectory)
                 }
             try await test(store, context)
         }
@@ -34,7 +35,9 @@ struct FileStoreTests {
         return (stored.size, bytes)
     }
 
-    @Test("a file put in is read back whole, in pieces, and as a local copy; removed, it is gone", arguments: Backend.allCases)
+    @Test(
+        "a file put in is read back whole, in pieces, and as a local copy; removed, it is gone",
+        arguments: Backend.allCases)
     func putReadRemove(_ backend: Backend) async throws {
         try await withStore(backend) { store, context in
             let file = StoredFile.export(UUID())
@@ -63,7 +66,9 @@ struct FileStoreTests {
         }
     }
 
-    @Test("an upload appended in parts, cut back to an offset and continued, holds exactly what was kept", arguments: Backend.allCases)
+    @Test(
+        "an upload appended in parts, cut back to an offset and continued, holds exactly what was kept",
+        arguments: Backend.allCases)
     func appendTruncateContinue(_ backend: Backend) async throws {
         try await withStore(backend) { store, _ in
             let file = StoredFile.healthImport(UUID())

@@ -13,7 +13,9 @@ import VaporTesting
 struct HealthDataAtRestTests {
     /// The stored text of `column` in every row of `table`.
     static func stored(_ column: String, of table: String, _ app: TestContext) async throws -> [String] {
-        try await app.sql.select().column(column).from(table).all().map { try $0.decode(column: column, as: String.self) }
+        try await app.sql.select().column(column).from(table).all().map {
+            try $0.decode(column: column, as: String.self)
+        }
     }
 
     /// A paired patient who answered PHQ-9 with item 9 at 2, which raises the crisis alert.
@@ -35,7 +37,8 @@ struct HealthDataAtRestTests {
                 try await Self.stored("reason", of: "alerts", app) + Self.stored("reason", of: "rule_firings", app)
                 + Self.stored("scores", of: "responses", app)
             #expect(stored.count == 3)
-            #expect(stored.allSatisfy { $0.hasPrefix(FieldCipher.prefix) && !$0.contains("phq9") && !$0.contains("total") })
+            #expect(
+                stored.allSatisfy { $0.hasPrefix(FieldCipher.prefix) && !$0.contains("phq9") && !$0.contains("total") })
             let alert = try await therapist.send(.GET, "/alerts").body[0]
             #expect(alert["reason"].string?.contains("item phq9_9 = 2") == true)
         }
@@ -56,7 +59,8 @@ struct HealthDataAtRestTests {
             #expect(opened["phq9_9"] == .text("2") && opened["phq9_3"] == .text("0") && opened.count == 9)
             let scores = try cipher.open(try #require(try await Self.stored("scores", of: "responses", app).first))
             let total = try #require(try JSONDecoder().decode([ScoreResult].self, from: Data(scores.utf8)).first)
-            let shown = try await therapist.send(.GET, "/patients/\(try await firstPatient(app))/responses").body[0]["scores"][0]
+            let shown = try await therapist.send(.GET, "/patients/\(try await firstPatient(app))/responses").body[0][
+                "scores"][0]
             #expect(total.value == 4 && shown["value"].int == 4)
             #expect(total.band?.level == shown["band"]["level"].string)
         }
@@ -86,7 +90,9 @@ struct HealthDataAtRestTests {
             // verify
             #expect(try await Self.stored("reason", of: "rule_firings", app) == sealedOnce)
             for (table, column) in UpdateSealHealthData.columns {
-                #expect(try await Self.stored(column, of: table, app).allSatisfy { $0.hasPrefix(FieldCipher.prefix) }, "\(table)")
+                #expect(
+                    try await Self.stored(column, of: table, app).allSatisfy { $0.hasPrefix(FieldCipher.prefix) },
+                    "\(table)")
             }
             #expect(try await therapist.send(.GET, "/alerts").body[0]["reason"].string == before)
             let scoresAfter = try await therapist.send(.GET, responsesPath).body[0]["scores"]

@@ -56,7 +56,10 @@ struct HealthTests {
 
     @Test(
         "with METRICS_TOKEN set, metrics need it as a bearer token",
-        arguments: [("no token", nil as String?, HTTPStatus.unauthorized), ("a guess", "guess", .unauthorized), ("the token", "scrape-secret", .ok)])
+        arguments: [
+            ("no token", nil as String?, HTTPStatus.unauthorized), ("a guess", "guess", .unauthorized),
+            ("the token", "scrape-secret", .ok),
+        ])
     func metricsToken(_ label: String, token: String?, status: HTTPStatus) async throws {
         try await withTestApp(settings: { $0.metricsToken = "scrape-secret" }) { app in
             // setup: one request to count
@@ -80,7 +83,9 @@ struct HealthTests {
             let me = try await app.api.send(.GET, "/me")
 
             // verify
-            #expect(health.headers.first(name: "Strict-Transport-Security") == SecurityHeadersMiddleware.strictTransportSecurity)
+            #expect(
+                health.headers.first(name: "Strict-Transport-Security")
+                    == SecurityHeadersMiddleware.strictTransportSecurity)
             #expect(me.headers.first(name: .cacheControl) == "no-store")
         }
     }
@@ -120,7 +125,9 @@ struct HealthTests {
         }
     }
 
-    @Test("a page and the service worker name this release's styles and scripts under their version; a page names its module ahead")
+    @Test(
+        "a page and the service worker name this release's styles and scripts under their version; a page names its module ahead"
+    )
     func versionedAssets() async throws {
         try await withTestApp { app in
             // act
@@ -172,7 +179,9 @@ struct HealthTests {
         }
     }
 
-    @Test("the patient app may ask for the position and the microphone from its own origin; the console and the API may not")
+    @Test(
+        "the patient app may ask for the position and the microphone from its own origin; the console and the API may not"
+    )
     func permissionsPolicy() async throws {
         try await withTestApp { app in
             // act
@@ -181,7 +190,8 @@ struct HealthTests {
             let api = try await app.app.testing().sendRequest(.GET, "/api/v1/openapi.yaml")
 
             // verify
-            #expect(appPage.headers.first(name: "Permissions-Policy") == "camera=(), microphone=(self), geolocation=(self)")
+            #expect(
+                appPage.headers.first(name: "Permissions-Policy") == "camera=(), microphone=(self), geolocation=(self)")
             #expect(consolePage.headers.first(name: "Permissions-Policy") == "camera=(), microphone=(), geolocation=()")
             #expect(api.headers.first(name: "Permissions-Policy") == "camera=(), microphone=(), geolocation=()")
         }

@@ -14,17 +14,21 @@ struct InstrumentPinTests {
         let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
         let (patient, _) = try await app.patient(name: "Ada")
         let studyID = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
-        _ = try await researcher.send(.POST, "/instruments?publish=true&studyId=\(studyID)", json: QuestionnaireAPITests.sleep)
+        _ = try await researcher.send(
+            .POST, "/instruments?publish=true&studyId=\(studyID)", json: QuestionnaireAPITests.sleep)
         let joined = try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
         try #require(joined.status == .created, "\(joined.text)")
-        let plan = try await researcher.send(.POST, "/studies/\(studyID)/plans", json: InstrumentVisibilityTests.plan("sleep"))
+        let plan = try await researcher.send(
+            .POST, "/studies/\(studyID)/plans", json: InstrumentVisibilityTests.plan("sleep"))
         try #require(plan.status == .created, "\(plan.text)")
         return (researcher, studyID)
     }
 
     /// The versions of `sleep` the study's prompts use.
     func promptVersions(_ app: TestContext) async throws -> Set<Int> {
-        Set(try await PromptRecord.query(on: app.database).filter(\.$instrumentKey == "sleep").all().map(\.instrumentVersion))
+        Set(
+            try await PromptRecord.query(on: app.database).filter(\.$instrumentKey == "sleep").all().map(
+                \.instrumentVersion))
     }
 
     @Test("a version published after the study started does not reach it; its plans keep planning the pinned one")
@@ -33,8 +37,10 @@ struct InstrumentPinTests {
             // setup
             let (researcher, studyID) = try await planned(app)
             // act
-            let next = try await researcher.send(.POST, "/instruments?publish=true&studyId=\(studyID)", json: QuestionnaireAPITests.sleep)
-            let second = try await researcher.send(.POST, "/studies/\(studyID)/plans", json: InstrumentVisibilityTests.plan("sleep"))
+            let next = try await researcher.send(
+                .POST, "/instruments?publish=true&studyId=\(studyID)", json: QuestionnaireAPITests.sleep)
+            let second = try await researcher.send(
+                .POST, "/studies/\(studyID)/plans", json: InstrumentVisibilityTests.plan("sleep"))
             let pins = try await researcher.send(.GET, "/studies/\(studyID)/instrument-pins")
             // verify
             #expect(next.body["version"].int == 2)
@@ -52,13 +58,18 @@ struct InstrumentPinTests {
         try await withTestApp { app in
             // setup
             let (researcher, studyID) = try await planned(app)
-            _ = try await researcher.send(.POST, "/instruments?publish=true&studyId=\(studyID)", json: QuestionnaireAPITests.sleep)
+            _ = try await researcher.send(
+                .POST, "/instruments?publish=true&studyId=\(studyID)", json: QuestionnaireAPITests.sleep)
             let (stranger, _) = try await app.staff("researcher", "other@uni.example")
             // act
-            let foreign = try await stranger.send(.PUT, "/studies/\(studyID)/instrument-pins/sleep", json: ["version": 2])
-            let unknown = try await researcher.send(.PUT, "/studies/\(studyID)/instrument-pins/sleep", json: ["version": 99])
-            let moved = try await researcher.send(.PUT, "/studies/\(studyID)/instrument-pins/sleep", json: ["version": 2])
-            let plan = try await researcher.send(.POST, "/studies/\(studyID)/plans", json: InstrumentVisibilityTests.plan("sleep"))
+            let foreign = try await stranger.send(
+                .PUT, "/studies/\(studyID)/instrument-pins/sleep", json: ["version": 2])
+            let unknown = try await researcher.send(
+                .PUT, "/studies/\(studyID)/instrument-pins/sleep", json: ["version": 99])
+            let moved = try await researcher.send(
+                .PUT, "/studies/\(studyID)/instrument-pins/sleep", json: ["version": 2])
+            let plan = try await researcher.send(
+                .POST, "/studies/\(studyID)/plans", json: InstrumentVisibilityTests.plan("sleep"))
             // verify
             #expect(foreign.status == .notFound)
             #expect(unknown.status == .notFound)
@@ -77,10 +88,12 @@ struct InstrumentPinTests {
         try await withTestApp { app in
             // setup
             let (researcher, studyID) = try await planned(app)
-            let draft = try await researcher.send(.POST, "/instruments?studyId=\(studyID)", json: QuestionnaireAPITests.sleep)
+            let draft = try await researcher.send(
+                .POST, "/instruments?studyId=\(studyID)", json: QuestionnaireAPITests.sleep)
             // act
             let refused = try await researcher.send(
-                .PUT, "/studies/\(studyID)/instrument-pins/sleep", json: ["version": .int(draft.body["version"].int ?? 0)])
+                .PUT, "/studies/\(studyID)/instrument-pins/sleep",
+                json: ["version": .int(draft.body["version"].int ?? 0)])
             // verify
             #expect(draft.body["status"].string == "draft")
             #expect(refused.status == .unprocessableEntity)
@@ -93,7 +106,8 @@ struct InstrumentPinTests {
         try await withTestApp { app in
             // setup
             let (researcher, studyID) = try await planned(app)
-            _ = try await researcher.send(.POST, "/instruments?publish=true&studyId=\(studyID)", json: QuestionnaireAPITests.sleep)
+            _ = try await researcher.send(
+                .POST, "/instruments?publish=true&studyId=\(studyID)", json: QuestionnaireAPITests.sleep)
             let browser = ConsoleBrowser(app)
             _ = try await browser.signIn("lab@uni.example")
             // act
@@ -114,7 +128,8 @@ struct InstrumentPinTests {
         try await withTestApp { app in
             // setup: a study whose prompts use sleep 1 while sleep 2 is published, and no pins yet
             let (researcher, studyID) = try await planned(app)
-            _ = try await researcher.send(.POST, "/instruments?publish=true&studyId=\(studyID)", json: QuestionnaireAPITests.sleep)
+            _ = try await researcher.send(
+                .POST, "/instruments?publish=true&studyId=\(studyID)", json: QuestionnaireAPITests.sleep)
             let migration = CreateInstrumentPins(clock: app.app.interlude.clock)
             try await migration.revert(on: app.database)
             // act

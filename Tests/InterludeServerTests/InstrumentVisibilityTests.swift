@@ -9,12 +9,15 @@ import VaporTesting
 @Suite("Instruments stay with the study that imported them until shared")
 struct InstrumentVisibilityTests {
     /// Two researchers, each with a study; the first imported and published `sleep` for theirs.
-    func twoStudies(_ app: TestContext) async throws -> (owner: APIClient, ownStudy: String, other: APIClient, otherStudy: String) {
+    func twoStudies(_ app: TestContext) async throws -> (
+        owner: APIClient, ownStudy: String, other: APIClient, otherStudy: String
+    ) {
         let (owner, _) = try await app.staff("researcher", "lab@uni.example")
         let (other, _) = try await app.staff("researcher", "other@uni.example")
         let ownStudy = try await StudyAPITests().createStudy(owner, StudyAPITests.study("open"))
         let otherStudy = try await StudyAPITests().createStudy(other, StudyAPITests.study("open"))
-        let imported = try await owner.send(.POST, "/instruments?publish=true&studyId=\(ownStudy)", json: QuestionnaireAPITests.sleep)
+        let imported = try await owner.send(
+            .POST, "/instruments?publish=true&studyId=\(ownStudy)", json: QuestionnaireAPITests.sleep)
         try #require(imported.status == .created, "\(imported.text)")
         return (owner, ownStudy, other, otherStudy)
     }
@@ -25,7 +28,10 @@ struct InstrumentVisibilityTests {
 
     static func rule(_ key: String) -> JSONValue {
         [
-            "name": "Poor sleep", "trigger": ["kind": "submitted", "instrumentKey": .string(key), "condition": ["mode": "all", "clauses": []]],
+            "name": "Poor sleep",
+            "trigger": [
+                "kind": "submitted", "instrumentKey": .string(key), "condition": ["mode": "all", "clauses": []],
+            ],
             "action": ["kind": "alert", "priority": "normal", "message": "look"],
         ]
     }
@@ -53,7 +59,9 @@ struct InstrumentVisibilityTests {
         }
     }
 
-    @Test("the console offers another study's unshared instrument nowhere: not in the list, the rules form or the plans form")
+    @Test(
+        "the console offers another study's unshared instrument nowhere: not in the list, the rules form or the plans form"
+    )
     func consoleHidden() async throws {
         try await withTestApp { app in
             // setup
@@ -69,7 +77,10 @@ struct InstrumentVisibilityTests {
             ]
             // verify
             #expect(pages[0].status == .ok && pages[1].status == .ok && pages[2].status == .ok)
-            #expect(pages.prefix(3).allSatisfy { !$0.html.contains("value=\"sleep\"") && !$0.html.contains("/instruments/sleep/") })
+            #expect(
+                pages.prefix(3).allSatisfy {
+                    !$0.html.contains("value=\"sleep\"") && !$0.html.contains("/instruments/sleep/")
+                })
             #expect(pages[3].status == .notFound)
         }
     }

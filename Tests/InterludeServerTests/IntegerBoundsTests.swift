@@ -23,7 +23,9 @@ struct IntegerBoundsTests {
         #expect(unbounded == [], "integers without both limits")
     }
 
-    @Test("±2^62, Int.min and Int.max in every integer of every operation: 422 naming the field, and the server answers after")
+    @Test(
+        "±2^62, Int.min and Int.max in every integer of every operation: 422 naming the field, and the server answers after"
+    )
     func extremesRefused() async throws {
         try await withTestApp { app in
             // setup
@@ -39,7 +41,9 @@ struct IntegerBoundsTests {
                     // verify
                     let field = place.location == "body" ? place.path.joined(separator: ".") : place.path[0]
                     if reply.status != .unprocessableEntity || !reply.body.problemFields.contains(field) {
-                        wrong.append("\(place.operation) \(field) = \(extreme.name): \(reply.status.code) \(reply.text.prefix(200))")
+                        wrong.append(
+                            "\(place.operation) \(field) = \(extreme.name): \(reply.status.code) \(reply.text.prefix(200))"
+                        )
                     }
                 }
             }
@@ -55,7 +59,8 @@ struct IntegerBoundsTests {
     func insideLimitsPasses() async throws {
         try await withTestApp { app in
             let patient = try await app.patient().client
-            let body = #"{"planId": "\#(UUID().uuidString)", "adjustment": {"days": {"monday": [{"start": "08:00", "end": "20:00", "count": 2}]}}}"#
+            let body =
+                #"{"planId": "\#(UUID().uuidString)", "adjustment": {"days": {"monday": [{"start": "08:00", "end": "20:00", "count": 2}]}}}"#
             let reply = try await patient.send(.PUT, "/me/plan-adjustments", raw: body)
             // The patient has no such plan: the handler, not the door, answers, about the plan and not the count.
             #expect(reply.status == .unprocessableEntity, "\(reply.text)")
@@ -63,21 +68,28 @@ struct IntegerBoundsTests {
         }
     }
 
-    @Test("an upload's announced length of 0 or -1, and an offset no integer holds, are named at the door: nothing starts")
+    @Test(
+        "an upload's announced length of 0 or -1, and an offset no integer holds, are named at the door: nothing starts"
+    )
     func uploadHeaders() async throws {
         try await withTestApp { app in
             let patient = try await app.patient().client
             var answers: [String: [String]] = [:]
             for length in ["0", "-1"] {
                 let reply = try await patient.send(
-                    .POST, "/me/health-imports", bytes: Data("type".utf8), contentType: .binary, headers: ["Upload-Length": length])
-                answers["length \(length)"] = reply.status == .unprocessableEntity ? reply.body.problemCodes.map { "\($0.key) \($0.value)" } : [reply.text]
+                    .POST, "/me/health-imports", bytes: Data("type".utf8), contentType: .binary,
+                    headers: ["Upload-Length": length])
+                answers["length \(length)"] =
+                    reply.status == .unprocessableEntity
+                    ? reply.body.problemCodes.map { "\($0.key) \($0.value)" } : [reply.text]
             }
             let offset = try await patient.send(
                 .PATCH, "/me/health-imports/\(UUID())", bytes: Data("x".utf8), contentType: .binary,
                 headers: ["Upload-Offset": "99999999999999999999999"])
             #expect(answers == ["length 0": ["Upload-Length outOfRange"], "length -1": ["Upload-Length outOfRange"]])
-            #expect(offset.status == .unprocessableEntity && offset.body.problemCodes == ["Upload-Offset": "invalidFormat"], "\(offset.text)")
+            #expect(
+                offset.status == .unprocessableEntity && offset.body.problemCodes == ["Upload-Offset": "invalidFormat"],
+                "\(offset.text)")
             #expect(try await app.count("health_imports") == 0)
         }
     }
@@ -91,9 +103,12 @@ struct IntegerBoundsTests {
 
     /// The operation's request with `value` at the place and nothing else: other path parameters are an integer's
     /// least value or a fresh id.
-    static func request(_ place: RequestBounds.IntegerPlace, value: String, among places: [RequestBounds.IntegerPlace]) -> Request {
+    static func request(_ place: RequestBounds.IntegerPlace, value: String, among places: [RequestBounds.IntegerPlace])
+        -> Request
+    {
         let parts = place.operation.split(separator: " ", maxSplits: 1).map(String.init)
-        let integerParameters = Set(places.filter { $0.operation == place.operation && $0.location == "path" }.map { $0.path[0] })
+        let integerParameters = Set(
+            places.filter { $0.operation == place.operation && $0.location == "path" }.map { $0.path[0] })
         let path = parts[1].split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
             guard segment.hasPrefix("{"), segment.hasSuffix("}") else { return String(segment) }
             let name = String(segment.dropFirst().dropLast())

@@ -3,10 +3,10 @@ import Foundation
 import HTTPTypes
 import InterludeCore
 import OpenAPIRuntime
-@testable import InterludeKit
 import Testing
 import VaporTesting
 
+@testable import InterludeKit
 @testable import InterludeServer
 
 /// InterludeKit against the real server over HTTP: what a native app built on the SDK does.
@@ -18,11 +18,14 @@ struct InterludeKitServerTests {
         let store: OfflineStore
         let engine: SyncEngine
 
-        static func signedIn(_ url: URL, _ email: String = "patient@example.org", clock: TestClock) async throws -> Device {
+        static func signedIn(_ url: URL, _ email: String = "patient@example.org", clock: TestClock) async throws
+            -> Device
+        {
             let client = sdkClient(url)
             try await client.signIn(email: email, password: TestContext.password)
             let store = try OfflineStore.inMemory()
-            return Device(client: client, store: store, engine: SyncEngine(client: client, store: store, now: { clock.now }))
+            return Device(
+                client: client, store: store, engine: SyncEngine(client: client, store: store, now: { clock.now }))
         }
     }
 
@@ -34,7 +37,9 @@ struct InterludeKitServerTests {
             let (_, patient, patientID, promptID) = try await QuestionnaireAPITests().setUp(app)
             try await withListeningServer(app) { url in
                 let wrong = sdkClient(url)
-                await #expect(throws: InterludeKit.Problem.self) { try await wrong.signIn(email: "patient@example.org", password: "not the password") }
+                await #expect(throws: InterludeKit.Problem.self) {
+                    try await wrong.signIn(email: "patient@example.org", password: "not the password")
+                }
                 let device = try await Device.signedIn(url, clock: app.clock)
                 #expect(try await device.client.account().id == patientID)
                 let first = try await device.engine.sync()
@@ -52,7 +57,8 @@ struct InterludeKitServerTests {
 
                 // Opened online: the questionnaire and the crisis support for item 9, which the app checks offline.
                 let detail = try await device.client.prompt(prompt.id)
-                #expect(detail.definition == (try device.store.definition(key: "phq-9", version: prompt.instrumentVersion)))
+                #expect(
+                    detail.definition == (try device.store.definition(key: "phq-9", version: prompt.instrumentVersion)))
                 let crisis = try #require(detail.crisis)
                 #expect(!crisis.isCalledFor(by: ["phq9_9": .text("0")], in: detail.definition))
                 #expect(crisis.isCalledFor(by: ["phq9_9": .text("1")], in: detail.definition))
@@ -77,10 +83,13 @@ struct InterludeKitServerTests {
                 #expect(try device.store.prompt(prompt.id)?.status == .completed)
 
                 // An answer the server refuses (the prompt is answered) is reported once, and nothing is stored.
-                try device.store.enqueue(.response(ResponseSubmission(
-                    promptID: prompt.id, instrumentKey: "phq-9", version: prompt.instrumentVersion,
-                    answers: Dictionary(uniqueKeysWithValues: Self.phq.map { ($0, AnswerValue.text("3")) }), startedAt: nil,
-                    completedAt: app.clock.now)), label: "PHQ-9", at: app.clock.now)
+                try device.store.enqueue(
+                    .response(
+                        ResponseSubmission(
+                            promptID: prompt.id, instrumentKey: "phq-9", version: prompt.instrumentVersion,
+                            answers: Dictionary(uniqueKeysWithValues: Self.phq.map { ($0, AnswerValue.text("3")) }),
+                            startedAt: nil,
+                            completedAt: app.clock.now)), label: "PHQ-9", at: app.clock.now)
                 let refused = try await device.engine.sync()
                 #expect(refused.refused == 1)
                 #expect(try device.store.refusals().first?.change.label == "PHQ-9")
@@ -90,7 +99,9 @@ struct InterludeKitServerTests {
         }
     }
 
-    @Test("two devices: an edit on an old version is a conflict with both versions; settled, it applies; a deletion reaches the other")
+    @Test(
+        "two devices: an edit on an old version is a conflict with both versions; settled, it applies; a deletion reaches the other"
+    )
     func conflictAndTombstone() async throws {
         try await withTestApp { app in
             let (patient, _) = try await app.patient()
@@ -113,7 +124,8 @@ struct InterludeKitServerTests {
                 try await phone.engine.sync()
                 var renamed = draft
                 renamed.title = "Session with Dr. Berger"
-                try tablet.store.enqueue(.updateAppointment(id: id, baseVersion: base.version, renamed), at: app.clock.now)
+                try tablet.store.enqueue(
+                    .updateAppointment(id: id, baseVersion: base.version, renamed), at: app.clock.now)
                 let report = try await tablet.engine.sync()
                 let conflict = try #require(report.conflicts.first)
                 guard case .appointment(let server) = conflict.server else {
@@ -142,20 +154,26 @@ struct InterludeKitServerTests {
         }
     }
 
-    @Test("a session the therapist booked reaches the device as theirs, not the person's to change; an own one stays changeable")
+    @Test(
+        "a session the therapist booked reaches the device as theirs, not the person's to change; an own one stays changeable"
+    )
     func therapistsSession() async throws {
         try await withTestApp { app in
             let (therapist, patient, patientID, _) = try await QuestionnaireAPITests().setUp(app)
             let start = app.clock.now.addingTimeInterval(3 * 86_400).roundedToFiveMinutes
             let booked = try await therapist.send(
                 .POST, "/patients/\(patientID)/appointments",
-                json: ["title": "Session", "startsAt": QuestionnaireAPITests.iso(start),
-                    "endsAt": QuestionnaireAPITests.iso(start.addingTimeInterval(3000))])
+                json: [
+                    "title": "Session", "startsAt": QuestionnaireAPITests.iso(start),
+                    "endsAt": QuestionnaireAPITests.iso(start.addingTimeInterval(3000)),
+                ])
             try #require(booked.status == .created, "\(booked.text)")
             let own = try await patient.send(
                 .POST, "/me/appointments",
-                json: ["title": "Dentist", "startsAt": QuestionnaireAPITests.iso(start.addingTimeInterval(86_400)),
-                    "endsAt": QuestionnaireAPITests.iso(start.addingTimeInterval(86_400 + 1800))])
+                json: [
+                    "title": "Dentist", "startsAt": QuestionnaireAPITests.iso(start.addingTimeInterval(86_400)),
+                    "endsAt": QuestionnaireAPITests.iso(start.addingTimeInterval(86_400 + 1800)),
+                ])
             try #require(own.status == .created, "\(own.text)")
             try await withListeningServer(app) { url in
                 let device = try await Device.signedIn(url, clock: app.clock)
@@ -174,7 +192,8 @@ struct InterludeKitServerTests {
             let (researcher, _) = try await app.staff("researcher", "lead@uni.example")
             let study = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
             let plan = try await researcher.send(
-                .POST, "/studies/\(study)/plans", json: ["instrumentKey": "phq-9", "durationMinutes": 10080, "pattern": ["kind": "once"]])
+                .POST, "/studies/\(study)/plans",
+                json: ["instrumentKey": "phq-9", "durationMinutes": 10080, "pattern": ["kind": "once"]])
             try #require(plan.status == .created, "\(plan.text)")
             let (patient, _) = try await app.patient()
             try await withListeningServer(app) { url in
@@ -192,7 +211,9 @@ struct InterludeKitServerTests {
                 try #require(left.status == .ok || left.status == .noContent, "\(left.text)")
                 let report = try await device.engine.sync()
                 #expect(report.erased == 1 && report.refused == 0)
-                #expect(try device.store.prompts().isEmpty && device.store.pending().isEmpty && device.store.refusals().isEmpty)
+                #expect(
+                    try device.store.prompts().isEmpty && device.store.pending().isEmpty
+                        && device.store.refusals().isEmpty)
                 #expect(try await app.count("responses") == 0)
             }
         }
@@ -206,13 +227,17 @@ struct InterludeKitServerTests {
                 let device = try await Device.signedIn(url, clock: app.clock)
                 let pending = PendingSystemNotifications()
                 let scheduler = NotificationScheduler(
-                    store: device.store, center: pending, now: { app.clock.now }, timeZone: { TimeZone(identifier: "Europe/Vienna")! })
+                    store: device.store, center: pending, now: { app.clock.now },
+                    timeZone: { TimeZone(identifier: "Europe/Vienna")! })
                 await scheduler.follow(device.engine)
                 try await device.engine.sync()
                 // The sync planned the prompt's reminder (it is open already) and noted it as planned.
                 let prompt = UUID(uuidString: promptID)!
                 #expect(await pending.identifiers == ["\(promptID).reminder"])
-                #expect(try device.store.notificationEvents(for: prompt).keys.sorted { $0.rawValue < $1.rawValue } == [.planned])
+                #expect(
+                    try device.store.notificationEvents(for: prompt).keys.sorted { $0.rawValue < $1.rawValue } == [
+                        .planned
+                    ])
                 let planned = app.clock.now
                 app.clock.advance(by: 60)
                 try device.store.recordNotification(.delivered, prompt: prompt, at: app.clock.now)
@@ -244,7 +269,8 @@ extension InterludeKitServerTests {
             _ = try await QuestionnaireAPITests().setUp(app)
             try await withListeningServer(app) { url in
                 let requests = RequestCount()
-                let client = InterludeClient(serverURL: url, middlewares: [OneShotConnections(address: "198.51.100.41"), requests])
+                let client = InterludeClient(
+                    serverURL: url, middlewares: [OneShotConnections(address: "198.51.100.41"), requests])
                 try await client.signIn(email: "patient@example.org", password: TestContext.password)
                 let engine = SyncEngine(client: client, store: try OfflineStore.inMemory(), now: { app.clock.now })
                 async let first = engine.sync()

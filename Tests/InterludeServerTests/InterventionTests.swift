@@ -1,8 +1,8 @@
 import Fluent
 import Foundation
 import InterludeCore
-import Testing
 import InterludeKit
+import Testing
 import VaporTesting
 
 @testable import InterludeServer
@@ -26,8 +26,10 @@ struct InterventionTests {
     ) async throws -> JSON {
         let assigned = try await therapist.send(
             .POST, "/patients/\(patientID.uuidString)/prompts",
-            json: ["instrumentKey": .string(instrument), "opensAt": Self.iso(app.clock.now),
-                "closesAt": Self.iso(app.clock.now.addingTimeInterval(7 * 86_400))])
+            json: [
+                "instrumentKey": .string(instrument), "opensAt": Self.iso(app.clock.now),
+                "closesAt": Self.iso(app.clock.now.addingTimeInterval(7 * 86_400)),
+            ])
         try #require(assigned.status == .created, "\(assigned.text)")
         app.clock.advance(by: 300)
         let submitted = try await patient.send(
@@ -55,7 +57,8 @@ struct InterventionTests {
     /// Sends the walk task with `id` and answers the reply.
     func sendWalk(_ therapist: APIClient, to patientID: UUID, id: UUID = UUID()) async throws -> APIClient.Reply {
         try await therapist.send(
-            .POST, "/patients/\(patientID.uuidString)/interventions", json: Self.walk.merging(["id": .string(id.uuidString)]))
+            .POST, "/patients/\(patientID.uuidString)/interventions",
+            json: Self.walk.merging(["id": .string(id.uuidString)]))
     }
 
     // MARK: Sending interventions
@@ -99,7 +102,8 @@ struct InterventionTests {
     }
 
     enum RefusedSending: String, CaseIterable, Sendable {
-        case anotherTherapistSends, anotherTherapistLists, anotherTherapistTakesTheID, thePatientSends, anEmptyText, aMessageByHand
+        case anotherTherapistSends, anotherTherapistLists, anotherTherapistTakesTheID, thePatientSends, anEmptyText,
+            aMessageByHand
 
         var status: HTTPStatus {
             switch self {
@@ -110,7 +114,9 @@ struct InterventionTests {
         }
     }
 
-    @Test("interventions are refused to other therapists and to patients, and checked like any input", arguments: RefusedSending.allCases)
+    @Test(
+        "interventions are refused to other therapists and to patients, and checked like any input",
+        arguments: RefusedSending.allCases)
     func refusedSending(_ refused: RefusedSending) async throws {
         try await withTestApp { app in
             // setup: one task already sent
@@ -123,7 +129,8 @@ struct InterventionTests {
             // act
             let reply: APIClient.Reply
             switch refused {
-            case .anotherTherapistSends: reply = try await stranger.send(.POST, path, json: ["kind": "task", "text": "x"])
+            case .anotherTherapistSends:
+                reply = try await stranger.send(.POST, path, json: ["kind": "task", "text": "x"])
             case .anotherTherapistLists: reply = try await stranger.send(.GET, path)
             case .anotherTherapistTakesTheID: reply = try await sendWalk(stranger, to: patientID, id: id)
             case .thePatientSends: reply = try await patient.send(.POST, path, json: ["kind": "task", "text": "x"])
@@ -152,7 +159,8 @@ struct InterventionTests {
             try await dispatch(app)
 
             // verify
-            let queued = try await NotificationRecord.query(on: app.database).filter(\.$category == .interventions).all()
+            let queued = try await NotificationRecord.query(on: app.database).filter(\.$category == .interventions)
+                .all()
             #expect(queued.map(\.path) == ["/app/interventions/\(id.uuidString.lowercased())"])
             #expect(queued.allSatisfy { !$0.body.contains("walk") && !$0.title.contains("walk") })
             let mail = app.mailer.sent.dropFirst(earlier).filter { $0.to == "patient@example.org" }
@@ -168,11 +176,13 @@ struct InterventionTests {
             let (therapist, patient, patientID) = try await paired(app)
             let id = UUID()
             _ = try await sendWalk(therapist, to: patientID, id: id)
-            let first = try await patient.send(.POST, "/me/interventions/\(id.uuidString)/seen").decoded(Intervention.self)
+            let first = try await patient.send(.POST, "/me/interventions/\(id.uuidString)/seen").decoded(
+                Intervention.self)
             app.clock.advance(by: 60)
 
             // act
-            let again = try await patient.send(.POST, "/me/interventions/\(id.uuidString)/seen").decoded(Intervention.self)
+            let again = try await patient.send(.POST, "/me/interventions/\(id.uuidString)/seen").decoded(
+                Intervention.self)
 
             // verify
             #expect(first.state == .seen)
@@ -229,7 +239,8 @@ struct InterventionTests {
             _ = try await patient.send(.POST, "/me/interventions/\(id.uuidString)/completion")
 
             // act
-            let followed = try await therapist.send(.GET, "/patients/\(patientID.uuidString)/interventions").decoded([Intervention].self)
+            let followed = try await therapist.send(.GET, "/patients/\(patientID.uuidString)/interventions").decoded(
+                [Intervention].self)
             let synced = try await patient.send(.GET, "/sync")
 
             // verify
@@ -243,9 +254,13 @@ struct InterventionTests {
     // MARK: Alerts
 
     /// A paired patient whose PHQ-9 answered item 9 with 2, and the therapist's alert about it.
-    func riskAnswered(_ app: TestContext) async throws -> (therapist: APIClient, patient: APIClient, patientID: UUID, alert: Alert) {
+    func riskAnswered(_ app: TestContext) async throws -> (
+        therapist: APIClient, patient: APIClient, patientID: UUID, alert: Alert
+    ) {
         let (therapist, patient, patientID) = try await paired(app)
-        _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([1, 1, 0, 0, 0, 0, 0, 0, 2]))
+        _ = try await answer(
+            app, therapist: therapist, patient: patient, patientID: patientID,
+            answers: QuestionnaireAPITests.phqAnswers([1, 1, 0, 0, 0, 0, 0, 0, 2]))
         let alerts = try await therapist.send(.GET, "/alerts").decoded([Alert].self)
         return (therapist, patient, patientID, try #require(alerts.first))
     }
@@ -257,7 +272,9 @@ struct InterventionTests {
             let (therapist, patient, patientID) = try await paired(app)
 
             // act
-            _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([1, 1, 0, 0, 0, 0, 0, 0, 0]))
+            _ = try await answer(
+                app, therapist: therapist, patient: patient, patientID: patientID,
+                answers: QuestionnaireAPITests.phqAnswers([1, 1, 0, 0, 0, 0, 0, 0, 0]))
 
             // verify
             #expect(try await therapist.send(.GET, "/alerts").decoded([Alert].self).isEmpty)
@@ -286,7 +303,9 @@ struct InterventionTests {
         try await withTestApp { app in
             // setup
             let (_, _, patientID, alert) = try await riskAnswered(app)
-            let code = try #require(try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == patientID).first()).pseudonym
+            let code = try #require(
+                try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == patientID).first()
+            ).pseudonym
 
             // act
             try await dispatch(app)
@@ -296,7 +315,9 @@ struct InterventionTests {
             #expect(mail.count == 1)
             #expect(mail.allSatisfy { !$0.text.contains("phq9") })
             #expect(mail.first?.text.contains("About \(code).") == true)
-            #expect(mail.first?.text.contains("/console/alerts#alert-\(alert.id.uppercased())") == true, "\(mail.first?.text ?? "")")
+            #expect(
+                mail.first?.text.contains("/console/alerts#alert-\(alert.id.uppercased())") == true,
+                "\(mail.first?.text ?? "")")
         }
     }
 
@@ -304,7 +325,9 @@ struct InterventionTests {
         case anotherTherapistLists, anotherTherapistAcknowledges, thePatientLists, anEmptyNote
     }
 
-    @Test("alerts are refused to other therapists and patients, and an acknowledgement needs a note", arguments: RefusedAcknowledgement.allCases)
+    @Test(
+        "alerts are refused to other therapists and patients, and an acknowledgement needs a note",
+        arguments: RefusedAcknowledgement.allCases)
     func refusedAcknowledgement(_ refused: RefusedAcknowledgement) async throws {
         try await withTestApp { app in
             // setup
@@ -315,9 +338,11 @@ struct InterventionTests {
             let reply: APIClient.Reply
             switch refused {
             case .anotherTherapistLists: reply = try await stranger.send(.GET, "/alerts")
-            case .anotherTherapistAcknowledges: reply = try await stranger.send(.POST, "/alerts/\(alert.id)/acknowledgement", json: ["note": "x"])
+            case .anotherTherapistAcknowledges:
+                reply = try await stranger.send(.POST, "/alerts/\(alert.id)/acknowledgement", json: ["note": "x"])
             case .thePatientLists: reply = try await patient.send(.GET, "/alerts")
-            case .anEmptyNote: reply = try await therapist.send(.POST, "/alerts/\(alert.id)/acknowledgement", json: ["note": "  "])
+            case .anEmptyNote:
+                reply = try await therapist.send(.POST, "/alerts/\(alert.id)/acknowledgement", json: ["note": "  "])
             }
 
             // verify
@@ -360,7 +385,8 @@ struct InterventionTests {
             app.clock.advance(by: 2 * 86_400)
 
             // act
-            let escalated = try await AlertService(database: app.database, services: app.app.interlude).escalateOverdue()
+            let escalated = try await AlertService(database: app.database, services: app.app.interlude)
+                .escalateOverdue()
 
             // verify
             #expect(escalated == 0)
@@ -376,7 +402,8 @@ struct InterventionTests {
             app.clock.advance(by: 86_400)
 
             // act
-            let escalated = try await AlertService(database: app.database, services: app.app.interlude).escalateOverdue()
+            let escalated = try await AlertService(database: app.database, services: app.app.interlude)
+                .escalateOverdue()
 
             // verify
             #expect(escalated == 1)
@@ -385,29 +412,38 @@ struct InterventionTests {
     }
 
     /// A paired patient who also takes part in a research study with a one-time PHQ-9, answered with item 9 at 1.
-    func researchRisk(_ app: TestContext) async throws -> (researcher: APIClient, therapist: APIClient, admin: APIClient) {
+    func researchRisk(_ app: TestContext) async throws -> (
+        researcher: APIClient, therapist: APIClient, admin: APIClient
+    ) {
         let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
         let (admin, _) = try await app.staff("admin", "root@interlude.example")
         let (therapist, patient, _) = try await paired(app)
         let studyID = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
-        try #require(try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"]).status == .created)
+        try #require(
+            try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"]).status
+                == .created)
         let plan = try await researcher.send(
-            .POST, "/studies/\(studyID)/plans", json: ["instrumentKey": "phq-9", "durationMinutes": 10080, "pattern": ["kind": "once"]])
+            .POST, "/studies/\(studyID)/plans",
+            json: ["instrumentKey": "phq-9", "durationMinutes": 10080, "pattern": ["kind": "once"]])
         try #require(plan.status == .created, "\(plan.text)")
-        let prompt = try #require(try await PromptRecord.query(on: app.database).filter(\.$instrumentKey == "phq-9").first())
+        let prompt = try #require(
+            try await PromptRecord.query(on: app.database).filter(\.$instrumentKey == "phq-9").first())
         try #require(prompt.$study.id?.uuidString.lowercased() == studyID)
         app.clock.advance(by: 300)
         let submitted = try await patient.send(
             .POST, "/me/responses",
             json: [
                 "id": .string(UUID().uuidString), "promptId": .string(prompt.id!.uuidString), "instrumentKey": "phq-9",
-                "version": 1, "answers": QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 1]), "completedAt": Self.iso(app.clock.now),
+                "version": 1, "answers": QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 1]),
+                "completedAt": Self.iso(app.clock.now),
             ])
         try #require(submitted.status == .created, "\(submitted.text)")
         return (researcher, therapist, admin)
     }
 
-    @Test("PHQ-9 item 9 in a research study alerts the study's staff, never the therapist nor, at first, the administrator")
+    @Test(
+        "PHQ-9 item 9 in a research study alerts the study's staff, never the therapist nor, at first, the administrator"
+    )
     func researchAlert() async throws {
         try await withTestApp { app in
             // setup / act
@@ -447,7 +483,9 @@ struct InterventionTests {
         }
     }
 
-    @Test("the administrator acknowledges an escalated research alert, the study's staff see it done, the therapist cannot touch it")
+    @Test(
+        "the administrator acknowledges an escalated research alert, the study's staff see it done, the therapist cannot touch it"
+    )
     func escalatedAcknowledged() async throws {
         try await withTestApp { app in
             // setup
@@ -458,7 +496,8 @@ struct InterventionTests {
 
             // act
             let byTherapist = try await therapist.send(.POST, "/alerts/\(alertID)/acknowledgement", json: ["note": "x"])
-            let byAdmin = try await admin.send(.POST, "/alerts/\(alertID)/acknowledgement", json: ["note": "Called the study lead."])
+            let byAdmin = try await admin.send(
+                .POST, "/alerts/\(alertID)/acknowledgement", json: ["note": "Called the study lead."])
 
             // verify
             #expect(byTherapist.status == .notFound)
@@ -473,7 +512,10 @@ struct InterventionTests {
         "name": "Severe depression",
         "trigger": [
             "kind": "submitted", "instrumentKey": "phq-9",
-            "condition": ["mode": "any", "clauses": [["subject": "score", "id": "total", "operator": "greaterOrEqual", "value": 15]]],
+            "condition": [
+                "mode": "any",
+                "clauses": [["subject": "score", "id": "total", "operator": "greaterOrEqual", "value": 15]],
+            ],
         ],
         "action": ["kind": "intervention", "interventionKind": "question", "text": "What helped you most this week?"],
     ]
@@ -491,7 +533,10 @@ struct InterventionTests {
                 "name": "x",
                 "trigger": [
                     "kind": "submitted", "instrumentKey": "phq-9",
-                    "condition": ["mode": "all", "clauses": [["subject": "item", "id": "nope", "operator": "greater", "value": 1]]],
+                    "condition": [
+                        "mode": "all",
+                        "clauses": [["subject": "item", "id": "nope", "operator": "greater", "value": 1]],
+                    ],
                 ],
                 "action": ["kind": "prompt", "instrumentKey": "gad-7", "openHours": 24],
             ],
@@ -505,10 +550,15 @@ struct InterventionTests {
             ],
             ["action.openHours"]
         ),
-        ("no instrument for a submission", ["name": "x", "trigger": ["kind": "submitted"], "action": ["kind": "alert", "message": "m"]], ["trigger.instrumentKey"]),
+        (
+            "no instrument for a submission",
+            ["name": "x", "trigger": ["kind": "submitted"], "action": ["kind": "alert", "message": "m"]],
+            ["trigger.instrumentKey"]
+        ),
     ]
 
-    @Test("a rule is checked like any input: the problem names each field and nothing is stored", arguments: refusedRules)
+    @Test(
+        "a rule is checked like any input: the problem names each field and nothing is stored", arguments: refusedRules)
     func refusedRule(_ label: String, rule: JSONValue, fields: Set<String>) async throws {
         try await withTestApp { app in
             // setup
@@ -543,7 +593,8 @@ struct InterventionTests {
     }
 
     enum RefusedRuleCaller: String, CaseIterable, Sendable {
-        case anotherTherapistLists, anotherTherapistAdds, anotherTherapistDryRuns, anotherTherapistRemoves, thePatientLists
+        case anotherTherapistLists, anotherTherapistAdds, anotherTherapistDryRuns, anotherTherapistRemoves,
+            thePatientLists
     }
 
     @Test("a practice's rules are refused to other therapists and to patients", arguments: RefusedRuleCaller.allCases)
@@ -552,7 +603,8 @@ struct InterventionTests {
             // setup
             let (therapist, patient, patientID) = try await paired(app)
             let path = try await rulesPath(app)
-            let ruleID = try await therapist.send(.POST, path, json: Self.severe).decoded(Components.Schemas.Rule.self).id
+            let ruleID = try await therapist.send(.POST, path, json: Self.severe).decoded(Components.Schemas.Rule.self)
+                .id
             let (stranger, _) = try await app.staff("therapist", "other@praxis.example")
 
             // act
@@ -561,7 +613,8 @@ struct InterventionTests {
             case .anotherTherapistLists: reply = try await stranger.send(.GET, path)
             case .anotherTherapistAdds: reply = try await stranger.send(.POST, path, json: Self.severe)
             case .anotherTherapistDryRuns:
-                reply = try await stranger.send(.POST, "\(path)/dry-run", json: ["patientId": .string(patientID.uuidString), "rule": Self.severe])
+                reply = try await stranger.send(
+                    .POST, "\(path)/dry-run", json: ["patientId": .string(patientID.uuidString), "rule": Self.severe])
             case .anotherTherapistRemoves: reply = try await stranger.send(.DELETE, "\(path)/\(ruleID)")
             case .thePatientLists: reply = try await patient.send(.GET, path)
             }
@@ -581,7 +634,9 @@ struct InterventionTests {
             _ = try await therapist.send(.POST, try await rulesPath(app), json: Self.severe)
 
             // act: a total of 8
-            _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([1, 1, 1, 1, 1, 1, 1, 1, 0]))
+            _ = try await answer(
+                app, therapist: therapist, patient: patient, patientID: patientID,
+                answers: QuestionnaireAPITests.phqAnswers([1, 1, 1, 1, 1, 1, 1, 1, 0]))
 
             // verify
             #expect(try await patient.send(.GET, "/me/interventions").decoded([Intervention].self).isEmpty)
@@ -597,8 +652,10 @@ struct InterventionTests {
             _ = try await therapist.send(.POST, try await rulesPath(app), json: Self.severe)
             let assigned = try await therapist.send(
                 .POST, "/patients/\(patientID.uuidString)/prompts",
-                json: ["instrumentKey": "phq-9", "opensAt": Self.iso(app.clock.now),
-                    "closesAt": Self.iso(app.clock.now.addingTimeInterval(7 * 86_400))])
+                json: [
+                    "instrumentKey": "phq-9", "opensAt": Self.iso(app.clock.now),
+                    "closesAt": Self.iso(app.clock.now.addingTimeInterval(7 * 86_400)),
+                ])
             try #require(assigned.status == .created, "\(assigned.text)")
             try await app.sql.raw(
                 "UPDATE enrollments SET status = \(bind: EnrollmentStatus.ended.rawValue) WHERE patient_id = \(bind: patientID)"
@@ -610,7 +667,8 @@ struct InterventionTests {
                 .POST, "/me/responses",
                 json: [
                     "id": .string(UUID().uuidString), "promptId": .string(assigned.body["id"].string ?? ""),
-                    "instrumentKey": "phq-9", "version": 1, "answers": QuestionnaireAPITests.phqAnswers([2, 2, 2, 2, 2, 2, 2, 2, 0]),
+                    "instrumentKey": "phq-9", "version": 1,
+                    "answers": QuestionnaireAPITests.phqAnswers([2, 2, 2, 2, 2, 2, 2, 2, 0]),
                     "completedAt": Self.iso(app.clock.now),
                 ])
 
@@ -629,14 +687,17 @@ struct InterventionTests {
             _ = try await therapist.send(.POST, try await rulesPath(app), json: Self.severe)
 
             // act: a total of 16
-            _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([2, 2, 2, 2, 2, 2, 2, 2, 0]))
+            _ = try await answer(
+                app, therapist: therapist, patient: patient, patientID: patientID,
+                answers: QuestionnaireAPITests.phqAnswers([2, 2, 2, 2, 2, 2, 2, 2, 0]))
 
             // verify
             let inbox = try await patient.send(.GET, "/me/interventions").decoded([Intervention].self)
             #expect(inbox.map(\.origin) == [.rule])
             #expect(inbox.map(\.kind) == [.question])
             let firing = try #require(try await RuleFiringRecord.query(on: app.database).first())
-            #expect(try app.app.interlude.cipher.open(firing.reason) == "Severe depression: phq-9 score total = 16 (≥ 15)")
+            #expect(
+                try app.app.interlude.cipher.open(firing.reason) == "Severe depression: phq-9 score total = 16 (≥ 15)")
             #expect(firing.outcome == "intervention \(try #require(inbox.first).id)")
         }
     }
@@ -647,11 +708,16 @@ struct InterventionTests {
             // setup: a total of 8, then of 16, before the rule exists
             let (therapist, patient, patientID) = try await paired(app)
             let path = try await rulesPath(app)
-            _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([1, 1, 1, 1, 1, 1, 1, 1, 0]))
-            _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([2, 2, 2, 2, 2, 2, 2, 2, 0]))
+            _ = try await answer(
+                app, therapist: therapist, patient: patient, patientID: patientID,
+                answers: QuestionnaireAPITests.phqAnswers([1, 1, 1, 1, 1, 1, 1, 1, 0]))
+            _ = try await answer(
+                app, therapist: therapist, patient: patient, patientID: patientID,
+                answers: QuestionnaireAPITests.phqAnswers([2, 2, 2, 2, 2, 2, 2, 2, 0]))
 
             // act
-            let dry = try await therapist.send(.POST, "\(path)/dry-run", json: ["patientId": .string(patientID.uuidString), "rule": Self.severe])
+            let dry = try await therapist.send(
+                .POST, "\(path)/dry-run", json: ["patientId": .string(patientID.uuidString), "rule": Self.severe])
 
             // verify: newest first
             #expect(dry.status == .ok, "\(dry.text)")
@@ -668,7 +734,8 @@ struct InterventionTests {
             // setup
             let (therapist, patient, patientID) = try await paired(app)
             let path = try await rulesPath(app)
-            let ruleID = try await therapist.send(.POST, path, json: Self.severe).decoded(Components.Schemas.Rule.self).id
+            let ruleID = try await therapist.send(.POST, path, json: Self.severe).decoded(Components.Schemas.Rule.self)
+                .id
 
             // act
             let removed = try await therapist.send(.DELETE, "\(path)/\(ruleID)")
@@ -676,7 +743,9 @@ struct InterventionTests {
             // verify
             #expect(removed.status == .noContent)
             #expect(try await therapist.send(.GET, path).decoded([Components.Schemas.Rule].self).isEmpty)
-            _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([2, 2, 2, 2, 2, 2, 2, 2, 0]))
+            _ = try await answer(
+                app, therapist: therapist, patient: patient, patientID: patientID,
+                answers: QuestionnaireAPITests.phqAnswers([2, 2, 2, 2, 2, 2, 2, 2, 0]))
             #expect(try await app.count("rule_firings") == 0)
         }
     }
@@ -688,14 +757,19 @@ struct InterventionTests {
             let (therapist, _, patientID) = try await paired(app)
             let added = try await therapist.send(
                 .POST, try await rulesPath(app),
-                json: ["name": "Three missed", "trigger": ["kind": "missedInARow", "count": 3],
-                    "action": ["kind": "alert", "priority": "normal", "message": "Ask how things are going."]])
+                json: [
+                    "name": "Three missed", "trigger": ["kind": "missedInARow", "count": 3],
+                    "action": ["kind": "alert", "priority": "normal", "message": "Ask how things are going."],
+                ])
             try #require(added.status == .created, "\(added.text)")
             let rules = RuleService(database: app.database, services: app.app.interlude)
             func missOne() async throws -> Int {
                 let reply = try await therapist.send(
                     .POST, "/patients/\(patientID.uuidString)/prompts",
-                    json: ["instrumentKey": "who-5", "opensAt": Self.iso(app.clock.now), "closesAt": Self.iso(app.clock.now.addingTimeInterval(3600))])
+                    json: [
+                        "instrumentKey": "who-5", "opensAt": Self.iso(app.clock.now),
+                        "closesAt": Self.iso(app.clock.now.addingTimeInterval(3600)),
+                    ])
                 try #require(reply.status == .created, "\(reply.text)")
                 app.clock.advance(by: 3700)
                 _ = try await Planner(database: app.database, services: app.app.interlude).runAll(now: app.clock.now)
@@ -723,10 +797,16 @@ struct InterventionTests {
             }
             let weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
             let english = try #require(told[0]?.facts.first)
-            #expect(english.hasPrefix("Not answered 3 times in a row: questionnaires of any kind; the last was due by "), "\(english)")
+            #expect(
+                english.hasPrefix("Not answered 3 times in a row: questionnaires of any kind; the last was due by "),
+                "\(english)")
             #expect(weekdays.contains { english.contains($0) }, "the date with its day: \(english)")
-            #expect(told[1]?.facts.first?.hasPrefix("3-mal in Folge nicht beantwortet: Fragebögen jeder Art; zuletzt fällig bis ") == true)
-            #expect(told[0]?.link == "/console/patients/\(patientID.uuidString)#prompts" && told[0]?.message == "Ask how things are going.")
+            #expect(
+                told[1]?.facts.first?.hasPrefix(
+                    "3-mal in Folge nicht beantwortet: Fragebögen jeder Art; zuletzt fällig bis ") == true)
+            #expect(
+                told[0]?.link == "/console/patients/\(patientID.uuidString)#prompts"
+                    && told[0]?.message == "Ask how things are going.")
         }
     }
 
@@ -738,15 +818,30 @@ struct InterventionTests {
             let practice = try #require(try await StudyRecord.query(on: app.database).first())
             let added = try await therapist.send(
                 .POST, try await rulesPath(app),
-                json: ["name": "Anxiety too", "trigger": ["kind": "submitted", "instrumentKey": "phq-9",
-                    "condition": ["mode": "all", "clauses": [["subject": "band", "id": "total", "operator": "notEquals", "level": "minimal"]]]],
-                    "action": ["kind": "prompt", "instrumentKey": "gad-7", "openHours": 48]])
+                json: [
+                    "name": "Anxiety too",
+                    "trigger": [
+                        "kind": "submitted", "instrumentKey": "phq-9",
+                        "condition": [
+                            "mode": "all",
+                            "clauses": [
+                                ["subject": "band", "id": "total", "operator": "notEquals", "level": "minimal"]
+                            ],
+                        ],
+                    ],
+                    "action": ["kind": "prompt", "instrumentKey": "gad-7", "openHours": 48],
+                ])
             try #require(added.status == .created, "\(added.text)")
-            _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 1, 0]))
-            let afterMinimal = try await PromptRecord.query(on: app.database).filter(\.$instrumentKey == "gad-7").count()
+            _ = try await answer(
+                app, therapist: therapist, patient: patient, patientID: patientID,
+                answers: QuestionnaireAPITests.phqAnswers([0, 0, 0, 0, 0, 0, 0, 1, 0]))
+            let afterMinimal = try await PromptRecord.query(on: app.database).filter(\.$instrumentKey == "gad-7")
+                .count()
 
             // act: a mild total
-            _ = try await answer(app, therapist: therapist, patient: patient, patientID: patientID, answers: QuestionnaireAPITests.phqAnswers([2, 1, 1, 1, 0, 0, 0, 1, 0]))
+            _ = try await answer(
+                app, therapist: therapist, patient: patient, patientID: patientID,
+                answers: QuestionnaireAPITests.phqAnswers([2, 1, 1, 1, 0, 0, 0, 1, 0]))
 
             // verify
             #expect(afterMinimal == 0)
@@ -757,7 +852,8 @@ struct InterventionTests {
             #expect(abs(prompt.closesAt.timeIntervalSince(prompt.opensAt) - 48 * 3600) < 1)
             let open = try await patient.send(.GET, "/me/prompts").decoded([Components.Schemas.Prompt].self)
             #expect(open.contains { $0.instrumentKey == "gad-7" && $0.status == .open })
-            let firing = try #require(try await RuleFiringRecord.query(on: app.database).filter(\.$ruleName == "Anxiety too").first())
+            let firing = try #require(
+                try await RuleFiringRecord.query(on: app.database).filter(\.$ruleName == "Anxiety too").first())
             #expect(try app.app.interlude.cipher.open(firing.reason) == "Anxiety too: phq-9 band of total is mild")
             #expect(firing.outcome == "prompt \(prompt.id!.uuidString.lowercased())")
         }
@@ -776,11 +872,14 @@ struct InterventionTests {
         ("too few iterations", envelope.merging(["iterations": 1000]), ["envelope.iterations"]),
         (
             "salt, nonce and ciphertext too short or not base64",
-            envelope.merging(["salt": "AAAA", "nonce": "!!", "ciphertext": "x"]), ["envelope.salt", "envelope.nonce", "envelope.ciphertext"]
+            envelope.merging(["salt": "AAAA", "nonce": "!!", "ciphertext": "x"]),
+            ["envelope.salt", "envelope.nonce", "envelope.ciphertext"]
         ),
     ]
 
-    @Test("a backup envelope is checked at the door, naming each field, and nothing is stored", arguments: refusedEnvelopes)
+    @Test(
+        "a backup envelope is checked at the door, naming each field, and nothing is stored",
+        arguments: refusedEnvelopes)
     func refusedBackup(_ label: String, envelope: JSONValue, fields: Set<String>) async throws {
         try await withTestApp { app in
             // setup
@@ -806,7 +905,8 @@ struct InterventionTests {
             // act
             let first = try await patient.send(.PUT, "/me/backup", json: ["baseVersion": 0, "envelope": Self.envelope])
             let stale = try await patient.send(.PUT, "/me/backup", json: ["baseVersion": 0, "envelope": Self.envelope])
-            let second = try await patient.send(.PUT, "/me/backup", json: ["baseVersion": 1, "envelope": Self.envelope])
+            let second = try await patient.send(
+                .PUT, "/me/backup", json: ["baseVersion": 1, "envelope": Self.envelope])
 
             // verify
             #expect(none.status == .notFound)
@@ -818,7 +918,9 @@ struct InterventionTests {
         }
     }
 
-    @Test("the backup is the patient's alone", arguments: [("their therapist", true, HTTPStatus.forbidden), ("another patient", false, .notFound)])
+    @Test(
+        "the backup is the patient's alone",
+        arguments: [("their therapist", true, HTTPStatus.forbidden), ("another patient", false, .notFound)])
     func backupPrivate(_ label: String, therapist asTherapist: Bool, status: HTTPStatus) async throws {
         try await withTestApp { app in
             // setup
@@ -835,19 +937,31 @@ struct InterventionTests {
         }
     }
 
-    @Test("answers sealed on one device are restored on another with the passphrase; the server never holds them in clear")
+    @Test(
+        "answers sealed on one device are restored on another with the passphrase; the server never holds them in clear"
+    )
     func backupRestore() async throws {
         try await withTestApp { app in
             // setup: answers sealed with a passphrase on the first device
             let (_, patient, _) = try await paired(app)
-            let answers = ["0c5b8a0e-2f4d-4e7a-9c61-5b1d3e8f2a47": ["answer": "I talked to my sister about the fight.", "done": "true"]]
+            let answers = [
+                "0c5b8a0e-2f4d-4e7a-9c61-5b1d3e8f2a47": [
+                    "answer": "I talked to my sister about the fight.", "done": "true",
+                ]
+            ]
             let envelope = try InterventionBackup.seal(answers, passphrase: "blue heron at dawn")
 
             // act
             let stored = try await patient.send(
                 .PUT, "/me/backup",
-                json: ["baseVersion": 0, "envelope": ["algorithm": .string(envelope.algorithm), "iterations": .int(envelope.iterations),
-                    "salt": .string(envelope.salt), "nonce": .string(envelope.nonce), "ciphertext": .string(envelope.ciphertext)]])
+                json: [
+                    "baseVersion": 0,
+                    "envelope": [
+                        "algorithm": .string(envelope.algorithm), "iterations": .int(envelope.iterations),
+                        "salt": .string(envelope.salt), "nonce": .string(envelope.nonce),
+                        "ciphertext": .string(envelope.ciphertext),
+                    ],
+                ])
             let otherDevice = try await app.signIn("patient@example.org")
             let fetched = try await otherDevice.send(.GET, "/me/backup").decoded(Components.Schemas.Backup.self)
 
@@ -858,11 +972,15 @@ struct InterventionTests {
             }
             #expect(try await app.count("intervention_backups") == 1)
             let restored = InterventionBackup.Envelope(
-                algorithm: fetched.envelope.algorithm.rawValue, iterations: fetched.envelope.iterations, salt: fetched.envelope.salt,
+                algorithm: fetched.envelope.algorithm.rawValue, iterations: fetched.envelope.iterations,
+                salt: fetched.envelope.salt,
                 nonce: fetched.envelope.nonce, ciphertext: fetched.envelope.ciphertext)
-            #expect(try InterventionBackup.open(restored, passphrase: "blue heron at dawn", as: [String: [String: String]].self) == answers)
+            #expect(
+                try InterventionBackup.open(
+                    restored, passphrase: "blue heron at dawn", as: [String: [String: String]].self) == answers)
             #expect(throws: InterventionBackup.Failure.cannotOpen) {
-                try InterventionBackup.open(restored, passphrase: "blue heron at dusk", as: [String: [String: String]].self)
+                try InterventionBackup.open(
+                    restored, passphrase: "blue heron at dusk", as: [String: [String: String]].self)
             }
         }
     }
@@ -874,14 +992,18 @@ struct InterventionTests {
         let (researcher, researcherID) = try await app.staff("researcher", "lab@uni.example")
         let (patient, _) = try await app.patient()
         let studyID = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
-        try #require(try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"]).status == .created)
+        try #require(
+            try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"]).status
+                == .created)
         let owner = try #require(try await UserRecord.find(researcherID, on: app.database))
         let grant = try await StudyAccess(database: app.database, services: app.app.interlude)
             .require(.editLibrary, in: try #require(UUID(uuidString: studyID)), by: owner)
         let library = InterventionLibrary(database: app.database, services: app.app.interlude)
         try await library.addMessage(
-            [.en: "Notice one thing you value today.", .de: "Bemerken Sie heute eine Sache, die Ihnen wichtig ist."], in: grant)
-        try await library.setPlan(MessagePlan(perDay: 4, windowStart: LocalTime("00:00")!, windowEnd: LocalTime("23:59")!), in: grant)
+            [.en: "Notice one thing you value today.", .de: "Bemerken Sie heute eine Sache, die Ihnen wichtig ist."],
+            in: grant)
+        try await library.setPlan(
+            MessagePlan(perDay: 4, windowStart: LocalTime("00:00")!, windowEnd: LocalTime("23:59")!), in: grant)
         return (patient, studyID, grant)
     }
 
@@ -903,7 +1025,9 @@ struct InterventionTests {
             if accepted {
                 try await library.addMessage([.en: "Short", .de: text], in: grant)
             } else {
-                await #expect(throws: ValidationFailure.self) { try await library.addMessage([.en: "Short", .de: text], in: grant) }
+                await #expect(throws: ValidationFailure.self) {
+                    try await library.addMessage([.en: "Short", .de: text], in: grant)
+                }
             }
 
             // verify
@@ -944,7 +1068,8 @@ struct InterventionTests {
 
             // act
             _ = try await messagePlanner(app).run(now: app.clock.now)
-            let firstGerman = try #require(try await InterventionRecord.query(on: app.database).sort(\.$deliverAt).first())
+            let firstGerman = try #require(
+                try await InterventionRecord.query(on: app.database).sort(\.$deliverAt).first())
 
             // verify
             #expect(try app.app.interlude.cipher.open(firstGerman.text) == "Breathe out slowly.")
@@ -963,7 +1088,9 @@ struct InterventionTests {
 
             // verify
             let first = try #require(try await InterventionRecord.query(on: app.database).sort(\.$deliverAt).first())
-            #expect(try app.app.interlude.cipher.open(first.text) == "Bemerken Sie heute eine Sache, die Ihnen wichtig ist.")
+            #expect(
+                try app.app.interlude.cipher.open(first.text) == "Bemerken Sie heute eine Sache, die Ihnen wichtig ist."
+            )
         }
     }
 
@@ -978,7 +1105,9 @@ struct InterventionTests {
             let first = try #require(try await InterventionRecord.query(on: app.database).sort(\.$deliverAt).first())
             app.clock.advance(by: first.deliverAt.timeIntervalSince(app.clock.now) + 1)
             let next = try #require(
-                try await InterventionRecord.query(on: app.database).filter(\.$deliverAt > app.clock.now).sort(\.$deliverAt).first())
+                try await InterventionRecord.query(on: app.database).filter(\.$deliverAt > app.clock.now).sort(
+                    \.$deliverAt
+                ).first())
             let dispatcher = NotificationDispatcher(
                 database: app.database, services: app.app.interlude, channels: app.app.notificationChannels)
             _ = try await dispatcher.dispatch(now: app.clock.now)
@@ -991,7 +1120,8 @@ struct InterventionTests {
             #expect(left.status == .noContent)
             #expect(try await app.count("interventions") == 1)
             #expect(try await messagePlanner(app).run(now: app.clock.now) == 0)
-            let sent = try await NotificationRecord.query(on: app.database).filter(\.$status == NotificationStatus.sent).all().map(\.dedupeKey)
+            let sent = try await NotificationRecord.query(on: app.database).filter(\.$status == NotificationStatus.sent)
+                .all().map(\.dedupeKey)
             #expect(sent == [InterventionService.dedupeKey(of: first.id!)])
             let taken = try await NotificationRecord.query(on: app.database)
                 .filter(\.$dedupeKey == InterventionService.dedupeKey(of: next.id!)).first()

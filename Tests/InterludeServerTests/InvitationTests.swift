@@ -18,7 +18,9 @@ struct InvitationTests {
         ]).merging(changes)
     }
 
-    @Test("the invited client sets a password from the link and is the therapist's client at once; the link works once, for seven days, and wrong fields change nothing")
+    @Test(
+        "the invited client sets a password from the link and is the therapist's client at once; the link works once, for seven days, and wrong fields change nothing"
+    )
     func invitation() async throws {
         try await withTestApp { app in
             // setup
@@ -26,22 +28,27 @@ struct InvitationTests {
             _ = try await app.patient("grace@example.org")
 
             // act
-            let sent = try await therapist.send(.POST, "/patients/invitations", json: ["email": " Ada@Example.org ", "locale": "de"])
+            let sent = try await therapist.send(
+                .POST, "/patients/invitations", json: ["email": " Ada@Example.org ", "locale": "de"])
             let taken = try await therapist.send(.POST, "/patients/invitations", json: ["email": "grace@example.org"])
             let malformed = try await therapist.send(.POST, "/patients/invitations", json: ["email": "ada at example"])
             let email = try #require(app.mailer.sent.last { $0.to == "ada@example.org" })
             let token = try #require(app.mailer.token(for: "/app/invitation", to: "ada@example.org"))
             let usersBefore = try await app.count("users")
-            let wrongToken = try await app.api.send(.POST, "/invitations/acceptance", json: Self.acceptance("not-a-token"))
+            let wrongToken = try await app.api.send(
+                .POST, "/invitations/acceptance", json: Self.acceptance("not-a-token"))
             let wrongFields = try await app.api.send(
-                .POST, "/invitations/acceptance", json: Self.acceptance(token, ["password": "short", "dateOfBirth": "", "gender": "other"]))
+                .POST, "/invitations/acceptance",
+                json: Self.acceptance(token, ["password": "short", "dateOfBirth": "", "gender": "other"]))
             let usersAfterRefusals = try await app.count("users")
             let accepted = try await app.api.send(.POST, "/invitations/acceptance", json: Self.acceptance(token))
             let again = try await app.api.send(.POST, "/invitations/acceptance", json: Self.acceptance(token))
             let client = app.api.authorized(accepted.body["token"].string)
             let ownTherapist = try await client.send(.GET, "/me/therapist")
-            let caseload = try await therapist.send(.GET, "/patients?q=ada").decoded([Components.Schemas.CaseloadPatient].self)
-            let signIn = try await app.api.send(.POST, "/sessions", json: ["email": "ada@example.org", "password": "a long enough password"])
+            let caseload = try await therapist.send(.GET, "/patients?q=ada").decoded(
+                [Components.Schemas.CaseloadPatient].self)
+            let signIn = try await app.api.send(
+                .POST, "/sessions", json: ["email": "ada@example.org", "password": "a long enough password"])
             _ = try await therapist.send(.POST, "/patients/invitations", json: ["email": "hedy@example.org"])
             let lateToken = try #require(app.mailer.token(for: "/app/invitation", to: "hedy@example.org"))
             app.clock.advance(by: 8 * 86_400)
@@ -53,20 +60,26 @@ struct InvitationTests {
             #expect(taken.status == .conflict && taken.body["type"].string == "/problems/email-taken")
             #expect(malformed.status == .unprocessableEntity && malformed.body.problemFields == ["email"])
             #expect(wrongToken.status == .unprocessableEntity && wrongToken.body.problemFields == ["token"])
-            #expect(Set(wrongFields.body.problemFields) == ["password", "dateOfBirth", "gender"], "\(wrongFields.text)")
+            #expect(
+                Set(wrongFields.body.problemFields) == ["password", "dateOfBirth", "gender"], "\(wrongFields.text)")
             #expect(usersAfterRefusals == usersBefore, "a refused acceptance creates nothing")
-            #expect(accepted.status == .created && accepted.body["user"]["email"].string == "ada@example.org", "\(accepted.text)")
+            #expect(
+                accepted.status == .created && accepted.body["user"]["email"].string == "ada@example.org",
+                "\(accepted.text)")
             #expect(again.status == .unprocessableEntity && again.body.problemFields == ["token"])
             #expect(ownTherapist.status == .ok, "paired at once: \(ownTherapist.text)")
             #expect(caseload.map(\.name) == ["Ada Lovelace"] && caseload.first?.status == .active)
             #expect(signIn.status == .created, "the address counts as confirmed")
             #expect(late.status == .unprocessableEntity && late.body["errors"][0]["code"].string == "expired")
-            let audited = try await AuditEventRecord.query(on: app.database).filter(\.$action == AuditAction.invitationSent.rawValue).count()
+            let audited = try await AuditEventRecord.query(on: app.database).filter(
+                \.$action == AuditAction.invitationSent.rawValue
+            ).count()
             #expect(audited == 2)
         }
     }
 
-    @Test("the therapist sends their client a link to choose a new password; another therapist cannot, nor a researcher")
+    @Test(
+        "the therapist sends their client a link to choose a new password; another therapist cannot, nor a researcher")
     func passwordReset() async throws {
         try await withTestApp { app in
             // setup
@@ -81,18 +94,23 @@ struct InvitationTests {
             let sent = try await therapist.send(.POST, "/patients/\(patientID)/password-reset")
             let token = try #require(app.mailer.token(for: "/app/reset-password", to: "ada@example.org"))
             let chosen = try await app.api.send(
-                .POST, "/password-resets/confirmation", json: ["token": .string(token), "newPassword": "a brand new password"])
+                .POST, "/password-resets/confirmation",
+                json: ["token": .string(token), "newPassword": "a brand new password"])
 
             // verify
             #expect(refused.status == .notFound)
             #expect(sent.status == .accepted && app.mailer.sent.count == before + 1)
             #expect(chosen.status == .noContent)
-            let audited = try await AuditEventRecord.query(on: app.database).filter(\.$action == AuditAction.passwordResetSent.rawValue).count()
+            let audited = try await AuditEventRecord.query(on: app.database).filter(
+                \.$action == AuditAction.passwordResetSent.rawValue
+            ).count()
             #expect(audited == 1)
         }
     }
 
-    @Test("on the console the therapist invites by email from the pairing codes page and sends a password link from the client's page")
+    @Test(
+        "on the console the therapist invites by email from the pairing codes page and sends a password link from the client's page"
+    )
     func console() async throws {
         try await withTestApp { app in
             // setup
@@ -100,11 +118,14 @@ struct InvitationTests {
 
             // act
             let wrong = try await console.post("/console/invitations", [("email", "not an address"), ("locale", "en")])
-            let sent = try await console.post("/console/invitations", [("email", "hedy@example.org"), ("locale", "en")])
+            let sent = try await console.post(
+                "/console/invitations", [("email", "hedy@example.org"), ("locale", "en")])
             let reset = try await console.post("/console/patients/\(patientID)/password-reset", [])
 
             // verify
-            #expect(wrong.status == .unprocessableEntity && wrong.html.contains("id=\"email-error\"") && wrong.html.contains("value=\"not an address\""))
+            #expect(
+                wrong.status == .unprocessableEntity && wrong.html.contains("id=\"email-error\"")
+                    && wrong.html.contains("value=\"not an address\""))
             #expect(sent.status == .created && sent.html.contains("hedy@example.org"))
             #expect(app.mailer.token(for: "/app/invitation", to: "hedy@example.org") != nil)
             #expect(reset.status == .ok && reset.html.contains("role=\"status\""))

@@ -16,7 +16,8 @@ struct LocalizerTests {
         "a span of minutes reads in weeks, days, hours and minutes, exactly",
         arguments: [
             (0, "0 minutes", "0 Minuten"), (1, "1 minute", "1 Minute"), (30, "30 minutes", "30 Minuten"),
-            (60, "1 hour", "1 Stunde"), (90, "1 hour 30 minutes", "1 Stunde 30 Minuten"), (720, "12 hours", "12 Stunden"),
+            (60, "1 hour", "1 Stunde"), (90, "1 hour 30 minutes", "1 Stunde 30 Minuten"),
+            (720, "12 hours", "12 Stunden"),
             (1_440, "1 day", "1 Tag"), (1_500, "1 day 1 hour", "1 Tag 1 Stunde"), (2_880, "2 days", "2 Tage"),
             (10_080, "1 week", "1 Woche"), (20_160, "2 weeks", "2 Wochen"), (11_520, "8 days", "8 Tage"),
         ])
@@ -43,7 +44,9 @@ struct LocalizerTests {
     func deadlines() throws {
         let vienna = try #require(TimeZone(identifier: "Europe/Vienna"))
         let opens = LocalDateTime(date: LocalDate("2026-12-02")!, time: LocalTime("08:00")!).instant(in: vienna)
-        let at = { (day: String, time: String) in LocalDateTime(date: LocalDate(day)!, time: LocalTime(time)!).instant(in: vienna) }
+        let at = { (day: String, time: String) in
+            LocalDateTime(date: LocalDate(day)!, time: LocalTime(time)!).instant(in: vienna)
+        }
         let english = DateDisplay(language: .en, timeZone: vienna)
         let german = DateDisplay(language: .de, timeZone: vienna)
         #expect(english.deadline(at("2026-12-02", "20:00"), from: opens) == "20:00")

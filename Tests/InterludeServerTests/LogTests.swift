@@ -63,10 +63,14 @@ struct LogTests {
 
         // verify
         let query = try #require(recorder.lines.last)
-        #expect(query.contains("sql=SELECT 1 WHERE email = $1") && query.contains("binds=(withheld)") && !query.contains("ada@"))
+        #expect(
+            query.contains("sql=SELECT 1 WHERE email = $1") && query.contains("binds=(withheld)")
+                && !query.contains("ada@"))
     }
 
-    @Test("each request is logged once with its route pattern, status and duration; at every level no line names an id, email, token or calendar secret")
+    @Test(
+        "each request is logged once with its route pattern, status and duration; at every level no line names an id, email, token or calendar secret"
+    )
     func requestLine() async throws {
         try await withTestApp { app in
             // setup
@@ -88,11 +92,17 @@ struct LogTests {
             #expect(missing.status == .forbidden)
 
             let lines = recorder.lines
-            #expect(lines.contains { $0.hasPrefix("GET /calendar/:feed 200 ") && $0.contains(" ms ") && $0.contains("request-id=forged\\u{1b}id") })
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("GET /calendar/:feed 200 ") && $0.contains(" ms ")
+                        && $0.contains("request-id=forged\\u{1b}id")
+                })
             #expect(lines.contains { $0.hasPrefix("GET /api/v1/patients/:patientId/responses 403 ") })
             #expect(lines.contains { $0.hasPrefix("POST /api/v1/accounts 201 ") })
             for line in lines {
-                #expect(!line.contains(secret) && !line.contains("not-for-the-log") && !line.contains(patient.id.uuidString))
+                #expect(
+                    !line.contains(secret) && !line.contains("not-for-the-log") && !line.contains(patient.id.uuidString)
+                )
                 #expect(!line.contains("@example.org") && !line.contains(TestContext.password))
             }
         }
@@ -101,10 +111,13 @@ struct LogTests {
     @Test("an SMTP refusal is logged with its codes but without the words of the reply, which repeat addresses")
     func smtpRefusal() {
         // setup
-        let refusal = SMTPError.unexpectedReply(command: "RCPT", code: 550, text: "5.1.1 <ada@example.org>: Recipient address rejected")
+        let refusal = SMTPError.unexpectedReply(
+            command: "RCPT", code: 550, text: "5.1.1 <ada@example.org>: Recipient address rejected")
 
         // act / verify
         #expect(refusal.description == "SMTP server answered RCPT with 550 5.1.1")
-        #expect(SMTPError.unexpectedReply(command: "DATA", code: 451, text: "try later").description == "SMTP server answered DATA with 451")
+        #expect(
+            SMTPError.unexpectedReply(command: "DATA", code: 451, text: "try later").description
+                == "SMTP server answered DATA with 451")
     }
 }

@@ -21,7 +21,10 @@ struct NotificationTests {
                 "platform": "webpush",
                 "subscription": [
                     "endpoint": .string(endpoint),
-                    "keys": ["p256dh": .string(key.publicKey.x963Representation.base64URLEncoded), "auth": .string(auth.base64URLEncoded)],
+                    "keys": [
+                        "p256dh": .string(key.publicKey.x963Representation.base64URLEncoded),
+                        "auth": .string(auth.base64URLEncoded),
+                    ],
                 ],
             ]
         }
@@ -32,16 +35,20 @@ struct NotificationTests {
             let idLength = Int(body[body.startIndex + 20])
             let serverKey = body.subdata(in: (body.startIndex + 21)..<(body.startIndex + 21 + idLength))
             let ciphertext = body.suffix(from: body.startIndex + 21 + idLength)
-            let shared = try key.sharedSecretFromKeyAgreement(with: try P256.KeyAgreement.PublicKey(x963Representation: serverKey))
+            let shared = try key.sharedSecretFromKeyAgreement(
+                with: try P256.KeyAgreement.PublicKey(x963Representation: serverKey))
             var info = Data("WebPush: info".utf8)
             info.append(0)
             info.append(key.publicKey.x963Representation)
             info.append(serverKey)
-            let ikm = shared.hkdfDerivedSymmetricKey(using: SHA256.self, salt: auth, sharedInfo: info, outputByteCount: 32)
+            let ikm = shared.hkdfDerivedSymmetricKey(
+                using: SHA256.self, salt: auth, sharedInfo: info, outputByteCount: 32)
             let cek = HKDF<SHA256>.deriveKey(
-                inputKeyMaterial: ikm, salt: salt, info: Data("Content-Encoding: aes128gcm".utf8) + [0], outputByteCount: 16)
+                inputKeyMaterial: ikm, salt: salt, info: Data("Content-Encoding: aes128gcm".utf8) + [0],
+                outputByteCount: 16)
             let nonce = HKDF<SHA256>.deriveKey(
-                inputKeyMaterial: ikm, salt: salt, info: Data("Content-Encoding: nonce".utf8) + [0], outputByteCount: 12)
+                inputKeyMaterial: ikm, salt: salt, info: Data("Content-Encoding: nonce".utf8) + [0], outputByteCount: 12
+            )
             let box = try AES.GCM.SealedBox(
                 nonce: AES.GCM.Nonce(data: nonce.withUnsafeBytes { Data($0) }), ciphertext: ciphertext.dropLast(16),
                 tag: ciphertext.suffix(16))
@@ -52,21 +59,26 @@ struct NotificationTests {
     }
 
     /// A paired patient with a questionnaire assigned to open in ten minutes.
-    func setUp(_ app: TestContext) async throws -> (therapist: APIClient, patient: APIClient, patientID: UUID, promptID: UUID) {
+    func setUp(_ app: TestContext) async throws -> (
+        therapist: APIClient, patient: APIClient, patientID: UUID, promptID: UUID
+    ) {
         let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
         let (patient, patientID) = try await app.patient()
         try await app.pair(patient, with: therapist)
         let opens = app.clock.now.addingTimeInterval(600)
         let assigned = try await therapist.send(
             .POST, "/patients/\(patientID.uuidString)/prompts",
-            json: ["instrumentKey": "who-5", "opensAt": QuestionnaireAPITests.iso(opens),
-                "closesAt": QuestionnaireAPITests.iso(opens.addingTimeInterval(86_400))])
+            json: [
+                "instrumentKey": "who-5", "opensAt": QuestionnaireAPITests.iso(opens),
+                "closesAt": QuestionnaireAPITests.iso(opens.addingTimeInterval(86_400)),
+            ])
         try #require(assigned.status == .created, "\(assigned.text)")
         return (therapist, patient, patientID, try #require(UUID(uuidString: assigned.body["id"].string ?? "")))
     }
 
     func run(_ app: TestContext) async throws -> NotificationDispatcher.Report {
-        _ = try await NotificationOutbox(database: app.database, localizer: app.app.interlude.localizer).collect(now: app.clock.now)
+        _ = try await NotificationOutbox(database: app.database, localizer: app.app.interlude.localizer).collect(
+            now: app.clock.now)
         return try await NotificationDispatcher(
             database: app.database, services: app.app.interlude, channels: app.app.notificationChannels
         ).dispatch(now: app.clock.now)
@@ -82,9 +94,11 @@ struct NotificationTests {
         let parts = token.split(separator: ".").map(String.init)
         try #require(parts.count == 3)
         let key = try P256.Signing.PublicKey(x963Representation: try #require(Data(base64URLEncoded: publicKey)))
-        let signature = try P256.Signing.ECDSASignature(rawRepresentation: try #require(Data(base64URLEncoded: parts[2])))
+        let signature = try P256.Signing.ECDSASignature(
+            rawRepresentation: try #require(Data(base64URLEncoded: parts[2])))
         #expect(key.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8)))
-        let claims = try JSONSerialization.jsonObject(with: try #require(Data(base64URLEncoded: parts[1]))) as? [String: Any]
+        let claims =
+            try JSONSerialization.jsonObject(with: try #require(Data(base64URLEncoded: parts[1]))) as? [String: Any]
         #expect(claims?["aud"] as? String == audience)
         #expect(claims?["sub"] as? String == "mailto:ops@interlude.test")
         let expires = claims?["exp"] as? Double ?? 0
@@ -94,8 +108,11 @@ struct NotificationTests {
     typealias PatientNotifications = Components.Schemas.PatientNotifications
 
     /// Registers a browser's push subscription for the patient.
-    func subscribe(_ patient: APIClient, _ browser: Browser = Browser(), at endpoint: LocalPushEndpoint, path: String = "/push/one") async throws {
-        let registered = try await patient.send(.POST, "/me/devices", json: browser.subscription("\(endpoint.baseURL)\(path)"))
+    func subscribe(
+        _ patient: APIClient, _ browser: Browser = Browser(), at endpoint: LocalPushEndpoint, path: String = "/push/one"
+    ) async throws {
+        let registered = try await patient.send(
+            .POST, "/me/devices", json: browser.subscription("\(endpoint.baseURL)\(path)"))
         try #require(registered.status == .created, "\(registered.text)")
     }
 
@@ -158,10 +175,13 @@ struct NotificationTests {
                 let topic = try #require(request.headers.first(name: "Topic"))
                 #expect(topic.count <= 32 && topic.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
                 let authorization = try #require(request.headers.first(name: "Authorization"))
-                let publicKey = try await app.api.send(.GET, "/push/public-key").decoded(Components.Schemas.PushPublicKey.self).publicKey
+                let publicKey = try await app.api.send(.GET, "/push/public-key").decoded(
+                    Components.Schemas.PushPublicKey.self
+                ).publicKey
                 #expect(authorization.hasPrefix("vapid t=") && authorization.hasSuffix(", k=\(publicKey)"))
                 try verifyVAPID(authorization, audience: endpoint.baseURL, publicKey: publicKey, now: app.clock.now)
-                let payload = try JSONSerialization.jsonObject(with: try browser.decrypt(request.body)) as? [String: String]
+                let payload =
+                    try JSONSerialization.jsonObject(with: try browser.decrypt(request.body)) as? [String: String]
                 #expect(payload?["title"] == "A questionnaire is waiting for you")
                 #expect(payload?["path"] == "/app/questionnaires/\(promptID.uuidString.lowercased())")
             }
@@ -179,7 +199,8 @@ struct NotificationTests {
                 app.clock.advance(by: 601)
                 _ = try await run(app)
                 let request = try #require(endpoint.received.first)
-                let payload = try JSONSerialization.jsonObject(with: try browser.decrypt(request.body)) as? [String: String]
+                let payload =
+                    try JSONSerialization.jsonObject(with: try browser.decrypt(request.body)) as? [String: String]
                 let click = String(try #require(payload?["click"]).dropFirst("/api/v1".count))
 
                 // act
@@ -189,7 +210,8 @@ struct NotificationTests {
                 // verify
                 #expect(forged.status == .notFound)
                 #expect(tapped.status == .noContent)
-                let history = try await therapist.send(.GET, "/patients/\(patientID)/notifications").decoded(PatientNotifications.self)
+                let history = try await therapist.send(.GET, "/patients/\(patientID)/notifications").decoded(
+                    PatientNotifications.self)
                 #expect(history.notifications.map(\.status) == [.clicked])
             }
         }
@@ -206,7 +228,8 @@ struct NotificationTests {
                 _ = try await run(app)
 
                 // act
-                let history = try await therapist.send(.GET, "/patients/\(patientID)/notifications").decoded(PatientNotifications.self)
+                let history = try await therapist.send(.GET, "/patients/\(patientID)/notifications").decoded(
+                    PatientNotifications.self)
 
                 // verify
                 #expect(history.reachableByPush && history.devices == 1)
@@ -224,7 +247,10 @@ struct NotificationTests {
         try await withTestApp { app in
             // setup
             let (_, _, patientID, _) = try await setUp(app)
-            let caller = therapist ? try await app.staff("therapist", "huber@praxis.example").0 : try await app.patient("nosy@example.org").client
+            let caller =
+                therapist
+                ? try await app.staff("therapist", "huber@praxis.example").0
+                : try await app.patient("nosy@example.org").client
 
             // act
             let reply = try await caller.send(.GET, "/patients/\(patientID)/notifications")
@@ -310,7 +336,9 @@ struct NotificationTests {
         }
     }
 
-    @Test("an address stored before it was refused is checked again when a message goes out: an inside address is not called")
+    @Test(
+        "an address stored before it was refused is checked again when a message goes out: an inside address is not called"
+    )
     func insideAddressAtSendTime() async throws {
         try await withPushEndpoint { endpoint in
             try await withTestApp(settings: { $0.push.allowLoopback = false }) { app in
@@ -319,7 +347,8 @@ struct NotificationTests {
                 let browser = Browser()
                 try await DeviceRecord(
                     userID: patientID, platform: .webpush, address: "\(endpoint.baseURL)/push/inside",
-                    p256dh: browser.key.publicKey.x963Representation.base64URLEncoded, auth: browser.auth.base64URLEncoded,
+                    p256dh: browser.key.publicKey.x963Representation.base64URLEncoded,
+                    auth: browser.auth.base64URLEncoded,
                     now: app.clock.now
                 ).create(on: app.database)
                 app.clock.advance(by: 601)
@@ -365,7 +394,10 @@ struct NotificationTests {
     @Test(
         "push hosts are resolved at send time, and every address they resolve to must be public",
         arguments: [
-            ("one public and one inside address", "mixed.example.org", PushClients.Refusal.insideAddress as PushClients.Refusal?),
+            (
+                "one public and one inside address", "mixed.example.org",
+                PushClients.Refusal.insideAddress as PushClients.Refusal?
+            ),
             ("no address at all", "nowhere.example.org", .unresolvable),
             ("loopback written in hex", "0x7f.1", .insideAddress),
             ("public addresses only", "push.example.org", nil),
@@ -397,7 +429,10 @@ struct NotificationTests {
     // MARK: Preferences and relevance
 
     static func preferences(questionnaires: Bool = true, quietHours: JSONValue = nil) -> JSONValue {
-        ["questionnaires": .bool(questionnaires), "interventions": true, "appointments": true, "messages": true, "quietHours": quietHours]
+        [
+            "questionnaires": .bool(questionnaires), "interventions": true, "appointments": true, "messages": true,
+            "quietHours": quietHours,
+        ]
     }
 
     @Test("a category the patient turned off is withheld, and nothing is sent")
@@ -405,7 +440,8 @@ struct NotificationTests {
         try await withTestApp { app in
             // setup
             let (_, patient, _, _) = try await setUp(app)
-            let off = try await patient.send(.PUT, "/me/notification-preferences", json: Self.preferences(questionnaires: false))
+            let off = try await patient.send(
+                .PUT, "/me/notification-preferences", json: Self.preferences(questionnaires: false))
             app.clock.advance(by: 601)
 
             // act
@@ -419,7 +455,9 @@ struct NotificationTests {
         }
     }
 
-    @Test("at most twelve notifications an hour reach a person: the rest wait for the hour to free up, or are withheld when that is too late")
+    @Test(
+        "at most twelve notifications an hour reach a person: the rest wait for the hour to free up, or are withheld when that is too late"
+    )
     func hourlyCeiling() async throws {
         try await withTestApp { app in
             // setup: fifteen messages due now, the last two worth sending for half an hour only
@@ -427,11 +465,13 @@ struct NotificationTests {
             let now = app.clock.now
             let items = (0..<15).map { index in
                 NotificationOutbox.Item(
-                    userID: patientID, category: .messages, dedupeKey: "message:ceiling:\(index)", title: "Note", body: "A note",
+                    userID: patientID, category: .messages, dedupeKey: "message:ceiling:\(index)", title: "Note",
+                    body: "A note",
                     path: "/app", dueAt: now.addingTimeInterval(Double(index)),
                     expiresAt: now.addingTimeInterval(index >= 13 ? 1800 : 7200))
             }
-            try await NotificationOutbox(database: app.database, localizer: app.app.interlude.localizer).enqueue(items, now: now)
+            try await NotificationOutbox(database: app.database, localizer: app.app.interlude.localizer).enqueue(
+                items, now: now)
             app.clock.advance(by: 20)
 
             // act
@@ -440,11 +480,16 @@ struct NotificationTests {
             let hourLater = try await run(app)
 
             // verify
-            #expect(first.sent == NotificationCeiling.perHour && first.postponed == 1 && first.withheld == 2, "\(first)")
+            #expect(
+                first.sent == NotificationCeiling.perHour && first.postponed == 1 && first.withheld == 2, "\(first)")
             let messages = try await NotificationRecord.query(on: app.database).filter(\.$category == .messages).all()
-            #expect(messages.filter { $0.receipt == "hourlyCeiling" }.map(\.dedupeKey).sorted() == ["message:ceiling:13", "message:ceiling:14"])
+            #expect(
+                messages.filter { $0.receipt == "hourlyCeiling" }.map(\.dedupeKey).sorted() == [
+                    "message:ceiling:13", "message:ceiling:14",
+                ])
             let waiting = try #require(messages.first { $0.dedupeKey == "message:ceiling:12" })
-            #expect(waiting.nextAttemptAt == now.addingTimeInterval(20 + 3600), "when the first of the hour is an hour old")
+            #expect(
+                waiting.nextAttemptAt == now.addingTimeInterval(20 + 3600), "when the first of the hour is an hour old")
             // The message that waited, and the questionnaire that opened meanwhile.
             #expect(hourLater.sent == 2)
             #expect(try await NotificationRecord.find(waiting.requireID(), on: app.database)?.status == .sent)
@@ -456,16 +501,19 @@ struct NotificationTests {
         try await withTestApp { app in
             // setup
             let (_, patient, _, _) = try await setUp(app)
-            _ = try await patient.send(.PUT, "/me/notification-preferences", json: Self.preferences(questionnaires: false))
+            _ = try await patient.send(
+                .PUT, "/me/notification-preferences", json: Self.preferences(questionnaires: false))
 
             // act
             let refused = try await patient.send(
-                .PUT, "/me/notification-preferences", json: Self.preferences(quietHours: ["start": "22:00", "end": "22:00"]))
+                .PUT, "/me/notification-preferences",
+                json: Self.preferences(quietHours: ["start": "22:00", "end": "22:00"]))
 
             // verify
             #expect(refused.status == .unprocessableEntity)
             #expect(refused.body.problemFields == ["quietHours.end"])
-            let stored = try await patient.send(.GET, "/me/notification-preferences").decoded(Components.Schemas.NotificationPreferences.self)
+            let stored = try await patient.send(.GET, "/me/notification-preferences").decoded(
+                Components.Schemas.NotificationPreferences.self)
             #expect(stored.questionnaires == false && stored.quietHours == nil)
         }
     }
@@ -475,11 +523,14 @@ struct NotificationTests {
         try await withTestApp { app in
             // setup: quiet from 06:00 to 07:30, an appointment tomorrow at 08:00
             let (_, patient, patientID, _) = try await setUp(app)
-            _ = try await patient.send(.PUT, "/me/notification-preferences", json: Self.preferences(quietHours: ["start": "06:00", "end": "07:30"]))
+            _ = try await patient.send(
+                .PUT, "/me/notification-preferences",
+                json: Self.preferences(quietHours: ["start": "06:00", "end": "07:30"]))
             let vienna = TimeZone(identifier: "Europe/Vienna")!
             let tomorrow = LocalDate(app.clock.now, in: vienna).adding(days: 1)
             let starts = LocalDateTime(date: tomorrow, time: LocalTime("08:00")!).instant(in: vienna)
-            _ = try await patient.send(.POST, "/me/appointments", json: ScheduleAPITests.appointment("Session", at: starts))
+            _ = try await patient.send(
+                .POST, "/me/appointments", json: ScheduleAPITests.appointment("Session", at: starts))
             app.clock.advance(by: starts.timeIntervalSince(app.clock.now) - 3600)
 
             // act
@@ -492,7 +543,8 @@ struct NotificationTests {
             let postponed = try #require(
                 try await NotificationRecord.query(on: app.database).filter(\.$category == .appointments)
                     .filter(\.$user.$id == patientID).first())
-            #expect(postponed.nextAttemptAt == LocalDateTime(date: tomorrow, time: LocalTime("07:30")!).instant(in: vienna))
+            #expect(
+                postponed.nextAttemptAt == LocalDateTime(date: tomorrow, time: LocalTime("07:30")!).instant(in: vienna))
             #expect(after.sent == 1)
         }
     }
@@ -532,7 +584,9 @@ struct NotificationTests {
             // act
             let plan = NIOLockedValueBox<[String]>([])
             try await app.sql.execute(sql: QueryPlan(statement: claim.query)) { row in
-                if let detail = try? row.decode(column: "detail", as: String.self) { plan.withLockedValue { $0.append(detail) } }
+                if let detail = try? row.decode(column: "detail", as: String.self) {
+                    plan.withLockedValue { $0.append(detail) }
+                }
             }
 
             // verify
@@ -552,7 +606,9 @@ struct NotificationTests {
         }
     }
 
-    @Test("of two dispatchers at once, one sends each notification; one held by a crashed dispatcher is sent once after its lease")
+    @Test(
+        "of two dispatchers at once, one sends each notification; one held by a crashed dispatcher is sent once after its lease"
+    )
     func exactlyOnce() async throws {
         try await withPushEndpoint { endpoint in
             try await withTestApp { app in
@@ -564,16 +620,20 @@ struct NotificationTests {
                     try await subscribe(patient, at: endpoint, path: "/push/\(index)")
                     let assigned = try await therapist.send(
                         .POST, "/patients/\(patientID.uuidString)/prompts",
-                        json: ["instrumentKey": "who-5", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
-                            "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(86_400))])
+                        json: [
+                            "instrumentKey": "who-5", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
+                            "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(86_400)),
+                        ])
                     try #require(assigned.status == .created)
                 }
-                _ = try await NotificationOutbox(database: app.database, localizer: app.app.interlude.localizer).collect(now: app.clock.now)
+                _ = try await NotificationOutbox(database: app.database, localizer: app.app.interlude.localizer)
+                    .collect(now: app.clock.now)
                 let held = try #require(try await notifications(app).first)
                 held.claimedUntil = app.clock.now.addingTimeInterval(NotificationDispatcher.lease)
                 try await held.save(on: app.database)
                 let second = try await app.twin()
-                let first = NotificationDispatcher(database: app.database, services: app.app.interlude, channels: app.app.notificationChannels)
+                let first = NotificationDispatcher(
+                    database: app.database, services: app.app.interlude, channels: app.app.notificationChannels)
                 // On PostgreSQL the second is another process's connection; SQLite in memory is one process.
                 let other = NotificationDispatcher(
                     database: TestDatabase.postgresURL != nil ? second.db : app.database, services: second.interlude,
@@ -601,16 +661,24 @@ struct NotificationTests {
     // MARK: Devices
 
     static let refusedDevices: [(String, JSONValue, [String])] = [
-        ("an endpoint on a private address", Browser().subscription("http://10.0.0.7/push/x"), ["subscription.endpoint"]),
+        (
+            "an endpoint on a private address", Browser().subscription("http://10.0.0.7/push/x"),
+            ["subscription.endpoint"]
+        ),
         (
             "keys that are not keys",
-            ["platform": "webpush", "subscription": ["endpoint": "https://push.example.org/x", "keys": ["p256dh": "abc", "auth": "abc"]]],
+            [
+                "platform": "webpush",
+                "subscription": ["endpoint": "https://push.example.org/x", "keys": ["p256dh": "abc", "auth": "abc"]],
+            ],
             ["subscription.keys.auth", "subscription.keys.p256dh"]
         ),
         ("an APNs token that is not one", ["platform": "apns", "token": "xyz"], ["token"]),
     ]
 
-    @Test("a device is checked at the door: https endpoints on public hosts, real keys, real tokens", arguments: refusedDevices)
+    @Test(
+        "a device is checked at the door: https endpoints on public hosts, real keys, real tokens",
+        arguments: refusedDevices)
     func refusedDevice(_ label: String, device: JSONValue, fields: [String]) async throws {
         try await withTestApp { app in
             // setup
@@ -634,13 +702,18 @@ struct NotificationTests {
             let browser = Browser()
 
             // act
-            let first = try await patient.send(.POST, "/me/devices", json: browser.subscription("https://push.example.org/abc"))
-            let again = try await patient.send(.POST, "/me/devices", json: browser.subscription("https://push.example.org/abc"))
-            let apns = try await patient.send(.POST, "/me/devices", json: ["platform": "apns", "token": .string(String(repeating: "ab", count: 32))])
+            let first = try await patient.send(
+                .POST, "/me/devices", json: browser.subscription("https://push.example.org/abc"))
+            let again = try await patient.send(
+                .POST, "/me/devices", json: browser.subscription("https://push.example.org/abc"))
+            let apns = try await patient.send(
+                .POST, "/me/devices", json: ["platform": "apns", "token": .string(String(repeating: "ab", count: 32))])
 
             // verify
             #expect(first.status == .created && apns.status == .created)
-            #expect(try again.decoded(Components.Schemas.Device.self).id == (try first.decoded(Components.Schemas.Device.self).id))
+            #expect(
+                try again.decoded(Components.Schemas.Device.self).id
+                    == (try first.decoded(Components.Schemas.Device.self).id))
             #expect(try await patient.send(.GET, "/me/devices").decoded([Components.Schemas.Device].self).count == 2)
         }
     }
@@ -653,16 +726,22 @@ struct NotificationTests {
             let (ben, benID) = try await app.patient("ben@example.org")
             let adasBrowser = Browser()
             let token: JSONValue = ["platform": "apns", "token": .string(String(repeating: "cd", count: 32))]
-            try #require(try await ada.send(.POST, "/me/devices", json: adasBrowser.subscription("https://push.example.org/ada")).status == .created)
+            try #require(
+                try await ada.send(.POST, "/me/devices", json: adasBrowser.subscription("https://push.example.org/ada"))
+                    .status == .created)
             try #require(try await ada.send(.POST, "/me/devices", json: token).status == .created)
 
             // act: Ben knows the address but not the keys; then Ben signs in on Ada's browser, which sends its own keys
-            let guessed = try await ben.send(.POST, "/me/devices", json: Browser().subscription("https://push.example.org/ada"))
+            let guessed = try await ben.send(
+                .POST, "/me/devices", json: Browser().subscription("https://push.example.org/ada"))
             let phone = try await ben.send(.POST, "/me/devices", json: token)
-            let sameBrowser = try await ben.send(.POST, "/me/devices", json: adasBrowser.subscription("https://push.example.org/ada"))
+            let sameBrowser = try await ben.send(
+                .POST, "/me/devices", json: adasBrowser.subscription("https://push.example.org/ada"))
 
             // verify
-            #expect(guessed.status == .conflict && guessed.body["type"].string == "/problems/device-taken", "\(guessed.text)")
+            #expect(
+                guessed.status == .conflict && guessed.body["type"].string == "/problems/device-taken",
+                "\(guessed.text)")
             #expect(phone.status == .conflict)
             #expect(sameBrowser.status == .created || sameBrowser.status == .ok, "\(sameBrowser.text)")
             let owners = try await DeviceRecord.query(on: app.database).all().map { ($0.platform, $0.$user.id) }
@@ -675,13 +754,16 @@ struct NotificationTests {
         try await withTestApp { app in
             // setup
             let (patient, _) = try await app.patient()
-            let id = try await patient.send(.POST, "/me/devices", json: Browser().subscription("https://push.example.org/abc"))
-                .decoded(Components.Schemas.Device.self).id
+            let id = try await patient.send(
+                .POST, "/me/devices", json: Browser().subscription("https://push.example.org/abc")
+            )
+            .decoded(Components.Schemas.Device.self).id
             let (stranger, _) = try await app.patient("stranger@example.org")
 
             // act
             let byStranger = try await stranger.send(.DELETE, "/me/devices/\(id)")
-            let anonymous = try await app.api.send(.POST, "/me/devices", json: Browser().subscription("https://push.example.org/def"))
+            let anonymous = try await app.api.send(
+                .POST, "/me/devices", json: Browser().subscription("https://push.example.org/def"))
             let byOwner = try await patient.send(.DELETE, "/me/devices/\(id)")
 
             // verify

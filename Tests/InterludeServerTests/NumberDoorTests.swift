@@ -18,15 +18,19 @@ struct NumberDoorTests {
         """
     }
 
-    @Test("a rule value that is not a finite number within ±1e9 is refused naming the field", arguments: ["1e300", "-1e10", "1000000000.001"])
+    @Test(
+        "a rule value that is not a finite number within ±1e9 is refused naming the field",
+        arguments: ["1e300", "-1e10", "1000000000.001"])
     func ruleRefused(value: String) async throws {
         try await withTestApp { app in
             // setup
             let (therapist, _, _) = try await InterventionTests().paired(app)
             let practice = try #require(try await StudyRecord.query(on: app.database).first())
             // act
-            let refused = try await therapist.send(.POST, "/studies/\(practice.id!.uuidString)/rules", raw: Self.rule(value: value))
-            let accepted = try await therapist.send(.POST, "/studies/\(practice.id!.uuidString)/rules", raw: Self.rule(value: "1e9"))
+            let refused = try await therapist.send(
+                .POST, "/studies/\(practice.id!.uuidString)/rules", raw: Self.rule(value: value))
+            let accepted = try await therapist.send(
+                .POST, "/studies/\(practice.id!.uuidString)/rules", raw: Self.rule(value: "1e9"))
             // verify
             #expect(refused.status == .unprocessableEntity, "\(refused.text)")
             #expect(refused.body.problemFields == ["trigger.condition.clauses.0.value"])
@@ -40,7 +44,8 @@ struct NumberDoorTests {
         try await withTestApp { app in
             let (therapist, _, _) = try await InterventionTests().paired(app)
             let practice = try #require(try await StudyRecord.query(on: app.database).first())
-            let refused = try await therapist.send(.POST, "/studies/\(practice.id!.uuidString)/rules", raw: Self.rule(value: "1e400"))
+            let refused = try await therapist.send(
+                .POST, "/studies/\(practice.id!.uuidString)/rules", raw: Self.rule(value: "1e400"))
             #expect(refused.status == .badRequest, "\(refused.text)")
             #expect(refused.body["type"].string == "/problems/malformed-request")
             #expect(try await app.count("study_rules") == 0)
@@ -92,15 +97,19 @@ struct NumberDoorTests {
         }
     }
 
-    @Test("an answer outside ±1e9 is refused naming the item, an ordinary one is taken", arguments: ["1e300", "1e400", "-1e12"])
+    @Test(
+        "an answer outside ±1e9 is refused naming the item, an ordinary one is taken",
+        arguments: ["1e300", "1e400", "-1e12"])
     func answerRefused(value: String) async throws {
         try await withTestApp { app in
             // setup
             let (therapist, patient, patientID) = try await InterventionTests().paired(app)
             let assigned = try await therapist.send(
                 .POST, "/patients/\(patientID.uuidString)/prompts",
-                json: ["instrumentKey": "mood-vas", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
-                    "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(3600))])
+                json: [
+                    "instrumentKey": "mood-vas", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
+                    "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(3600)),
+                ])
             let promptID = try #require(assigned.body["id"].string)
             func submit(_ number: String) async throws -> APIClient.Reply {
                 try await patient.send(
@@ -125,7 +134,8 @@ struct NumberDoorTests {
         let display = DateDisplay(language: .en, timeZone: .gmt)
         for value in NumberSafetyValues.extremes {
             let chart = ScoreChart(
-                title: "t", points: [.init(date: .t0, value: value), .init(date: .t0.addingTimeInterval(86_400), value: 3)],
+                title: "t",
+                points: [.init(date: .t0, value: value), .init(date: .t0.addingTimeInterval(86_400), value: 3)],
                 bands: [], range: 0...10, resolution: 1, display: display, language: .en, id: "c")
             #expect(chart.svg.hasPrefix("<svg"))
         }
@@ -133,5 +143,7 @@ struct NumberDoorTests {
 }
 
 enum NumberSafetyValues {
-    static let extremes: [Double] = [1e308, -1e308, .infinity, -.infinity, .nan, -0.0, 9_223_372_036_854_775_808, 1e300]
+    static let extremes: [Double] = [
+        1e308, -1e308, .infinity, -.infinity, .nan, -0.0, 9_223_372_036_854_775_808, 1e300,
+    ]
 }

@@ -13,13 +13,15 @@ struct PairingAPITests {
             // setup
             let (therapist, _) = try await app.staff("therapist", "berger@praxis.example", name: "Dr. Anna Berger")
             let (patient, patientID) = try await app.patient(name: "Ada")
-            let created = try await therapist.send(.POST, "/pairing-codes", json: ["note": "Ada, first session", "count": 2])
+            let created = try await therapist.send(
+                .POST, "/pairing-codes", json: ["note": "Ada, first session", "count": 2])
             #expect(created.status == .created)
             #expect(created.body.array.count == 2)
             let code = try #require(created.body[0]["code"].string)
             #expect(code.count == 8 && code.allSatisfy(\.isNumber))
             #expect(created.body[0]["status"].string == "open")
-            let expiresAt = try #require(created.body[0]["expiresAt"].string.flatMap { try? Date($0, strategy: .iso8601) })
+            let expiresAt = try #require(
+                created.body[0]["expiresAt"].string.flatMap { try? Date($0, strategy: .iso8601) })
             #expect(abs(expiresAt.timeIntervalSince(Date.t0) - 30 * 24 * 3600) < 1)
             #expect(try await patient.send(.GET, "/me/therapist").status == .notFound)
 
@@ -69,7 +71,11 @@ struct PairingAPITests {
             #expect(used.body["type"].string == "/problems/pairing-code-used")
 
             let again = try await first.send(
-                .POST, "/me/pairing", json: ["code": .string(try await app.pairingCode(therapist)), "dateOfBirth": "1990-05-17", "gender": "male"])
+                .POST, "/me/pairing",
+                json: [
+                    "code": .string(try await app.pairingCode(therapist)), "dateOfBirth": "1990-05-17",
+                    "gender": "male",
+                ])
             #expect(again.status == .conflict)
             #expect(again.body["type"].string == "/problems/already-paired")
 
@@ -85,7 +91,10 @@ struct PairingAPITests {
     /// Pairing inputs that are refused, with the fields each names.
     static let invalidPairings: [(body: JSONValue, fields: Set<String>)] = [
         (["code": "12ab", "dateOfBirth": "2999-01-01", "gender": "robot"], ["code", "dateOfBirth", "gender"]),
-        (["code": .string(String(repeating: "1", count: 21)), "dateOfBirth": "1990-01-01", "gender": "male"], ["code"]),
+        (
+            ["code": .string(String(repeating: "1", count: 21)), "dateOfBirth": "1990-01-01", "gender": "male"],
+            ["code"]
+        ),
         (["code": "12345678"], ["dateOfBirth"]),
     ]
 
@@ -98,7 +107,9 @@ struct PairingAPITests {
             let reply = try await patient.send(.POST, "/me/pairing", json: body)
             // verify
             #expect(reply.status == .unprocessableEntity)
-            #expect(Set(try reply.decoded(Components.Schemas.Problem.self).errors?.map(\.field) ?? []) == fields, "\(reply.text)")
+            #expect(
+                Set(try reply.decoded(Components.Schemas.Problem.self).errors?.map(\.field) ?? []) == fields,
+                "\(reply.text)")
             #expect(try await app.count("enrollments") == 0)
         }
     }
@@ -152,21 +163,27 @@ struct PairingAPITests {
     }
 
     /// Who may not use the therapist's pairing and caseload operations, and what they are told.
-    static let refusedCallers: [(caller: String, method: HTTPMethod, path: String, body: JSONValue?, status: HTTPResponseStatus)] = [
-        ("patient", .POST, "/pairing-codes", ["count": 1], .forbidden),
-        ("patient", .GET, "/pairing-codes", nil, .forbidden),
-        ("patient", .GET, "/patients", nil, .forbidden),
-        ("researcher", .POST, "/pairing-codes", ["count": 1], .forbidden),
-        ("researcher", .GET, "/pairing-codes", nil, .forbidden),
-        ("researcher", .GET, "/patients", nil, .forbidden),
-        ("researcher", .POST, "/me/pairing", ["code": "12345678", "dateOfBirth": "1990-05-17", "gender": "male"], .forbidden),
-        ("nobody", .GET, "/patients", nil, .unauthorized),
-        ("nobody", .POST, "/pairing-codes", ["count": 1], .unauthorized),
-        ("nobody", .GET, "/me/therapist", nil, .unauthorized),
-    ]
+    static let refusedCallers:
+        [(caller: String, method: HTTPMethod, path: String, body: JSONValue?, status: HTTPResponseStatus)] = [
+            ("patient", .POST, "/pairing-codes", ["count": 1], .forbidden),
+            ("patient", .GET, "/pairing-codes", nil, .forbidden),
+            ("patient", .GET, "/patients", nil, .forbidden),
+            ("researcher", .POST, "/pairing-codes", ["count": 1], .forbidden),
+            ("researcher", .GET, "/pairing-codes", nil, .forbidden),
+            ("researcher", .GET, "/patients", nil, .forbidden),
+            (
+                "researcher", .POST, "/me/pairing",
+                ["code": "12345678", "dateOfBirth": "1990-05-17", "gender": "male"], .forbidden
+            ),
+            ("nobody", .GET, "/patients", nil, .unauthorized),
+            ("nobody", .POST, "/pairing-codes", ["count": 1], .unauthorized),
+            ("nobody", .GET, "/me/therapist", nil, .unauthorized),
+        ]
 
     @Test("only therapists use the pairing and caseload endpoints", arguments: refusedCallers)
-    func refusedCaller(_ caller: String, _ method: HTTPMethod, _ path: String, _ body: JSONValue?, _ status: HTTPResponseStatus)
+    func refusedCaller(
+        _ caller: String, _ method: HTTPMethod, _ path: String, _ body: JSONValue?, _ status: HTTPResponseStatus
+    )
         async throws
     {
         try await withTestApp { app in
@@ -215,14 +232,16 @@ struct PairingAPITests {
             let updated = try await therapist.send(
                 .PUT, "/me/therapist-profile",
                 json: [
-                    "fullName": "Dr. Anna Berger, MSc", "gender": "female", "officeAddress": "Hauptplatz 1, 9020 Klagenfurt",
+                    "fullName": "Dr. Anna Berger, MSc", "gender": "female",
+                    "officeAddress": "Hauptplatz 1, 9020 Klagenfurt",
                     "phone": "+43 463 123456", "emergencyNumber": "+43 142",
                 ])
             #expect(updated.status == .ok)
             let seen = try await patient.send(.GET, "/me/therapist")
             #expect(seen.body["fullName"].string == "Dr. Anna Berger, MSc")
             #expect(seen.body["emergencyNumber"].string == "+43 142")
-            let bad = try await therapist.send(.PUT, "/me/therapist-profile", json: ["fullName": "", "phone": "call me"])
+            let bad = try await therapist.send(
+                .PUT, "/me/therapist-profile", json: ["fullName": "", "phone": "call me"])
             #expect(bad.status == .unprocessableEntity)
             #expect(Set(bad.body.problemFields) == ["fullName", "phone"])
             #expect(try await patient.send(.GET, "/me/therapist").body["phone"].string == "+43 463 123456")

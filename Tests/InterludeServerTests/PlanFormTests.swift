@@ -24,7 +24,8 @@ struct PlanFormTests {
         form.kind = "randomWindows"
         for weekday in Weekday.allCases {
             form.windows[weekday.rawValue] = [
-                "0": .init(from: "08:00", until: "11:59", count: "1"), "1": .init(from: " 12:00", until: "15:59 ", count: "1"),
+                "0": .init(from: "08:00", until: "11:59", count: "1"),
+                "1": .init(from: " 12:00", until: "15:59 ", count: "1"),
                 "2": .init(from: "16:00", until: "19:59"), "3": .init(),
             ]
         }
@@ -37,7 +38,9 @@ struct PlanFormTests {
         let windows = [("08:00", "11:59"), ("12:00", "15:59"), ("16:00", "19:59")].map {
             TimeWindow(start: LocalTime($0.0)!, end: LocalTime($0.1)!, count: 1)
         }
-        #expect(plan.pattern == .randomWindows(days: Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, windows) })))
+        #expect(
+            plan.pattern
+                == .randomWindows(days: Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, windows) })))
         #expect(plan.durationMinutes == 30 && plan.reminderMinutes == [10, 20])
         #expect(plan.notification?.text(.en) == "How are you?")
         #expect(form.windows(on: .monday).map(\.from) == ["08:00", " 12:00", "16:00", ""], "rows in the form's order")
@@ -56,8 +59,13 @@ struct PlanFormTests {
         form.adjustMinCount = "1"
         form.adjustMaxCount = "3"
         let fixed = try form.plan()
-        #expect(fixed.pattern == .fixedTimes(times: [LocalTime("20:00")!, LocalTime("08:30")!], weekdays: [.monday, .friday]))
-        #expect(fixed.adjustment == AdjustmentBounds(earliest: LocalTime("07:00")!, latest: LocalTime("22:00")!, minCount: 1, maxCount: 3))
+        #expect(
+            fixed.pattern
+                == .fixedTimes(times: [LocalTime("20:00")!, LocalTime("08:30")!], weekdays: [.monday, .friday]))
+        #expect(
+            fixed.adjustment
+                == AdjustmentBounds(
+                    earliest: LocalTime("07:00")!, latest: LocalTime("22:00")!, minCount: 1, maxCount: 3))
         form.adjustEitherMode = "1"
         #expect(try form.plan().adjustment?.eitherMode == true)
         form.adjustEitherMode = ""
@@ -67,7 +75,9 @@ struct PlanFormTests {
         form.adjustMinCount = ""
         form.adjustMaxCount = ""
         #expect(
-            try form.plan().adjustment == AdjustmentBounds(earliest: LocalTime("07:00")!, latest: LocalTime("22:00")!, minCount: 1, maxCount: 1),
+            try form.plan().adjustment
+                == AdjustmentBounds(
+                    earliest: LocalTime("07:00")!, latest: LocalTime("22:00")!, minCount: 1, maxCount: 1),
             "a weekly plan's bounds need no counts")
         form.kind = "fixedTimes"
         #expect(throws: ValidationFailure.self) { try form.plan() }
@@ -85,7 +95,10 @@ struct PlanFormTests {
         form.kind = "relative"
         form.anchor = "therapyStart"
         form.offsets = "0, 7, 28"
-        #expect(try form.plan().pattern == .relative(anchor: .therapyStart, offsets: [0, 7, 28], every: nil, count: nil, time: LocalTime("18:00")!))
+        #expect(
+            try form.plan().pattern
+                == .relative(
+                    anchor: .therapyStart, offsets: [0, 7, 28], every: nil, count: nil, time: LocalTime("18:00")!))
         form.kind = "appointment"
         form.opensBefore = "1"
         form.opensBeforeUnit = "days"
@@ -99,7 +112,9 @@ struct PlanFormTests {
         #expect(try form.plan().pattern == .once)
     }
 
-    @Test("spans of time are written in the unit the form chose; a unit it does not know, or a span too long to count, is refused by name")
+    @Test(
+        "spans of time are written in the unit the form chose; a unit it does not know, or a span too long to count, is refused by name"
+    )
     func units() {
         var form = PlanForm()
         form.instrumentKey = "who-5"

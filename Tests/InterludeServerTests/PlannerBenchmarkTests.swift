@@ -5,15 +5,20 @@ import Testing
 
 @Suite("Planner benchmark")
 struct PlannerBenchmarkTests {
-    @Test("the benchmark plans 14 days for every made-up participant and has the sqlite3 shell insert the same rows again")
+    @Test(
+        "the benchmark plans 14 days for every made-up participant and has the sqlite3 shell insert the same rows again"
+    )
     func smallRun() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("planner-benchmark-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "planner-benchmark-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("interlude.sqlite").path
         try await withTestApp(settings: { $0.database = .sqliteFile(path) }) { app in
-            let result = try await PlannerBenchmark(database: app.database, services: app.app.interlude, databasePath: path)
-                .run(participants: 12)
+            let result = try await PlannerBenchmark(
+                database: app.database, services: app.app.interlude, databasePath: path
+            )
+            .run(participants: 12)
             // Three a day up to 14 days from now in each participant's zone: the days in between whole, today and the
             // fourteenth day in part, depending on the hour there.
             #expect(result.prompts >= 12 * 13 * 3 && result.prompts <= 12 * 15 * 3, "\(result.prompts)")

@@ -26,7 +26,8 @@ struct PropertyListTests {
         let reflected = Mirror(reflecting: record).children.compactMap { $0.value as? any AnyProperty }
         #expect(record.properties.count == reflected.count, "\(type(of: record))")
         #expect(
-            Set(record.properties.map { ObjectIdentifier($0 as AnyObject) }) == Set(reflected.map { ObjectIdentifier($0 as AnyObject) }),
+            Set(record.properties.map { ObjectIdentifier($0 as AnyObject) })
+                == Set(reflected.map { ObjectIdentifier($0 as AnyObject) }),
             "\(type(of: record))")
     }
 }

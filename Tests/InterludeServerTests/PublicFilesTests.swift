@@ -16,7 +16,8 @@ struct PublicFilesTests {
         try Data("shadow".utf8).write(to: directory.appendingPathComponent("api/v1/health"))
 
         let app = try await Application.make(.testing)
-        app.middleware.use(PublicFilesMiddleware(directory: directory.path + "/", assets: try PublicAssets(directory: directory.path)))
+        app.middleware.use(
+            PublicFilesMiddleware(directory: directory.path + "/", assets: try PublicAssets(directory: directory.path)))
         app.get("api", "v1", "health") { _ in "route" }
         try await withListeningApp(app) { base in
             let file = try await app.client.get(URI(string: "\(base)/plain.txt"))
@@ -30,7 +31,9 @@ struct PublicFilesTests {
         }
     }
 
-    @Test("styles go out gzip-compressed to a browser that accepts it, and revalidated; pages and the API are not compressed")
+    @Test(
+        "styles go out gzip-compressed to a browser that accepts it, and revalidated; pages and the API are not compressed"
+    )
     func compressedAndRevalidated() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("public-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -41,7 +44,8 @@ struct PublicFilesTests {
 
         let app = try await Application.make(.testing)
         app.http.server.configuration.responseCompression = PublicFilesMiddleware.serverCompression
-        app.middleware.use(PublicFilesMiddleware(directory: directory.path + "/", assets: try PublicAssets(directory: directory.path)))
+        app.middleware.use(
+            PublicFilesMiddleware(directory: directory.path + "/", assets: try PublicAssets(directory: directory.path)))
         app.get("api", "v1", "note") { _ in String(repeating: "secret ", count: 200) }
         app.get("page") { _ in String(repeating: "secret ", count: 200) }
         try await withListeningApp(app) { base in
@@ -71,10 +75,13 @@ struct PublicFilesTests {
         }
     }
 
-    @Test("under this release's version a file is kept for a year; under another it is revalidated; the version follows the files")
+    @Test(
+        "under this release's version a file is kept for a year; under another it is revalidated; the version follows the files"
+    )
     func versioned() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("public-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("js"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("js"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data("export const one = 1;\n".utf8).write(to: directory.appendingPathComponent("js/app.js"))
         let assets = try PublicAssets(directory: directory.path)
@@ -98,7 +105,8 @@ struct PublicFilesTests {
         }
 
         #expect(assets.version.count == 12)
-        #expect(try PublicAssets(directory: directory.path).version == assets.version, "the same files, the same version")
+        #expect(
+            try PublicAssets(directory: directory.path).version == assets.version, "the same files, the same version")
         try Data("export const one = 2;\n".utf8).write(to: directory.appendingPathComponent("js/app.js"))
         #expect(try PublicAssets(directory: directory.path).version != assets.version)
     }

@@ -11,7 +11,8 @@ import VaporTesting
 struct QuestionnaireAPITests {
     @Test("answers are read from and written to JSON as their Codable form reads and writes them")
     func answerJSON() throws {
-        let sent = #"{"a": true, "b": false, "c": 0, "d": 3, "e": -2, "f": 2.5, "g": 1e20, "h": "text", "i": "", "j": ["x", "y"], "k": [], "l": [1], "m": ["x", 1], "n": null, "o": {"p": 1}, "q": 0.1}"#
+        let sent =
+            #"{"a": true, "b": false, "c": 0, "d": 3, "e": -2, "f": 2.5, "g": 1e20, "h": "text", "i": "", "j": ["x", "y"], "k": [], "l": [1], "m": ["x", 1], "n": null, "o": {"p": 1}, "q": 0.1}"#
         let object = try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(sent.utf8))
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -21,11 +22,13 @@ struct QuestionnaireAPITests {
             #expect(AnswerValue(json: value) == roundTrip, "\(item)")
         }
         let answers: Answers = [
-            "a": .bool(true), "b": .number(4), "c": .number(-1.25), "d": .number(1e16), "h": .number(1e20), "i": .number(-0.5), "e": .text("x"), "f": .list(["p", "q"]),
+            "a": .bool(true), "b": .number(4), "c": .number(-1.25), "d": .number(1e16), "h": .number(1e20),
+            "i": .number(-0.5), "e": .text("x"), "f": .list(["p", "q"]),
             "g": .list([]),
         ]
         let direct = try encoder.encode(try OpenAPIObjectContainer(unvalidatedValue: answers.mapValues(\.json)))
-        let viaJSON = try encoder.encode(try JSONDecoder().decode(OpenAPIObjectContainer.self, from: encoder.encode(answers)))
+        let viaJSON = try encoder.encode(
+            try JSONDecoder().decode(OpenAPIObjectContainer.self, from: encoder.encode(answers)))
         #expect(String(decoding: direct, as: UTF8.self) == String(decoding: viaJSON, as: UTF8.self))
     }
 
@@ -40,24 +43,34 @@ struct QuestionnaireAPITests {
         try await app.pair(patient, with: therapist)
         let assigned = try await therapist.send(
             .POST, "/patients/\(patientID.uuidString)/prompts",
-            json: ["instrumentKey": .string(instrument), "opensAt": Self.iso(app.clock.now),
-                "closesAt": Self.iso(app.clock.now.addingTimeInterval(7 * 24 * 3600))])
+            json: [
+                "instrumentKey": .string(instrument), "opensAt": Self.iso(app.clock.now),
+                "closesAt": Self.iso(app.clock.now.addingTimeInterval(7 * 24 * 3600)),
+            ])
         try #require(assigned.status == .created, "\(assigned.text)")
         return (therapist, patient, patientID, try assigned.decoded(Components.Schemas.Prompt.self).id)
     }
 
     static func phqAnswers(_ values: [Int]) -> JSONValue {
-        .object(Dictionary(uniqueKeysWithValues: values.enumerated().map { ("phq9_\($0.offset + 1)", JSONValue.string(String($0.element))) }))
+        .object(
+            Dictionary(
+                uniqueKeysWithValues: values.enumerated().map {
+                    ("phq9_\($0.offset + 1)", JSONValue.string(String($0.element)))
+                }))
     }
 
     static let noSymptoms = phqAnswers([0, 0, 0, 0, 0, 0, 0, 0, 0])
     /// Scores 11, "moderate".
     static let moderate = phqAnswers([3, 3, 3, 1, 0, 0, 0, 0, 1])
 
-    func submission(_ promptID: String, id: UUID = UUID(), answers: JSONValue, completedAt: Date, version: Int = 1) -> JSONValue {
+    func submission(_ promptID: String, id: UUID = UUID(), answers: JSONValue, completedAt: Date, version: Int = 1)
+        -> JSONValue
+    {
         [
-            "id": .string(id.uuidString), "promptId": .string(promptID), "instrumentKey": "phq-9", "version": .int(version),
-            "answers": answers, "startedAt": Self.iso(completedAt.addingTimeInterval(-120)), "completedAt": Self.iso(completedAt),
+            "id": .string(id.uuidString), "promptId": .string(promptID), "instrumentKey": "phq-9",
+            "version": .int(version),
+            "answers": answers, "startedAt": Self.iso(completedAt.addingTimeInterval(-120)),
+            "completedAt": Self.iso(completedAt),
         ]
     }
 
@@ -70,12 +83,14 @@ struct QuestionnaireAPITests {
             let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
 
             // act
-            let list = try await researcher.send(.GET, "/instruments").decoded([Components.Schemas.InstrumentSummary].self)
+            let list = try await researcher.send(.GET, "/instruments").decoded(
+                [Components.Schemas.InstrumentSummary].self)
 
             // verify
             #expect(
                 Set(list.map(\.key)) == [
-                    "phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily", "tys-weekly", "tys-monthly", "mood-vas",
+                    "phq-9", "gad-7", "who-5", "pss-10", "intersession-daily", "isf-k", "tys-baseline", "tys-daily",
+                    "tys-weekly", "tys-monthly", "mood-vas",
                     "tschq", "worst-symptom", "mini-tq",
                 ])
             #expect(list.allSatisfy { $0.status == .published && $0.origin == .library })
@@ -154,7 +169,8 @@ struct QuestionnaireAPITests {
             app.clock.advance(by: 600)
 
             // act
-            let reply = try await patient.send(.POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now))
+            let reply = try await patient.send(
+                .POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now))
 
             // verify
             #expect(reply.status == .created, "\(reply.text)")
@@ -170,7 +186,8 @@ struct QuestionnaireAPITests {
             // setup
             let (_, patient, _, promptID) = try await setUp(app)
             let body = submission(promptID, answers: Self.moderate, completedAt: app.clock.now)
-            let first = try await patient.send(.POST, "/me/responses", json: body).decoded(Components.Schemas.ResponseResult.self)
+            let first = try await patient.send(.POST, "/me/responses", json: body).decoded(
+                Components.Schemas.ResponseResult.self)
             app.clock.advance(by: 60)
 
             // act
@@ -192,25 +209,32 @@ struct QuestionnaireAPITests {
             let (therapist, first, _, firstPrompt) = try await setUp(app)
             let id = UUID()
             let stored = try await first.send(
-                .POST, "/me/responses", json: submission(firstPrompt, id: id, answers: Self.moderate, completedAt: app.clock.now))
+                .POST, "/me/responses",
+                json: submission(firstPrompt, id: id, answers: Self.moderate, completedAt: app.clock.now))
             try #require(stored.status == .created)
             let (second, secondID) = try await app.patient("second@example.org")
             try await app.pair(second, with: therapist)
             let assigned = try await therapist.send(
                 .POST, "/patients/\(secondID.uuidString)/prompts",
-                json: ["instrumentKey": "phq-9", "opensAt": Self.iso(app.clock.now),
-                    "closesAt": Self.iso(app.clock.now.addingTimeInterval(7 * 24 * 3600))])
+                json: [
+                    "instrumentKey": "phq-9", "opensAt": Self.iso(app.clock.now),
+                    "closesAt": Self.iso(app.clock.now.addingTimeInterval(7 * 24 * 3600)),
+                ])
             let secondPrompt = try assigned.decoded(Components.Schemas.Prompt.self).id
 
             // act
             let taken = try await second.send(
-                .POST, "/me/responses", json: submission(secondPrompt, id: id, answers: Self.noSymptoms, completedAt: app.clock.now))
+                .POST, "/me/responses",
+                json: submission(secondPrompt, id: id, answers: Self.noSymptoms, completedAt: app.clock.now))
 
             // verify
             #expect(taken.status == .conflict)
             #expect(taken.body["type"].string == "/problems/response-id-taken")
             #expect(try await app.count("responses") == 1)
-            #expect(try await second.send(.GET, "/me/prompts").decoded([Components.Schemas.Prompt].self).map(\.id) == [secondPrompt])
+            #expect(
+                try await second.send(.GET, "/me/prompts").decoded([Components.Schemas.Prompt].self).map(\.id) == [
+                    secondPrompt
+                ])
             let kept = try await first.send(.GET, "/me/responses").decoded([Components.Schemas.ResponseResult].self)
             #expect(kept.map(\.id) == [id.uuidString.lowercased()])
         }
@@ -221,16 +245,20 @@ struct QuestionnaireAPITests {
         try await withTestApp { app in
             // setup
             let (_, patient, _, promptID) = try await setUp(app)
-            _ = try await patient.send(.POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now))
+            _ = try await patient.send(
+                .POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now))
 
             // act
-            let second = try await patient.send(.POST, "/me/responses", json: submission(promptID, answers: Self.noSymptoms, completedAt: app.clock.now))
+            let second = try await patient.send(
+                .POST, "/me/responses", json: submission(promptID, answers: Self.noSymptoms, completedAt: app.clock.now)
+            )
 
             // verify
             #expect(second.status == .conflict)
             #expect(second.body["type"].string == "/problems/prompt-completed")
             #expect(try await patient.send(.GET, "/me/prompts").decoded([Components.Schemas.Prompt].self).isEmpty)
-            let completed = try await patient.send(.GET, "/me/prompts?status=completed").decoded([Components.Schemas.Prompt].self)
+            let completed = try await patient.send(.GET, "/me/prompts?status=completed").decoded(
+                [Components.Schemas.Prompt].self)
             #expect(completed.map(\.status) == [.completed])
             #expect(try await app.count("responses") == 1)
         }
@@ -241,13 +269,15 @@ struct QuestionnaireAPITests {
         try await withTestApp { app in
             // setup
             let (_, patient, _, promptID) = try await setUp(app)
-            _ = try await patient.send(.POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now))
+            _ = try await patient.send(
+                .POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now))
 
             // act
             let history = try await patient.send(.GET, "/me/responses")
 
             // verify
-            #expect(try history.decoded([Components.Schemas.ResponseResult].self).map { $0.scores.first?.value } == [11])
+            #expect(
+                try history.decoded([Components.Schemas.ResponseResult].self).map { $0.scores.first?.value } == [11])
             #expect(history.body[0]["answers"]["phq9_1"].string == "3")
         }
     }
@@ -257,7 +287,8 @@ struct QuestionnaireAPITests {
         try await withTestApp { app in
             // setup
             let (therapist, patient, patientID, promptID) = try await setUp(app)
-            _ = try await patient.send(.POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now))
+            _ = try await patient.send(
+                .POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now))
 
             // act
             let seen = try await therapist.send(.GET, "/patients/\(patientID.uuidString)/responses")
@@ -275,30 +306,35 @@ struct QuestionnaireAPITests {
         try await withTestApp { app in
             // setup / act
             let (_, patient, _, promptID) = try await setUp(app)
-            _ = try await patient.send(.POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now))
+            _ = try await patient.send(
+                .POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now))
 
             // verify
-            let stored: String = try #require(try await app.sql.raw("SELECT answers FROM responses").first()?.decode(column: "answers", as: String.self))
+            let stored: String = try #require(
+                try await app.sql.raw("SELECT answers FROM responses").first()?.decode(
+                    column: "answers", as: String.self))
             #expect(stored.hasPrefix("v1:"))
             #expect(!stored.contains("phq9_1"))
         }
     }
 
     static let invalidAnswerCases: [(String, [String: JSONValue], Int, String, String)] = [
-            ("a word for a choice", ["phq9_2": "x"], 1, "answers.phq9_2", "notAnOption"),
-            ("yes/no for a choice", ["phq9_3": true], 1, "answers.phq9_3", "wrongType"),
-            ("a required item left out", ["phq9_4": nil], 1, "answers.phq9_4", "required"),
-            ("a list for one choice", ["phq9_5": ["0"]], 1, "answers.phq9_5", "wrongType"),
-            ("an object for one choice", ["phq9_1": ["nested": "object"]], 1, "answers.phq9_1", "wrongType"),
-            ("an item its condition hides", ["phq9_difficulty": "1"], 1, "answers.phq9_difficulty", "notVisible"),
-            ("an item the instrument lacks", ["ghost": "1"], 1, "answers.ghost", "unknown"),
-            ("a version the prompt is not for", [:], 2, "version", "mismatch"),
+        ("a word for a choice", ["phq9_2": "x"], 1, "answers.phq9_2", "notAnOption"),
+        ("yes/no for a choice", ["phq9_3": true], 1, "answers.phq9_3", "wrongType"),
+        ("a required item left out", ["phq9_4": nil], 1, "answers.phq9_4", "required"),
+        ("a list for one choice", ["phq9_5": ["0"]], 1, "answers.phq9_5", "wrongType"),
+        ("an object for one choice", ["phq9_1": ["nested": "object"]], 1, "answers.phq9_1", "wrongType"),
+        ("an item its condition hides", ["phq9_difficulty": "1"], 1, "answers.phq9_difficulty", "notVisible"),
+        ("an item the instrument lacks", ["ghost": "1"], 1, "answers.ghost", "unknown"),
+        ("a version the prompt is not for", [:], 2, "version", "mismatch"),
     ]
 
     @Test(
         "invalid answers are refused per item, naming the item and why, and nothing is stored",
         arguments: invalidAnswerCases)
-    func invalidAnswers(_ label: String, changes: [String: JSONValue], version: Int, field: String, code: String) async throws {
+    func invalidAnswers(_ label: String, changes: [String: JSONValue], version: Int, field: String, code: String)
+        async throws
+    {
         try await withTestApp { app in
             // setup
             let (_, patient, _, promptID) = try await setUp(app)
@@ -306,7 +342,8 @@ struct QuestionnaireAPITests {
 
             // act
             let reply = try await patient.send(
-                .POST, "/me/responses", json: submission(promptID, answers: answers, completedAt: app.clock.now, version: version))
+                .POST, "/me/responses",
+                json: submission(promptID, answers: answers, completedAt: app.clock.now, version: version))
 
             // verify
             #expect(reply.status == .unprocessableEntity, "\(label)")
@@ -325,7 +362,8 @@ struct QuestionnaireAPITests {
             app.clock.advance(by: 7 * 24 * 3600 + 3600)
 
             // act
-            let reply = try await patient.send(.POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: beforeDeadline))
+            let reply = try await patient.send(
+                .POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: beforeDeadline))
 
             // verify
             #expect(reply.status == .created, "\(reply.text)")
@@ -344,7 +382,9 @@ struct QuestionnaireAPITests {
 
             // act
             let reply = try await patient.send(
-                .POST, "/me/responses", json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now.addingTimeInterval(ahead)))
+                .POST, "/me/responses",
+                json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now.addingTimeInterval(ahead))
+            )
 
             // verify
             #expect(reply.status == .unprocessableEntity, "\(label)")
@@ -358,7 +398,8 @@ struct QuestionnaireAPITests {
     /// What another patient and another therapist try with a patient's prompt and response.
     enum Intrusion: String, CaseIterable, Sendable {
         case otherPatientReadsPrompt, otherPatientAnswersPrompt, otherPatientReusesResponseID, otherPatientReadsResponse
-        case otherTherapistReadsResponse, otherTherapistListsResponses, otherTherapistListsPrompts, otherTherapistAssigns
+        case otherTherapistReadsResponse, otherTherapistListsResponses, otherTherapistListsPrompts,
+            otherTherapistAssigns
 
         var status: HTTPStatus {
             switch self {
@@ -369,14 +410,16 @@ struct QuestionnaireAPITests {
         }
     }
 
-    @Test("prompts and responses belong to their patient and the patient's therapist only", arguments: Intrusion.allCases)
+    @Test(
+        "prompts and responses belong to their patient and the patient's therapist only", arguments: Intrusion.allCases)
     func intrusions(_ intrusion: Intrusion) async throws {
         try await withTestApp { app in
             // setup: the patient answered their prompt
             let (_, patient, patientID, promptID) = try await setUp(app)
             let responseID = UUID()
             let created = try await patient.send(
-                .POST, "/me/responses", json: submission(promptID, id: responseID, answers: Self.moderate, completedAt: app.clock.now))
+                .POST, "/me/responses",
+                json: submission(promptID, id: responseID, answers: Self.moderate, completedAt: app.clock.now))
             try #require(created.status == .created)
             let (other, _) = try await app.patient("other@example.org")
             let (huber, _) = try await app.staff("therapist", "huber@praxis.example")
@@ -387,10 +430,13 @@ struct QuestionnaireAPITests {
             switch intrusion {
             case .otherPatientReadsPrompt: reply = try await other.send(.GET, "/me/prompts/\(promptID)")
             case .otherPatientAnswersPrompt:
-                reply = try await other.send(.POST, "/me/responses", json: submission(promptID, answers: Self.noSymptoms, completedAt: app.clock.now))
+                reply = try await other.send(
+                    .POST, "/me/responses",
+                    json: submission(promptID, answers: Self.noSymptoms, completedAt: app.clock.now))
             case .otherPatientReusesResponseID:
                 reply = try await other.send(
-                    .POST, "/me/responses", json: submission(promptID, id: responseID, answers: Self.noSymptoms, completedAt: app.clock.now))
+                    .POST, "/me/responses",
+                    json: submission(promptID, id: responseID, answers: Self.noSymptoms, completedAt: app.clock.now))
             case .otherPatientReadsResponse: reply = try await other.send(.GET, "/responses/\(responseID.uuidString)")
             case .otherTherapistReadsResponse: reply = try await huber.send(.GET, "/responses/\(responseID.uuidString)")
             case .otherTherapistListsResponses: reply = try await huber.send(.GET, "\(patientPath)/responses")
@@ -398,7 +444,10 @@ struct QuestionnaireAPITests {
             case .otherTherapistAssigns:
                 reply = try await huber.send(
                     .POST, "\(patientPath)/prompts",
-                    json: ["instrumentKey": "gad-7", "opensAt": Self.iso(app.clock.now), "closesAt": Self.iso(app.clock.now.addingTimeInterval(3600))])
+                    json: [
+                        "instrumentKey": "gad-7", "opensAt": Self.iso(app.clock.now),
+                        "closesAt": Self.iso(app.clock.now.addingTimeInterval(3600)),
+                    ])
             }
 
             // verify
@@ -415,14 +464,18 @@ struct QuestionnaireAPITests {
             // setup
             let (_, patient, _, promptID) = try await setUp(app)
             let responseID = UUID()
-            _ = try await patient.send(.POST, "/me/responses", json: submission(promptID, id: responseID, answers: Self.moderate, completedAt: app.clock.now))
+            _ = try await patient.send(
+                .POST, "/me/responses",
+                json: submission(promptID, id: responseID, answers: Self.moderate, completedAt: app.clock.now))
 
             // act
             let reply = try await patient.send(.GET, "/responses/\(responseID.uuidString)")
 
             // verify
             #expect(reply.status == .ok)
-            #expect(try reply.decoded(Components.Schemas.ResponseResult.self).id.lowercased() == responseID.uuidString.lowercased())
+            #expect(
+                try reply.decoded(Components.Schemas.ResponseResult.self).id.lowercased()
+                    == responseID.uuidString.lowercased())
         }
     }
 
@@ -430,7 +483,9 @@ struct QuestionnaireAPITests {
         case closesBeforeItOpens, unknownInstrument, datesInWords, byThePatient
     }
 
-    @Test("assignments with a bad window, an unknown instrument or dates in words are refused, and patients cannot assign", arguments: RefusedAssignment.allCases)
+    @Test(
+        "assignments with a bad window, an unknown instrument or dates in words are refused, and patients cannot assign",
+        arguments: RefusedAssignment.allCases)
     func refusedAssignments(_ refused: RefusedAssignment) async throws {
         try await withTestApp { app in
             // setup
@@ -438,10 +493,16 @@ struct QuestionnaireAPITests {
             let (patient, patientID) = try await app.patient()
             try await app.pair(patient, with: therapist)
             let now = app.clock.now
-            let hourly: JSONValue = ["instrumentKey": "phq-9", "opensAt": Self.iso(now), "closesAt": Self.iso(now.addingTimeInterval(3600))]
+            let hourly: JSONValue = [
+                "instrumentKey": "phq-9", "opensAt": Self.iso(now), "closesAt": Self.iso(now.addingTimeInterval(3600)),
+            ]
             let (caller, body): (APIClient, JSONValue) =
                 switch refused {
-                case .closesBeforeItOpens: (therapist, hourly.merging(["opensAt": Self.iso(now.addingTimeInterval(3600)), "closesAt": Self.iso(now)]))
+                case .closesBeforeItOpens:
+                    (
+                        therapist,
+                        hourly.merging(["opensAt": Self.iso(now.addingTimeInterval(3600)), "closesAt": Self.iso(now)])
+                    )
                 case .unknownInstrument: (therapist, hourly.merging(["instrumentKey": "nope"]))
                 case .datesInWords: (therapist, hourly.merging(["opensAt": "tomorrow", "closesAt": "later"]))
                 case .byThePatient: (patient, hourly)
@@ -466,17 +527,29 @@ struct QuestionnaireAPITests {
 
     static let sleep: JSONValue = [
         "key": "sleep", "title": ["en": "Sleep", "de": "Schlaf"],
-        "sections": [["id": "s", "items": [["id": "hours", "type": "number", "text": "Hours slept", "min": 0, "max": 24, "required": true]]]],
+        "sections": [
+            [
+                "id": "s",
+                "items": [
+                    ["id": "hours", "type": "number", "text": "Hours slept", "min": 0, "max": 24, "required": true]
+                ],
+            ]
+        ],
     ]
 
     /// A researcher with a study of their own, and the study's id.
-    func researcherWithStudy(_ app: TestContext, _ email: String = "lab@uni.example") async throws -> (client: APIClient, studyID: String) {
+    func researcherWithStudy(_ app: TestContext, _ email: String = "lab@uni.example") async throws -> (
+        client: APIClient, studyID: String
+    ) {
         let (researcher, _) = try await app.staff("researcher", email)
         return (researcher, try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open")))
     }
 
-    func importSleep(_ researcher: APIClient, into studyID: String, publish: Bool = false) async throws -> Components.Schemas.InstrumentSummary {
-        let reply = try await researcher.send(.POST, "/instruments?studyId=\(studyID)\(publish ? "&publish=true" : "")", json: Self.sleep)
+    func importSleep(_ researcher: APIClient, into studyID: String, publish: Bool = false) async throws
+        -> Components.Schemas.InstrumentSummary
+    {
+        let reply = try await researcher.send(
+            .POST, "/instruments?studyId=\(studyID)\(publish ? "&publish=true" : "")", json: Self.sleep)
         try #require([.created, .ok].contains(reply.status), "\(reply.text)")
         return try reply.decoded(Components.Schemas.InstrumentSummary.self)
     }
@@ -500,16 +573,22 @@ struct QuestionnaireAPITests {
 
     @Test(
         "an import is refused without a study, and to a therapist outside the study",
-        arguments: [("no study named", false, HTTPStatus.unprocessableEntity), ("a therapist of no part in it", true, .notFound)])
+        arguments: [
+            ("no study named", false, HTTPStatus.unprocessableEntity),
+            ("a therapist of no part in it", true, .notFound),
+        ])
     func importRefused(_ label: String, byTherapist: Bool, status: HTTPStatus) async throws {
         try await withTestApp { app in
             // setup
             let (_, studyID) = try await researcherWithStudy(app)
-            let caller = byTherapist ? try await app.staff("therapist", "berger@praxis.example").0 : try await app.signIn("lab@uni.example")
+            let caller =
+                byTherapist
+                ? try await app.staff("therapist", "berger@praxis.example").0 : try await app.signIn("lab@uni.example")
             let before = try await app.count("instrument_versions")
 
             // act
-            let reply = try await caller.send(.POST, byTherapist ? "/instruments?studyId=\(studyID)" : "/instruments", json: Self.sleep)
+            let reply = try await caller.send(
+                .POST, byTherapist ? "/instruments?studyId=\(studyID)" : "/instruments", json: Self.sleep)
 
             // verify
             #expect(reply.status == status, "\(label): \(reply.text)")
@@ -543,7 +622,12 @@ struct QuestionnaireAPITests {
             let sleep = InstrumentVersionKey(key: "sleep", version: 1)
             let renamed: JSONValue = [
                 "key": "sleep", "title": ["en": "Rest"],
-                "sections": [["id": "s", "items": [["id": "hours", "type": "number", "text": "Hours slept", "min": 0, "max": 24]]]],
+                "sections": [
+                    [
+                        "id": "s",
+                        "items": [["id": "hours", "type": "number", "text": "Hours slept", "min": 0, "max": 24]],
+                    ]
+                ],
             ]
 
             // act: the draft replaced, then published, then its stored row changed behind the process's back
@@ -601,7 +685,8 @@ struct QuestionnaireAPITests {
             // setup: the WHO-5 as FHIR, under another address
             let (researcher, studyID) = try await researcherWithStudy(app)
             let fhir = try await researcher.send(.GET, "/instruments/who-5/versions/1?format=fhir")
-            var questionnaire = try #require(try JSONSerialization.jsonObject(with: Data(fhir.text.utf8)) as? [String: Any])
+            var questionnaire = try #require(
+                try JSONSerialization.jsonObject(with: Data(fhir.text.utf8)) as? [String: Any])
             questionnaire["url"] = "https://elsewhere.example/fhir/Questionnaire/who-5-local"
             let body = String(decoding: try JSONSerialization.data(withJSONObject: questionnaire), as: UTF8.self)
 
@@ -620,11 +705,13 @@ struct QuestionnaireAPITests {
         try await withTestApp { app in
             // setup
             let (researcher, studyID) = try await researcherWithStudy(app)
-            let csv = "Variable / Field Name,Form Name,Section Header,Field Type,Field Label,\"Choices, Calculations, OR Slider Labels\"\nmood,daily_mood,,radio,Mood?,\"1, bad | 2, good\"\n"
+            let csv =
+                "Variable / Field Name,Form Name,Section Header,Field Type,Field Label,\"Choices, Calculations, OR Slider Labels\"\nmood,daily_mood,,radio,Mood?,\"1, bad | 2, good\"\n"
 
             // act
             let reply = try await app.app.testing().sendRequest(
-                .POST, "/api/v1/instruments?studyId=\(studyID)", headers: ["Authorization": "Bearer \(researcher.token!)", "Content-Type": "text/csv"],
+                .POST, "/api/v1/instruments?studyId=\(studyID)",
+                headers: ["Authorization": "Bearer \(researcher.token!)", "Content-Type": "text/csv"],
                 body: .init(string: csv))
 
             // verify
@@ -634,18 +721,22 @@ struct QuestionnaireAPITests {
         }
     }
 
-    @Test("whether the uploader may import for the study is asked before the file is read: a stranger's broken file is 403, an owner's 422")
+    @Test(
+        "whether the uploader may import for the study is asked before the file is read: a stranger's broken file is 403, an owner's 422"
+    )
     func importPermissionFirst() async throws {
         try await withTestApp { app in
             // setup: a dictionary whose branching logic once took minutes to split
             let (researcher, studyID) = try await researcherWithStudy(app)
             let (stranger, _) = try await app.staff("researcher", "stranger@uni.example")
             let logic = "[mood] = '1'" + String(repeating: " ", count: 32_000) + "x"
-            let csv = "Variable / Field Name,Form Name,Section Header,Field Type,Field Label,\"Choices, Calculations, OR Slider Labels\",Field Note,Text Validation Type OR Show Slider Number,Text Validation Min,Text Validation Max,Identifier?,Branching Logic (Show field only if...)\nmood,daily_mood,,radio,Mood?,\"1, bad | 2, good\",,,,,,\nagain,daily_mood,,yesno,Again?,,,,,,,\(logic)\n"
+            let csv =
+                "Variable / Field Name,Form Name,Section Header,Field Type,Field Label,\"Choices, Calculations, OR Slider Labels\",Field Note,Text Validation Type OR Show Slider Number,Text Validation Min,Text Validation Max,Identifier?,Branching Logic (Show field only if...)\nmood,daily_mood,,radio,Mood?,\"1, bad | 2, good\",,,,,,\nagain,daily_mood,,yesno,Again?,,,,,,,\(logic)\n"
             func upload(_ client: APIClient) async throws -> TestingHTTPResponse {
                 try await app.app.testing().sendRequest(
                     .POST, "/api/v1/instruments?studyId=\(studyID)",
-                    headers: ["Authorization": "Bearer \(client.token!)", "Content-Type": "text/csv"], body: .init(string: csv))
+                    headers: ["Authorization": "Bearer \(client.token!)", "Content-Type": "text/csv"],
+                    body: .init(string: csv))
             }
 
             let before = try await app.count("instrument_versions")
@@ -658,27 +749,35 @@ struct QuestionnaireAPITests {
             #expect(refused.status == .forbidden || refused.status == .notFound, "\(refused.body.string)")
             #expect(!refused.body.string.contains("row."), "the file was not read")
             #expect(read.status == .unprocessableEntity)
-            #expect(JSON(data: Data(read.body.string.utf8)).problemFields == ["row.3.branchingLogic"], "longer than a cell may be")
+            #expect(
+                JSON(data: Data(read.body.string.utf8)).problemFields == ["row.3.branchingLogic"],
+                "longer than a cell may be")
             #expect(try await app.count("instrument_versions") == before)
         }
     }
 
     static let brokenImportCases: [(String, [JSONValue], [String])] = [
-            (
-                "an item id used twice",
+        (
+            "an item id used twice",
+            [
+                ["id": "a", "type": "boolean", "text": "A"], ["id": "b", "type": "boolean", "text": "B"],
+                ["id": "a", "type": "boolean", "text": "Again"],
+            ], ["sections.0.items.2.id"]
+        ),
+        (
+            "conditions that wait for each other",
+            [
                 [
-                    ["id": "a", "type": "boolean", "text": "A"], ["id": "b", "type": "boolean", "text": "B"],
-                    ["id": "a", "type": "boolean", "text": "Again"],
-                ], ["sections.0.items.2.id"]
-            ),
-            (
-                "conditions that wait for each other",
+                    "id": "a", "type": "boolean", "text": "A",
+                    "visibleWhen": ["clauses": [["item": "b", "operator": "answered"]]],
+                ],
                 [
-                    ["id": "a", "type": "boolean", "text": "A", "visibleWhen": ["clauses": [["item": "b", "operator": "answered"]]]],
-                    ["id": "b", "type": "boolean", "text": "B", "visibleWhen": ["clauses": [["item": "a", "operator": "answered"]]]],
-                ], ["sections.0.items.0.visibleWhen", "sections.0.items.1.visibleWhen"]
-            ),
-            ("an item type nobody knows", [["id": "a", "type": "video", "text": "A"]], ["sections.0.items.0.type"]),
+                    "id": "b", "type": "boolean", "text": "B",
+                    "visibleWhen": ["clauses": [["item": "a", "operator": "answered"]]],
+                ],
+            ], ["sections.0.items.0.visibleWhen", "sections.0.items.1.visibleWhen"]
+        ),
+        ("an item type nobody knows", [["id": "a", "type": "video", "text": "A"]], ["sections.0.items.0.type"]),
     ]
 
     @Test(
@@ -689,7 +788,9 @@ struct QuestionnaireAPITests {
             // setup
             let (researcher, studyID) = try await researcherWithStudy(app)
             let before = try await app.count("instrument_versions")
-            let definition: JSONValue = ["key": "broken", "title": "Broken", "sections": [["id": "s", "items": .array(items)]]]
+            let definition: JSONValue = [
+                "key": "broken", "title": "Broken", "sections": [["id": "s", "items": .array(items)]],
+            ]
 
             // act
             let reply = try await researcher.send(.POST, "/instruments?studyId=\(studyID)", json: definition)
@@ -709,17 +810,22 @@ struct QuestionnaireAPITests {
         var definition = try #require(phq9.body.value as? [String: Any])
         var sections = try #require(definition["sections"] as? [[String: Any]])
         var items = try #require(sections[0]["items"] as? [[String: Any]])
-        for index in items.indices where items[index]["id"] as? String == "phq9_9" { items[index]["text"] = ["en": "Any comments?"] }
+        for index in items.indices where items[index]["id"] as? String == "phq9_9" {
+            items[index]["text"] = ["en": "Any comments?"]
+        }
         sections[0]["items"] = items
         definition["sections"] = sections
         return String(decoding: try JSONSerialization.data(withJSONObject: definition), as: UTF8.self)
     }
 
     enum LibraryChange: String, CaseIterable, Sendable {
-        case researcherImportsForStudy, adminImportsForStudy, adminImportsForInstallation, adminSharesVersion, adminSharesInstrument
+        case researcherImportsForStudy, adminImportsForStudy, adminImportsForInstallation, adminSharesVersion,
+            adminSharesInstrument
     }
 
-    @Test("the shipped library cannot be replaced or re-shared, by a researcher or an administrator", arguments: LibraryChange.allCases)
+    @Test(
+        "the shipped library cannot be replaced or re-shared, by a researcher or an administrator",
+        arguments: LibraryChange.allCases)
     func libraryReadOnly(_ change: LibraryChange) async throws {
         try await withTestApp { app in
             // setup
@@ -731,18 +837,23 @@ struct QuestionnaireAPITests {
             // act
             let reply: APIClient.Reply
             switch change {
-            case .researcherImportsForStudy: reply = try await researcher.send(.POST, "/instruments?publish=true&studyId=\(studyID)", raw: altered)
-            case .adminImportsForStudy: reply = try await admin.send(.POST, "/instruments?publish=true&studyId=\(studyID)", raw: altered)
-            case .adminImportsForInstallation: reply = try await admin.send(.POST, "/instruments?publish=true", raw: altered)
+            case .researcherImportsForStudy:
+                reply = try await researcher.send(.POST, "/instruments?publish=true&studyId=\(studyID)", raw: altered)
+            case .adminImportsForStudy:
+                reply = try await admin.send(.POST, "/instruments?publish=true&studyId=\(studyID)", raw: altered)
+            case .adminImportsForInstallation:
+                reply = try await admin.send(.POST, "/instruments?publish=true", raw: altered)
             case .adminSharesVersion: reply = try await admin.send(.POST, "/instruments/phq-9/versions/1/sharing")
             case .adminSharesInstrument: reply = try await admin.send(.POST, "/instruments/phq-9/sharing")
             }
 
             // verify
-            #expect(reply.status == (change == .adminSharesVersion ? .notFound : .forbidden), "\(reply.text.prefix(300))")
+            #expect(
+                reply.status == (change == .adminSharesVersion ? .notFound : .forbidden), "\(reply.text.prefix(300))")
             if change != .adminSharesVersion { #expect(reply.body["type"].string == "/problems/built-in-instrument") }
             #expect(try await app.count("instrument_versions") == before)
-            let stored = try await InstrumentCatalog(database: app.database, services: app.app.interlude).latestPublished("phq-9")
+            let stored = try await InstrumentCatalog(database: app.database, services: app.app.interlude)
+                .latestPublished("phq-9")
             #expect(try #require(stored).decodedDefinition().item("phq9_9")?.text.text(.en).contains("dead") == true)
         }
     }
@@ -751,7 +862,9 @@ struct QuestionnaireAPITests {
         case takesTheKey, importsIntoTheStudy, publishes, shares
     }
 
-    @Test("an import belongs to its study: a researcher of another study cannot take, change, publish or share it", arguments: RivalMove.allCases)
+    @Test(
+        "an import belongs to its study: a researcher of another study cannot take, change, publish or share it",
+        arguments: RivalMove.allCases)
     func importBelongsToStudy(_ move: RivalMove) async throws {
         try await withTestApp { app in
             // setup
@@ -763,20 +876,25 @@ struct QuestionnaireAPITests {
             // act
             let reply: APIClient.Reply
             switch move {
-            case .takesTheKey: reply = try await rival.send(.POST, "/instruments?studyId=\(rivalStudyID)", json: Self.sleep)
-            case .importsIntoTheStudy: reply = try await rival.send(.POST, "/instruments?studyId=\(studyID)", json: Self.sleep)
+            case .takesTheKey:
+                reply = try await rival.send(.POST, "/instruments?studyId=\(rivalStudyID)", json: Self.sleep)
+            case .importsIntoTheStudy:
+                reply = try await rival.send(.POST, "/instruments?studyId=\(studyID)", json: Self.sleep)
             case .publishes: reply = try await rival.send(.POST, "/instruments/sleep/versions/1/publication")
             case .shares: reply = try await rival.send(.POST, "/instruments/sleep/sharing")
             }
 
             // verify
             if move == .takesTheKey {
-                #expect(reply.status == .conflict && reply.body["type"].string == "/problems/instrument-key-taken", "\(reply.text)")
+                #expect(
+                    reply.status == .conflict && reply.body["type"].string == "/problems/instrument-key-taken",
+                    "\(reply.text)")
             } else {
                 #expect(reply.status == .notFound, "\(reply.text)")
             }
             #expect(try await app.count("instrument_versions") == before)
-            let versions = try await researcher.send(.GET, "/instruments").decoded([Components.Schemas.InstrumentSummary].self)
+            let versions = try await researcher.send(.GET, "/instruments").decoded(
+                [Components.Schemas.InstrumentSummary].self)
             let sleep = try #require(versions.first { $0.key == "sleep" })
             #expect(sleep.status == .draft && sleep.shared == false)
         }
@@ -815,7 +933,9 @@ struct QuestionnaireAPITests {
             _ = try await researcher.send(.POST, "/instruments/sleep/sharing")
 
             // verify
-            let actions = try await AuditEventRecord.query(on: app.database).all().map(\.action).filter { $0.hasPrefix("instrument.") }
+            let actions = try await AuditEventRecord.query(on: app.database).all().map(\.action).filter {
+                $0.hasPrefix("instrument.")
+            }
             #expect(actions.sorted() == ["instrument.imported", "instrument.published", "instrument.shared"])
         }
     }

@@ -10,9 +10,14 @@ import VaporTesting
 struct RecordAPITests {
     typealias Event = Components.Schemas.HealthEvent
 
-    static func event(_ app: TestContext, id: UUID = UUID(), title: String = "Loud concert", type: String = "tinnitusAttack") -> JSONValue {
-        ["id": .string(id.uuidString), "title": .string(title), "occurredAt": QuestionnaireAPITests.iso(app.clock.now),
-            "type": .string(type), "description": "Ringing for two days"]
+    static func event(
+        _ app: TestContext, id: UUID = UUID(), title: String = "Loud concert", type: String = "tinnitusAttack"
+    ) -> JSONValue {
+        [
+            "id": .string(id.uuidString), "title": .string(title),
+            "occurredAt": QuestionnaireAPITests.iso(app.clock.now),
+            "type": .string(type), "description": "Ringing for two days",
+        ]
     }
 
     @Test("an event is created once under the app's id, sealed at rest, searchable, and refused with its fields named")
@@ -28,8 +33,13 @@ struct RecordAPITests {
             let repeated = try await ada.send(.POST, "/me/events", json: Self.event(app, id: id))
             let taken = try await ben.send(.POST, "/me/events", json: Self.event(app, id: id))
             let refused = try await ada.send(
-                .POST, "/me/events", json: ["id": .string(UUID().uuidString), "title": " ", "occurredAt": QuestionnaireAPITests.iso(app.clock.now), "type": "sauna"])
-            _ = try await ada.send(.POST, "/me/events", json: Self.event(app, title: "Appointment with ENT", type: "appointment"))
+                .POST, "/me/events",
+                json: [
+                    "id": .string(UUID().uuidString), "title": " ",
+                    "occurredAt": QuestionnaireAPITests.iso(app.clock.now), "type": "sauna",
+                ])
+            _ = try await ada.send(
+                .POST, "/me/events", json: Self.event(app, title: "Appointment with ENT", type: "appointment"))
             let found = try await ada.send(.GET, "/me/events?q=concert").decoded([Event].self)
             let appointments = try await ada.send(.GET, "/me/events?type=appointment").decoded([Event].self)
             let bens = try await ben.send(.GET, "/me/events").decoded([Event].self)
@@ -39,29 +49,38 @@ struct RecordAPITests {
             #expect(try created.decoded(Event.self).version == 1)
             #expect(repeated.status == .ok)
             #expect(taken.status == .conflict && taken.body["type"].string == "/problems/record-id-taken")
-            #expect(taken.body["detail"].string == "This id belongs to another record. Create the record under a new id.")
+            #expect(
+                taken.body["detail"].string == "This id belongs to another record. Create the record under a new id.")
             #expect(Set(refused.body.problemFields) == ["title", "type"])
             #expect(found.map(\.title) == ["Loud concert"])
             #expect(appointments.map(\.title) == ["Appointment with ENT"])
             #expect(bens.isEmpty)
-            let stored = try #require(try await EntryRecord.query(on: app.database).filter(\.$patient.$id == adaID).filter(\.$id == id).first())
+            let stored = try #require(
+                try await EntryRecord.query(on: app.database).filter(\.$patient.$id == adaID).filter(\.$id == id)
+                    .first())
             #expect(!stored.content.contains("Loud concert"), "sealed at rest")
             #expect(try await app.count("records") == 2)
         }
     }
 
-    @Test("an edit or delete based on an old version is a conflict and changes nothing; based on the current one it applies")
+    @Test(
+        "an edit or delete based on an old version is a conflict and changes nothing; based on the current one it applies"
+    )
     func versions() async throws {
         try await withTestApp { app in
             // setup
             let (ada, _) = try await app.patient("ada@example.org")
             let id = UUID()
             try #require(try await ada.send(.POST, "/me/events", json: Self.event(app, id: id)).status == .created)
-            let change: JSONValue = ["baseVersion": 1, "title": "Concert, front row", "occurredAt": QuestionnaireAPITests.iso(app.clock.now), "type": "tinnitusAttack"]
+            let change: JSONValue = [
+                "baseVersion": 1, "title": "Concert, front row", "occurredAt": QuestionnaireAPITests.iso(app.clock.now),
+                "type": "tinnitusAttack",
+            ]
 
             // act: two devices edit the same version
             let first = try await ada.send(.PATCH, "/me/events/\(id)", json: change)
-            let second = try await ada.send(.PATCH, "/me/events/\(id)", json: change.merging(["title": "Concert (other phone)"]))
+            let second = try await ada.send(
+                .PATCH, "/me/events/\(id)", json: change.merging(["title": "Concert (other phone)"]))
             let staleDelete = try await ada.send(.DELETE, "/me/events/\(id)?baseVersion=1")
             let afterConflicts = try await ada.send(.GET, "/me/events").decoded([Event].self)
             let deleted = try await ada.send(.DELETE, "/me/events/\(id)?baseVersion=2")
@@ -96,7 +115,9 @@ struct RecordAPITests {
             // verify
             #expect(try read.decoded([Event].self).map(\.title) == ["Loud concert"])
             #expect(refused.status == .notFound)
-            #expect(try await AuditEventRecord.query(on: app.database).filter(\.$action == AuditAction.recordsRead.rawValue).count() == 1)
+            #expect(
+                try await AuditEventRecord.query(on: app.database).filter(\.$action == AuditAction.recordsRead.rawValue)
+                    .count() == 1)
         }
     }
 
@@ -106,13 +127,19 @@ struct RecordAPITests {
             // setup
             let (ada, _) = try await app.patient("ada@example.org")
             func therapy(_ name: String, _ type: String, _ start: String, _ end: String? = nil) -> JSONValue {
-                ["id": .string(UUID().uuidString), "name": .string(name), "type": .string(type), "startDate": .string(start), "endDate": JSONValue(end)]
+                [
+                    "id": .string(UUID().uuidString), "name": .string(name), "type": .string(type),
+                    "startDate": .string(start), "endDate": JSONValue(end),
+                ]
             }
 
             // act
-            let ended = try await ada.send(.POST, "/me/therapies", json: therapy("Biofeedback", "biofeedback", "2025-09-01", "2025-12-01"))
-            let ongoing = try await ada.send(.POST, "/me/therapies", json: therapy("Hearing aid", "hearingAid", "2026-01-10"))
-            let backwards = try await ada.send(.POST, "/me/therapies", json: therapy("TRT", "retrainingTherapy", "2026-02-01", "2026-01-01"))
+            let ended = try await ada.send(
+                .POST, "/me/therapies", json: therapy("Biofeedback", "biofeedback", "2025-09-01", "2025-12-01"))
+            let ongoing = try await ada.send(
+                .POST, "/me/therapies", json: therapy("Hearing aid", "hearingAid", "2026-01-10"))
+            let backwards = try await ada.send(
+                .POST, "/me/therapies", json: therapy("TRT", "retrainingTherapy", "2026-02-01", "2026-01-01"))
             let unknown = try await ada.send(.POST, "/me/therapies", json: therapy("Yoga", "yoga", "2026-02-31"))
             let listed = try await ada.send(.GET, "/me/therapies").decoded([Components.Schemas.Therapy].self)
 

@@ -10,18 +10,24 @@ import Testing
 struct RecordKindDeclarationTests {
     private static func capitalized(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
 
-    @Test("storage, sync, the API's kind names, the research export and the app's texts know every kind", arguments: RecordKind.allCases)
+    @Test(
+        "storage, sync, the API's kind names, the research export and the app's texts know every kind",
+        arguments: RecordKind.allCases)
     func declared(_ kind: RecordKind) throws {
         #expect(kind.content.recordKind == kind, "RecordKind.content names the kind's own content")
         #expect(SyncEntity(kind).rawValue == kind.rawValue, "deletions are announced under the kind's name")
         #expect(Components.Schemas.RecordKind(rawValue: kind.rawValue) != nil, "the API document names the kind")
         #expect(RecordKind(Components.Schemas.RecordKind(kind)) == kind)
-        #expect(Components.Schemas.SyncTombstone.EntityPayload(rawValue: kind.rawValue) != nil, "sync tombstones name the kind")
+        #expect(
+            Components.Schemas.SyncTombstone.EntityPayload(rawValue: kind.rawValue) != nil,
+            "sync tombstones name the kind")
         #expect(!kind.content.exportColumns.isEmpty, "the research export has columns for the kind")
         #expect(RecordKind(collection: kind.collection) == kind)
         let localizer = try Localizer(directory: "Resources/Locales")
         for language in Language.allCases {
-            #expect(localizer.text("records.kind.\(kind.rawValue)", language) != "records.kind.\(kind.rawValue)", "\(language)")
+            #expect(
+                localizer.text("records.kind.\(kind.rawValue)", language) != "records.kind.\(kind.rawValue)",
+                "\(language)")
         }
     }
 
@@ -32,7 +38,10 @@ struct RecordKindDeclarationTests {
         case .whole:
             let collection = capitalized(kind.collection)
             let single = capitalized(kind.rawValue)
-            return ["listMy\(collection)", "createMy\(single)", "updateMy\(single)", "deleteMy\(single)", "listPatient\(collection)"]
+            return [
+                "listMy\(collection)", "createMy\(single)", "updateMy\(single)", "deleteMy\(single)",
+                "listPatient\(collection)",
+            ]
         case .thought:
             return ["listMyThoughts", "deleteMyThought", "listPatientThoughts", "createPatientThought"]
         case .thoughtOccurrence:
@@ -40,7 +49,9 @@ struct RecordKindDeclarationTests {
         }
     }
 
-    @Test("the access matrix has rows for the kind's operations, for the patient and the therapist", arguments: RecordKind.allCases)
+    @Test(
+        "the access matrix has rows for the kind's operations, for the patient and the therapist",
+        arguments: RecordKind.allCases)
     func accessRows(_ kind: RecordKind) {
         let operations = Set(APIRow.all.map(\.operation))
         for operation in Self.operations(of: kind) {

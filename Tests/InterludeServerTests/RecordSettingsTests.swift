@@ -17,7 +17,8 @@ struct RecordSettingsTests {
             let studyID = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
             try #require(try await StudyAPITests.join(ada, studyID).status == .created)
             let event: JSONValue = [
-                "id": .string(UUID().uuidString), "title": "Bad night", "occurredAt": QuestionnaireAPITests.iso(app.clock.now),
+                "id": .string(UUID().uuidString), "title": "Bad night",
+                "occurredAt": QuestionnaireAPITests.iso(app.clock.now),
                 "type": "Sleepless night",
             ]
 
@@ -26,7 +27,10 @@ struct RecordSettingsTests {
             let refusedEvent = try await ada.send(.POST, "/me/events", json: event)
             let refused = try await researcher.send(
                 .PUT, "/studies/\(studyID)/record-settings",
-                json: ["collects": ["event", "diary"], "eventTypes": ["Sleepless night", "Sleepless night", "appointment", " "]])
+                json: [
+                    "collects": ["event", "diary"],
+                    "eventTypes": ["Sleepless night", "Sleepless night", "appointment", " "],
+                ])
             let unchanged = try await researcher.send(.GET, "/studies/\(studyID)/record-settings")
             let set = try await researcher.send(
                 .PUT, "/studies/\(studyID)/record-settings",
@@ -37,17 +41,22 @@ struct RecordSettingsTests {
             // verify
             #expect(before.body["collects"].array.isEmpty && before.body["eventTypes"].array.isEmpty)
             #expect(refusedEvent.body.problemFields == ["type"])
-            #expect(Set(refused.body.problemFields) == ["collects", "eventTypes[1]", "eventTypes[2]", "eventTypes[3]"], "\(refused.text)")
+            #expect(
+                Set(refused.body.problemFields) == ["collects", "eventTypes[1]", "eventTypes[2]", "eventTypes[3]"],
+                "\(refused.text)")
             #expect(unchanged.body["collects"].array.isEmpty)
             #expect(set.status == .ok)
-            #expect(set.body["collects"].array.compactMap(\.string) == ["event", "audiogram"], "listed in the kinds' order")
+            #expect(
+                set.body["collects"].array.compactMap(\.string) == ["event", "audiogram"], "listed in the kinds' order")
             #expect(accepted.status == .created, "\(accepted.text)")
             #expect(me.body["patient"]["records"]["collects"].array.compactMap(\.string) == ["event", "audiogram"])
             #expect(me.body["patient"]["records"]["eventTypes"].array.compactMap(\.string) == ["Sleepless night"])
         }
     }
 
-    @Test("an event type takes a German name and a sample reason German text; events stay under the type's own name; a name for no type is refused")
+    @Test(
+        "an event type takes a German name and a sample reason German text; events stay under the type's own name; a name for no type is refused"
+    )
     func germanNames() async throws {
         try await withTestApp { app in
             // setup
@@ -60,18 +69,31 @@ struct RecordSettingsTests {
 
             // act
             let refused = try await researcher.send(
-                .PUT, path, json: ["collects": ["event"], "eventTypes": ["Hearing test"], "eventTypeNames": ["Hearing tset": "Hörtest"]])
+                .PUT, path,
+                json: [
+                    "collects": ["event"], "eventTypes": ["Hearing test"],
+                    "eventTypeNames": ["Hearing tset": "Hörtest"],
+                ])
             let set = try await researcher.send(
                 .PUT, path,
                 json: [
-                    "collects": ["event"], "eventTypes": ["Hearing test"], "eventTypeNames": ["Hearing test": "Hörtest"],
-                    "sampleTypes": [["type": "stepCount", "purposes": ["en": "How much you move.", "de": "Wie viel Sie sich bewegen."]]],
+                    "collects": ["event"], "eventTypes": ["Hearing test"],
+                    "eventTypeNames": ["Hearing test": "Hörtest"],
+                    "sampleTypes": [
+                        [
+                            "type": "stepCount",
+                            "purposes": ["en": "How much you move.", "de": "Wie viel Sie sich bewegen."],
+                        ]
+                    ],
                 ])
             let me = try await ada.send(.GET, "/me")
             let types = try await ada.send(.GET, "/me/sample-types")
-            let event = try await ada.send(.POST, "/me/events", json: [
-                "id": .string(UUID().uuidString), "title": "Test", "occurredAt": QuestionnaireAPITests.iso(app.clock.now), "type": "Hearing test",
-            ])
+            let event = try await ada.send(
+                .POST, "/me/events",
+                json: [
+                    "id": .string(UUID().uuidString), "title": "Test",
+                    "occurredAt": QuestionnaireAPITests.iso(app.clock.now), "type": "Hearing test",
+                ])
 
             // verify
             #expect(refused.body.problemFields == ["eventTypeNames.Hearing tset"])
@@ -95,13 +117,16 @@ struct RecordSettingsTests {
             let (colleague, colleagueID) = try await app.staff("researcher", "colleague@uni.example")
             let (ada, _) = try await app.patient("ada@example.org")
             try await app.pair(ada, with: therapist)
-            let practice = try await PairingService(database: app.database, services: app.app.interlude).practice(of: therapistID)
+            let practice = try await PairingService(database: app.database, services: app.app.interlude).practice(
+                of: therapistID)
             let studyID = try await StudyAPITests().createStudy(owner, StudyAPITests.study("open"))
-            try await StudyStaffRecord(studyID: UUID(uuidString: studyID)!, userID: colleagueID, role: .researcher).create(on: app.database)
+            try await StudyStaffRecord(studyID: UUID(uuidString: studyID)!, userID: colleagueID, role: .researcher)
+                .create(on: app.database)
 
             // act
             let own = try await therapist.send(
-                .PUT, "/studies/\(practice.requireID())/record-settings", json: ["collects": ["therapy"], "eventTypes": []])
+                .PUT, "/studies/\(practice.requireID())/record-settings",
+                json: ["collects": ["therapy"], "eventTypes": []])
             let colleagueRead = try await colleague.send(.GET, "/studies/\(studyID)/record-settings")
             let colleagueWrite = try await colleague.send(
                 .PUT, "/studies/\(studyID)/record-settings", json: ["collects": ["therapy"], "eventTypes": []])
@@ -117,7 +142,9 @@ struct RecordSettingsTests {
         }
     }
 
-    @Test("in the console the therapist ticks the records their practice collects; a wrong event type is named and nothing changes")
+    @Test(
+        "in the console the therapist ticks the records their practice collects; a wrong event type is named and nothing changes"
+    )
     func console() async throws {
         try await withTestApp { app in
             // setup
@@ -126,10 +153,15 @@ struct RecordSettingsTests {
 
             // act
             let menu = try await console.get("/console/records")
-            let refused = try await console.post(path, [("collects[]", "event"), ("eventTypes", "Long flight\nappointment")])
+            let refused = try await console.post(
+                path, [("collects[]", "event"), ("eventTypes", "Long flight\nappointment")])
             let afterRefusal = try #require(try await StudyRecord.find(practiceID, on: app.database)).recordSettings
             let saved = try await console.post(
-                path, [("collects[]", "event"), ("collects[]", "audiogram"), ("eventTypes", "Long flight | Langstreckenflug\n\nSleepless night")])
+                path,
+                [
+                    ("collects[]", "event"), ("collects[]", "audiogram"),
+                    ("eventTypes", "Long flight | Langstreckenflug\n\nSleepless night"),
+                ])
             let page = try await console.get(path)
 
             // verify
@@ -143,7 +175,9 @@ struct RecordSettingsTests {
             #expect(stored.eventTypeNames == ["Long flight": LocalizedText(en: "Long flight", de: "Langstreckenflug")])
             #expect(stored.collects == [.event, .audiogram])
             #expect(page.html.contains("Long flight | Langstreckenflug\nSleepless night</textarea>"))
-            #expect(page.html.contains(#"id="collects-audiogram" name="collects[]" type="checkbox" value="audiogram" checked"#))
+            #expect(
+                page.html.contains(
+                    #"id="collects-audiogram" name="collects[]" type="checkbox" value="audiogram" checked"#))
             #expect(!page.html.contains(#"value="therapy" checked"#))
         }
     }

@@ -21,14 +21,29 @@ struct RecordSyncTests {
             let (phone, _) = try await app.patient("ada@example.org")
             let (eventID, therapyID, audiogramID, mutation) = (UUID(), UUID(), UUID(), UUID())
             let batch: [JSONValue] = [
-                ["id": .string(mutation.uuidString), "type": "record.create", "recordKind": "event", "recordId": .string(eventID.uuidString),
-                    "record": Self.event(app, title: "Loud concert")],
-                ["id": .string(therapyID.uuidString), "type": "record.create", "recordKind": "therapy",
-                    "record": ["name": "Hearing aid", "type": "hearingAid", "startDate": "2026-02-01"]],
-                ["id": .string(UUID().uuidString), "type": "record.create", "recordKind": "audiogram", "recordId": .string(audiogramID.uuidString),
-                    "record": ["measuredAt": QuestionnaireAPITests.iso(app.clock.now), "points": [["ear": "right", "frequencyHz": 1000, "thresholdDbHL": 30]]]],
-                ["id": .string(UUID().uuidString), "type": "record.create", "recordKind": "therapy",
-                    "record": ["name": "Backwards", "type": "hearingAid", "startDate": "2026-02-01", "endDate": "2026-01-01"]],
+                [
+                    "id": .string(mutation.uuidString), "type": "record.create", "recordKind": "event",
+                    "recordId": .string(eventID.uuidString),
+                    "record": Self.event(app, title: "Loud concert"),
+                ],
+                [
+                    "id": .string(therapyID.uuidString), "type": "record.create", "recordKind": "therapy",
+                    "record": ["name": "Hearing aid", "type": "hearingAid", "startDate": "2026-02-01"],
+                ],
+                [
+                    "id": .string(UUID().uuidString), "type": "record.create", "recordKind": "audiogram",
+                    "recordId": .string(audiogramID.uuidString),
+                    "record": [
+                        "measuredAt": QuestionnaireAPITests.iso(app.clock.now),
+                        "points": [["ear": "right", "frequencyHz": 1000, "thresholdDbHL": 30]],
+                    ],
+                ],
+                [
+                    "id": .string(UUID().uuidString), "type": "record.create", "recordKind": "therapy",
+                    "record": [
+                        "name": "Backwards", "type": "hearingAid", "startDate": "2026-02-01", "endDate": "2026-01-01",
+                    ],
+                ],
             ]
 
             // act
@@ -45,25 +60,37 @@ struct RecordSyncTests {
             #expect(Set(pulled.records.map(\.kind)) == [.event, .therapy, .audiogram])
             #expect(pulled.records.count == 3)
             let therapy = try #require(pulled.records.first { $0.kind == .therapy })
-            #expect(therapy.record.value["id"] as? String == therapyID.uuidString.lowercased(), "a create without recordId takes the mutation's id")
+            #expect(
+                therapy.record.value["id"] as? String == therapyID.uuidString.lowercased(),
+                "a create without recordId takes the mutation's id")
             #expect(try await app.count("records") == 3)
         }
     }
 
-    @Test("two devices edit the same version: the first applies, the second is a conflict answered with the record as it is now")
+    @Test(
+        "two devices edit the same version: the first applies, the second is a conflict answered with the record as it is now"
+    )
     func editOnTwoDevices() async throws {
         try await withTestApp { app in
             // setup
             let (phone, _) = try await app.patient("ada@example.org")
             let id = UUID()
-            _ = try await SyncTests().push(phone, [
-                ["id": .string(id.uuidString), "type": "record.create", "recordKind": "event", "record": Self.event(app, title: "Concert")]
-            ])
+            _ = try await SyncTests().push(
+                phone,
+                [
+                    [
+                        "id": .string(id.uuidString), "type": "record.create", "recordKind": "event",
+                        "record": Self.event(app, title: "Concert"),
+                    ]
+                ])
             let cursor = try await SyncTests().pull(phone).decoded(Changes.self).cursor
             app.clock.advance(by: 60)
             func edit(_ title: String) -> JSONValue {
-                ["id": .string(UUID().uuidString), "type": "record.update", "recordKind": "event", "recordId": .string(id.uuidString),
-                    "baseVersion": 1, "record": Self.event(app, title: title)]
+                [
+                    "id": .string(UUID().uuidString), "type": "record.update", "recordKind": "event",
+                    "recordId": .string(id.uuidString),
+                    "baseVersion": 1, "record": Self.event(app, title: title),
+                ]
             }
 
             // act
@@ -80,21 +107,35 @@ struct RecordSyncTests {
         }
     }
 
-    @Test("a delete leaves a tombstone for the other device; a stale delete is a conflict, one of a record gone is applied")
+    @Test(
+        "a delete leaves a tombstone for the other device; a stale delete is a conflict, one of a record gone is applied"
+    )
     func delete() async throws {
         try await withTestApp { app in
             // setup
             let (phone, adaID) = try await app.patient("ada@example.org")
             let (kept, gone) = (UUID(), UUID())
-            _ = try await SyncTests().push(phone, [
-                ["id": .string(kept.uuidString), "type": "record.create", "recordKind": "event", "record": Self.event(app, title: "Kept")],
-                ["id": .string(gone.uuidString), "type": "record.create", "recordKind": "event", "record": Self.event(app, title: "Gone")],
-            ])
-            _ = try await phone.send(.PATCH, "/me/events/\(kept)", json: Self.event(app, title: "Kept, edited").merging(["baseVersion": 1]))
+            _ = try await SyncTests().push(
+                phone,
+                [
+                    [
+                        "id": .string(kept.uuidString), "type": "record.create", "recordKind": "event",
+                        "record": Self.event(app, title: "Kept"),
+                    ],
+                    [
+                        "id": .string(gone.uuidString), "type": "record.create", "recordKind": "event",
+                        "record": Self.event(app, title: "Gone"),
+                    ],
+                ])
+            _ = try await phone.send(
+                .PATCH, "/me/events/\(kept)", json: Self.event(app, title: "Kept, edited").merging(["baseVersion": 1]))
             let cursor = try await SyncTests().pull(phone).decoded(Changes.self).cursor
             app.clock.advance(by: 60)
             func delete(_ id: UUID) -> JSONValue {
-                ["id": .string(UUID().uuidString), "type": "record.delete", "recordKind": "event", "recordId": .string(id.uuidString), "baseVersion": 1]
+                [
+                    "id": .string(UUID().uuidString), "type": "record.delete", "recordKind": "event",
+                    "recordId": .string(id.uuidString), "baseVersion": 1,
+                ]
             }
 
             // act

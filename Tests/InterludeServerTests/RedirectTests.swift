@@ -8,7 +8,9 @@ import VaporTesting
 /// the browser to another site, whatever encoding hides the second slash.
 @Suite("No open redirects")
 struct RedirectTests {
-    static let attacks = ["/%09/evil.example", "//evil.example", "/%5Cevil.example", "%0A//evil.example", "https://evil.example"]
+    static let attacks = [
+        "/%09/evil.example", "//evil.example", "/%5Cevil.example", "%0A//evil.example", "https://evil.example",
+    ]
 
     @Test("the language switch returns to this site only", arguments: attacks)
     func language(next: String) async throws {
@@ -29,7 +31,9 @@ struct RedirectTests {
         }
     }
 
-    @Test("the console sign-in goes home instead of elsewhere", arguments: attacks.map { $0.removingPercentEncoding ?? $0 })
+    @Test(
+        "the console sign-in goes home instead of elsewhere",
+        arguments: attacks.map { $0.removingPercentEncoding ?? $0 })
     func consoleLogin(next: String) async throws {
         try await withTestApp { app in
             // setup
@@ -39,7 +43,8 @@ struct RedirectTests {
             let token = try #require(ConsoleBrowser.value(of: "_csrf", in: form.html))
             // act
             let signedIn = try await console.post(
-                "/console/login", [("email", "berger@praxis.example"), ("password", TestContext.password), ("next", next)],
+                "/console/login",
+                [("email", "berger@praxis.example"), ("password", TestContext.password), ("next", next)],
                 csrf: token)
             // verify
             #expect(signedIn.status == .seeOther)

@@ -73,7 +73,8 @@ struct ResultComparisonTests {
         }
     }
 
-    @Test("the person's switch hides it; a study showing it after its end withholds it while it runs; off shows nothing")
+    @Test(
+        "the person's switch hides it; a study showing it after its end withholds it while it runs; off shows nothing")
     func switchesAndStudyOptions() async throws {
         try await withTestApp { app in
             // setup
@@ -88,7 +89,8 @@ struct ResultComparisonTests {
                 json: StudyAPITests.study("open", status: "closed").merging(["comparison": "afterEnd"]))
             let afterEnd = try await patients[0].send(.GET, "/me/results/comparison")
             let off = try await study.researcher.send(
-                .PUT, "/studies/\(study.id)", json: StudyAPITests.study("open", status: "closed").merging(["comparison": "off"]))
+                .PUT, "/studies/\(study.id)",
+                json: StudyAPITests.study("open", status: "closed").merging(["comparison": "off"]))
             let none = try await patients[0].send(.GET, "/me/results/comparison")
             let badOption = try await study.researcher.send(
                 .PUT, "/studies/\(study.id)", json: StudyAPITests.study("open").merging(["comparison": "rank"]))
@@ -107,22 +109,28 @@ struct ResultComparisonTests {
         }
     }
 
-    @Test("my results give each score and numeric item over time with its scale, the answers and missed prompts of the period")
+    @Test(
+        "my results give each score and numeric item over time with its scale, the answers and missed prompts of the period"
+    )
     func results() async throws {
         try await withTestApp { app in
             // setup: two daily answers (stress 8 and 12) and one prompt that closed unanswered
             let (_, patients) = try await world(app, people: 1)
-            let patientID = try #require(try await UserRecord.query(on: app.database).filter(\.$role == .patient).first()?.id)
+            let patientID = try #require(
+                try await UserRecord.query(on: app.database).filter(\.$role == .patient).first()?.id)
             let missed = PromptRecord(
                 patientID: patientID, studyID: nil, assignedBy: nil, instrumentKey: "tys-daily", instrumentVersion: 2,
-                opensAt: app.clock.now.addingTimeInterval(-7200), closesAt: app.clock.now.addingTimeInterval(-3600), source: .manual,
+                opensAt: app.clock.now.addingTimeInterval(-7200), closesAt: app.clock.now.addingTimeInterval(-3600),
+                source: .manual,
                 now: app.clock.now)
             try await missed.create(on: app.database)
             let today = LocalDate(app.clock.now, in: .gmt).description
 
             // act
-            let all = try await patients[0].send(.GET, "/me/results").decoded([Components.Schemas.InstrumentResults].self)
-            let before = try await patients[0].send(.GET, "/me/results?to=2020-01-01").decoded([Components.Schemas.InstrumentResults].self)
+            let all = try await patients[0].send(.GET, "/me/results").decoded(
+                [Components.Schemas.InstrumentResults].self)
+            let before = try await patients[0].send(.GET, "/me/results?to=2020-01-01").decoded(
+                [Components.Schemas.InstrumentResults].self)
             let todayOnly = try await patients[0].send(.GET, "/me/results?from=\(today)&to=\(today)")
             let refused = try await patients[0].send(.GET, "/me/results?from=yesterday")
             let backwards = try await patients[0].send(.GET, "/me/results?from=2026-03-02&to=2026-03-01")
@@ -159,7 +167,8 @@ struct ResultComparisonTests {
             _ = try await console.signIn("lab@uni.example")
             let path = "/console/studies/\(study.id)/edit"
             let fields = [
-                ("title", "Stress study"), ("description", ""), ("consentText", "I agree to take part."), ("consentVersion", "2026-1"),
+                ("title", "Stress study"), ("description", ""), ("consentText", "I agree to take part."),
+                ("consentVersion", "2026-1"),
                 ("joinMode", "open"), ("status", "running"),
             ]
 

@@ -20,18 +20,24 @@ struct RetentionTests {
             let day: TimeInterval = 86_400
             func ago(_ days: Double) -> Date { now.addingTimeInterval(-days * day) }
             for days in [8.0, 6.0] {
-                try await SessionRecord(userID: patientID, kind: .api, tokenHash: UUID().uuidString, csrfToken: nil, expiresAt: ago(days), now: ago(40))
-                    .create(on: app.database)
+                try await SessionRecord(
+                    userID: patientID, kind: .api, tokenHash: UUID().uuidString, csrfToken: nil, expiresAt: ago(days),
+                    now: ago(40)
+                )
+                .create(on: app.database)
                 try await EmailTokenRecord(
-                    userID: patientID, purpose: .passwordReset, tokenHash: UUID().uuidString, email: "ada@example.org", expiresAt: ago(days), now: ago(40)
+                    userID: patientID, purpose: .passwordReset, tokenHash: UUID().uuidString, email: "ada@example.org",
+                    expiresAt: ago(days), now: ago(40)
                 ).create(on: app.database)
                 try await AccessTokenRecord(
-                    userID: therapistID, name: "script", scope: .exportsRead, studyIDs: [], tokenHash: UUID().uuidString, expiresAt: ago(days), now: ago(40)
+                    userID: therapistID, name: "script", scope: .exportsRead, studyIDs: [],
+                    tokenHash: UUID().uuidString, expiresAt: ago(days), now: ago(40)
                 ).create(on: app.database)
             }
             for days in [31.0, 29.0] {
                 let notification = NotificationRecord(
-                    userID: patientID, category: .questionnaires, dedupeKey: UUID().uuidString, title: "Your questionnaire", body: "Mood check",
+                    userID: patientID, category: .questionnaires, dedupeKey: UUID().uuidString,
+                    title: "Your questionnaire", body: "Mood check",
                     path: "/app", dueAt: ago(days), expiresAt: ago(days - 1), now: ago(days))
                 notification.status = .sent
                 try await notification.create(on: app.database)
@@ -41,19 +47,24 @@ struct RetentionTests {
                 try FileManager.default.setAttributes([.modificationDate: ago(days)], ofItemAtPath: file.path)
             }
             let queued = NotificationRecord(
-                userID: patientID, category: .questionnaires, dedupeKey: "queued", title: "Waiting", body: "Still due", path: "/app",
+                userID: patientID, category: .questionnaires, dedupeKey: "queued", title: "Waiting", body: "Still due",
+                path: "/app",
                 dueAt: ago(40), expiresAt: now.addingTimeInterval(day), now: ago(40))
             try await queued.create(on: app.database)
             for days in [91.0, 89.0] {
-                try await SyncMutationRecord(id: UUID(), userID: patientID, result: "{}", now: ago(days)).create(on: app.database)
+                try await SyncMutationRecord(id: UUID(), userID: patientID, result: "{}", now: ago(days)).create(
+                    on: app.database)
             }
             for days in [1.0, 0.0] {
-                try await RateLimitEventRecord(scope: .login, key: UUID().uuidString, occurredAt: ago(days) - RateLimiter.longestWindow + 1)
-                    .create(on: app.database)
+                try await RateLimitEventRecord(
+                    scope: .login, key: UUID().uuidString, occurredAt: ago(days) - RateLimiter.longestWindow + 1
+                )
+                .create(on: app.database)
             }
             for days in [10 * 365.25 + 1, 10 * 365.25 - 2] {
                 try await AuditEventRecord(
-                    actorID: therapistID, actorRole: .therapist, action: AuditAction.patientRead.rawValue, subjectID: patientID, target: nil,
+                    actorID: therapistID, actorRole: .therapist, action: AuditAction.patientRead.rawValue,
+                    subjectID: patientID, target: nil,
                     occurredAt: ago(days)
                 ).create(on: app.database)
             }
@@ -64,12 +75,17 @@ struct RetentionTests {
             let again = try await Retention(database: app.database, services: app.app.interlude).run()
 
             // verify
-            #expect(report == .init(sessions: 1, emailTokens: 1, accessTokens: 1, rateLimitEvents: 1, notificationTexts: 1,
-                syncMutations: 1, outboxFiles: 1, auditEvents: 1))
+            #expect(
+                report
+                    == .init(
+                        sessions: 1, emailTokens: 1, accessTokens: 1, rateLimitEvents: 1, notificationTexts: 1,
+                        syncMutations: 1, outboxFiles: 1, auditEvents: 1))
             #expect(again == .init())
             #expect(try await SessionRecord.query(on: app.database).filter(\.$expiresAt < ago(7)).count() == 0)
             #expect(try await SessionRecord.query(on: app.database).filter(\.$expiresAt == ago(6)).count() == 1)
-            let texts = try await NotificationRecord.query(on: app.database).sort(\.$dueAt).all().map { "\($0.title)|\($0.body)" }
+            let texts = try await NotificationRecord.query(on: app.database).sort(\.$dueAt).all().map {
+                "\($0.title)|\($0.body)"
+            }
             #expect(texts == ["Waiting|Still due", "|", "Your questionnaire|Mood check"])
             #expect(try await NotificationRecord.query(on: app.database).count() == 3)
             #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path) == ["29.eml"])
@@ -78,7 +94,9 @@ struct RetentionTests {
         }
     }
 
-    @Test("after a closed study's retention period, those who took part in nothing else lose what identifies them; research data stays")
+    @Test(
+        "after a closed study's retention period, those who took part in nothing else lose what identifies them; research data stays"
+    )
     func closedStudyForgetsIdentities() async throws {
         try await withTestApp { app in
             // setup: Ada takes part only in the study, Ben also in a practice, Cleo in the study and another that runs
@@ -89,13 +107,16 @@ struct RetentionTests {
             let (ada, adaID) = try await app.patient("ada@example.org", name: "Ada Lovelace")
             let (ben, benID) = try await app.patient("ben@example.org")
             let (cleo, cleoID) = try await app.patient("cleo@example.org")
-            for patient in [ada, ben, cleo] { try #require(try await StudyAPITests.join(patient, studyID).status == .created) }
+            for patient in [ada, ben, cleo] {
+                try #require(try await StudyAPITests.join(patient, studyID).status == .created)
+            }
             try await app.pair(ben, with: therapist)
             try #require(try await StudyAPITests.join(cleo, otherStudy).status == .created)
             let answered = try await ConsentVersionTests().answer(
                 ada, adaID, in: ConsentVersionTests.Study(researcher: researcher, id: studyID), app)
             try #require(answered.status == .created)
-            let profile = try #require(try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == adaID).first())
+            let profile = try #require(
+                try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == adaID).first())
             let pseudonym = profile.pseudonym
             profile.dateOfBirth = "1990-05-17"
             profile.gender = "female"
@@ -106,7 +127,8 @@ struct RetentionTests {
             let copyID = try #require(try await SelfExportRecord.query(on: app.database).first()?.id)
             try #require(try await app.stores(.selfExport(copyID)))
             let closed = try await researcher.send(
-                .PUT, "/studies/\(studyID)", json: StudyAPITests.study("open", status: "closed").merging(["retentionDays": 30]))
+                .PUT, "/studies/\(studyID)",
+                json: StudyAPITests.study("open", status: "closed").merging(["retentionDays": 30]))
             try #require(closed.status == .ok, "\(closed.text)")
             let retention = Retention(database: app.database, services: app.app.interlude)
 
@@ -125,20 +147,28 @@ struct RetentionTests {
             #expect(due.forgottenParticipants == 1)
             #expect(again.forgottenParticipants == 0)
             let adaNow = try #require(try await UserRecord.find(adaID, on: app.database))
-            #expect(adaNow.email == "\(adaID.uuidString.lowercased())@forgotten.invalid" && adaNow.name == nil && adaNow.deactivatedAt != nil)
+            #expect(
+                adaNow.email == "\(adaID.uuidString.lowercased())@forgotten.invalid" && adaNow.name == nil
+                    && adaNow.deactivatedAt != nil)
             #expect(try await ada.send(.GET, "/me").status == .unauthorized)
-            let signIn = try await app.api.send(.POST, "/sessions", json: ["email": "ada@example.org", "password": .string(TestContext.password)])
+            let signIn = try await app.api.send(
+                .POST, "/sessions", json: ["email": "ada@example.org", "password": .string(TestContext.password)])
             #expect(signIn.status == .unauthorized)
-            #expect(try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == adaID).count() == 1, "research data stays")
-            let kept = try #require(try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == adaID).first())
+            #expect(
+                try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == adaID).count() == 1,
+                "research data stays")
+            let kept = try #require(
+                try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == adaID).first())
             #expect(kept.pseudonym == pseudonym && kept.dateOfBirth == nil && kept.gender == nil)
             #expect(try await !app.stores(.selfExport(copyID)), "the copy's file goes with its record")
             for (id, email) in [(benID, "ben@example.org"), (cleoID, "cleo@example.org")] {
-                #expect(try await UserRecord.find(id, on: app.database)?.email == email, "\(email) takes part in something else")
+                #expect(
+                    try await UserRecord.find(id, on: app.database)?.email == email,
+                    "\(email) takes part in something else")
             }
-            let benAgain = try await app.api.send(.POST, "/sessions", json: ["email": "ben@example.org", "password": .string(TestContext.password)])
+            let benAgain = try await app.api.send(
+                .POST, "/sessions", json: ["email": "ben@example.org", "password": .string(TestContext.password)])
             #expect(benAgain.status == .created, "\(benAgain.text)")
         }
     }
 }
-

@@ -44,7 +44,8 @@ struct TestSMTPServer {
     func delivery(to recipient: String) throws -> Delivery? {
         for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasSuffix(".json") {
             let base = directory + "/" + String(name.dropLast(5))
-            let envelope = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: base + ".json")))
+            let envelope =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: base + ".json")))
                 as? [String: Any] ?? [:]
             guard (envelope["rcptTos"] as? [String])?.contains(recipient) == true else { continue }
             let message = try String(contentsOfFile: base + ".eml", encoding: .utf8)
@@ -61,7 +62,8 @@ struct SMTPClientTests {
     /// The whole suite runs side by side on a couple of cores, where a conversation may wait its turn longer than
     /// the 30 s a real server is given; these tests check what is said, and the time limit has a test of its own.
     func mailer(_ server: SMTPServer) -> SMTPMailer {
-        var client = SMTPClient(server: server, group: MultiThreadedEventLoopGroup.singleton, localName: "interlude.test")
+        var client = SMTPClient(
+            server: server, group: MultiThreadedEventLoopGroup.singleton, localName: "interlude.test")
         client.timeout = .seconds(600)
         return SMTPMailer(client: client, from: "Interlude Praxis <noreply@interlude.test>")
     }
@@ -148,7 +150,8 @@ struct SMTPClientTests {
 
         // act / verify
         await #expect(throws: SMTPError.timedOut) {
-            try await client.send(rendered: "Subject: Test\r\n\r\nHello", from: "a@interlude.test", to: ["b@example.org"])
+            try await client.send(
+                rendered: "Subject: Test\r\n\r\nHello", from: "a@interlude.test", to: ["b@example.org"])
         }
         #expect(SMTPError.timedOut.isTemporary)
         try await silent.close()
@@ -173,7 +176,9 @@ struct SMTPClientTests {
         #expect(parts.text.contains("Guten Tag"))
     }
 
-    @Test("a therapist's invitation reaches the client through the SMTP server, and its link makes them the therapist's client")
+    @Test(
+        "a therapist's invitation reaches the client through the SMTP server, and its link makes them the therapist's client"
+    )
     func invitationThroughSMTP() async throws {
         // setup
         let recipient = "invited-\(UUID().uuidString.prefix(8).lowercased())@example.org"
@@ -182,11 +187,14 @@ struct SMTPClientTests {
             let (therapist, _) = try await app.staff("therapist", "tess@example.org", name: "Dr. Tess Berger")
 
             // act
-            let sent = try await therapist.send(.POST, "/patients/invitations", json: ["email": .string(recipient), "locale": "en"])
+            let sent = try await therapist.send(
+                .POST, "/patients/invitations", json: ["email": .string(recipient), "locale": "en"])
             let delivery = try #require(try smtp.delivery(to: recipient))
             let text = ParsedMessage(delivery.message).text
-            let token = try #require(text.components(separatedBy: "/app/invitation?token=").dropFirst().first?.prefix { !$0.isWhitespace })
-            let accepted = try await app.api.send(.POST, "/invitations/acceptance", json: InvitationTests.acceptance(String(token)))
+            let token = try #require(
+                text.components(separatedBy: "/app/invitation?token=").dropFirst().first?.prefix { !$0.isWhitespace })
+            let accepted = try await app.api.send(
+                .POST, "/invitations/acceptance", json: InvitationTests.acceptance(String(token)))
             let paired = try await app.api.authorized(accepted.body["token"].string).send(.GET, "/me/therapist")
 
             // verify

@@ -11,7 +11,8 @@ import ZIPFoundation
 struct SampleAPITests {
     /// A researcher's study asking for `types`, and a patient taking part.
     static func study(
-        _ app: TestContext, types: [String] = ["heartRate", "distanceWalkingRunning", "stepCount"], windowDays: Int? = nil,
+        _ app: TestContext, types: [String] = ["heartRate", "distanceWalkingRunning", "stepCount"],
+        windowDays: Int? = nil,
         patient email: String = "ada@example.org"
     ) async throws -> (patient: APIClient, patientID: UUID, researcher: APIClient, studyID: String) {
         let (researcher, _) = try await app.staff("researcher", "lab-\(UUID().uuidString.prefix(6))@uni.example")
@@ -19,7 +20,8 @@ struct SampleAPITests {
         let studyID = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
         var settings: [String: JSONValue] = [
             "collects": ["mood"], "eventTypes": [],
-            "sampleTypes": .array(types.map { ["type": .string($0), "purpose": .string("To relate \($0) to how you feel.")] }),
+            "sampleTypes": .array(
+                types.map { ["type": .string($0), "purpose": .string("To relate \($0) to how you feel.")] }),
         ]
         if let windowDays { settings["windowDays"] = .number(Double(windowDays)) }
         let set = try await researcher.send(.PUT, "/studies/\(studyID)/record-settings", json: .object(settings))
@@ -29,7 +31,8 @@ struct SampleAPITests {
     }
 
     static func sample(
-        _ type: String, _ value: Double, _ unit: String, start: Date, minutes: Double = 1, id: String = UUID().uuidString,
+        _ type: String, _ value: Double, _ unit: String, start: Date, minutes: Double = 1,
+        id: String = UUID().uuidString,
         startText: String? = nil
     ) -> JSONValue {
         [
@@ -47,7 +50,9 @@ struct SampleAPITests {
         }
     }
 
-    @Test("a batch keeps the valid samples converted to the canonical unit, names each refused one by index, and changes nothing when sent again")
+    @Test(
+        "a batch keeps the valid samples converted to the canonical unit, names each refused one by index, and changes nothing when sent again"
+    )
     func batch() async throws {
         try await withTestApp { app in
             // setup
@@ -55,33 +60,40 @@ struct SampleAPITests {
             try await Self.enable(ada, "heartRate", "distanceWalkingRunning")
             let hour = app.clock.now.addingTimeInterval(-3600)
             let broken = Self.sample("heartRate", 70, "count/min", start: hour, startText: "yesterday")
-            let batch: JSONValue = ["samples": [
-                Self.sample("heartRate", 72, "count/min", start: hour, id: "hk-1"),
-                Self.sample("distanceWalkingRunning", 1.2, "km", start: hour, minutes: 20, id: "hk-2"),
-                Self.sample("stepCount", 1500, "count", start: hour, id: "hk-3"),
-                Self.sample("heartRate", 400, "count/min", start: hour, id: "hk-4"),
-                broken,
-                Self.sample("heartRate", 75, "count/min", start: hour, id: "hk-1"),
-                Self.sample("heartRate", 75, "kg", start: hour, id: "hk-7"),
-            ]]
+            let batch: JSONValue = [
+                "samples": [
+                    Self.sample("heartRate", 72, "count/min", start: hour, id: "hk-1"),
+                    Self.sample("distanceWalkingRunning", 1.2, "km", start: hour, minutes: 20, id: "hk-2"),
+                    Self.sample("stepCount", 1500, "count", start: hour, id: "hk-3"),
+                    Self.sample("heartRate", 400, "count/min", start: hour, id: "hk-4"),
+                    broken,
+                    Self.sample("heartRate", 75, "count/min", start: hour, id: "hk-1"),
+                    Self.sample("heartRate", 75, "kg", start: hour, id: "hk-7"),
+                ]
+            ]
 
             // act
             let first = try await ada.send(.POST, "/me/samples", json: batch)
             let again = try await ada.send(.POST, "/me/samples", json: batch)
             let all = try await ada.send(.GET, "/me/samples")
             let distance = try await ada.send(.GET, "/me/samples?type=distanceWalkingRunning")
-            let later = try await ada.send(.GET, "/me/samples?from=\(ISO8601DateFormatter().string(from: app.clock.now))")
+            let later = try await ada.send(
+                .GET, "/me/samples?from=\(ISO8601DateFormatter().string(from: app.clock.now))")
             let unknown = try await ada.send(.GET, "/me/samples?type=mood")
             let types = try await ada.send(.GET, "/me/sample-types").decoded([Components.Schemas.SampleTypeChoice].self)
 
             // verify
             #expect(first.status == .ok, "\(first.text)")
             #expect(first.body["stored"].int == 2 && first.body["duplicates"].int == 0)
-            let rejected = first.body["rejected"].array.map { ($0["index"].int ?? -1, $0["errors"].array.compactMap { $0["field"].string }) }
+            let rejected = first.body["rejected"].array.map {
+                ($0["index"].int ?? -1, $0["errors"].array.compactMap { $0["field"].string })
+            }
             #expect(rejected.map(\.0) == [2, 3, 4, 5, 6])
-            #expect(rejected.map(\.1) == [
-                ["samples[2].type"], ["samples[3].value"], ["samples[4].startsAt"], ["samples[5].sourceId"], ["samples[6].unit"],
-            ])
+            #expect(
+                rejected.map(\.1) == [
+                    ["samples[2].type"], ["samples[3].value"], ["samples[4].startsAt"], ["samples[5].sourceId"],
+                    ["samples[6].unit"],
+                ])
             #expect(first.body["rejected"][0]["errors"][0]["code"].string == "notAllowed", "step count is not enabled")
             #expect(first.body["rejected"][2]["errors"][0]["code"].string == "invalidFormat")
             #expect(again.body["stored"].int == 0 && again.body["duplicates"].int == 2, "\(again.text)")
@@ -98,7 +110,9 @@ struct SampleAPITests {
         }
     }
 
-    @Test("disabling a type deletes its samples at once and refuses further uploads; a type no study asks for cannot be enabled")
+    @Test(
+        "disabling a type deletes its samples at once and refuses further uploads; a type no study asks for cannot be enabled"
+    )
     func disable() async throws {
         try await withTestApp { app in
             // setup
@@ -107,10 +121,13 @@ struct SampleAPITests {
             try await Self.enable(ada, "heartRate", "stepCount")
             try await Self.enable(ben, "heartRate")
             let hour = app.clock.now.addingTimeInterval(-3600)
-            let samples: JSONValue = ["samples": [
-                Self.sample("heartRate", 72, "count/min", start: hour), Self.sample("heartRate", 80, "/min", start: hour),
-                Self.sample("stepCount", 300, "count", start: hour),
-            ]]
+            let samples: JSONValue = [
+                "samples": [
+                    Self.sample("heartRate", 72, "count/min", start: hour),
+                    Self.sample("heartRate", 80, "/min", start: hour),
+                    Self.sample("stepCount", 300, "count", start: hour),
+                ]
+            ]
             try #require(try await ada.send(.POST, "/me/samples", json: samples).body["stored"].int == 3)
             try #require(try await ben.send(.POST, "/me/samples", json: samples).body["stored"].int == 2)
 
@@ -122,8 +139,13 @@ struct SampleAPITests {
 
             // verify
             #expect(disabled.status == .ok && disabled.body["enabled"].bool == false && disabled.body["count"].int == 0)
-            #expect(refused.body["stored"].int == 0 && refused.body["duplicates"].int == 1, "the step count was stored before")
-            #expect(refused.body["rejected"].array.compactMap { $0["errors"][0]["code"].string } == ["notAllowed", "notAllowed"])
+            #expect(
+                refused.body["stored"].int == 0 && refused.body["duplicates"].int == 1,
+                "the step count was stored before")
+            #expect(
+                refused.body["rejected"].array.compactMap { $0["errors"][0]["code"].string } == [
+                    "notAllowed", "notAllowed",
+                ])
             #expect(notAsked.status == .unprocessableEntity && notAsked.body.problemFields == ["type"])
             #expect(notAType.status == .notFound)
             let left = try await SampleRecord.query(on: app.database).all()
@@ -140,16 +162,21 @@ struct SampleAPITests {
             try await Self.enable(ada, "heartRate")
             let now = app.clock.now
             let day = 86_400.0
-            let samples: JSONValue = ["samples": [
-                Self.sample("heartRate", 70, "count/min", start: now.addingTimeInterval(-3 * day), id: "in"),
-                Self.sample("heartRate", 70, "count/min", start: now.addingTimeInterval(-11 * day), id: "before"),
-                Self.sample("heartRate", 70, "count/min", start: now.addingTimeInterval(-20 * 60), id: "after"),
-            ]]
+            let samples: JSONValue = [
+                "samples": [
+                    Self.sample("heartRate", 70, "count/min", start: now.addingTimeInterval(-3 * day), id: "in"),
+                    Self.sample("heartRate", 70, "count/min", start: now.addingTimeInterval(-11 * day), id: "before"),
+                    Self.sample("heartRate", 70, "count/min", start: now.addingTimeInterval(-20 * 60), id: "after"),
+                ]
+            ]
 
             // act
             let withoutMood = try await ada.send(.POST, "/me/samples", json: samples)
             for offset in [-2 * day, -3600] {
-                let mood: JSONValue = ["id": .string(UUID().uuidString), "valence": 0.6, "recordedAt": QuestionnaireAPITests.iso(now.addingTimeInterval(offset))]
+                let mood: JSONValue = [
+                    "id": .string(UUID().uuidString), "valence": 0.6,
+                    "recordedAt": QuestionnaireAPITests.iso(now.addingTimeInterval(offset)),
+                ]
                 try #require(try await ada.send(.POST, "/me/moods", json: mood).status == .created)
             }
             let withMoods = try await ada.send(.POST, "/me/samples", json: samples)
@@ -157,9 +184,14 @@ struct SampleAPITests {
 
             // verify
             #expect(withoutMood.body["stored"].int == 0)
-            #expect(withoutMood.body["rejected"].array.compactMap { $0["errors"][0]["code"].string } == Array(repeating: "outsideWindow", count: 3))
+            #expect(
+                withoutMood.body["rejected"].array.compactMap { $0["errors"][0]["code"].string }
+                    == Array(repeating: "outsideWindow", count: 3))
             #expect(withMoods.body["stored"].int == 1, "\(withMoods.text)")
-            #expect(withMoods.body["rejected"].array.compactMap { $0["errors"][0]["field"].string } == ["samples[1].startsAt", "samples[2].endsAt"])
+            #expect(
+                withMoods.body["rejected"].array.compactMap { $0["errors"][0]["field"].string } == [
+                    "samples[1].startsAt", "samples[2].endsAt",
+                ])
             #expect(types.body[0]["windowDays"].int == 7)
         }
     }
@@ -171,13 +203,20 @@ struct SampleAPITests {
             let (ada, _, _, _) = try await Self.study(app)
             try await Self.enable(ada, "stepCount")
             let start = app.clock.now.addingTimeInterval(-86_400)
-            let batch: JSONValue = ["samples": .array((0..<2000).map { Self.sample("stepCount", Double($0), "count", start: start.addingTimeInterval(Double($0) * 30)) })]
+            let batch: JSONValue = [
+                "samples": .array(
+                    (0..<2000).map {
+                        Self.sample("stepCount", Double($0), "count", start: start.addingTimeInterval(Double($0) * 30))
+                    })
+            ]
             let json = try JSONEncoder().encode(batch)
             let packed = try Self.gzipped(json)
 
             // act
             let replies = try await RunningServer.parallel(app, 1) { server, _ in
-                try await server.send(ada, .POST, "/me/samples", bytes: packed, headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"])
+                try await server.send(
+                    ada, .POST, "/me/samples", bytes: packed,
+                    headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"])
             }
 
             // verify
@@ -194,14 +233,21 @@ struct SampleAPITests {
             let (ada, adaID, _, first) = try await Self.study(app, types: ["heartRate", "stepCount"])
             let (researcher, _) = try await app.staff("researcher", "second-lab@uni.example")
             let second = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
-            let settings: JSONValue = ["collects": [], "eventTypes": [], "sampleTypes": [["type": "heartRate", "purpose": "Also asked here."]]]
-            try #require(try await researcher.send(.PUT, "/studies/\(second)/record-settings", json: settings).status == .ok)
+            let settings: JSONValue = [
+                "collects": [], "eventTypes": [],
+                "sampleTypes": [["type": "heartRate", "purpose": "Also asked here."]],
+            ]
+            try #require(
+                try await researcher.send(.PUT, "/studies/\(second)/record-settings", json: settings).status == .ok)
             try #require(try await StudyAPITests.join(ada, second).status == .created)
             try await Self.enable(ada, "heartRate", "stepCount")
             let hour = app.clock.now.addingTimeInterval(-3600)
-            let batch: JSONValue = ["samples": [
-                Self.sample("heartRate", 70, "count/min", start: hour), Self.sample("stepCount", 90, "count", start: hour),
-            ]]
+            let batch: JSONValue = [
+                "samples": [
+                    Self.sample("heartRate", 70, "count/min", start: hour),
+                    Self.sample("stepCount", 90, "count", start: hour),
+                ]
+            ]
             try #require(try await ada.send(.POST, "/me/samples", json: batch).body["stored"].int == 2)
 
             // act
@@ -217,9 +263,11 @@ struct SampleAPITests {
     /// Data packed as gzip: header, deflate stream, CRC-32 and length.
     static func gzipped(_ data: Data) throws -> Data {
         var deflated = Data()
-        let crc = try Data.compress(size: Int64(data.count), bufferSize: 64 * 1024, provider: { position, size in
-            data.subdata(in: Int(position)..<(Int(position) + size))
-        }, consumer: { deflated.append($0) })
+        let crc = try Data.compress(
+            size: Int64(data.count), bufferSize: 64 * 1024,
+            provider: { position, size in
+                data.subdata(in: Int(position)..<(Int(position) + size))
+            }, consumer: { deflated.append($0) })
         var packed = Data([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255])
         packed.append(deflated)
         withUnsafeBytes(of: crc.littleEndian) { packed.append(contentsOf: $0) }
@@ -230,23 +278,33 @@ struct SampleAPITests {
 
 @Suite("Samples and moods in the research export")
 struct SampleExportTests {
-    @Test("samples.csv holds the asked types without the device's name, samples_daily.csv sums or averages per local day, mood.csv the valence, FHIR the Observations")
+    @Test(
+        "samples.csv holds the asked types without the device's name, samples_daily.csv sums or averages per local day, mood.csv the valence, FHIR the Observations"
+    )
     func export() async throws {
         try await withTestApp { app in
             // setup
             let (ada, _, researcher, studyID) = try await SampleAPITests.study(app, types: ["heartRate", "stepCount"])
             try await SampleAPITests.enable(ada, "heartRate", "stepCount")
             // 22:30 and 23:30 UTC are 23:30 and 00:30 in Vienna: two local days.
-            let evening = Date(timeIntervalSince1970: (app.clock.now.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400 - 86_400 + 22.5 * 3600)
-            let batch: JSONValue = ["samples": [
-                SampleAPITests.sample("stepCount", 1000, "count", start: evening, id: "s1"),
-                SampleAPITests.sample("stepCount", 500, "count", start: evening.addingTimeInterval(600), id: "s2"),
-                SampleAPITests.sample("stepCount", 200, "count", start: evening.addingTimeInterval(3600), id: "s3"),
-                SampleAPITests.sample("heartRate", 60, "count/min", start: evening, id: "h1"),
-                SampleAPITests.sample("heartRate", 80, "count/min", start: evening.addingTimeInterval(60), id: "h2"),
-            ]]
+            let evening = Date(
+                timeIntervalSince1970: (app.clock.now.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400 - 86_400
+                    + 22.5 * 3600)
+            let batch: JSONValue = [
+                "samples": [
+                    SampleAPITests.sample("stepCount", 1000, "count", start: evening, id: "s1"),
+                    SampleAPITests.sample("stepCount", 500, "count", start: evening.addingTimeInterval(600), id: "s2"),
+                    SampleAPITests.sample("stepCount", 200, "count", start: evening.addingTimeInterval(3600), id: "s3"),
+                    SampleAPITests.sample("heartRate", 60, "count/min", start: evening, id: "h1"),
+                    SampleAPITests.sample(
+                        "heartRate", 80, "count/min", start: evening.addingTimeInterval(60), id: "h2"),
+                ]
+            ]
             try #require(try await ada.send(.POST, "/me/samples", json: batch).body["stored"].int == 5)
-            let mood: JSONValue = ["id": .string(UUID().uuidString), "valence": 0.25, "recordedAt": QuestionnaireAPITests.iso(evening), "note": "Private words"]
+            let mood: JSONValue = [
+                "id": .string(UUID().uuidString), "valence": 0.25, "recordedAt": QuestionnaireAPITests.iso(evening),
+                "note": "Private words",
+            ]
             try #require(try await ada.send(.POST, "/me/moods", json: mood).status == .created)
 
             // act
@@ -258,19 +316,26 @@ struct SampleExportTests {
             // verify
             let samples = try CSVTable(files["samples.csv"])
             #expect(samples.rows.count == 5)
-            #expect(!samples.header.contains("device_name") && !String(decoding: files["samples.csv"] ?? Data(), as: UTF8.self).contains("\"Watch\""))
+            #expect(
+                !samples.header.contains("device_name")
+                    && !String(decoding: files["samples.csv"] ?? Data(), as: UTF8.self).contains("\"Watch\""))
             #expect(samples.rows.first { $0["type"] == "heartRate" }?["unit"] == "/min")
             #expect(samples.rows.first?["device_model"] == "Watch6,1")
             let daily = try CSVTable(files["samples_daily.csv"])
-            let steps = daily.rows.filter { $0["type"] == "stepCount" }.map { "\($0["value"] ?? "")/\($0["samples"] ?? "")" }
+            let steps = daily.rows.filter { $0["type"] == "stepCount" }.map {
+                "\($0["value"] ?? "")/\($0["samples"] ?? "")"
+            }
             #expect(steps == ["1500/2", "200/1"], "23:30 and 23:40 are one day in Vienna, 00:30 the next")
             #expect(daily.rows.filter { $0["type"] == "heartRate" }.map { $0["value"] } == ["70"])
             let moods = try CSVTable(files["mood.csv"])
             #expect(moods.rows.map { $0["valence"] } == ["0.25"])
             #expect(!String(decoding: files["mood.csv"] ?? Data(), as: UTF8.self).contains("Private"))
-            let observations = String(decoding: files["fhir/Observation.ndjson"] ?? Data(), as: UTF8.self).split(separator: "\n")
+            let observations = String(decoding: files["fhir/Observation.ndjson"] ?? Data(), as: UTF8.self).split(
+                separator: "\n")
             #expect(observations.count == 6)
-            #expect(observations.filter { $0.contains("\"8867-4\"") && $0.contains("HKQuantityTypeIdentifierHeartRate") }.count == 2)
+            #expect(
+                observations.filter { $0.contains("\"8867-4\"") && $0.contains("HKQuantityTypeIdentifierHeartRate") }
+                    .count == 2)
             #expect(observations.filter { $0.contains("\"55423-8\"") }.count == 3)
         }
     }

@@ -18,7 +18,10 @@ struct ScheduleAPITests {
 
     /// The Intersession-Daily with the same windows on every weekday.
     static func plan(days windows: JSONValue) -> JSONValue {
-        ["instrumentKey": "intersession-daily", "durationMinutes": 30, "pattern": ["kind": "randomWindows", "days": everyDay(windows)]]
+        [
+            "instrumentKey": "intersession-daily", "durationMinutes": 30,
+            "pattern": ["kind": "randomWindows", "days": everyDay(windows)],
+        ]
     }
 
     static func everyDay(_ windows: JSONValue) -> JSONValue {
@@ -26,7 +29,10 @@ struct ScheduleAPITests {
     }
 
     static func fixedTimes(_ times: [String], instrument: String = "mood-vas", minutes: Int = 30) -> JSONValue {
-        ["instrumentKey": .string(instrument), "durationMinutes": .int(minutes), "pattern": ["kind": "fixedTimes", "times": .array(times.map(JSONValue.string))]]
+        [
+            "instrumentKey": .string(instrument), "durationMinutes": .int(minutes),
+            "pattern": ["kind": "fixedTimes", "times": .array(times.map(JSONValue.string))],
+        ]
     }
 
     static let appointmentPlan: JSONValue = [
@@ -43,7 +49,9 @@ struct ScheduleAPITests {
     static let vienna = TimeZone(identifier: "Europe/Vienna")!
 
     /// A therapist and a paired patient in Vienna, with the therapist's practice id.
-    func practice(_ app: TestContext) async throws -> (therapist: APIClient, patient: APIClient, patientID: UUID, practiceID: String) {
+    func practice(_ app: TestContext) async throws -> (
+        therapist: APIClient, patient: APIClient, patientID: UUID, practiceID: String
+    ) {
         let (therapist, therapistID) = try await app.staff("therapist", "berger@praxis.example")
         let (patient, patientID) = try await app.patient()
         try await app.pair(patient, with: therapist)
@@ -68,11 +76,16 @@ struct ScheduleAPITests {
         try await prompts(app, patientID).filter { $0.opensAt > app.clock.now }
     }
 
-    func submit(_ prompt: PromptRecord, answers: JSONValue, by patient: APIClient, at now: Date) async throws -> APIClient.Reply {
+    func submit(_ prompt: PromptRecord, answers: JSONValue, by patient: APIClient, at now: Date) async throws
+        -> APIClient.Reply
+    {
         try await patient.send(
             .POST, "/me/responses",
-            json: ["id": .string(UUID().uuidString), "promptId": .string(prompt.id!.uuidString), "instrumentKey": .string(prompt.instrumentKey),
-                "version": .int(prompt.instrumentVersion), "answers": answers, "completedAt": Self.iso(now)])
+            json: [
+                "id": .string(UUID().uuidString), "promptId": .string(prompt.id!.uuidString),
+                "instrumentKey": .string(prompt.instrumentKey),
+                "version": .int(prompt.instrumentVersion), "answers": answers, "completedAt": Self.iso(now),
+            ])
     }
 
     func allPatients(_ app: TestContext) async throws -> [UUID] {
@@ -113,7 +126,8 @@ struct ScheduleAPITests {
                 #expect(opens[1] >= LocalTime("12:00")! && opens[1] <= LocalTime("15:59")!)
                 #expect(opens[2] >= LocalTime("16:00")! && opens[2] <= LocalTime("19:59")!)
             }
-            #expect(planned.allSatisfy { $0.closesAt.timeIntervalSince($0.opensAt) == 1800 && $0.closesAt > app.clock.now })
+            #expect(
+                planned.allSatisfy { $0.closesAt.timeIntervalSince($0.opensAt) == 1800 && $0.closesAt > app.clock.now })
             #expect(planned.allSatisfy { $0.instrumentVersion == 1 && $0.source == .schedule })
         }
     }
@@ -127,7 +141,8 @@ struct ScheduleAPITests {
             let planned = try await prompts(app, patientID)
 
             // act
-            let again = try await Planner(database: app.database, services: app.app.interlude).runAll(now: app.clock.now)
+            let again = try await Planner(database: app.database, services: app.app.interlude).runAll(
+                now: app.clock.now)
 
             // verify
             #expect(again == Planner.Report())
@@ -195,10 +210,11 @@ struct ScheduleAPITests {
             #expect(after.first { $0.id == second.id }?.opensAt == second.opensAt)
             let ahead = after.filter { $0.opensAt > app.clock.now }
             #expect(!ahead.isEmpty)
-            #expect(ahead.allSatisfy {
-                let time = LocalDateTime($0.opensAt, in: Self.vienna).time
-                return time >= LocalTime("20:00")! && time <= LocalTime("21:59")!
-            })
+            #expect(
+                ahead.allSatisfy {
+                    let time = LocalDateTime($0.opensAt, in: Self.vienna).time
+                    return time >= LocalTime("20:00")! && time <= LocalTime("21:59")!
+                })
         }
     }
 
@@ -214,7 +230,8 @@ struct ScheduleAPITests {
             app.clock.advance(by: 3600)
 
             // act
-            let report = try await Planner(database: app.database, services: app.app.interlude).runAll(now: app.clock.now)
+            let report = try await Planner(database: app.database, services: app.app.interlude).runAll(
+                now: app.clock.now)
 
             // verify
             #expect(report.expired >= 1)
@@ -243,7 +260,9 @@ struct ScheduleAPITests {
         }
     }
 
-    @Test("a deactivated questionnaire stays listed, marked inactive, and cannot be filled; nothing ahead is planned until it is active again")
+    @Test(
+        "a deactivated questionnaire stays listed, marked inactive, and cannot be filled; nothing ahead is planned until it is active again"
+    )
     func deactivation() async throws {
         try await withTestApp { app in
             // setup: the first Daily is open, two weeks more are planned
@@ -267,7 +286,9 @@ struct ScheduleAPITests {
             // verify
             #expect(deactivated.status == .ok)
             #expect(deactivated.body["deactivatedAt"].string != nil)
-            #expect(again.body["deactivatedAt"].string == deactivated.body["deactivatedAt"].string, "deactivating twice changes nothing")
+            #expect(
+                again.body["deactivatedAt"].string == deactivated.body["deactivatedAt"].string,
+                "deactivating twice changes nothing")
             #expect(listed.map { UUID(uuidString: $0.id) } == [first.id])
             #expect(listed.first?.status == .inactive)
             #expect(refused.status == .conflict)
@@ -318,7 +339,8 @@ struct ScheduleAPITests {
             let caller = try await app.signIn(email)
 
             // act
-            let reply = try await caller.send(method, "/studies/\(practiceID)/plans", json: method == .POST ? Self.daily : nil)
+            let reply = try await caller.send(
+                method, "/studies/\(practiceID)/plans", json: method == .POST ? Self.daily : nil)
 
             // verify
             #expect(reply.status == status, "\(label): \(reply.text)")
@@ -330,7 +352,11 @@ struct ScheduleAPITests {
         "a plan is checked like any input: the problem names the field and nothing is stored",
         arguments: [
             ("an hour past midnight", Self.fixedTimes(["25:00"]), "pattern.times.0"),
-            ("an unknown instrument", ["instrumentKey": "nope", "durationMinutes": 30, "pattern": ["kind": "once"]] as JSONValue, "instrumentKey"),
+            (
+                "an unknown instrument",
+                ["instrumentKey": "nope", "durationMinutes": 30, "pattern": ["kind": "once"]] as JSONValue,
+                "instrumentKey"
+            ),
             ("overlapping windows", Self.fixedTimes(["09:00", "09:30"], minutes: 60), "pattern.times"),
         ])
     func planRefusedInput(_ label: String, plan: JSONValue, field: String) async throws {
@@ -359,7 +385,8 @@ struct ScheduleAPITests {
             let start = app.clock.now.addingTimeInterval(3 * 86_400)
 
             // act
-            let created = try await patient.send(.POST, "/me/appointments", json: Self.appointment("Session", at: start))
+            let created = try await patient.send(
+                .POST, "/me/appointments", json: Self.appointment("Session", at: start))
 
             // verify
             #expect(created.status == .created, "\(created.text)")
@@ -377,13 +404,15 @@ struct ScheduleAPITests {
             let (therapist, patient, patientID, practiceID) = try await practice(app)
             _ = try await createPlan(Self.appointmentPlan, by: therapist, in: practiceID)
             let start = app.clock.now.addingTimeInterval(3 * 86_400)
-            let created = try await patient.send(.POST, "/me/appointments", json: Self.appointment("Session", at: start))
+            let created = try await patient.send(
+                .POST, "/me/appointments", json: Self.appointment("Session", at: start))
             let appointmentID = try created.decoded(Components.Schemas.Appointment.self).id
 
             // act: two days later
             let later = start.addingTimeInterval(2 * 86_400)
             let moved = try await patient.send(
-                .PATCH, "/me/appointments/\(appointmentID)", json: Self.appointment("Session", at: later).merging(["baseVersion": 1]))
+                .PATCH, "/me/appointments/\(appointmentID)",
+                json: Self.appointment("Session", at: later).merging(["baseVersion": 1]))
 
             // verify
             #expect(try moved.decoded(Components.Schemas.Appointment.self).version == 2)
@@ -407,35 +436,50 @@ struct ScheduleAPITests {
             try await app.pair(stranger, with: try await app.staff("therapist", "huber@praxis.example").client)
             let start = app.clock.now.addingTimeInterval(3 * 86_400)
             let booking = Self.appointment("Session", at: start).merging(["id": .string(UUID().uuidString)])
-            let own = Self.appointment("Dentist", at: start.addingTimeInterval(86_400)).merging(["id": .string(UUID().uuidString)])
+            let own = Self.appointment("Dentist", at: start.addingTimeInterval(86_400)).merging([
+                "id": .string(UUID().uuidString)
+            ])
 
             // act
             let booked = try await therapist.send(.POST, "/patients/\(patientID)/appointments", json: booking)
             let bookedAgain = try await therapist.send(.POST, "/patients/\(patientID)/appointments", json: booking)
             let sessionID = try booked.decoded(Components.Schemas.Appointment.self).id
             let movedByPatient = try await patient.send(
-                .PATCH, "/me/appointments/\(sessionID)", json: Self.appointment("Session", at: start.addingTimeInterval(3600)).merging(["baseVersion": 1]))
+                .PATCH, "/me/appointments/\(sessionID)",
+                json: Self.appointment("Session", at: start.addingTimeInterval(3600)).merging(["baseVersion": 1]))
             let deletedByPatient = try await patient.send(.DELETE, "/me/appointments/\(sessionID)")
             let created = try await patient.send(.POST, "/me/appointments", json: own)
             let createdAgain = try await patient.send(.POST, "/me/appointments", json: own)
             let ownID = try created.decoded(Components.Schemas.Appointment.self).id
-            let first = try await patient.send(.PATCH, "/me/appointments/\(ownID)", json: own.merging(["baseVersion": 1, "title": "Dentist, room 3"]))
-            let stale = try await patient.send(.PATCH, "/me/appointments/\(ownID)", json: own.merging(["baseVersion": 1, "title": "Lost"]))
+            let first = try await patient.send(
+                .PATCH, "/me/appointments/\(ownID)", json: own.merging(["baseVersion": 1, "title": "Dentist, room 3"]))
+            let stale = try await patient.send(
+                .PATCH, "/me/appointments/\(ownID)", json: own.merging(["baseVersion": 1, "title": "Lost"]))
             let noBase = try await patient.send(.PATCH, "/me/appointments/\(ownID)", json: own)
             let takenID = try await stranger.send(.POST, "/me/appointments", json: booking)
             let listed = try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self)
 
             // verify
             #expect(booked.status == .created && bookedAgain.status == .created)
-            #expect(try bookedAgain.decoded(Components.Schemas.Appointment.self).id == sessionID, "the retry returns the first booking")
-            #expect(movedByPatient.status == .conflict && movedByPatient.body["type"].string == "/problems/appointment-of-therapist")
-            #expect(deletedByPatient.status == .conflict && deletedByPatient.body["type"].string == "/problems/appointment-of-therapist")
+            #expect(
+                try bookedAgain.decoded(Components.Schemas.Appointment.self).id == sessionID,
+                "the retry returns the first booking")
+            #expect(
+                movedByPatient.status == .conflict
+                    && movedByPatient.body["type"].string == "/problems/appointment-of-therapist")
+            #expect(
+                deletedByPatient.status == .conflict
+                    && deletedByPatient.body["type"].string == "/problems/appointment-of-therapist")
             #expect(created.status == .created && createdAgain.status == .created)
             #expect(first.status == .ok)
             #expect(try first.decoded(Components.Schemas.Appointment.self).version == 2)
-            #expect(stale.status == .conflict && stale.body["type"].string == "/problems/appointment-changed", "\(stale.text)")
+            #expect(
+                stale.status == .conflict && stale.body["type"].string == "/problems/appointment-changed",
+                "\(stale.text)")
             #expect(noBase.status == .unprocessableEntity || noBase.status == .badRequest, "\(noBase.text)")
-            #expect(takenID.status == .conflict && takenID.body["type"].string == "/problems/appointment-id-taken", "another's id is refused")
+            #expect(
+                takenID.status == .conflict && takenID.body["type"].string == "/problems/appointment-id-taken",
+                "another's id is refused")
             #expect(listed.map(\.title) == ["Session", "Dentist, room 3"])
             #expect(listed.map(\.bookedBy) == [.therapist, .patient])
             #expect(listed.first?.startsAt == start, "the session stays where the therapist put it")
@@ -444,15 +488,22 @@ struct ScheduleAPITests {
                 .filter(\.$user.$id == patientID).all()
             #expect(told.count == 1, "the patient hears once of the session the therapist booked")
             #expect(told.first?.title == "Your therapist booked a session")
-            let therapistTold = try await NotificationRecord.query(on: app.database).filter(\.$category == .appointments)
-                .filter(\.$user.$id != patientID).sort(\.$createdAt).all().map(\.body)
-            #expect(therapistTold.count == 2, "the therapist hears once of the appointment the patient entered and once of its change")
-            #expect(therapistTold.first?.hasPrefix("Patient P-") == true, "named by code, not by name: \(therapistTold)")
+            let therapistTold = try await NotificationRecord.query(on: app.database).filter(
+                \.$category == .appointments
+            )
+            .filter(\.$user.$id != patientID).sort(\.$createdAt).all().map(\.body)
+            #expect(
+                therapistTold.count == 2,
+                "the therapist hears once of the appointment the patient entered and once of its change")
+            #expect(
+                therapistTold.first?.hasPrefix("Patient P-") == true, "named by code, not by name: \(therapistTold)")
             #expect(therapistTold.last?.contains("changed an appointment") == true)
         }
     }
 
-    @Test("the patient asks to move the therapist's session: the therapist is told, grants it, the session and its questionnaire move")
+    @Test(
+        "the patient asks to move the therapist's session: the therapist is told, grants it, the session and its questionnaire move"
+    )
     func moveRequestGranted() async throws {
         try await withTestApp { app in
             // setup
@@ -460,57 +511,78 @@ struct ScheduleAPITests {
             _ = try await createPlan(Self.appointmentPlan, by: therapist, in: practiceID)
             let start = app.clock.now.addingTimeInterval(3 * 86_400)
             let later = start.addingTimeInterval(2 * 86_400)
-            let booked = try await therapist.send(.POST, "/patients/\(patientID)/appointments", json: Self.appointment("Session", at: start))
+            let booked = try await therapist.send(
+                .POST, "/patients/\(patientID)/appointments", json: Self.appointment("Session", at: start))
             let sessionID = try booked.decoded(Components.Schemas.Appointment.self).id
-            let own = try await patient.send(.POST, "/me/appointments", json: Self.appointment("Dentist", at: later.addingTimeInterval(86_400)))
+            let own = try await patient.send(
+                .POST, "/me/appointments", json: Self.appointment("Dentist", at: later.addingTimeInterval(86_400)))
             let ownID = try own.decoded(Components.Schemas.Appointment.self).id
-            let move: JSONValue = ["kind": "move", "startsAt": Self.iso(later), "endsAt": Self.iso(later.addingTimeInterval(3000)), "note": "I am away that week"]
+            let move: JSONValue = [
+                "kind": "move", "startsAt": Self.iso(later), "endsAt": Self.iso(later.addingTimeInterval(3000)),
+                "note": "I am away that week",
+            ]
 
             // act
             let offGrid = try await patient.send(
                 .PUT, "/me/appointments/\(sessionID)/request",
-                json: ["kind": "move", "startsAt": Self.iso(later.addingTimeInterval(60)), "endsAt": Self.iso(later.addingTimeInterval(3000))])
+                json: [
+                    "kind": "move", "startsAt": Self.iso(later.addingTimeInterval(60)),
+                    "endsAt": Self.iso(later.addingTimeInterval(3000)),
+                ])
             let ofOwn = try await patient.send(.PUT, "/me/appointments/\(ownID)/request", json: ["kind": "cancel"])
             let asked = try await patient.send(.PUT, "/me/appointments/\(sessionID)/request", json: move)
             let therapistSees = try await therapist.send(.GET, "/patients/\(patientID)/appointments")
                 .decoded([Components.Schemas.Appointment].self).first { $0.id == sessionID }
             let stale = try await therapist.send(
-                .POST, "/patients/\(patientID)/appointments/\(sessionID)/decision", json: ["grant": true, "baseVersion": 1])
+                .POST, "/patients/\(patientID)/appointments/\(sessionID)/decision",
+                json: ["grant": true, "baseVersion": 1])
             let granted = try await therapist.send(
-                .POST, "/patients/\(patientID)/appointments/\(sessionID)/decision", json: ["grant": true, "baseVersion": 2])
+                .POST, "/patients/\(patientID)/appointments/\(sessionID)/decision",
+                json: ["grant": true, "baseVersion": 2])
             let again = try await therapist.send(
-                .POST, "/patients/\(patientID)/appointments/\(sessionID)/decision", json: ["grant": true, "baseVersion": 3])
+                .POST, "/patients/\(patientID)/appointments/\(sessionID)/decision",
+                json: ["grant": true, "baseVersion": 3])
             let seen = try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self)
 
             // verify
-            #expect(offGrid.status == .unprocessableEntity && offGrid.body.problemFields == ["startsAt"], "\(offGrid.text)")
+            #expect(
+                offGrid.status == .unprocessableEntity && offGrid.body.problemFields == ["startsAt"], "\(offGrid.text)")
             #expect(ofOwn.status == .conflict && ofOwn.body["type"].string == "/problems/appointment-own")
             #expect(asked.status == .ok, "\(asked.text)")
             #expect(therapistSees?.request?.kind == .move && therapistSees?.request?.startsAt == later)
             #expect(therapistSees?.request?.note == "I am away that week")
-            #expect(stale.status == .conflict && stale.body["type"].string == "/problems/appointment-changed", "\(stale.text)")
+            #expect(
+                stale.status == .conflict && stale.body["type"].string == "/problems/appointment-changed",
+                "\(stale.text)")
             #expect(granted.status == .noContent, "\(granted.text)")
             #expect(again.status == .conflict && again.body["type"].string == "/problems/appointment-no-request")
             let session = try #require(seen.first { $0.id == sessionID })
             #expect(session.startsAt == later && session.request == nil && session.version == 3)
             let opens = try await prompts(app, patientID).filter { $0.instrumentKey == "isf-k" }.map(\.opensAt)
-            #expect(opens == [later.addingTimeInterval(-86_400), later], "the questionnaire before the session moved with it")
+            #expect(
+                opens == [later.addingTimeInterval(-86_400), later],
+                "the questionnaire before the session moved with it")
             let told = try await NotificationRecord.query(on: app.database).filter(\.$category == .appointments)
                 .sort(\.$createdAt).all().map(\.title)
-            #expect(told == [
-                "Your therapist booked a session", "A patient entered an appointment", "A patient asks to move a session",
-                "Your session was moved",
-            ])
+            #expect(
+                told == [
+                    "Your therapist booked a session", "A patient entered an appointment",
+                    "A patient asks to move a session",
+                    "Your session was moved",
+                ])
         }
     }
 
-    @Test("a cancellation request: declined, the session stays; withdrawn, nothing is left to decide; the therapist cancels, the patient hears")
+    @Test(
+        "a cancellation request: declined, the session stays; withdrawn, nothing is left to decide; the therapist cancels, the patient hears"
+    )
     func cancelRequestDeclinedWithdrawnCancelled() async throws {
         try await withTestApp { app in
             // setup
             let (therapist, patient, patientID, _) = try await practice(app)
             let start = app.clock.now.addingTimeInterval(3 * 86_400)
-            let booked = try await therapist.send(.POST, "/patients/\(patientID)/appointments", json: Self.appointment("Session", at: start))
+            let booked = try await therapist.send(
+                .POST, "/patients/\(patientID)/appointments", json: Self.appointment("Session", at: start))
             let sessionID = try booked.decoded(Components.Schemas.Appointment.self).id
             let decision = "/patients/\(patientID)/appointments/\(sessionID)/decision"
 
@@ -530,18 +602,25 @@ struct ScheduleAPITests {
             #expect(withTime.status == .unprocessableEntity && withTime.body.problemFields == ["startsAt"])
             #expect(declined.status == .noContent, "\(declined.text)")
             #expect(withdrawn.status == .noContent && withdrawnAgain.status == .conflict)
-            #expect(afterWithdrawal.status == .conflict && afterWithdrawal.body["type"].string == "/problems/appointment-no-request")
+            #expect(
+                afterWithdrawal.status == .conflict
+                    && afterWithdrawal.body["type"].string == "/problems/appointment-no-request")
             #expect(kept.map(\.id) == [sessionID] && kept.first?.startsAt == start && kept.first?.request == nil)
             #expect(cancelled.status == .noContent)
             #expect(try await app.count("appointments") == 0)
             let told = try await NotificationRecord.query(on: app.database).filter(\.$user.$id == patientID)
                 .filter(\.$category == .appointments).sort(\.$createdAt).all().map(\.title)
-            #expect(told == ["Your therapist booked a session", "Your session stays as it is", "Your session was cancelled"])
+            #expect(
+                told == [
+                    "Your therapist booked a session", "Your session stays as it is", "Your session was cancelled",
+                ])
             _ = try await NotificationDispatcher(
                 database: app.database, services: app.app.interlude, channels: app.app.notificationChannels
             ).dispatch(now: app.clock.now)
             let sent = try await NotificationRecord.query(on: app.database).filter(\.$category == .appointments).all()
-            #expect(sent.map(\.status) == Array(repeating: .sent, count: sent.count), "news of a cancelled session still goes out")
+            #expect(
+                sent.map(\.status) == Array(repeating: .sent, count: sent.count),
+                "news of a cancelled session still goes out")
             #expect(app.mailer.sent.map(\.subject).contains("A patient asks to cancel a session"))
         }
     }
@@ -553,10 +632,13 @@ struct ScheduleAPITests {
             let (patient, _) = try await app.patient()
 
             // act
-            let created = try await patient.send(.POST, "/me/appointments", json: Self.appointment("Dentist", at: app.clock.now.addingTimeInterval(86_400)))
+            let created = try await patient.send(
+                .POST, "/me/appointments",
+                json: Self.appointment("Dentist", at: app.clock.now.addingTimeInterval(86_400)))
 
             // verify
-            #expect(created.status == .conflict && created.body["type"].string == "/problems/not-paired", "\(created.text)")
+            #expect(
+                created.status == .conflict && created.body["type"].string == "/problems/not-paired", "\(created.text)")
             #expect(try await app.count("appointments") == 0)
         }
     }
@@ -570,7 +652,9 @@ struct ScheduleAPITests {
             ("has an empty title", " ", 0, 50, "title"),
             ("has a title of 201 characters", String(repeating: "t", count: 201), 0, 50, "title"),
         ])
-    func appointmentRefused(_ label: String, title: String, startMinute: Double, endMinute: Double, field: String) async throws {
+    func appointmentRefused(_ label: String, title: String, startMinute: Double, endMinute: Double, field: String)
+        async throws
+    {
         try await withTestApp { app in
             // setup
             let (_, patient, _, _) = try await practice(app)
@@ -608,7 +692,9 @@ struct ScheduleAPITests {
             #expect(seen.map(\.comment) == ["Room 2"])
             let listed = try await therapist.send(.GET, "/patients/\(patientID.uuidString)/appointments")
             #expect(try listed.decoded([Components.Schemas.Appointment].self).map(\.title) == ["Sitzung"])
-            let stored = try #require(try await app.sql.raw("SELECT title FROM appointments").first()?.decode(column: "title", as: String.self))
+            let stored = try #require(
+                try await app.sql.raw("SELECT title FROM appointments").first()?.decode(
+                    column: "title", as: String.self))
             #expect(stored.hasPrefix("v1:"))
         }
     }
@@ -618,7 +704,9 @@ struct ScheduleAPITests {
         try await withTestApp { app in
             // setup
             let (_, patient, patientID, _) = try await practice(app)
-            _ = try await patient.send(.POST, "/me/appointments", json: Self.appointment("Session", at: app.clock.now.addingTimeInterval(86_400)))
+            _ = try await patient.send(
+                .POST, "/me/appointments",
+                json: Self.appointment("Session", at: app.clock.now.addingTimeInterval(86_400)))
             let (other, _) = try await app.staff("therapist", "huber@praxis.example")
 
             // act
@@ -635,12 +723,16 @@ struct ScheduleAPITests {
         try await withTestApp { app in
             // setup: an appointment tomorrow, then three days pass
             let (_, patient, _, _) = try await practice(app)
-            _ = try await patient.send(.POST, "/me/appointments", json: Self.appointment("Session", at: app.clock.now.addingTimeInterval(86_400)))
+            _ = try await patient.send(
+                .POST, "/me/appointments",
+                json: Self.appointment("Session", at: app.clock.now.addingTimeInterval(86_400)))
             app.clock.advance(by: 3 * 86_400)
 
             // act
-            let upcoming = try await patient.send(.GET, "/me/appointments").decoded([Components.Schemas.Appointment].self)
-            let all = try await patient.send(.GET, "/me/appointments?includePast=true").decoded([Components.Schemas.Appointment].self)
+            let upcoming = try await patient.send(.GET, "/me/appointments").decoded(
+                [Components.Schemas.Appointment].self)
+            let all = try await patient.send(.GET, "/me/appointments?includePast=true").decoded(
+                [Components.Schemas.Appointment].self)
 
             // verify
             #expect(upcoming.isEmpty)
@@ -654,8 +746,10 @@ struct ScheduleAPITests {
             // setup
             let (_, patient, _, _) = try await practice(app)
             let start = app.clock.now.addingTimeInterval(86_400)
-            _ = try await patient.send(.POST, "/me/appointments", json: Self.appointment("Session, with Dr. Berger; room 2", at: start))
-            let url = try await patient.send(.GET, "/me/calendar-feed").decoded(Components.Schemas.CalendarFeed.self).url
+            _ = try await patient.send(
+                .POST, "/me/appointments", json: Self.appointment("Session, with Dr. Berger; room 2", at: start))
+            let url = try await patient.send(.GET, "/me/calendar-feed").decoded(Components.Schemas.CalendarFeed.self)
+                .url
 
             // act
             let path = String(url.dropFirst("https://interlude.test".count))
@@ -668,7 +762,9 @@ struct ScheduleAPITests {
                 #expect(response.body.string.contains("\r\n"))
             }
             #expect(url.hasPrefix("https://interlude.test/calendar/") && url.hasSuffix(".ics"))
-            #expect(try await patient.send(.GET, "/me/calendar-feed").decoded(Components.Schemas.CalendarFeed.self).url == url)
+            #expect(
+                try await patient.send(.GET, "/me/calendar-feed").decoded(Components.Schemas.CalendarFeed.self).url
+                    == url)
         }
     }
 
@@ -677,7 +773,8 @@ struct ScheduleAPITests {
         try await withTestApp { app in
             // setup
             let (_, patient, _, _) = try await practice(app)
-            let url = try await patient.send(.GET, "/me/calendar-feed").decoded(Components.Schemas.CalendarFeed.self).url
+            let url = try await patient.send(.GET, "/me/calendar-feed").decoded(Components.Schemas.CalendarFeed.self)
+                .url
 
             // act
             let revoked = try await patient.send(.DELETE, "/me/calendar-feed")
@@ -687,13 +784,17 @@ struct ScheduleAPITests {
             try await app.app.testing().test(.GET, String(url.dropFirst("https://interlude.test".count))) { response in
                 #expect(response.status == .notFound)
             }
-            #expect(try await patient.send(.GET, "/me/calendar-feed").decoded(Components.Schemas.CalendarFeed.self).url != url)
+            #expect(
+                try await patient.send(.GET, "/me/calendar-feed").decoded(Components.Schemas.CalendarFeed.self).url
+                    != url)
         }
     }
 
     // MARK: Adjustments, one-time and on-demand plans
 
-    static let adjustable = daily.merging(["adjustment": ["earliest": "07:00", "latest": "21:00", "minCount": 1, "maxCount": 4]])
+    static let adjustable = daily.merging([
+        "adjustment": ["earliest": "07:00", "latest": "21:00", "minCount": 1, "maxCount": 4]
+    ])
 
     @Test("participants see the plans they may adjust, with the plan's bounds")
     func adjustablePlans() async throws {
@@ -703,7 +804,8 @@ struct ScheduleAPITests {
             let planID = try await createPlan(Self.adjustable, by: therapist, in: practiceID)
 
             // act
-            let list = try await patient.send(.GET, "/me/plan-adjustments").decoded([Components.Schemas.AdjustablePlan].self)
+            let list = try await patient.send(.GET, "/me/plan-adjustments").decoded(
+                [Components.Schemas.AdjustablePlan].self)
 
             // verify
             #expect(list.map(\.planId) == [planID])
@@ -723,16 +825,20 @@ struct ScheduleAPITests {
 
             // act
             let evenings = Self.everyDay([["start": "18:00", "end": "20:59", "count": 2]])
-            let set = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": ["days": evenings]])
+            let set = try await patient.send(
+                .PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": ["days": evenings]])
 
             // verify
             #expect(set.status == .ok, "\(set.text)")
-            let planned = try await prompts(app, patientID).filter { $0.opensAt > app.clock.now.addingTimeInterval(86_400) }
+            let planned = try await prompts(app, patientID).filter {
+                $0.opensAt > app.clock.now.addingTimeInterval(86_400)
+            }
             #expect(!planned.isEmpty)
-            #expect(planned.allSatisfy {
-                let time = LocalDateTime($0.opensAt, in: Self.vienna).time
-                return time >= LocalTime("18:00")! && time <= LocalTime("20:59")!
-            })
+            #expect(
+                planned.allSatisfy {
+                    let time = LocalDateTime($0.opensAt, in: Self.vienna).time
+                    return time >= LocalTime("18:00")! && time <= LocalTime("20:59")!
+                })
         }
     }
 
@@ -742,10 +848,13 @@ struct ScheduleAPITests {
             // setup
             let (therapist, patient, _, practiceID) = try await practice(app)
             let planID = try await createPlan(Self.adjustable, by: therapist, in: practiceID)
-            let early = Self.everyDay([["start": "18:00", "end": "20:59", "count": 2]]).merging(["monday": [["start": "05:00", "end": "09:00", "count": 1]]])
+            let early = Self.everyDay([["start": "18:00", "end": "20:59", "count": 2]]).merging([
+                "monday": [["start": "05:00", "end": "09:00", "count": 1]]
+            ])
 
             // act
-            let reply = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": ["days": early]])
+            let reply = try await patient.send(
+                .PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": ["days": early]])
 
             // verify
             #expect(reply.status == .unprocessableEntity)
@@ -760,13 +869,18 @@ struct ScheduleAPITests {
             // setup
             let (therapist, patient, patientID, practiceID) = try await practice(app)
             let planID = try await createPlan(
-                ["instrumentKey": "who-5", "durationMinutes": 600, "pattern": ["kind": "weekly", "weekday": "sunday", "time": "18:00"],
-                    "adjustment": ["earliest": "08:00", "latest": "20:00", "minCount": 1, "maxCount": 1]],
+                [
+                    "instrumentKey": "who-5", "durationMinutes": 600,
+                    "pattern": ["kind": "weekly", "weekday": "sunday", "time": "18:00"],
+                    "adjustment": ["earliest": "08:00", "latest": "20:00", "minCount": 1, "maxCount": 1],
+                ],
                 by: therapist, in: practiceID)
 
             // act
-            let late = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": ["time": "22:00"]])
-            let morning = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": ["time": "09:30"]])
+            let late = try await patient.send(
+                .PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": ["time": "22:00"]])
+            let morning = try await patient.send(
+                .PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": ["time": "09:30"]])
 
             // verify
             #expect(late.status == .unprocessableEntity)
@@ -775,10 +889,11 @@ struct ScheduleAPITests {
             #expect(try morning.decoded(Components.Schemas.AdjustablePlan.self).adjustment?.time == "09:30")
             let ahead = try await promptsAhead(app, patientID)
             #expect(!ahead.isEmpty)
-            #expect(ahead.allSatisfy {
-                let local = LocalDateTime($0.opensAt, in: Self.vienna)
-                return local.time == LocalTime("09:30")! && local.date.weekday == .sunday
-            })
+            #expect(
+                ahead.allSatisfy {
+                    let local = LocalDateTime($0.opensAt, in: Self.vienna)
+                    return local.time == LocalTime("09:30")! && local.date.weekday == .sunday
+                })
         }
     }
 
@@ -788,29 +903,47 @@ struct ScheduleAPITests {
             // setup
             let (therapist, patient, patientID, practiceID) = try await practice(app)
             let either = Self.daily.merging(
-                ["adjustment": ["earliest": "07:00", "latest": "21:00", "minCount": 1, "maxCount": 3, "eitherMode": true]])
+                [
+                    "adjustment": [
+                        "earliest": "07:00", "latest": "21:00", "minCount": 1, "maxCount": 3, "eitherMode": true,
+                    ]
+                ])
             let planID = try await createPlan(either, by: therapist, in: practiceID)
             let onlyRandom = try await createPlan(Self.adjustable, by: therapist, in: practiceID)
-            let fixed: JSONValue = ["times": ["08:15", "20:00"], "weekdays": ["monday", "tuesday", "wednesday", "thursday", "friday"]]
+            let fixed: JSONValue = [
+                "times": ["08:15", "20:00"], "weekdays": ["monday", "tuesday", "wednesday", "thursday", "friday"],
+            ]
 
             // act
-            let refused = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(onlyRandom), "adjustment": fixed])
-            let switched = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": fixed])
-            let aheadFixed = try await promptsAhead(app, patientID).filter { $0.planID?.uuidString.lowercased() == planID }
+            let refused = try await patient.send(
+                .PUT, "/me/plan-adjustments", json: ["planId": .string(onlyRandom), "adjustment": fixed])
+            let switched = try await patient.send(
+                .PUT, "/me/plan-adjustments", json: ["planId": .string(planID), "adjustment": fixed])
+            let aheadFixed = try await promptsAhead(app, patientID).filter {
+                $0.planID?.uuidString.lowercased() == planID
+            }
             let back = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID)])
-            let aheadRandom = try await promptsAhead(app, patientID).filter { $0.planID?.uuidString.lowercased() == planID }
+            let aheadRandom = try await promptsAhead(app, patientID).filter {
+                $0.planID?.uuidString.lowercased() == planID
+            }
 
             // verify
             #expect(refused.status == .unprocessableEntity)
             #expect(refused.body.problemFields == ["adjustment"])
             #expect(switched.status == .ok, "\(switched.text)")
             #expect(!aheadFixed.isEmpty)
-            #expect(aheadFixed.allSatisfy {
-                let local = LocalDateTime($0.opensAt, in: Self.vienna)
-                return [LocalTime("08:15")!, LocalTime("20:00")!].contains(local.time) && ![.saturday, .sunday].contains(local.date.weekday)
-            })
+            #expect(
+                aheadFixed.allSatisfy {
+                    let local = LocalDateTime($0.opensAt, in: Self.vienna)
+                    return [LocalTime("08:15")!, LocalTime("20:00")!].contains(local.time)
+                        && ![.saturday, .sunday].contains(local.date.weekday)
+                })
             #expect(back.status == .ok)
-            #expect(aheadRandom.contains { ![LocalTime("08:15")!, LocalTime("20:00")!].contains(LocalDateTime($0.opensAt, in: Self.vienna).time) })
+            #expect(
+                aheadRandom.contains {
+                    ![LocalTime("08:15")!, LocalTime("20:00")!].contains(
+                        LocalDateTime($0.opensAt, in: Self.vienna).time)
+                })
         }
     }
 
@@ -822,7 +955,10 @@ struct ScheduleAPITests {
             let planID = try await createPlan(Self.adjustable, by: therapist, in: practiceID)
             _ = try await patient.send(
                 .PUT, "/me/plan-adjustments",
-                json: ["planId": .string(planID), "adjustment": ["days": Self.everyDay([["start": "18:00", "end": "20:59", "count": 2]])]])
+                json: [
+                    "planId": .string(planID),
+                    "adjustment": ["days": Self.everyDay([["start": "18:00", "end": "20:59", "count": 2]])],
+                ])
 
             // act
             let reset = try await patient.send(.PUT, "/me/plan-adjustments", json: ["planId": .string(planID)])
@@ -838,7 +974,9 @@ struct ScheduleAPITests {
         try await withTestApp { app in
             // setup
             let (therapist, patient, patientID, practiceID) = try await practice(app)
-            _ = try await createPlan(["instrumentKey": "who-5", "durationMinutes": 10080, "pattern": ["kind": "once"]], by: therapist, in: practiceID)
+            _ = try await createPlan(
+                ["instrumentKey": "who-5", "durationMinutes": 10080, "pattern": ["kind": "once"]], by: therapist,
+                in: practiceID)
             _ = try await createPlan(Self.fixedTimes(["08:30"], minutes: 600), by: therapist, in: practiceID)
             let planned = try await prompts(app, patientID)
             let mood = try #require(planned.first { $0.instrumentKey == "mood-vas" && $0.opensAt <= app.clock.now })
@@ -861,12 +999,15 @@ struct ScheduleAPITests {
         try await withTestApp { app in
             // setup
             let (therapist, patient, patientID, practiceID) = try await practice(app)
-            _ = try await createPlan(["instrumentKey": "who-5", "durationMinutes": 10080, "pattern": ["kind": "once"]], by: therapist, in: practiceID)
+            _ = try await createPlan(
+                ["instrumentKey": "who-5", "durationMinutes": 10080, "pattern": ["kind": "once"]], by: therapist,
+                in: practiceID)
             _ = try await createPlan(Self.fixedTimes(["08:30"], minutes: 600), by: therapist, in: practiceID)
             let who = try #require(try await prompts(app, patientID).first { $0.instrumentKey == "who-5" })
 
             // act
-            let answers: JSONValue = .object(Dictionary(uniqueKeysWithValues: (1...5).map { ("who5_\($0)", JSONValue.string("3")) }))
+            let answers: JSONValue = .object(
+                Dictionary(uniqueKeysWithValues: (1...5).map { ("who5_\($0)", JSONValue.string("3")) }))
             let answered = try await submit(who, answers: answers, by: patient, at: app.clock.now)
 
             // verify
@@ -877,7 +1018,9 @@ struct ScheduleAPITests {
         }
     }
 
-    static let onDemandPlan: JSONValue = ["instrumentKey": "mood-vas", "durationMinutes": 60, "pattern": ["kind": "onDemand"]]
+    static let onDemandPlan: JSONValue = [
+        "instrumentKey": "mood-vas", "durationMinutes": 60, "pattern": ["kind": "onDemand"],
+    ]
 
     @Test("an on-demand plan is offered to its participants and opens a prompt when one asks")
     func onDemand() async throws {
@@ -885,7 +1028,8 @@ struct ScheduleAPITests {
             // setup
             let (therapist, patient, _, practiceID) = try await practice(app)
             let planID = try await createPlan(Self.onDemandPlan, by: therapist, in: practiceID)
-            let offered = try await patient.send(.GET, "/me/on-demand-prompts").decoded([Components.Schemas.OnDemandPlan].self)
+            let offered = try await patient.send(.GET, "/me/on-demand-prompts").decoded(
+                [Components.Schemas.OnDemandPlan].self)
 
             // act
             let started = try await patient.send(.POST, "/me/on-demand-prompts", json: ["planId": .string(planID)])
@@ -914,7 +1058,8 @@ struct ScheduleAPITests {
             let before = try await app.count("prompts")
 
             // act
-            let reply = try await caller.send(.POST, "/me/on-demand-prompts", json: ["planId": .string(stranger ? onDemandID : dailyID)])
+            let reply = try await caller.send(
+                .POST, "/me/on-demand-prompts", json: ["planId": .string(stranger ? onDemandID : dailyID)])
 
             // verify
             #expect(reply.status == .unprocessableEntity, "\(label): \(reply.text)")
@@ -935,7 +1080,8 @@ struct ScheduleAPITests {
             let before = try await app.count("prompts")
 
             // act
-            let reply = try await therapist.send(.GET, "/patients/\(patientID.uuidString)/schedule-preview?from=2026-03-28&days=3")
+            let reply = try await therapist.send(
+                .GET, "/patients/\(patientID.uuidString)/schedule-preview?from=2026-03-28&days=3")
 
             // verify
             #expect(reply.status == .ok, "\(reply.text)")
@@ -943,7 +1089,8 @@ struct ScheduleAPITests {
             #expect(items.allSatisfy { $0.timeZone == "Europe/Vienna" })
             #expect(
                 items.map(\.localOpensAt) == [
-                    "2026-03-28T02:30", "2026-03-28T09:00", "2026-03-29T03:30", "2026-03-29T09:00", "2026-03-30T02:30", "2026-03-30T09:00",
+                    "2026-03-28T02:30", "2026-03-28T09:00", "2026-03-29T03:30", "2026-03-29T09:00", "2026-03-30T02:30",
+                    "2026-03-30T09:00",
                 ])
             #expect(reply.body[2]["opensAt"].string == "2026-03-29T01:30:00Z")
             #expect(try await app.count("prompts") == before)
@@ -974,7 +1121,9 @@ struct ScheduleAPITests {
     // MARK: Arms
 
     /// A research study with arms "app" and "control", allocated in turn, and two enrolled participants.
-    func armedStudy(_ app: TestContext) async throws -> (researcher: APIClient, studyID: String, first: UUID, second: UUID) {
+    func armedStudy(_ app: TestContext) async throws -> (
+        researcher: APIClient, studyID: String, first: UUID, second: UUID
+    ) {
         let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
         let study = StudyAPITests.study("open").merging(["arms": ["app", "control"], "allocation": "alternating"])
         let created = try await researcher.send(.POST, "/studies", json: study)
@@ -1050,7 +1199,8 @@ struct ScheduleAPITests {
             let everyone = Set(try await allPatients(app))
 
             // act
-            async let one = Planner(database: app.database, services: app.app.interlude).run(now: now, patients: everyone)
+            async let one = Planner(database: app.database, services: app.app.interlude).run(
+                now: now, patients: everyone)
             async let two = Planner(database: twin.db, services: app.app.interlude).run(now: now, patients: everyone)
             let reports = try await [one, two]
             try await twin.asyncShutdown()
@@ -1062,7 +1212,8 @@ struct ScheduleAPITests {
             ).all()
             #expect(duplicates.isEmpty)
             #expect(try await prompts(app, patientID).count >= 39)
-            #expect(try await Planner(database: app.database, services: app.app.interlude).runAll(now: now).created == 0)
+            #expect(
+                try await Planner(database: app.database, services: app.app.interlude).runAll(now: now).created == 0)
         }
     }
 

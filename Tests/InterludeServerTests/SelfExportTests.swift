@@ -30,7 +30,9 @@ struct SelfExportTests {
         return ids
     }
 
-    @Test("the copy holds every row erasure deletes (compared by the erasure's keyed hashes), readable, and nothing of anyone else")
+    @Test(
+        "the copy holds every row erasure deletes (compared by the erasure's keyed hashes), readable, and nothing of anyone else"
+    )
     func holdsWhatErasureTakes() async throws {
         try await withTestApp { app in
             // setup
@@ -51,7 +53,9 @@ struct SelfExportTests {
                 for id in ids { digests[table, default: []].insert(try await ErasureTombstoneTests.digest(id, app)) }
             }
             for row in erased {
-                #expect(digests[row.table]?.contains(row.digest) == true, "a row of \(row.table) erasure removed is missing from the copy")
+                #expect(
+                    digests[row.table]?.contains(row.digest) == true,
+                    "a row of \(row.table) erasure removed is missing from the copy")
             }
             // readable: answers opened, credentials withheld, nothing sealed
             let everything = files.values.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
@@ -64,10 +68,15 @@ struct SelfExportTests {
             let summary = String(decoding: try #require(files["index.html"]), as: UTF8.self)
             #expect(summary.contains("Your therapist berger@praxis.example"))
             for other in ["ben@example.org", "Ben Sharp", "bob@example.org", account.otherID.uuidString.lowercased()] {
-                let naming = files.filter { String(decoding: $0.value, as: UTF8.self).lowercased().contains(other.lowercased()) }.map(\.key)
+                let naming = files.filter {
+                    String(decoding: $0.value, as: UTF8.self).lowercased().contains(other.lowercased())
+                }.map(\.key)
                 #expect(naming.isEmpty, "the copy names \(other) in \(naming)")
             }
-            #expect(!files.filter { $0.key.hasPrefix("data/") }.contains { String(decoding: $0.value, as: UTF8.self).contains("berger@praxis.example") })
+            #expect(
+                !files.filter { $0.key.hasPrefix("data/") }.contains {
+                    String(decoding: $0.value, as: UTF8.self).contains("berger@praxis.example")
+                })
             #expect(summary.contains("Your data at Interlude") && summary.contains("consent decisions"))
             let fhir = String(decoding: try #require(files["fhir/QuestionnaireResponse.ndjson"]), as: UTF8.self)
             #expect(fhir.split(separator: "\n").count == exported["responses"]?.count)
@@ -75,12 +84,15 @@ struct SelfExportTests {
             let observations = String(decoding: try #require(files["fhir/Observation.ndjson"]), as: UTF8.self)
             #expect(observations.split(separator: "\n").count == 2, "the event and the audiogram")
             #expect(observations.contains("89015-2") && observations.contains("Ada Lovelace's ears rang"))
-            #expect(String(decoding: try #require(files["fhir/Procedure.ndjson"]), as: UTF8.self).contains("hearingAid"))
+            #expect(
+                String(decoding: try #require(files["fhir/Procedure.ndjson"]), as: UTF8.self).contains("hearingAid"))
             #expect(exported["records"]?.count == 3)
         }
     }
 
-    @Test("the person is told when it is ready; it downloads once, within a day; a second request while writing is the same one")
+    @Test(
+        "the person is told when it is ready; it downloads once, within a day; a second request while writing is the same one"
+    )
     func onceWithinADay() async throws {
         try await withTestApp { app in
             // setup
@@ -111,7 +123,9 @@ struct SelfExportTests {
             #expect(try ExportWorld.unpack(download.data)["index.html"] != nil)
             #expect(second.status == .conflict, "a copy downloads once")
             #expect(after.status == .expired && after.downloadedAt != nil)
-            #expect(try await !app.stores(.selfExport(try #require(UUID(uuidString: first.id)))), "the file goes with the download")
+            #expect(
+                try await !app.stores(.selfExport(try #require(UUID(uuidString: first.id)))),
+                "the file goes with the download")
 
             // act: a new copy left lying past its day
             let next = try await ada.send(.POST, "/me/export").decoded(Components.Schemas.SelfExport.self)
@@ -125,7 +139,9 @@ struct SelfExportTests {
             #expect(late.status == .conflict)
             #expect(swept >= 1)
             #expect(try await !app.stores(.selfExport(try #require(UUID(uuidString: next.id)))))
-            #expect(try await ada.send(.GET, "/me/export/status").decoded(Components.Schemas.SelfExport.self).status == .expired)
+            #expect(
+                try await ada.send(.GET, "/me/export/status").decoded(Components.Schemas.SelfExport.self).status
+                    == .expired)
         }
     }
 }

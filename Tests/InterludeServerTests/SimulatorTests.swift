@@ -16,7 +16,8 @@ struct ServerClock: SimulationClock {
     func advance(to instant: Date) async throws {
         let step = instant.timeIntervalSince(context.clock.now)
         if step > 0 { context.clock.advance(by: step) }
-        _ = try await Planner(database: context.database, services: context.app.interlude).runAll(now: context.clock.now)
+        _ = try await Planner(database: context.database, services: context.app.interlude).runAll(
+            now: context.clock.now)
     }
 }
 
@@ -29,11 +30,17 @@ struct SimulatorTests {
             let study = try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))
             let plan = try await researcher.send(
                 .POST, "/studies/\(study)/plans",
-                json: ["instrumentKey": "mood-vas", "durationMinutes": 120, "pattern": ["kind": "fixedTimes", "times": ["09:30", "13:00", "17:00", "21:00"]]])
+                json: [
+                    "instrumentKey": "mood-vas", "durationMinutes": 120,
+                    "pattern": ["kind": "fixedTimes", "times": ["09:30", "13:00", "17:00", "21:00"]],
+                ])
             try #require(plan.status == .created, "\(plan.text)")
             let settings = try await researcher.send(
                 .PUT, "/studies/\(study)/record-settings",
-                json: ["collects": ["thought"], "eventTypes": [], "sampleTypes": [["type": "heartRate", "purpose": "To relate it to your mood."]]])
+                json: [
+                    "collects": ["thought"], "eventTypes": [],
+                    "sampleTypes": [["type": "heartRate", "purpose": "To relate it to your mood."]],
+                ])
             try #require(settings.status == .ok, "\(settings.text)")
             try await withListeningServer(app) { url in
                 var configuration = Simulation.Configuration(
@@ -53,13 +60,17 @@ struct SimulatorTests {
                 #expect(tally.refused == 0)
                 #expect(tally.offlinePeriods > 0)
                 let thoughts = tally.participants.reduce(0) { $0 + $1.thoughts }
-                let occurrences = try await EntryRecord.query(on: app.database).filter(\.$kind == .thoughtOccurrence).count()
+                let occurrences = try await EntryRecord.query(on: app.database).filter(\.$kind == .thoughtOccurrence)
+                    .count()
                 #expect(occurrences == thoughts && thoughts > 0)
                 #expect(try await app.count("samples") == tally.participants.reduce(0) { $0 + $1.samples })
                 let prompts = PromptService(database: app.database, services: app.app.interlude)
                 for participant in tally.participants {
-                    let user = try #require(try await UserRecord.query(on: app.database).filter(\.$email == participant.email).first())
-                    let compliance = try #require(try await prompts.compliance(of: [try user.requireID()], studies: [UUID(uuidString: study)!]).values.first)
+                    let user = try #require(
+                        try await UserRecord.query(on: app.database).filter(\.$email == participant.email).first())
+                    let compliance = try #require(
+                        try await prompts.compliance(of: [try user.requireID()], studies: [UUID(uuidString: study)!])
+                            .values.first)
                     #expect(compliance.completed == participant.answered, "\(participant.email)")
                     #expect(compliance.expired == participant.missed, "\(participant.email)")
                 }

@@ -27,7 +27,8 @@ struct SnapshotTests {
         let answered = try await patient.send(
             .POST, "/me/responses",
             json: questionnaires.submission(
-                promptID, answers: QuestionnaireAPITests.phqAnswers([1, 2, 0, 3, 1, 0, 2, 1, 0]), completedAt: app.clock.now))
+                promptID, answers: QuestionnaireAPITests.phqAnswers([1, 2, 0, 3, 1, 0, 2, 1, 0]),
+                completedAt: app.clock.now))
         try #require(answered.status == .created, "\(answered.text)")
         let booked = try await therapistClient.send(
             .POST, "/patients/\(patientID.uuidString)/appointments",
@@ -36,12 +37,15 @@ struct SnapshotTests {
                 "endsAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(7 * 86_400 + 3000)),
             ])
         try #require(booked.status == .created, "\(booked.text)")
-        let therapist = try #require(try await UserRecord.query(on: app.database).filter(\.$email == "berger@praxis.example").first())
-        let chart = try await PatientChart.open(patientID, for: therapist, database: app.database, services: app.app.interlude)
+        let therapist = try #require(
+            try await UserRecord.query(on: app.database).filter(\.$email == "berger@praxis.example").first())
+        let chart = try await PatientChart.open(
+            patientID, for: therapist, database: app.database, services: app.app.interlude)
         let responseID = try #require(UUID(uuidString: answered.body["id"].string ?? ""))
         let stored = try await chart.response(responseID)
         let definition = try #require(
-            try await InstrumentCatalog(database: app.database, services: app.app.interlude).version("phq-9", 1)?.decodedDefinition())
+            try await InstrumentCatalog(database: app.database, services: app.app.interlude).version("phq-9", 1)?
+                .decodedDefinition())
         return World(therapist: therapist, chart: chart, stored: stored, definition: definition)
     }
 
@@ -72,8 +76,11 @@ struct SnapshotTests {
     }
 
     /// Compares with the stored snapshot, or writes it when asked to record.
-    static func expectSnapshot(_ text: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots/\(name)")
+    static func expectSnapshot(_ text: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Snapshots/\(name)")
         let actual = try normalised(text)
         if ProcessInfo.processInfo.environment["SNAPSHOTS"] == "record" {
             try actual.write(to: file, atomically: true, encoding: .utf8)
@@ -95,7 +102,8 @@ struct SnapshotTests {
             let world = try await Self.world(app)
             let pages = CaseloadPages(therapist: world.therapist, database: app.database, services: app.app.interlude)
             // act
-            let html = try await Self.render("console/patients", try await pages.caseload(passwordChanged: false), for: world.therapist, app)
+            let html = try await Self.render(
+                "console/patients", try await pages.caseload(passwordChanged: false), for: world.therapist, app)
             // verify
             try Self.expectSnapshot(html, named: "console-patients.html")
         }
@@ -108,7 +116,8 @@ struct SnapshotTests {
             let world = try await Self.world(app)
             let pages = CaseloadPages(therapist: world.therapist, database: app.database, services: app.app.interlude)
             // act
-            let html = try await Self.render("console/patient", try await pages.patient(world.chart, .init()), for: world.therapist, app)
+            let html = try await Self.render(
+                "console/patient", try await pages.patient(world.chart, .init()), for: world.therapist, app)
             // verify
             try Self.expectSnapshot(html, named: "console-patient.html")
         }
@@ -133,12 +142,16 @@ struct SnapshotTests {
         try await withTestApp { app in
             // setup
             let (researcherClient, researcherID) = try await app.staff("researcher", "lab@uni.example")
-            let studyID = try #require(UUID(uuidString: try await StudyAPITests().createStudy(researcherClient, StudyAPITests.study("approval"))))
+            let studyID = try #require(
+                UUID(
+                    uuidString: try await StudyAPITests().createStudy(researcherClient, StudyAPITests.study("approval"))
+                ))
             let (patient, _) = try await app.patient()
             let requested = try await StudyAPITests.join(patient, studyID.uuidString)
             try #require(requested.status == .created, "\(requested.text)")
             let researcher = try #require(try await UserRecord.find(researcherID, on: app.database))
-            let grant = try await StudyAccess(database: app.database, services: app.app.interlude).require(.viewParticipants, in: studyID, by: researcher)
+            let grant = try await StudyAccess(database: app.database, services: app.app.interlude).require(
+                .viewParticipants, in: studyID, by: researcher)
             // act
             let content = try await StudyPages(viewer: researcher, database: app.database, services: app.app.interlude)
                 .study(grant, saved: false)
@@ -155,9 +168,12 @@ struct SnapshotTests {
             // setup
             let world = try await Self.world(app)
             // act
-            let resource = try await ResponseService(database: app.database, services: app.app.interlude).fhirDocument(of: world.stored)
+            let resource = try await ResponseService(database: app.database, services: app.app.interlude).fhirDocument(
+                of: world.stored)
             // verify
-            try Self.expectSnapshot(String(decoding: try FHIRDownload.encode(resource), as: UTF8.self), named: "fhir-questionnaire-response.json")
+            try Self.expectSnapshot(
+                String(decoding: try FHIRDownload.encode(resource), as: UTF8.self),
+                named: "fhir-questionnaire-response.json")
         }
     }
 
@@ -169,7 +185,8 @@ struct SnapshotTests {
             // act
             let resource = world.definition.fhirQuestionnaire(canonicalURL: app.settings.questionnaireURL("phq-9"))
             // verify
-            try Self.expectSnapshot(String(decoding: try FHIRDownload.encode(resource), as: UTF8.self), named: "fhir-questionnaire.json")
+            try Self.expectSnapshot(
+                String(decoding: try FHIRDownload.encode(resource), as: UTF8.self), named: "fhir-questionnaire.json")
         }
     }
 }

@@ -36,7 +36,11 @@ struct SourceSQLTests {
             let query: SQLQueryString = "SELECT \\(unsafeRaw: name)"
             """
         #expect(Self.sqlOutsidePersistence(path: "InterludeServer/Sync/SyncService.swift", text: feature) == [1, 3])
-        #expect(Self.sqlOutsidePersistence(path: "InterludeServer/Persistence/Statements/Sync.swift", text: feature).isEmpty)
-        #expect(Self.sqlOutsidePersistence(path: "InterludeServer/Sync/Plain.swift", text: "try await Statements.ping(db)").isEmpty)
+        #expect(
+            Self.sqlOutsidePersistence(path: "InterludeServer/Persistence/Statements/Sync.swift", text: feature).isEmpty
+        )
+        #expect(
+            Self.sqlOutsidePersistence(path: "InterludeServer/Sync/Plain.swift", text: "try await Statements.ping(db)")
+                .isEmpty)
     }
 }

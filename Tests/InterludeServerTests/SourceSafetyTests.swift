@@ -44,16 +44,20 @@ struct SourceSafetyTests {
     /// text, and each without a quantifier that could backtrack (one quantifier over a class or a literal).
     static let allowedExpressions: Set<String> = [
         "js/lib/push.js /-/g", "js/lib/push.js /_/g", "js/lib/calendar.js /^(\\d{2}):(\\d{2})$/",
-        "js/lib/navigation.js /[\\t\\n\\r]/g", "js/lib/questionnaire.js /^answers\\./", "js/pages/therapist.js /[^0-9+]/g",
+        "js/lib/navigation.js /[\\t\\n\\r]/g", "js/lib/questionnaire.js /^answers\\./",
+        "js/pages/therapist.js /[^0-9+]/g",
         "js/pages/appointments.js /^https?:/", "js/pages/studies.js /\\n\\s*\\n/", "js/pages/events.js /\\s+/",
-        "js/pages/questionnaire.js /[^+0-9]/g", "js/pages/thoughts.js /\\s+/", "js/pages/audiograms.js /^points\\.(\\d+)\\./",
+        "js/pages/questionnaire.js /[^+0-9]/g", "js/pages/thoughts.js /\\s+/",
+        "js/pages/audiograms.js /^points\\.(\\d+)\\./",
     ]
 
     @Test("no regular expression in the server's or the SDK's Swift; in the patient app only those named")
     func regularExpressions() throws {
         // REDCap branching split with \s+and\s+ once held a thread for minutes on 32 000 spaces: input is read by
         // hand, in one pass.
-        let markers = ["NSRegularExpression", ".regularExpression", "Regex(", "Regex<", "firstMatch(of:", "wholeMatch(of:"]
+        let markers = [
+            "NSRegularExpression", ".regularExpression", "Regex(", "Regex<", "firstMatch(of:", "wholeMatch(of:",
+        ]
         for (path, text) in try Self.swiftFiles() {
             for marker in markers { #expect(!text.contains(marker), "\(path) uses a regular expression (\(marker))") }
             // An extended literal `#/…/#`; a JSON reference inside a string ("#/components/…") is none.
@@ -63,7 +67,9 @@ struct SourceSafetyTests {
         let publicFiles = Self.sources.deletingLastPathComponent().appendingPathComponent("Public")
         let enumerator = try #require(FileManager.default.enumerator(at: publicFiles, includingPropertiesForKeys: nil))
         // A literal after an operator or an opening bracket, with a metacharacter or flags.
-        let literal = try Regex(#"(?:^|[=(,:!&|?{};\[]|return)\s*(/(?:\\.|\[(?:\\.|[^\]])*\]|[^/\\\n\[*])(?:\\.|\[(?:\\.|[^\]])*\]|[^/\\\n\[])*/[a-z]*)"#)
+        let literal = try Regex(
+            #"(?:^|[=(,:!&|?{};\[]|return)\s*(/(?:\\.|\[(?:\\.|[^\]])*\]|[^/\\\n\[*])(?:\\.|\[(?:\\.|[^\]])*\]|[^/\\\n\[])*/[a-z]*)"#
+        )
         var found: Set<String> = []
         for case let url as URL in enumerator where url.pathExtension == "js" {
             let relative = String(url.path.dropFirst(publicFiles.path.count + 1))

@@ -7,7 +7,8 @@ struct StartupScreenTests {
     @Test("one box, every line as wide, labels aligned, notes below")
     func box() {
         let screen = StartupScreen(
-            title: "Interlude 0.2.0 is ready", rows: [("Console", "http://localhost:8080/console"), ("Database", "SQLite, ./data/interlude.sqlite")],
+            title: "Interlude 0.2.0 is ready",
+            rows: [("Console", "http://localhost:8080/console"), ("Database", "SQLite, ./data/interlude.sqlite")],
             notes: ["Delete ./data/first-admin.txt afterwards."])
         let lines = screen.text.split(separator: "\n").map(String.init)
         #expect(lines.first == lines[5] && lines.first?.hasPrefix("+--") == true)
@@ -18,7 +19,8 @@ struct StartupScreenTests {
 
     @Test("the database and mail are named without a password")
     func descriptions() {
-        let postgres = StartupScreen.describe(.postgres(url: "postgres://interlude:s3cret@db.internal:5432/interlude", schema: "clinic"))
+        let postgres = StartupScreen.describe(
+            .postgres(url: "postgres://interlude:s3cret@db.internal:5432/interlude", schema: "clinic"))
         #expect(postgres == "PostgreSQL, db.internal:5432/interlude (schema clinic)")
         #expect(StartupScreen.describe(.sqliteFile("./data/interlude.sqlite")) == "SQLite, ./data/interlude.sqlite")
         #expect(StartupScreen.describe(.outbox("./data/outbox")) == "written to ./data/outbox/ (no SMTP server set)")

@@ -38,7 +38,8 @@ struct StatementsTests {
 
             // changes of rows that are not there change nothing
             try await Statements.touchSession(other, usedAt: now, expiresAt: now, on: db)
-            #expect(try await !Statements.changeRole(ofMember: other, to: .therapist, keepingAnOwnerOf: studyID, on: db))
+            #expect(
+                try await !Statements.changeRole(ofMember: other, to: .therapist, keepingAnOwnerOf: studyID, on: db))
             #expect(try await !Statements.removeMember(other, keepingAnOwnerOf: studyID, on: db))
             #expect(try await Statements.claimNotifications([other], until: now, now: now, on: db).isEmpty)
             try await Statements.deleteRows([other], of: UserRecord.schema, on: db)
@@ -53,16 +54,21 @@ struct StatementsTests {
             let sample = Sample(type: .heartRate, value: 61, start: now, end: now, sourceID: "statements-1")
             #expect(try await Statements.insertSamples([sample, sample], of: patientID, at: now, on: db) == 1)
             #expect(try await Statements.sampleCounts(of: patientID, on: db) == [.heartRate: 1])
-            #expect(try await Statements.sampleValues(.heartRate, of: patientID, since: now, on: db).map(\.value) == [61])
+            #expect(
+                try await Statements.sampleValues(.heartRate, of: patientID, since: now, on: db).map(\.value) == [61])
             let item = NotificationOutbox.Item(
-                userID: patientID, category: .questionnaires, dedupeKey: "statements", title: "t", body: "b", path: "/app",
+                userID: patientID, category: .questionnaires, dedupeKey: "statements", title: "t", body: "b",
+                path: "/app",
                 dueAt: now, expiresAt: now.addingTimeInterval(3600))
             #expect(try await Statements.insertNotifications([item, item], at: now, on: db) == 1)
             let queued = try await NotificationRecord.query(on: db).all().map { try $0.requireID() }
-            #expect(try await Statements.claimNotifications(queued, until: now.addingTimeInterval(60), now: now, on: db) == Set(queued))
+            #expect(
+                try await Statements.claimNotifications(queued, until: now.addingTimeInterval(60), now: now, on: db)
+                    == Set(queued))
             try await Statements.insertPin("phq9", version: 1, in: studyID, at: now, on: db)
             try await Statements.movePin("phq9", to: 2, in: studyID, at: now, on: db)
-            let pin = try #require(try await InstrumentPinRecord.query(on: db).filter(\.$instrumentKey == "phq9").first())
+            let pin = try #require(
+                try await InstrumentPinRecord.query(on: db).filter(\.$instrumentKey == "phq9").first())
             #expect(pin.version == 2)
         }
     }

@@ -60,7 +60,8 @@ struct StudyAPITests {
             let (patient, _) = try await app.patient()
             let body: JSONValue = [
                 "titles": ["en": "Stress study", "de": "Stress-Studie"], "description": "Daily stress.",
-                "descriptions": ["de": "Stress im Alltag."], "consentTexts": ["en": "I agree.", "de": "Ich stimme zu."],
+                "descriptions": ["de": "Stress im Alltag."],
+                "consentTexts": ["en": "I agree.", "de": "Ich stimme zu."],
                 "consentVersion": "2026-1", "joinMode": "open",
             ]
 
@@ -141,7 +142,9 @@ struct StudyAPITests {
         ("password", ["consentVersion": "2026-1", "password": "guess"], "password"),
     ]
 
-    @Test("a join with an outdated consent or a missing or wrong password is refused and stores nothing", arguments: refusedJoins)
+    @Test(
+        "a join with an outdated consent or a missing or wrong password is refused and stores nothing",
+        arguments: refusedJoins)
     func refusedJoin(_ joinMode: String, _ body: JSONValue, _ field: String) async throws {
         try await withTestApp { app in
             // setup
@@ -213,7 +216,8 @@ struct StudyAPITests {
             // act
             let reply =
                 operation == "decide"
-                ? try await actor.send(.POST, "/studies/\(studyID)/enrollments/\(enrollment.id)/decision", json: ["approve": true])
+                ? try await actor.send(
+                    .POST, "/studies/\(studyID)/enrollments/\(enrollment.id)/decision", json: ["approve": true])
                 : try await actor.send(.GET, "/studies/\(studyID)/enrollments")
             // verify
             #expect(reply.status == status)
@@ -263,7 +267,8 @@ struct StudyAPITests {
         (
             [
                 "titles": ["en": "T", "de": .string(String(repeating: "t", count: 201))], "consentText": "Ja",
-                "descriptions": ["de": .string(String(repeating: "d", count: 5001))], "consentVersion": "1", "joinMode": "open",
+                "descriptions": ["de": .string(String(repeating: "d", count: 5001))], "consentVersion": "1",
+                "joinMode": "open",
             ], ["titles.de", "descriptions.de"]
         ),
         (["consentVersion": "1", "joinMode": "open", "consentText": "x"], ["title"]),

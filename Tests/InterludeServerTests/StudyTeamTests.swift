@@ -19,8 +19,10 @@ struct StudyTeamTests {
         return (owner, try await StudyAPITests().createStudy(owner, StudyAPITests.study("open")))
     }
 
-    func add(_ email: String, as role: String, by client: APIClient, to studyID: String) async throws -> APIClient.Reply {
-        try await client.send(.POST, "/studies/\(studyID)/staff", json: ["email": .string(email), "role": .string(role)])
+    func add(_ email: String, as role: String, by client: APIClient, to studyID: String) async throws -> APIClient.Reply
+    {
+        try await client.send(
+            .POST, "/studies/\(studyID)/staff", json: ["email": .string(email), "role": .string(role)])
     }
 
     func team(_ client: APIClient, _ studyID: String) async throws -> [Member] {
@@ -66,8 +68,10 @@ struct StudyTeamTests {
     @Test(
         "who may take which role: a therapist as the study's therapist, a researcher as owner, researcher or data manager",
         arguments: [
-            ("berger@praxis.example", "therapist", true), ("kim@uni.example", "owner", true), ("kim@uni.example", "dataManager", true),
-            ("berger@praxis.example", "researcher", false), ("kim@uni.example", "therapist", false), ("admin@clinic.example", "researcher", false),
+            ("berger@praxis.example", "therapist", true), ("kim@uni.example", "owner", true),
+            ("kim@uni.example", "dataManager", true),
+            ("berger@praxis.example", "researcher", false), ("kim@uni.example", "therapist", false),
+            ("admin@clinic.example", "researcher", false),
         ])
     func rolesByAccount(_ email: String, role: String, allowed: Bool) async throws {
         try await withTestApp { app in
@@ -86,7 +90,9 @@ struct StudyTeamTests {
 
     @Test(
         "an address that is no staff account, or no address, is refused naming the field",
-        arguments: [("nobody@uni.example", "unknown"), ("patient@example.org", "unknown"), ("not an address", "invalidFormat")])
+        arguments: [
+            ("nobody@uni.example", "unknown"), ("patient@example.org", "unknown"), ("not an address", "invalidFormat"),
+        ])
     func unknownAddress(_ email: String, code: String) async throws {
         try await withTestApp { app in
             // setup
@@ -98,7 +104,9 @@ struct StudyTeamTests {
 
             // verify
             #expect(reply.status == .unprocessableEntity)
-            #expect(reply.body["errors"][0]["field"].string == "email" && reply.body["errors"][0]["code"].string == code, "\(reply.text)")
+            #expect(
+                reply.body["errors"][0]["field"].string == "email" && reply.body["errors"][0]["code"].string == code,
+                "\(reply.text)")
             #expect(try await team(owner, studyID).count == 1)
         }
     }
@@ -132,7 +140,9 @@ struct StudyTeamTests {
         }
     }
 
-    @Test("only the owner and administrators choose the team; other members see it, outsiders learn nothing", arguments: Caller.allCases)
+    @Test(
+        "only the owner and administrators choose the team; other members see it, outsiders learn nothing",
+        arguments: Caller.allCases)
     func whoChoosesTheTeam(_ caller: Caller) async throws {
         try await withTestApp { app in
             // setup: Kim and Berger on the team; Rita researches elsewhere
@@ -170,7 +180,8 @@ struct StudyTeamTests {
         try await withTestApp { app in
             // setup
             let (therapist, therapistID) = try await app.staff("therapist", "berger@praxis.example")
-            let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
+            let practice = try #require(
+                try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
 
             // act
             let listed = try await therapist.send(.GET, "/studies/\(practice)/staff")
@@ -195,7 +206,8 @@ struct StudyTeamTests {
 
             // act
             let changed = try await owner.send(
-                .PATCH, "/studies/\(studyID)/staff/\(try await userID(app, "kim@uni.example"))", json: ["role": "dataManager"])
+                .PATCH, "/studies/\(studyID)/staff/\(try await userID(app, "kim@uni.example"))",
+                json: ["role": "dataManager"])
 
             // verify
             #expect(try changed.decoded(Member.self).role == .dataManager)
@@ -215,7 +227,9 @@ struct StudyTeamTests {
             let path = "/studies/\(studyID)/staff/\(try await userID(app, "lab@uni.example"))"
 
             // act
-            let reply = demote ? try await owner.send(.PATCH, path, json: ["role": "researcher"]) : try await owner.send(.DELETE, path)
+            let reply =
+                demote
+                ? try await owner.send(.PATCH, path, json: ["role": "researcher"]) : try await owner.send(.DELETE, path)
 
             // verify
             #expect(reply.status == .conflict, "\(label)")
@@ -232,7 +246,8 @@ struct StudyTeamTests {
             _ = try await add("kim@uni.example", as: "owner", by: owner, to: studyID)
 
             // act
-            let left = try await owner.send(.DELETE, "/studies/\(studyID)/staff/\(try await userID(app, "lab@uni.example"))")
+            let left = try await owner.send(
+                .DELETE, "/studies/\(studyID)/staff/\(try await userID(app, "lab@uni.example"))")
 
             // verify
             #expect(left.status == .noContent)
@@ -250,7 +265,8 @@ struct StudyTeamTests {
             let rita = try await userID(app, "kim@uni.example")
 
             // act
-            let changed = try await owner.send(.PATCH, "/studies/\(studyID)/staff/\(rita)", json: ["role": "researcher"])
+            let changed = try await owner.send(
+                .PATCH, "/studies/\(studyID)/staff/\(rita)", json: ["role": "researcher"])
             let removed = try await owner.send(.DELETE, "/studies/\(studyID)/staff/\(rita)")
 
             // verify
@@ -274,11 +290,14 @@ struct StudyTeamTests {
             for patient in [ada, bob] {
                 _ = try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
             }
-            let adaPseudonym = try #require(try await ada.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym)
+            let adaPseudonym = try #require(
+                try await ada.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym)
 
             // act
-            let seen = try await berger.send(.GET, "/studies/\(studyID)/enrollments").decoded([Components.Schemas.Participant].self)
-            let all = try await owner.send(.GET, "/studies/\(studyID)/enrollments").decoded([Components.Schemas.Participant].self)
+            let seen = try await berger.send(.GET, "/studies/\(studyID)/enrollments").decoded(
+                [Components.Schemas.Participant].self)
+            let all = try await owner.send(.GET, "/studies/\(studyID)/enrollments").decoded(
+                [Components.Schemas.Participant].self)
 
             // verify
             #expect(seen.map(\.pseudonym) == [adaPseudonym])
@@ -307,7 +326,9 @@ struct StudyTeamTests {
 
             // verify
             #expect(page.status == .ok)
-            #expect(page.html.contains("kim@uni.example") && page.html.contains("<option value=\"dataManager\" selected>Data manager</option>"))
+            #expect(
+                page.html.contains("kim@uni.example")
+                    && page.html.contains("<option value=\"dataManager\" selected>Data manager</option>"))
             #expect(page.html.lowercased().contains("action=\"/console/studies/\(studyID)/team\""))
         }
     }
@@ -339,7 +360,8 @@ struct StudyTeamTests {
             let (browser, _) = try await ownerConsole(app, studyID)
 
             // act
-            let added = try await browser.post("/console/studies/\(studyID)/team", [("email", "kim@uni.example"), ("role", "dataManager")])
+            let added = try await browser.post(
+                "/console/studies/\(studyID)/team", [("email", "kim@uni.example"), ("role", "dataManager")])
 
             // verify
             #expect(added.status == .seeOther)
@@ -355,11 +377,14 @@ struct StudyTeamTests {
             let (browser, _) = try await ownerConsole(app, studyID)
 
             // act
-            let refused = try await browser.post("/console/studies/\(studyID)/team", [("email", "nobody@uni.example"), ("role", "researcher")])
+            let refused = try await browser.post(
+                "/console/studies/\(studyID)/team", [("email", "nobody@uni.example"), ("role", "researcher")])
 
             // verify
             #expect(refused.status == .unprocessableEntity)
-            #expect(refused.html.contains("id=\"email-error\"") && refused.html.contains("No staff account has this address."))
+            #expect(
+                refused.html.contains("id=\"email-error\"")
+                    && refused.html.contains("No staff account has this address."))
             #expect(refused.html.contains("value=\"nobody@uni.example\""))
             #expect(try await team(owner, studyID).count == 1)
         }
@@ -373,7 +398,8 @@ struct StudyTeamTests {
             let (browser, _) = try await ownerConsole(app, studyID)
 
             // act
-            let refused = try await browser.post("/console/studies/\(studyID)/team/\(try await userID(app, "lab@uni.example"))/delete", [])
+            let refused = try await browser.post(
+                "/console/studies/\(studyID)/team/\(try await userID(app, "lab@uni.example"))/delete", [])
 
             // verify
             #expect(refused.status == .conflict)
@@ -390,7 +416,8 @@ struct StudyTeamTests {
             _ = try await add("kim@uni.example", as: "dataManager", by: owner, to: studyID)
             let (patient, _) = try await app.patient()
             _ = try await patient.send(.POST, "/studies/\(studyID)/enrollment", json: ["consentVersion": "2026-1"])
-            let pseudonym = try #require(try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym)
+            let pseudonym = try #require(
+                try await patient.send(.GET, "/me").decoded(Components.Schemas.User.self).patient?.pseudonym)
             let browser = ConsoleBrowser(app)
             _ = try await browser.signIn("kim@uni.example")
 
@@ -428,7 +455,9 @@ struct StudyTeamTests {
             // the study gone for them.
             let codes = replies.map(\.status.code).sorted()
             #expect(codes == [204, 409] || codes == [204, 404], "\(codes)")
-            let left = try await StudyStaffRecord.query(on: app.database).filter(\.$study.$id == UUID(uuidString: studyID)!).all()
+            let left = try await StudyStaffRecord.query(on: app.database).filter(
+                \.$study.$id == UUID(uuidString: studyID)!
+            ).all()
             #expect(left.filter { $0.role == .owner }.count == 1)
         }
     }

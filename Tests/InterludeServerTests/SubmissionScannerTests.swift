@@ -26,7 +26,8 @@ struct SubmissionScannerTests {
         SubmissionScanner.read(Data(body.utf8))
     }
 
-    static let head = #""id":"7c0a7c4e-27b5-4b52-9d0e-0b7d1c8d2f11","promptId":"0b1e4b0c-9f7e-4c35-a6a4-3f4a5d2e8b10""#
+    static let head =
+        #""id":"7c0a7c4e-27b5-4b52-9d0e-0b7d1c8d2f11","promptId":"0b1e4b0c-9f7e-4c35-a6a4-3f4a5d2e8b10""#
         + #","instrumentKey":"pss-10","version":1"#
     static let completed = #""completedAt":"2026-11-28T10:00:00Z""#
 
@@ -56,7 +57,9 @@ struct SubmissionScannerTests {
         "{\(head),\"answers\":{\"a\":{\"b\":1}},\(completed)}",
     ]
 
-    @Test("a context, a fraction, a number past Int, a nested answer or an unknown key is left to the generated decoder", arguments: leftAlone)
+    @Test(
+        "a context, a fraction, a number past Int, a nested answer or an unknown key is left to the generated decoder",
+        arguments: leftAlone)
     func leftToDecoder(body: String) async throws {
         #expect(Self.scanned(body) == nil)
         #expect(await Self.decoded(body) != nil, "the decoder reads it")
@@ -77,7 +80,9 @@ struct SubmissionScannerTests {
         "",
     ]
 
-    @Test("a body that is not a well-formed submission is left to the decoder, which refuses it too", arguments: malformed)
+    @Test(
+        "a body that is not a well-formed submission is left to the decoder, which refuses it too", arguments: malformed
+    )
     func malformedLeft(body: String) async {
         #expect(Self.scanned(body) == nil)
         #expect(await Self.decoded(body) == nil)
@@ -97,7 +102,9 @@ struct SubmissionScannerTests {
         #expect(SubmissionScanner.read(bytes) == nil)
     }
 
-    @Test("any answers JSONEncoder writes — texts of any characters, whole numbers, booleans, nulls, lists — read the same")
+    @Test(
+        "any answers JSONEncoder writes — texts of any characters, whole numbers, booleans, nulls, lists — read the same"
+    )
     func randomAnswers() async throws {
         let text = Gen.character(in: "\u{0}"..."\u{D7FF}").string(of: 0...12)
         let answer = Gen<JSONValue>.oneOf(
@@ -105,13 +112,16 @@ struct SubmissionScannerTests {
             Gen.int(in: -1_000_000...1_000_000).map { JSONValue.int($0) }.eraseToAny(),
             Gen.int(in: 0...2).map { $0 == 2 ? JSONValue.absent : .bool($0 == 1) }.eraseToAny(),
             text.array(of: 0...3).map { JSONValue.array($0.map(JSONValue.string)) }.eraseToAny())
-        await propertyCheck(count: 300, input: Gen.lowercaseLetter.string(of: 1...6).array(of: 0...6), answer.array(of: 6)) {
+        await propertyCheck(
+            count: 300, input: Gen.lowercaseLetter.string(of: 1...6).array(of: 0...6), answer.array(of: 6)
+        ) {
             keys, values in
             var answers: [String: JSONValue] = [:]
             for (key, value) in zip(keys, values) { answers[key] = value }
             let body: JSONValue = [
                 "id": "7c0a7c4e-27b5-4b52-9d0e-0b7d1c8d2f11", "promptId": "0b1e4b0c-9f7e-4c35-a6a4-3f4a5d2e8b10",
-                "instrumentKey": "pss-10", "version": 1, "answers": .object(answers), "completedAt": "2026-11-28T10:00:00Z",
+                "instrumentKey": "pss-10", "version": 1, "answers": .object(answers),
+                "completedAt": "2026-11-28T10:00:00Z",
             ]
             let json = String(decoding: (try? JSONEncoder().encode(body)) ?? Data(), as: UTF8.self)
             let scanned = Self.scanned(json)
@@ -122,7 +132,10 @@ struct SubmissionScannerTests {
 
     /// Bytes a mutation puts in: JSON's punctuation, digits, letters of its literals, escapes, control characters,
     /// and bytes that start, continue or break UTF-8.
-    static let mutationBytes: [UInt8] = Array(#"{}[]":,\ -+.0123456789eEtrufalsn/bu"#.utf8) + [0, 9, 10, 13, 0x1F, 0x7F, 0x80, 0xBF, 0xC3, 0xE2, 0xF0, 0xFF]
+    static let mutationBytes: [UInt8] =
+        Array(#"{}[]":,\ -+.0123456789eEtrufalsn/bu"#.utf8) + [
+            0, 9, 10, 13, 0x1F, 0x7F, 0x80, 0xBF, 0xC3, 0xE2, 0xF0, 0xFF,
+        ]
 
     /// `body` with one to four of its bytes replaced, removed, doubled or put in, or cut short.
     static func mutated(_ body: [UInt8], using random: inout some RandomNumberGenerator) -> [UInt8] {
@@ -140,12 +153,16 @@ struct SubmissionScannerTests {
         return bytes
     }
 
-    @Test("mutated and random bodies: whatever the scanner reads, the generated decoder reads the same; it never reads more")
+    @Test(
+        "mutated and random bodies: whatever the scanner reads, the generated decoder reads the same; it never reads more"
+    )
     func fuzzedBodies() async {
         var random = SystemRandomNumberGenerator()
         let seeds = Self.read.map { Array($0.utf8) } + Self.leftAlone.map { Array($0.utf8) }
         var bodies = (0..<3_000).map { index in Self.mutated(seeds[index % seeds.count], using: &random) }
-        bodies += (0..<300).map { _ in (0..<Int.random(in: 0...80, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) } }
+        bodies += (0..<300).map { _ in
+            (0..<Int.random(in: 0...80, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+        }
         var readByBoth = 0
         for body in bodies {
             guard let scanned = SubmissionScanner.read(Data(body)) else { continue }

@@ -37,7 +37,12 @@ struct SupportTests {
         #expect(custom.secureCookies)
         #expect(custom.databaseConnectionsPerCore == 8)
         #expect(custom.sqliteDriver == .fluent && !custom.apiFastPaths)
-        #expect(custom.mail == .smtp(SMTPServer(host: "mail.example", port: 465, security: .implicitTLS, username: "mailer", password: "secret")))
+        #expect(
+            custom.mail
+                == .smtp(
+                    SMTPServer(
+                        host: "mail.example", port: 465, security: .implicitTLS, username: "mailer", password: "secret")
+                ))
     }
 
     @Test(
@@ -62,7 +67,9 @@ struct SupportTests {
 
     @Test(
         "an SMTP address without a port takes submission's, and tls=off speaks plain SMTP",
-        arguments: [("smtp://relay.local:25?tls=off", 25, SMTPServer.Security.none), ("smtp://relay.local", 587, .startTLS)])
+        arguments: [
+            ("smtp://relay.local:25?tls=off", 25, SMTPServer.Security.none), ("smtp://relay.local", 587, .startTLS),
+        ])
     func smtpURL(_ url: String, port: Int, security: SMTPServer.Security) throws {
         // act
         let server = try SMTPServer(url: url)
@@ -74,7 +81,8 @@ struct SupportTests {
     // MARK: Texts
 
     static var root: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
     static func table(_ language: String) throws -> [String: String] {
@@ -96,7 +104,8 @@ struct SupportTests {
     func pageTextsExist() throws {
         // setup
         let keys = Set(try Self.table("en").keys.map { $0.replacingOccurrences(of: ".", with: "_") })
-        let enumerator = FileManager.default.enumerator(at: Self.root.appendingPathComponent("Resources/Views"), includingPropertiesForKeys: nil)
+        let enumerator = FileManager.default.enumerator(
+            at: Self.root.appendingPathComponent("Resources/Views"), includingPropertiesForKeys: nil)
         let regex = try Regex("#\\(t\\.([A-Za-z0-9_]+)\\)")
         var used: [(file: String, key: String)] = []
 
@@ -160,8 +169,10 @@ struct SupportTests {
             let text = data.base64URLEncoded
             #expect(!text.contains("+") && !text.contains("/") && !text.contains("="))
             #expect(Data(base64URLEncoded: text) == data)
-            #expect(text == data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
-                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: ""))
+            #expect(
+                text
+                    == data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                    .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: ""))
         }
     }
 }

@@ -42,7 +42,8 @@ struct SyncSimulationTests {
             switch change {
             case .create(let id, let title, let startsAt):
                 if appointments[id] == nil {
-                    appointments[id] = Appointment(version: 1, title: title, startsAt: SyncSimulationTests.stamp(startsAt))
+                    appointments[id] = Appointment(
+                        version: 1, title: title, startsAt: SyncSimulationTests.stamp(startsAt))
                 }
                 return "applied"
             case .update(let id, let base, let title, let startsAt):
@@ -50,7 +51,8 @@ struct SyncSimulationTests {
                     conflicts.insert(mutation)
                     return "conflict"
                 }
-                appointments[id] = Appointment(version: base + 1, title: title, startsAt: SyncSimulationTests.stamp(startsAt))
+                appointments[id] = Appointment(
+                    version: base + 1, title: title, startsAt: SyncSimulationTests.stamp(startsAt))
                 return "applied"
             case .delete(let id, let base):
                 guard let current = appointments[id] else { return "applied" }
@@ -68,17 +70,28 @@ struct SyncSimulationTests {
 
     static func json(_ mutation: String, _ change: Change) -> JSONValue {
         func fields(_ title: String, _ start: Date) -> JSONValue {
-            ["title": .string(title), "startsAt": QuestionnaireAPITests.iso(start),
-                "endsAt": QuestionnaireAPITests.iso(start.addingTimeInterval(50 * 60))]
+            [
+                "title": .string(title), "startsAt": QuestionnaireAPITests.iso(start),
+                "endsAt": QuestionnaireAPITests.iso(start.addingTimeInterval(50 * 60)),
+            ]
         }
         switch change {
         case .create(let id, let title, let start):
-            return ["id": .string(mutation), "type": "appointment.create", "appointmentId": .string(id), "appointment": fields(title, start)]
+            return [
+                "id": .string(mutation), "type": "appointment.create", "appointmentId": .string(id),
+                "appointment": fields(title, start),
+            ]
         case .update(let id, let base, let title, let start):
-            return ["id": .string(mutation), "type": "appointment.update", "appointmentId": .string(id), "baseVersion": .int(base),
-                "appointment": fields(title, start)]
+            return [
+                "id": .string(mutation), "type": "appointment.update", "appointmentId": .string(id),
+                "baseVersion": .int(base),
+                "appointment": fields(title, start),
+            ]
         case .delete(let id, let base):
-            return ["id": .string(mutation), "type": "appointment.delete", "appointmentId": .string(id), "baseVersion": .int(base)]
+            return [
+                "id": .string(mutation), "type": "appointment.delete", "appointmentId": .string(id),
+                "baseVersion": .int(base),
+            ]
         }
     }
 
@@ -124,7 +137,9 @@ struct SyncSimulationTests {
             let today = LocalDate(app.clock.now, in: vienna)
             func randomStart() -> Date {
                 let day = today.adding(days: Int.random(in: 1...6, using: &generator))
-                let time = LocalTime(hour: Int.random(in: 8...17, using: &generator), minute: 5 * Int.random(in: 0...11, using: &generator))!
+                let time = LocalTime(
+                    hour: Int.random(in: 8...17, using: &generator),
+                    minute: 5 * Int.random(in: 0...11, using: &generator))!
                 return LocalDateTime(date: day, time: time).instant(in: vienna)
             }
             var counter = 0
@@ -138,13 +153,16 @@ struct SyncSimulationTests {
                 case 0...1:
                     let id = UUID().uuidString.lowercased()
                     let start = randomStart()
-                    device.appointments[id] = Appointment(version: 1, title: "Session \(counter)", startsAt: Self.stamp(start))
+                    device.appointments[id] = Appointment(
+                        version: 1, title: "Session \(counter)", startsAt: Self.stamp(start))
                     device.queue.append((mutation, .create(id: id, title: "Session \(counter)", startsAt: start)))
                 case 2...3:
                     guard let (id, current) = device.appointments.randomElement(using: &generator) else { break }
                     let start = randomStart()
-                    device.appointments[id] = Appointment(version: current.version, title: "Edit \(counter)", startsAt: Self.stamp(start))
-                    device.queue.append((mutation, .update(id: id, base: current.version, title: "Edit \(counter)", startsAt: start)))
+                    device.appointments[id] = Appointment(
+                        version: current.version, title: "Edit \(counter)", startsAt: Self.stamp(start))
+                    device.queue.append(
+                        (mutation, .update(id: id, base: current.version, title: "Edit \(counter)", startsAt: start)))
                 case 4:
                     guard let (id, current) = device.appointments.randomElement(using: &generator) else { break }
                     device.appointments[id] = nil

@@ -27,7 +27,8 @@ struct SyncTests {
         return ["title": .string(title), "startsAt": start, "endsAt": end]
     }
 
-    static let who5: JSONValue = .object(Dictionary(uniqueKeysWithValues: (1...5).map { ("who5_\($0)", JSONValue.string("4")) }))
+    static let who5: JSONValue = .object(
+        Dictionary(uniqueKeysWithValues: (1...5).map { ("who5_\($0)", JSONValue.string("4")) }))
 
     func pull(_ client: APIClient, since: String? = nil, etag: String? = nil) async throws -> APIClient.Reply {
         let path = since.map { "/sync?since=\($0)" } ?? "/sync"
@@ -35,9 +36,12 @@ struct SyncTests {
     }
 
     /// A paired patient with a WHO-5 open and an appointment in two days; answers the prompt's and appointment's ids.
-    func patientWithData(_ app: TestContext) async throws -> (patient: APIClient, promptID: String, appointmentID: String) {
+    func patientWithData(_ app: TestContext) async throws -> (
+        patient: APIClient, promptID: String, appointmentID: String
+    ) {
         let (_, patient, _, promptID) = try await QuestionnaireAPITests().setUp(app, instrument: "who-5")
-        let created = try await patient.send(.POST, "/me/appointments", json: Self.appointment(app, title: "Session", days: 2, hour: 10))
+        let created = try await patient.send(
+            .POST, "/me/appointments", json: Self.appointment(app, title: "Session", days: 2, hour: 10))
         return (patient, promptID, try created.decoded(Components.Schemas.Appointment.self).id)
     }
 
@@ -203,8 +207,11 @@ struct SyncTests {
             // act
             _ = try await patient.send(
                 .POST, "/me/responses",
-                json: ["id": .string(UUID().uuidString), "promptId": .string(promptID), "instrumentKey": "who-5", "version": 1,
-                    "answers": Self.who5, "completedAt": Self.iso(app.clock.now)])
+                json: [
+                    "id": .string(UUID().uuidString), "promptId": .string(promptID), "instrumentKey": "who-5",
+                    "version": 1,
+                    "answers": Self.who5, "completedAt": Self.iso(app.clock.now),
+                ])
             let changes = try await pull(patient, since: cursor).decoded(Changes.self)
 
             // verify
@@ -249,7 +256,10 @@ struct SyncTests {
     // MARK: Pushing
 
     func createAppointment(_ app: TestContext, id: String, title: String = "Offline") -> JSONValue {
-        ["id": .string(id), "type": "appointment.create", "appointment": Self.appointment(app, title: title, days: 1, hour: 9)]
+        [
+            "id": .string(id), "type": "appointment.create",
+            "appointment": Self.appointment(app, title: title, days: 1, hour: 9),
+        ]
     }
 
     @Test("a change made offline applies once; sent again, it is answered as replayed")
@@ -279,8 +289,11 @@ struct SyncTests {
             let id = UUID().uuidString.lowercased()
             _ = try await push(patient, [createAppointment(app, id: id)])
             func update(_ title: String) -> JSONValue {
-                ["id": .string(UUID().uuidString), "type": "appointment.update", "appointmentId": .string(id), "baseVersion": 1,
-                    "appointment": Self.appointment(app, title: title, days: 1, hour: 10)]
+                [
+                    "id": .string(UUID().uuidString), "type": "appointment.update", "appointmentId": .string(id),
+                    "baseVersion": 1,
+                    "appointment": Self.appointment(app, title: title, days: 1, hour: 10),
+                ]
             }
 
             // act
@@ -305,10 +318,18 @@ struct SyncTests {
             let (start, _) = Self.slot(app, days: 1, hour: 12)
 
             // act
-            let mixed = try await push(patient, [
-                ["id": .string(UUID().uuidString), "type": "appointment.create", "appointment": ["title": "Too short", "startsAt": start, "endsAt": start]],
-                ["id": .string(UUID().uuidString), "type": "appointment.delete", "appointmentId": .string(id), "baseVersion": 1],
-            ])
+            let mixed = try await push(
+                patient,
+                [
+                    [
+                        "id": .string(UUID().uuidString), "type": "appointment.create",
+                        "appointment": ["title": "Too short", "startsAt": start, "endsAt": start],
+                    ],
+                    [
+                        "id": .string(UUID().uuidString), "type": "appointment.delete", "appointmentId": .string(id),
+                        "baseVersion": 1,
+                    ],
+                ])
 
             // verify
             #expect(mixed.results.map(\.status) == [.rejected, .applied])
@@ -319,7 +340,10 @@ struct SyncTests {
 
     static let malformedMutations: [(String, JSONValue, [String])] = [
         ("an id that is no UUID", ["id": "not-a-uuid", "type": "appointment.delete"], ["mutations.0.id"]),
-        ("an intervention left unnamed", ["id": .string(UUID().uuidString), "type": "intervention.seen"], ["mutations.0.interventionId"]),
+        (
+            "an intervention left unnamed", ["id": .string(UUID().uuidString), "type": "intervention.seen"],
+            ["mutations.0.interventionId"]
+        ),
     ]
 
     @Test(
@@ -332,7 +356,8 @@ struct SyncTests {
             let id = UUID().uuidString.lowercased()
 
             // act
-            let reply = try await patient.send(.POST, "/sync", json: ["mutations": [mutation, createAppointment(app, id: id)]])
+            let reply = try await patient.send(
+                .POST, "/sync", json: ["mutations": [mutation, createAppointment(app, id: id)]])
 
             // verify
             #expect(reply.status == .unprocessableEntity, "\(label)")
@@ -348,8 +373,11 @@ struct SyncTests {
             let (_, patient, _, promptID) = try await QuestionnaireAPITests().setUp(app, instrument: "who-5")
             let response: JSONValue = [
                 "id": .string(UUID().uuidString), "type": "response",
-                "response": ["id": .string(UUID().uuidString), "promptId": .string(promptID), "instrumentKey": "who-5", "version": 1,
-                    "answers": Self.who5, "completedAt": Self.iso(app.clock.now)],
+                "response": [
+                    "id": .string(UUID().uuidString), "promptId": .string(promptID), "instrumentKey": "who-5",
+                    "version": 1,
+                    "answers": Self.who5, "completedAt": Self.iso(app.clock.now),
+                ],
             ]
 
             // act
@@ -387,7 +415,8 @@ struct SyncTests {
     /// A paired patient with a task sent to them; answers the task's id.
     func patientWithTask(_ app: TestContext) async throws -> (patient: APIClient, interventionID: String) {
         let (therapist, patient, patientID, _) = try await QuestionnaireAPITests().setUp(app, instrument: "who-5")
-        let sent = try await therapist.send(.POST, "/patients/\(patientID.uuidString)/interventions", json: ["kind": "task", "text": "Walk."])
+        let sent = try await therapist.send(
+            .POST, "/patients/\(patientID.uuidString)/interventions", json: ["kind": "task", "text": "Walk."])
         return (patient, try sent.decoded(Components.Schemas.Intervention.self).id)
     }
 
@@ -402,7 +431,8 @@ struct SyncTests {
             let (patient, interventionID) = try await patientWithTask(app)
 
             // act
-            let results = try await push(patient, [mark("intervention.seen", interventionID), mark("intervention.complete", interventionID)])
+            let results = try await push(
+                patient, [mark("intervention.seen", interventionID), mark("intervention.complete", interventionID)])
 
             // verify
             #expect(results.results.map(\.status) == [.applied, .applied])
@@ -410,7 +440,8 @@ struct SyncTests {
         }
     }
 
-    @Test("completing on a second device applies and keeps the first completion's time; the same batch again is replayed")
+    @Test(
+        "completing on a second device applies and keeps the first completion's time; the same batch again is replayed")
     func interventionTwice() async throws {
         try await withTestApp { app in
             // setup
@@ -425,7 +456,8 @@ struct SyncTests {
 
             // verify
             #expect(otherDevice.results.map(\.status) == [.applied])
-            #expect(otherDevice.results.first?.intervention?.completedAt == first.results.first?.intervention?.completedAt)
+            #expect(
+                otherDevice.results.first?.intervention?.completedAt == first.results.first?.intervention?.completedAt)
             #expect(replay.results.map(\.replayed) == [true])
         }
     }
@@ -443,7 +475,9 @@ struct SyncTests {
             // verify
             #expect(foreign.results.map(\.status) == [.rejected])
             #expect(foreign.results.first?.intervention == nil)
-            #expect(try await InterventionRecord.find(UUID(uuidString: interventionID), on: app.database)?.completedAt == nil)
+            #expect(
+                try await InterventionRecord.find(UUID(uuidString: interventionID), on: app.database)?.completedAt
+                    == nil)
         }
     }
 }

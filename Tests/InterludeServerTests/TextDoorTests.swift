@@ -96,7 +96,8 @@ struct TextDoorTests {
         #expect(read?.subType == subType)
     }
 
-    @Test("a content type without both a type and a subtype names none", arguments: ["json", "application/", "a/b/c", ""])
+    @Test(
+        "a content type without both a type and a subtype names none", arguments: ["json", "application/", "a/b/c", ""])
     func mediaTypeUnread(header: String) {
         #expect(TextDoorMiddleware.mediaType(in: ["Content-Type": header]) == nil)
         #expect(TextDoorMiddleware.mediaType(in: [:]) == nil)
@@ -120,7 +121,8 @@ struct TextDoorTests {
         try await withTestApp { app in
             // A password has no check of its own for control characters: only the door stands in their way.
             let body = try JSONEncoder().encode(AccountAPITests.registration(["password": "correct horse\u{1B}[2J"]))
-            let refused = try await app.api.send(.POST, "/accounts", bytes: body, contentType: HTTPMediaType(type: "*", subType: "*"))
+            let refused = try await app.api.send(
+                .POST, "/accounts", bytes: body, contentType: HTTPMediaType(type: "*", subType: "*"))
             #expect(refused.status == .unprocessableEntity, "\(refused.text)")
             #expect(refused.body.problemFields == ["password"])
             #expect(try await app.count("users") == 0)
@@ -141,7 +143,8 @@ struct TextDoorTests {
                 .POST, "/sessions", json: ["email": "ANNA@exämple.org", "password": "correct horse battery"])
             // verify
             #expect(first.status == .created, "\(first.text)")
-            #expect(signIn.body["type"].string == "/problems/email-not-verified", "the account is found, not yet verified")
+            #expect(
+                signIn.body["type"].string == "/problems/email-not-verified", "the account is found, not yet verified")
             #expect(first.body["email"].string == "anna@xn--exmple-cua.org")
             #expect(second.status == .conflict)
             #expect(lookAlike.status == .unprocessableEntity)

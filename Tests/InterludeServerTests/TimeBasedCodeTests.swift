@@ -33,7 +33,8 @@ struct TimeBasedCodeTests {
         "a code is taken one step either side of now, not two, and only as six digits",
         arguments: [
             ("the step before", -1, "", -1 as Int?), ("the step after", 1, "", 1), ("two steps before", -2, "", nil),
-            ("typed with a space in the middle", 0, "space", 0), ("seven digits", 0, "extra digit", nil), ("Arabic-Indic digits", 0, "arabic", nil),
+            ("typed with a space in the middle", 0, "space", 0), ("seven digits", 0, "extra digit", nil),
+            ("Arabic-Indic digits", 0, "arabic", nil),
         ])
     func window(_ label: String, offset: Int, typed: String, accepted: Int?) {
         // setup

@@ -19,7 +19,10 @@ struct TodayAPITests {
     func assign(_ therapist: APIClient, _ patientID: UUID, opensAt: Date, hours: Double) async throws -> String {
         let reply = try await therapist.send(
             .POST, "/patients/\(patientID.uuidString)/prompts",
-            json: ["instrumentKey": "phq-9", "opensAt": Self.iso(opensAt), "closesAt": Self.iso(opensAt.addingTimeInterval(hours * 3600))])
+            json: [
+                "instrumentKey": "phq-9", "opensAt": Self.iso(opensAt),
+                "closesAt": Self.iso(opensAt.addingTimeInterval(hours * 3600)),
+            ])
         try #require(reply.status == .created, "\(reply.text)")
         return try #require(reply.body["id"].string)
     }
@@ -41,7 +44,9 @@ struct TodayAPITests {
         }
     }
 
-    @Test("a client's day holds what is due, what opens next, the next session, an unseen message's first line and the week")
+    @Test(
+        "a client's day holds what is due, what opens next, the next session, an unseen message's first line and the week"
+    )
     func clientsDay() async throws {
         try await withTestApp { app in
             // setup: a paired patient with a questionnaire open now, one opening tomorrow, a session and a message
@@ -51,8 +56,10 @@ struct TodayAPITests {
             let now = app.clock.now
             let due = try await assign(therapist, patientID, opensAt: now, hours: 6)
             let later = try await assign(therapist, patientID, opensAt: now.addingTimeInterval(86_400), hours: 6)
-            let start = Date(timeIntervalSince1970: ((now.timeIntervalSince1970 + 2 * 86_400) / 300).rounded(.down) * 300)
-            let booked = try await patient.send(.POST, "/me/appointments", json: ScheduleAPITests.appointment("Session", at: start))
+            let start = Date(
+                timeIntervalSince1970: ((now.timeIntervalSince1970 + 2 * 86_400) / 300).rounded(.down) * 300)
+            let booked = try await patient.send(
+                .POST, "/me/appointments", json: ScheduleAPITests.appointment("Session", at: start))
             try #require(booked.status == .created, "\(booked.text)")
             let sent = try await therapist.send(
                 .POST, "/patients/\(patientID.uuidString)/interventions",

@@ -10,7 +10,9 @@ import VaporTesting
 /// plans anchored on the therapy's start follow.
 @Suite("Treatment: display name and therapy dates")
 struct TreatmentTests {
-    @Test("setting the therapy's start makes a plan anchored on it fire, and moving it moves the prompts; wrong dates are named")
+    @Test(
+        "setting the therapy's start makes a plan anchored on it fire, and moving it moves the prompts; wrong dates are named"
+    )
     func therapyStart() async throws {
         try await withTestApp { app in
             // setup
@@ -18,75 +20,109 @@ struct TreatmentTests {
             let (other, _) = try await app.staff("therapist", "otto@example.org")
             let (patient, patientID) = try await app.patient("ada@example.org", name: "Ada Lovelace")
             try await app.pair(patient, with: therapist)
-            let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
-            let plan = try await therapist.send(.POST, "/studies/\(practice)/plans", json: [
-                "instrumentKey": "mood-vas", "durationMinutes": 60,
-                "pattern": ["kind": "relative", "anchor": "therapyStart", "offsets": [0, 2], "time": "10:00"],
-            ])
+            let practice = try #require(
+                try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
+            let plan = try await therapist.send(
+                .POST, "/studies/\(practice)/plans",
+                json: [
+                    "instrumentKey": "mood-vas", "durationMinutes": 60,
+                    "pattern": ["kind": "relative", "anchor": "therapyStart", "offsets": [0, 2], "time": "10:00"],
+                ])
             try #require(plan.status == .created, "\(plan.text)")
             let zone = TimeZone(identifier: "Europe/Vienna")!
             let today = LocalDate(app.clock.now, in: zone)
             func planned() async throws -> [String] {
-                try await PromptRecord.query(on: app.database).filter(\.$patient.$id == patientID).filter(\.$status == .scheduled)
-                    .sort(\.$opensAt).all().map { LocalDateTime($0.opensAt, in: zone).description }
+                try await PromptRecord.query(on: app.database).filter(\.$patient.$id == patientID).filter(
+                    \.$status == .scheduled
+                )
+                .sort(\.$opensAt).all().map { LocalDateTime($0.opensAt, in: zone).description }
             }
             let before = try await planned()
 
             // act
-            let started = try await therapist.send(.PATCH, "/patients/\(patientID)", json: [
-                "therapyStart": .string(today.adding(days: 1).description), "displayName": "Ada L.",
-            ])
+            let started = try await therapist.send(
+                .PATCH, "/patients/\(patientID)",
+                json: [
+                    "therapyStart": .string(today.adding(days: 1).description), "displayName": "Ada L.",
+                ])
             let afterStart = try await planned()
-            let moved = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["therapyStart": .string(today.adding(days: 3).description)])
+            let moved = try await therapist.send(
+                .PATCH, "/patients/\(patientID)", json: ["therapyStart": .string(today.adding(days: 3).description)])
             let afterMove = try await planned()
-            let backwards = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["therapyEnd": .string(today.description)])
-            let malformed = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["therapyStart": "next Monday", "displayName": .string(String(repeating: "x", count: 121))])
+            let backwards = try await therapist.send(
+                .PATCH, "/patients/\(patientID)", json: ["therapyEnd": .string(today.description)])
+            let malformed = try await therapist.send(
+                .PATCH, "/patients/\(patientID)",
+                json: ["therapyStart": "next Monday", "displayName": .string(String(repeating: "x", count: 121))])
             let stranger = try await other.send(.PATCH, "/patients/\(patientID)", json: ["displayName": "Mine"])
-            let cleared = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["displayName": "", "therapyEnd": .string(today.adding(days: 60).description)])
+            let cleared = try await therapist.send(
+                .PATCH, "/patients/\(patientID)",
+                json: ["displayName": "", "therapyEnd": .string(today.adding(days: 60).description)])
             let listed = try await therapist.send(.GET, "/patients").decoded([Components.Schemas.CaseloadPatient].self)
 
             // verify
             #expect(before.isEmpty, "nothing fires before the therapy has a start")
-            #expect(started.status == .ok && started.body["displayName"].string == "Ada L." && started.body["therapyStart"].string == today.adding(days: 1).description)
+            #expect(
+                started.status == .ok && started.body["displayName"].string == "Ada L."
+                    && started.body["therapyStart"].string == today.adding(days: 1).description)
             #expect(afterStart == ["\(today.adding(days: 1))T10:00", "\(today.adding(days: 3))T10:00"])
-            #expect(moved.status == .ok && afterMove == ["\(today.adding(days: 3))T10:00", "\(today.adding(days: 5))T10:00"])
+            #expect(
+                moved.status == .ok
+                    && afterMove == ["\(today.adding(days: 3))T10:00", "\(today.adding(days: 5))T10:00"])
             #expect(backwards.status == .unprocessableEntity && backwards.body.problemFields == ["therapyEnd"])
             #expect(Set(malformed.body.problemFields) == ["therapyStart", "displayName"])
             #expect(stranger.status == .notFound)
-            #expect(cleared.status == .ok && cleared.body["displayName"].isNull && cleared.body["therapyEnd"].string == today.adding(days: 60).description)
-            #expect(listed.first?.therapyStart == today.adding(days: 3).description && listed.first?.name == "Ada Lovelace")
-            let audited = try await AuditEventRecord.query(on: app.database).filter(\.$action == AuditAction.treatmentChanged.rawValue).count()
+            #expect(
+                cleared.status == .ok && cleared.body["displayName"].isNull
+                    && cleared.body["therapyEnd"].string == today.adding(days: 60).description)
+            #expect(
+                listed.first?.therapyStart == today.adding(days: 3).description && listed.first?.name == "Ada Lovelace")
+            let audited = try await AuditEventRecord.query(on: app.database).filter(
+                \.$action == AuditAction.treatmentChanged.rawValue
+            ).count()
             #expect(audited == 3)
         }
     }
 
-    @Test("a plan anchored on the therapy's end gives the post measurement on its last day and a follow-up after, and follows the end when it moves")
+    @Test(
+        "a plan anchored on the therapy's end gives the post measurement on its last day and a follow-up after, and follows the end when it moves"
+    )
     func therapyEnd() async throws {
         try await withTestApp { app in
             // setup
             let (therapist, therapistID) = try await app.staff("therapist", "tess@example.org")
             let (patient, patientID) = try await app.patient("ada@example.org", name: "Ada Lovelace")
             try await app.pair(patient, with: therapist)
-            let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
-            let plan = try await therapist.send(.POST, "/studies/\(practice)/plans", json: [
-                "instrumentKey": "phq-9", "durationMinutes": 1440,
-                "pattern": ["kind": "relative", "anchor": "therapyEnd", "offsets": [0, 7], "time": "10:00"],
-            ])
+            let practice = try #require(
+                try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
+            let plan = try await therapist.send(
+                .POST, "/studies/\(practice)/plans",
+                json: [
+                    "instrumentKey": "phq-9", "durationMinutes": 1440,
+                    "pattern": ["kind": "relative", "anchor": "therapyEnd", "offsets": [0, 7], "time": "10:00"],
+                ])
             try #require(plan.status == .created, "\(plan.text)")
             let zone = TimeZone(identifier: "Europe/Vienna")!
             let today = LocalDate(app.clock.now, in: zone)
             func planned() async throws -> [String] {
-                try await PromptRecord.query(on: app.database).filter(\.$patient.$id == patientID).filter(\.$status == .scheduled)
-                    .filter(\.$instrumentKey == "phq-9").sort(\.$opensAt).all().map { LocalDateTime($0.opensAt, in: zone).description }
+                try await PromptRecord.query(on: app.database).filter(\.$patient.$id == patientID).filter(
+                    \.$status == .scheduled
+                )
+                .filter(\.$instrumentKey == "phq-9").sort(\.$opensAt).all().map {
+                    LocalDateTime($0.opensAt, in: zone).description
+                }
             }
             let before = try await planned()
 
             // act
-            let started = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["therapyStart": .string(today.adding(days: -30).description)])
+            let started = try await therapist.send(
+                .PATCH, "/patients/\(patientID)", json: ["therapyStart": .string(today.adding(days: -30).description)])
             let onlyStart = try await planned()
-            let ending = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["therapyEnd": .string(today.adding(days: 2).description)])
+            let ending = try await therapist.send(
+                .PATCH, "/patients/\(patientID)", json: ["therapyEnd": .string(today.adding(days: 2).description)])
             let afterEnd = try await planned()
-            let later = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["therapyEnd": .string(today.adding(days: 4).description)])
+            let later = try await therapist.send(
+                .PATCH, "/patients/\(patientID)", json: ["therapyEnd": .string(today.adding(days: 4).description)])
             let afterMove = try await planned()
             let cleared = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["therapyEnd": ""])
             let afterClear = try await planned()
@@ -100,7 +136,9 @@ struct TreatmentTests {
         }
     }
 
-    @Test("on the console the therapist names the client and sets the therapy's dates; an end before the start is named beside it")
+    @Test(
+        "on the console the therapist names the client and sets the therapy's dates; an end before the start is named beside it"
+    )
     func console() async throws {
         try await withTestApp { app in
             // setup
@@ -108,55 +146,77 @@ struct TreatmentTests {
 
             // act
             let refused = try await console.post(
-                "/console/patients/\(patientID)/treatment", [("displayName", "Ada B."), ("therapyStart", "2026-04-01"), ("therapyEnd", "2026-03-01")])
+                "/console/patients/\(patientID)/treatment",
+                [("displayName", "Ada B."), ("therapyStart", "2026-04-01"), ("therapyEnd", "2026-03-01")])
             let saved = try await console.post(
-                "/console/patients/\(patientID)/treatment", [("displayName", "Ada B."), ("therapyStart", "2026-04-01"), ("therapyEnd", "")])
+                "/console/patients/\(patientID)/treatment",
+                [("displayName", "Ada B."), ("therapyStart", "2026-04-01"), ("therapyEnd", "")])
             let caseload = try await console.get("/console/patients")
             let paused = try await console.post("/console/patients/\(patientID)/treatment", [("status", "paused")])
             let unconfirmed = try await console.post("/console/patients/\(patientID)/treatment", [("status", "ended")])
-            let ended = try await console.post("/console/patients/\(patientID)/treatment", [("status", "ended"), ("confirmEnd", "yes")])
+            let ended = try await console.post(
+                "/console/patients/\(patientID)/treatment", [("status", "ended"), ("confirmEnd", "yes")])
             let endedList = try await console.get("/console/patients?status=ended")
 
             // verify
             #expect(refused.status == .unprocessableEntity && refused.html.contains("id=\"therapyEnd-error\""))
             #expect(refused.html.contains("value=\"2026-03-01\""), "the form keeps what was entered")
-            #expect(saved.status == .ok && saved.html.contains("value=\"2026-04-01\"") && saved.html.contains("<h1>") && saved.html.contains("Ada B."))
+            #expect(
+                saved.status == .ok && saved.html.contains("value=\"2026-04-01\"") && saved.html.contains("<h1>")
+                    && saved.html.contains("Ada B."))
             #expect(caseload.html.contains("Ada B."))
-            #expect(paused.status == .ok && paused.html.contains("data-treatment-status=\"paused\"") && paused.html.contains("value=\"active\""))
+            #expect(
+                paused.status == .ok && paused.html.contains("data-treatment-status=\"paused\"")
+                    && paused.html.contains("value=\"active\""))
             #expect(unconfirmed.status == .unprocessableEntity && unconfirmed.html.contains("id=\"confirmEnd-error\""))
-            #expect(ended.status == .ok && ended.html.contains("data-treatment-status=\"ended\"") && !ended.html.contains("name=\"confirmEnd\""))
+            #expect(
+                ended.status == .ok && ended.html.contains("data-treatment-status=\"ended\"")
+                    && !ended.html.contains("name=\"confirmEnd\""))
             #expect(endedList.html.contains("Ada B.") && endedList.html.contains("data-status=\"ended\""))
-            let profile = try #require(try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == patientID).first())
+            let profile = try #require(
+                try await PatientProfileRecord.query(on: app.database).filter(\.$user.$id == patientID).first())
             #expect(profile.therapyStart == "2026-04-01")
-            #expect(profile.therapyEnd == LocalDate(app.clock.now, in: TimeZone(identifier: "Europe/Vienna")!).description, "ending sets the last day")
+            #expect(
+                profile.therapyEnd == LocalDate(app.clock.now, in: TimeZone(identifier: "Europe/Vienna")!).description,
+                "ending sets the last day")
         }
     }
 
-    @Test("pausing takes back what has not opened and plans nothing until resumed; ending keeps the history readable, refuses acting and frees the client to pair again")
+    @Test(
+        "pausing takes back what has not opened and plans nothing until resumed; ending keeps the history readable, refuses acting and frees the client to pair again"
+    )
     func pauseAndEnd() async throws {
         try await withTestApp { app in
             // setup
             let (therapist, therapistID) = try await app.staff("therapist", "tess@example.org")
             let (patient, patientID) = try await app.patient("ada@example.org", name: "Ada Lovelace")
             try await app.pair(patient, with: therapist)
-            let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
-            let plan = try await therapist.send(.POST, "/studies/\(practice)/plans", json: ScheduleAPITests.fixedTimes(["09:00", "18:00"]))
+            let practice = try #require(
+                try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
+            let plan = try await therapist.send(
+                .POST, "/studies/\(practice)/plans", json: ScheduleAPITests.fixedTimes(["09:00", "18:00"]))
             try #require(plan.status == .created, "\(plan.text)")
             let later = app.clock.now.addingTimeInterval(3 * 86_400)
-            let assigned = try await therapist.send(.POST, "/patients/\(patientID)/prompts", json: [
-                "instrumentKey": "phq-9", "opensAt": QuestionnaireAPITests.iso(later), "closesAt": QuestionnaireAPITests.iso(later.addingTimeInterval(86_400)),
-            ])
+            let assigned = try await therapist.send(
+                .POST, "/patients/\(patientID)/prompts",
+                json: [
+                    "instrumentKey": "phq-9", "opensAt": QuestionnaireAPITests.iso(later),
+                    "closesAt": QuestionnaireAPITests.iso(later.addingTimeInterval(86_400)),
+                ])
             try #require(assigned.status == .created, "\(assigned.text)")
             func waiting() async throws -> Int {
-                try await PromptRecord.query(on: app.database).filter(\.$patient.$id == patientID).filter(\.$status == .scheduled)
-                    .filter(\.$opensAt > app.clock.now).count()
+                try await PromptRecord.query(on: app.database).filter(\.$patient.$id == patientID).filter(
+                    \.$status == .scheduled
+                )
+                .filter(\.$opensAt > app.clock.now).count()
             }
             let planned = try await waiting()
 
             // act
             let paused = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["status": "paused"])
             let whilePaused = try await waiting()
-            let stillPaused = try await Planner(database: app.database, services: app.app.interlude).run(now: app.clock.now, patients: [patientID])
+            let stillPaused = try await Planner(database: app.database, services: app.app.interlude).run(
+                now: app.clock.now, patients: [patientID])
             let resumed = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["status": "active"])
             let afterResume = try await waiting()
             let unknown = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["status": "finished"])
@@ -164,9 +224,12 @@ struct TreatmentTests {
             let afterEnd = try await waiting()
             let reopened = try await therapist.send(.PATCH, "/patients/\(patientID)", json: ["status": "active"])
             let history = try await therapist.send(.GET, "/patients/\(patientID)/prompts")
-            let acting = try await therapist.send(.POST, "/patients/\(patientID)/thoughts", json: ["text": "I am not enough"])
-            let listed = try await therapist.send(.GET, "/patients?status=ended").decoded([Components.Schemas.CaseloadPatient].self)
-            let current = try await therapist.send(.GET, "/patients?status=active").decoded([Components.Schemas.CaseloadPatient].self)
+            let acting = try await therapist.send(
+                .POST, "/patients/\(patientID)/thoughts", json: ["text": "I am not enough"])
+            let listed = try await therapist.send(.GET, "/patients?status=ended").decoded(
+                [Components.Schemas.CaseloadPatient].self)
+            let current = try await therapist.send(.GET, "/patients?status=active").decoded(
+                [Components.Schemas.CaseloadPatient].self)
             let ownView = try await patient.send(.GET, "/me/therapist")
             try await app.pair(patient, with: therapist)
             let again = try await therapist.send(.GET, "/patients/\(patientID)")
@@ -175,20 +238,31 @@ struct TreatmentTests {
             #expect(planned > 2, "the plan and the assigned prompt wait")
             #expect(paused.status == .ok && paused.body["status"].string == "paused", "\(paused.text)")
             #expect(whilePaused == 0 && stillPaused.created == 0, "nothing waits or is planned while paused")
-            #expect(resumed.body["status"].string == "active" && afterResume == planned - 1, "the plan comes back; the withdrawn assignment stays withdrawn")
+            #expect(
+                resumed.body["status"].string == "active" && afterResume == planned - 1,
+                "the plan comes back; the withdrawn assignment stays withdrawn")
             #expect(unknown.status == .unprocessableEntity && unknown.body.problemFields == ["status"])
-            #expect(ended.status == .ok && ended.body["status"].string == "ended" && ended.body["therapyEnd"].string != nil)
+            #expect(
+                ended.status == .ok && ended.body["status"].string == "ended" && ended.body["therapyEnd"].string != nil)
             #expect(afterEnd == 0)
             #expect(reopened.status == .conflict && reopened.body["type"].string == "/problems/treatment-ended")
-            #expect(history.status == .ok && history.body.array.contains { $0["status"].string == "cancelled" }, "the history stays readable")
+            #expect(
+                history.status == .ok && history.body.array.contains { $0["status"].string == "cancelled" },
+                "the history stays readable")
             #expect(acting.status == .conflict)
-            #expect(listed.map(\.id) == [patientID.uuidString.lowercased()] && listed.first?.status == .ended && current.isEmpty)
+            #expect(
+                listed.map(\.id) == [patientID.uuidString.lowercased()] && listed.first?.status == .ended
+                    && current.isEmpty)
             #expect(ownView.status == .notFound, "the client is no longer paired: \(ownView.text)")
-            #expect(again.status == .ok && again.body["status"].string == "active", "paired again, the new treatment is the one seen")
+            #expect(
+                again.status == .ok && again.body["status"].string == "active",
+                "paired again, the new treatment is the one seen")
         }
     }
 
-    @Test("a treatment that ended shows its former therapist only what was made before its end, also once the client pairs elsewhere; the client ends even that")
+    @Test(
+        "a treatment that ended shows its former therapist only what was made before its end, also once the client pairs elsewhere; the client ends even that"
+    )
     func endedTreatmentScope() async throws {
         try await withTestApp { app in
             // setup: Ada keeps a diary with Tess, who ends the treatment; an hour later Ada pairs with Uma and goes on
@@ -196,34 +270,57 @@ struct TreatmentTests {
             let (uma, _) = try await app.staff("therapist", "uma@example.org")
             let (ada, adaID) = try await app.patient("ada@example.org", name: "Ada Lovelace")
             try await app.pair(ada, with: tess)
-            try #require(try await ada.send(.POST, "/me/moods", json: MoodAPITests.mood(app, note: "BEFORE-END mood")).status == .created)
-            try #require(try await ada.send(.POST, "/me/thoughts/occurrences", json: ThoughtAPITests.occurrence(app, text: "BEFORE-END thought")).status == .created)
+            try #require(
+                try await ada.send(.POST, "/me/moods", json: MoodAPITests.mood(app, note: "BEFORE-END mood")).status
+                    == .created)
+            try #require(
+                try await ada.send(
+                    .POST, "/me/thoughts/occurrences", json: ThoughtAPITests.occurrence(app, text: "BEFORE-END thought")
+                ).status == .created)
             let ended = try await tess.send(.PATCH, "/patients/\(adaID)", json: ["status": "ended"])
             try #require(ended.status == .ok, "\(ended.text)")
             app.clock.advance(by: 3600)
             try await app.pair(ada, with: uma)
-            try #require(try await ada.send(.POST, "/me/moods", json: MoodAPITests.mood(app, hoursAgo: 0, note: "AFTER-END mood")).status == .created)
-            try #require(try await ada.send(.POST, "/me/thoughts/occurrences", json: ThoughtAPITests.occurrence(app, text: "BEFORE-END thought", hoursAgo: 0)).status == .created)
-            try #require(try await ada.send(.POST, "/me/thoughts/occurrences", json: ThoughtAPITests.occurrence(app, text: "AFTER-END thought", hoursAgo: 0)).status == .created)
-            try #require(try await ada.send(.POST, "/me/events", json: RecordAPITests.event(app, title: "AFTER-END event")).status == .created)
-            let session = ScheduleAPITests.appointment("AFTER-END session", at: app.clock.now.addingTimeInterval(2 * 86_400))
+            try #require(
+                try await ada.send(
+                    .POST, "/me/moods", json: MoodAPITests.mood(app, hoursAgo: 0, note: "AFTER-END mood")
+                ).status == .created)
+            try #require(
+                try await ada.send(
+                    .POST, "/me/thoughts/occurrences",
+                    json: ThoughtAPITests.occurrence(app, text: "BEFORE-END thought", hoursAgo: 0)
+                ).status == .created)
+            try #require(
+                try await ada.send(
+                    .POST, "/me/thoughts/occurrences",
+                    json: ThoughtAPITests.occurrence(app, text: "AFTER-END thought", hoursAgo: 0)
+                ).status == .created)
+            try #require(
+                try await ada.send(.POST, "/me/events", json: RecordAPITests.event(app, title: "AFTER-END event"))
+                    .status == .created)
+            let session = ScheduleAPITests.appointment(
+                "AFTER-END session", at: app.clock.now.addingTimeInterval(2 * 86_400))
             try #require(try await uma.send(.POST, "/patients/\(adaID)/appointments", json: session).status == .created)
 
             // act
             let reads = ["moods", "thoughts", "events", "appointments"]
             var tessSees: [String: String] = [:]
             for read in reads { tessSees[read] = try await tess.send(.GET, "/patients/\(adaID)/\(read)").text }
-            let occurrences = try await tess.send(.GET, "/patients/\(adaID)/thoughts").body.array.first?["occurrences"].array ?? []
+            let occurrences =
+                try await tess.send(.GET, "/patients/\(adaID)/thoughts").body.array.first?["occurrences"].array ?? []
             let umaThoughts = try await uma.send(.GET, "/patients/\(adaID)/thoughts").text
             let console = ConsoleBrowser(app)
             _ = try await console.signIn("tess@example.org")
             let chart = try await console.get("/console/patients/\(adaID)")
             let kept = try await app.count("records")
             let treatments = try await ada.send(.GET, "/me/treatments")
-            let tessTreatment = try #require(treatments.body.array.first { $0["status"].string == "ended" }?["id"].string)
-            let umaTreatment = try #require(treatments.body.array.first { $0["status"].string == "active" }?["id"].string)
+            let tessTreatment = try #require(
+                treatments.body.array.first { $0["status"].string == "ended" }?["id"].string)
+            let umaTreatment = try #require(
+                treatments.body.array.first { $0["status"].string == "active" }?["id"].string)
             let ongoing = try await ada.send(.DELETE, "/me/treatments/\(umaTreatment)/access")
-            let stranger = try await app.patient("cleo@example.org").client.send(.DELETE, "/me/treatments/\(tessTreatment)/access")
+            let stranger = try await app.patient("cleo@example.org").client.send(
+                .DELETE, "/me/treatments/\(tessTreatment)/access")
             let closed = try await ada.send(.DELETE, "/me/treatments/\(tessTreatment)/access")
             let afterClose = try await tess.send(.GET, "/patients/\(adaID)")
             let caseload = try await tess.send(.GET, "/patients?status=ended").body.array

@@ -19,7 +19,8 @@ struct TwoFactorTests {
     /// Reads the secret off the account page and confirms it with a current code, as a person with the app does.
     func turnOn(_ app: TestContext, in browser: ConsoleBrowser) async throws -> [UInt8] {
         let page = try await browser.get("/console/password")
-        let shown = try #require(page.html.range(of: "id=\"twoFactorSecret\">").map { page.html[$0.upperBound...].prefix { $0 != "<" } })
+        let shown = try #require(
+            page.html.range(of: "id=\"twoFactorSecret\">").map { page.html[$0.upperBound...].prefix { $0 != "<" } })
         let secret = try #require(Base32.decode(String(shown)))
         let confirmed = try await browser.post("/console/two-factor", [("code", Self.code(secret, app))])
         try #require(confirmed.status == .seeOther)
@@ -79,11 +80,14 @@ struct TwoFactorTests {
             // setup
             let (_, secret) = try await enrolled(app)
             app.clock.advance(by: 30)
-            let credentials: [String: JSONValue] = ["email": "berger@praxis.example", "password": .string(TestContext.password)]
+            let credentials: [String: JSONValue] = [
+                "email": "berger@praxis.example", "password": .string(TestContext.password),
+            ]
             // act
             let withoutCode = try await app.api.send(.POST, "/sessions", json: .object(credentials))
             let withCode = try await app.api.send(
-                .POST, "/sessions", json: .object(credentials.merging(["code": .string(Self.code(secret, app))]) { $1 }))
+                .POST, "/sessions", json: .object(credentials.merging(["code": .string(Self.code(secret, app))]) { $1 })
+            )
             // verify
             #expect(withoutCode.status == .unprocessableEntity)
             #expect(withoutCode.body.problemFields == ["code"])
@@ -103,11 +107,17 @@ struct TwoFactorTests {
             for guess in 0..<RateLimitPolicy.login.limit {
                 _ = try await client.send(
                     .POST, "/sessions",
-                    json: ["email": "berger@praxis.example", "password": .string(TestContext.password), "code": .string(String(format: "%06d", guess))])
+                    json: [
+                        "email": "berger@praxis.example", "password": .string(TestContext.password),
+                        "code": .string(String(format: "%06d", guess)),
+                    ])
             }
             let locked = try await client.send(
                 .POST, "/sessions",
-                json: ["email": "berger@praxis.example", "password": .string(TestContext.password), "code": .string(Self.code(secret, app))])
+                json: [
+                    "email": "berger@praxis.example", "password": .string(TestContext.password),
+                    "code": .string(Self.code(secret, app)),
+                ])
             // verify
             #expect(locked.status == .tooManyRequests)
         }
@@ -137,7 +147,8 @@ struct TwoFactorTests {
             _ = try await therapist.get("/console/password")
             app.clock.advance(by: 30)
             let disable = try await therapist.post(
-                "/console/two-factor/disable", [("currentPassword", TestContext.password), ("code", Self.code(secret, app))])
+                "/console/two-factor/disable",
+                [("currentPassword", TestContext.password), ("code", Self.code(secret, app))])
             // verify
             #expect(saved.status == .seeOther)
             #expect(try await TwoFactorService(database: app.database, services: app.app.interlude).isRequired())
@@ -148,7 +159,9 @@ struct TwoFactorTests {
             #expect(api.status == .forbidden)
             #expect(api.body["type"].string == "/problems/two-factor-setup-required")
             #expect(disable.status == .forbidden)
-            #expect(try await UserRecord.query(on: app.database).filter(\.$email == "berger@praxis.example").first()?.totpSecret != nil)
+            #expect(
+                try await UserRecord.query(on: app.database).filter(\.$email == "berger@praxis.example").first()?
+                    .totpSecret != nil)
         }
     }
 
@@ -162,15 +175,18 @@ struct TwoFactorTests {
             _ = try await browser.get("/console/password")
             // act
             let wrongPassword = try await browser.post(
-                "/console/two-factor/disable", [("currentPassword", "not my password"), ("code", Self.code(secret, app))])
+                "/console/two-factor/disable",
+                [("currentPassword", "not my password"), ("code", Self.code(secret, app))])
             let off = try await browser.post(
-                "/console/two-factor/disable", [("currentPassword", TestContext.password), ("code", Self.code(secret, app))])
+                "/console/two-factor/disable",
+                [("currentPassword", TestContext.password), ("code", Self.code(secret, app))])
             app.clock.advance(by: 30)
             let again = try await turnOn(app, in: browser)
             let admin = ConsoleBrowser(app)
             _ = try await admin.signIn("admin@praxis.example")
             _ = try await admin.get("/console/users")
-            let therapist = try #require(try await UserRecord.query(on: app.database).filter(\.$email == "berger@praxis.example").first())
+            let therapist = try #require(
+                try await UserRecord.query(on: app.database).filter(\.$email == "berger@praxis.example").first())
             let reset = try await admin.post("/console/users/\(try therapist.requireID())/two-factor/reset", [])
             let signIn = try await ConsoleBrowser(app).signIn("berger@praxis.example")
             // verify

@@ -20,7 +20,8 @@ struct VAPIDTokenTests {
     @Test("one token serves a push service until an hour before it expires, another origin gets its own")
     func reusedPerOrigin() async throws {
         let first = try await key.authorization(audience: "https://push.example", now: start)
-        let later = try await key.authorization(audience: "https://push.example", now: start.addingTimeInterval(10 * 3600))
+        let later = try await key.authorization(
+            audience: "https://push.example", now: start.addingTimeInterval(10 * 3600))
         let other = try await key.authorization(audience: "https://other.example", now: start)
         #expect(later == first)
         #expect(other != first)
@@ -28,7 +29,8 @@ struct VAPIDTokenTests {
         #expect(try claims(other)["aud"] as? String == "https://other.example")
         #expect((try claims(first)["exp"] as? Double).map { Int($0) } == Int(start.timeIntervalSince1970) + 12 * 3600)
 
-        let renewed = try await key.authorization(audience: "https://push.example", now: start.addingTimeInterval(11 * 3600))
+        let renewed = try await key.authorization(
+            audience: "https://push.example", now: start.addingTimeInterval(11 * 3600))
         #expect(renewed != first)
         #expect((try claims(renewed)["exp"] as? Double).map { Int($0) } == Int(start.timeIntervalSince1970) + 23 * 3600)
     }

@@ -29,22 +29,31 @@ struct WithdrawalTests {
         }
         for (client, patient) in [(account.patient, try #require(UUID(uuidString: adaID))), (ben, benID)] {
             let prompt = PromptRecord(
-                patientID: patient, studyID: UUID(uuidString: studyID), assignedBy: nil, instrumentKey: "mood-vas", instrumentVersion: 1,
-                opensAt: app.clock.now, closesAt: app.clock.now.addingTimeInterval(3600), source: .schedule, now: app.clock.now)
+                patientID: patient, studyID: UUID(uuidString: studyID), assignedBy: nil, instrumentKey: "mood-vas",
+                instrumentVersion: 1,
+                opensAt: app.clock.now, closesAt: app.clock.now.addingTimeInterval(3600), source: .schedule,
+                now: app.clock.now)
             try await prompt.create(on: app.database)
             let reply = try await client.send(
                 .POST, "/me/responses",
-                json: ["id": .string(UUID().uuidString), "promptId": .string(try prompt.requireID().uuidString), "instrumentKey": "mood-vas",
-                    "version": 1, "answers": ["mood": 30], "completedAt": QuestionnaireAPITests.iso(app.clock.now)])
+                json: [
+                    "id": .string(UUID().uuidString), "promptId": .string(try prompt.requireID().uuidString),
+                    "instrumentKey": "mood-vas",
+                    "version": 1, "answers": ["mood": 30], "completedAt": QuestionnaireAPITests.iso(app.clock.now),
+                ])
             try #require(reply.status == .created, "\(reply.text)")
         }
         _ = try await researcher.send(.GET, "/studies/\(studyID)/enrollments")
-        return World(account: account, adaID: adaID, benID: benID.uuidString.lowercased(), studyID: studyID.lowercased(), ben: ben)
+        return World(
+            account: account, adaID: adaID, benID: benID.uuidString.lowercased(), studyID: studyID.lowercased(),
+            ben: ben)
     }
 
     /// The ids of rows (in any table but the audit log, whose rows stay without naming either) whose text names both
     /// `person` and the study, with the responses to the study's prompts, and every row's text.
-    func rows(naming person: String, and study: String, _ app: TestContext) async throws -> (ids: Set<String>, all: [String: [String]]) {
+    func rows(naming person: String, and study: String, _ app: TestContext) async throws -> (
+        ids: Set<String>, all: [String: [String]]
+    ) {
         var ids: Set<String> = []
         var all: [String: [String]] = [:]
         for table in try await ErasureTests.tables(app) {
@@ -52,7 +61,9 @@ struct WithdrawalTests {
             all[table] = rows
             for row in rows where table != AuditEventRecord.schema && row.contains(person) && row.contains(study) {
                 // The id column comes first in every table.
-                if let id = row.firstMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/) { ids.insert(String(id.output)) }
+                if let id = row.firstMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/) {
+                    ids.insert(String(id.output))
+                }
             }
         }
         let responses = try await app.sql.raw(
@@ -70,7 +81,8 @@ struct WithdrawalTests {
             let before = try await rows(naming: world.adaID, and: world.studyID, app)
             let benBefore = before.all.values.joined().filter { $0.contains(world.benID) }.count
             let ada = try #require(UUID(uuidString: world.adaID))
-            let adaResponsesBefore = try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == ada).count()
+            let adaResponsesBefore = try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == ada)
+                .count()
 
             // act
             let reply = try await world.account.patient.send(.DELETE, "/studies/\(world.studyID)/enrollment?erase=true")
@@ -86,7 +98,9 @@ struct WithdrawalTests {
                 }
             }
             #expect(after.all.values.joined().filter { $0.contains(world.benID) }.count == benBefore)
-            #expect(try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == ada).count() == adaResponsesBefore - 1)
+            #expect(
+                try await ResponseRecord.query(on: app.database).filter(\.$patient.$id == ada).count()
+                    == adaResponsesBefore - 1)
             #expect(try await world.account.patient.send(.GET, "/me").status == .ok)
             let tombstone = try #require(try await ErasureRecord.query(on: app.database).first())
             #expect(tombstone.scope == .studyData)
@@ -113,7 +127,9 @@ struct WithdrawalTests {
             #expect(reply.status == .noContent)
             #expect(count == 2)
             #expect(try await ResponseRecord.query(on: app.database).filter(\.$studyID == study).count() == count)
-            let enrollment = try await EnrollmentRecord.query(on: app.database).filter(\.$study.$id == study).filter(\.$patient.$id == ada).first()
+            let enrollment = try await EnrollmentRecord.query(on: app.database).filter(\.$study.$id == study).filter(
+                \.$patient.$id == ada
+            ).first()
             #expect(enrollment?.status == .withdrawn)
             #expect(try await app.count("erasures") == 0)
         }
@@ -142,7 +158,10 @@ struct WithdrawalTests {
             #expect(try await app.count("responses") == responses - 1)
             let study = try #require(UUID(uuidString: world.studyID))
             let ada = try #require(UUID(uuidString: world.adaID))
-            #expect(try await EnrollmentRecord.query(on: app.database).filter(\.$study.$id == study).filter(\.$patient.$id == ada).count() == 0)
+            #expect(
+                try await EnrollmentRecord.query(on: app.database).filter(\.$study.$id == study).filter(
+                    \.$patient.$id == ada
+                ).count() == 0)
             #expect(try await app.count("erasures WHERE scope = 'studyData'") == 1)
         }
     }

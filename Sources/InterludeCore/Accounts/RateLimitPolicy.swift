@@ -60,4 +60,3 @@ public struct SlowDownPolicy: Sendable, Equatable {
         return min(longestDelay, 0.5 * pow(2, Double(min(beyond - 1, 30))))
     }
 }
-

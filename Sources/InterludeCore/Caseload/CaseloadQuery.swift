@@ -129,8 +129,11 @@ public struct CaseloadQuery: Sendable, Equatable {
         case .status: return String(TreatmentStatus.allCases.firstIndex(of: facts.status) ?? 0)
         case .risk:
             // Descending: more high alerts, then more alerts, then the longer silence (an earlier moment ranks higher).
-            let silence = facts.lastActivityAt.map { String(format: "%012d", max(0, 999_999_999_999 - Int($0.timeIntervalSince1970))) }
-            return String(format: "%06d%06d", min(facts.highAlerts, 999_999), min(facts.openAlerts, 999_999)) + (silence ?? "999999999999")
+            let silence = facts.lastActivityAt.map {
+                String(format: "%012d", max(0, 999_999_999_999 - Int($0.timeIntervalSince1970)))
+            }
+            return String(format: "%06d%06d", min(facts.highAlerts, 999_999), min(facts.openAlerts, 999_999))
+                + (silence ?? "999999999999")
         }
     }
 }

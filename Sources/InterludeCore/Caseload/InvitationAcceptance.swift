@@ -28,6 +28,7 @@ public struct InvitationAcceptance: Sendable, Equatable {
         let details = PairingRequest.details(dateOfBirth: dateOfBirth, gender: gender, today: today, into: &validator)
         errors += validator.errors
         guard errors.isEmpty, let registration, let details else { throw ValidationFailure(errors) }
-        return InvitationAcceptance(registration: registration, dateOfBirth: details.dateOfBirth, gender: details.gender)
+        return InvitationAcceptance(
+            registration: registration, dateOfBirth: details.dateOfBirth, gender: details.gender)
     }
 }

@@ -62,7 +62,9 @@ public struct PairingRequest: Sendable, Equatable {
 
     /// What a client tells their therapist on joining the practice: a date of birth in the past (after 1900) and
     /// a gender; nil with the problems added when either is unusable.
-    public static func details(dateOfBirth: String, gender: String, today: LocalDate, into validator: inout FieldValidator)
+    public static func details(
+        dateOfBirth: String, gender: String, today: LocalDate, into validator: inout FieldValidator
+    )
         -> (dateOfBirth: LocalDate, gender: Gender)?
     {
         let birth = LocalDate(dateOfBirth)

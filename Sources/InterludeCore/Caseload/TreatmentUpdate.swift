@@ -31,7 +31,8 @@ public struct TreatmentUpdate: Sendable, Equatable {
         var validator = FieldValidator()
         var update = TreatmentUpdate()
         if let displayName {
-            update.displayName = .some(validator.text(displayName, field: "displayName", required: false, maxLength: displayNameMaxLength))
+            update.displayName = .some(
+                validator.text(displayName, field: "displayName", required: false, maxLength: displayNameMaxLength))
         }
         func date(_ text: String?, _ field: String) -> LocalDate?? {
             guard let text else { return nil }

@@ -62,7 +62,8 @@ public struct Codebook: Sendable {
             for rule in definition.scores {
                 variables.append(Variable(name: claim(ExportColumn.name("score_" + rule.id)), source: .score(rule.id)))
                 if !rule.bands.isEmpty {
-                    variables.append(Variable(name: claim(ExportColumn.name("score_" + rule.id + "_band")), source: .band(rule.id)))
+                    variables.append(
+                        Variable(name: claim(ExportColumn.name("score_" + rule.id + "_band")), source: .band(rule.id)))
                 }
             }
             forms.append(Form(name: form, definition: definition, variables: variables, itemNames: itemNames))
@@ -148,13 +149,16 @@ extension Codebook {
                 options: definition.options(of: item).map { option in
                     Document.Option(
                         code: option.code, label: option.label, score: option.score,
-                        column: item.type == .multiple ? form.variables.first { $0.source == .option(item: item.id, code: option.code) }?.name : nil)
+                        column: item.type == .multiple
+                            ? form.variables.first { $0.source == .option(item: item.id, code: option.code) }?.name
+                            : nil)
                 },
                 visibleWhen: item.visibleWhen ?? definition.section(containing: item.id)?.visibleWhen)
         }
         let scores = definition.scores.map { rule in
             Document.Score(
-                id: rule.id, variable: form.variables.first { $0.source == .score(rule.id) }?.name ?? rule.id, title: rule.title,
+                id: rule.id, variable: form.variables.first { $0.source == .score(rule.id) }?.name ?? rule.id,
+                title: rule.title,
                 method: rule.method.rawValue, items: rule.items, reverse: rule.reverse, minAnswered: rule.minAnswered,
                 prorate: rule.prorate, factor: rule.factor, bands: rule.bands)
         }

@@ -20,7 +20,8 @@ public enum REDCapDictionary {
     public static func csv(_ codebook: Codebook) -> String {
         var text = CSV.row(header)
         if let first = codebook.forms.first {
-            text += CSV.row(row(Codebook.recordID, form: first.name, type: "text", label: "Pseudonym"), verbatim: syntaxColumns)
+            text += CSV.row(
+                row(Codebook.recordID, form: first.name, type: "text", label: "Pseudonym"), verbatim: syntaxColumns)
         }
         for form in codebook.forms {
             text += rows(of: form).map { CSV.row($0, verbatim: syntaxColumns) }.joined()
@@ -36,7 +37,9 @@ public enum REDCapDictionary {
         for variable in form.variables {
             switch variable.source {
             case .item(let id), .option(let id, _):
-                guard written.insert(id).inserted, let item = definition.item(id), let name = form.itemNames[id] else { continue }
+                guard written.insert(id).inserted, let item = definition.item(id), let name = form.itemNames[id] else {
+                    continue
+                }
                 var row = itemRow(item, name: name, form: form)
                 if let section = definition.section(containing: id), seenSections.insert(section.id).inserted {
                     row[2] = section.title?.text(.en)
@@ -46,11 +49,13 @@ public enum REDCapDictionary {
                 let rule = definition.scores.first { $0.id == id }
                 var row = row(variable.name, form: form.name, type: "text", label: rule?.title.text(.en) ?? id)
                 row[7] = "number"
-                row[17] = "@READONLY computed by Interlude: \(rule?.method.rawValue ?? "") of \(rule?.items.joined(separator: ", ") ?? "")"
+                row[17] =
+                    "@READONLY computed by Interlude: \(rule?.method.rawValue ?? "") of \(rule?.items.joined(separator: ", ") ?? "")"
                 rows.append(row)
             case .band(let id):
                 let rule = definition.scores.first { $0.id == id }
-                var row = row(variable.name, form: form.name, type: "text", label: (rule?.title.text(.en) ?? id) + " (band)")
+                var row = row(
+                    variable.name, form: form.name, type: "text", label: (rule?.title.text(.en) ?? id) + " (band)")
                 row[17] = "@READONLY"
                 rows.append(row)
             }
@@ -104,7 +109,8 @@ public enum REDCapDictionary {
 
     /// REDCap branching logic for a condition, or nil when it names an item outside the form or compares in a way
     /// REDCap cannot say.
-    static func branching(_ condition: Condition, definition: InstrumentDefinition, names: [String: String]) -> String? {
+    static func branching(_ condition: Condition, definition: InstrumentDefinition, names: [String: String]) -> String?
+    {
         var parts: [String] = []
         for clause in condition.clauses {
             guard let name = names[clause.item], let item = definition.item(clause.item) else { return nil }
@@ -114,7 +120,8 @@ public enum REDCapDictionary {
             case (.equals, .text(let code)?) where item.type == .multiple:
                 parts.append("[\(name)(\(code))] = '1'")
             case (.equals, let value?), (.notEquals, let value?):
-                parts.append("[\(name)] \(clause.operator == .equals ? "=" : "<>") '\(ExportValue.raw(value, for: item))'")
+                parts.append(
+                    "[\(name)] \(clause.operator == .equals ? "=" : "<>") '\(ExportValue.raw(value, for: item))'")
             case (.greater, .number(let number)?), (.less, .number(let number)?):
                 parts.append("[\(name)] \(clause.operator == .greater ? ">" : "<") \(CSV.number(number))")
             default:

@@ -24,7 +24,8 @@ public struct ZoneHistory: Sendable, Equatable {
                 periods.append(Period(zone: zone, since: change.since, until: until))
             }
         }
-        self.periods = periods.isEmpty ? [Period(zone: TimeZone(identifier: "UTC")!, since: .distantPast, until: nil)] : periods
+        self.periods =
+            periods.isEmpty ? [Period(zone: TimeZone(identifier: "UTC")!, since: .distantPast, until: nil)] : periods
     }
 
     public func zone(at date: Date) -> TimeZone {

@@ -39,10 +39,11 @@ public struct DecisionPointPlan: Codable, Hashable, Sendable {
         if !Self.outcomeMinutesRange.contains(outcomeMinutes) {
             validator.add("outcomeMinutes", .outOfRange, limit: Self.outcomeMinutesRange.upperBound)
         }
-        let chances: [Double] = switch probability {
-        case .constant(let chance): [chance]
-        case .byRecent(_, let then, let otherwise): [then, otherwise]
-        }
+        let chances: [Double] =
+            switch probability {
+            case .constant(let chance): [chance]
+            case .byRecent(_, let then, let otherwise): [then, otherwise]
+            }
         if chances.contains(where: { !(0...1).contains($0) }) { validator.add("probability", .outOfRange) }
         let recent = [availability.recent, probability.recent].compactMap { $0 }
         if recent.contains(where: { !Self.withinHoursRange.contains($0.withinHours) }) {
@@ -152,13 +153,16 @@ extension DecisionPointPlan {
         if availability.outsideQuietHours, let quietHours, quietHours.contains(local.time) {
             decision.available = false
         }
-        if let recent = availability.recent, !recent.holds(at: point.at, answers: answers) { decision.available = false }
-        guard decision.available else { return decision }
-        let chance = switch probability {
-        case .constant(let chance): chance
-        case .byRecent(let condition, let then, let otherwise):
-            condition.holds(at: point.at, answers: answers) ? then : otherwise
+        if let recent = availability.recent, !recent.holds(at: point.at, answers: answers) {
+            decision.available = false
         }
+        guard decision.available else { return decision }
+        let chance =
+            switch probability {
+            case .constant(let chance): chance
+            case .byRecent(let condition, let then, let otherwise):
+                condition.holds(at: point.at, answers: answers) ? then : otherwise
+            }
         var generator = SeededRandom(seed: seed, for: "\(participant.uuidString.lowercased()) \(point.key)")
         decision.probability = chance
         decision.assigned = generator.chance(chance)
@@ -170,8 +174,10 @@ extension DecisionPointPlan {
 extension DecisionPoint {
     /// The values of `score` in the answers of `instrumentKey` given in the point's outcome window.
     public func outcomes(_ answers: [RecentAnswer], instrumentKey: String, score: String) -> [Double] {
-        answers.filter { $0.facts.instrumentKey == instrumentKey && $0.completedAt > at && $0.completedAt <= outcomeEnds }
-            .sorted { $0.completedAt < $1.completedAt }
-            .compactMap { $0.facts.scores[score] }
+        answers.filter {
+            $0.facts.instrumentKey == instrumentKey && $0.completedAt > at && $0.completedAt <= outcomeEnds
+        }
+        .sorted { $0.completedAt < $1.completedAt }
+        .compactMap { $0.facts.scores[score] }
     }
 }

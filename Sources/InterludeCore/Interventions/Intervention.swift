@@ -51,7 +51,8 @@ public struct InterventionDraft: Codable, Hashable, Sendable {
     }
 
     /// Trims the text and refuses an empty or overlong one, or a kind nobody writes.
-    public static func validate(kind: InterventionKind, text: String?, fieldPrefix: String = "") throws(ValidationFailure)
+    public static func validate(kind: InterventionKind, text: String?, fieldPrefix: String = "")
+        throws(ValidationFailure)
         -> InterventionDraft
     {
         var validator = FieldValidator()
@@ -80,7 +81,8 @@ public struct InterventionTemplateDraft: Hashable, Sendable {
         var validator = FieldValidator()
         let kind = name.flatMap(InterventionKind.init(rawValue:))
         if kind.map(InterventionKind.written.contains) != true { validator.add("kind", .notAllowed) }
-        let checked = validator.texts(texts, field: "text", perLanguage: "texts", maxLength: InterventionDraft.textMaxLength, lines: .multiple)
+        let checked = validator.texts(
+            texts, field: "text", perLanguage: "texts", maxLength: InterventionDraft.textMaxLength, lines: .multiple)
         try validator.check()
         return InterventionTemplateDraft(kind: kind!, texts: checked!)
     }
@@ -95,7 +97,8 @@ public struct MessagePlan: Codable, Hashable, Sendable {
     /// A message for the pool in English, German or both; a problem in the German one names `texts.de`.
     public static func validateMessage(_ texts: [Language: String?]) throws(ValidationFailure) -> LocalizedText {
         var validator = FieldValidator()
-        let checked = validator.texts(texts, field: "text", perLanguage: "texts", maxLength: messageMaxLength, lines: .multiple)
+        let checked = validator.texts(
+            texts, field: "text", perLanguage: "texts", maxLength: messageMaxLength, lines: .multiple)
         try validator.check()
         return checked!
     }
@@ -130,7 +133,9 @@ public struct MessagePlan: Codable, Hashable, Sendable {
     /// A participant's own plan inside this one: no messages at all (0), or up to this plan's number a day inside
     /// its window, with room for each in the window. Refused, naming the field, when the study does not let them
     /// choose or the choice lies outside its bounds.
-    public func chosen(perDay count: Int, windowStart start: LocalTime, windowEnd end: LocalTime) throws(ValidationFailure) -> MessagePlan {
+    public func chosen(perDay count: Int, windowStart start: LocalTime, windowEnd end: LocalTime)
+        throws(ValidationFailure) -> MessagePlan
+    {
         guard personChooses else { throw ValidationFailure(field: "perDay", code: .notAllowed) }
         var validator = FieldValidator()
         if count < 0 || count > perDay { validator.add("perDay", .outOfRange, limit: perDay) }
@@ -148,7 +153,8 @@ public struct MessagePlan: Codable, Hashable, Sendable {
     }
 
     /// A plan as a form sends it (`"3"`, `"09:00"`, `"20:00"`), checked.
-    public static func parse(perDay: String, windowStart: String, windowEnd: String, personChooses: Bool = false) throws(ValidationFailure)
+    public static func parse(perDay: String, windowStart: String, windowEnd: String, personChooses: Bool = false)
+        throws(ValidationFailure)
         -> MessagePlan
     {
         var validator = FieldValidator()

@@ -16,7 +16,8 @@ extension RuleTrigger: Codable {
                 count: try container.decode(Int.self, forKey: .count),
                 instrumentKey: try container.decodeIfPresent(String.self, forKey: .instrumentKey))
         case let kind:
-            throw DecodingError.dataCorruptedError(forKey: .kind, in: container, debugDescription: "Unknown kind \(kind)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .kind, in: container, debugDescription: "Unknown kind \(kind)")
         }
     }
 
@@ -36,7 +37,9 @@ extension RuleTrigger: Codable {
 }
 
 extension RuleAction: Codable {
-    enum CodingKeys: String, CodingKey { case kind, interventionKind, text, priority, message, instrumentKey, openHours }
+    enum CodingKeys: String, CodingKey {
+        case kind, interventionKind, text, priority, message, instrumentKey, openHours
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -55,7 +58,8 @@ extension RuleAction: Codable {
                 instrumentKey: try container.decode(String.self, forKey: .instrumentKey),
                 openHours: try container.decodeIfPresent(Int.self, forKey: .openHours) ?? 24)
         case let kind:
-            throw DecodingError.dataCorruptedError(forKey: .kind, in: container, debugDescription: "Unknown kind \(kind)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .kind, in: container, debugDescription: "Unknown kind \(kind)")
         }
     }
 
@@ -79,7 +83,8 @@ extension RuleAction: Codable {
 extension StudyRule {
     /// Checks a rule against the instruments it names; returns it with its texts trimmed. Field names follow the
     /// JSON (`trigger.condition.clauses.0.id`).
-    public static func validate(_ rule: StudyRule, instruments: [String: InstrumentDefinition]) throws(ValidationFailure)
+    public static func validate(_ rule: StudyRule, instruments: [String: InstrumentDefinition])
+        throws(ValidationFailure)
         -> StudyRule
     {
         var validator = FieldValidator()
@@ -95,18 +100,23 @@ extension StudyRule {
                 validator.add("trigger.instrumentKey", .unknown)
             }
         case .missedInARow(let count, let instrumentKey):
-            if count < 1 || count > mostMissedInARow { validator.add("trigger.count", .outOfRange, limit: mostMissedInARow) }
+            if count < 1 || count > mostMissedInARow {
+                validator.add("trigger.count", .outOfRange, limit: mostMissedInARow)
+            }
             if let instrumentKey, instruments[instrumentKey] == nil { validator.add("trigger.instrumentKey", .unknown) }
         }
         switch rule.action {
         case .intervention(let draft):
             do {
-                checked.action = .intervention(try InterventionDraft.validate(kind: draft.kind, text: draft.text, fieldPrefix: "action."))
+                checked.action = .intervention(
+                    try InterventionDraft.validate(kind: draft.kind, text: draft.text, fieldPrefix: "action."))
             } catch {
                 for problem in error.errors { validator.add(problem.field, problem.code, limit: problem.limit) }
             }
         case .alert(let priority, let message):
-            if let text = validator.text(message, field: "action.message", maxLength: InterventionDraft.textMaxLength, lines: .multiple) {
+            if let text = validator.text(
+                message, field: "action.message", maxLength: InterventionDraft.textMaxLength, lines: .multiple)
+            {
                 checked.action = .alert(priority: priority, message: text)
             }
         case .prompt(let instrumentKey, let openHours):
@@ -120,7 +130,8 @@ extension StudyRule {
     }
 
     private static func check(
-        _ clause: RuleClause, against definition: InstrumentDefinition, field: String, into validator: inout FieldValidator
+        _ clause: RuleClause, against definition: InstrumentDefinition, field: String,
+        into validator: inout FieldValidator
     ) {
         validator.number(clause.value, field: field + ".value")
         switch clause.subject {

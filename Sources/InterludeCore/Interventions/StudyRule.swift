@@ -23,7 +23,8 @@ public struct StudyRule: Codable, Hashable, Sendable {
         name: "PHQ-9 item 9",
         trigger: .submitted(
             instrumentKey: "phq-9",
-            condition: RuleCondition(mode: .all, clauses: [RuleClause(subject: .item, id: "phq9_9", operator: .greater, value: 0)])),
+            condition: RuleCondition(
+                mode: .all, clauses: [RuleClause(subject: .item, id: "phq9_9", operator: .greater, value: 0)])),
         action: .alert(priority: .high, message: "PHQ-9 item 9 answered above 0: ask about thoughts of self-harm."))
 
     /// Items whose answer above a threshold means the patient should see crisis help at once.
@@ -157,7 +158,8 @@ public struct ResponseFacts: Sendable, Equatable {
         self.init(
             instrumentKey: definition.key, items: items,
             scores: Dictionary(uniqueKeysWithValues: scores.compactMap { score in score.value.map { (score.id, $0) } }),
-            bands: Dictionary(uniqueKeysWithValues: scores.compactMap { score in score.band?.level.map { (score.id, $0) } }))
+            bands: Dictionary(
+                uniqueKeysWithValues: scores.compactMap { score in score.band?.level.map { (score.id, $0) } }))
     }
 }
 
@@ -189,7 +191,9 @@ extension StudyRule {
 
     /// Whether the rule fires for a run of `streak` missed prompts of `instrumentKey` (nil: counted over all).
     public func evaluateMissed(streak: Int, instrumentKey: String?) -> RuleMatch? {
-        guard case .missedInARow(let count, let key) = trigger, key == instrumentKey, streak >= count else { return nil }
+        guard case .missedInARow(let count, let key) = trigger, key == instrumentKey, streak >= count else {
+            return nil
+        }
         return RuleMatch(reason: "\(name): \(streak) prompts\(key.map { " of \($0)" } ?? "") in a row expired")
     }
 }

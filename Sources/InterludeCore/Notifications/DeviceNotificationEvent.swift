@@ -11,7 +11,8 @@ public enum DeviceNotificationEvent: String, Codable, Hashable, Sendable, CaseIt
 
     /// Checks the time a device reports: not ahead of the server's clock by more than a phone's clock may run ahead,
     /// and for a delivered or opened notification not before the prompt could be shown at all.
-    public static func check(_ event: Self, at: Date, opensAt: Date, now: Date, field: String) throws(ValidationFailure) {
+    public static func check(_ event: Self, at: Date, opensAt: Date, now: Date, field: String) throws(ValidationFailure)
+    {
         if at > now.addingTimeInterval(PromptTiming.clockTolerance) {
             throw ValidationFailure(field: field, code: .outOfRange)
         }

@@ -34,8 +34,12 @@ public enum PushEndpointPolicy {
     /// A name with at least two labels, none of the special-use domains that never leave the local network.
     static func isPublicName(_ name: String) -> Bool {
         let labels = name.split(separator: ".", omittingEmptySubsequences: false)
-        guard labels.count >= 2, labels.allSatisfy({ !$0.isEmpty && $0.count <= 63 }), name.count <= 253 else { return false }
-        let local: Set<Substring> = ["localhost", "local", "internal", "lan", "home", "corp", "intranet", "arpa", "test", "invalid", "onion"]
+        guard labels.count >= 2, labels.allSatisfy({ !$0.isEmpty && $0.count <= 63 }), name.count <= 253 else {
+            return false
+        }
+        let local: Set<Substring> = [
+            "localhost", "local", "internal", "lan", "home", "corp", "intranet", "arpa", "test", "invalid", "onion",
+        ]
         return !local.contains(labels[labels.count - 1])
     }
 }

@@ -112,7 +112,9 @@ public struct ConsentChoices: Sendable, Equatable, Codable {
         _ answers: [String: Bool], offered: [ConsentModule]
     ) throws(ValidationFailure) -> ConsentChoices {
         var validator = FieldValidator()
-        guard answers.count <= maxAnswers else { throw ValidationFailure(field: "modules", code: .tooLong, limit: maxAnswers) }
+        guard answers.count <= maxAnswers else {
+            throw ValidationFailure(field: "modules", code: .tooLong, limit: maxAnswers)
+        }
         var granted: [ConsentModule: Bool] = [.participation: true]
         for module in offered { granted[module] = false }
         for (key, value) in answers.sorted(by: { $0.key < $1.key }) {
@@ -135,7 +137,8 @@ public struct ConsentChoices: Sendable, Equatable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let raw = try decoder.singleValueContainer().decode([String: Bool].self)
-        granted = Dictionary(uniqueKeysWithValues: raw.compactMap { key, value in ConsentModule(rawValue: key).map { ($0, value) } })
+        granted = Dictionary(
+            uniqueKeysWithValues: raw.compactMap { key, value in ConsentModule(rawValue: key).map { ($0, value) } })
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -153,7 +156,8 @@ public struct ConsentStanding: Sendable, Equatable {
 
     public init(accepted: Int?, versions: [(sequence: Int, reconsentRequired: Bool)]) {
         self.accepted = accepted
-        requiringSince = versions
+        requiringSince =
+            versions
             .filter { $0.reconsentRequired && $0.sequence > (accepted ?? 0) }
             .map(\.sequence).sorted()
     }

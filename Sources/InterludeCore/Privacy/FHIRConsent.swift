@@ -44,7 +44,8 @@ extension FHIR.Consent {
 
     /// A decision as a Consent resource. `ended` is when it was replaced or withdrawn; it is then inactive.
     public init(
-        id: UUID, document: ConsentDocumentKind, version: String, subject: FHIR.Identifier, decidedAt: Date, ended: Date?,
+        id: UUID, document: ConsentDocumentKind, version: String, subject: FHIR.Identifier, decidedAt: Date,
+        ended: Date?,
         choices: ConsentChoices?
     ) {
         let iso = ISO8601DateFormatter()
@@ -53,14 +54,23 @@ extension FHIR.Consent {
         let scopeSystem = "http://terminology.hl7.org/CodeSystem/consentscope"
         switch document {
         case .studyConsent(let studyID):
-            scope = FHIR.CodeableConcept(coding: [FHIR.Coding(system: scopeSystem, code: "research", display: "Research")])
-            category = [FHIR.CodeableConcept(coding: [FHIR.Coding(system: "http://loinc.org", code: "59284-0", display: "Patient Consent")])]
-            policy = [FHIR.Policy(uri: "urn:interlude:study:\(studyID.uuidString.lowercased()):consent:\(version)")]
-        case .privacyPolicy:
-            scope = FHIR.CodeableConcept(coding: [FHIR.Coding(system: scopeSystem, code: "patient-privacy", display: "Privacy Consent")])
+            scope = FHIR.CodeableConcept(coding: [
+                FHIR.Coding(system: scopeSystem, code: "research", display: "Research")
+            ])
             category = [
                 FHIR.CodeableConcept(coding: [
-                    FHIR.Coding(system: "http://loinc.org", code: "57016-8", display: "Privacy policy acknowledgement Document")
+                    FHIR.Coding(system: "http://loinc.org", code: "59284-0", display: "Patient Consent")
+                ])
+            ]
+            policy = [FHIR.Policy(uri: "urn:interlude:study:\(studyID.uuidString.lowercased()):consent:\(version)")]
+        case .privacyPolicy:
+            scope = FHIR.CodeableConcept(coding: [
+                FHIR.Coding(system: scopeSystem, code: "patient-privacy", display: "Privacy Consent")
+            ])
+            category = [
+                FHIR.CodeableConcept(coding: [
+                    FHIR.Coding(
+                        system: "http://loinc.org", code: "57016-8", display: "Privacy policy acknowledgement Document")
                 ])
             ]
             policy = [FHIR.Policy(uri: "urn:interlude:privacy-policy:\(version)")]
@@ -69,12 +79,19 @@ extension FHIR.Consent {
         dateTime = iso.string(from: decidedAt)
         let modules = (choices?.granted ?? [:]).filter { !$0.key.isRequired }.sorted { $0.key < $1.key }
         provision = FHIR.Provision(
-            type: "permit", period: FHIR.Period(start: iso.string(from: decidedAt), end: ended.map(iso.string(from:))), code: nil,
-            provision: modules.isEmpty ? nil : modules.map { module, granted in
-                FHIR.Provision(
-                    type: granted ? "permit" : "deny", period: nil,
-                    code: [FHIR.CodeableConcept(coding: [FHIR.Coding(system: Self.moduleSystem, code: module.rawValue, display: nil)])],
-                    provision: nil)
-            })
+            type: "permit", period: FHIR.Period(start: iso.string(from: decidedAt), end: ended.map(iso.string(from:))),
+            code: nil,
+            provision: modules.isEmpty
+                ? nil
+                : modules.map { module, granted in
+                    FHIR.Provision(
+                        type: granted ? "permit" : "deny", period: nil,
+                        code: [
+                            FHIR.CodeableConcept(coding: [
+                                FHIR.Coding(system: Self.moduleSystem, code: module.rawValue, display: nil)
+                            ])
+                        ],
+                        provision: nil)
+                })
     }
 }

@@ -35,11 +35,12 @@ public struct KindPeriods: Sendable, Equatable {
 
     /// The periods cut to the stretch from `start` to `end` (open when nil); those outside it go.
     public func within(start: Date, end: Date?) -> KindPeriods {
-        KindPeriods(periods.compactMap { period in
-            let from = max(period.start, start)
-            let until = [period.end, end].compactMap { $0 }.min()
-            if let until, until <= from { return nil }
-            return Period(start: from, end: until, kinds: period.kinds)
-        })
+        KindPeriods(
+            periods.compactMap { period in
+                let from = max(period.start, start)
+                let until = [period.end, end].compactMap { $0 }.min()
+                if let until, until <= from { return nil }
+                return Period(start: from, end: until, kinds: period.kinds)
+            })
     }
 }

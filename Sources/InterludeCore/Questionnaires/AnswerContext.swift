@@ -56,7 +56,10 @@ public struct AnswerContext: Codable, Sendable, Equatable {
         }
         try validator.check()
         return AnswerContext(
-            location: location.map { Location(latitude: $0.latitude, longitude: $0.longitude, accuracyM: $0.accuracyM, capturedAt: $0.capturedAt) },
+            location: location.map {
+                Location(
+                    latitude: $0.latitude, longitude: $0.longitude, accuracyM: $0.accuracyM, capturedAt: $0.capturedAt)
+            },
             noise: noise.map { Noise(dbfs: $0.dbfs, durationS: $0.durationS, capturedAt: $0.capturedAt) })
     }
 

@@ -128,9 +128,13 @@ private struct DefinitionChecker {
             if let step = item.step, step <= 0 || step > max - min { validator.add("\(path).step", .invalidValue) }
         case .number:
             if let min = item.min, let max = item.max, min > max { validator.add("\(path).max", .invalidValue) }
-            if let decimals = item.decimals, !(0...6).contains(decimals) { validator.add("\(path).decimals", .invalidValue) }
+            if let decimals = item.decimals, !(0...6).contains(decimals) {
+                validator.add("\(path).decimals", .invalidValue)
+            }
         case .text:
-            if let limit = item.maxLength, !(1...10_000).contains(limit) { validator.add("\(path).maxLength", .invalidValue) }
+            if let limit = item.maxLength, !(1...10_000).contains(limit) {
+                validator.add("\(path).maxLength", .invalidValue)
+            }
         case .boolean, .date, .time, .dateTime, .display:
             break
         }

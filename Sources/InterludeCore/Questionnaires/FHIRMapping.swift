@@ -115,7 +115,11 @@ extension InstrumentDefinition {
         item.enableWhen = condition.clauses.map { clause in
             var enable = FHIR.EnableWhen(question: clause.item, operator: Self.fhirOperator(clause.operator))
             if clause.operator == .answered {
-                if case .bool(let expected) = clause.value { enable.answerBoolean = expected } else { enable.answerBoolean = true }
+                if case .bool(let expected) = clause.value {
+                    enable.answerBoolean = expected
+                } else {
+                    enable.answerBoolean = true
+                }
                 return enable
             }
             guard let target = self.item(clause.item), let value = clause.value else { return enable }
@@ -175,7 +179,8 @@ extension InstrumentDefinition {
                     InstrumentLogic.isAnswered(answers[item.id]), let answer = answers[item.id]
                 else { return nil }
                 return FHIR.ResponseItem(
-                    linkId: item.id, text: item.text.text(primary), answer: fhirAnswers(answer, for: item, primary: primary))
+                    linkId: item.id, text: item.text.text(primary),
+                    answer: fhirAnswers(answer, for: item, primary: primary))
             }
             guard !items.isEmpty else { return nil }
             return FHIR.ResponseItem(linkId: section.id, text: section.title?.text(primary), item: items)
@@ -216,7 +221,9 @@ extension InstrumentDefinition {
 /// exports; anything FHIR can express that Interlude cannot run is refused, naming the item.
 public enum FHIRQuestionnaireImport {
     /// Reads the questionnaire within `budget`; one that would take longer is refused as too complex.
-    public static func definition(from data: Data, budget: WorkBudget = .unlimited) throws(ValidationFailure) -> InstrumentDefinition {
+    public static func definition(from data: Data, budget: WorkBudget = .unlimited) throws(ValidationFailure)
+        -> InstrumentDefinition
+    {
         let questionnaire: FHIR.Questionnaire
         do {
             questionnaire = try JSONDecoder().decode(FHIR.Questionnaire.self, from: data)
@@ -256,7 +263,8 @@ public enum FHIRQuestionnaireImport {
             }
         }
 
-        mutating func definition(_ questionnaire: FHIR.Questionnaire) throws(ValidationFailure) -> InstrumentDefinition {
+        mutating func definition(_ questionnaire: FHIR.Questionnaire) throws(ValidationFailure) -> InstrumentDefinition
+        {
             let name = questionnaire.name ?? questionnaire.title ?? questionnaire.id ?? ""
             var sections: [Section] = []
             var loose: [Item] = []
@@ -334,15 +342,18 @@ public enum FHIRQuestionnaireImport {
                 item.options = answerOptions.compactMap { option in
                     let exclusive = option.extension?.first(FHIR.URLs.optionExclusive)?.valueBoolean ?? false
                     if let coding = option.valueCoding, let code = coding.code {
-                        let score = (coding.extension ?? []).first(FHIR.URLs.ordinalValue)?.numberValue
+                        let score =
+                            (coding.extension ?? []).first(FHIR.URLs.ordinalValue)?.numberValue
                             ?? (option.extension ?? []).first(FHIR.URLs.itemWeight)?.numberValue
                             ?? (option.extension ?? []).first(FHIR.URLs.ordinalValue)?.numberValue
                         return AnswerOption(
-                            code: code, label: LocalizedText(fhir: coding.display ?? code, coding._display, primary: primary),
+                            code: code,
+                            label: LocalizedText(fhir: coding.display ?? code, coding._display, primary: primary),
                             score: score, exclusive: exclusive)
                     }
                     if let integer = option.valueInteger {
-                        return AnswerOption(code: String(integer), label: LocalizedText(en: String(integer)), score: Double(integer))
+                        return AnswerOption(
+                            code: String(integer), label: LocalizedText(en: String(integer)), score: Double(integer))
                     }
                     if let string = option.valueString ?? option.valueDate {
                         return AnswerOption(code: string, label: LocalizedText(en: string), exclusive: exclusive)
@@ -357,11 +368,14 @@ public enum FHIRQuestionnaireImport {
                 if extensions.itemControlCode == "slider" {
                     item.type = .slider
                     item.step = extensions.first(FHIR.URLs.sliderStep)?.numberValue
-                } else if entry.type == "integer", minimum != nil, maximum != nil, item.minLabel != nil || item.maxLabel != nil {
+                } else if entry.type == "integer", minimum != nil, maximum != nil,
+                    item.minLabel != nil || item.maxLabel != nil
+                {
                     item.type = .scale
                 } else {
                     item.type = .number
-                    item.decimals = entry.type == "integer"
+                    item.decimals =
+                        entry.type == "integer"
                         ? 0 : extensions.first(FHIR.URLs.maxDecimalPlaces)?.valueInteger
                 }
             case "string", "text":
@@ -386,11 +400,14 @@ public enum FHIRQuestionnaireImport {
             var clauses: [Clause] = []
             for (index, rule) in enableWhen.enumerated() {
                 let value: AnswerValue? =
-                    if let flag = rule.answerBoolean { .bool(flag) }
-                    else if let number = rule.answerDecimal { .number(number) }
-                    else if let number = rule.answerInteger { .number(Double(number)) }
-                    else if let code = rule.answerCoding?.code { .text(code) }
-                    else if let text = rule.answerString ?? rule.answerDate ?? rule.answerDateTime ?? rule.answerTime {
+                    if let flag = rule.answerBoolean { .bool(flag) } else if let number = rule.answerDecimal {
+                        .number(number)
+                    } else if let number = rule.answerInteger {
+                        .number(Double(number))
+                    } else if let code = rule.answerCoding?.code {
+                        .text(code)
+                    } else if let text = rule.answerString ?? rule.answerDate ?? rule.answerDateTime ?? rule.answerTime
+                    {
                         .text(text)
                     } else { nil }
                 switch rule.operator {

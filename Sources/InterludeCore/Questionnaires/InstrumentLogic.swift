@@ -42,7 +42,9 @@ public struct InstrumentLogic: Sendable {
         var missing: [String] = []
         for section in definition.sections {
             for item in section.items
-            where item.type.takesAnswer && item.required && visible.items.contains(item.id) && !Self.isAnswered(answers[item.id]) {
+            where item.type.takesAnswer && item.required && visible.items.contains(item.id)
+                && !Self.isAnswered(answers[item.id])
+            {
                 missing.append(item.id)
             }
         }

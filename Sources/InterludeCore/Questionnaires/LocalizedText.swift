@@ -27,9 +27,11 @@ public struct LocalizedText: Codable, Hashable, Sendable, ExpressibleByStringLit
     /// language it has) in order.
     public static func joined(_ texts: [LocalizedText], separator: String) -> LocalizedText {
         let languages = Set(texts.flatMap(\.values.keys))
-        return LocalizedText(Dictionary(uniqueKeysWithValues: languages.map { language in
-            (language, texts.map { $0.text(language) }.joined(separator: separator))
-        }))
+        return LocalizedText(
+            Dictionary(
+                uniqueKeysWithValues: languages.map { language in
+                    (language, texts.map { $0.text(language) }.joined(separator: separator))
+                }))
     }
 
     public var isEmpty: Bool { values.values.allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty } }

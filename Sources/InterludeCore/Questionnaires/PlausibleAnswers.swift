@@ -15,7 +15,8 @@ public struct PlausibleAnswers: Sendable {
         // Each answer can show further questions; a definition is finite, so this ends.
         for _ in 0..<3 {
             let visible = logic.visibility(answers).items
-            for item in definition.items where visible.contains(item.id) && item.type.takesAnswer && answers[item.id] == nil {
+            for item in definition.items
+            where visible.contains(item.id) && item.type.takesAnswer && answers[item.id] == nil {
                 if !item.required, random.chance(0.1) { continue }
                 if let value = answer(item, options: definition.options(of: item), at: now) { answers[item.id] = value }
             }

@@ -20,7 +20,8 @@ public enum REDCapImport {
             throw ValidationFailure(field: "csv.header", code: .invalidFormat)
         }
         var builder = Builder(columns: columns)
-        for (offset, row) in rows.dropFirst().enumerated() where !row.allSatisfy({ $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) {
+        for (offset, row) in rows.dropFirst().enumerated()
+        where !row.allSatisfy({ $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) {
             do {
                 try budget.check()
             } catch {
@@ -121,7 +122,9 @@ public enum REDCapImport {
                 switch validation {
                 case "integer", "number", "number_1dp", "number_2dp":
                     item.type = .number
-                    item.decimals = validation == "integer" ? 0 : (validation.hasSuffix("dp") ? Int(String(validation.dropLast(2).last!)) : nil)
+                    item.decimals =
+                        validation == "integer"
+                        ? 0 : (validation.hasSuffix("dp") ? Int(String(validation.dropLast(2).last!)) : nil)
                     item.min = Double(cell(row, columns.minimum))
                     item.max = Double(cell(row, columns.maximum))
                 case let type where type.hasPrefix("datetime"): item.type = .dateTime
@@ -180,7 +183,9 @@ public enum REDCapImport {
         mutating func options(_ choices: String, path: String) -> [AnswerOption]? {
             var result: [AnswerOption] = []
             for part in choices.split(separator: "|") {
-                let pieces = part.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                let pieces = part.split(separator: ",", maxSplits: 1).map {
+                    $0.trimmingCharacters(in: .whitespacesAndNewlines)
+                }
                 guard pieces.count == 2, !pieces[0].isEmpty else {
                     validator.add(path, .invalidFormat)
                     return nil

@@ -28,7 +28,8 @@ extension InstrumentDefinition {
                 validator.add(field, code.0, limit: code.1)
             }
         }
-        for itemID in logic.missingRequired(answers, visible: visible) where !validator.errors.contains(where: { $0.field == "answers.\(itemID)" }) {
+        for itemID in logic.missingRequired(answers, visible: visible)
+        where !validator.errors.contains(where: { $0.field == "answers.\(itemID)" }) {
             validator.add("answers.\(itemID)", .required)
         }
         return validator.errors
@@ -79,7 +80,9 @@ extension InstrumentDefinition {
             return abs(scaled - scaled.rounded()) < 1e-6 ? nil : (.invalidFormat, nil)
         case (.text, .text(let text)):
             let limit = item.maxLength ?? Item.defaultTextLimit
-            if text.hasControlCharacters(allowing: item.multiline ? .multiple : .single) { return (.controlCharacter, nil) }
+            if text.hasControlCharacters(allowing: item.multiline ? .multiple : .single) {
+                return (.controlCharacter, nil)
+            }
             return text.count > limit ? (.tooLong, limit) : nil
         case (.date, .text(let text)):
             return LocalDate(text) == nil ? (.invalidFormat, nil) : nil

@@ -72,7 +72,9 @@ public struct AppleHealthReader: Sendable {
             open = sample
         case "MetadataEntry" where open != nil:
             let attributes = Self.attributes(of: tag)
-            if attributes["key"] == "HKMetadataKeyHeartRateMotionContext" { open?.motionContext = attributes["value"].flatMap { Int($0) } }
+            if attributes["key"] == "HKMetadataKeyHeartRateMotionContext" {
+                open?.motionContext = attributes["value"].flatMap { Int($0) }
+            }
         default:
             break
         }
@@ -105,10 +107,14 @@ public struct AppleHealthReader: Sendable {
         let device = Self.device(attributes["device"] ?? "")
         var raw = Sample.Raw(
             type: type.rawValue, value: value, unit: unit, start: start, end: end,
-            sourceID: "apple-health:" + Self.digest([identifier, attributes["startDate"], attributes["endDate"], attributes["value"],
-                attributes["sourceName"], attributes["device"]]),
+            sourceID: "apple-health:"
+                + Self.digest([
+                    identifier, attributes["startDate"], attributes["endDate"], attributes["value"],
+                    attributes["sourceName"], attributes["device"],
+                ]),
             source: Sample.Source(
-                app: attributes["sourceName"], deviceName: device["name"], deviceModel: device["hardware"] ?? device["model"],
+                app: attributes["sourceName"], deviceName: device["name"],
+                deviceModel: device["hardware"] ?? device["model"],
                 osVersion: device["software"] ?? attributes["sourceVersion"]))
         if attributes["startDate"] != nil, start == nil { raw.unreadable.insert("startsAt") }
         if attributes["endDate"] != nil, end == nil { raw.unreadable.insert("endsAt") }
@@ -122,7 +128,9 @@ public struct AppleHealthReader: Sendable {
 
     /// The element's name: the bytes up to the first space or slash.
     static func name(of tag: ArraySlice<UInt8>) -> String {
-        let end = tag.firstIndex { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "/") || $0 == 10 || $0 == 13 || $0 == 9 } ?? tag.endIndex
+        let end =
+            tag.firstIndex { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "/") || $0 == 10 || $0 == 13 || $0 == 9 }
+            ?? tag.endIndex
         return String(decoding: tag[tag.startIndex..<end], as: UTF8.self)
     }
 
@@ -136,7 +144,8 @@ public struct AppleHealthReader: Sendable {
             guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'"),
                 let closing = tag[(equals + 2)...].firstIndex(of: quote)
             else { break }
-            let name = String(decoding: tag[index..<equals], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let name = String(decoding: tag[index..<equals], as: UTF8.self).trimmingCharacters(
+                in: .whitespacesAndNewlines)
             attributes[name] = unescaped(String(decoding: tag[(equals + 2)..<closing], as: UTF8.self))
             index = closing + 1
         }
@@ -158,7 +167,9 @@ public struct AppleHealthReader: Sendable {
             case "quot": result += "\""
             case "apos": result += "'"
             default:
-                let code = entity.hasPrefix("#x") ? UInt32(entity.dropFirst(2), radix: 16) : entity.hasPrefix("#") ? UInt32(entity.dropFirst()) : nil
+                let code =
+                    entity.hasPrefix("#x")
+                    ? UInt32(entity.dropFirst(2), radix: 16) : entity.hasPrefix("#") ? UInt32(entity.dropFirst()) : nil
                 result += code.flatMap(Unicode.Scalar.init).map { String(Character($0)) } ?? "&\(entity);"
             }
             rest = rest[rest.index(after: semicolon)...]
@@ -179,12 +190,14 @@ public struct AppleHealthReader: Sendable {
             return value
         }
         guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
-            let minute = number(14, 2), let second = number(17, 2), let offsetHours = number(21, 2), let offsetMinutes = number(23, 2),
+            let minute = number(14, 2), let second = number(17, 2), let offsetHours = number(21, 2),
+            let offsetMinutes = number(23, 2),
             bytes[20] == UInt8(ascii: "+") || bytes[20] == UInt8(ascii: "-"), hour < 24, minute < 60, second < 61,
             let date = LocalDate(year: year, month: month, day: day)
         else { return nil }
         let offset = (offsetHours * 3600 + offsetMinutes * 60) * (bytes[20] == UInt8(ascii: "-") ? -1 : 1)
-        return Date(timeIntervalSince1970: Double(date.daysSinceEpoch * 86_400 + hour * 3600 + minute * 60 + second - offset))
+        return Date(
+            timeIntervalSince1970: Double(date.daysSinceEpoch * 86_400 + hour * 3600 + minute * 60 + second - offset))
     }
 
     /// The parts of HealthKit's device description: `<<HKDevice: 0x…>, name:Apple Watch, model:Watch, …>`.

@@ -20,7 +20,9 @@ public struct Audiogram: Codable, Sendable, Equatable {
         public var conduction: Conduction
         public var masked: Bool
 
-        public init(ear: Ear, frequencyHz: Int, thresholdDbHL: Int?, conduction: Conduction = .air, masked: Bool = false) {
+        public init(
+            ear: Ear, frequencyHz: Int, thresholdDbHL: Int?, conduction: Conduction = .air, masked: Bool = false
+        ) {
             self.ear = ear
             self.frequencyHz = frequencyHz
             self.thresholdDbHL = thresholdDbHL
@@ -54,7 +56,9 @@ public struct Audiogram: Codable, Sendable, Equatable {
         public var conduction: String?
         public var masked: Bool?
 
-        public init(ear: String?, frequencyHz: Int?, thresholdDbHL: Int?, conduction: String? = nil, masked: Bool? = nil) {
+        public init(
+            ear: String?, frequencyHz: Int?, thresholdDbHL: Int?, conduction: String? = nil, masked: Bool? = nil
+        ) {
             self.ear = ear
             self.frequencyHz = frequencyHz
             self.thresholdDbHL = thresholdDbHL
@@ -79,7 +83,9 @@ public struct Audiogram: Codable, Sendable, Equatable {
             let conduction = point.conduction.map(Conduction.init(rawValue:)) ?? .air
             if conduction == nil { validator.add("\(field).conduction", .notAnOption) }
             if let frequency = point.frequencyHz {
-                if !frequencyRange.contains(frequency) { validator.add("\(field).frequencyHz", .outOfRange, limit: frequencyRange.upperBound) }
+                if !frequencyRange.contains(frequency) {
+                    validator.add("\(field).frequencyHz", .outOfRange, limit: frequencyRange.upperBound)
+                }
             } else {
                 validator.add("\(field).frequencyHz", .required)
             }
@@ -91,11 +97,18 @@ public struct Audiogram: Codable, Sendable, Equatable {
                 }
             }
             guard let ear, let conduction, let frequency = point.frequencyHz else { continue }
-            if !seen.insert("\(ear)-\(frequency)-\(conduction)").inserted { validator.add("\(field).frequencyHz", .duplicate) }
-            points.append(Point(ear: ear, frequencyHz: frequency, thresholdDbHL: point.thresholdDbHL, conduction: conduction, masked: point.masked ?? false))
+            if !seen.insert("\(ear)-\(frequency)-\(conduction)").inserted {
+                validator.add("\(field).frequencyHz", .duplicate)
+            }
+            points.append(
+                Point(
+                    ear: ear, frequencyHz: frequency, thresholdDbHL: point.thresholdDbHL, conduction: conduction,
+                    masked: point.masked ?? false))
         }
         try validator.check()
-        return Audiogram(measuredAt: measuredAt!, points: points.sorted { ($0.ear.rawValue, $0.frequencyHz) < ($1.ear.rawValue, $1.frequencyHz) })
+        return Audiogram(
+            measuredAt: measuredAt!,
+            points: points.sorted { ($0.ear.rawValue, $0.frequencyHz) < ($1.ear.rawValue, $1.frequencyHz) })
     }
 
     /// One ear's points of one conduction, by frequency.
@@ -105,7 +118,9 @@ public struct Audiogram: Codable, Sendable, Equatable {
 
     /// The pure-tone average of 500, 1000, 2000 and 4000 Hz by air (nil when one is missing or had no response).
     public func pureToneAverage(_ ear: Ear) -> Double? {
-        let values = [500, 1000, 2000, 4000].map { frequency in curve(ear).first { $0.frequencyHz == frequency }?.thresholdDbHL }
+        let values = [500, 1000, 2000, 4000].map { frequency in
+            curve(ear).first { $0.frequencyHz == frequency }?.thresholdDbHL
+        }
         guard values.allSatisfy({ $0 != nil }) else { return nil }
         return Double(values.compactMap { $0 }.reduce(0, +)) / 4
     }

@@ -66,7 +66,8 @@ extension FHIR.CodeableConcept {
 
     /// The observation category of what the person reports about themselves.
     static let surveyCategory = FHIR.CodeableConcept(coding: [
-        FHIR.Coding(system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "survey", display: "Survey")
+        FHIR.Coding(
+            system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "survey", display: "Survey")
     ])
 }
 
@@ -74,12 +75,19 @@ extension FHIR.CodeableConcept {
 
 extension Audiogram {
     /// LOINC's pure tone threshold audiometry panel.
-    public static let loincPanel = FHIR.Coding(system: "http://loinc.org", code: "89015-2", display: "Pure tone threshold audiometry panel")
+    public static let loincPanel = FHIR.Coding(
+        system: "http://loinc.org", code: "89015-2", display: "Pure tone threshold audiometry panel")
 
     /// LOINC's per-ear hearing threshold codes, by ear and frequency; other frequencies have none.
     public static let loincThresholds: [Ear: [Int: String]] = [
-        .left: [500: "89024-4", 1000: "89016-0", 2000: "89018-6", 3000: "89020-2", 4000: "89022-8", 6000: "89026-9", 8000: "89028-5"],
-        .right: [500: "89025-1", 1000: "89017-8", 2000: "89019-4", 3000: "89021-0", 4000: "89023-6", 6000: "89027-7", 8000: "89029-3"],
+        .left: [
+            500: "89024-4", 1000: "89016-0", 2000: "89018-6", 3000: "89020-2", 4000: "89022-8", 6000: "89026-9",
+            8000: "89028-5",
+        ],
+        .right: [
+            500: "89025-1", 1000: "89017-8", 2000: "89019-4", 3000: "89021-0", 4000: "89023-6", 6000: "89027-7",
+            8000: "89029-3",
+        ],
     ]
 
     /// Where Interlude's audiometry extensions are named.
@@ -110,18 +118,22 @@ extension Audiogram {
         let label = point.conduction == .air ? name : "\(name) (bone conduction)"
         var extensions = [
             FHIR.QuantityExtension(
-                url: fhirFrequencyURL, valueQuantity: FHIR.Quantity(value: Double(point.frequencyHz), unit: "Hz", code: "Hz")),
+                url: fhirFrequencyURL,
+                valueQuantity: FHIR.Quantity(value: Double(point.frequencyHz), unit: "Hz", code: "Hz")),
             FHIR.QuantityExtension(url: fhirConductionURL, valueCode: point.conduction.rawValue),
         ]
         if point.masked { extensions.append(FHIR.QuantityExtension(url: fhirMaskedURL, valueBoolean: true)) }
         var component = FHIR.ObservationComponent(
             extension: extensions,
-            code: FHIR.CodeableConcept(coding: loinc.map { [FHIR.Coding(system: "http://loinc.org", code: $0, display: name)] }, text: label))
+            code: FHIR.CodeableConcept(
+                coding: loinc.map { [FHIR.Coding(system: "http://loinc.org", code: $0, display: name)] }, text: label))
         if let threshold = point.thresholdDbHL {
             component.valueQuantity = FHIR.Quantity(value: Double(threshold), unit: "dB HL", code: "dB")
         } else {
             var absent = FHIR.CodeableConcept(coding: [
-                FHIR.Coding(system: "http://terminology.hl7.org/CodeSystem/data-absent-reason", code: "unknown", display: "Unknown")
+                FHIR.Coding(
+                    system: "http://terminology.hl7.org/CodeSystem/data-absent-reason", code: "unknown",
+                    display: "Unknown")
             ])
             absent.text = "No response at the loudest level tested"
             component.dataAbsentReason = absent
@@ -140,10 +152,15 @@ extension HealthEvent {
     public func fhirObservation(id: UUID, subject: FHIR.Identifier) -> FHIR.Observation {
         FHIR.Observation(
             id: id.uuidString.lowercased(),
-            category: [FHIR.CodeableConcept(coding: [
-                FHIR.Coding(system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "social-history", display: "Social History")
-            ])],
-            code: FHIR.CodeableConcept(coding: [FHIR.Coding(system: Self.fhirTypeSystem, code: type, display: nil)], text: title),
+            category: [
+                FHIR.CodeableConcept(coding: [
+                    FHIR.Coding(
+                        system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "social-history",
+                        display: "Social History")
+                ])
+            ],
+            code: FHIR.CodeableConcept(
+                coding: [FHIR.Coding(system: Self.fhirTypeSystem, code: type, display: nil)], text: title),
             subject: FHIR.Reference(identifier: subject, display: nil),
             effectiveDateTime: ISO8601DateFormatter().string(from: occurredAt),
             note: description.map { [FHIR.Annotation(text: $0)] })
@@ -156,10 +173,12 @@ extension Therapy {
     /// The therapy as a Procedure over its dates: in progress while ongoing on `today`, completed once ended,
     /// preparation before it starts.
     public func fhirProcedure(id: UUID, subject: FHIR.Identifier, today: LocalDate) -> FHIR.Procedure {
-        let status = if startDate > today { "preparation" } else if isOngoing(on: today) { "in-progress" } else { "completed" }
+        let status =
+            if startDate > today { "preparation" } else if isOngoing(on: today) { "in-progress" } else { "completed" }
         return FHIR.Procedure(
             id: id.uuidString.lowercased(), status: status,
-            category: FHIR.CodeableConcept(coding: [FHIR.Coding(system: Self.fhirKindSystem, code: kind.rawValue, display: nil)], text: nil),
+            category: FHIR.CodeableConcept(
+                coding: [FHIR.Coding(system: Self.fhirKindSystem, code: kind.rawValue, display: nil)], text: nil),
             code: FHIR.CodeableConcept(coding: nil, text: name),
             subject: FHIR.Reference(identifier: subject, display: nil),
             performedPeriod: FHIR.Period(start: startDate.description, end: endDate?.description),
@@ -178,7 +197,8 @@ extension Mood {
             id: id.uuidString.lowercased(),
             category: [.surveyCategory],
             code: FHIR.CodeableConcept(
-                coding: [FHIR.Coding(system: Self.fhirCodeSystem, code: "valence", display: nil)], text: "Self-reported mood (valence)"),
+                coding: [FHIR.Coding(system: Self.fhirCodeSystem, code: "valence", display: nil)],
+                text: "Self-reported mood (valence)"),
             subject: FHIR.Reference(identifier: subject, display: nil),
             effectiveDateTime: ISO8601DateFormatter().string(from: recordedAt),
             valueQuantity: FHIR.Quantity(value: valence, unit: "1", code: "1"))
@@ -195,7 +215,9 @@ extension Thought {
         FHIR.Observation(
             id: id.uuidString.lowercased(),
             category: [.surveyCategory],
-            code: FHIR.CodeableConcept(coding: [FHIR.Coding(system: Self.fhirCodeSystem, code: "thought", display: nil)], text: "Difficult thought"),
+            code: FHIR.CodeableConcept(
+                coding: [FHIR.Coding(system: Self.fhirCodeSystem, code: "thought", display: nil)],
+                text: "Difficult thought"),
             subject: FHIR.Reference(identifier: subject, display: nil),
             effectiveDateTime: ISO8601DateFormatter().string(from: addedAt),
             valueString: text)
@@ -208,20 +230,25 @@ extension ThoughtOccurrence {
     public func fhirObservation(id: UUID, subject: FHIR.Identifier) -> FHIR.Observation {
         func rating(_ code: String, _ text: String, _ value: Double) -> FHIR.ObservationComponent {
             FHIR.ObservationComponent(
-                code: FHIR.CodeableConcept(coding: [FHIR.Coding(system: Thought.fhirCodeSystem, code: code, display: nil)], text: text),
+                code: FHIR.CodeableConcept(
+                    coding: [FHIR.Coding(system: Thought.fhirCodeSystem, code: code, display: nil)], text: text),
                 valueQuantity: FHIR.Quantity(value: value, unit: "1", code: "1"))
         }
         return FHIR.Observation(
             id: id.uuidString.lowercased(),
             category: [.surveyCategory],
             code: FHIR.CodeableConcept(
-                coding: [FHIR.Coding(system: Thought.fhirCodeSystem, code: "occurrence", display: nil)], text: "Difficult thought, rated"),
+                coding: [FHIR.Coding(system: Thought.fhirCodeSystem, code: "occurrence", display: nil)],
+                text: "Difficult thought, rated"),
             subject: FHIR.Reference(identifier: subject, display: nil),
             effectiveDateTime: ISO8601DateFormatter().string(from: recordedAt),
             component: [
                 rating("rating-before", "Rating before the defusion exercise", ratingBefore),
                 rating("rating-after", "Rating after the defusion exercise", ratingAfter),
             ],
-            derivedFrom: [FHIR.Reference(identifier: nil, display: nil, reference: "Observation/\(thoughtID.uuidString.lowercased())")])
+            derivedFrom: [
+                FHIR.Reference(
+                    identifier: nil, display: nil, reference: "Observation/\(thoughtID.uuidString.lowercased())")
+            ])
     }
 }

@@ -18,7 +18,9 @@ public struct Mood: Codable, Sendable, Equatable {
 
     /// Checks a report as entered: a valence between 0 and 1, a moment not in the future (a fast clock forgiven),
     /// a note of running text.
-    public static func validate(valence: Double?, recordedAt: Date?, note: String?, now: Date) throws(ValidationFailure) -> Mood {
+    public static func validate(valence: Double?, recordedAt: Date?, note: String?, now: Date) throws(ValidationFailure)
+        -> Mood
+    {
         var validator = FieldValidator()
         let cleanValence = validator.number(valence, field: "valence", required: true, in: valenceRange)
         if let recordedAt {

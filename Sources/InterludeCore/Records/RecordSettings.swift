@@ -41,7 +41,8 @@ public struct RecordSettings: Sendable, Equatable {
         if kinds.contains(nil) { validator.add("collects", .notAnOption) }
         var types: [String] = []
         for (index, raw) in eventTypes.enumerated() {
-            guard let type = validator.text(raw, field: "eventTypes[\(index)]", maxLength: HealthEvent.typeMaxLength) else { continue }
+            guard let type = validator.text(raw, field: "eventTypes[\(index)]", maxLength: HealthEvent.typeMaxLength)
+            else { continue }
             if types.contains(type) || HealthEvent.BuiltInType(rawValue: type) != nil {
                 validator.add("eventTypes[\(index)]", .duplicate)
             } else {
@@ -62,7 +63,8 @@ public struct RecordSettings: Sendable, Equatable {
             }
         }
         try validator.check()
-        return RecordSettings(collects: Set(kinds.compactMap { $0 }), eventTypes: types, eventTypeNames: names, samples: samples)
+        return RecordSettings(
+            collects: Set(kinds.compactMap { $0 }), eventTypes: types, eventTypeNames: names, samples: samples)
     }
 
     /// What several studies collect together, for a person in all of them: the sample types any of them asks for,
@@ -73,9 +75,11 @@ public struct RecordSettings: Sendable, Equatable {
             collects: settings.reduce(into: []) { $0.formUnion($1.collects) },
             eventTypes: settings.flatMap(\.eventTypes).reduce(into: []) { if !$0.contains($1) { $0.append($1) } },
             eventTypeNames: settings.reduce(into: [:]) { $0.merge($1.eventTypeNames) { first, _ in first } },
-            samples: SampleSettings(requests: samples.types.map { type in
-                SampleSettings.Request(type: type, purpose: .joined(samples.asked[type]?.purposes ?? [], separator: "\n\n"))
-            }))
+            samples: SampleSettings(
+                requests: samples.types.map { type in
+                    SampleSettings.Request(
+                        type: type, purpose: .joined(samples.asked[type]?.purposes ?? [], separator: "\n\n"))
+                }))
     }
 
     /// The kinds chosen, in the order they are listed everywhere.

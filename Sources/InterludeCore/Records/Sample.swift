@@ -17,7 +17,8 @@ public struct Sample: Sendable, Equatable, Codable {
         public var deviceModel: String?
         public var osVersion: String?
 
-        public init(app: String? = nil, deviceName: String? = nil, deviceModel: String? = nil, osVersion: String? = nil) {
+        public init(app: String? = nil, deviceName: String? = nil, deviceModel: String? = nil, osVersion: String? = nil)
+        {
             self.app = app
             self.deviceName = deviceName
             self.deviceModel = deviceModel
@@ -104,8 +105,12 @@ public struct Sample: Sendable, Equatable, Codable {
                 validator.add(field("unit"), .required)
             }
         }
-        if raw.start == nil { validator.add(field("startsAt"), raw.unreadable.contains("startsAt") ? .invalidFormat : .required) }
-        if raw.end == nil { validator.add(field("endsAt"), raw.unreadable.contains("endsAt") ? .invalidFormat : .required) }
+        if raw.start == nil {
+            validator.add(field("startsAt"), raw.unreadable.contains("startsAt") ? .invalidFormat : .required)
+        }
+        if raw.end == nil {
+            validator.add(field("endsAt"), raw.unreadable.contains("endsAt") ? .invalidFormat : .required)
+        }
         if let start = raw.start, let end = raw.end {
             if end < start {
                 validator.add(field("endsAt"), .outOfRange)
@@ -116,13 +121,17 @@ public struct Sample: Sendable, Equatable, Codable {
         }
         let sourceID = validator.text(raw.sourceID, field: field("sourceId"), maxLength: sourceIDMaxLength)
         let source = Source(
-            app: validator.text(raw.source.app, field: field("source.app"), required: false, maxLength: sourceTextMaxLength),
+            app: validator.text(
+                raw.source.app, field: field("source.app"), required: false, maxLength: sourceTextMaxLength),
             deviceName: validator.text(
-                raw.source.deviceName, field: field("source.deviceName"), required: false, maxLength: sourceTextMaxLength),
+                raw.source.deviceName, field: field("source.deviceName"), required: false,
+                maxLength: sourceTextMaxLength),
             deviceModel: validator.text(
-                raw.source.deviceModel, field: field("source.deviceModel"), required: false, maxLength: sourceTextMaxLength),
+                raw.source.deviceModel, field: field("source.deviceModel"), required: false,
+                maxLength: sourceTextMaxLength),
             osVersion: validator.text(
-                raw.source.osVersion, field: field("source.osVersion"), required: false, maxLength: sourceTextMaxLength))
+                raw.source.osVersion, field: field("source.osVersion"), required: false, maxLength: sourceTextMaxLength)
+        )
         var motion: MotionContext?
         if let context = raw.motionContext {
             motion = MotionContext(rawValue: context)
@@ -130,7 +139,8 @@ public struct Sample: Sendable, Equatable, Codable {
         }
         try validator.check()
         return Sample(
-            type: type!, value: value!, start: raw.start!, end: raw.end!, sourceID: sourceID!, source: source, motionContext: motion)
+            type: type!, value: value!, start: raw.start!, end: raw.end!, sourceID: sourceID!, source: source,
+            motionContext: motion)
     }
 
     /// What came of a batch: the samples to keep with their index, and the problems of the others by index.

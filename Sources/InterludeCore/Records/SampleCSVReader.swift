@@ -71,8 +71,10 @@ public struct SampleCSVReader: Sendable {
         let start = field("start").flatMap(Self.date)
         let end = field("end").flatMap(Self.date)
         var raw = Sample.Raw(
-            type: type?.rawValue ?? typeText, value: field("value").flatMap { Double($0) }, unit: field("unit"), start: start, end: end,
-            sourceID: field("sourceId") ?? "csv:" + AppleHealthReader.digest([typeText, field("value"), field("unit"), field("start"), field("end")]),
+            type: type?.rawValue ?? typeText, value: field("value").flatMap { Double($0) }, unit: field("unit"),
+            start: start, end: end,
+            sourceID: field("sourceId") ?? "csv:"
+                + AppleHealthReader.digest([typeText, field("value"), field("unit"), field("start"), field("end")]),
             source: Sample.Source(app: field("app"), deviceName: field("device")))
         if field("start") != nil, start == nil { raw.unreadable.insert("startsAt") }
         if field("end") != nil, end == nil { raw.unreadable.insert("endsAt") }
@@ -83,7 +85,9 @@ public struct SampleCSVReader: Sendable {
     /// ISO 8601, with or without fractions of a second, or the Apple Health export's own format.
     static func date(_ text: String) -> Date? {
         if let date = try? Date(text, strategy: .iso8601) { return date }
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
+            return date
+        }
         return AppleHealthReader.date(text)
     }
 }

@@ -5,11 +5,16 @@ extension SampleType {
     public var loinc: FHIR.Coding? {
         switch self {
         case .heartRate: FHIR.Coding(system: "http://loinc.org", code: "8867-4", display: "Heart rate")
-        case .restingHeartRate: FHIR.Coding(system: "http://loinc.org", code: "40443-4", display: "Heart rate --resting")
+        case .restingHeartRate:
+            FHIR.Coding(system: "http://loinc.org", code: "40443-4", display: "Heart rate --resting")
         case .bodyMass: FHIR.Coding(system: "http://loinc.org", code: "29463-7", display: "Body weight")
-        case .stepCount: FHIR.Coding(system: "http://loinc.org", code: "55423-8", display: "Number of steps in unspecified time Pedometer")
+        case .stepCount:
+            FHIR.Coding(
+                system: "http://loinc.org", code: "55423-8", display: "Number of steps in unspecified time Pedometer")
         case .heartRateVariabilitySDNN:
-            FHIR.Coding(system: "http://loinc.org", code: "80404-7", display: "R-R interval.standard deviation (Heart rate variability)")
+            FHIR.Coding(
+                system: "http://loinc.org", code: "80404-7",
+                display: "R-R interval.standard deviation (Heart rate variability)")
         default: nil
         }
     }
@@ -21,9 +26,13 @@ extension SampleType {
     var fhirCategory: FHIR.Coding {
         switch self {
         case .heartRate, .restingHeartRate, .bodyMass:
-            FHIR.Coding(system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "vital-signs", display: "Vital Signs")
+            FHIR.Coding(
+                system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "vital-signs",
+                display: "Vital Signs")
         default:
-            FHIR.Coding(system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "activity", display: "Activity")
+            FHIR.Coding(
+                system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "activity",
+                display: "Activity")
         }
     }
 }
@@ -43,7 +52,8 @@ extension Sample {
         if start == end {
             observation.effectiveDateTime = formatter.string(from: start)
         } else {
-            observation.effectivePeriod = FHIR.Period(start: formatter.string(from: start), end: formatter.string(from: end))
+            observation.effectivePeriod = FHIR.Period(
+                start: formatter.string(from: start), end: formatter.string(from: end))
         }
         if let model = source.deviceModel { observation.device = FHIR.Reference(identifier: nil, display: model) }
         return observation

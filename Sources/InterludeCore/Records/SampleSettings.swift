@@ -32,7 +32,8 @@ public struct SampleSettings: Sendable, Equatable, Codable {
 
     /// Checks settings as entered: known types, each once, each with a purpose in one language or both; a window of
     /// 0 to 365 days.
-    public static func validate(requests: [(type: String?, purpose: [Language: String?])], windowDays: Int?) throws(ValidationFailure)
+    public static func validate(requests: [(type: String?, purpose: [Language: String?])], windowDays: Int?)
+        throws(ValidationFailure)
         -> SampleSettings
     {
         var validator = FieldValidator()
@@ -120,7 +121,8 @@ public struct SampleCollection: Sendable, Equatable {
         var screened = Sample.Batch(accepted: [], rejected: batch.rejected)
         for (index, sample) in batch.accepted {
             if let problem = refusal(of: sample, enabled: enabled, moods: moods) {
-                screened.rejected.append((index, [FieldError(field: "samples[\(index)].\(problem.field)", code: problem.code)]))
+                screened.rejected.append(
+                    (index, [FieldError(field: "samples[\(index)].\(problem.field)", code: problem.code)]))
             } else {
                 screened.accepted.append((index, sample))
             }
@@ -130,7 +132,9 @@ public struct SampleCollection: Sendable, Equatable {
     }
 
     /// Why the sample may not be kept, if it may not.
-    public func refusal(of sample: Sample, enabled: Set<SampleType>, moods: MoodSpan?) -> (field: String, code: FieldError.Code)? {
+    public func refusal(of sample: Sample, enabled: Set<SampleType>, moods: MoodSpan?) -> (
+        field: String, code: FieldError.Code
+    )? {
         guard let asked = asked[sample.type], enabled.contains(sample.type) else { return ("type", .notAllowed) }
         guard let days = asked.windowDays else { return nil }
         guard let moods else { return ("startsAt", .outsideWindow) }

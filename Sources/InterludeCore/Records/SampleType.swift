@@ -60,8 +60,11 @@ public enum SampleType: String, Sendable, Codable, CaseIterable {
         case .walkingDoubleSupport:
             ["%": 1, "1": 100]
         case .walkingStepLength, .distanceWalkingRunning:
-            ["m": 1, "km": 1000, "cm": 0.01, "mi": 1609.344, "[mi_i]": 1609.344, "ft": 0.3048, "[ft_i]": 0.3048, "in": 0.0254,
-             "[in_i]": 0.0254, "yd": 0.9144]
+            [
+                "m": 1, "km": 1000, "cm": 0.01, "mi": 1609.344, "[mi_i]": 1609.344, "ft": 0.3048, "[ft_i]": 0.3048,
+                "in": 0.0254,
+                "[in_i]": 0.0254, "yd": 0.9144,
+            ]
         case .heartRateVariabilitySDNN:
             ["ms": 1, "s": 1000]
         case .bodyMass:
@@ -108,7 +111,9 @@ public enum SampleType: String, Sendable, Codable, CaseIterable {
 
     /// The type an Apple Health identifier names, if it is one of ours.
     public init?(healthKitIdentifier: String) {
-        guard let type = Self.allCases.first(where: { $0.healthKitIdentifier == healthKitIdentifier }) else { return nil }
+        guard let type = Self.allCases.first(where: { $0.healthKitIdentifier == healthKitIdentifier }) else {
+            return nil
+        }
         self = type
     }
 
@@ -146,7 +151,9 @@ extension SampleType.DailyAggregate {
     /// Values by the day they began in `zone`, summed or averaged.
     public func days(_ values: [(value: Double, start: Date)], in zone: TimeZone) -> [LocalDate: SampleType.Day] {
         var sums: [LocalDate: SampleType.Day] = [:]
-        for (value, start) in values { sums[LocalDate(start, in: zone), default: SampleType.Day(value: 0, count: 0)].add(value) }
+        for (value, start) in values {
+            sums[LocalDate(start, in: zone), default: SampleType.Day(value: 0, count: 0)].add(value)
+        }
         guard self == .mean else { return sums }
         return sums.mapValues { SampleType.Day(value: $0.value / Double($0.count), count: $0.count) }
     }

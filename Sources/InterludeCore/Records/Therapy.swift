@@ -92,7 +92,8 @@ public struct Therapy: Codable, Sendable, Equatable {
     /// A key that orders therapies that way when compared as text, lowest first.
     public static func sortKey(_ therapy: Therapy, on day: LocalDate) -> String {
         let kind = Kind.allCases.firstIndex(of: therapy.kind) ?? 0
-        return (therapy.isOngoing(on: day) ? "0" : "1") + SortKey.number(kind) + SortKey.reversed(therapy.startDate.description)
+        return (therapy.isOngoing(on: day) ? "0" : "1") + SortKey.number(kind)
+            + SortKey.reversed(therapy.startDate.description)
     }
 
     /// Whether `lhs` comes before `rhs` in that order.

@@ -85,12 +85,16 @@ public struct ThoughtOccurrence: Codable, Sendable, Equatable {
 
         public func occurrence(of thoughtID: UUID) -> ThoughtOccurrence {
             ThoughtOccurrence(
-                thoughtID: thoughtID, recordedAt: recordedAt, ratingBefore: ratingBefore, ratingAfter: ratingAfter, location: location,
+                thoughtID: thoughtID, recordedAt: recordedAt, ratingBefore: ratingBefore, ratingAfter: ratingAfter,
+                location: location,
                 note: note)
         }
     }
 
-    public init(thoughtID: UUID, recordedAt: Date, ratingBefore: Double, ratingAfter: Double, location: Location? = nil, note: String? = nil) {
+    public init(
+        thoughtID: UUID, recordedAt: Date, ratingBefore: Double, ratingAfter: Double, location: Location? = nil,
+        note: String? = nil
+    ) {
         self.thoughtID = thoughtID
         self.recordedAt = recordedAt
         self.ratingBefore = ratingBefore
@@ -122,6 +126,7 @@ public struct ThoughtOccurrence: Codable, Sendable, Equatable {
         }
         let cleanNote = validator.text(note, field: "note", required: false, maxLength: noteMaxLength, lines: .multiple)
         try validator.check()
-        return Fields(recordedAt: recordedAt!, ratingBefore: before!, ratingAfter: after!, location: location, note: cleanNote)
+        return Fields(
+            recordedAt: recordedAt!, ratingBefore: before!, ratingAfter: after!, location: location, note: cleanNote)
     }
 }

@@ -15,14 +15,16 @@ public struct DayPeriod: Sendable, Equatable {
         self.to = to
         let midnight = LocalTime(minutes: 0)!
         instants =
-            LocalDateTime(date: from, time: midnight).instant(in: zone)..<LocalDateTime(date: to.adding(days: 1), time: midnight)
+            LocalDateTime(date: from, time: midnight).instant(
+                in: zone)..<LocalDateTime(date: to.adding(days: 1), time: midnight)
             .instant(in: zone)
     }
 
     /// Reads an asked-for period; a missing end is open (nil when both are missing). Refuses a date that is not
     /// one, an end before the start, and dates so far out that the period runs backwards (before year 1 or after
     /// 4000), naming the field.
-    public static func instants(from: String?, to: String?, in zone: TimeZone) throws(ValidationFailure) -> Range<Date>? {
+    public static func instants(from: String?, to: String?, in zone: TimeZone) throws(ValidationFailure) -> Range<Date>?
+    {
         var validator = FieldValidator()
         let start = validator.date(from, field: "from")
         let end = validator.date(to, field: "to")
@@ -31,7 +33,8 @@ public struct DayPeriod: Sendable, Equatable {
         guard start != nil || end != nil else { return nil }
         let midnight = LocalTime(minutes: 0)!
         let lower = start.map { LocalDateTime(date: $0, time: midnight).instant(in: zone) } ?? .distantPast
-        let upper = end.map { LocalDateTime(date: $0.adding(days: 1), time: midnight).instant(in: zone) } ?? .distantFuture
+        let upper =
+            end.map { LocalDateTime(date: $0.adding(days: 1), time: midnight).instant(in: zone) } ?? .distantFuture
         guard lower < upper else { throw ValidationFailure(field: end != nil ? "to" : "from", code: .outOfRange) }
         return lower..<upper
     }
@@ -53,7 +56,9 @@ public struct DayPeriod: Sendable, Equatable {
         }
         if end.daysSinceEpoch - start.daysSinceEpoch >= maxDays { validator.add("to", .outOfRange, limit: maxDays) }
         try validator.check()
-        guard let period = DayPeriod(from: start, to: end, in: zone) else { throw ValidationFailure(field: "to", code: .outOfRange) }
+        guard let period = DayPeriod(from: start, to: end, in: zone) else {
+            throw ValidationFailure(field: "to", code: .outOfRange)
+        }
         return period
     }
 

@@ -19,7 +19,8 @@ public struct AppointmentDraft: Sendable, Equatable {
     ) throws(ValidationFailure) -> AppointmentDraft {
         var validator = FieldValidator()
         let cleanTitle = validator.text(title, field: "title", maxLength: titleMaxLength)
-        let cleanComment = validator.text(comment, field: "comment", required: false, maxLength: commentMaxLength, lines: .multiple)
+        let cleanComment = validator.text(
+            comment, field: "comment", required: false, maxLength: commentMaxLength, lines: .multiple)
         checkTimes(startsAt: startsAt, endsAt: endsAt, timeZone: timeZone, into: &validator)
         try validator.check()
         return AppointmentDraft(title: cleanTitle!, startsAt: startsAt, endsAt: endsAt, comment: cleanComment)
@@ -93,7 +94,8 @@ public enum ArmAllocation: String, Codable, Sendable, CaseIterable {
     case random
 
     /// The arm for the next participant, given how many joined so far.
-    public func arm<G: RandomNumberGenerator>(of arms: [String], joinedSoFar: Int, using generator: inout G) -> String? {
+    public func arm<G: RandomNumberGenerator>(of arms: [String], joinedSoFar: Int, using generator: inout G) -> String?
+    {
         guard !arms.isEmpty else { return nil }
         switch self {
         case .alternating: return arms[joinedSoFar % arms.count]

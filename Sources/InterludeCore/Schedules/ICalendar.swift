@@ -58,9 +58,11 @@ public enum ICalendar {
             .replacingOccurrences(of: "\r\n", with: "\\n")
             .replacingOccurrences(of: "\n", with: "\\n")
             .replacingOccurrences(of: "\r", with: "\\n")
-        return String(String.UnicodeScalarView(escaped.unicodeScalars.filter { scalar in
-            scalar == "\t" || !(scalar.value < 0x20 || scalar.value == 0x7F)
-        }))
+        return String(
+            String.UnicodeScalarView(
+                escaped.unicodeScalars.filter { scalar in
+                    scalar == "\t" || !(scalar.value < 0x20 || scalar.value == 0x7F)
+                }))
     }
 
     /// Lines longer than 75 octets continue on the next line after a space, never inside a character.

@@ -93,7 +93,8 @@ extension LocalDateTime {
     /// repeats it, else one.
     public func occurrences(in timeZone: TimeZone) -> [Date] {
         let asUTC = wallClockAsUTC
-        let offsets = Set([-86_400.0, 0, 86_400].map { TimeInterval(timeZone.secondsFromGMT(for: asUTC.addingTimeInterval($0))) })
+        let offsets = Set(
+            [-86_400.0, 0, 86_400].map { TimeInterval(timeZone.secondsFromGMT(for: asUTC.addingTimeInterval($0))) })
         return offsets.map { asUTC.addingTimeInterval(-$0) }.filter { LocalDateTime($0, in: timeZone) == self }.sorted()
     }
 
@@ -102,7 +103,8 @@ extension LocalDateTime {
     public func lastInstant(in timeZone: TimeZone) -> Date {
         if let last = occurrences(in: timeZone).last { return last }
         let forward = instant(in: timeZone)
-        let transition = timeZone.nextDaylightSavingTimeTransition(after: forward.addingTimeInterval(-2 * 86_400)) ?? forward
+        let transition =
+            timeZone.nextDaylightSavingTimeTransition(after: forward.addingTimeInterval(-2 * 86_400)) ?? forward
         return transition.addingTimeInterval(-60)
     }
 }

@@ -27,7 +27,8 @@ extension SchedulePlan {
         case .randomWindows(let days):
             if days.values.allSatisfy(\.isEmpty) { validator.add("pattern.days", .required) }
             for (weekday, windows) in days {
-                Self.checkWindows(windows, duration: durationMinutes, path: "pattern.days.\(weekday.rawValue)", into: &validator)
+                Self.checkWindows(
+                    windows, duration: durationMinutes, path: "pattern.days.\(weekday.rawValue)", into: &validator)
             }
         case .weekly:
             break
@@ -91,7 +92,8 @@ extension SchedulePlan {
             validator.add("reminderMinutes", .tooLong, limit: mostReminders)
             return
         }
-        for (index, reminder) in reminders.enumerated() where reminder < reminderSpacingMinutes || reminder >= duration {
+        for (index, reminder) in reminders.enumerated() where reminder < reminderSpacingMinutes || reminder >= duration
+        {
             validator.add("reminderMinutes.\(index)", .outOfRange)
         }
         if Set(reminders).count != reminders.count {
@@ -137,12 +139,15 @@ extension SchedulePlan {
         for (weekday, windows) in days {
             let path = "days.\(weekday.rawValue)"
             checkWindows(windows, duration: duration, path: path, into: &validator)
-            for (index, window) in windows.enumerated() where window.start < bounds.earliest || window.end > bounds.latest {
+            for (index, window) in windows.enumerated()
+            where window.start < bounds.earliest || window.end > bounds.latest {
                 validator.add("\(path).\(index)", .outOfRange)
             }
             // Counts outside 1…48 are refused on their own; they are left out of the day's sum, which they could overflow.
             let total = windows.reduce(0) { $0 + (openingsRange.contains($1.count) ? $1.count : 0) }
-            if !windows.isEmpty, bounds.minCount <= bounds.maxCount, !(bounds.minCount...bounds.maxCount).contains(total) {
+            if !windows.isEmpty, bounds.minCount <= bounds.maxCount,
+                !(bounds.minCount...bounds.maxCount).contains(total)
+            {
                 validator.add(path, .outOfRange, limit: bounds.maxCount)
             }
         }
@@ -151,7 +156,8 @@ extension SchedulePlan {
 
     /// A participant's own fixed times inside the bounds, as many a day as they allow, on at least one weekday.
     static func check(
-        _ times: [LocalTime], weekdays: [Weekday], duration: Int, bounds: AdjustmentBounds, into validator: inout FieldValidator
+        _ times: [LocalTime], weekdays: [Weekday], duration: Int, bounds: AdjustmentBounds,
+        into validator: inout FieldValidator
     ) {
         checkTimes(times, duration: duration, path: "times", into: &validator)
         for (index, time) in times.enumerated() where time < bounds.earliest || time > bounds.latest {
@@ -243,7 +249,8 @@ extension Array where Element == Int {
     /// The first index whose element has `property`, in a sorted array where every element after such an element
     /// has it too; `count` when none does.
     fileprivate func boundary(_ property: (Int) -> Bool) -> Int {
-        var low = 0, high = count
+        var low = 0
+        var high = count
         while low < high {
             let middle = (low + high) / 2
             if property(self[middle]) { high = middle } else { low = middle + 1 }

@@ -50,7 +50,8 @@ public struct SchedulePlan: Codable, Hashable, Sendable {
         startAfterDays = try container.decodeIfPresent(Int.self, forKey: .startAfterDays) ?? 0
         firstDate = try container.decodeIfPresent(String.self, forKey: .firstDate).map { text in
             guard let date = LocalDate(text) else {
-                throw DecodingError.dataCorruptedError(forKey: .firstDate, in: container, debugDescription: "YYYY-MM-DD")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .firstDate, in: container, debugDescription: "YYYY-MM-DD")
             }
             return date
         }
@@ -80,7 +81,9 @@ public struct SchedulePlan: Codable, Hashable, Sendable {
 extension SchedulePlan {
     /// Seed 000's Intersession-Daily: every day one opening at random in each of 08:00–11:59, 12:00–15:59 and
     /// 16:00–19:59, open 30 minutes.
-    public static func intersessionDaily(reminderMinutes: [Int] = [], notification: LocalizedText? = nil) -> SchedulePlan {
+    public static func intersessionDaily(reminderMinutes: [Int] = [], notification: LocalizedText? = nil)
+        -> SchedulePlan
+    {
         let windows = [("08:00", "11:59"), ("12:00", "15:59"), ("16:00", "19:59")].map {
             TimeWindow(start: LocalTime($0.0)!, end: LocalTime($0.1)!, count: 1)
         }
@@ -175,7 +178,8 @@ extension SchedulePattern: Codable {
                 time: try container.decode(LocalTime.self, forKey: .time))
         case "monthly":
             self = .monthly(
-                day: try container.decode(Int.self, forKey: .day), time: try container.decode(LocalTime.self, forKey: .time))
+                day: try container.decode(Int.self, forKey: .day),
+                time: try container.decode(LocalTime.self, forKey: .time))
         case "relative":
             self = .relative(
                 anchor: try container.decodeIfPresent(Anchor.self, forKey: .anchor) ?? .enrollment,
@@ -190,7 +194,8 @@ extension SchedulePattern: Codable {
         case "once": self = .once
         case "onDemand": self = .onDemand
         default:
-            throw DecodingError.dataCorruptedError(forKey: .kind, in: container, debugDescription: "Unknown kind \(kind)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .kind, in: container, debugDescription: "Unknown kind \(kind)")
         }
     }
 
@@ -279,7 +284,8 @@ public enum PlanAdjustment: Hashable, Sendable, Codable {
             var days: [Weekday: [TimeWindow]] = [:]
             for (name, windows) in raw {
                 guard let weekday = Weekday(rawValue: name) else {
-                    throw DecodingError.dataCorruptedError(forKey: .days, in: container, debugDescription: "Unknown weekday \(name)")
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .days, in: container, debugDescription: "Unknown weekday \(name)")
                 }
                 days[weekday] = windows
             }
@@ -297,7 +303,8 @@ public enum PlanAdjustment: Hashable, Sendable, Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
         case .windows(let days):
-            try container.encode(Dictionary(uniqueKeysWithValues: days.map { ($0.key.rawValue, $0.value) }), forKey: .days)
+            try container.encode(
+                Dictionary(uniqueKeysWithValues: days.map { ($0.key.rawValue, $0.value) }), forKey: .days)
         case .times(let times, let weekdays):
             try container.encode(times, forKey: .times)
             try container.encode(weekdays.sorted(), forKey: .weekdays)

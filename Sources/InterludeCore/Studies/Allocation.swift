@@ -49,11 +49,14 @@ public struct AllocationDesign: Codable, Sendable, Equatable {
             if !Self.preferredRange.contains(preferred) { validator.add("preferred", .outOfRange) }
             if factors.isEmpty { validator.add("factors", .required) }
         case .sequentialCycles(let cycle, _):
-            let length = switch cycle {
-            case .period(let days, _): days
-            case .admissions(let count): count
+            let length =
+                switch cycle {
+                case .period(let days, _): days
+                case .admissions(let count): count
+                }
+            if !Self.cycleRange.contains(length) {
+                validator.add("cycle", .outOfRange, limit: Self.cycleRange.upperBound)
             }
-            if !Self.cycleRange.contains(length) { validator.add("cycle", .outOfRange, limit: Self.cycleRange.upperBound) }
         }
         return validator.errors
     }
@@ -199,10 +202,12 @@ extension AllocationDesign {
             (entry.arm, entry.probability) = minimised(
                 levels, open: open, log: log, current: current, preferred: preferred, using: &generator)
         case .sequentialCycles(let cycle, let drawnStart):
-            let index = switch cycle {
-            case .period(let days, let from): max(0, candidate.admittedOn.daysSinceEpoch - from.daysSinceEpoch) / days
-            case .admissions(let count): drawn.filter { $0.site == candidate.site }.count / count
-            }
+            let index =
+                switch cycle {
+                case .period(let days, let from):
+                    max(0, candidate.admittedOn.daysSinceEpoch - from.daysSinceEpoch) / days
+                case .admissions(let count): drawn.filter { $0.site == candidate.site }.count / count
+                }
             var generator = SeededRandom(seed: seed, for: "site \(candidate.site)")
             let start = drawnStart ? generator.index(arms.count) : 0
             let order = (0..<arms.count).map { arms[(index + start + $0) % arms.count] }

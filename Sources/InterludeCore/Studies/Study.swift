@@ -89,9 +89,13 @@ public struct StudyDraft: Sendable, Equatable {
         var validator = FieldValidator()
         let cleanTitle = validator.texts(title, field: "title", perLanguage: "titles", maxLength: titleMaxLength)
         let cleanDescription =
-            validator.texts(description, field: "description", perLanguage: "descriptions", required: false, maxLength: descriptionMaxLength, lines: .multiple)
+            validator.texts(
+                description, field: "description", perLanguage: "descriptions", required: false,
+                maxLength: descriptionMaxLength, lines: .multiple)
             ?? LocalizedText([:])
-        let cleanConsent = validator.texts(consentText, field: "consentText", perLanguage: "consentTexts", maxLength: consentTextMaxLength, lines: .multiple)
+        let cleanConsent = validator.texts(
+            consentText, field: "consentText", perLanguage: "consentTexts", maxLength: consentTextMaxLength,
+            lines: .multiple)
         let cleanVersion = validator.text(consentVersion, field: "consentVersion", maxLength: consentVersionMaxLength)
         let mode = JoinMode(rawValue: joinMode ?? "")
         if mode == nil || mode == .pairingCode {
@@ -115,7 +119,9 @@ public struct StudyDraft: Sendable, Equatable {
         let cleanArms = arms.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         if cleanArms.count > armsMaxCount { validator.add("arms", .tooLong, limit: armsMaxCount) }
         if Set(cleanArms).count != cleanArms.count { validator.add("arms", .duplicate) }
-        if cleanArms.contains(where: { $0.count > armNameMaxLength }) { validator.add("arms", .tooLong, limit: armNameMaxLength) }
+        if cleanArms.contains(where: { $0.count > armNameMaxLength }) {
+            validator.add("arms", .tooLong, limit: armNameMaxLength)
+        }
         if cleanArms.count == 1 { validator.add("arms", .tooShort, limit: 2) }
         let parsedAllocation = ArmAllocation(rawValue: allocation ?? ArmAllocation.alternating.rawValue)
         if parsedAllocation == nil { validator.add("allocation", .invalidValue) }
@@ -128,7 +134,8 @@ public struct StudyDraft: Sendable, Equatable {
         return StudyDraft(
             titles: cleanTitle!, descriptions: cleanDescription, consentTexts: cleanConsent!,
             consentVersion: cleanVersion!, joinMode: mode!, joinPassword: password, status: parsedStatus!,
-            arms: cleanArms, allocation: parsedAllocation!, asksDemographics: asksDemographics, retentionDays: retentionDays,
+            arms: cleanArms, allocation: parsedAllocation!, asksDemographics: asksDemographics,
+            retentionDays: retentionDays,
             comparison: parsedComparison!)
     }
 }

@@ -97,7 +97,9 @@ public enum StudyAccessPolicy {
         // A practice is its therapist's alone: the owner does everything there, nobody else anything. Its settings
         // are not edited as a study's are, nobody asks to join it, it has no team and nothing of it is exported.
         .practice: [
-            .owner: Set(StudyPermission.allCases).subtracting([.editStudy, .decideEnrollment, .viewTeam, .manageTeam, .exportData])
+            .owner: Set(StudyPermission.allCases).subtracting([
+                .editStudy, .decideEnrollment, .viewTeam, .manageTeam, .exportData,
+            ])
         ],
         // A research study: its owner and researchers run it, read and export the pseudonymised data of
         // participants who share with research; the owner also chooses the team. A therapist on its staff follows
@@ -106,10 +108,14 @@ public enum StudyAccessPolicy {
         .research: [
             .owner: researchTeam.union([.editStudy, .manageTeam, .configureRecords]),
             .researcher: researchTeam,
-            .therapist: [.viewStudy, .viewParticipants, .viewRules, .viewPlans, .editPlans, .viewLibrary, .readParticipantData, .viewTeam],
+            .therapist: [
+                .viewStudy, .viewParticipants, .viewRules, .viewPlans, .editPlans, .viewLibrary, .readParticipantData,
+                .viewTeam,
+            ],
             .dataManager: [.viewStudy, .viewTeam, .exportData],
             .admin: [
-                .viewStudy, .editStudy, .viewParticipants, .decideEnrollment, .viewRules, .editRules, .viewPlans, .editPlans,
+                .viewStudy, .editStudy, .viewParticipants, .decideEnrollment, .viewRules, .editRules, .viewPlans,
+                .editPlans,
                 .viewLibrary, .editLibrary, .manageInstruments, .viewTeam, .manageTeam, .configureRecords,
             ],
         ],

@@ -22,7 +22,9 @@ extension String {
         }
     }
 
-    private static let bidiControls: Set<UInt32> = [0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]
+    private static let bidiControls: Set<UInt32> = [
+        0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069,
+    ]
 }
 
 /// Finds control characters anywhere in a JSON document, for the door every request body passes through: no
@@ -46,7 +48,8 @@ public enum JSONTextScan {
     private static func mayHoldControlCharacters(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var previous: UInt8 = 0
         for byte in bytes {
-            if byte == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(byte)) || (previous == 0x5C && byte == 0x75) {
+            if byte == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(byte)) || (previous == 0x5C && byte == 0x75)
+            {
                 return true
             }
             previous = previous == 0x5C && byte == 0x5C ? 0 : byte

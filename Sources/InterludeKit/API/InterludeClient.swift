@@ -4,9 +4,9 @@ import InterludeCore
 import OpenAPIRuntime
 
 #if canImport(OpenAPIURLSession)
-import OpenAPIURLSession
+    import OpenAPIURLSession
 #elseif canImport(OpenAPIAsyncHTTPClient)
-import OpenAPIAsyncHTTPClient
+    import OpenAPIAsyncHTTPClient
 #endif
 
 /// The Interlude API for a patient's app: signing in, joining a study or pairing with a therapist, prompts and
@@ -20,7 +20,8 @@ public final class InterludeClient: Sendable {
     /// Without a `transport` the platform's own is used: URLSession on Apple platforms, AsyncHTTPClient elsewhere.
     /// `middlewares` see every request after the session's token is added (logging, a proxy's headers).
     public init(
-        serverURL: URL, token: String? = nil, transport: (any ClientTransport)? = nil, middlewares: [any ClientMiddleware] = []
+        serverURL: URL, token: String? = nil, transport: (any ClientTransport)? = nil,
+        middlewares: [any ClientMiddleware] = []
     ) {
         session = SessionToken(token)
         api = Client(
@@ -30,9 +31,9 @@ public final class InterludeClient: Sendable {
 
     static var platformTransport: any ClientTransport {
         #if canImport(OpenAPIURLSession)
-        URLSessionTransport()
+            URLSessionTransport()
         #else
-        AsyncHTTPClientTransport()
+            AsyncHTTPClientTransport()
         #endif
     }
 
@@ -45,14 +46,17 @@ public final class InterludeClient: Sendable {
 
     /// Registers a patient account; a verification email goes to the address.
     public func register(
-        email: String, password: String, privacyPolicyVersion: String, shareWithResearch: Bool, locale: String, timeZone: String
+        email: String, password: String, privacyPolicyVersion: String, shareWithResearch: Bool, locale: String,
+        timeZone: String
     ) async throws {
         guard let locale = Components.Schemas.Locale(rawValue: locale) else {
-            throw Problem(type: "/problems/validation", title: "Unsupported language", status: 422,
+            throw Problem(
+                type: "/problems/validation", title: "Unsupported language", status: 422,
                 fields: [.init(field: "locale", code: "invalidValue", detail: locale)])
         }
         let body = Components.Schemas.Registration(
-            email: email, password: password, privacyPolicyVersion: privacyPolicyVersion, shareWithResearch: shareWithResearch,
+            email: email, password: password, privacyPolicyVersion: privacyPolicyVersion,
+            shareWithResearch: shareWithResearch,
             locale: locale, timeZone: timeZone)
         switch try await api.register(body: .json(body)) {
         case .created: return
@@ -147,14 +151,17 @@ public final class InterludeClient: Sendable {
             let body = try ok.body.json
             return PromptDetail(
                 prompt: try Wire.reshape(body.prompt, as: Prompt.self), definition: body.definition,
-                crisis: try body.crisis.map { try Wire.reshape($0, as: CrisisSupport.self) }, contextGranted: body.contextGranted ?? false)
+                crisis: try body.crisis.map { try Wire.reshape($0, as: CrisisSupport.self) },
+                contextGranted: body.contextGranted ?? false)
         case .default(let status, let problem): throw Problem(status, problem)
         }
     }
 
     /// Sends a response at once (online). Sending the same response again is harmless: its id makes it one.
     public func submit(_ response: ResponseSubmission) async throws {
-        switch try await api.submitResponse(body: .json(try Wire.reshape(response, as: Components.Schemas.ResponseSubmission.self))) {
+        switch try await api.submitResponse(
+            body: .json(try Wire.reshape(response, as: Components.Schemas.ResponseSubmission.self)))
+        {
         case .created, .ok: return
         case .default(let status, let problem): throw Problem(status, problem)
         }
@@ -166,7 +173,9 @@ public final class InterludeClient: Sendable {
     public func sampleTypes() async throws -> [SampleTypeChoice] {
         switch try await api.listMySampleTypes() {
         case .ok(let ok):
-            return try ok.body.json.map { SampleTypeChoice(type: $0._type, unit: $0.unit, purposes: $0.purposes, enabled: $0.enabled) }
+            return try ok.body.json.map {
+                SampleTypeChoice(type: $0._type, unit: $0.unit, purposes: $0.purposes, enabled: $0.enabled)
+            }
         case .default(let status, let problem): throw Problem(status, problem)
         }
     }
@@ -186,7 +195,8 @@ public final class InterludeClient: Sendable {
         let batch = Components.Schemas.SampleBatch(
             samples: samples.map {
                 .init(
-                    _type: $0.type, value: $0.value, unit: $0.unit, startsAt: iso.string(from: $0.startsAt), endsAt: iso.string(from: $0.endsAt),
+                    _type: $0.type, value: $0.value, unit: $0.unit, startsAt: iso.string(from: $0.startsAt),
+                    endsAt: iso.string(from: $0.endsAt),
                     sourceId: $0.sourceID)
             })
         switch try await api.uploadMySamples(body: .json(batch)) {
@@ -222,7 +232,8 @@ public final class InterludeClient: Sendable {
         case .ok(let ok):
             let results = try ok.body.json.results
             guard results.count == changes.count else {
-                throw Problem(type: "/problems/sync", title: "The server answered a different number of changes", status: 502)
+                throw Problem(
+                    type: "/problems/sync", title: "The server answered a different number of changes", status: 502)
             }
             return try zip(changes, results).map { try Wire.outcome($1, for: $0.change, id: $0.id) }
         case .default(let status, let problem): throw Problem(status, problem)

@@ -18,7 +18,8 @@ public struct Prompt: Codable, Hashable, Sendable, Identifiable {
 
     public init(
         id: UUID, instrumentKey: String, instrumentVersion: Int, title: String, opensAt: Date, closesAt: Date,
-        status: PromptStatus, source: PromptSource, completedAt: Date? = nil, responseID: UUID? = nil, blocked: Bool = false
+        status: PromptStatus, source: PromptSource, completedAt: Date? = nil, responseID: UUID? = nil,
+        blocked: Bool = false
     ) {
         self.id = id
         self.instrumentKey = instrumentKey
@@ -83,7 +84,8 @@ public struct CrisisSupport: Codable, Hashable, Sendable {
     /// Whether these answers call for help at once: an item's value (its option's score) above its threshold.
     public func isCalledFor(by answers: Answers, in definition: InstrumentDefinition) -> Bool {
         items.contains { trigger in
-            guard let answer = answers[trigger.itemId], let item = definition.items.first(where: { $0.id == trigger.itemId }),
+            guard let answer = answers[trigger.itemId],
+                let item = definition.items.first(where: { $0.id == trigger.itemId }),
                 let value = definition.numericValue(of: answer, for: item)
             else { return false }
             return value > trigger.above
@@ -123,16 +125,20 @@ public struct Appointment: Codable, Hashable, Sendable, Identifiable {
         self.bookedBy = bookedBy
     }
 
-    private enum CodingKeys: String, CodingKey { case id, title, startsAt, endsAt, comment, timeZone, version, bookedBy }
+    private enum CodingKeys: String, CodingKey {
+        case id, title, startsAt, endsAt, comment, timeZone, version, bookedBy
+    }
 
     /// Appointments kept on the device before `bookedBy` was sent were the person's own.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             id: try container.decode(UUID.self, forKey: .id), title: try container.decode(String.self, forKey: .title),
-            startsAt: try container.decode(Date.self, forKey: .startsAt), endsAt: try container.decode(Date.self, forKey: .endsAt),
+            startsAt: try container.decode(Date.self, forKey: .startsAt),
+            endsAt: try container.decode(Date.self, forKey: .endsAt),
             comment: try container.decodeIfPresent(String.self, forKey: .comment),
-            timeZone: try container.decode(String.self, forKey: .timeZone), version: try container.decode(Int.self, forKey: .version),
+            timeZone: try container.decode(String.self, forKey: .timeZone),
+            version: try container.decode(Int.self, forKey: .version),
             bookedBy: try container.decodeIfPresent(BookedBy.self, forKey: .bookedBy) ?? .patient)
     }
 }
@@ -169,7 +175,8 @@ public struct Intervention: Codable, Hashable, Sendable, Identifiable {
     public var completedAt: Date?
 
     public init(
-        id: UUID, kind: Kind, origin: Origin, text: String, state: State, sentAt: Date, seenAt: Date? = nil, completedAt: Date? = nil
+        id: UUID, kind: Kind, origin: Origin, text: String, state: State, sentAt: Date, seenAt: Date? = nil,
+        completedAt: Date? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -236,7 +243,8 @@ public struct ServerChanges: Sendable {
 
     /// True when nothing changed.
     public var isEmpty: Bool {
-        prompts.isEmpty && instruments.isEmpty && appointments.isEmpty && interventions.isEmpty && records.isEmpty && deleted.isEmpty
+        prompts.isEmpty && instruments.isEmpty && appointments.isEmpty && interventions.isEmpty && records.isEmpty
+            && deleted.isEmpty
     }
 }
 
@@ -256,7 +264,8 @@ public struct ResponseSubmission: Codable, Hashable, Sendable {
     }
 
     public init(
-        id: UUID = UUID(), promptID: UUID, instrumentKey: String, version: Int, answers: Answers, startedAt: Date?, completedAt: Date
+        id: UUID = UUID(), promptID: UUID, instrumentKey: String, version: Int, answers: Answers, startedAt: Date?,
+        completedAt: Date
     ) {
         self.id = id
         self.promptID = promptID

@@ -78,11 +78,14 @@ enum Wire {
         case .applied: return .applied(replayed: result.replayed)
         case .waiting: return .waiting
         case .rejected:
-            let problem = result.problem.map(Problem.init) ?? Problem(type: "about:blank", title: "Refused", status: 422)
+            let problem =
+                result.problem.map(Problem.init) ?? Problem(type: "about:blank", title: "Refused", status: 422)
             return problem.type == "/problems/erased" ? .erased : .rejected(problem)
         case .conflict:
             if result.deleted == true { return .conflict(.deleted) }
-            if let appointment = result.appointment { return .conflict(.appointment(try reshape(appointment, as: Appointment.self))) }
+            if let appointment = result.appointment {
+                return .conflict(.appointment(try reshape(appointment, as: Appointment.self)))
+            }
             if let kind = result.recordKind.flatMap({ RecordKind(rawValue: $0.rawValue) }), let record = result.record {
                 return .conflict(.record(try HealthRecord(kind: kind, body: data(record))))
             }
@@ -104,7 +107,9 @@ extension ServerChanges {
             return try HealthRecord(kind: kind, body: Wire.data(record.record))
         }
         deleted = wire.deleted.compactMap { tombstone in
-            guard let entity = Tombstone.Entity(rawValue: tombstone.entity.rawValue), let id = UUID(uuidString: tombstone.id) else {
+            guard let entity = Tombstone.Entity(rawValue: tombstone.entity.rawValue),
+                let id = UUID(uuidString: tombstone.id)
+            else {
                 return nil
             }
             return Tombstone(entity: entity, id: id)
@@ -116,7 +121,8 @@ extension Problem {
     init(_ wire: Components.Schemas.Problem) {
         self.init(
             type: wire._type, title: wire.title, status: wire.status, detail: wire.detail,
-            fields: (wire.errors ?? []).map { FieldProblem(field: $0.field, code: $0.code.rawValue, detail: $0.detail) })
+            fields: (wire.errors ?? []).map { FieldProblem(field: $0.field, code: $0.code.rawValue, detail: $0.detail) }
+        )
     }
 
     init(_ status: Int, _ response: Components.Responses.Problem) {
@@ -129,10 +135,12 @@ extension Problem {
 extension Account {
     init(_ user: Components.Schemas.User) throws {
         guard let id = UUID(uuidString: user.id) else {
-            throw Problem(type: "/problems/malformed-answer", title: "The server named the account by no id", status: 502)
+            throw Problem(
+                type: "/problems/malformed-answer", title: "The server named the account by no id", status: 502)
         }
         self.init(
-            id: id, email: user.email, timeZone: user.timeZone, emailVerified: user.emailVerified, pseudonym: user.patient?.pseudonym,
+            id: id, email: user.email, timeZone: user.timeZone, emailVerified: user.emailVerified,
+            pseudonym: user.patient?.pseudonym,
             paired: user.patient?.paired ?? false)
     }
 }

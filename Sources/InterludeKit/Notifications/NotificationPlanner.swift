@@ -66,7 +66,8 @@ public struct NotificationPlanner: Sendable {
                 guard fireAt > now, fireAt <= horizon, fireAt < prompt.closesAt else { continue }
                 byPlan["\(prompt.instrumentKey)", default: []].append(
                     Planned(
-                        id: "\(prompt.id.uuidString.lowercased()).\(kind.rawValue)", promptID: prompt.id, kind: kind, title: prompt.title,
+                        id: "\(prompt.id.uuidString.lowercased()).\(kind.rawValue)", promptID: prompt.id, kind: kind,
+                        title: prompt.title,
                         fireAt: fireAt, local: LocalDateTime(fireAt, in: timeZone), closesAt: prompt.closesAt))
             }
         }
@@ -75,7 +76,9 @@ public struct NotificationPlanner: Sendable {
         var chosen: [Planned] = []
         var round = 0
         while chosen.count < budget {
-            let next = queues.compactMap { round < $0.count ? $0[round] : nil }.sorted { ($0.fireAt, $0.id) < ($1.fireAt, $1.id) }
+            let next = queues.compactMap { round < $0.count ? $0[round] : nil }.sorted {
+                ($0.fireAt, $0.id) < ($1.fireAt, $1.id)
+            }
             guard !next.isEmpty else { break }
             chosen += next.prefix(budget - chosen.count)
             round += 1
@@ -87,13 +90,16 @@ public struct NotificationPlanner: Sendable {
     func outsideQuietHours(_ instant: Date, in timeZone: TimeZone) -> Date {
         guard let quietHours else { return instant }
         let local = LocalDateTime(instant, in: timeZone)
-        guard let time = LocalTime(hour: local.hour, minute: local.minute), quietHours.contains(time) else { return instant }
+        guard let time = LocalTime(hour: local.hour, minute: local.minute), quietHours.contains(time) else {
+            return instant
+        }
         // Quiet hours that cross midnight end on the next day when they began on this one.
         let endsNextDay = quietHours.start > quietHours.end && time >= quietHours.start
         let day = endsNextDay ? LocalDate(daysSinceEpoch: local.date.daysSinceEpoch + 1) : local.date
         let end = LocalDateTime(date: day, hour: quietHours.end.hour, minute: quietHours.end.minute)!
         // When the clocks go back, the end can happen twice: take the one after `instant`.
-        let offsets = Set([-86_400.0, 0, 86_400].map { TimeInterval(timeZone.secondsFromGMT(for: instant.addingTimeInterval($0))) })
+        let offsets = Set(
+            [-86_400.0, 0, 86_400].map { TimeInterval(timeZone.secondsFromGMT(for: instant.addingTimeInterval($0))) })
         let wallClock = end.instant(in: TimeZone(identifier: "UTC")!)
         let later = offsets.map { wallClock.addingTimeInterval(-$0) }
             .filter { $0 > instant && LocalDateTime($0, in: timeZone) == end }

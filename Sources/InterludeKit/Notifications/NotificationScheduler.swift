@@ -21,7 +21,8 @@ public actor NotificationScheduler {
 
     public init(
         store: OfflineStore, center: any LocalNotificationCenter, planner: NotificationPlanner = NotificationPlanner(),
-        now: @escaping @Sendable () -> Date = SystemTime.now, timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }
+        now: @escaping @Sendable () -> Date = SystemTime.now,
+        timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }
     ) {
         self.store = store
         self.center = center

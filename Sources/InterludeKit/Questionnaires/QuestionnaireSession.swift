@@ -60,7 +60,8 @@ public struct QuestionnaireSession: Sendable {
                     + problems.map { .init(field: "answers.\($0.field)", code: $0.code.rawValue, detail: "") })
         }
         let response = ResponseSubmission(
-            promptID: prompt.id, instrumentKey: prompt.instrumentKey, version: prompt.instrumentVersion, answers: answers,
+            promptID: prompt.id, instrumentKey: prompt.instrumentKey, version: prompt.instrumentVersion,
+            answers: answers,
             startedAt: draft?.startedAt, completedAt: now)
         try store.enqueue(.response(response), label: prompt.title, at: now)
         return response

@@ -7,8 +7,10 @@ extension OfflineStore {
     var cursor: (cursor: String?, etag: String?) {
         get throws {
             try database.read { db in
-                (try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'cursor'"),
-                    try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'etag'"))
+                (
+                    try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'cursor'"),
+                    try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'etag'")
+                )
             }
         }
     }
@@ -18,7 +20,9 @@ extension OfflineStore {
     func apply(_ changes: ServerChanges, etag: String) throws {
         try database.write { db in
             if changes.full {
-                for table in ["prompt", "appointment", "intervention", "record"] { try db.execute(sql: "DELETE FROM \(table)") }
+                for table in ["prompt", "appointment", "intervention", "record"] {
+                    try db.execute(sql: "DELETE FROM \(table)")
+                }
             }
             for prompt in changes.prompts { try save(prompt, db) }
             for definition in changes.instruments {
@@ -30,7 +34,8 @@ extension OfflineStore {
             for intervention in changes.interventions { try save(intervention, db) }
             for record in changes.records { try save(record, db) }
             for tombstone in changes.deleted { try drop(tombstone, db) }
-            try db.execute(sql: "INSERT OR REPLACE INTO sync_state (key, value) VALUES ('cursor', ?)", arguments: [changes.cursor])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO sync_state (key, value) VALUES ('cursor', ?)", arguments: [changes.cursor])
             try db.execute(sql: "INSERT OR REPLACE INTO sync_state (key, value) VALUES ('etag', ?)", arguments: [etag])
             for pending in try pending(db) { try applyLocally(pending.change, db) }
         }
@@ -46,12 +51,14 @@ extension OfflineStore {
                 switch outcome {
                 case .applied, .waiting:
                     if case .response(let response) = pending.change {
-                        try db.execute(sql: "DELETE FROM draft WHERE prompt_id = ?", arguments: [response.promptID.uuidString])
+                        try db.execute(
+                            sql: "DELETE FROM draft WHERE prompt_id = ?", arguments: [response.promptID.uuidString])
                     }
                 case .conflict(let server):
                     let conflict = SyncConflict(id: pending.id, local: pending.change, server: server)
                     try db.execute(
-                        sql: "INSERT OR REPLACE INTO conflict (id, body) VALUES (?, ?)", arguments: [pending.id.uuidString, try sealer.seal(conflict)])
+                        sql: "INSERT OR REPLACE INTO conflict (id, body) VALUES (?, ?)",
+                        arguments: [pending.id.uuidString, try sealer.seal(conflict)])
                     switch server {
                     case .appointment(let appointment): try save(appointment, db)
                     case .record(let record): try save(record, db)
@@ -72,7 +79,8 @@ extension OfflineStore {
 
     /// Removes a conflict once the app has settled it.
     func removeConflict(_ id: UUID) throws {
-        try database.write { db in try db.execute(sql: "DELETE FROM conflict WHERE id = ?", arguments: [id.uuidString]) }
+        try database.write { db in try db.execute(sql: "DELETE FROM conflict WHERE id = ?", arguments: [id.uuidString])
+        }
     }
 
     func save(_ prompt: Prompt, _ db: GRDB.Database) throws {
@@ -108,7 +116,8 @@ extension OfflineStore {
         case .appointment:
             try db.execute(sql: "DELETE FROM appointment WHERE id = ?", arguments: [id])
         case .event, .therapy, .audiogram, .mood, .thought, .thoughtOccurrence:
-            try db.execute(sql: "DELETE FROM record WHERE kind = ? AND id = ?", arguments: [tombstone.entity.rawValue, id])
+            try db.execute(
+                sql: "DELETE FROM record WHERE kind = ? AND id = ?", arguments: [tombstone.entity.rawValue, id])
         }
     }
 
@@ -118,8 +127,10 @@ extension OfflineStore {
         case .response(let response): try drop(Tombstone(entity: .prompt, id: response.promptID), db)
         case .createAppointment(let id, _), .updateAppointment(let id, _, _), .deleteAppointment(let id, _):
             try drop(Tombstone(entity: .appointment, id: id), db)
-        case .createRecord(let kind, let id, _), .updateRecord(let kind, let id, _, _), .deleteRecord(let kind, let id, _):
-            try db.execute(sql: "DELETE FROM record WHERE kind = ? AND id = ?", arguments: [kind.rawValue, id.uuidString])
+        case .createRecord(let kind, let id, _), .updateRecord(let kind, let id, _, _),
+            .deleteRecord(let kind, let id, _):
+            try db.execute(
+                sql: "DELETE FROM record WHERE kind = ? AND id = ?", arguments: [kind.rawValue, id.uuidString])
         case .interventionSeen(let id), .interventionCompleted(let id):
             try db.execute(sql: "DELETE FROM intervention WHERE id = ?", arguments: [id.uuidString])
         case .notification: return
@@ -131,8 +142,10 @@ extension OfflineStore {
         switch change {
         case .response(let response):
             guard
-                var prompt = try Data.fetchOne(db, sql: "SELECT body FROM prompt WHERE id = ?", arguments: [response.promptID.uuidString])
-                    .map({ try JSONDecoder().decode(Prompt.self, from: $0) })
+                var prompt = try Data.fetchOne(
+                    db, sql: "SELECT body FROM prompt WHERE id = ?", arguments: [response.promptID.uuidString]
+                )
+                .map({ try JSONDecoder().decode(Prompt.self, from: $0) })
             else { return }
             prompt.status = .completed
             prompt.completedAt = response.completedAt
@@ -156,15 +169,22 @@ extension OfflineStore {
             try drop(Tombstone(entity: .appointment, id: id), db)
         case .interventionSeen(let id), .interventionCompleted(let id):
             guard
-                var intervention = try Data.fetchOne(db, sql: "SELECT body FROM intervention WHERE id = ?", arguments: [id.uuidString])
-                    .map({ try sealer.open($0, as: Intervention.self) })
+                var intervention = try Data.fetchOne(
+                    db, sql: "SELECT body FROM intervention WHERE id = ?", arguments: [id.uuidString]
+                )
+                .map({ try sealer.open($0, as: Intervention.self) })
             else { return }
-            if case .interventionCompleted = change { intervention.state = .completed } else if intervention.state == .sent { intervention.state = .seen }
+            if case .interventionCompleted = change {
+                intervention.state = .completed
+            } else if intervention.state == .sent {
+                intervention.state = .seen
+            }
             try save(intervention, db)
         case .createRecord(let kind, _, let body), .updateRecord(let kind, _, _, let body):
             if let record = try? HealthRecord(kind: kind, body: body) { try save(record, db) }
         case .deleteRecord(let kind, let id, _):
-            try db.execute(sql: "DELETE FROM record WHERE kind = ? AND id = ?", arguments: [kind.rawValue, id.uuidString])
+            try db.execute(
+                sql: "DELETE FROM record WHERE kind = ? AND id = ?", arguments: [kind.rawValue, id.uuidString])
         case .notification:
             return
         }

@@ -19,7 +19,8 @@ public final class OfflineStore: Sendable {
         let keys = keyStore ?? StoreLocation.defaultKeyStore(in: directory)
         var configuration = Configuration()
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        let pool = try DatabasePool(path: directory.appendingPathComponent("interlude.sqlite").path, configuration: configuration)
+        let pool = try DatabasePool(
+            path: directory.appendingPathComponent("interlude.sqlite").path, configuration: configuration)
         try self.init(database: pool, key: keys.key())
     }
 
@@ -39,7 +40,9 @@ public final class OfflineStore: Sendable {
     /// The prompts on the device, by deadline.
     public func prompts() throws -> [Prompt] {
         try database.read { db in
-            try Data.fetchAll(db, sql: "SELECT body FROM prompt ORDER BY closes_at, id").map { try JSONDecoder().decode(Prompt.self, from: $0) }
+            try Data.fetchAll(db, sql: "SELECT body FROM prompt ORDER BY closes_at, id").map {
+                try JSONDecoder().decode(Prompt.self, from: $0)
+            }
         }
     }
 
@@ -53,16 +56,22 @@ public final class OfflineStore: Sendable {
     /// The questionnaire version a prompt needs, when the device has it.
     public func definition(key: String, version: Int) throws -> InstrumentDefinition? {
         try database.read { db in
-            try Data.fetchOne(db, sql: "SELECT body FROM definition WHERE key = ? AND version = ?", arguments: [key, version])
-                .map { try JSONDecoder().decode(InstrumentDefinition.self, from: $0) }
+            try Data.fetchOne(
+                db, sql: "SELECT body FROM definition WHERE key = ? AND version = ?", arguments: [key, version]
+            )
+            .map { try JSONDecoder().decode(InstrumentDefinition.self, from: $0) }
         }
     }
 
     /// The answers given so far to a prompt, with when the first was given.
     public func draft(for promptID: UUID) throws -> Draft? {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT answers, started_at FROM draft WHERE prompt_id = ?", arguments: [promptID.uuidString])
-                .map { row in Draft(answers: try sealer.open(row["answers"], as: Answers.self), startedAt: row["started_at"]) }
+            try Row.fetchOne(
+                db, sql: "SELECT answers, started_at FROM draft WHERE prompt_id = ?", arguments: [promptID.uuidString]
+            )
+            .map { row in
+                Draft(answers: try sealer.open(row["answers"], as: Answers.self), startedAt: row["started_at"])
+            }
         }
     }
 
@@ -75,7 +84,8 @@ public final class OfflineStore: Sendable {
     /// Keeps one answer at once (nil removes it), so nothing is lost when the app is closed mid-questionnaire.
     public func saveAnswer(_ value: AnswerValue?, item: String, prompt promptID: UUID, at now: Date) throws {
         try database.write { db in
-            let row = try Row.fetchOne(db, sql: "SELECT answers, started_at FROM draft WHERE prompt_id = ?", arguments: [promptID.uuidString])
+            let row = try Row.fetchOne(
+                db, sql: "SELECT answers, started_at FROM draft WHERE prompt_id = ?", arguments: [promptID.uuidString])
             var answers = try row.map { try sealer.open($0["answers"], as: Answers.self) } ?? [:]
             answers[item] = value
             try db.execute(
@@ -89,14 +99,18 @@ public final class OfflineStore: Sendable {
 
     /// Forgets a draft, as when the person starts over.
     public func discardDraft(for promptID: UUID) throws {
-        try database.write { db in try db.execute(sql: "DELETE FROM draft WHERE prompt_id = ?", arguments: [promptID.uuidString]) }
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM draft WHERE prompt_id = ?", arguments: [promptID.uuidString])
+        }
     }
 
     // MARK: Appointments, interventions, records
 
     public func appointments() throws -> [Appointment] {
         try database.read { db in
-            try Data.fetchAll(db, sql: "SELECT body FROM appointment ORDER BY starts_at, id").map { try sealer.open($0, as: Appointment.self) }
+            try Data.fetchAll(db, sql: "SELECT body FROM appointment ORDER BY starts_at, id").map {
+                try sealer.open($0, as: Appointment.self)
+            }
         }
     }
 
@@ -110,15 +124,19 @@ public final class OfflineStore: Sendable {
     /// Interventions, newest first.
     public func interventions() throws -> [Intervention] {
         try database.read { db in
-            try Data.fetchAll(db, sql: "SELECT body FROM intervention ORDER BY sent_at DESC, id").map { try sealer.open($0, as: Intervention.self) }
+            try Data.fetchAll(db, sql: "SELECT body FROM intervention ORDER BY sent_at DESC, id").map {
+                try sealer.open($0, as: Intervention.self)
+            }
         }
     }
 
     /// What the person answered to an intervention; it stays on this device.
     public func interventionAnswer(_ id: UUID) throws -> String? {
         try database.read { db in
-            try Data.fetchOne(db, sql: "SELECT answer FROM intervention_answer WHERE intervention_id = ?", arguments: [id.uuidString])
-                .map { try sealer.open($0, as: String.self) }
+            try Data.fetchOne(
+                db, sql: "SELECT answer FROM intervention_answer WHERE intervention_id = ?", arguments: [id.uuidString]
+            )
+            .map { try sealer.open($0, as: String.self) }
         }
     }
 
@@ -135,7 +153,8 @@ public final class OfflineStore: Sendable {
         try database.read { db in
             let bodies =
                 if let kind {
-                    try Data.fetchAll(db, sql: "SELECT body FROM record WHERE kind = ? ORDER BY id", arguments: [kind.rawValue])
+                    try Data.fetchAll(
+                        db, sql: "SELECT body FROM record WHERE kind = ? ORDER BY id", arguments: [kind.rawValue])
                 } else {
                     try Data.fetchAll(db, sql: "SELECT body FROM record ORDER BY kind, id")
                 }
@@ -175,7 +194,8 @@ public final class OfflineStore: Sendable {
     func pending(_ db: GRDB.Database) throws -> [PendingChange] {
         try Row.fetchAll(db, sql: "SELECT id, change, label, queued_at FROM outbox ORDER BY seq").map { row in
             PendingChange(
-                id: UUID(uuidString: row["id"])!, change: try sealer.open(row["change"], as: Change.self), label: row["label"],
+                id: UUID(uuidString: row["id"])!, change: try sealer.open(row["change"], as: Change.self),
+                label: row["label"],
                 queuedAt: row["queued_at"])
         }
     }
@@ -183,7 +203,9 @@ public final class OfflineStore: Sendable {
     /// Changes the server did not apply because they were based on something that changed meanwhile.
     public func conflicts() throws -> [SyncConflict] {
         try database.read { db in
-            try Data.fetchAll(db, sql: "SELECT body FROM conflict ORDER BY seq").map { try sealer.open($0, as: SyncConflict.self) }
+            try Data.fetchAll(db, sql: "SELECT body FROM conflict ORDER BY seq").map {
+                try sealer.open($0, as: SyncConflict.self)
+            }
         }
     }
 
@@ -214,7 +236,9 @@ public final class OfflineStore: Sendable {
             guard db.changesCount > 0 else { return }
             try db.execute(
                 sql: "INSERT INTO outbox (id, change, label, queued_at) VALUES (?, ?, NULL, ?)",
-                arguments: [UUID().uuidString, try sealer.seal(Change.notification(promptID: promptID, event, at: now)), now])
+                arguments: [
+                    UUID().uuidString, try sealer.seal(Change.notification(promptID: promptID, event, at: now)), now,
+                ])
         }
     }
 
@@ -223,7 +247,8 @@ public final class OfflineStore: Sendable {
         try database.read { db in
             var events: [DeviceNotificationEvent: Date] = [:]
             for row in try Row.fetchAll(
-                db, sql: "SELECT event, at FROM notification_event WHERE prompt_id = ?", arguments: [promptID.uuidString])
+                db, sql: "SELECT event, at FROM notification_event WHERE prompt_id = ?",
+                arguments: [promptID.uuidString])
             {
                 if let event = DeviceNotificationEvent(rawValue: row["event"]) { events[event] = row["at"] }
             }

@@ -4,7 +4,8 @@ import GRDB
 /// The store's tables, created and changed by numbered migrations so an app update never loses what is on the device.
 enum StoreSchema {
     static let tables = [
-        "prompt", "definition", "draft", "outbox", "appointment", "intervention", "intervention_answer", "record", "conflict",
+        "prompt", "definition", "draft", "outbox", "appointment", "intervention", "intervention_answer", "record",
+        "conflict",
         "refusal", "sync_state", "notification_event",
     ]
 
@@ -40,21 +41,23 @@ enum StoreLocation {
     /// Application Support on Apple platforms; `$XDG_DATA_HOME` (or `~/.local/share`) elsewhere. Never a cache folder.
     static func defaultDirectory() throws -> URL {
         #if canImport(Darwin)
-        return try FileManager.default.url(for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+            return try FileManager.default.url(
+                for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true
+            )
             .appendingPathComponent("Interlude", isDirectory: true)
         #else
-        let base =
-            ProcessInfo.processInfo.environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
-        return base.appendingPathComponent("interlude", isDirectory: true)
+            let base =
+                ProcessInfo.processInfo.environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
+                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+            return base.appendingPathComponent("interlude", isDirectory: true)
         #endif
     }
 
     static func defaultKeyStore(in directory: URL) -> any KeyStore {
         #if canImport(Security)
-        return KeychainKeyStore()
+            return KeychainKeyStore()
         #else
-        return FileKeyStore(url: directory.appendingPathComponent("store.key"))
+            return FileKeyStore(url: directory.appendingPathComponent("store.key"))
         #endif
     }
 }

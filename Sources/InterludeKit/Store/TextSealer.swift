@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 #if canImport(Security)
-import Security
+    import Security
 #endif
 
 /// Where the store's key lives. On Apple platforms the keychain (`KeychainKeyStore`); elsewhere a file readable by
@@ -25,7 +25,8 @@ public struct FileKeyStore: KeyStore {
         let key = SymmetricKey(size: .bits256)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let bytes = key.withUnsafeBytes { Data($0) }
-        guard FileManager.default.createFile(atPath: url.path, contents: bytes, attributes: [.posixPermissions: 0o600]) else {
+        guard FileManager.default.createFile(atPath: url.path, contents: bytes, attributes: [.posixPermissions: 0o600])
+        else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
         }
         return key
@@ -33,35 +34,37 @@ public struct FileKeyStore: KeyStore {
 }
 
 #if canImport(Security)
-/// A 256-bit key in the keychain, available after the first unlock and never leaving this device.
-public struct KeychainKeyStore: KeyStore {
-    public let service: String
-    public let account: String
+    /// A 256-bit key in the keychain, available after the first unlock and never leaving this device.
+    public struct KeychainKeyStore: KeyStore {
+        public let service: String
+        public let account: String
 
-    public init(service: String = "org.interlude.store", account: String = "store-key") {
-        self.service = service
-        self.account = account
-    }
-
-    public func key() throws -> SymmetricKey {
-        let query: [String: Any] = [
-            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: account,
-        ]
-        var found: AnyObject?
-        if SecItemCopyMatching(query.merging([kSecReturnData as String: true]) { $1 } as CFDictionary, &found) == errSecSuccess,
-            let data = found as? Data, data.count == 32
-        {
-            return SymmetricKey(data: data)
+        public init(service: String = "org.interlude.store", account: String = "store-key") {
+            self.service = service
+            self.account = account
         }
-        let key = SymmetricKey(size: .bits256)
-        var item = query
-        item[kSecValueData as String] = key.withUnsafeBytes { Data($0) }
-        item[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
-        let status = SecItemAdd(item as CFDictionary, nil)
-        guard status == errSecSuccess else { throw NSError(domain: NSOSStatusErrorDomain, code: Int(status)) }
-        return key
+
+        public func key() throws -> SymmetricKey {
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+                kSecAttrAccount as String: account,
+            ]
+            var found: AnyObject?
+            if SecItemCopyMatching(query.merging([kSecReturnData as String: true]) { $1 } as CFDictionary, &found)
+                == errSecSuccess,
+                let data = found as? Data, data.count == 32
+            {
+                return SymmetricKey(data: data)
+            }
+            let key = SymmetricKey(size: .bits256)
+            var item = query
+            item[kSecValueData as String] = key.withUnsafeBytes { Data($0) }
+            item[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+            let status = SecItemAdd(item as CFDictionary, nil)
+            guard status == errSecSuccess else { throw NSError(domain: NSOSStatusErrorDomain, code: Int(status)) }
+            return key
+        }
     }
-}
 #endif
 
 /// Seals what a person wrote (answers, notes, appointments, records) with AES-GCM before it reaches the disk.
@@ -69,7 +72,9 @@ struct TextSealer: Sendable {
     let key: SymmetricKey
 
     func seal(_ plaintext: Data) throws -> Data {
-        guard let combined = try AES.GCM.seal(plaintext, using: key).combined else { throw CryptoKitError.incorrectParameterSize }
+        guard let combined = try AES.GCM.seal(plaintext, using: key).combined else {
+            throw CryptoKitError.incorrectParameterSize
+        }
         return combined
     }
 

@@ -121,7 +121,8 @@ public actor SyncEngine {
                 switch outcome {
                 case .applied: report.applied += 1
                 case .waiting: report.waiting += 1
-                case .conflict(let server): report.conflicts.append(SyncConflict(id: pending.id, local: pending.change, server: server))
+                case .conflict(let server):
+                    report.conflicts.append(SyncConflict(id: pending.id, local: pending.change, server: server))
                 case .rejected: report.refused += 1
                 case .erased: report.erased += 1
                 }

@@ -79,7 +79,8 @@ struct AlertInbox: Sendable {
         var readable: [UUID: Bool] = [:]
         for studyID in studyIDs where kinds[studyID] == .research {
             let standing = try await access.standing(of: staff, in: studyID)
-            readable[studyID] = standing.map { StudyAccessPolicy.allows($0, .readParticipantData, in: .research) } ?? false
+            readable[studyID] =
+                standing.map { StudyAccessPolicy.allows($0, .readParticipantData, in: .research) } ?? false
         }
         let sharing = Set(
             try await PatientProfileRecord.query(on: database)
@@ -111,7 +112,8 @@ extension AlertInbox {
     static func told(_ alerts: [Shown], viewer: UserRecord, database: any Database, services: AppServices) async throws
         -> [Shown]
     {
-        let wording = AlertWording(database: database, services: services, language: viewer.language, display: viewer.dateDisplay)
+        let wording = AlertWording(
+            database: database, services: services, language: viewer.language, display: viewer.dateDisplay)
         let words = try await wording.tell(alerts.filter(\.detailed).map(\.opened.record))
         let own = Array(Set(alerts.filter(\.ownPatient).map { $0.opened.record.$patient.id }))
         var names: [UUID: String] = [:]

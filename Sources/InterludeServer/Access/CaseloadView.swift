@@ -21,7 +21,8 @@ struct CaseloadView: Sendable {
         let caseload = try await Caseloads(database: database).caseload(of: therapist.requireID(), includingEnded: true)
         let answered = try await lastAnswers(of: caseload.map { $0.enrollment.$patient.id }, database: database)
         let alerts = try await AlertInbox(staff: therapist, database: database, services: services).openCounts()
-        let entries = caseload
+        let entries =
+            caseload
             .map { entry in
                 let id = entry.enrollment.$patient.id
                 return (entry: entry, facts: entry.facts(lastAnswerAt: answered[id], alerts: alerts[id] ?? (0, 0)))
@@ -31,14 +32,19 @@ struct CaseloadView: Sendable {
             of: entries, page, key: { query.sortKey(of: $0.facts) }, id: { $0.entry.enrollment.$patient.id },
             descending: query.descending)
         let patients = listed.items.map { $0.entry.enrollment.$patient.id }
-        try await AuditLog(database: database, services: services).record(actor: therapist, action: .caseloadRead, patients: patients)
+        try await AuditLog(database: database, services: services).record(
+            actor: therapist, action: .caseloadRead, patients: patients)
         let ended = Dictionary(
-            listed.items.compactMap { item in item.entry.enrollment.treatmentEnd.map { (item.entry.enrollment.$patient.id, $0) } },
+            listed.items.compactMap { item in
+                item.entry.enrollment.treatmentEnd.map { (item.entry.enrollment.$patient.id, $0) }
+            },
             uniquingKeysWith: { first, _ in first })
         let compliance = try await PromptService(database: database, services: services)
             .compliance(of: patients, studies: Set(listed.items.map { $0.entry.enrollment.$study.id }), until: ended)
         return listed.map { item in
-            Row(entry: item.entry, facts: item.facts, compliance: compliance[item.entry.enrollment.$patient.id] ?? PromptService.Compliance())
+            Row(
+                entry: item.entry, facts: item.facts,
+                compliance: compliance[item.entry.enrollment.$patient.id] ?? PromptService.Compliance())
         }
     }
 
@@ -51,7 +57,8 @@ struct CaseloadView: Sendable {
 extension CaseloadView {
     /// Writes down that the therapist invited someone by email to join their caseload; the address stays out of the log.
     static func recordInvitation(by therapist: UserRecord, database: any Database, services: AppServices) async throws {
-        try await AuditLog(database: database, services: services).record(actor: therapist, action: .invitationSent, target: nil)
+        try await AuditLog(database: database, services: services).record(
+            actor: therapist, action: .invitationSent, target: nil)
     }
 }
 
@@ -61,7 +68,8 @@ extension Caseloads.Entry {
     func facts(lastAnswerAt: Date?, alerts: (high: Int, all: Int)) -> CaseloadFacts {
         CaseloadFacts(
             shownName: enrollment.displayName ?? patient.name ?? "", pseudonym: profile.pseudonym, email: patient.email,
-            lastActivityAt: Self.lastActivity(app: patient.lastActiveAt, answer: lastAnswerAt, end: enrollment.treatmentEnd),
+            lastActivityAt: Self.lastActivity(
+                app: patient.lastActiveAt, answer: lastAnswerAt, end: enrollment.treatmentEnd),
             pairedSince: enrollment.createdAt,
             therapyStart: profile.therapyStart.flatMap(LocalDate.init), status: enrollment.treatmentStatus,
             highAlerts: alerts.high, openAlerts: alerts.all)

@@ -46,7 +46,9 @@ struct CohortScores: Sendable {
         let studyID = try study.requireID()
         let participants = Set(
             try await EnrollmentRecord.query(on: database)
-                .filter(\.$study.$id == studyID).filter(\.$status == EnrollmentStatus.active).all().map { $0.$patient.id })
+                .filter(\.$study.$id == studyID).filter(\.$status == EnrollmentStatus.active).all().map {
+                    $0.$patient.id
+                })
         let responses = ResponseService(database: database, services: services)
         // By instrument and score, each participant's values.
         var values: [String: [String: [UUID: [Double]]]] = [:]
@@ -54,7 +56,8 @@ struct CohortScores: Sendable {
         where participants.contains(record.$patient.id) {
             for score in try responses.open(record).scores {
                 guard let value = score.value else { continue }
-                values[record.instrumentKey, default: [:]][score.id, default: [:]][record.$patient.id, default: []].append(value)
+                values[record.instrumentKey, default: [:]][score.id, default: [:]][record.$patient.id, default: []]
+                    .append(value)
             }
         }
         let untilEnd = study.comparison == .afterEnd && study.status != .closed
@@ -63,10 +66,11 @@ struct CohortScores: Sendable {
             for (scoreID, byPerson) in scores.sorted(by: { $0.key < $1.key }) {
                 guard let own = byPerson[patientID], !own.isEmpty else { continue }
                 let comparison = untilEnd ? nil : CohortComparison.compare(patientID, values: byPerson)
-                lines.append(Line(
-                    study: study, instrumentKey: instrumentKey, scoreID: scoreID,
-                    personMean: own.reduce(0, +) / Double(own.count), personCount: own.count, cohort: comparison,
-                    withheld: untilEnd ? .untilEnd : comparison == nil ? .tooFew : nil))
+                lines.append(
+                    Line(
+                        study: study, instrumentKey: instrumentKey, scoreID: scoreID,
+                        personMean: own.reduce(0, +) / Double(own.count), personCount: own.count, cohort: comparison,
+                        withheld: untilEnd ? .untilEnd : comparison == nil ? .tooFew : nil))
             }
         }
         return lines

@@ -33,15 +33,19 @@ struct OwnAccessLog: Sendable {
             guard let parsed = AuditReader.Cursor(before) else { throw AppError.field("before", .invalidFormat) }
             cursor = parsed
         }
-        guard (1...Self.maxLimit).contains(limit) else { throw AppError.field("limit", .outOfRange, limit: Self.maxLimit) }
+        guard (1...Self.maxLimit).contains(limit) else {
+            throw AppError.field("limit", .outOfRange, limit: Self.maxLimit)
+        }
         let reader = AuditReader(database: database)
-        let events = try await reader.events(actor: nil, patient: try patient.requireID(), before: cursor, limit: limit + 1)
+        let events = try await reader.events(
+            actor: nil, patient: try patient.requireID(), before: cursor, limit: limit + 1)
         let shown = Array(events.prefix(limit))
         let therapistIDs = Set(shown.filter { $0.actorRole == .therapist }.map(\.actorID))
         let names = try await TherapistProfileRecord.query(on: database).filter(\.$user.$id ~~ therapistIDs).all()
         // A therapist created without a name has their address as the profile's name: not shown.
         let therapistNames = Dictionary(
-            names.filter { !$0.fullName.contains("@") }.map { ($0.$user.id, $0.fullName) }, uniquingKeysWith: { first, _ in first })
+            names.filter { !$0.fullName.contains("@") }.map { ($0.$user.id, $0.fullName) },
+            uniquingKeysWith: { first, _ in first })
         let studyIDs = Set(shown.compactMap { $0.target.flatMap(Self.studyID(in:)) })
         let studies = try await StudyRecord.query(on: database).filter(\.$id ~~ studyIDs).all()
         let studiesByID = Dictionary(studies.map { ($0.id!, $0) }, uniquingKeysWith: { first, _ in first })

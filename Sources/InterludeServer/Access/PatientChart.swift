@@ -45,7 +45,8 @@ struct PatientChart: Sendable {
         guard therapist.role == .therapist else { throw AppError.forbidden(.notAllowed) }
         let entry = try await Caseloads(database: database).patient(patientID, of: therapist.requireID())
         return PatientChart(
-            viewer: therapist, patient: entry.patient, profile: entry.profile, enrollment: entry.enrollment, kind: .practice,
+            viewer: therapist, patient: entry.patient, profile: entry.profile, enrollment: entry.enrollment,
+            kind: .practice,
             database: database, services: services)
     }
 
@@ -67,13 +68,16 @@ struct PatientChart: Sendable {
         case (.practice, _):
             visible = enrollment.$therapist.id == grant.viewer.id
         case (.research, .therapist):
-            visible = try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$therapist.id == grant.viewer.id
+            visible =
+                try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$therapist.id
+                == grant.viewer.id
         case (.research, _):
             visible = StudyAccessPolicy.seesData(of: profile.shareWithResearch, as: grant.standing, in: grant.kind)
         }
         guard visible else { throw AppError.notFound }
         return PatientChart(
-            viewer: grant.viewer, patient: enrollment.patient, profile: profile, enrollment: enrollment, kind: grant.kind,
+            viewer: grant.viewer, patient: enrollment.patient, profile: profile, enrollment: enrollment,
+            kind: grant.kind,
             database: database, services: services)
     }
 
@@ -100,7 +104,9 @@ struct PatientChart: Sendable {
     }
 
     /// The chart a response belongs to, for the therapist who follows its patient; not found for anyone else.
-    static func open(response responseID: UUID, for therapist: UserRecord, database: any Database, services: AppServices)
+    static func open(
+        response responseID: UUID, for therapist: UserRecord, database: any Database, services: AppServices
+    )
         async throws -> (PatientChart, ResponseService.Stored)
     {
         guard let record = try await ResponseRecord.find(responseID, on: database) else { throw AppError.notFound }
@@ -164,7 +170,8 @@ struct PatientChart: Sendable {
             stored.record.$patient.id == patientID, stored.record.studyID.map(studies.contains) == true,
             covers(created: stored.record.completedAt)
         else { throw AppError.notFound }
-        try await audit.record(actor: viewer, action: .responsesRead, patients: [patientID], target: "response:\(responseID)")
+        try await audit.record(
+            actor: viewer, action: .responsesRead, patients: [patientID], target: "response:\(responseID)")
         return stored
     }
 
@@ -191,20 +198,25 @@ struct PatientChart: Sendable {
         let list = try await RecordService(database: database, services: services).list(type, of: patientID)
             .filter { covers(created: $0.record.createdAt, changed: $0.record.updatedAt) }
             .filter { !withheld.covers(Content.recordKind, at: $0.record.createdAt) }
-        try await audit.record(actor: viewer, action: .recordsRead, patients: [patientID], target: Content.recordKind.collection)
+        try await audit.record(
+            actor: viewer, action: .recordsRead, patients: [patientID], target: Content.recordKind.collection)
         return list
     }
 
     /// One record of the patient's health record, audited like the list.
-    func record<Content: RecordContent>(_ recordID: UUID, _ type: Content.Type) async throws -> RecordService.Stored<Content> {
+    func record<Content: RecordContent>(_ recordID: UUID, _ type: Content.Type) async throws
+        -> RecordService.Stored<Content>
+    {
         guard kind == .practice,
-            let stored = try await RecordService(database: database, services: services).record(recordID, type, of: patientID),
+            let stored = try await RecordService(database: database, services: services).record(
+                recordID, type, of: patientID),
             covers(created: stored.record.createdAt, changed: stored.record.updatedAt),
             try await !ConsentPeriods(database: database).diaryWithheld(from: patientID)
                 .covers(Content.recordKind, at: stored.record.createdAt)
         else { throw AppError.notFound }
         try await audit.record(
-            actor: viewer, action: .recordsRead, patients: [patientID], target: "\(Content.recordKind.rawValue):\(recordID.lowercasedText)")
+            actor: viewer, action: .recordsRead, patients: [patientID],
+            target: "\(Content.recordKind.rawValue):\(recordID.lowercasedText)")
         return stored
     }
 
@@ -216,12 +228,16 @@ struct PatientChart: Sendable {
         filter.zone = patient.zone
         let withheld = try await ConsentPeriods(database: database).diaryWithheld(from: patientID)
         let shown = { (record: EntryRecord) in
-            covers(created: record.createdAt, changed: record.updatedAt) && !withheld.covers(record.kind, at: record.createdAt)
+            covers(created: record.createdAt, changed: record.updatedAt)
+                && !withheld.covers(record.kind, at: record.createdAt)
         }
-        let list = try await ThoughtService(database: database, services: services).thoughts(of: patientID, filter: filter)
-            .filter { shown($0.thought.record) }
-            .map { ThoughtService.Listed(thought: $0.thought, occurrences: $0.occurrences.filter { shown($0.record) }) }
-        try await audit.record(actor: viewer, action: .recordsRead, patients: [patientID], target: RecordKind.thought.collection)
+        let list = try await ThoughtService(database: database, services: services).thoughts(
+            of: patientID, filter: filter
+        )
+        .filter { shown($0.thought.record) }
+        .map { ThoughtService.Listed(thought: $0.thought, occurrences: $0.occurrences.filter { shown($0.record) }) }
+        try await audit.record(
+            actor: viewer, action: .recordsRead, patients: [patientID], target: RecordKind.thought.collection)
         return list
     }
 
@@ -252,8 +268,10 @@ struct PatientChart: Sendable {
 
     /// The alerts about the patient in this study.
     func alerts() async throws -> [AlertService.Opened] {
-        let list = try await AlertService(database: database, services: services).alerts(about: patientID, studies: studies)
-            .filter { covers(created: $0.record.createdAt) }
+        let list = try await AlertService(database: database, services: services).alerts(
+            about: patientID, studies: studies
+        )
+        .filter { covers(created: $0.record.createdAt) }
         if !list.isEmpty { try await audit.record(actor: viewer, action: .alertsRead, patients: [patientID]) }
         return list
     }
@@ -294,7 +312,9 @@ struct PatientChart: Sendable {
     }
 
     /// What a plan not attached yet would give the patient.
-    func preview(_ plan: SchedulePlan, zone: TimeZone, from: LocalDate, days: Int) async throws -> (TimeZone, [Occurrence]) {
+    func preview(_ plan: SchedulePlan, zone: TimeZone, from: LocalDate, days: Int) async throws -> (
+        TimeZone, [Occurrence]
+    ) {
         let planned = try await ScheduleService(database: database, services: services)
             .previewDraft(plan, studyID: studyID, patientID: patientID, zone: zone, from: from, days: days)
         try await audit.record(actor: viewer, action: .schedulePreviewed, patients: [patientID])
@@ -311,7 +331,8 @@ struct PatientChart: Sendable {
     /// Acting for the patient needs the right to in the study and a treatment that has not ended.
     private func requireActing() async throws {
         guard enrollment.status == .active else { throw AppError.conflict(.treatmentEnded) }
-        _ = try await StudyAccess(database: database, services: services).require(.actForParticipant, in: studyID, by: viewer)
+        _ = try await StudyAccess(database: database, services: services).require(
+            .actForParticipant, in: studyID, by: viewer)
     }
 
     func assignPrompt(instrumentKey: String, opensAt: Date, closesAt: Date) async throws -> PromptRecord {
@@ -350,14 +371,16 @@ struct PatientChart: Sendable {
         try await AppointmentService(database: database, services: services)
             .decide(id, of: patient, grant: grant, baseVersion: baseVersion)
         try await audit.record(
-            actor: viewer, action: .appointmentRequestDecided, patients: [patientID], target: grant ? "granted" : "declined")
+            actor: viewer, action: .appointmentRequestDecided, patients: [patientID],
+            target: grant ? "granted" : "declined")
     }
 
     func sendIntervention(_ draft: InterventionDraft, id: UUID?) async throws -> InterventionService.Opened {
         try await requireActing()
         let sent = try await InterventionService(database: database, services: services)
             .send(draft, to: patientID, in: studyID, by: viewer, id: id)
-        try await audit.record(actor: viewer, action: .interventionSent, patients: [patientID], target: draft.kind.rawValue)
+        try await audit.record(
+            actor: viewer, action: .interventionSent, patients: [patientID], target: draft.kind.rawValue)
         return sent
     }
 
@@ -379,7 +402,8 @@ struct PatientChart: Sendable {
         let entry = try await TreatmentService(database: database, services: services)
             .apply(update, to: Caseloads.Entry(patient: patient, profile: profile, enrollment: enrollment))
         try await audit.record(
-            actor: viewer, action: .treatmentChanged, patients: [patientID], target: update.status.map { "status:\($0.rawValue)" })
+            actor: viewer, action: .treatmentChanged, patients: [patientID],
+            target: update.status.map { "status:\($0.rawValue)" })
         return entry
     }
 
@@ -410,7 +434,10 @@ struct PatientChart: Sendable {
 
     /// Sends one of the study's templates.
     func sendTemplate(_ templateID: UUID) async throws -> InterventionService.Opened {
-        guard let template = try await templates().first(where: { $0.id == templateID }) else { throw AppError.notFound }
-        return try await sendIntervention(InterventionDraft(kind: template.kind, text: template.texts.text(patient.language)), id: nil)
+        guard let template = try await templates().first(where: { $0.id == templateID }) else {
+            throw AppError.notFound
+        }
+        return try await sendIntervention(
+            InterventionDraft(kind: template.kind, text: template.texts.text(patient.language)), id: nil)
     }
 }

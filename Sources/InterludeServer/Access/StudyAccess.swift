@@ -36,7 +36,8 @@ struct StudyAccess: Sendable {
     }
 
     /// The studies of `kind` in which `user` holds `permission`, newest first.
-    func studies(where permission: StudyPermission, for user: UserRecord, kind: StudyKind) async throws -> [StudyRecord] {
+    func studies(where permission: StudyPermission, for user: UserRecord, kind: StudyKind) async throws -> [StudyRecord]
+    {
         guard user.role.isStaff else { return [] }
         let query = StudyRecord.query(on: database).sort(\.$createdAt, .descending)
         switch kind {
@@ -74,7 +75,9 @@ struct StudyGrant: Sendable {
 
     /// Records a change to the study's set-up, or a read of its participants; in the transaction that makes the
     /// change when one is given.
-    func record(_ action: AuditAction, patients: [UUID] = [], target: String? = nil, on database: (any Database)? = nil) async throws {
+    func record(_ action: AuditAction, patients: [UUID] = [], target: String? = nil, on database: (any Database)? = nil)
+        async throws
+    {
         let target = target.map { "study:\(studyID):\($0)" } ?? "study:\(studyID)"
         let log = database.map { AuditLog(database: $0, services: audit.services) } ?? audit
         if patients.isEmpty {

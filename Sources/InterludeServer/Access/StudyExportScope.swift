@@ -41,7 +41,8 @@ struct StudyExportScope: Sendable {
             profiles.filter { StudyAccessPolicy.seesData(of: $0.shareWithResearch, as: grant.standing, in: grant.kind) }
                 .map { ($0.$user.id, $0) },
             uniquingKeysWith: { first, _ in first })
-        let declined = try await ConsentPeriods(database: database).declinedResearchSharing(among: ids, in: grant.studyID)
+        let declined = try await ConsentPeriods(database: database).declinedResearchSharing(
+            among: ids, in: grant.studyID)
         let demographics = grant.study.asksDemographics
         return enrollments.compactMap { enrollment in
             guard !declined.contains(enrollment.$patient.id), let profile = sharing[enrollment.$patient.id],

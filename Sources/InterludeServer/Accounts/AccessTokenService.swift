@@ -38,8 +38,10 @@ struct AccessTokenService: Sendable {
         }
         let secret = AccessTokenRules.prefix + SecretToken.generate().value
         let record = try AccessTokenRecord(
-            userID: try user.requireID(), name: name, scope: scope, studyIDs: Array(Set(studyIDs)).sorted { $0.uuidString < $1.uuidString },
-            tokenHash: SecretToken.hash(secret), expiresAt: now.addingTimeInterval(Double(expiresInDays) * 86_400), now: now)
+            userID: try user.requireID(), name: name, scope: scope,
+            studyIDs: Array(Set(studyIDs)).sorted { $0.uuidString < $1.uuidString },
+            tokenHash: SecretToken.hash(secret), expiresAt: now.addingTimeInterval(Double(expiresInDays) * 86_400),
+            now: now)
         try await record.create(on: database)
         return Created(record: record, secret: secret)
     }
@@ -57,7 +59,8 @@ struct AccessTokenService: Sendable {
     }
 
     /// The holder of a live token with `scope`, and the studies it reaches; nil for anything else.
-    func authenticate(_ secret: String, scope: AccessTokenScope) async throws -> (user: UserRecord, studies: Set<UUID>)? {
+    func authenticate(_ secret: String, scope: AccessTokenScope) async throws -> (user: UserRecord, studies: Set<UUID>)?
+    {
         guard secret.hasPrefix(AccessTokenRules.prefix), secret.count <= 200,
             let token = try await AccessTokenRecord.query(on: database).filter(\.$tokenHash == SecretToken.hash(secret))
                 .filter(\.$expiresAt > now).with(\.$user).first(),

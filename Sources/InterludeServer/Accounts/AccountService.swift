@@ -90,7 +90,8 @@ struct AccountService: Sendable {
         }
         guard let user = try await UserRecord.find(record.$user.id, on: database) else { throw AppError.notFound }
         if record.usedAt != nil {
-            throw user.emailVerifiedAt != nil ? AppError.conflict(.alreadyVerified) : AppError.field("token", .alreadyUsed)
+            throw user.emailVerifiedAt != nil
+                ? AppError.conflict(.alreadyVerified) : AppError.field("token", .alreadyUsed)
         }
         guard record.expiresAt > now else { throw AppError.field("token", .expired) }
         guard record.email == user.email else { throw AppError.field("token", .invalidValue) }
@@ -214,7 +215,8 @@ struct AccountService: Sendable {
     func changePassword(
         user: UserRecord, currentPassword: String, newPassword: String, keeping session: SessionService.Session?
     ) async throws {
-        try await RateLimiter(database: database, services: services).reverify(currentPassword, of: user, field: "currentPassword")
+        try await RateLimiter(database: database, services: services).reverify(
+            currentPassword, of: user, field: "currentPassword")
         var validator = FieldValidator()
         PasswordPolicy.check(newPassword, email: user.email, field: "newPassword", into: &validator)
         if newPassword == currentPassword { validator.add("newPassword", .notAllowed) }
@@ -243,14 +245,16 @@ struct AccountService: Sendable {
         let formerZone = user.timeZone
         try await database.atomically { database in
             if movedZone, let timeZone = change.timeZone {
-                try await Self.recordZoneChange(userID: userID, from: formerZone, to: timeZone, since: user.createdAt, now: now, on: database)
+                try await Self.recordZoneChange(
+                    userID: userID, from: formerZone, to: timeZone, since: user.createdAt, now: now, on: database)
             }
             if let name = change.name { user.name = name }
             if let language = change.language { user.locale = language.rawValue }
             if let timeZone = change.timeZone { user.timeZone = timeZone }
             user.updatedAt = now
             try await user.save(on: database)
-            if change.shareWithResearch != nil || change.hidesComparison != nil || change.sharesContextWithTherapist != nil,
+            if change.shareWithResearch != nil || change.hidesComparison != nil
+                || change.sharesContextWithTherapist != nil,
                 let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == userID).first()
             {
                 if let hides = change.hidesComparison { profile.hidesComparison = hides }
@@ -259,7 +263,9 @@ struct AccountService: Sendable {
                 let sharingChanged = profile.shareWithResearch != share
                 profile.shareWithResearch = share
                 try await profile.save(on: database)
-                if sharingChanged { try await Consents.recordResearchSharing(share, userID: userID, now: now, on: database) }
+                if sharingChanged {
+                    try await Consents.recordResearchSharing(share, userID: userID, now: now, on: database)
+                }
             }
         }
         // Future prompts follow the new local time.

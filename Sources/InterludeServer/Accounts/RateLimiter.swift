@@ -44,7 +44,9 @@ struct RateLimiter: Sendable {
         static func account(id: UUID) -> Subject { Subject(raw: "user:\(id.lowercasedText)") }
         static func client(_ address: String) -> Subject { Subject(raw: "client:\(address)") }
         /// An account as tried from one client: others' failures elsewhere do not lock its owner out.
-        static func account(email: String, at client: Subject) -> Subject { Subject(raw: "email:\(email.lowercased())@\(client.raw)") }
+        static func account(email: String, at client: Subject) -> Subject {
+            Subject(raw: "email:\(email.lowercased())@\(client.raw)")
+        }
         /// A patient's attempts at one study.
         static func attempts(of patient: UUID, at study: UUID) -> Subject {
             Subject(raw: "user:\(patient.lowercasedText):study:\(study.lowercasedText)")

@@ -50,7 +50,8 @@ struct SessionService: Sendable {
             throw AppError.invalidCredentials
         }
         do {
-            try await TwoFactorService(database: database, services: services).checkSignIn(user, code: code, console: console)
+            try await TwoFactorService(database: database, services: services).checkSignIn(
+                user, code: code, console: console)
         } catch AppError.validation(let errors) {
             try await recordFailure(email: email, subjects)
             throw AppError.validation(errors)
@@ -83,7 +84,8 @@ struct SessionService: Sendable {
     func consoleLogin(email: String, password: String, code: String?, client: RateLimiter.Subject) async throws
         -> (SecretToken, Authenticated)
     {
-        let user = try await checkCredentials(email: email, password: password, code: code, console: true, client: client)
+        let user = try await checkCredentials(
+            email: email, password: password, code: code, console: true, client: client)
         guard user.deactivatedAt == nil else { throw AppError.forbidden(.accountDeactivated) }
         guard user.role.isStaff else { throw AppError.forbidden(.notAllowed) }
         return try await open(.console, for: user, lifetime: AccountLifetimes.consoleSession)

@@ -6,7 +6,9 @@ import InterludeCore
 /// and deleting it.
 extension StaffAccounts {
     /// Changes the name and address an account is known by; a field left out stays.
-    func update(_ userID: UUID, name rawName: String?, email rawEmail: String?, by grant: AdminGrant) async throws -> UserRecord {
+    func update(_ userID: UUID, name rawName: String?, email rawEmail: String?, by grant: AdminGrant) async throws
+        -> UserRecord
+    {
         let user = try await account(userID)
         guard rawName != nil || rawEmail != nil else { return user }
         var validator = FieldValidator()
@@ -59,12 +61,16 @@ extension StaffAccounts {
         let clients = try await EnrollmentRecord.query(on: database)
             .filter(\.$therapist.$id == userID).filter(\.$status == EnrollmentStatus.active).count()
         guard clients == 0 else { throw AppError.conflict(.hasClients) }
-        for owned in try await StudyStaffRecord.query(on: database).filter(\.$user.$id == userID).filter(\.$role == .owner).all() {
+        for owned in try await StudyStaffRecord.query(on: database).filter(\.$user.$id == userID).filter(
+            \.$role == .owner
+        ).all() {
             let studyID = owned.$study.id
             let owners = try await StudyStaffRecord.query(on: database)
                 .filter(\.$study.$id == studyID).filter(\.$role == .owner).filter(\.$user.$id != userID).count()
-            let ownPractice = try await StudyRecord.query(on: database)
-                .filter(\.$id == studyID).filter(\.$owner.$id == userID).filter(\.$joinMode == JoinMode.pairingCode).count() > 0
+            let ownPractice =
+                try await StudyRecord.query(on: database)
+                .filter(\.$id == studyID).filter(\.$owner.$id == userID).filter(\.$joinMode == JoinMode.pairingCode)
+                .count() > 0
             if owners == 0 && !ownPractice { throw AppError.conflict(.lastOwner) }
         }
         let digest = try await services.passwords.hash(Self.generatePassword())
@@ -77,8 +83,10 @@ extension StaffAccounts {
             try await StudyStaffRecord.query(on: database).filter(\.$user.$id == userID).delete()
             try await TherapistProfileRecord.query(on: database).filter(\.$user.$id == userID).delete()
             // Codes nobody redeemed yet would pair someone with an account that is gone.
-            try await PairingCodeRecord.query(on: database).filter(\.$therapist.$id == userID).filter(\.$redeemedAt == nil)
-                .filter(\.$expiresAt > now).set(\.$expiresAt, to: now).update()
+            try await PairingCodeRecord.query(on: database).filter(\.$therapist.$id == userID).filter(
+                \.$redeemedAt == nil
+            )
+            .filter(\.$expiresAt > now).set(\.$expiresAt, to: now).update()
             user.email = "deleted-\(userID.lowercasedText)@deleted.invalid"
             user.name = nil
             user.passwordHash = digest

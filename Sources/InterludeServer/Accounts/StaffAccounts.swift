@@ -62,7 +62,8 @@ struct StaffAccounts: Sendable {
         let displayName = user.name ?? user.email
         try await TherapistProfileRecord(userID: userID, fullName: displayName).create(on: database)
         let practice = StudyRecord(
-            ownerID: userID, title: .neutral(displayName), description: LocalizedText([:]), consentText: "", consentVersion: Self.practiceConsent,
+            ownerID: userID, title: .neutral(displayName), description: LocalizedText([:]), consentText: "",
+            consentVersion: Self.practiceConsent,
             joinMode: .pairingCode, joinPasswordHash: nil, status: .running,
             now: now)
         try await practice.create(on: database)
@@ -82,7 +83,8 @@ struct StaffAccounts: Sendable {
 
     /// A staff account an admin may change: not found for patients and deleted accounts.
     func account(_ userID: UUID) async throws -> UserRecord {
-        guard let user = try await UserRecord.find(userID, on: database), user.role.isStaff, user.deletedAt == nil else {
+        guard let user = try await UserRecord.find(userID, on: database), user.role.isStaff, user.deletedAt == nil
+        else {
             throw AppError.notFound
         }
         return user

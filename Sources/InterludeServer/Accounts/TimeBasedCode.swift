@@ -5,7 +5,11 @@ import InterludeCore
 /// Time-based one-time passwords as RFC 6238 defines them (HOTP of RFC 4226 over 30-second steps), the codes an
 /// authenticator app shows. SHA-1 is what the apps use; SHA-256 and SHA-512 are there for the standard's vectors.
 struct TimeBasedCode: Sendable {
-    enum Algorithm: String, Sendable { case sha1 = "SHA1", sha256 = "SHA256", sha512 = "SHA512" }
+    enum Algorithm: String, Sendable {
+        case sha1 = "SHA1"
+        case sha256 = "SHA256"
+        case sha512 = "SHA512"
+    }
 
     static let stepSeconds: TimeInterval = 30
     /// How many steps before and after the current one a code is still taken, for clocks that drift.

@@ -60,7 +60,8 @@ struct TwoFactorService: Sendable {
 
     /// Turns two-factor sign-in on once the person shows a code from the app they set it up in.
     func confirm(_ user: UserRecord, code: String) async throws {
-        guard user.totpSecret == nil, let pending = user.totpPendingSecret, let secret = try secret(sealed: pending) else {
+        guard user.totpSecret == nil, let pending = user.totpPendingSecret, let secret = try secret(sealed: pending)
+        else {
             throw AppError.field("code", .invalidValue)
         }
         guard let step = TimeBasedCode(secret: secret).matchingStep(code, at: now) else {
@@ -80,9 +81,12 @@ struct TwoFactorService: Sendable {
     func disable(_ user: UserRecord, password: String, code: String) async throws {
         guard user.totpSecret != nil else { return }
         guard try await !isRequired() else { throw AppError.forbidden(.twoFactorRequired) }
-        try await RateLimiter(database: database, services: services).reverify(password, of: user, field: "currentPassword")
+        try await RateLimiter(database: database, services: services).reverify(
+            password, of: user, field: "currentPassword")
         try await useCode(code, of: user)
-        try await clear(user) { try await OwnAccount(user: user, services: services).record(.twoFactorDisabled, on: $0) }
+        try await clear(user) {
+            try await OwnAccount(user: user, services: services).record(.twoFactorDisabled, on: $0)
+        }
     }
 
     /// An administrator turns it off for a staff member who lost the device; they set it up anew at next sign-in.
@@ -117,7 +121,11 @@ struct TwoFactorService: Sendable {
         else { throw AppError.field("code", .invalidValue) }
         let taken = try await database.updateRow(
             UserRecord.schema, id: try user.requireID(), set: ["totp_last_step": SQLBind(step)],
-            if: { $0.where(group: { $0.where("totp_last_step", .is, SQLLiteral.null).orWhere("totp_last_step", .lessThan, SQLBind(step)) }) })
+            if: {
+                $0.where(group: {
+                    $0.where("totp_last_step", .is, SQLLiteral.null).orWhere("totp_last_step", .lessThan, SQLBind(step))
+                })
+            })
         guard taken else { throw AppError.field("code", .alreadyUsed) }
         user.totpLastStep = step
     }
@@ -127,7 +135,8 @@ struct TwoFactorService: Sendable {
         try sealed.flatMap { Base32.decode(try services.cipher.open($0)) }
     }
 
-    private func clear(_ user: UserRecord, audit: @Sendable @escaping (any Database) async throws -> Void) async throws {
+    private func clear(_ user: UserRecord, audit: @Sendable @escaping (any Database) async throws -> Void) async throws
+    {
         user.totpSecret = nil
         user.totpPendingSecret = nil
         user.totpEnabledAt = nil

@@ -21,7 +21,8 @@ final class AppServices: Sendable {
 
     init(
         settings: Settings, clock: WallClock, mailer: any Mailer, passwords: PasswordHashing, localizer: Localizer,
-        serverSecret: ServerSecret, metrics: PrometheusCollectorRegistry, cipher: FieldCipher, library: [InstrumentDefinition]
+        serverSecret: ServerSecret, metrics: PrometheusCollectorRegistry, cipher: FieldCipher,
+        library: [InstrumentDefinition]
     ) {
         self.settings = settings
         self.clock = clock

@@ -17,7 +17,8 @@ enum BackgroundJobs {
                 .runAll(now: services.clock.now)
             if report != Planner.Report() {
                 app.logger.info(
-                    "Planner: \(report.created) created, \(report.updated) moved, \(report.removed) removed, \(report.expired) expired")
+                    "Planner: \(report.created) created, \(report.updated) moved, \(report.removed) removed, \(report.expired) expired"
+                )
             }
             let now = services.clock.now
             let messages = try await MessagePlanner(database: app.db, services: services).run(now: now)
@@ -44,7 +45,8 @@ enum BackgroundJobs {
             ).dispatch(now: now)
             if queued > 0 || report != NotificationDispatcher.Report() {
                 app.logger.info(
-                    "Notifications: \(queued) queued, \(report.sent) sent, \(report.retrying) to retry, \(report.failed) failed, \(report.withheld) withheld, \(report.expired) expired")
+                    "Notifications: \(queued) queued, \(report.sent) sent, \(report.retrying) to retry, \(report.failed) failed, \(report.withheld) withheld, \(report.expired) expired"
+                )
             }
         } catch {
             app.logger.error("Notifications failed: \(String(describing: error))")
@@ -86,7 +88,8 @@ enum BackgroundJobs {
             let report = try await Retention(database: app.db, services: app.interlude).run()
             if report != Retention.Report() {
                 app.logger.info(
-                    "Retention: \(report.sessions) sessions, \(report.emailTokens) email links, \(report.accessTokens) access tokens, \(report.rateLimitEvents) rate-limit counts, \(report.syncMutations) sync answers, \(report.outboxFiles) outbox files, \(report.auditEvents) audit events and \(report.abandonedImports) abandoned uploads deleted; \(report.notificationTexts) notification texts cleared")
+                    "Retention: \(report.sessions) sessions, \(report.emailTokens) email links, \(report.accessTokens) access tokens, \(report.rateLimitEvents) rate-limit counts, \(report.syncMutations) sync answers, \(report.outboxFiles) outbox files, \(report.auditEvents) audit events and \(report.abandonedImports) abandoned uploads deleted; \(report.notificationTexts) notification texts cleared"
+                )
             }
         } catch {
             app.logger.error("Retention failed: \(String(describing: error))")
@@ -138,25 +141,32 @@ enum BackgroundJobs {
 struct WorkerCommand: AsyncCommand {
     struct Signature: CommandSignature {}
 
-    var help: String { "Runs the background jobs (planner, notifications, exports, health imports, retention) without serving HTTP." }
+    var help: String {
+        "Runs the background jobs (planner, notifications, exports, health imports, retention) without serving HTTP."
+    }
 
     func run(using context: CommandContext, signature: Signature) async throws {
         let app = context.application
         try await migrate(app)
-        try await InstallationKeys(database: app.db, services: app.interlude, vapidPublicKey: app.notificationChannels.vapidPublicKey)
-            .verify()
+        try await InstallationKeys(
+            database: app.db, services: app.interlude, vapidPublicKey: app.notificationChannels.vapidPublicKey
+        )
+        .verify()
         let settings = app.interlude.settings
         let planEvery = max(settings.plannerInterval, 1)
         let notifyEvery = max(settings.push.dispatchInterval, 1)
         let exportEvery = max(settings.exportInterval, 1)
         context.console.print(
-            "Worker running; planning every \(planEvery) s, sending notifications every \(notifyEvery) s. Stop with Ctrl-C.")
+            "Worker running; planning every \(planEvery) s, sending notifications every \(notifyEvery) s. Stop with Ctrl-C."
+        )
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await BackgroundJobs.repeatEvery(planEvery) { await BackgroundJobs.plan(app) } }
             group.addTask { await BackgroundJobs.repeatEvery(notifyEvery) { await BackgroundJobs.notify(app) } }
             group.addTask { await BackgroundJobs.repeatEvery(exportEvery) { await BackgroundJobs.export(app) } }
             group.addTask { await BackgroundJobs.repeatEvery(exportEvery) { await BackgroundJobs.importHealth(app) } }
-            group.addTask { await BackgroundJobs.repeatEvery(BackgroundJobs.retentionInterval) { await BackgroundJobs.retain(app) } }
+            group.addTask {
+                await BackgroundJobs.repeatEvery(BackgroundJobs.retentionInterval) { await BackgroundJobs.retain(app) }
+            }
         }
     }
 }

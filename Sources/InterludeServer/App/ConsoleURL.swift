@@ -169,7 +169,8 @@ enum ConsoleURL: Hashable, Sendable {
         case .practicePlans: ["plans"]
         case .plans(let study): ["studies", study.uuidString, "plans"]
         case .deletePlan(let study, let plan): ["studies", study.uuidString, "plans", plan.uuidString, "delete"]
-        case .deactivatePlan(let study, let plan): ["studies", study.uuidString, "plans", plan.uuidString, "deactivate"]
+        case .deactivatePlan(let study, let plan):
+            ["studies", study.uuidString, "plans", plan.uuidString, "deactivate"]
         case .activatePlan(let study, let plan): ["studies", study.uuidString, "plans", plan.uuidString, "activate"]
         case .schedule(let patient): ["schedule", patient.uuidString]
         case .studies: ["studies"]
@@ -187,7 +188,8 @@ enum ConsoleURL: Hashable, Sendable {
         case .recordSettings(let study): ["studies", study.uuidString, "records"]
         case .exportFile(let study, let export): ["studies", study.uuidString, "exports", export.uuidString]
         case .exportTokens(let study): ["studies", study.uuidString, "exports", "tokens"]
-        case .revokeExportToken(let study, let token): ["studies", study.uuidString, "exports", "tokens", token.uuidString, "delete"]
+        case .revokeExportToken(let study, let token):
+            ["studies", study.uuidString, "exports", "tokens", token.uuidString, "delete"]
         }
     }
 
@@ -202,7 +204,8 @@ enum ConsoleURL: Hashable, Sendable {
     func with(_ query: [(String, String)] = [], fragment: String? = nil) -> String {
         var address = path
         if !query.isEmpty {
-            address += (address.contains("?") ? "&" : "?")
+            address +=
+                (address.contains("?") ? "&" : "?")
                 + query.map { "\(Self.escapeQueryValue($0.0))=\(Self.escapeQueryValue($0.1))" }.joined(separator: "&")
         }
         if let fragment { address += "#" + fragment }

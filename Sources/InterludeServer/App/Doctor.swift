@@ -2,7 +2,7 @@ import Foundation
 import InterludeCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What `interlude doctor` finds: each check's verdict and what to do about it.
@@ -38,20 +38,31 @@ enum DoctorRules {
         if url?.scheme == "https" {
             var findings = [Finding(level: .ok, subject: "Public address", message: "\(publicURL), with TLS")]
             if trustedProxies == 0 {
-                findings.append(Finding(
-                    level: .warn, subject: "Proxy",
-                    message: "TLS usually ends at a reverse proxy; set TRUST_PROXY=1 so rate limits see each client's address"))
+                findings.append(
+                    Finding(
+                        level: .warn, subject: "Proxy",
+                        message:
+                            "TLS usually ends at a reverse proxy; set TRUST_PROXY=1 so rate limits see each client's address"
+                    ))
             }
             return findings
         }
         if ["localhost", "127.0.0.1", "::1"].contains(host) {
-            return [Finding(
-                level: .warn, subject: "Public address",
-                message: "\(publicURL) only works on this machine; for others, serve it over TLS and set PUBLIC_URL to https://…")]
+            return [
+                Finding(
+                    level: .warn, subject: "Public address",
+                    message:
+                        "\(publicURL) only works on this machine; for others, serve it over TLS and set PUBLIC_URL to https://…"
+                )
+            ]
         }
-        return [Finding(
-            level: .fix, subject: "Public address",
-            message: "\(publicURL) sends people's data unencrypted; put TLS in front (docs/operations.md) and set PUBLIC_URL to https://…")]
+        return [
+            Finding(
+                level: .fix, subject: "Public address",
+                message:
+                    "\(publicURL) sends people's data unencrypted; put TLS in front (docs/operations.md) and set PUBLIC_URL to https://…"
+            )
+        ]
     }
 
     /// A secret file (data key, push key) or the data folder: readable by the server's user alone.
@@ -63,7 +74,8 @@ enum DoctorRules {
         if mode & 0o077 != 0 {
             return Finding(
                 level: .fix, subject: subject,
-                message: "\(path) can be read by other users (mode \(octal)); run chmod \(folder ? "700" : "600") \(path)")
+                message:
+                    "\(path) can be read by other users (mode \(octal)); run chmod \(folder ? "700" : "600") \(path)")
         }
         return Finding(level: .ok, subject: subject, message: "\(path) (mode \(octal))")
     }
@@ -72,7 +84,9 @@ enum DoctorRules {
     static func disk(available bytes: Int64, path: String) -> Finding {
         let gigabytes = Double(bytes) / 1_073_741_824
         let shown = "\((gigabytes * 10).rounded() / 10) GB free in \(path)"
-        if gigabytes < 1 { return Finding(level: .fix, subject: "Disk", message: "\(shown); free space before answers are refused") }
+        if gigabytes < 1 {
+            return Finding(level: .fix, subject: "Disk", message: "\(shown); free space before answers are refused")
+        }
         if gigabytes < 5 { return Finding(level: .warn, subject: "Disk", message: "\(shown); plan for more") }
         return Finding(level: .ok, subject: "Disk", message: shown)
     }
@@ -83,14 +97,18 @@ enum DoctorRules {
         if abs(seconds) > 60 {
             return Finding(level: .fix, subject: "Clock", message: "\(shown); synchronise both with NTP")
         }
-        if abs(seconds) > 5 { return Finding(level: .warn, subject: "Clock", message: "\(shown); synchronise with NTP") }
+        if abs(seconds) > 5 {
+            return Finding(level: .warn, subject: "Clock", message: "\(shown); synchronise with NTP")
+        }
         return Finding(level: .ok, subject: "Clock", message: shown)
     }
 
     static func migrations(pending: Int) -> Finding {
         pending == 0
             ? Finding(level: .ok, subject: "Database", message: "reachable, every migration applied")
-            : Finding(level: .fix, subject: "Database", message: "\(pending) migrations pending; run `interlude migrate` (or start `serve`)")
+            : Finding(
+                level: .fix, subject: "Database",
+                message: "\(pending) migrations pending; run `interlude migrate` (or start `serve`)")
     }
 }
 

@@ -237,39 +237,48 @@ public struct Settings: Sendable {
         default: trustedProxies = try integer("TRUST_PROXY", default: 0, in: 0...10)
         }
         let plannerInterval = try integer("PLANNER_INTERVAL", default: 60, in: 0...86_400)
-        let plannerHorizonDays = try integer("PLANNER_HORIZON_DAYS", default: Settings.defaultPlannerHorizonDays, in: 1...90)
+        let plannerHorizonDays = try integer(
+            "PLANNER_HORIZON_DAYS", default: Settings.defaultPlannerHorizonDays, in: 1...90)
         var push = Push(
             vapidPrivateKey: value("WEBPUSH_VAPID_PRIVATE_KEY"), subject: value("WEBPUSH_SUBJECT"),
             allowLoopback: ["1", "true", "yes"].contains(value("WEBPUSH_ALLOW_LOOPBACK")?.lowercased() ?? ""),
             dispatchInterval: try integer("DISPATCH_INTERVAL", default: 10, in: 0...3600))
         if let subject = push.subject, !(subject.hasPrefix("mailto:") || subject.hasPrefix("https://")) {
-            throw SettingsError.invalid(name: "WEBPUSH_SUBJECT", value: subject, expected: "a mailto: or https:// address")
+            throw SettingsError.invalid(
+                name: "WEBPUSH_SUBJECT", value: subject, expected: "a mailto: or https:// address")
         }
         let apnsNames = ["APNS_KEY_FILE", "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC"]
         let apnsValues = apnsNames.map(value)
         if apnsValues.allSatisfy({ $0 != nil }) {
-            if let endpoint = value("APNS_ENDPOINT"), !PushEndpointPolicy.accepts(endpoint, allowLoopback: push.allowLoopback)
-                || URL(string: endpoint).map({ $0.path.isEmpty || $0.path == "/" }) != true
+            if let endpoint = value("APNS_ENDPOINT"),
+                !PushEndpointPolicy.accepts(endpoint, allowLoopback: push.allowLoopback)
+                    || URL(string: endpoint).map({ $0.path.isEmpty || $0.path == "/" }) != true
             {
                 throw SettingsError.invalid(
-                    name: "APNS_ENDPOINT", value: endpoint, expected: "an https:// origin on a public host, without a path")
+                    name: "APNS_ENDPOINT", value: endpoint,
+                    expected: "an https:// origin on a public host, without a path")
             }
             push.apns = APNs(
                 keyFile: apnsValues[0]!, keyID: apnsValues[1]!, teamID: apnsValues[2]!, topic: apnsValues[3]!,
                 endpoint: value("APNS_ENDPOINT") ?? defaultAPNsEndpoint, caFile: value("APNS_CA_FILE"))
-        } else if let missing = zip(apnsNames, apnsValues).first(where: { $0.1 == nil }), apnsValues.contains(where: { $0 != nil }) {
-            throw SettingsError.invalid(name: missing.0, value: "", expected: "a value, as the other APNS_ settings are set")
+        } else if let missing = zip(apnsNames, apnsValues).first(where: { $0.1 == nil }),
+            apnsValues.contains(where: { $0 != nil })
+        {
+            throw SettingsError.invalid(
+                name: missing.0, value: "", expected: "a value, as the other APNS_ settings are set")
         }
         var retention = Retention()
         retention.expiredDays = try integer("RETENTION_EXPIRED_DAYS", default: retention.expiredDays, in: 0...3650)
-        retention.notificationDays = try integer("RETENTION_NOTIFICATION_DAYS", default: retention.notificationDays, in: 1...3650)
+        retention.notificationDays = try integer(
+            "RETENTION_NOTIFICATION_DAYS", default: retention.notificationDays, in: 1...3650)
         retention.syncDays = try integer("RETENTION_SYNC_DAYS", default: retention.syncDays, in: 31...3650)
         retention.outboxDays = try integer("RETENTION_OUTBOX_DAYS", default: retention.outboxDays, in: 1...3650)
         retention.auditYears = try integer("RETENTION_AUDIT_YEARS", default: retention.auditYears, in: 1...100)
         var settings = Settings(
             dataDirectory: dataDirectory, database: database, publicURL: publicURL, hostname: hostname, port: port,
             mail: mail, mailFrom: mailFrom, adminEmail: adminEmail, trustedProxies: trustedProxies,
-            dataKey: value("INTERLUDE_DATA_KEY"), plannerInterval: plannerInterval, plannerHorizonDays: plannerHorizonDays,
+            dataKey: value("INTERLUDE_DATA_KEY"), plannerInterval: plannerInterval,
+            plannerHorizonDays: plannerHorizonDays,
             push: push, metricsToken: value("METRICS_TOKEN"),
             exportInterval: try integer("EXPORT_INTERVAL", default: 5, in: 0...3600),
             exportRetentionDays: try integer("EXPORT_RETENTION_DAYS", default: defaultExportRetentionDays, in: 1...365))

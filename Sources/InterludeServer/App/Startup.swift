@@ -8,8 +8,10 @@ import Vapor
 public func prepareToServe(_ app: Application, demo: Bool = false) async throws {
     let applied = try await migrate(app)
     app.logger.notice("database ready, \(applied) migrations applied")
-    try await InstallationKeys(database: app.db, services: app.interlude, vapidPublicKey: app.notificationChannels.vapidPublicKey)
-        .verify()
+    try await InstallationKeys(
+        database: app.db, services: app.interlude, vapidPublicKey: app.notificationChannels.vapidPublicKey
+    )
+    .verify()
     let settings = app.interlude.settings
     let staff = StaffAccounts(database: app.db, services: app.interlude)
     var rows: [(String, String)] = [
@@ -45,13 +47,19 @@ public func prepareToServe(_ app: Application, demo: Bool = false) async throws 
         case .some(let accounts) where isatty(STDOUT_FILENO) == 1:
             let width = accounts.map(\.email.count).max() ?? 0
             rows += accounts.map {
-                ("Demo \($0.role.rawValue)", $0.email.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.password)
+                (
+                    "Demo \($0.role.rawValue)",
+                    $0.email.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.password
+                )
             }
-            notes.append("Demo accounts are for trying Interlude: never enter real people's data into this installation.")
+            notes.append(
+                "Demo accounts are for trying Interlude: never enter real people's data into this installation.")
         case .some:
             // Standard output that is not a terminal ends up in logs: the passwords stay in their file.
-            rows.append(("Demo", "accounts and passwords in \(settings.dataDirectory)/\(DemoInstallation.accountsFile)"))
-            notes.append("Demo accounts are for trying Interlude: never enter real people's data into this installation.")
+            rows.append(
+                ("Demo", "accounts and passwords in \(settings.dataDirectory)/\(DemoInstallation.accountsFile)"))
+            notes.append(
+                "Demo accounts are for trying Interlude: never enter real people's data into this installation.")
         case nil:
             rows.append(("Demo", "set up earlier; \(DemoInstallation.accountsFile) with its passwords is gone"))
         }

@@ -9,7 +9,9 @@ struct StartupScreen {
     /// The box, each line padded to the widest, with notes below it.
     var text: String {
         let labelWidth = rows.map(\.label.count).max() ?? 0
-        let lines = [title, ""] + rows.map { $0.label.padding(toLength: labelWidth, withPad: " ", startingAt: 0) + "  " + $0.value }
+        let lines =
+            [title, ""]
+            + rows.map { $0.label.padding(toLength: labelWidth, withPad: " ", startingAt: 0) + "  " + $0.value }
         let width = lines.map(\.count).max() ?? 0
         let rule = "+" + String(repeating: "-", count: width + 2) + "+"
         let boxed = lines.map { "| " + $0.padding(toLength: width, withPad: " ", startingAt: 0) + " |" }

@@ -59,7 +59,8 @@ public func configure(
         case .embedded:
             // Under test every kept statement is checked against the one Fluent's SQLite driver writes.
             app.databases.use(
-                .embeddedSQLite(path: path, idleReaders: idleReaders, checkingKeptStatements: app.environment == .testing),
+                .embeddedSQLite(
+                    path: path, idleReaders: idleReaders, checkingKeptStatements: app.environment == .testing),
                 as: .sqlite)
         case .fluent:
             // One connection per event loop: under a burst of writes requests queue for it longer than the
@@ -78,7 +79,8 @@ public func configure(
         }
         // Sized to the machine: a request waiting on a slow statement holds one connection, not its core's only one.
         app.databases.use(
-            .postgres(configuration: configuration, maxConnectionsPerEventLoop: settings.databaseConnectionsPerCore), as: .psql)
+            .postgres(configuration: configuration, maxConnectionsPerEventLoop: settings.databaseConnectionsPerCore),
+            as: .psql)
         if let schema {
             try await Statements.createSchema(schema, on: app.db)
         }
@@ -121,7 +123,8 @@ private func registerRoutes(_ app: Application) throws {
     let configuration = OpenAPIRuntime.Configuration(dateTranscoder: APIDateTranscoder(), jsonEncodingOptions: [])
     let serverURL = try Servers.Server1.url()
     let transport = APITransport(
-        routes, replacing: app.interlude.settings.apiFastPaths ? try FastPaths.operations(configuration: configuration) : [],
+        routes,
+        replacing: app.interlude.settings.apiFastPaths ? try FastPaths.operations(configuration: configuration) : [],
         bounds: try RequestBounds.builtIn(), serverPath: serverURL.path)
     try APIHandler().registerHandlers(on: transport, serverURL: serverURL, configuration: configuration)
     try transport.checkAllReplaced()

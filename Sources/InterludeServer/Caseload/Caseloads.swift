@@ -62,13 +62,16 @@ struct Caseloads: Sendable {
             .sort(\.$createdAt, .descending)
             .all()
         var own: EnrollmentRecord?
-        for enrollment in enrollments where enrollment.$therapist.id == therapistID && Self.supersedes(enrollment, own) {
+        for enrollment in enrollments where enrollment.$therapist.id == therapistID && Self.supersedes(enrollment, own)
+        {
             own = enrollment
         }
         guard
             let enrollment = own,
             enrollment.status == EnrollmentStatus.active
-                || !enrollments.contains(where: { $0.status == EnrollmentStatus.active && $0.$study.id == enrollment.$study.id }),
+                || !enrollments.contains(where: {
+                    $0.status == EnrollmentStatus.active && $0.$study.id == enrollment.$study.id
+                }),
             let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
         else { throw AppError.notFound }
         return Entry(patient: enrollment.patient, profile: profile, enrollment: enrollment)

@@ -41,11 +41,15 @@ struct InvitationService: Sendable {
         let token = SecretToken.generate()
         let expiresAt = now.addingTimeInterval(AccountLifetimes.invitation)
         try await EmailTokenRecord(
-            userID: therapistID, purpose: .invitation, tokenHash: token.hash, email: address.value, expiresAt: expiresAt, now: now
+            userID: therapistID, purpose: .invitation, tokenHash: token.hash, email: address.value,
+            expiresAt: expiresAt, now: now
         ).create(on: database)
         let composer = EmailComposer(localizer: services.localizer, publicURL: services.settings.publicURL)
-        let name = (try? await TherapistProfiles(database: database).profile(of: therapistID).0.fullName) ?? therapist.name ?? ""
-        await accounts.deliver(composer.invitation(to: address.value, token: token, therapist: name, language: language))
+        let name =
+            (try? await TherapistProfiles(database: database).profile(of: therapistID).0.fullName) ?? therapist.name
+            ?? ""
+        await accounts.deliver(
+            composer.invitation(to: address.value, token: token, therapist: name, language: language))
         try await CaseloadView.recordInvitation(by: therapist, database: database, services: services)
         return Sent(email: address.value, expiresAt: expiresAt)
     }
@@ -68,7 +72,8 @@ struct InvitationService: Sendable {
     func accept(_ invitation: EmailTokenRecord, _ acceptance: InvitationAcceptance) async throws -> Accepted {
         let therapistID = invitation.$user.id
         guard let therapist = try await UserRecord.find(therapistID, on: database), therapist.deactivatedAt == nil,
-            let practiceID = try await PairingService(database: database, services: services).practice(of: therapistID).id
+            let practiceID = try await PairingService(database: database, services: services).practice(of: therapistID)
+                .id
         else { throw AppError.field("token", .invalidValue) }
         let now = self.now
         let claimed = try await database.updateRow(
@@ -79,15 +84,19 @@ struct InvitationService: Sendable {
         do {
             patient = try await accounts.createPatient(acceptance.registration, verification: nil)
         } catch {
-            try await EmailTokenRecord.query(on: database).filter(\.$id == invitation.requireID()).set(\.$usedAt, to: nil).update()
+            try await EmailTokenRecord.query(on: database).filter(\.$id == invitation.requireID()).set(
+                \.$usedAt, to: nil
+            ).update()
             throw error
         }
         let patientID = try patient.requireID()
         _ = try await PairingService.enroll(
-            patientID, with: therapistID, in: practiceID, dateOfBirth: acceptance.dateOfBirth, gender: acceptance.gender,
+            patientID, with: therapistID, in: practiceID, dateOfBirth: acceptance.dateOfBirth,
+            gender: acceptance.gender,
             now: now, on: database)
         _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID])
-        let (token, session) = try await SessionService(database: database, services: services).openAPISession(for: patient)
+        let (token, session) = try await SessionService(database: database, services: services).openAPISession(
+            for: patient)
         return Accepted(token: token, session: session)
     }
 }

@@ -28,7 +28,9 @@ struct PairingService: Sendable {
     func createCodes(therapist: UserRecord, note rawNote: String?, count: Int) async throws -> [PairingCodeRecord] {
         var validator = FieldValidator()
         let note = validator.text(rawNote, field: "note", required: false, maxLength: Self.noteMaxLength)
-        if count < 1 || count > Self.maxCodesPerRequest { validator.add("count", .invalidValue, limit: Self.maxCodesPerRequest) }
+        if count < 1 || count > Self.maxCodesPerRequest {
+            validator.add("count", .invalidValue, limit: Self.maxCodesPerRequest)
+        }
         try validator.check()
         let therapistID = try therapist.requireID()
         let practiceID = try await practice(of: therapistID).requireID()
@@ -100,7 +102,8 @@ struct PairingService: Sendable {
         let studyID = code.$study.id
         let paired: Paired
         do {
-            paired = try await pair(patientID, codeID: codeID, therapistID: therapistID, studyID: studyID, request: request)
+            paired = try await pair(
+                patientID, codeID: codeID, therapistID: therapistID, studyID: studyID, request: request)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             // Another code was redeemed for this patient at the same moment; the database kept one pairing.
             throw AppError.conflict(.alreadyPaired)
@@ -118,11 +121,13 @@ struct PairingService: Sendable {
         return try await database.atomically { database in
             // Claim the code only if nobody redeemed it in the meantime.
             let claimed = try await database.updateRow(
-                PairingCodeRecord.schema, id: codeID, set: ["redeemed_at": SQLBind(now), "redeemed_by": SQLBind(patientID)],
+                PairingCodeRecord.schema, id: codeID,
+                set: ["redeemed_at": SQLBind(now), "redeemed_by": SQLBind(patientID)],
                 if: { $0.where("redeemed_at", .is, SQLLiteral.null) })
             guard claimed else { throw AppError.conflict(.pairingCodeUsed) }
             return try await Self.enroll(
-                patientID, with: therapistID, in: studyID, dateOfBirth: request.dateOfBirth, gender: request.gender, now: now,
+                patientID, with: therapistID, in: studyID, dateOfBirth: request.dateOfBirth, gender: request.gender,
+                now: now,
                 on: database)
         }
     }

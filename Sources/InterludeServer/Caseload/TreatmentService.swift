@@ -43,7 +43,9 @@ struct TreatmentService: Sendable {
 
     /// Prompts a therapist assigned that have not opened are cancelled (planned ones the planner takes back);
     /// reinforcement messages planned ahead are dropped.
-    private static func withdrawWaiting(of patientID: UUID, in studyID: UUID, now: Date, on database: any Database) async throws {
+    private static func withdrawWaiting(of patientID: UUID, in studyID: UUID, now: Date, on database: any Database)
+        async throws
+    {
         try await PromptRecord.query(on: database)
             .filter(\.$patient.$id == patientID).filter(\.$study.$id == studyID)
             .filter(\.$planID == nil).filter(\.$status == PromptStatus.scheduled).filter(\.$opensAt > now)

@@ -41,7 +41,9 @@ final class PackageFile {
         self.path = path
         let url = directory.appendingPathComponent(path)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
         handle = try FileHandle(forWritingTo: url)
         buffer.reserveCapacity(Self.chunk)
     }

@@ -22,7 +22,8 @@ extension ExportPackage {
         private let esmWidth: Int
 
         init(
-            directory: URL, codebook: Codebook, hasArms: Bool, demographics: Bool, recordKinds: [RecordKind], asksSamples: Bool
+            directory: URL, codebook: Codebook, hasArms: Bool, demographics: Bool, recordKinds: [RecordKind],
+            asksSamples: Bool
         ) throws {
             self.directory = directory
             self.codebook = codebook
@@ -34,28 +35,45 @@ extension ExportPackage {
             readme = try file("README.txt", nil)
             participants = try file(
                 "participants.csv",
-                ["pseudonym", "arm", "status", "enrolled_utc", "enrolled_local", "ended_utc", "ended_local", "time_zone", "time_zones",
-                 "planned", "answered", "expired", "rate"] + (demographics ? ["birth_year", "gender"] : []))
+                [
+                    "pseudonym", "arm", "status", "enrolled_utc", "enrolled_local", "ended_utc", "ended_local",
+                    "time_zone", "time_zones",
+                    "planned", "answered", "expired", "rate",
+                ] + (demographics ? ["birth_year", "gender"] : []))
             timeZones = try file("time_zones.csv", ["pseudonym", "time_zone", "from_utc", "until_utc"])
             prompts = try file(
                 "prompts.csv",
-                ["prompt_id", "pseudonym", "instrument_key", "instrument_version", "plan_id", "source", "day_n", "beep_n", "obs_n",
-                 "time_zone"] + Self.times(["scheduled", "closes", "notified", "opened", "started", "submitted", "expired"])
+                [
+                    "prompt_id", "pseudonym", "instrument_key", "instrument_version", "plan_id", "source", "day_n",
+                    "beep_n", "obs_n",
+                    "time_zone",
+                ] + Self.times(["scheduled", "closes", "notified", "opened", "started", "submitted", "expired"])
                     + ["status", "reminders_sent", "channel"] + Self.times(["device_planned"]))
             responsesLong = try file(
                 "responses_long.csv",
-                ["prompt_id", "response_id", "pseudonym", "instrument_key", "instrument_version", "item_id", "variable", "raw",
-                 "label", "numeric", "shown", "submitted_utc", "submitted_local", "time_zone"])
+                [
+                    "prompt_id", "response_id", "pseudonym", "instrument_key", "instrument_version", "item_id",
+                    "variable", "raw",
+                    "label", "numeric", "shown", "submitted_utc", "submitted_local", "time_zone",
+                ])
             scores = try file(
                 "scores.csv",
-                ["pseudonym", "prompt_id", "response_id", "instrument_key", "instrument_version", "score", "value", "band",
-                 "submitted_utc", "submitted_local", "time_zone"])
-            compliance = try file("compliance.csv", ["pseudonym", "day_n", "planned", "answered", "expired", "open", "rate"])
+                [
+                    "pseudonym", "prompt_id", "response_id", "instrument_key", "instrument_version", "score", "value",
+                    "band",
+                    "submitted_utc", "submitted_local", "time_zone",
+                ])
+            compliance = try file(
+                "compliance.csv", ["pseudonym", "day_n", "planned", "answered", "expired", "open", "rate"])
             consents = try file(
                 "consents.csv",
-                ["pseudonym", "document", "version", "granted_utc", "granted_local", "revoked_utc", "revoked_local", "time_zone",
-                 "modules", "method", "replaced_utc"])
-            allocations = hasArms
+                [
+                    "pseudonym", "document", "version", "granted_utc", "granted_local", "revoked_utc", "revoked_local",
+                    "time_zone",
+                    "modules", "method", "replaced_utc",
+                ])
+            allocations =
+                hasArms
                 ? try file("allocations.csv", ["pseudonym", "arm", "method", "allocated_utc", "allocated_local"]) : nil
             var offsets: [String: Int] = [:]
             var width = 0
@@ -67,28 +85,47 @@ extension ExportPackage {
             esmWidth = width
             esm = try file(
                 "esm.csv",
-                ["id", "obsno", "daycum", "beepno", "valid", "scheduled", "sent", "start", "end", "time_zone", "instrument",
-                 "scheduled_utc", "sent_utc", "start_utc", "end_utc"] + codebook.forms.flatMap { $0.variables.map(\.name) })
+                [
+                    "id", "obsno", "daycum", "beepno", "valid", "scheduled", "sent", "start", "end", "time_zone",
+                    "instrument",
+                    "scheduled_utc", "sent_utc", "start_utc", "end_utc",
+                ] + codebook.forms.flatMap { $0.variables.map(\.name) })
             codebookCSV = try file("codebook.csv", nil)
             codebookJSON = try file("codebook.json", nil)
             questionnaires = try file("fhir/Questionnaire.ndjson", nil)
             fhirResponses = try file("fhir/QuestionnaireResponse.ndjson", nil)
             fhirConsents = try file("fhir/Consent.ndjson", nil)
-            records = try Dictionary(uniqueKeysWithValues: recordKinds.map { kind in
-                (kind, try file("\(kind.exportFile).csv", ["pseudonym", "record_id", "version"] + kind.content.exportColumns))
-            })
-            samples = asksSamples
+            records = try Dictionary(
+                uniqueKeysWithValues: recordKinds.map { kind in
+                    (
+                        kind,
+                        try file(
+                            "\(kind.exportFile).csv",
+                            ["pseudonym", "record_id", "version"] + kind.content.exportColumns)
+                    )
+                })
+            samples =
+                asksSamples
                 ? try file(
                     "samples.csv",
-                    ["pseudonym", "sample_id", "type", "value", "unit", "start_utc", "start_local", "end_utc", "end_local", "time_zone",
-                     "source_app", "device_model", "os_version", "motion_context"]) : nil
-            samplesDaily = asksSamples
-                ? try file("samples_daily.csv", ["pseudonym", "type", "date", "value", "unit", "aggregate", "samples"]) : nil
-            context = codebook.forms.contains { !$0.definition.context.isEmpty }
+                    [
+                        "pseudonym", "sample_id", "type", "value", "unit", "start_utc", "start_local", "end_utc",
+                        "end_local", "time_zone",
+                        "source_app", "device_model", "os_version", "motion_context",
+                    ]) : nil
+            samplesDaily =
+                asksSamples
+                ? try file("samples_daily.csv", ["pseudonym", "type", "date", "value", "unit", "aggregate", "samples"])
+                : nil
+            context =
+                codebook.forms.contains { !$0.definition.context.isEmpty }
                 ? try file(
                     "context.csv",
-                    ["pseudonym", "prompt_id", "response_id", "instrument_key", "instrument_version", "latitude", "longitude",
-                     "accuracy_m"] + Self.times(["location"]) + ["dbfs", "noise_duration_s"] + Self.times(["noise"])
+                    [
+                        "pseudonym", "prompt_id", "response_id", "instrument_key", "instrument_version", "latitude",
+                        "longitude",
+                        "accuracy_m",
+                    ] + Self.times(["location"]) + ["dbfs", "noise_duration_s"] + Self.times(["noise"])
                         + ["time_zone"]) : nil
         }
 
@@ -105,7 +142,8 @@ extension ExportPackage {
 
         /// A response in responses_long.csv, its form's wide file and scores.csv.
         mutating func response(
-            _ response: ResponseRecord, answers: Answers, scores results: [ScoreResult], form: Codebook.Form, pseudonym: String,
+            _ response: ResponseRecord, answers: Answers, scores results: [ScoreResult], form: Codebook.Form,
+            pseudonym: String,
             number: OccurrenceNumber?, stamp: ExportTime
         ) throws {
             let definition = form.definition
@@ -116,20 +154,28 @@ extension ExportPackage {
             for item in definition.items where item.type.takesAnswer {
                 let answer = answers[item.id]
                 try responsesLong.row(
-                    [promptID, responseID, pseudonym, definition.key, version, item.id, form.itemNames[item.id],
-                     answer.map { ExportValue.raw($0, for: item) }, answer.flatMap { ExportValue.label($0, for: item, in: definition) },
-                     answer.flatMap { definition.numericValue(of: $0, for: item) }.map(CSV.number),
-                     visible.items.contains(item.id) ? "1" : "0", stamp.utc, stamp.local, stamp.zone])
+                    [
+                        promptID, responseID, pseudonym, definition.key, version, item.id, form.itemNames[item.id],
+                        answer.map { ExportValue.raw($0, for: item) },
+                        answer.flatMap { ExportValue.label($0, for: item, in: definition) },
+                        answer.flatMap { definition.numericValue(of: $0, for: item) }.map(CSV.number),
+                        visible.items.contains(item.id) ? "1" : "0", stamp.utc, stamp.local, stamp.zone,
+                    ])
             }
             for result in results {
                 try scores.row(
-                    [pseudonym, promptID, responseID, definition.key, version, result.id, result.value.map(CSV.number),
-                     result.band.map(ExportValue.band), stamp.utc, stamp.local, stamp.zone])
+                    [
+                        pseudonym, promptID, responseID, definition.key, version, result.id,
+                        result.value.map(CSV.number),
+                        result.band.map(ExportValue.band), stamp.utc, stamp.local, stamp.zone,
+                    ])
             }
             let file = try wideFile(form)
             try file.row(
-                [pseudonym, promptID, responseID, number.map { String($0.dayN) }, number.map { String($0.beepN) },
-                 number.map { String($0.obsN) }, stamp.utc, stamp.local, stamp.zone] + form.values(answers: answers, scores: results))
+                [
+                    pseudonym, promptID, responseID, number.map { String($0.dayN) }, number.map { String($0.beepN) },
+                    number.map { String($0.obsN) }, stamp.utc, stamp.local, stamp.zone,
+                ] + form.values(answers: answers, scores: results))
         }
 
         /// What was kept with a response of an instrument asking for context, a row for each response that has any.
@@ -143,10 +189,14 @@ extension ExportPackage {
             let location = kept.location
             let noise = kept.noise
             try file.row(
-                [pseudonym, response.$prompt.id?.lowercasedText, response.id!.lowercasedText, response.instrumentKey,
-                 String(response.instrumentVersion), location.map { CSV.number($0.latitude) },
-                 location.map { CSV.number($0.longitude) }, location.map { CSV.number($0.accuracyM) }]
-                    + time(location?.capturedAt) + [noise.map { CSV.number($0.dbfs) }, noise.map { CSV.number($0.durationS) }]
+                [
+                    pseudonym, response.$prompt.id?.lowercasedText, response.id!.lowercasedText, response.instrumentKey,
+                    String(response.instrumentVersion), location.map { CSV.number($0.latitude) },
+                    location.map { CSV.number($0.longitude) }, location.map { CSV.number($0.accuracyM) },
+                ]
+                    + time(location?.capturedAt) + [
+                        noise.map { CSV.number($0.dbfs) }, noise.map { CSV.number($0.durationS) },
+                    ]
                     + time(noise?.capturedAt) + [zone.identifier])
         }
 
@@ -154,7 +204,10 @@ extension ExportPackage {
             if let file = wide[form.name] { return file }
             let file = try PackageFile(in: directory, path: "\(form.definition.key)_v\(form.definition.version).csv")
             try file.row(
-                [Codebook.recordID, "prompt_id", "response_id", "day_n", "beep_n", "obs_n", "submitted_utc", "submitted_local", "time_zone"]
+                [
+                    Codebook.recordID, "prompt_id", "response_id", "day_n", "beep_n", "obs_n", "submitted_utc",
+                    "submitted_local", "time_zone",
+                ]
                     + form.variables.map(\.name))
             wide[form.name] = file
             return file
@@ -162,13 +215,16 @@ extension ExportPackage {
 
         /// A planned occurrence in esm.csv: local times first, as ESM tools read them, then UTC.
         func esm(
-            pseudonym: String, number: OccurrenceNumber, valid: Bool, zone: TimeZone, times: [Date?], form: Codebook.Form?,
+            pseudonym: String, number: OccurrenceNumber, valid: Bool, zone: TimeZone, times: [Date?],
+            form: Codebook.Form?,
             values: (Answers, [ScoreResult])?
         ) throws {
             let stamps = times.map { $0.map { ExportTime($0, in: zone) } }
             var items = [String?](repeating: nil, count: esmWidth)
             if let form, let values, let offset = esmOffsets[form.name] {
-                for (index, value) in form.values(answers: values.0, scores: values.1).enumerated() { items[offset + index] = value }
+                for (index, value) in form.values(answers: values.0, scores: values.1).enumerated() {
+                    items[offset + index] = value
+                }
             }
             try esm.row(
                 [pseudonym, String(number.obsN), String(number.dayN), String(number.beepN), valid ? "1" : "0"]
@@ -178,9 +234,14 @@ extension ExportPackage {
         /// Closes every file; returns each one's SHA-256 by path.
         func close() throws -> [String: String] {
             var sums: [String: String] = [:]
-            let all = [readme, participants, timeZones, prompts, responsesLong, scores, compliance, consents, esm, codebookCSV,
-                codebookJSON, questionnaires, fhirResponses, fhirConsents] + [allocations].compactMap { $0 } + Array(wide.values)
-                + Array(records.values) + Array(fhirRecords.values) + [samples, samplesDaily, context].compactMap { $0 }
+            let all =
+                [
+                    readme, participants, timeZones, prompts, responsesLong, scores, compliance, consents, esm,
+                    codebookCSV,
+                    codebookJSON, questionnaires, fhirResponses, fhirConsents,
+                ] + [allocations].compactMap { $0 } + Array(wide.values)
+                + Array(records.values) + Array(fhirRecords.values)
+                + [samples, samplesDaily, context].compactMap { $0 }
             for file in all { sums[file.path] = try file.close() }
             return sums
         }

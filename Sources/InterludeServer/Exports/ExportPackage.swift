@@ -41,8 +41,9 @@ struct ExportPackage {
             try await progress(Double(index + 1) / Double(max(participants.count, 1)))
         }
         for definition in definitions {
-            try writer.questionnaires.line(try Self.json.encode(
-                definition.fhirQuestionnaire(canonicalURL: services.settings.questionnaireURL(definition.key))))
+            try writer.questionnaires.line(
+                try Self.json.encode(
+                    definition.fhirQuestionnaire(canonicalURL: services.settings.questionnaireURL(definition.key))))
         }
         try writer.readme.write(readme(codebook: codebook, counts: counts, participants: participants))
         try writer.codebookCSV.write(REDCapDictionary.csv(codebook))
@@ -86,7 +87,8 @@ struct ExportPackage {
         let responses = try await ResponseRecord.query(on: database)
             .filter(\.$patient.$id == patientID).filter(\.$studyID == studyID).sort(\.$completedAt).all()
         let notifications = try await deliveries(of: prompts.compactMap(\.id))
-        let numbers = OccurrenceNumber.number(prompts.map(\.opensAt), enrolledAt: participant.enrollment.createdAt, zones: zones)
+        let numbers = OccurrenceNumber.number(
+            prompts.map(\.opensAt), enrolledAt: participant.enrollment.createdAt, zones: zones)
         let numberOfPrompt = Dictionary(
             zip(prompts.compactMap(\.id), numbers).map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
         var responseOfPrompt: [UUID: ResponseRecord] = [:]
@@ -103,10 +105,13 @@ struct ExportPackage {
         var total = DayCompliance()
         var promptRows = 0
         for (prompt, number) in zip(prompts, numbers) {
-            let status = PromptStatus.at(now, recorded: prompt.status, opensAt: prompt.opensAt, closesAt: prompt.closesAt)
+            let status = PromptStatus.at(
+                now, recorded: prompt.status, opensAt: prompt.opensAt, closesAt: prompt.closesAt)
             compliance[number.dayN, default: DayCompliance()].count(status)
             total.count(status)
-            guard isNew(prompt.changedAt ?? prompt.createdAt) || responseOfPrompt[prompt.id!].map({ isNew($0.receivedAt) }) == true
+            guard
+                isNew(prompt.changedAt ?? prompt.createdAt)
+                    || responseOfPrompt[prompt.id!].map({ isNew($0.receivedAt) }) == true
             else { continue }
             let response = responseOfPrompt[prompt.id!]
             let delivery = notifications[prompt.id!] ?? Delivery()
@@ -121,16 +126,24 @@ struct ExportPackage {
             let notified = delivery.notified ?? prompt.deviceNotifiedAt
             let channel = delivery.channel ?? (prompt.deviceNotifiedAt == nil ? nil : "device")
             try writer.prompts.row(
-                [prompt.id!.lowercasedText, pseudonym, prompt.instrumentKey, String(prompt.instrumentVersion), prompt.planID?.lowercasedText,
-                 prompt.source.exportName, String(number.dayN), String(number.beepN), String(number.obsN), zone.identifier]
+                [
+                    prompt.id!.lowercasedText, pseudonym, prompt.instrumentKey, String(prompt.instrumentVersion),
+                    prompt.planID?.lowercasedText,
+                    prompt.source.exportName, String(number.dayN), String(number.beepN), String(number.obsN),
+                    zone.identifier,
+                ]
                     + time(prompt.opensAt) + time(prompt.closesAt) + time(notified)
-                    + time(response?.openedAt ?? prompt.openedAt) + time(response?.startedAt) + time(response?.completedAt)
-                    + time(expired) + [status.rawValue, String(delivery.reminders), channel] + time(prompt.devicePlannedAt))
+                    + time(response?.openedAt ?? prompt.openedAt) + time(response?.startedAt)
+                    + time(response?.completedAt)
+                    + time(expired) + [status.rawValue, String(delivery.reminders), channel]
+                    + time(prompt.devicePlannedAt))
             promptRows += 1
             if prompt.source == .schedule {
                 try writer.esm(
                     pseudonym: pseudonym, number: number, valid: response != nil, zone: zone,
-                    times: [prompt.opensAt, notified, response?.startedAt ?? response?.openedAt, response?.completedAt],
+                    times: [
+                        prompt.opensAt, notified, response?.startedAt ?? response?.openedAt, response?.completedAt,
+                    ],
                     form: codebook.form(key: prompt.instrumentKey, version: prompt.instrumentVersion),
                     values: response.flatMap { opened[$0.id!] })
             }
@@ -147,17 +160,23 @@ struct ExportPackage {
             if let kept = try stored.context(of: response) {
                 try writer.context(kept, of: response, pseudonym: pseudonym, zone: zones.zone(at: response.completedAt))
             }
-            try writer.fhirResponses.line(try Self.json.encode(
-                form.definition.fhirResponse(
-                    id: response.id!.lowercasedText, answers: answers,
-                    questionnaireURL: services.settings.questionnaireURL(form.definition.key), authored: response.completedAt,
-                    subject: FHIR.Identifier(system: services.settings.publicURL + "/pseudonym", value: pseudonym))))
+            try writer.fhirResponses.line(
+                try Self.json.encode(
+                    form.definition.fhirResponse(
+                        id: response.id!.lowercasedText, answers: answers,
+                        questionnaireURL: services.settings.questionnaireURL(form.definition.key),
+                        authored: response.completedAt,
+                        subject: FHIR.Identifier(system: services.settings.publicURL + "/pseudonym", value: pseudonym)))
+            )
             responseRows += 1
         }
         for (day, counts) in compliance.sorted(by: { $0.key < $1.key }) where counts.planned > 0 {
             try writer.compliance.row(
-                [pseudonym, String(day), counts.planned.description, counts.answered.description, counts.expired.description,
-                 counts.open.description, counts.rate.map(CSV.number)])
+                [
+                    pseudonym, String(day), counts.planned.description, counts.answered.description,
+                    counts.expired.description,
+                    counts.open.description, counts.rate.map(CSV.number),
+                ])
         }
         try await writeParticipant(participant, zones: zones, total: total, into: &writer)
         let collected = try await ConsentPeriods(database: database).collection(of: participant.enrollment, in: study)
@@ -173,19 +192,29 @@ struct ExportPackage {
     ) async throws {
         let enrollment = participant.enrollment
         let enrolled = ExportTime(enrollment.createdAt, in: zones.zone(at: enrollment.createdAt))
-        let ended = enrollment.status == .ended ? ExportTime(enrollment.updatedAt, in: zones.zone(at: enrollment.updatedAt)) : nil
+        let ended =
+            enrollment.status == .ended
+            ? ExportTime(enrollment.updatedAt, in: zones.zone(at: enrollment.updatedAt)) : nil
         let current = zones.zone(at: now).identifier
         try writer.participants.row(
-            [participant.pseudonym, enrollment.arm, enrollment.status.rawValue, enrolled.utc, enrolled.local, ended?.utc, ended?.local,
-             current, zones.periods.map(\.zone.identifier).joined(separator: "|"), total.planned.description,
-             total.answered.description, total.expired.description, total.rate.map(CSV.number)]
+            [
+                participant.pseudonym, enrollment.arm, enrollment.status.rawValue, enrolled.utc, enrolled.local,
+                ended?.utc, ended?.local,
+                current, zones.periods.map(\.zone.identifier).joined(separator: "|"), total.planned.description,
+                total.answered.description, total.expired.description, total.rate.map(CSV.number),
+            ]
                 + (study.asksDemographics ? [participant.birthYear, participant.gender] : []))
         for period in zones.periods {
             let from = period.since == .distantPast ? nil : ExportTime(period.since, in: period.zone).utc
-            try writer.timeZones.row([participant.pseudonym, period.zone.identifier, from, period.until.map { ExportTime($0, in: period.zone).utc }])
+            try writer.timeZones.row([
+                participant.pseudonym, period.zone.identifier, from,
+                period.until.map { ExportTime($0, in: period.zone).utc },
+            ])
         }
         if study.arms != nil, let arm = enrollment.arm {
-            try writer.allocations?.row([participant.pseudonym, arm, (study.allocation ?? .alternating).rawValue, enrolled.utc, enrolled.local])
+            try writer.allocations?.row([
+                participant.pseudonym, arm, (study.allocation ?? .alternating).rawValue, enrolled.utc, enrolled.local,
+            ])
         }
         let consents = try await ConsentRecord.query(on: database).filter(\.$user.$id == participant.id)
             .group(.or) { either in
@@ -199,12 +228,20 @@ struct ExportPackage {
             let modules = (consent.choices?.granted ?? [:]).sorted { $0.key < $1.key }
                 .map { "\($0.key.rawValue)=\($0.value ? "yes" : "no")" }.joined(separator: "|")
             try writer.consents.row(
-                [participant.pseudonym, consent.document, consent.version, granted.utc, granted.local, revoked?.utc, revoked?.local,
-                 granted.zone, modules, consent.method?.rawValue, consent.replacedAt.map { ExportTime($0, in: .gmt).utc }])
+                [
+                    participant.pseudonym, consent.document, consent.version, granted.utc, granted.local, revoked?.utc,
+                    revoked?.local,
+                    granted.zone, modules, consent.method?.rawValue,
+                    consent.replacedAt.map { ExportTime($0, in: .gmt).utc },
+                ])
             if let studyID = consent.$study.id, consent.document == ConsentRecord.Document.studyConsent.rawValue {
-                try writer.fhirConsents.line(try Self.json.encode(FHIR.Consent(
-                    id: try consent.requireID(), document: .studyConsent(studyID: studyID), version: consent.version, subject: subject,
-                    decidedAt: consent.grantedAt, ended: consent.revokedAt ?? consent.replacedAt, choices: consent.choices)))
+                try writer.fhirConsents.line(
+                    try Self.json.encode(
+                        FHIR.Consent(
+                            id: try consent.requireID(), document: .studyConsent(studyID: studyID),
+                            version: consent.version, subject: subject,
+                            decidedAt: consent.grantedAt, ended: consent.revokedAt ?? consent.replacedAt,
+                            choices: consent.choices)))
             }
         }
     }
@@ -221,12 +258,15 @@ struct ExportPackage {
         let today = LocalDate(now, in: zones.zone(at: now))
         let kind = Content.recordKind
         for record in stored.reversed() where isNew(record.record.updatedAt) {
-            guard collected.covers(kind, at: record.record.createdAt) || collected.covers(kind, at: record.record.occurredAt),
+            guard
+                collected.covers(kind, at: record.record.createdAt)
+                    || collected.covers(kind, at: record.record.occurredAt),
                 (record.content as? Thought)?.origin != .therapist
             else { continue }
             let id = try record.record.requireID()
             for row in record.content.exportRows({ ExportTime($0, in: zones.zone(at: $0)) }) {
-                try writer.records[Content.recordKind]?.row([participant.pseudonym, id.lowercasedText, String(record.record.version)] + row)
+                try writer.records[Content.recordKind]?.row(
+                    [participant.pseudonym, id.lowercasedText, String(record.record.version)] + row)
             }
             try writer.fhir(record.content.fhirResource(id: id, subject: subject, today: today))
         }
@@ -244,20 +284,27 @@ struct ExportPackage {
         var days: [SampleType: [LocalDate: SampleType.Day]] = [:]
         var offset = 0
         while true {
-            let page = try await SampleRecord.query(on: database).filter(\.$patient.$id == participant.id).filter(\.$type ~~ types)
-                .sort(\.$start).sort(\.$id).offset(offset).limit(Self.samplePage).all()
+            let page = try await SampleRecord.query(on: database).filter(\.$patient.$id == participant.id).filter(
+                \.$type ~~ types
+            )
+            .sort(\.$start).sort(\.$id).offset(offset).limit(Self.samplePage).all()
             for record in page where participant.enrollment.wasActive(at: record.createdAt) {
                 let sample = record.sample
                 let zone = zones.zone(at: sample.start)
-                days[sample.type, default: [:]][LocalDate(sample.start, in: zone), default: .init(value: 0, count: 0)].add(sample.value)
+                days[sample.type, default: [:]][LocalDate(sample.start, in: zone), default: .init(value: 0, count: 0)]
+                    .add(sample.value)
                 guard isNew(record.createdAt) else { continue }
                 let id = try record.requireID()
                 let start = ExportTime(sample.start, in: zone)
                 let end = ExportTime(sample.end, in: zones.zone(at: sample.end))
                 try file.row(
-                    [participant.pseudonym, id.lowercasedText, sample.type.rawValue, CSV.number(sample.value), sample.type.unit, start.utc,
-                     start.local, end.utc, end.local, start.zone, sample.source.app, sample.source.deviceModel, sample.source.osVersion,
-                     sample.motionContext.map { String($0.rawValue) }])
+                    [
+                        participant.pseudonym, id.lowercasedText, sample.type.rawValue, CSV.number(sample.value),
+                        sample.type.unit, start.utc,
+                        start.local, end.utc, end.local, start.zone, sample.source.app, sample.source.deviceModel,
+                        sample.source.osVersion,
+                        sample.motionContext.map { String($0.rawValue) },
+                    ])
                 try writer.fhir(sample.fhirObservation(id: id, subject: subject))
             }
             guard page.count == Self.samplePage else { break }
@@ -267,8 +314,11 @@ struct ExportPackage {
             for (date, day) in (days[type] ?? [:]).sorted(by: { $0.key < $1.key }) {
                 let value = type.dailyAggregate == .mean ? day.value / Double(day.count) : day.value
                 try daily.row(
-                    [participant.pseudonym, type.rawValue, date.description, CSV.number(value), type.unit, type.dailyAggregate.rawValue,
-                     String(day.count)])
+                    [
+                        participant.pseudonym, type.rawValue, date.description, CSV.number(value), type.unit,
+                        type.dailyAggregate.rawValue,
+                        String(day.count),
+                    ])
             }
         }
     }

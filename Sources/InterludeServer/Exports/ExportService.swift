@@ -25,7 +25,8 @@ struct ExportService: Sendable {
     func start(_ scope: StudyExportScope, since: Date?) async throws -> ExportRecord {
         if let since, since > now { throw AppError.field("since", .outOfRange) }
         let participants = try await scope.participants()
-        let export = ExportRecord(studyID: scope.grant.studyID, requestedBy: try scope.grant.viewer.requireID(), since: since, now: now)
+        let export = ExportRecord(
+            studyID: scope.grant.studyID, requestedBy: try scope.grant.viewer.requireID(), since: since, now: now)
         try await export.create(on: database)
         try await scope.record(.exportRequested, export: export.id!, since: since, patients: participants.map(\.id))
         return export
@@ -41,7 +42,8 @@ struct ExportService: Sendable {
 
     /// The study's exports, newest first.
     func history(of scope: StudyExportScope, limit: Int? = 50) async throws -> [ExportRecord] {
-        let query = ExportRecord.query(on: database).filter(\.$study.$id == scope.grant.studyID).sort(\.$createdAt, .descending)
+        let query = ExportRecord.query(on: database).filter(\.$study.$id == scope.grant.studyID).sort(
+            \.$createdAt, .descending)
         if let limit { query.limit(limit) }
         return try await query.all()
     }
@@ -56,8 +58,11 @@ struct ExportService: Sendable {
     /// written or after it expired.
     func download(_ id: UUID, in scope: StudyExportScope) async throws -> StoredBytes {
         let export = try await export(id, in: scope)
-        guard export.status == .ready, let bytes = try await store.read(.export(id)) else { throw AppError.conflict(.exportNotReady) }
-        let patients = try await ExportParticipantRecord.query(on: database).filter(\.$export.$id == id).all(\.$patient.$id)
+        guard export.status == .ready, let bytes = try await store.read(.export(id)) else {
+            throw AppError.conflict(.exportNotReady)
+        }
+        let patients = try await ExportParticipantRecord.query(on: database).filter(\.$export.$id == id).all(
+            \.$patient.$id)
         try await scope.record(.exportDownloaded, export: id, since: export.since, patients: patients)
         return bytes
     }
@@ -84,11 +89,13 @@ struct ExportService: Sendable {
 
     /// Removes the files of exports past their retention.
     func sweep() async throws -> Int {
-        let past = try await ExportRecord.query(on: database).filter(\.$status == .ready).filter(\.$expiresAt <= now).all()
+        let past = try await ExportRecord.query(on: database).filter(\.$status == .ready).filter(\.$expiresAt <= now)
+            .all()
         for export in past {
-            guard try await database.updateRow(
-                ExportRecord.schema, id: export.id!, set: ["status": SQLBind(ExportStatus.expired.rawValue)],
-                if: { $0.where("status", .equal, SQLBind(ExportStatus.ready.rawValue)) })
+            guard
+                try await database.updateRow(
+                    ExportRecord.schema, id: export.id!, set: ["status": SQLBind(ExportStatus.expired.rawValue)],
+                    if: { $0.where("status", .equal, SQLBind(ExportStatus.ready.rawValue)) })
             else { continue }
             await store.remove([.export(export.id!)])
         }
@@ -129,10 +136,12 @@ struct ExportService: Sendable {
     }
 
     /// One run: the files, the zip beside them, renamed into place when whole, then the record says ready.
-    private func run(_ export: ExportRecord, claim token: UUID, observe: (@Sendable (Int) -> Void)? = nil) async throws {
+    private func run(_ export: ExportRecord, claim token: UUID, observe: (@Sendable (Int) -> Void)? = nil) async throws
+    {
         let id = try export.requireID()
         do {
-            guard let requesterID = export.$requestedBy.id, let requester = try await UserRecord.find(requesterID, on: database)
+            guard let requesterID = export.$requestedBy.id,
+                let requester = try await UserRecord.find(requesterID, on: database)
             else { throw AppError.forbidden(.notAllowed) }
             let grant = try await StudyAccess(database: database, services: services)
                 .require(.exportData, in: export.$study.id, by: requester)
@@ -150,18 +159,25 @@ struct ExportService: Sendable {
             observe?(95)
             try await report(id, token: token, progress: 99)
             try await ExportParticipantRecord.query(on: database).filter(\.$export.$id == id).delete()
-            try await participants.map { ExportParticipantRecord(exportID: id, patientID: $0.id, pseudonym: $0.pseudonym) }
-                .create(on: database)
-            let size = (try FileManager.default.attributesOfItem(atPath: files.partialZip(id).path)[.size] as? NSNumber)?.int64Value ?? 0
+            try await participants.map {
+                ExportParticipantRecord(exportID: id, patientID: $0.id, pseudonym: $0.pseudonym)
+            }
+            .create(on: database)
+            let size =
+                (try FileManager.default.attributesOfItem(atPath: files.partialZip(id).path)[.size] as? NSNumber)?
+                .int64Value ?? 0
             try await store.put(.export(id), from: files.partialZip(id))
             files.removeWork(id)
             // Nothing to undo when another run took it over: that run writes the same files and marks it.
             _ = try await database.updateRow(
                 ExportRecord.schema, id: id,
                 set: [
-                    "status": SQLBind(ExportStatus.ready.rawValue), "progress": SQLBind(100), "participants": SQLBind(counts.participants),
-                    "prompts": SQLBind(counts.prompts), "responses": SQLBind(counts.responses), "finished_at": SQLBind(now),
-                    "expires_at": SQLBind(now.addingTimeInterval(Double(services.settings.exportRetentionDays) * 86_400)),
+                    "status": SQLBind(ExportStatus.ready.rawValue), "progress": SQLBind(100),
+                    "participants": SQLBind(counts.participants),
+                    "prompts": SQLBind(counts.prompts), "responses": SQLBind(counts.responses),
+                    "finished_at": SQLBind(now),
+                    "expires_at": SQLBind(
+                        now.addingTimeInterval(Double(services.settings.exportRetentionDays) * 86_400)),
                     "size": SQLBind(size), "claimed_until": SQLBind(Date?.none),
                 ],
                 if: { $0.where("claimed_by", .equal, SQLBind(token)) })
@@ -172,7 +188,8 @@ struct ExportService: Sendable {
             let held = try await database.updateRow(
                 ExportRecord.schema, id: id,
                 set: [
-                    "status": SQLBind(ExportStatus.failed.rawValue), "error": SQLBind(Self.describe(error)), "finished_at": SQLBind(now),
+                    "status": SQLBind(ExportStatus.failed.rawValue), "error": SQLBind(Self.describe(error)),
+                    "finished_at": SQLBind(now),
                     "claimed_until": SQLBind(Date?.none),
                 ],
                 if: { $0.where("claimed_by", .equal, SQLBind(token)) })
@@ -187,7 +204,9 @@ struct ExportService: Sendable {
     private func report(_ id: UUID, token: UUID, progress: Int) async throws {
         let held = try await database.updateRow(
             ExportRecord.schema, id: id,
-            set: ["progress": SQLBind(min(progress, 99)), "claimed_until": SQLBind(now.addingTimeInterval(Self.lease))],
+            set: [
+                "progress": SQLBind(min(progress, 99)), "claimed_until": SQLBind(now.addingTimeInterval(Self.lease)),
+            ],
             if: { $0.where("claimed_by", .equal, SQLBind(token)) })
         if !held { throw LostClaim() }
     }

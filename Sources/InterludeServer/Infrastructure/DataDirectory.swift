@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The directory that holds the database, the keys and the outbox: readable by the server's own user only.

@@ -22,7 +22,10 @@ struct FieldCipher: Sendable {
         }
         let path = dataDirectory + "/data.key"
         if let stored = FileManager.default.contents(atPath: path) {
-            guard let data = Data(base64Encoded: String(decoding: stored, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+            guard
+                let data = Data(
+                    base64Encoded: String(decoding: stored, as: UTF8.self).trimmingCharacters(
+                        in: .whitespacesAndNewlines)),
                 data.count == 32
             else {
                 throw SettingsError.invalid(name: path, value: "(hidden)", expected: "32 random bytes in base64")
@@ -47,7 +50,8 @@ struct FieldCipher: Sendable {
     /// A keyed hash of a text, for finding equal texts among sealed ones without opening them: the same text gives
     /// the same key under the same data key, and nothing of the text can be read from it.
     func matchKey(_ text: String) -> String {
-        let derived = HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data("interlude match key".utf8), outputByteCount: 32)
+        let derived = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: key, info: Data("interlude match key".utf8), outputByteCount: 32)
         return Data(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: derived)).base64EncodedString()
     }
 

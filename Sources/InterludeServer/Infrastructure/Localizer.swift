@@ -52,13 +52,17 @@ struct Localizer: Sendable {
     /// The text for a count: `<key>.one` for exactly one, `<key>.other` for any other number (English and German
     /// know no more forms), with `{count}` and `arguments` filled in.
     func text(_ key: String, count: Int, _ language: Language, _ arguments: [String: String] = [:]) -> String {
-        text("\(key).\(count == 1 ? "one" : "other")", language, arguments.merging(["count": String(count)]) { given, _ in given })
+        text(
+            "\(key).\(count == 1 ? "one" : "other")", language,
+            arguments.merging(["count": String(count)]) { given, _ in given })
     }
 
     /// A span of minutes in the units people think in: "2 days", "1 day 6 hours", "1 hour 30 minutes"; whole weeks
     /// as weeks.
     func duration(minutes: Int, _ language: Language) -> String {
-        let units: [(key: String, minutes: Int)] = [("unit.week", 10_080), ("unit.day", 1_440), ("unit.hour", 60), ("unit.minute", 1)]
+        let units: [(key: String, minutes: Int)] = [
+            ("unit.week", 10_080), ("unit.day", 1_440), ("unit.hour", 60), ("unit.minute", 1),
+        ]
         var rest = abs(minutes)
         var parts: [String] = []
         for unit in units where rest >= unit.minutes || (unit.minutes == 1 && parts.isEmpty) {

@@ -31,7 +31,9 @@ struct ProblemDocument: Codable {
         var fieldProblems: [FieldProblem]?
         if case .validation(let errors) = appError {
             fieldProblems = errors.map {
-                .init(field: $0.field, code: $0.code.rawValue, detail: localizer.message(for: $0, language), limit: $0.limit)
+                .init(
+                    field: $0.field, code: $0.code.rawValue, detail: localizer.message(for: $0, language),
+                    limit: $0.limit)
             }
         }
         self.init(
@@ -144,5 +146,6 @@ struct ProblemMiddleware: AsyncMiddleware {
 }
 
 extension HTTPMediaType {
-    static let jsonProblem = HTTPMediaType(type: "application", subType: "problem+json", parameters: ["charset": "utf-8"])
+    static let jsonProblem = HTTPMediaType(
+        type: "application", subType: "problem+json", parameters: ["charset": "utf-8"])
 }

@@ -18,7 +18,9 @@ public struct WallClock: Sendable {
         await wait(seconds)
     }
 
-    public static let system = WallClock({ Date() }, sleep: { seconds in
-        try? await Task.sleep(for: .milliseconds(Int((seconds * 1000).rounded())))
-    })
+    public static let system = WallClock(
+        { Date() },
+        sleep: { seconds in
+            try? await Task.sleep(for: .milliseconds(Int((seconds * 1000).rounded())))
+        })
 }

@@ -49,10 +49,14 @@ struct AlertService: Sendable {
     }
 
     private func notify(_ recipientID: UUID, about alert: AlertRecord, escalated: Bool) async throws {
-        guard let recipient = try await UserRecord.find(recipientID, on: database), let alertID = alert.id else { return }
+        guard let recipient = try await UserRecord.find(recipientID, on: database), let alertID = alert.id else {
+            return
+        }
         let prefix = escalated ? "notification.alert.escalated" : "notification.alert"
         // The code, never the name: the text may show on a locked screen.
-        let code = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == alert.$patient.id).first()?.pseudonym ?? ""
+        let code =
+            try await PatientProfileRecord.query(on: database).filter(\.$user.$id == alert.$patient.id).first()?
+            .pseudonym ?? ""
         try await NotificationOutbox(database: database, localizer: services.localizer).enqueue(
             [
                 .init(
@@ -79,7 +83,8 @@ struct AlertService: Sendable {
     /// The audience's alerts, risk first: open ones before acknowledged ones, the high-priority ones before the
     /// others, and of those the one waiting longest first; acknowledged ones newest first.
     func alerts(for audience: Audience) async throws -> [Opened] {
-        let waiting = try await query(for: audience).filter(\.$acknowledgedAt == nil).sort(\.$createdAt).limit(500).all()
+        let waiting = try await query(for: audience).filter(\.$acknowledgedAt == nil).sort(\.$createdAt).limit(500)
+            .all()
         let done = try await query(for: audience).filter(\.$acknowledgedAt != nil).sort(\.$createdAt, .descending)
             .limit(max(0, 500 - waiting.count)).all()
         return try await open(Self.riskFirst(waiting + done))
@@ -88,7 +93,8 @@ struct AlertService: Sendable {
     /// Open before acknowledged, high before normal priority, open ones oldest first, acknowledged ones newest first.
     static func riskFirst(_ records: [AlertRecord]) -> [AlertRecord] {
         records.sorted { left, right in
-            let leftOpen = left.acknowledgedAt == nil, rightOpen = right.acknowledgedAt == nil
+            let leftOpen = left.acknowledgedAt == nil
+            let rightOpen = right.acknowledgedAt == nil
             if leftOpen != rightOpen { return leftOpen }
             guard leftOpen else { return left.createdAt > right.createdAt }
             if left.priority != right.priority { return left.priority == .high }
@@ -130,8 +136,10 @@ struct AlertService: Sendable {
         try validator.check()
         let acknowledged = try await database.updateRow(
             AlertRecord.schema, id: try alert.requireID(),
-            set: ["acknowledged_at": SQLBind(now), "acknowledged_by": SQLBind(staffID),
-                  "note": SQLBind(try services.cipher.seal(text!))],
+            set: [
+                "acknowledged_at": SQLBind(now), "acknowledged_by": SQLBind(staffID),
+                "note": SQLBind(try services.cipher.seal(text!)),
+            ],
             if: { $0.where("acknowledged_at", .is, SQLLiteral.null) })
         guard acknowledged, let stored = try await AlertRecord.find(alert.id, on: database) else {
             throw AppError.conflict(.alertAcknowledged)
@@ -143,7 +151,8 @@ struct AlertService: Sendable {
         let codes = try await patientCodes(Set(records.map { $0.$patient.id }))
         return try records.map {
             Opened(
-                record: $0, reason: try services.cipher.open($0.reason), note: try $0.note.map(services.cipher.open), patientCode: codes[$0.$patient.id])
+                record: $0, reason: try services.cipher.open($0.reason), note: try $0.note.map(services.cipher.open),
+                patientCode: codes[$0.$patient.id])
         }
     }
 
@@ -159,7 +168,8 @@ struct AlertService: Sendable {
             .all()
         var escalated = 0
         for alert in overdue {
-            var target = try await alert.studyID.asyncMap { try await StudyRecord.find($0, on: database)?.$owner.id } ?? nil
+            var target =
+                try await alert.studyID.asyncMap { try await StudyRecord.find($0, on: database)?.$owner.id } ?? nil
             if target == nil || target == alert.$recipient.id {
                 target = try await UserRecord.query(on: database).filter(\.$role == Role.admin)
                     .filter(\.$deactivatedAt == nil).sort(\.$createdAt).first()?.id

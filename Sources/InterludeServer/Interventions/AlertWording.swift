@@ -28,7 +28,9 @@ struct AlertWording: Sendable {
         let told = try await tell(firings: alerts.compactMap(\.firingID))
         var byAlert: [UUID: Told] = [:]
         for alert in alerts {
-            if let alertID = alert.id, let firingID = alert.firingID, let words = told[firingID] { byAlert[alertID] = words }
+            if let alertID = alert.id, let firingID = alert.firingID, let words = told[firingID] {
+                byAlert[alertID] = words
+            }
         }
         return byAlert
     }
@@ -41,12 +43,16 @@ struct AlertWording: Sendable {
         let ruleIDs = Set(firings.compactMap(\.ruleID))
         var rules: [UUID: StudyRule] = [:]
         for record in try await RuleRecord.query(on: database).filter(\.$id ~~ Array(ruleIDs)).all() {
-            if let id = record.id { rules[id] = try? JSONDecoder().decode(StudyRule.self, from: Data(record.definition.utf8)) }
+            if let id = record.id {
+                rules[id] = try? JSONDecoder().decode(StudyRule.self, from: Data(record.definition.utf8))
+            }
         }
         var told: [UUID: Told] = [:]
         for firing in firings {
             guard let firingID = firing.id else { continue }
-            let rule = firing.ruleID.map { rules[$0] } ?? (firing.ruleName == StudyRule.phq9Item9.name ? StudyRule.phq9Item9 : nil)
+            let rule =
+                firing.ruleID.map { rules[$0] }
+                ?? (firing.ruleName == StudyRule.phq9Item9.name ? StudyRule.phq9Item9 : nil)
             guard let rule else { continue }
             var shownMessage = rule.name
             if case .alert(_, let message) = rule.action {
@@ -54,7 +60,8 @@ struct AlertWording: Sendable {
             }
             switch rule.trigger {
             case .submitted:
-                guard let responseID = firing.responseID, let facts = try await answered(rule, responseID: responseID) else { continue }
+                guard let responseID = firing.responseID, let facts = try await answered(rule, responseID: responseID)
+                else { continue }
                 told[firingID] = Told(
                     message: shownMessage, facts: facts,
                     link: ConsoleURL.response(patient: firing.$patient.id, response: responseID).path,
@@ -81,17 +88,22 @@ struct AlertWording: Sendable {
             switch clause.subject {
             case .item:
                 guard let item = definition.item(clause.id), let answer = stored.answers[clause.id] else { return nil }
-                return localizer.text("alert.answered", language, [
-                    "answer": words.answerText(answer, for: item, in: definition), "question": item.text.text(language),
-                ])
+                return localizer.text(
+                    "alert.answered", language,
+                    [
+                        "answer": words.answerText(answer, for: item, in: definition),
+                        "question": item.text.text(language),
+                    ])
             case .score, .band:
                 guard let rule = definition.scores.first(where: { $0.id == clause.id }),
                     let result = stored.scores.first(where: { $0.id == clause.id }), let value = result.value
                 else { return nil }
                 let band = result.band.map { " (\($0.label.text(language)))" } ?? ""
-                return localizer.text("alert.scored", language, [
-                    "score": rule.title.text(language), "value": value.plainText(), "band": band,
-                ])
+                return localizer.text(
+                    "alert.scored", language,
+                    [
+                        "score": rule.title.text(language), "value": value.plainText(), "band": band,
+                    ])
             }
         }
         return lines.isEmpty ? nil : lines
@@ -112,8 +124,10 @@ struct AlertWording: Sendable {
         {
             name = definition.title.text(language)
         }
-        return localizer.text("alert.missed", count: count, language, [
-            "questionnaire": name, "date": prompt.map { display.dayDateTime($0.closesAt) } ?? "",
-        ])
+        return localizer.text(
+            "alert.missed", count: count, language,
+            [
+                "questionnaire": name, "date": prompt.map { display.dayDateTime($0.closesAt) } ?? "",
+            ])
     }
 }

@@ -30,7 +30,8 @@ struct BackupService: Sendable {
     }
 
     func backup(of patient: UserRecord) async throws -> Stored? {
-        try await InterventionBackupRecord.query(on: database).filter(\.$user.$id == patient.requireID()).first().map(open)
+        try await InterventionBackupRecord.query(on: database).filter(\.$user.$id == patient.requireID()).first().map(
+            open)
     }
 
     /// Replaces the backup when `baseVersion` is the stored one (0: there is none yet); otherwise refuses, so a
@@ -78,7 +79,8 @@ struct BackupService: Sendable {
 
     private func open(_ record: InterventionBackupRecord) throws -> Stored {
         Stored(
-            envelope: try JSONDecoder().decode(Envelope.self, from: Data(record.envelope.utf8)), version: record.version,
+            envelope: try JSONDecoder().decode(Envelope.self, from: Data(record.envelope.utf8)),
+            version: record.version,
             updatedAt: record.updatedAt)
     }
 }

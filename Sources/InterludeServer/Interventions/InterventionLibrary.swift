@@ -33,8 +33,10 @@ struct InterventionLibrary: Sendable {
 
     func removeTemplate(_ id: UUID, in grant: StudyGrant) async throws {
         try grant.require(.editLibrary)
-        try await InterventionTemplateRecord.query(on: database).filter(\.$id == id).filter(\.$study.$id == grant.studyID)
-            .delete()
+        try await InterventionTemplateRecord.query(on: database).filter(\.$id == id).filter(
+            \.$study.$id == grant.studyID
+        )
+        .delete()
         try await grant.record(.libraryChanged, target: "template:\(id):removed")
     }
 
@@ -48,7 +50,8 @@ struct InterventionLibrary: Sendable {
 
     func removeMessage(_ id: UUID, in grant: StudyGrant) async throws {
         try grant.require(.editLibrary)
-        try await StudyMessageRecord.query(on: database).filter(\.$id == id).filter(\.$study.$id == grant.studyID).delete()
+        try await StudyMessageRecord.query(on: database).filter(\.$id == id).filter(\.$study.$id == grant.studyID)
+            .delete()
         try await grant.record(.libraryChanged, target: "message:\(id):removed")
     }
 
@@ -66,7 +69,8 @@ struct InterventionLibrary: Sendable {
                 .delete()
             if let plan {
                 try await MessagePlanRecord(
-                    studyID: studyID, definition: String(decoding: try JSONEncoder().encode(plan), as: UTF8.self), now: now
+                    studyID: studyID, definition: String(decoding: try JSONEncoder().encode(plan), as: UTF8.self),
+                    now: now
                 ).create(on: database)
             }
         }
@@ -74,7 +78,8 @@ struct InterventionLibrary: Sendable {
     }
 
     func plan(of studyID: UUID) async throws -> MessagePlan? {
-        guard let record = try await MessagePlanRecord.query(on: database).filter(\.$study.$id == studyID).first() else {
+        guard let record = try await MessagePlanRecord.query(on: database).filter(\.$study.$id == studyID).first()
+        else {
             return nil
         }
         return try JSONDecoder().decode(MessagePlan.self, from: Data(record.definition.utf8))

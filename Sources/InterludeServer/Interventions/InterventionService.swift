@@ -36,7 +36,8 @@ struct InterventionService: Sendable {
             return try open(existing)
         }
         return try await deliver(
-            draft, to: patientID, studyID: studyID, origin: .therapist, senderID: therapist.requireID(), id: id ?? UUID())
+            draft, to: patientID, studyID: studyID, origin: .therapist, senderID: therapist.requireID(),
+            id: id ?? UUID())
     }
 
     /// Stores an intervention for the patient and queues its notification for the moment it arrives.
@@ -93,7 +94,8 @@ struct InterventionService: Sendable {
         var query = InterventionRecord.query(on: database).filter(\.$patient.$id == patientID)
         if let studies { query = query.filter(\.$study.$id ~~ Array(studies)) }
         let end = min(now, until ?? now)
-        return try await query
+        return
+            try await query
             .filter(\.$deliverAt <= end)
             .filter(\.$createdAt <= end)
             .sort(\.$deliverAt, .descending)
@@ -134,12 +136,15 @@ struct InterventionService: Sendable {
     func complete(_ id: UUID, by patient: UserRecord) async throws -> Opened {
         let record = try await own(id, of: patient)
         if record.completedAt == nil, let studyID = record.$study.id {
-            try await ConsentService(database: database, services: services).requireAnswered(by: record.$patient.id, in: studyID)
+            try await ConsentService(database: database, services: services).requireAnswered(
+                by: record.$patient.id, in: studyID)
         }
         let completed = try await database.updateRow(
             InterventionRecord.schema, id: id,
-            set: ["completed_at": SQLBind(now), "changed_at": SQLBind(now),
-                  "seen_at": SQLFunction("COALESCE", args: SQLIdentifier("seen_at"), SQLBind(now))],
+            set: [
+                "completed_at": SQLBind(now), "changed_at": SQLBind(now),
+                "seen_at": SQLFunction("COALESCE", args: SQLIdentifier("seen_at"), SQLBind(now)),
+            ],
             if: { $0.where("completed_at", .is, SQLLiteral.null) })
         guard completed, let stored = try await InterventionRecord.find(record.id, on: database) else {
             throw AppError.conflict(.interventionCompleted)

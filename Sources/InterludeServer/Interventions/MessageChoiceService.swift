@@ -37,8 +37,12 @@ struct MessageChoiceService: Sendable {
 
     /// Stores the person's choice for one of their studies; 422 naming the field outside the study's bounds, 403
     /// when the study does not let them choose, not found for a study they are not in or that sends no messages.
-    func choose(perDay: Int, windowStart: String, windowEnd: String, in studyID: UUID, by patientID: UUID) async throws -> Offer {
-        guard let offer = try await offers(for: patientID).first(where: { $0.study.id == studyID }) else { throw AppError.notFound }
+    func choose(perDay: Int, windowStart: String, windowEnd: String, in studyID: UUID, by patientID: UUID) async throws
+        -> Offer
+    {
+        guard let offer = try await offers(for: patientID).first(where: { $0.study.id == studyID }) else {
+            throw AppError.notFound
+        }
         guard offer.plan.personChooses else { throw AppError.forbidden(.notAllowed) }
         var validator = FieldValidator()
         let start = LocalTime(windowStart)
@@ -49,8 +53,10 @@ struct MessageChoiceService: Sendable {
         let chosen = try offer.plan.chosen(perDay: perDay, windowStart: start!, windowEnd: end!)
         let now = now
         try await database.atomically { database in
-            let record = try await MessageChoiceRecord.query(on: database).filter(\.$patient.$id == patientID)
-                .filter(\.$study.$id == studyID).first() ?? MessageChoiceRecord(patientID: patientID, studyID: studyID, now: now)
+            let record =
+                try await MessageChoiceRecord.query(on: database).filter(\.$patient.$id == patientID)
+                .filter(\.$study.$id == studyID).first()
+                ?? MessageChoiceRecord(patientID: patientID, studyID: studyID, now: now)
             record.perDay = chosen.perDay
             record.windowStart = chosen.windowStart.description
             record.windowEnd = chosen.windowEnd.description
@@ -63,10 +69,14 @@ struct MessageChoiceService: Sendable {
 
     /// Goes back to the study's plan.
     func reset(in studyID: UUID, by patientID: UUID) async throws {
-        guard try await offers(for: patientID).contains(where: { $0.study.id == studyID }) else { throw AppError.notFound }
+        guard try await offers(for: patientID).contains(where: { $0.study.id == studyID }) else {
+            throw AppError.notFound
+        }
         let now = now
         try await database.atomically { database in
-            try await MessageChoiceRecord.query(on: database).filter(\.$patient.$id == patientID).filter(\.$study.$id == studyID).delete()
+            try await MessageChoiceRecord.query(on: database).filter(\.$patient.$id == patientID).filter(
+                \.$study.$id == studyID
+            ).delete()
             try await Self.withdrawPlanned(for: patientID, in: studyID, after: now, on: database)
         }
     }
@@ -78,13 +88,16 @@ struct MessageChoiceService: Sendable {
         var choices: [UUID: [UUID: MessagePlan]] = [:]
         for record in try await query.all() {
             guard let start = LocalTime(record.windowStart), let end = LocalTime(record.windowEnd) else { continue }
-            choices[record.$patient.id, default: [:]][record.$study.id] = MessagePlan(perDay: record.perDay, windowStart: start, windowEnd: end)
+            choices[record.$patient.id, default: [:]][record.$study.id] = MessagePlan(
+                perDay: record.perDay, windowStart: start, windowEnd: end)
         }
         return choices
     }
 
     /// Drops the reinforcement messages planned ahead for the person in the study.
-    static func withdrawPlanned(for patientID: UUID, in studyID: UUID, after now: Date, on database: any Database) async throws {
+    static func withdrawPlanned(for patientID: UUID, in studyID: UUID, after now: Date, on database: any Database)
+        async throws
+    {
         try await InterventionRecord.query(on: database)
             .filter(\.$patient.$id == patientID).filter(\.$study.$id == studyID)
             .filter(\.$origin == InterventionOrigin.messagePlan).filter(\.$deliverAt > now)

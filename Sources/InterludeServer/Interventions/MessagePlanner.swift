@@ -17,17 +17,21 @@ struct MessagePlanner: Sendable {
         for record in plans {
             let studyID = record.$study.id
             let plan = try JSONDecoder().decode(MessagePlan.self, from: Data(record.definition.utf8))
-            let pool = try await StudyMessageRecord.query(on: database).filter(\.$study.$id == studyID).sort(\.$createdAt).all()
+            let pool = try await StudyMessageRecord.query(on: database).filter(\.$study.$id == studyID).sort(
+                \.$createdAt
+            ).all()
             guard !pool.isEmpty else { continue }
             let enrollments = try await EnrollmentRecord.query(on: database)
                 .filter(\.$study.$id == studyID).filter(\.$status == EnrollmentStatus.active).filter(\.$pausedAt == nil)
                 .with(\.$patient).all()
-            let choices = plan.personChooses
+            let choices =
+                plan.personChooses
                 ? try await MessageChoiceService(database: database, services: services)
                     .choices(of: enrollments.map(\.$patient.id), in: studyID) : [:]
             for enrollment in enrollments {
                 created += try await deliveries(
-                    of: choices[enrollment.$patient.id]?[studyID] ?? plan, pool: pool, for: enrollment.patient, studyID: studyID,
+                    of: choices[enrollment.$patient.id]?[studyID] ?? plan, pool: pool, for: enrollment.patient,
+                    studyID: studyID,
                     since: enrollment.createdAt, now: now)
             }
         }

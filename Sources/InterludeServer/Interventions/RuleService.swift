@@ -29,7 +29,8 @@ struct RuleService: Sendable {
         try grant.require(.editRules)
         let checked = try StudyRule.validate(rule, instruments: try await instruments(usableIn: grant.studyID))
         let record = RuleRecord(
-            studyID: grant.studyID, createdBy: try grant.viewer.requireID(), definition: try Self.encode(checked), now: now)
+            studyID: grant.studyID, createdBy: try grant.viewer.requireID(), definition: try Self.encode(checked),
+            now: now)
         try await record.create(on: database)
         try await grant.record(.ruleChanged, target: "rule:\(try record.requireID())")
         return Stored(id: record.id, studyID: grant.studyID, rule: checked, createdAt: record.createdAt)
@@ -99,7 +100,8 @@ struct RuleService: Sendable {
     {
         guard applicable.contains(where: { $0.rule.watchesSubmissions(of: definition.key) }) else { return [] }
         let facts = ResponseFacts(definition: definition, answers: answers, scores: scores)
-        return applicable.compactMap { stored in stored.rule.evaluate(facts).map { Matched(stored: stored, match: $0) } }
+        return applicable.compactMap { stored in stored.rule.evaluate(facts).map { Matched(stored: stored, match: $0) }
+        }
     }
 
     /// Inside the transaction that stores the response: fires each of the `matched` rules, once per response.
@@ -239,10 +241,12 @@ struct RuleService: Sendable {
         let byPatient = Dictionary(uniqueKeysWithValues: profiles.map { ($0.$user.id, $0) })
         return try firings.map { firing in
             let profile = byPatient[firing.$patient.id]
-            let readable = grant.allows(.readParticipantData)
+            let readable =
+                grant.allows(.readParticipantData)
                 && (grant.kind == .practice || profile?.shareWithResearch == true)
             return Firing(
-                record: firing, pseudonym: profile?.pseudonym, reason: readable ? try services.cipher.open(firing.reason) : nil)
+                record: firing, pseudonym: profile?.pseudonym,
+                reason: readable ? try services.cipher.open(firing.reason) : nil)
         }
     }
 
@@ -264,7 +268,8 @@ struct RuleService: Sendable {
         let byPatient = Dictionary(uniqueKeysWithValues: profiles.map { ($0.$user.id, $0) })
         let candidates = enrollments.compactMap { enrollment -> (patientID: UUID, pseudonym: String)? in
             guard let profile = byPatient[enrollment.$patient.id] else { return nil }
-            let readable = grant.kind == .practice ? enrollment.$therapist.id == grant.viewer.id : profile.shareWithResearch
+            let readable =
+                grant.kind == .practice ? enrollment.$therapist.id == grant.viewer.id : profile.shareWithResearch
             return readable ? (enrollment.$patient.id, profile.pseudonym) : nil
         }.sorted { $0.pseudonym < $1.pseudonym }
         try await grant.record(.participantsRead, patients: candidates.map(\.patientID), target: "rules:dry-run")
@@ -289,11 +294,15 @@ struct RuleService: Sendable {
             let responses = try await chart.responses(instrumentKey: instrumentKey)
             let catalog = InstrumentCatalog(database: database, services: services)
             let definitions = try await catalog.definitions(
-                Set(responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
+                Set(
+                    responses.map {
+                        InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion)
+                    }))
             return responses.compactMap { response in
                 guard
                     let definition = definitions[
-                        InstrumentVersionKey(key: response.record.instrumentKey, version: response.record.instrumentVersion)]
+                        InstrumentVersionKey(
+                            key: response.record.instrumentKey, version: response.record.instrumentVersion)]
                 else { return nil }
                 let facts = ResponseFacts(definition: definition, answers: response.answers, scores: response.scores)
                 return DryRunLine(at: response.record.completedAt, reason: checked.evaluate(facts)?.reason)

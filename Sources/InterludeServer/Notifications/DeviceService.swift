@@ -21,7 +21,8 @@ struct DeviceService: Sendable {
     /// did not sign out) is not taken over, unless the push service said it is gone.
     func register(_ registration: Registration, for user: UserRecord) async throws -> DeviceRecord {
         let userID = try user.requireID()
-        let (platform, address, p256dh, auth) = try Self.check(registration, allowLoopback: services.settings.push.allowLoopback)
+        let (platform, address, p256dh, auth) = try Self.check(
+            registration, allowLoopback: services.settings.push.allowLoopback)
         let now = self.now
         if let existing = try await DeviceRecord.query(on: database).filter(\.$address == address).first() {
             if existing.$user.id != userID, existing.disabledAt == nil {
@@ -38,10 +39,11 @@ struct DeviceService: Sendable {
             try await existing.save(on: database)
             return existing
         }
-        let device = DeviceRecord(userID: userID, platform: platform, address: address, p256dh: p256dh, auth: auth, now: now)
+        let device = DeviceRecord(
+            userID: userID, platform: platform, address: address, p256dh: p256dh, auth: auth, now: now)
         do {
             try await device.create(on: database)
-        } catch where (error as? any DatabaseError)?.isConstraintFailure == true {
+        } catch  where (error as? any DatabaseError)?.isConstraintFailure == true {
             // Registered at the same moment by another request: that one stands.
             guard let stored = try await DeviceRecord.query(on: database).filter(\.$address == address).first() else {
                 throw error
@@ -69,7 +71,9 @@ struct DeviceService: Sendable {
             return (.webpush, endpoint, p256dh, auth)
         case .apns(let token):
             let hex = token.lowercased()
-            if !(32...200).contains(hex.count) || !hex.allSatisfy(\.isHexDigit) { validator.add("token", .invalidFormat) }
+            if !(32...200).contains(hex.count) || !hex.allSatisfy(\.isHexDigit) {
+                validator.add("token", .invalidFormat)
+            }
             try validator.check()
             return (.apns, hex, nil, nil)
         }
@@ -114,7 +118,8 @@ struct DeviceService: Sendable {
     func preferences(of userIDs: [UUID]) async throws -> [UUID: NotificationPreferences] {
         var found: [UUID: NotificationPreferences] = [:]
         for stored in try await NotificationPreferenceRecord.query(on: database).filter(\.$user.$id ~~ userIDs).all() {
-            found[stored.$user.id] = try? JSONDecoder().decode(NotificationPreferences.self, from: Data(stored.preferences.utf8))
+            found[stored.$user.id] = try? JSONDecoder().decode(
+                NotificationPreferences.self, from: Data(stored.preferences.utf8))
         }
         return found
     }
@@ -122,7 +127,8 @@ struct DeviceService: Sendable {
     func setPreferences(_ preferences: NotificationPreferences, of userID: UUID) async throws {
         try preferences.validate()
         let encoded = String(decoding: try JSONEncoder().encode(preferences), as: UTF8.self)
-        if let stored = try await NotificationPreferenceRecord.query(on: database).filter(\.$user.$id == userID).first() {
+        if let stored = try await NotificationPreferenceRecord.query(on: database).filter(\.$user.$id == userID).first()
+        {
             stored.preferences = encoded
             stored.updatedAt = now
             try await stored.save(on: database)

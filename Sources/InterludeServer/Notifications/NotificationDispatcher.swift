@@ -94,7 +94,8 @@ struct NotificationDispatcher: Sendable {
     /// the ids it took.
     func claim(_ notifications: [NotificationRecord], now: Date) async throws -> Set<UUID> {
         try await Statements.claimNotifications(
-            try notifications.map { try $0.requireID() }, until: now.addingTimeInterval(Self.lease), now: now, on: database)
+            try notifications.map { try $0.requireID() }, until: now.addingTimeInterval(Self.lease), now: now,
+            on: database)
     }
 
     /// What the notifications of one round need: their people, with their preferences and active devices, and
@@ -108,20 +109,25 @@ struct NotificationDispatcher: Sendable {
         var sent: [UUID: [Date]] = [:]
     }
 
-    private func read(_ notifications: [NotificationRecord], knowing known: Set<UUID>, now: Date) async throws -> Round {
+    private func read(_ notifications: [NotificationRecord], knowing known: Set<UUID>, now: Date) async throws -> Round
+    {
         guard !notifications.isEmpty else { return Round() }
         let userIDs = Array(Set(notifications.map(\.$user.id)))
         let unknown = userIDs.filter { !known.contains($0) }
-        let recent = unknown.isEmpty ? [] : try await NotificationRecord.query(on: database)
-            .filter(\.$user.$id ~~ unknown).filter(\.$sentAt > now.addingTimeInterval(-NotificationCeiling.hour))
-            .field(\.$user.$id).field(\.$sentAt).all()
+        let recent =
+            unknown.isEmpty
+            ? []
+            : try await NotificationRecord.query(on: database)
+                .filter(\.$user.$id ~~ unknown).filter(\.$sentAt > now.addingTimeInterval(-NotificationCeiling.hour))
+                .field(\.$user.$id).field(\.$sentAt).all()
         var sent = Dictionary(uniqueKeysWithValues: unknown.map { ($0, [Date]()) })
         for record in recent { if let at = record.sentAt { sent[record.$user.id, default: []].append(at) } }
         let users = try await UserRecord.query(on: database).filter(\.$id ~~ userIDs).all()
         let devices = try await DeviceRecord.query(on: database)
             .filter(\.$user.$id ~~ userIDs).filter(\.$disabledAt == nil).all()
         let promptIDs = notifications.compactMap(\.promptID)
-        let prompts = promptIDs.isEmpty ? [] : try await PromptRecord.query(on: database).filter(\.$id ~~ promptIDs).all()
+        let prompts =
+            promptIDs.isEmpty ? [] : try await PromptRecord.query(on: database).filter(\.$id ~~ promptIDs).all()
         return Round(
             users: Dictionary(uniqueKeysWithValues: try users.map { (try $0.requireID(), $0) }),
             preferences: try await DeviceService(database: database, services: services).preferences(of: userIDs),
@@ -144,7 +150,8 @@ struct NotificationDispatcher: Sendable {
         guard let user = round.users[notification.$user.id] else { return .skipped }
         let preferences = round.preferences[notification.$user.id] ?? .standard
         let wish = preferences.decision(
-            for: notification.category, due: max(notification.dueAt, now), expires: notification.expiresAt, in: user.zone)
+            for: notification.category, due: max(notification.dueAt, now), expires: notification.expiresAt,
+            in: user.zone)
         for decision in [wish, ceiling] {
             if let held = try await hold(notification, as: decision) { return held }
         }
@@ -170,7 +177,8 @@ struct NotificationDispatcher: Sendable {
         }
         notification.attempts += 1
         if outcomes.contains(where: \.isRetry),
-            let next = NotificationRetry.next(afterAttempt: notification.attempts, at: now, expires: notification.expiresAt)
+            let next = NotificationRetry.next(
+                afterAttempt: notification.attempts, at: now, expires: notification.expiresAt)
         {
             notification.nextAttemptAt = next
             notification.receipt = receipt
@@ -221,15 +229,21 @@ struct NotificationDispatcher: Sendable {
 
     /// Queues the day's email at the digest moment after the message arrived; the first message of a day queues it,
     /// the rest find it queued (its key names the person and the day).
-    private func queueDailyEmail(for user: UserRecord, covering notification: NotificationRecord, now: Date) async throws {
+    private func queueDailyEmail(for user: UserRecord, covering notification: NotificationRecord, now: Date)
+        async throws
+    {
         let moment = MessageDigest.moment(onOrAfter: notification.dueAt, in: user.zone)
         let day = LocalDate(moment, in: user.zone)
         let userID = try user.requireID()
         try await NotificationOutbox(database: database, localizer: services.localizer).enqueue(
-            [.init(
-                userID: userID, category: .messages, dedupeKey: "\(Self.dailyEmailPrefix)\(userID.lowercasedText):\(day)",
-                title: services.localizer.text("notification.daily.title", user.language), body: "",
-                path: "/app/interventions", dueAt: moment, expiresAt: moment.addingTimeInterval(Self.dailyEmailLifetime))],
+            [
+                .init(
+                    userID: userID, category: .messages,
+                    dedupeKey: "\(Self.dailyEmailPrefix)\(userID.lowercasedText):\(day)",
+                    title: services.localizer.text("notification.daily.title", user.language), body: "",
+                    path: "/app/interventions", dueAt: moment,
+                    expiresAt: moment.addingTimeInterval(Self.dailyEmailLifetime))
+            ],
             now: now)
     }
 
@@ -238,7 +252,9 @@ struct NotificationDispatcher: Sendable {
 
     /// Says how many of the study's messages of the last day wait unread and since when, in the person's language
     /// and zone; false when none does.
-    private func writeDailyEmail(_ notification: NotificationRecord, for user: UserRecord, now: Date) async throws -> Bool {
+    private func writeDailyEmail(_ notification: NotificationRecord, for user: UserRecord, now: Date) async throws
+        -> Bool
+    {
         let waiting = try await InterventionRecord.query(on: database)
             .filter(\.$patient.$id == user.requireID())
             .filter(\.$origin == .messagePlan)
@@ -281,7 +297,8 @@ struct NotificationDispatcher: Sendable {
                 let payload = try await pushPayload(notification, id: notificationID, now: now)
                 result = await channels.webPush.send(
                     .init(
-                        endpoint: device.address, p256dh: device.p256dh ?? "", auth: device.auth ?? "", payload: payload,
+                        endpoint: device.address, p256dh: device.p256dh ?? "", auth: device.auth ?? "",
+                        payload: payload,
                         topic: topic, timeToLive: max(60, Int(notification.expiresAt.timeIntervalSince(now)))),
                     now: now)
             case .apns:
@@ -340,7 +357,9 @@ struct NotificationDispatcher: Sendable {
     }
 
     /// The key that lets a tap on a notification be recorded without a session (service workers have none).
-    static func clickKey(for id: UUID, services: AppServices, on database: any Database, now: Date) async throws -> String {
+    static func clickKey(for id: UUID, services: AppServices, on database: any Database, now: Date) async throws
+        -> String
+    {
         try await services.serverSecret.digest("notification-click:\(id.lowercasedText)", on: database, now: now)
     }
 
@@ -350,7 +369,9 @@ struct NotificationDispatcher: Sendable {
     }
 
     /// Withholds or postpones the notification as `decision` says; nil when it is to be sent.
-    private func hold(_ notification: NotificationRecord, as decision: NotificationDecision) async throws -> Disposition? {
+    private func hold(_ notification: NotificationRecord, as decision: NotificationDecision) async throws
+        -> Disposition?
+    {
         switch decision {
         case .withhold(let reason):
             try await finish(notification, .withheld, receipt: reason.rawValue)
@@ -365,7 +386,8 @@ struct NotificationDispatcher: Sendable {
         }
     }
 
-    private func finish(_ notification: NotificationRecord, _ status: NotificationStatus, receipt: String) async throws {
+    private func finish(_ notification: NotificationRecord, _ status: NotificationStatus, receipt: String) async throws
+    {
         notification.status = status
         notification.receipt = receipt
         notification.claimedUntil = nil

@@ -48,21 +48,26 @@ struct NotificationOutbox: Sendable {
             .filter(\.$remindAt > now.addingTimeInterval(-Double(Therapy.endReminderDays) * 86_400))
             .filter(\.$remindAt <= now.addingTimeInterval(Self.lead))
             .all()
-        let userIDs = Set(prompts.map { $0.$patient.id } + appointments.map { $0.$patient.id } + reminders.map { $0.$patient.id })
+        let userIDs = Set(
+            prompts.map { $0.$patient.id } + appointments.map { $0.$patient.id } + reminders.map { $0.$patient.id })
         guard !userIDs.isEmpty else { return 0 }
         let users = Dictionary(
-            uniqueKeysWithValues: try await UserRecord.query(on: database).filter(\.$id ~~ Array(userIDs)).all().map { ($0.id!, $0) })
+            uniqueKeysWithValues: try await UserRecord.query(on: database).filter(\.$id ~~ Array(userIDs)).all().map {
+                ($0.id!, $0)
+            })
         let planIDs = Set(prompts.compactMap(\.planID))
         var planReminders: [UUID: [Int]] = [:]
         for plan in try await PlanRecord.query(on: database).filter(\.$id ~~ Array(planIDs)).all() {
-            planReminders[plan.id!] = (try? JSONDecoder().decode(SchedulePlan.self, from: Data(plan.definition.utf8)))?.reminderMinutes.sorted()
+            planReminders[plan.id!] = (try? JSONDecoder().decode(SchedulePlan.self, from: Data(plan.definition.utf8)))?
+                .reminderMinutes.sorted()
         }
         let window = now.addingTimeInterval(-Self.lookBack)...now.addingTimeInterval(Self.lead)
         for prompt in prompts {
             guard let user = users[prompt.$patient.id], let promptID = prompt.id else { continue }
             let language = user.language
             // From the moment it opens: "until 20:00" the same day, "until Friday 03:29" later in the week.
-            let closes = DateDisplay(language: language, timeZone: user.zone).deadline(prompt.closesAt, from: prompt.opensAt)
+            let closes = DateDisplay(language: language, timeZone: user.zone).deadline(
+                prompt.closesAt, from: prompt.opensAt)
             let body = localizer.text("notification.questionnaire.body", language, ["time": closes])
             let opens = Int(prompt.opensAt.timeIntervalSince1970)
             let path = "/app/questionnaires/\(promptID.lowercasedText)"
@@ -74,7 +79,9 @@ struct NotificationOutbox: Sendable {
                         dueAt: prompt.opensAt, expiresAt: prompt.closesAt, promptID: promptID))
             }
             let reminders = prompt.planID.flatMap { planReminders[$0] } ?? []
-            for minutes in SchedulePlan.dueReminders(reminders, opens: prompt.opensAt, closes: prompt.closesAt, in: window) {
+            for minutes in SchedulePlan.dueReminders(
+                reminders, opens: prompt.opensAt, closes: prompt.closesAt, in: window)
+            {
                 let due = prompt.opensAt.addingTimeInterval(TimeInterval(minutes) * 60)
                 items.append(
                     Item(
@@ -98,7 +105,9 @@ struct NotificationOutbox: Sendable {
                     appointmentID: appointmentID))
         }
         for record in reminders {
-            guard let user = users[record.$patient.id], let recordID = record.id, let due = record.remindAt else { continue }
+            guard let user = users[record.$patient.id], let recordID = record.id, let due = record.remindAt else {
+                continue
+            }
             // The key names the moment, so a therapy whose end moves is announced again for its new end, and one
             // edited otherwise is not announced twice.
             items.append(
@@ -107,7 +116,8 @@ struct NotificationOutbox: Sendable {
                     dedupeKey: "record:\(recordID):reminder:\(Int(due.timeIntervalSince1970 / 86_400))",
                     title: localizer.text("notification.\(record.kind.rawValue)Reminder.title", user.language),
                     body: localizer.text("notification.\(record.kind.rawValue)Reminder.body", user.language),
-                    path: "/app/\(record.kind.collection)", dueAt: max(due, now), expiresAt: due.addingTimeInterval(Double(Therapy.endReminderDays) * 86_400)))
+                    path: "/app/\(record.kind.collection)", dueAt: max(due, now),
+                    expiresAt: due.addingTimeInterval(Double(Therapy.endReminderDays) * 86_400)))
         }
         return try await enqueue(items, now: now)
     }

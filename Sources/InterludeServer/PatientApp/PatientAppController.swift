@@ -90,7 +90,8 @@ struct PatientAppController {
     private func languages(_ request: Request) -> [SelectOption] {
         let current = request.language
         return Language.allCases.map {
-            SelectOption(value: $0.rawValue, label: request.services.localizer.text("language.\($0.rawValue)", current),
+            SelectOption(
+                value: $0.rawValue, label: request.services.localizer.text("language.\($0.rawValue)", current),
                 selected: $0 == current)
         }
     }
@@ -117,7 +118,8 @@ struct PatientAppController {
         let version = try await SiteTexts(database: request.db).privacyPolicyVersion()
         return try await request.renderPage(
             "app/invitation", titleKey: "app.invitation.title",
-            content: InvitationContent(privacyPolicyVersion: version, languages: languages(request), genders: genders(request)),
+            content: InvitationContent(
+                privacyPolicyVersion: version, languages: languages(request), genders: genders(request)),
             script: Self.script)
     }
 
@@ -182,7 +184,8 @@ struct PatientAppController {
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var headers = HTTPHeaders()
-        headers.contentType = HTTPMediaType(type: "application", subType: "manifest+json", parameters: ["charset": "utf-8"])
+        headers.contentType = HTTPMediaType(
+            type: "application", subType: "manifest+json", parameters: ["charset": "utf-8"])
         return Response(status: .ok, headers: headers, body: .init(data: try encoder.encode(manifest)))
     }
 
@@ -191,7 +194,8 @@ struct PatientAppController {
         guard let chosen = (try? request.query.get(String.self, at: "set")).flatMap(Language.init(rawValue:)) else {
             throw AppError.field("set", .invalidValue)
         }
-        let response = request.redirect(to: localPath(try? request.query.get(String.self, at: "next"), fallback: "/app"))
+        let response = request.redirect(
+            to: localPath(try? request.query.get(String.self, at: "next"), fallback: "/app"))
         response.cookies["lang"] = HTTPCookies.Value(
             string: chosen.rawValue, maxAge: 365 * 24 * 3600, path: "/",
             isSecure: request.services.settings.secureCookies, isHTTPOnly: false, sameSite: .lax)

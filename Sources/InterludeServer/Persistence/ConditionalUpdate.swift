@@ -24,7 +24,9 @@ extension Database {
     }
 
     /// Deletes the row `id` only if `condition` holds; true when it did.
-    func deleteRow(_ schema: String, id: UUID, if condition: (SQLDeleteBuilder) -> SQLDeleteBuilder) async throws -> Bool {
+    func deleteRow(_ schema: String, id: UUID, if condition: (SQLDeleteBuilder) -> SQLDeleteBuilder) async throws
+        -> Bool
+    {
         let builder = Statements.sql(self).delete(from: schema).where("id", .equal, SQLBind(id))
         return try await !condition(builder).returning("id").all().isEmpty
     }

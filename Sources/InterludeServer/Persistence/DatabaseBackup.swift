@@ -34,7 +34,8 @@ struct DatabaseBackup: Sendable {
             try await sql.raw("VACUUM INTO '\(unsafeRaw: target)'").run()
             return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         case .postgres:
-            let version = try await sql.raw("SHOW server_version").first()?.decode(column: "server_version", as: String.self)
+            let version = try await sql.raw("SHOW server_version").first()?.decode(
+                column: "server_version", as: String.self)
             throw Failure.postgres(version: version ?? "of unknown version")
         }
     }

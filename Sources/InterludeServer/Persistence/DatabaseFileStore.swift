@@ -32,7 +32,9 @@ struct DatabaseFileStore: FileStore {
             try await database.transaction { transaction in
                 let sql = Statements.sql(transaction)
                 try await sql.delete(from: Self.table).where("file", .equal, SQLBind(file.name)).run()
-                try await sql.update(Self.table).set("file", to: SQLBind(file.name)).where("file", .equal, SQLBind(part)).run()
+                try await sql.update(Self.table).set("file", to: SQLBind(file.name)).where(
+                    "file", .equal, SQLBind(part)
+                ).run()
             }
         } catch {
             try? await sql.delete(from: Self.table).where("file", .equal, SQLBind(part)).run()
@@ -51,12 +53,18 @@ struct DatabaseFileStore: FileStore {
         guard
             let last = try await sql.select().column("offset")
                 .column(SQLAlias(SQLFunction("length", args: SQLIdentifier("data")), as: SQLIdentifier("length")))
-                .from(Self.table).where("file", .equal, SQLBind(file.name)).orderBy("offset", .descending).limit(1).first()
+                .from(Self.table).where("file", .equal, SQLBind(file.name)).orderBy("offset", .descending).limit(1)
+                .first()
         else { return }
         let start = try last.decode(column: "offset", as: Int64.self)
         guard start + Int64(try last.decode(column: "length", as: Int.self)) > size else { return }
         try await sql.update(Self.table)
-            .set("data", to: SQLFunction("substr", args: SQLIdentifier("data"), SQLLiteral.numeric("1"), SQLLiteral.numeric(String(size - start))))
+            .set(
+                "data",
+                to: SQLFunction(
+                    "substr", args: SQLIdentifier("data"), SQLLiteral.numeric("1"),
+                    SQLLiteral.numeric(String(size - start)))
+            )
             .where("file", .equal, SQLBind(file.name)).where("offset", .equal, SQLBind(start)).run()
     }
 
@@ -67,7 +75,12 @@ struct DatabaseFileStore: FileStore {
     func read(_ file: StoredFile) async throws -> StoredBytes? {
         let row = try await sql.select()
             .column(SQLAlias(SQLFunction("count", args: SQLLiteral.all), as: SQLIdentifier("chunks")))
-            .column(SQLAlias(SQLFunction("coalesce", args: SQLFunction("sum", args: SQLFunction("length", args: SQLIdentifier("data"))), SQLLiteral.numeric("0")), as: SQLIdentifier("size")))
+            .column(
+                SQLAlias(
+                    SQLFunction(
+                        "coalesce", args: SQLFunction("sum", args: SQLFunction("length", args: SQLIdentifier("data"))),
+                        SQLLiteral.numeric("0")), as: SQLIdentifier("size"))
+            )
             .from(Self.table).where("file", .equal, SQLBind(file.name)).first()
         guard let row, try row.decode(column: "chunks", as: Int64.self) > 0 else { return nil }
         let size = try row.decode(column: "size", as: Int64.self)
@@ -83,8 +96,11 @@ struct DatabaseFileStore: FileStore {
 
     func local(_ file: StoredFile) async throws -> LocalCopy {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        let url = scratch.appendingPathComponent("\(file.kind.rawValue)-\(file.id.lowercasedText)-\(UUID().lowercasedText)")
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        let url = scratch.appendingPathComponent(
+            "\(file.kind.rawValue)-\(file.id.lowercasedText)-\(UUID().lowercasedText)")
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
         let copy = LocalCopy(url: url, temporary: true)
         do {
             let handle = try FileHandle(forWritingTo: url)

@@ -78,7 +78,10 @@ struct ListPage<Item: Sendable>: Sendable {
             let (first, second) = descending ? (right, left) : (left, right)
             return (first.key, first.id.lowercasedText) < (second.key, second.id.lowercasedText)
         }
-        let after = request.cursor.map { cursor in keyed.filter { cursor.precedes(key: $0.key, id: $0.id, descending: descending) } } ?? keyed
+        let after =
+            request.cursor.map { cursor in
+                keyed.filter { cursor.precedes(key: $0.key, id: $0.id, descending: descending) }
+            } ?? keyed
         let page = Array(after.prefix(request.limit))
         self.items = page.map(\.item)
         self.next = after.count > page.count ? page.last.map { PageCursor(key: $0.key, id: $0.id).text } : nil
@@ -95,7 +98,8 @@ struct ListPage<Item: Sendable>: Sendable {
     }
 
     /// The page of `items` ordered newest first (oldest first when not `descending`), ties by id the same way.
-    init(of items: [Item], _ request: PageRequest, moment: (Item) -> Date, id: (Item) -> UUID, descending: Bool = true) {
+    init(of items: [Item], _ request: PageRequest, moment: (Item) -> Date, id: (Item) -> UUID, descending: Bool = true)
+    {
         self.init(of: items, request, key: { SortKey.moment(moment($0)) }, id: id, descending: descending)
     }
 }

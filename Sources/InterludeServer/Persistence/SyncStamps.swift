@@ -42,7 +42,8 @@ struct SyncStamps {
             async throws
         {
             try await next.delete(model, force: force, on: db)
-            try await SyncStamps.bury(.appointment, ids: [model.requireID()], of: model.$patient.id, now: clock.now, on: db)
+            try await SyncStamps.bury(
+                .appointment, ids: [model.requireID()], of: model.$patient.id, now: clock.now, on: db)
         }
     }
 }

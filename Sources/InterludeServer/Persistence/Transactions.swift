@@ -13,7 +13,9 @@ extension Database {
     /// `BEGIN IMMEDIATE` would, and the others wait for it.
     func atomically<T: Sendable>(_ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T {
         if let embedded = self as? any GroupCommitting { return try await embedded.atomically(body) }
-        guard let sql = self as? any SQLDatabase, sql.dialect.name == "sqlite" else { return try await transaction(body) }
+        guard let sql = self as? any SQLDatabase, sql.dialect.name == "sqlite" else {
+            return try await transaction(body)
+        }
         return try await transaction { database in
             try await Statements.sql(database).raw(#"DELETE FROM "_fluent_migrations" WHERE 0"#).run()
             return try await body(database)

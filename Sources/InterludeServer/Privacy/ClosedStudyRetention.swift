@@ -21,14 +21,17 @@ struct ClosedStudyRetention: Sendable {
     func run(now: Date) async throws -> Int {
         let closed = try await StudyRecord.query(on: database).filter(\.$status == .closed)
             .filter(\.$joinMode != .pairingCode).all()
-        let past = Set(closed.filter { study in
-            study.closedAt.map { $0.addingTimeInterval(Double(study.retentionDays) * 86_400) <= now } ?? false
-        }.compactMap(\.id))
+        let past = Set(
+            closed.filter { study in
+                study.closedAt.map { $0.addingTimeInterval(Double(study.retentionDays) * 86_400) <= now } ?? false
+            }.compactMap(\.id))
         guard !past.isEmpty else { return 0 }
-        let candidates = Set(try await EnrollmentRecord.query(on: database).filter(\.$study.$id ~~ past).all(\.$patient.$id))
+        let candidates = Set(
+            try await EnrollmentRecord.query(on: database).filter(\.$study.$id ~~ past).all(\.$patient.$id))
         var forgotten = 0
         for patientID in candidates {
-            let studies = try await EnrollmentRecord.query(on: database).filter(\.$patient.$id == patientID).all(\.$study.$id)
+            let studies = try await EnrollmentRecord.query(on: database).filter(\.$patient.$id == patientID).all(
+                \.$study.$id)
             guard Set(studies).isSubset(of: past), let user = try await UserRecord.find(patientID, on: database),
                 user.role == .patient, !Self.isForgotten(user)
             else { continue }
@@ -66,7 +69,9 @@ struct ClosedStudyRetention: Sendable {
             try await InterventionBackupRecord.query(on: database).filter(\.$user.$id == userID).delete()
             try await SyncMutationRecord.query(on: database).filter(\.$user.$id == userID).delete()
             try await SelfExportRecord.query(on: database).filter(\.$user.$id == userID).delete()
-            try await RateLimiter(database: database, services: services).forget([.account(email: email), .account(id: userID)])
+            try await RateLimiter(database: database, services: services).forget([
+                .account(email: email), .account(id: userID),
+            ])
         }
         _ = OutboxMail(services: services).remove(addressedTo: email)
         await services.files(on: database).remove(copies.map(StoredFile.selfExport))

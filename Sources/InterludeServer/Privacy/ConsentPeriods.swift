@@ -18,7 +18,8 @@ struct ConsentPeriods: Sendable {
         guard study.kind == .research, !versions.isEmpty else {
             return KindPeriods([.init(start: start, end: end, kinds: study.recordSettings.collects)])
         }
-        let kinds = Dictionary(versions.map { ($0.version, $0.collectedKinds) }, uniquingKeysWith: { first, _ in first })
+        let kinds = Dictionary(
+            versions.map { ($0.version, $0.collectedKinds) }, uniquingKeysWith: { first, _ in first })
         let decisions = try await ConsentRecord.query(on: database)
             .filter(\.$user.$id == enrollment.$patient.id).filter(\.$study.$id == studyID)
             .filter(\.$document == ConsentRecord.Document.studyConsent.rawValue).sort(\.$grantedAt).all()
@@ -36,11 +37,12 @@ struct ConsentPeriods: Sendable {
         let declined = try await ConsentRecord.query(on: database)
             .filter(\.$user.$id == patientID).filter(\.$document == ConsentRecord.Document.studyConsent.rawValue).all()
             .filter { $0.choices?.granted[.diaryWithTherapist] == false }
-        return KindPeriods(declined.map { decision in
-            .init(
-                start: decision.grantedAt, end: [decision.replacedAt, decision.revokedAt].compactMap { $0 }.min(),
-                kinds: RecordKind.diary)
-        })
+        return KindPeriods(
+            declined.map { decision in
+                .init(
+                    start: decision.grantedAt, end: [decision.replacedAt, decision.revokedAt].compactMap { $0 }.min(),
+                    kinds: RecordKind.diary)
+            })
     }
 
     /// Those of `patientIDs` whose decision in force on the study's consent declines sharing with research.

@@ -19,13 +19,17 @@ struct ConsentService: Sendable {
 
     /// The version a participant joining now agrees to; nil for a practice, which has none.
     func current(of studyID: UUID) async throws -> ConsentVersionRecord? {
-        try await ConsentVersionRecord.query(on: database).filter(\.$study.$id == studyID).sort(\.$sequence, .descending).first()
+        try await ConsentVersionRecord.query(on: database).filter(\.$study.$id == studyID).sort(
+            \.$sequence, .descending
+        ).first()
     }
 
     /// The optional modules each study's current version offers.
     func currentVersions(of studyIDs: [UUID]) async throws -> [UUID: ConsentVersionRecord] {
         guard !studyIDs.isEmpty else { return [:] }
-        let versions = try await ConsentVersionRecord.query(on: database).filter(\.$study.$id ~~ studyIDs).sort(\.$sequence).all()
+        let versions = try await ConsentVersionRecord.query(on: database).filter(\.$study.$id ~~ studyIDs).sort(
+            \.$sequence
+        ).all()
         return Dictionary(versions.map { ($0.$study.id, $0) }, uniquingKeysWith: { _, later in later })
     }
 
@@ -55,7 +59,8 @@ struct ConsentService: Sendable {
             record = try await database.atomically { database in
                 let latest = try await ConsentVersionRecord.query(on: database).filter(\.$study.$id == studyID)
                     .sort(\.$sequence, .descending).first()
-                let record = try ConsentVersionRecord(studyID: studyID, sequence: (latest?.sequence ?? 0) + 1, draft: draft, now: now)
+                let record = try ConsentVersionRecord(
+                    studyID: studyID, sequence: (latest?.sequence ?? 0) + 1, draft: draft, now: now)
                 record.collects = grant.study.recordKinds
                 try await record.create(on: database)
                 let study = grant.study
@@ -72,9 +77,12 @@ struct ConsentService: Sendable {
     }
 
     /// The first version of a new study, written with it.
-    static func createFirst(for study: StudyRecord, texts: LocalizedText, version: String, on database: any Database) async throws {
+    static func createFirst(for study: StudyRecord, texts: LocalizedText, version: String, on database: any Database)
+        async throws
+    {
         let draft = ConsentVersionDraft(version: version, texts: texts, modules: [], reconsentRequired: false)
-        let record = try ConsentVersionRecord(studyID: try study.requireID(), sequence: 1, draft: draft, now: study.createdAt)
+        let record = try ConsentVersionRecord(
+            studyID: try study.requireID(), sequence: 1, draft: draft, now: study.createdAt)
         record.collects = study.recordKinds
         try await record.create(on: database)
     }
@@ -87,7 +95,8 @@ struct ConsentService: Sendable {
     func coverCollection(in grant: StudyGrant) async throws -> ConsentVersionRecord? {
         guard grant.study.kind == .research, let current = try await current(of: grant.studyID) else { return nil }
         guard !grant.study.recordSettings.collects.subtracting(current.collectedKinds).isEmpty else { return nil }
-        let answered = try await ConsentRecord.query(on: database).filter(\.$study.$id == grant.studyID)
+        let answered =
+            try await ConsentRecord.query(on: database).filter(\.$study.$id == grant.studyID)
             .filter(\.$document == ConsentRecord.Document.studyConsent.rawValue).first() != nil
         guard answered else {
             current.collects = grant.study.recordKinds
@@ -139,7 +148,9 @@ struct ConsentService: Sendable {
                 document: .privacyPolicy, study: nil, version: try await texts.privacyPolicyVersion(),
                 text: try await texts.text(.privacyPolicy, language, localizer: services.localizer), modules: [],
                 collects: nil, reconsentRequired: false, mustAnswer: false,
-                decision: history.first { $0.document == ConsentRecord.Document.privacyPolicy.rawValue && $0.replacedAt == nil },
+                decision: history.first {
+                    $0.document == ConsentRecord.Document.privacyPolicy.rawValue && $0.replacedAt == nil
+                },
                 changes: nil)
         ]
         let enrollments = try await EnrollmentRecord.query(on: database).filter(\.$patient.$id == patientID)
@@ -152,15 +163,22 @@ struct ConsentService: Sendable {
             guard let current = versions.last else { continue }
             let decision = try await decision(of: patientID, in: studyID)
             let agreed = decision.flatMap { decision in versions.first { $0.version == decision.version } }
-            let standing = ConsentStanding(accepted: agreed?.sequence, versions: versions.map { ($0.sequence, $0.reconsentRequired) })
+            let standing = ConsentStanding(
+                accepted: agreed?.sequence, versions: versions.map { ($0.sequence, $0.reconsentRequired) })
             let text = current.localizedTexts.text(language)
             documents.append(
                 DocumentState(
-                    document: .studyConsent, study: study, version: current.version, text: text, modules: current.offeredModules,
-                    collects: current.collectedKinds, reconsentRequired: current.reconsentRequired, mustAnswer: standing.mustAnswer, decision: decision,
-                    changes: agreed.flatMap { $0.sequence == current.sequence ? nil : LineDiff.lines(from: $0.localizedTexts.text(language), to: text) }))
+                    document: .studyConsent, study: study, version: current.version, text: text,
+                    modules: current.offeredModules,
+                    collects: current.collectedKinds, reconsentRequired: current.reconsentRequired,
+                    mustAnswer: standing.mustAnswer, decision: decision,
+                    changes: agreed.flatMap {
+                        $0.sequence == current.sequence
+                            ? nil : LineDiff.lines(from: $0.localizedTexts.text(language), to: text)
+                    }))
         }
-        let named = try await StudyRecord.query(on: database).filter(\.$id ~~ Set(history.compactMap { $0.$study.id })).all()
+        let named = try await StudyRecord.query(on: database).filter(\.$id ~~ Set(history.compactMap { $0.$study.id }))
+            .all()
         return Overview(
             documents: documents, history: history,
             studies: Dictionary(uniqueKeysWithValues: named.map { ($0.id!, $0) }))
@@ -176,7 +194,8 @@ struct ConsentService: Sendable {
     func standing(of patientID: UUID, in studyID: UUID) async throws -> ConsentStanding {
         let versions = try await Statements.consentVersionsAgreed(by: patientID, in: studyID, on: database)
         return ConsentStanding(
-            accepted: versions.first(where: \.agreed)?.sequence, versions: versions.map { ($0.sequence, $0.reconsentRequired) })
+            accepted: versions.first(where: \.agreed)?.sequence,
+            versions: versions.map { ($0.sequence, $0.reconsentRequired) })
     }
 
     /// Refuses new data for a study while the person has a version to answer first.
@@ -199,7 +218,8 @@ struct ConsentService: Sendable {
         userID: UUID, studyID: UUID, version: String, choices: ConsentChoices, now: Date, on database: any Database
     ) async throws {
         try await ConsentRecord(
-            userID: userID, document: .studyConsent, studyID: studyID, version: version, grantedAt: now, method: .joining,
+            userID: userID, document: .studyConsent, studyID: studyID, version: version, grantedAt: now,
+            method: .joining,
             choices: choices
         ).create(on: database)
     }
@@ -207,7 +227,9 @@ struct ConsentService: Sendable {
     /// The person answers the current version of a study's consent (or changes their optional modules under it),
     /// or, without a study, agrees to the current privacy policy. Their earlier decision stays in the history.
     @discardableResult
-    func decide(patient: UserRecord, studyID: UUID?, version: String, modules: [String: Bool]) async throws -> ConsentRecord {
+    func decide(patient: UserRecord, studyID: UUID?, version: String, modules: [String: Bool]) async throws
+        -> ConsentRecord
+    {
         let patientID = try patient.requireID()
         guard let studyID else {
             if !modules.isEmpty { throw AppError.field("modules", .notAllowed) }
@@ -216,7 +238,8 @@ struct ConsentService: Sendable {
             }
             return try await replace(
                 { $0.filter(\.$document == ConsentRecord.Document.privacyPolicy.rawValue) },
-                with: ConsentRecord(userID: patientID, document: .privacyPolicy, version: version, grantedAt: now, method: .reconsent))
+                with: ConsentRecord(
+                    userID: patientID, document: .privacyPolicy, version: version, grantedAt: now, method: .reconsent))
         }
         let enrolled = try await EnrollmentRecord.query(on: database)
             .filter(\.$patient.$id == patientID).filter(\.$study.$id == studyID)
@@ -229,9 +252,11 @@ struct ConsentService: Sendable {
         guard let current = try await current(of: studyID) else { throw AppError.notFound }
         guard version == current.version else { throw AppError.field("version", .outdated) }
         let choices = try ConsentChoices.validate(modules, offered: current.offeredModules)
-        let method: ConsentRecord.Method = try await decision(of: patientID, in: studyID)?.version == version ? .change : .reconsent
+        let method: ConsentRecord.Method =
+            try await decision(of: patientID, in: studyID)?.version == version ? .change : .reconsent
         let record = try ConsentRecord(
-            userID: patientID, document: .studyConsent, studyID: studyID, version: version, grantedAt: now, method: method,
+            userID: patientID, document: .studyConsent, studyID: studyID, version: version, grantedAt: now,
+            method: method,
             choices: choices)
         enrolled.consentVersion = version
         enrolled.updatedAt = now
@@ -242,14 +267,17 @@ struct ConsentService: Sendable {
 
     /// Marks the person's decisions in force on the same document replaced and stores the new one, together.
     private func replace(
-        _ document: @escaping @Sendable (QueryBuilder<ConsentRecord>) -> QueryBuilder<ConsentRecord>, with record: ConsentRecord,
+        _ document: @escaping @Sendable (QueryBuilder<ConsentRecord>) -> QueryBuilder<ConsentRecord>,
+        with record: ConsentRecord,
         saving enrollment: EnrollmentRecord? = nil
     ) async throws -> ConsentRecord {
         let now = self.now
         let userID = record.$user.id
         try await database.atomically { database in
-            try await document(ConsentRecord.query(on: database)).filter(\.$user.$id == userID).filter(\.$revokedAt == nil)
-                .filter(\.$replacedAt == nil).set(\.$replacedAt, to: now).update()
+            try await document(ConsentRecord.query(on: database)).filter(\.$user.$id == userID).filter(
+                \.$revokedAt == nil
+            )
+            .filter(\.$replacedAt == nil).set(\.$replacedAt, to: now).update()
             try await record.create(on: database)
             try await enrollment?.save(on: database)
         }

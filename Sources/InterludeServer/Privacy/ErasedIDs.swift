@@ -26,7 +26,9 @@ struct ErasedIDs: Sendable {
     /// Stores the hashes of what an erasure removed.
     func remember(_ removed: [String: [UUID]], erasure: UUID, key: SymmetricKey) async throws {
         let rows = removed.sorted { $0.key < $1.key }.flatMap { table, ids in
-            ids.map { ErasedIDRecord(erasureID: erasure, table: table, digest: ServerSecret.digest(Self.text($0), with: key)) }
+            ids.map {
+                ErasedIDRecord(erasureID: erasure, table: table, digest: ServerSecret.digest(Self.text($0), with: key))
+            }
         }
         for batch in rows.batches() { try await Array(batch).create(on: database) }
     }
@@ -46,7 +48,9 @@ struct ErasedIDs: Sendable {
 
     /// Every erased id of erasures at or after `since`, oldest first.
     func list(since: Date) async throws -> [Entry] {
-        let erasures = try await ErasureRecord.query(on: database).filter(\.$erasedAt >= since).sort(\.$erasedAt).with(\.$erasedIDs).all()
+        let erasures = try await ErasureRecord.query(on: database).filter(\.$erasedAt >= since).sort(\.$erasedAt).with(
+            \.$erasedIDs
+        ).all()
         return erasures.flatMap { erasure in
             erasure.erasedIDs.sorted { ($0.table, $0.digest) < ($1.table, $1.digest) }.map {
                 Entry(

@@ -96,7 +96,8 @@ struct ErasureService: Sendable {
     @discardableResult
     func erase(_ user: UserRecord, leavingTombstone: Bool = true) async throws -> Receipt {
         let addresses = try await ErasureRun.addresses(of: try user.requireID(), email: user.email, on: database)
-        let receipt = try await run(try ErasureRun(user: user, scope: .account, study: nil), leavingTombstone: leavingTombstone)
+        let receipt = try await run(
+            try ErasureRun(user: user, scope: .account, study: nil), leavingTombstone: leavingTombstone)
         for address in addresses { OutboxMail(services: services).remove(addressedTo: address) }
         return receipt
     }
@@ -104,14 +105,17 @@ struct ErasureService: Sendable {
     /// Removes what one person gave in one study: their enrolment, consents, prompts, responses, plans,
     /// interventions and alerts there (and a practice's appointments), leaving the rest of the account.
     @discardableResult
-    func eraseStudyData(of user: UserRecord, in study: StudyRecord, leavingTombstone: Bool = true) async throws -> Receipt {
+    func eraseStudyData(of user: UserRecord, in study: StudyRecord, leavingTombstone: Bool = true) async throws
+        -> Receipt
+    {
         try await run(try ErasureRun(user: user, scope: .studyData, study: study), leavingTombstone: leavingTombstone)
     }
 
     private func run(_ plan: ErasureRun, leavingTombstone: Bool) async throws -> Receipt {
         let now = services.clock.now
         let key = try await services.serverSecret.key(on: database, now: now)
-        let tombstone = ErasureRecord(id: plan.tombstoneID, role: plan.role, scope: plan.scope, studyID: plan.studyID, erasedAt: now)
+        let tombstone = ErasureRecord(
+            id: plan.tombstoneID, role: plan.role, scope: plan.scope, studyID: plan.studyID, erasedAt: now)
         let (withdrawn, removed) = try await database.atomically { database in
             var plan = plan
             // Exports that hold the person's data are withdrawn: their files are removed once this commits.
@@ -120,20 +124,25 @@ struct ErasureService: Sendable {
                 try await plan.erase(table: table, services: services, on: database)
             }
             try await ExportRecord.query(on: database).filter(\.$id ~~ exports)
-                .set(\.$status, to: .expired).set(\.$expiresAt, to: now).set(\.$error, to: ExportService.withdrawnAfterErasure)
+                .set(\.$status, to: .expired).set(\.$expiresAt, to: now).set(
+                    \.$error, to: ExportService.withdrawnAfterErasure
+                )
                 .update()
             if leavingTombstone {
                 try await tombstone.create(on: database)
-                try await ErasedIDs(database: database, services: services).remember(plan.removed, erasure: plan.tombstoneID, key: key)
+                try await ErasedIDs(database: database, services: services).remember(
+                    plan.removed, erasure: plan.tombstoneID, key: key)
             }
             return (exports, plan.removed)
         }
-        let copies = removed[SelfExportRecord.schema] ?? [], imports = removed[HealthImportRecord.schema] ?? []
+        let copies = removed[SelfExportRecord.schema] ?? []
+        let imports = removed[HealthImportRecord.schema] ?? []
         await services.files(on: database).remove(
             withdrawn.map(StoredFile.export) + copies.map(StoredFile.selfExport) + imports.map(StoredFile.healthImport))
         for id in withdrawn { ExportFiles(services: services).removeWork(id) }
         for id in copies { SelfExportFiles(services: services).removeWork(id) }
-        return Receipt(erasureID: plan.tombstoneID, erasedAt: now, counts: removed.mapValues(\.count).filter { $0.value > 0 })
+        return Receipt(
+            erasureID: plan.tombstoneID, erasedAt: now, counts: removed.mapValues(\.count).filter { $0.value > 0 })
     }
 }
 

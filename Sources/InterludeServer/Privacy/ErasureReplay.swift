@@ -21,12 +21,15 @@ struct ErasureReplay: Sendable {
         outcome.tombstonesAdded = try await store(entries)
         let key = try await services.serverSecret.key(on: database, now: services.clock.now)
         var erased: [String: Set<String>] = [:]
-        for row in try await ErasedIDRecord.query(on: database).all() { erased[row.table, default: []].insert(row.digest) }
+        for row in try await ErasedIDRecord.query(on: database).all() {
+            erased[row.table, default: []].insert(row.digest)
+        }
         func named(_ id: UUID, in table: String) -> Bool {
             erased[table]?.contains(ServerSecret.digest(ErasedIDs.text(id), with: key)) == true
         }
         let erasure = ErasureService(database: database, services: services)
-        for user in try await UserRecord.query(on: database).all() where named(try user.requireID(), in: UserRecord.schema) {
+        for user in try await UserRecord.query(on: database).all()
+        where named(try user.requireID(), in: UserRecord.schema) {
             try await erasure.erase(user, leavingTombstone: false)
             outcome.accounts += 1
         }
@@ -52,7 +55,8 @@ struct ErasureReplay: Sendable {
             guard let first = group.first else { continue }
             try await database.atomically { database in
                 try await ErasureRecord(
-                    id: erasureID, role: first.role, scope: first.scope, studyID: first.studyID.flatMap { studies.contains($0) ? $0 : nil },
+                    id: erasureID, role: first.role, scope: first.scope,
+                    studyID: first.studyID.flatMap { studies.contains($0) ? $0 : nil },
                     erasedAt: first.erasedAt
                 ).create(on: database)
                 let rows = group.map { ErasedIDRecord(erasureID: erasureID, table: $0.table, digest: $0.digest) }

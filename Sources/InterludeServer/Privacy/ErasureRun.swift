@@ -72,9 +72,12 @@ struct ErasureRun: Sendable {
             // Exports the person asked for stay in the study's history without naming them.
             guard wholeAccount else { return }
             guard mode == .erase else {
-                return try await remove(ExportRecord.query(on: database).filter(\.$requestedBy.$id == userID), from: table)
+                return try await remove(
+                    ExportRecord.query(on: database).filter(\.$requestedBy.$id == userID), from: table)
             }
-            try await ExportRecord.query(on: database).filter(\.$requestedBy.$id == userID).set(\.$requestedBy.$id, to: nil).update()
+            try await ExportRecord.query(on: database).filter(\.$requestedBy.$id == userID).set(
+                \.$requestedBy.$id, to: nil
+            ).update()
         case FileChunkRecord.schema:
             // Stored files kept in the database: the person's copies and uploads, and the exports that hold the
             // person, withdrawn by this erasure. (In the data directory they go once the erasure commits.) The
@@ -82,7 +85,8 @@ struct ErasureRun: Sendable {
             guard mode == .erase else { return }
             var files = try await exportsHoldingPerson(on: database).map(StoredFile.export)
             if wholeAccount {
-                files += try await SelfExportRecord.query(on: database).filter(\.$user.$id == userID).all(\.$id).map(StoredFile.selfExport)
+                files += try await SelfExportRecord.query(on: database).filter(\.$user.$id == userID).all(\.$id).map(
+                    StoredFile.selfExport)
                 files += try await HealthImportRecord.query(on: database).filter(\.$patient.$id == userID).all(\.$id)
                     .map(StoredFile.healthImport)
             }
@@ -109,18 +113,26 @@ struct ErasureRun: Sendable {
             guard wholeAccount else { return }
             try await remove(SyncTombstoneRecord.query(on: database).filter(\.$user.$id == userID), from: table)
         case PinnedNoteRecord.schema:
-            try await remove(inStudy(PinnedNoteRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id), from: table)
+            try await remove(
+                inStudy(PinnedNoteRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id),
+                from: table)
             // A therapist's account takes the notes they wrote with it.
             guard wholeAccount else { return }
             try await remove(PinnedNoteRecord.query(on: database).filter(\.$author.$id == userID), from: table)
         case AlertRecord.schema:
-            try await remove(inStudy(AlertRecord.query(on: database).filter(\.$patient.$id == userID), \.$studyID), from: table)
+            try await remove(
+                inStudy(AlertRecord.query(on: database).filter(\.$patient.$id == userID), \.$studyID), from: table)
         case RuleFiringRecord.schema:
-            try await remove(inStudy(RuleFiringRecord.query(on: database).filter(\.$patient.$id == userID), \.$studyID), from: table)
+            try await remove(
+                inStudy(RuleFiringRecord.query(on: database).filter(\.$patient.$id == userID), \.$studyID), from: table)
         case InterventionRecord.schema:
-            try await remove(inStudy(InterventionRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id), from: table)
+            try await remove(
+                inStudy(InterventionRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id),
+                from: table)
         case MessageChoiceRecord.schema:
-            try await remove(inStudy(MessageChoiceRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id), from: table)
+            try await remove(
+                inStudy(MessageChoiceRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id),
+                from: table)
         case InterventionBackupRecord.schema:
             guard wholeAccount else { return }
             try await remove(InterventionBackupRecord.query(on: database).filter(\.$user.$id == userID), from: table)
@@ -131,12 +143,15 @@ struct ErasureRun: Sendable {
             try await remove(DeviceRecord.query(on: database).filter(\.$user.$id == userID), from: table)
         case NotificationPreferenceRecord.schema:
             guard wholeAccount else { return }
-            try await remove(NotificationPreferenceRecord.query(on: database).filter(\.$user.$id == userID), from: table)
+            try await remove(
+                NotificationPreferenceRecord.query(on: database).filter(\.$user.$id == userID), from: table)
         case ResponseRecord.schema:
             var query = ResponseRecord.query(on: database).filter(\.$patient.$id == userID)
             if let studyID {
                 let prompts = try await studyPrompts(on: database)
-                query = query.group(.or) { $0.filter(\.$studyID == studyID).filter(\.$prompt.$id ~~ prompts.map(Optional.some)) }
+                query = query.group(.or) {
+                    $0.filter(\.$studyID == studyID).filter(\.$prompt.$id ~~ prompts.map(Optional.some))
+                }
             }
             try await remove(query, from: table)
         case EntryRecord.schema:
@@ -170,8 +185,10 @@ struct ErasureRun: Sendable {
             try await remove(query, from: table)
         case PlanRecord.schema:
             // Plans made for this patient alone; their adjustments went with the patient's above.
-            let own = try await inStudy(PlanRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id).all(\.$id)
-            try await remove(PlanAdjustmentRecord.query(on: database).filter(\.$plan.$id ~~ own), from: PlanAdjustmentRecord.schema)
+            let own = try await inStudy(PlanRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id)
+                .all(\.$id)
+            try await remove(
+                PlanAdjustmentRecord.query(on: database).filter(\.$plan.$id ~~ own), from: PlanAdjustmentRecord.schema)
             try await remove(PlanRecord.query(on: database).filter(\.$id ~~ own), from: table)
         case AppointmentRecord.schema:
             guard wholeAccount || isPractice else { return }
@@ -189,17 +206,25 @@ struct ErasureRun: Sendable {
             // A therapist's invitation names the address it went to; it goes with the person it invited.
             guard mode == .erase else { return }
             try await remove(
-                EmailTokenRecord.query(on: database).filter(\.$purpose == .invitation).filter(\.$email ~~ Array(addresses)), from: table)
+                EmailTokenRecord.query(on: database).filter(\.$purpose == .invitation).filter(
+                    \.$email ~~ Array(addresses)), from: table)
         case RateLimitEventRecord.schema:
             // Counts of failed attempts under keyed hashes: nothing to show, only to forget.
             guard wholeAccount, mode == .erase else { return }
-            try await RateLimiter(database: database, services: services).forget([.account(email: email), .account(id: userID)])
+            try await RateLimiter(database: database, services: services).forget([
+                .account(email: email), .account(id: userID),
+            ])
         case ConsentRecord.schema:
-            try await remove(inStudy(ConsentRecord.query(on: database).filter(\.$user.$id == userID), \.$study.$id), from: table)
+            try await remove(
+                inStudy(ConsentRecord.query(on: database).filter(\.$user.$id == userID), \.$study.$id), from: table)
         case EnrollmentRecord.schema:
-            try await remove(inStudy(EnrollmentRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id), from: table)
+            try await remove(
+                inStudy(EnrollmentRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id),
+                from: table)
         case PairingCodeRecord.schema:
-            try await remove(inStudy(PairingCodeRecord.query(on: database).filter(\.$redeemedBy.$id == userID), \.$study.$id), from: table)
+            try await remove(
+                inStudy(PairingCodeRecord.query(on: database).filter(\.$redeemedBy.$id == userID), \.$study.$id),
+                from: table)
         case PatientProfileRecord.schema:
             guard wholeAccount else { return }
             try await remove(PatientProfileRecord.query(on: database).filter(\.$user.$id == userID), from: table)
@@ -211,7 +236,8 @@ struct ErasureRun: Sendable {
             try await remove(StudyStaffRecord.query(on: database).filter(\.$user.$id == userID), from: table)
         case AuditEventRecord.schema:
             guard mode == .erase else {
-                return try await remove(AuditEventRecord.query(on: database).filter(\.$subjectID == userID), from: table)
+                return try await remove(
+                    AuditEventRecord.query(on: database).filter(\.$subjectID == userID), from: table)
             }
             try await repointAuditEvents(on: database)
         case UserRecord.schema:
@@ -223,7 +249,8 @@ struct ErasureRun: Sendable {
     }
 
     /// Deletes what `query` finds and remembers the ids; collecting, keeps the rows instead.
-    private mutating func remove<M: Model>(_ query: QueryBuilder<M>, from table: String) async throws where M.IDValue == UUID {
+    private mutating func remove<M: Model>(_ query: QueryBuilder<M>, from table: String) async throws
+    where M.IDValue == UUID {
         switch mode {
         case .erase:
             let ids = try await query.all(\._$id)
@@ -241,13 +268,15 @@ struct ErasureRun: Sendable {
     }
 
     /// The query narrowed to the erased study, when only a study's data goes.
-    private func inStudy<M: Model, S: QueryableProperty>(_ query: QueryBuilder<M>, _ study: KeyPath<M, S>) -> QueryBuilder<M>
+    private func inStudy<M: Model, S: QueryableProperty>(_ query: QueryBuilder<M>, _ study: KeyPath<M, S>)
+        -> QueryBuilder<M>
     where S.Model == M, S.Value == UUID {
         guard let studyID else { return query }
         return query.filter(study == studyID)
     }
 
-    private func inStudy<M: Model, S: QueryableProperty>(_ query: QueryBuilder<M>, _ study: KeyPath<M, S>) -> QueryBuilder<M>
+    private func inStudy<M: Model, S: QueryableProperty>(_ query: QueryBuilder<M>, _ study: KeyPath<M, S>)
+        -> QueryBuilder<M>
     where S.Model == M, S.Value == UUID? {
         guard let studyID else { return query }
         return query.filter(study == studyID)
@@ -265,10 +294,14 @@ extension ErasureRun {
         var query = SyncMutationRecord.query(on: database).filter(\.$user.$id == userID)
         if studyID != nil {
             var named = Set(try await studyPrompts(on: database).map { $0.lowercasedText })
-            for id in try await inStudy(ResponseRecord.query(on: database).filter(\.$patient.$id == userID), \.$studyID).all(\._$id) {
+            for id in try await inStudy(ResponseRecord.query(on: database).filter(\.$patient.$id == userID), \.$studyID)
+                .all(\._$id)
+            {
                 named.insert(id.lowercasedText)
             }
-            for id in try await inStudy(InterventionRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id).all(\._$id) {
+            for id in try await inStudy(
+                InterventionRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id
+            ).all(\._$id) {
                 named.insert(id.lowercasedText)
             }
             if isPractice {
@@ -293,7 +326,8 @@ extension ErasureRun {
         let appointments =
             wholeAccount || isPractice
             ? try await AppointmentRecord.query(on: database).filter(\.$patient.$id == userID).all(\._$id) : []
-        let alerts = try await inStudy(AlertRecord.query(on: database).filter(\.$patient.$id == userID), \.$studyID).all(\._$id)
+        let alerts = try await inStudy(AlertRecord.query(on: database).filter(\.$patient.$id == userID), \.$studyID)
+            .all(\._$id)
         let wholeAccount = self.wholeAccount
         let userID = self.userID
         guard wholeAccount || !(prompts.isEmpty && appointments.isEmpty && alerts.isEmpty) else { return }

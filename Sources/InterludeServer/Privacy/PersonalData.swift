@@ -9,7 +9,9 @@ struct PersonalData: Sendable {
     /// Each table's rows as JSON, by id.
     let tables: [String: [UUID: Data]]
 
-    static func collect(of user: UserRecord, on database: any Database, services: AppServices) async throws -> PersonalData {
+    static func collect(of user: UserRecord, on database: any Database, services: AppServices) async throws
+        -> PersonalData
+    {
         var run = try ErasureRun(user: user, scope: .account, study: nil, mode: .collect)
         for table in ErasureMap.personalTables {
             try await run.erase(table: table, services: services, on: database)
@@ -38,8 +40,11 @@ struct PersonalData: Sendable {
         for (key, value) in object {
             if isCredential(key), !(value is NSNull) {
                 row[key] = withheld
-            } else if let text = value as? String, text.hasPrefix(FieldCipher.prefix), let opened = try? cipher.open(text) {
-                row[key] = (try? JSONSerialization.jsonObject(with: Data(opened.utf8), options: [.fragmentsAllowed])) ?? opened
+            } else if let text = value as? String, text.hasPrefix(FieldCipher.prefix),
+                let opened = try? cipher.open(text)
+            {
+                row[key] =
+                    (try? JSONSerialization.jsonObject(with: Data(opened.utf8), options: [.fragmentsAllowed])) ?? opened
             } else if let nested = value as? [String: Any] {
                 // A parent reference, `{"id": …}`, reads as the id.
                 row[key] = nested.count == 1 ? nested["id"] ?? nested : nested

@@ -32,19 +32,25 @@ struct Retention: Sendable {
         var report = Report()
         report.sessions = try await delete(SessionRecord.query(on: database).filter(\.$expiresAt < expiredBefore))
         report.emailTokens = try await delete(EmailTokenRecord.query(on: database).filter(\.$expiresAt < expiredBefore))
-        report.accessTokens = try await delete(AccessTokenRecord.query(on: database).filter(\.$expiresAt < expiredBefore))
+        report.accessTokens = try await delete(
+            AccessTokenRecord.query(on: database).filter(\.$expiresAt < expiredBefore))
         report.rateLimitEvents = try await delete(
-            RateLimitEventRecord.query(on: database).filter(\.$occurredAt < now.addingTimeInterval(-RateLimiter.longestWindow)))
-        report.notificationTexts = try await blankNotifications(before: now.addingTimeInterval(-Double(periods.notificationDays) * day))
+            RateLimitEventRecord.query(on: database).filter(
+                \.$occurredAt < now.addingTimeInterval(-RateLimiter.longestWindow)))
+        report.notificationTexts = try await blankNotifications(
+            before: now.addingTimeInterval(-Double(periods.notificationDays) * day))
         report.syncMutations = try await delete(
-            SyncMutationRecord.query(on: database).filter(\.$createdAt < now.addingTimeInterval(-Double(periods.syncDays) * day)))
-        report.outboxFiles = OutboxMail(services: services).remove(olderThan: now.addingTimeInterval(-Double(periods.outboxDays) * day))
+            SyncMutationRecord.query(on: database).filter(
+                \.$createdAt < now.addingTimeInterval(-Double(periods.syncDays) * day)))
+        report.outboxFiles = OutboxMail(services: services).remove(
+            olderThan: now.addingTimeInterval(-Double(periods.outboxDays) * day))
         var auditCutoff = Calendar(identifier: .gregorian)
         auditCutoff.timeZone = .gmt
         if let before = auditCutoff.date(byAdding: .year, value: -periods.auditYears, to: now) {
             report.auditEvents = try await delete(AuditEventRecord.query(on: database).filter(\.$occurredAt < before))
         }
-        report.forgottenParticipants = try await ClosedStudyRetention(database: database, services: services).run(now: now)
+        report.forgottenParticipants = try await ClosedStudyRetention(database: database, services: services).run(
+            now: now)
         report.abandonedImports = try await HealthImportService(database: database, services: services).abandon(
             idleSince: now.addingTimeInterval(-HealthImportService.abandonedAfter))
         return report

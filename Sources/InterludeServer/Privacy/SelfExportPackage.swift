@@ -25,7 +25,9 @@ struct SelfExportPackage: Sendable {
             let rows = data.readableRows(of: table, cipher: services.cipher)
             guard !rows.isEmpty else { continue }
             held.append((table, rows.count))
-            try save(try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys]), "data/\(table).json", in: directory)
+            try save(
+                try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys]),
+                "data/\(table).json", in: directory)
             try save(Data(Self.csv(rows).utf8), "data/\(table).csv", in: directory)
             paths += ["data/\(table).json", "data/\(table).csv"]
         }
@@ -46,16 +48,19 @@ struct SelfExportPackage: Sendable {
     static func csv(_ rows: [[String: Any]]) -> String {
         let columns = Set(rows.flatMap(\.keys)).sorted()
         let lines = rows.map { row in
-            CSV.row(columns.map { column -> String? in
-                switch row[column] {
-                case nil, is NSNull: return nil
-                case let text as String: return text
-                case let number as NSNumber: return number.stringValue
-                case let value?:
-                    return (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]))
-                        .map { String(decoding: $0, as: UTF8.self) }
-                }
-            })
+            CSV.row(
+                columns.map { column -> String? in
+                    switch row[column] {
+                    case nil, is NSNull: return nil
+                    case let text as String: return text
+                    case let number as NSNumber: return number.stringValue
+                    case let value?:
+                        return
+                            (try? JSONSerialization.data(
+                                withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]))
+                            .map { String(decoding: $0, as: UTF8.self) }
+                    }
+                })
         }
         return CSV.row(columns.map(Optional.some)) + lines.joined()
     }
@@ -66,15 +71,19 @@ struct SelfExportPackage: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var lines = Data()
-        for record in try await ResponseRecord.query(on: database).filter(\.$patient.$id == user.requireID()).sort(\.$completedAt).all() {
+        for record in try await ResponseRecord.query(on: database).filter(\.$patient.$id == user.requireID()).sort(
+            \.$completedAt
+        ).all() {
             guard let definition = try await catalog.definition(record.instrumentKey, record.instrumentVersion) else {
                 continue
             }
             let stored = try responses.open(record)
-            lines += try encoder.encode(definition.fhirResponse(
-                id: try record.requireID().lowercasedText, answers: stored.answers,
-                questionnaireURL: services.settings.questionnaireURL(definition.key), authored: record.completedAt, subject: nil,
-                primary: language))
+            lines += try encoder.encode(
+                definition.fhirResponse(
+                    id: try record.requireID().lowercasedText, answers: stored.answers,
+                    questionnaireURL: services.settings.questionnaireURL(definition.key), authored: record.completedAt,
+                    subject: nil,
+                    primary: language))
             lines += Data("\n".utf8)
         }
         return lines
@@ -88,7 +97,8 @@ struct SelfExportPackage: Sendable {
         var files: [String: Data] = [:]
         for kind in RecordKind.allCases {
             for resource in try await fhirResources(kind.content, service: service, subject: subject, today: today) {
-                files["fhir/\(resource.resourceType).ndjson", default: Data()] += try ExportPackage.json.encode(resource) + Data("\n".utf8)
+                files["fhir/\(resource.resourceType).ndjson", default: Data()] +=
+                    try ExportPackage.json.encode(resource) + Data("\n".utf8)
             }
         }
         return files
@@ -112,31 +122,45 @@ struct SelfExportPackage: Sendable {
     private func summary(held: [(table: String, count: Int)]) async throws -> String {
         let userID = try user.requireID()
         let imprint = try await SiteTexts(database: database).text(.imprint, language, localizer: services.localizer)
-        let enrollments = try await EnrollmentRecord.query(on: database).filter(\.$patient.$id == userID).with(\.$study).all()
+        let enrollments = try await EnrollmentRecord.query(on: database).filter(\.$patient.$id == userID).with(\.$study)
+            .all()
         let therapists = try await TherapistProfileRecord.query(on: database)
             .filter(\.$user.$id ~~ enrollments.compactMap { $0.$therapist.id }).all()
         let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == userID).first()
         var shared: [String] = []
         for enrollment in enrollments.sorted(by: { $0.createdAt < $1.createdAt }) {
-            let arguments = ["since": date(enrollment.createdAt), "status": text("enrollmentStatus.\(enrollment.status.rawValue)")]
+            let arguments = [
+                "since": date(enrollment.createdAt), "status": text("enrollmentStatus.\(enrollment.status.rawValue)"),
+            ]
             if let therapist = therapists.first(where: { $0.$user.id == enrollment.$therapist.id }) {
-                shared.append(text("selfExport.shared.therapist", arguments.merging(["name": therapist.fullName]) { $1 }))
+                shared.append(
+                    text("selfExport.shared.therapist", arguments.merging(["name": therapist.fullName]) { $1 }))
             } else if enrollment.study.joinMode != .pairingCode {
-                shared.append(text("selfExport.shared.study", arguments.merging(["study": enrollment.study.titles.text(language)]) { $1 }))
+                shared.append(
+                    text(
+                        "selfExport.shared.study",
+                        arguments.merging(["study": enrollment.study.titles.text(language)]) { $1 }))
             }
         }
         if profile?.shareWithResearch == true { shared.append(text("selfExport.shared.research")) }
-        let consents = try await ConsentService(database: database, services: services).overview(of: user, language: language)
+        let consents = try await ConsentService(database: database, services: services).overview(
+            of: user, language: language)
         let consentRows = consents.history.map { decision -> String in
             let document =
                 decision.$study.id.flatMap { consents.studies[$0]?.title }
-                ?? text(decision.document == ConsentRecord.Document.privacyPolicy.rawValue ? "app.privacy.title" : "app.consents.researchSharing")
+                ?? text(
+                    decision.document == ConsentRecord.Document.privacyPolicy.rawValue
+                        ? "app.privacy.title" : "app.consents.researchSharing")
             let modules = (decision.choices?.granted ?? [:]).sorted { $0.key < $1.key }
-                .map { "\(text("consent.module.\($0.key.rawValue)")): \(text($0.value ? "app.consents.granted" : "app.consents.declined"))" }
+                .map {
+                    "\(text("consent.module.\($0.key.rawValue)")): \(text($0.value ? "app.consents.granted" : "app.consents.declined"))"
+                }
                 .joined(separator: ", ")
-            let ended = decision.revokedAt.map { "\(text("app.consents.revoked")) \(date($0))" }
+            let ended =
+                decision.revokedAt.map { "\(text("app.consents.revoked")) \(date($0))" }
                 ?? decision.replacedAt.map { _ in text("app.consents.replaced") } ?? ""
-            return "<tr><td>\(document.htmlEscaped)</td><td>\(decision.version.htmlEscaped)</td><td>\(date(decision.grantedAt).htmlEscaped)</td><td>\(modules.htmlEscaped)</td><td>\(ended.htmlEscaped)</td></tr>"
+            return
+                "<tr><td>\(document.htmlEscaped)</td><td>\(decision.version.htmlEscaped)</td><td>\(date(decision.grantedAt).htmlEscaped)</td><td>\(modules.htmlEscaped)</td><td>\(ended.htmlEscaped)</td></tr>"
         }
         let heldRows = held.map { entry in
             "<tr><td>\(text("erasure.table.\(entry.table)").htmlEscaped)</td><td>\(entry.count)</td>"

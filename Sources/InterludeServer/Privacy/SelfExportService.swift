@@ -63,10 +63,13 @@ struct SelfExportService: Sendable {
         guard let record = try await latest(of: user) else { throw AppError.notFound }
         let id = try record.requireID()
         let taken = try await database.updateRow(
-            SelfExportRecord.schema, id: id, set: ["downloaded_at": SQLBind(now), "status": SQLBind(ExportStatus.expired.rawValue)],
+            SelfExportRecord.schema, id: id,
+            set: ["downloaded_at": SQLBind(now), "status": SQLBind(ExportStatus.expired.rawValue)],
             if: {
-                $0.where("status", .equal, SQLBind(ExportStatus.ready.rawValue)).where("downloaded_at", .is, SQLLiteral.null)
-                    .where("expires_at", .greaterThan, SQLBind(now))
+                $0.where("status", .equal, SQLBind(ExportStatus.ready.rawValue)).where(
+                    "downloaded_at", .is, SQLLiteral.null
+                )
+                .where("expires_at", .greaterThan, SQLBind(now))
             })
         guard taken, let bytes = try await store.read(.selfExport(id)) else { throw AppError.conflict(.exportNotReady) }
         let store = self.store
@@ -81,7 +84,8 @@ struct SelfExportService: Sendable {
                 try await write(record)
                 written += 1
             } catch {
-                Logger(label: "interlude.self-export").error("A copy of a person's data failed: \(String(describing: error))")
+                Logger(label: "interlude.self-export").error(
+                    "A copy of a person's data failed: \(String(describing: error))")
                 record.status = .failed
                 record.finishedAt = now
                 try await record.save(on: database)
@@ -95,7 +99,9 @@ struct SelfExportService: Sendable {
     /// Expires the copies left past their window and removes their files (a downloaded copy's file went with the
     /// download, a failed one's with the failure).
     func sweep() async throws -> Int {
-        let past = try await SelfExportRecord.query(on: database).filter(\.$status == .ready).filter(\.$expiresAt <= now).all()
+        let past = try await SelfExportRecord.query(on: database).filter(\.$status == .ready).filter(
+            \.$expiresAt <= now
+        ).all()
         for record in past {
             record.status = .expired
             try await record.save(on: database)
@@ -115,7 +121,10 @@ struct SelfExportService: Sendable {
             let id = try candidate.requireID()
             let claimed = try await database.updateRow(
                 SelfExportRecord.schema, id: id,
-                set: ["status": SQLBind(ExportStatus.running.rawValue), "claimed_until": SQLBind(now.addingTimeInterval(Self.lease))],
+                set: [
+                    "status": SQLBind(ExportStatus.running.rawValue),
+                    "claimed_until": SQLBind(now.addingTimeInterval(Self.lease)),
+                ],
                 if: { $0.where("status", .equal, SQLBind(candidate.status.rawValue)) })
             if claimed, let record = try await SelfExportRecord.find(id, on: database) { return record }
         }
@@ -175,17 +184,23 @@ struct SelfExportService: Sendable {
         do {
             if try await DeviceRecord.query(on: database).filter(\.$user.$id == record.$user.id).count() > 0 {
                 try await NotificationOutbox(database: database, localizer: localizer).enqueue(
-                    [.init(
-                        userID: record.$user.id, category: .messages, dedupeKey: "selfExport:\(try record.requireID().lowercasedText)",
-                        title: title, body: body, path: "/app/my-data", dueAt: now, expiresAt: record.expiresAt ?? now)],
+                    [
+                        .init(
+                            userID: record.$user.id, category: .messages,
+                            dedupeKey: "selfExport:\(try record.requireID().lowercasedText)",
+                            title: title, body: body, path: "/app/my-data", dueAt: now,
+                            expiresAt: record.expiresAt ?? now)
+                    ],
                     now: now)
             }
             try await services.mailer.send(
                 EmailComposer(localizer: localizer, publicURL: services.settings.publicURL)
                     .notification(
-                        to: user.email, title: title, body: body, link: services.settings.publicURL + "/app/my-data", language: language))
+                        to: user.email, title: title, body: body, link: services.settings.publicURL + "/app/my-data",
+                        language: language))
         } catch {
-            Logger(label: "interlude.self-export").error("The person could not be told their copy is ready: \(String(describing: error))")
+            Logger(label: "interlude.self-export").error(
+                "The person could not be told their copy is ready: \(String(describing: error))")
         }
     }
 }

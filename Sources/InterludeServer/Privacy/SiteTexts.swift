@@ -26,7 +26,8 @@ struct SiteTexts: Sendable {
     /// Names the installation (empty: no name); audited.
     func setInstallationName(_ name: String, by grant: AdminGrant) async throws {
         var validator = FieldValidator()
-        let clean = validator.text(name, field: "installationName", required: false, maxLength: Self.installationNameMaxLength)
+        let clean = validator.text(
+            name, field: "installationName", required: false, maxLength: Self.installationNameMaxLength)
         try validator.check()
         try await Self.store("installation.name", clean ?? "", now: grant.services.clock.now, on: database)
         try await grant.record(.siteTextChanged, target: "installationName", on: database)
@@ -55,7 +56,8 @@ struct SiteTexts: Sendable {
         var validator = FieldValidator()
         var checked: [Language: String] = [:]
         for (language, text) in texts {
-            checked[language] = validator.text(text, field: "text_\(language.rawValue)", maxLength: Self.maxLength, lines: .multiple)
+            checked[language] = validator.text(
+                text, field: "text_\(language.rawValue)", maxLength: Self.maxLength, lines: .multiple)
         }
         let cleanVersion =
             kind == .privacyPolicy
@@ -85,7 +87,8 @@ struct SiteTexts: Sendable {
         for (process, byLanguage) in texts {
             for (language, text) in byLanguage {
                 checked[Self.key(process, language)] = validator.text(
-                    text, field: "\(process.rawValue)_\(language.rawValue)", maxLength: Self.maxLength, lines: .multiple)
+                    text, field: "\(process.rawValue)_\(language.rawValue)", maxLength: Self.maxLength, lines: .multiple
+                )
             }
         }
         try validator.check()

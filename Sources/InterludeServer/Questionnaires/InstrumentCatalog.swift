@@ -32,12 +32,16 @@ struct InstrumentCatalog: Sendable {
     static let uploadBudget: Duration = .seconds(5)
 
     /// Reads an uploaded instrument on the thread pool, off the threads that serve requests, within `uploadBudget`.
-    static func parseUpload(_ data: Data, format: Format?, on threadPool: NIOThreadPool) async throws -> (InstrumentDefinition, Format) {
+    static func parseUpload(_ data: Data, format: Format?, on threadPool: NIOThreadPool) async throws -> (
+        InstrumentDefinition, Format
+    ) {
         try await threadPool.runIfActive { try parse(data, format: format, budget: WorkBudget(uploadBudget)) }
     }
 
     /// Reads an instrument from our JSON, a FHIR Questionnaire or a REDCap data dictionary and checks it.
-    static func parse(_ data: Data, format: Format?, budget: WorkBudget = .unlimited) throws -> (InstrumentDefinition, Format) {
+    static func parse(_ data: Data, format: Format?, budget: WorkBudget = .unlimited) throws -> (
+        InstrumentDefinition, Format
+    ) {
         let detected = format ?? detect(data)
         let definition: InstrumentDefinition
         switch detected {
@@ -57,7 +61,10 @@ struct InstrumentCatalog: Sendable {
     }
 
     static func detect(_ data: Data) -> Format {
-        guard let first = data.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }),
+        guard
+            let first = data.first(where: {
+                !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF)
+            }),
             first == UInt8(ascii: "{")
         else { return .redcap }
         let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
@@ -72,13 +79,15 @@ struct InstrumentCatalog: Sendable {
     private static let shippedLibraries = ShippedFiles<[InstrumentDefinition]>()
 
     private static func readLibrary(directory: String) throws -> [InstrumentDefinition] {
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }
+            .sorted()
         return try files.map { file in
             let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file))
             do {
                 return try parse(data, format: .json).0
             } catch {
-                throw SettingsError.invalid(name: "Resources/Instruments/\(file)", value: "", expected: "a valid instrument: \(error)")
+                throw SettingsError.invalid(
+                    name: "Resources/Instruments/\(file)", value: "", expected: "a valid instrument: \(error)")
             }
         }
     }
@@ -89,7 +98,8 @@ struct InstrumentCatalog: Sendable {
             if let stored = try await version(definition.key, definition.version) {
                 if try stored.decodedDefinition() != definition {
                     logger.warning(
-                        "Library file for \(definition.key) version \(definition.version) differs from the stored version; the stored one stays. Give the file a new version to publish a change.")
+                        "Library file for \(definition.key) version \(definition.version) differs from the stored version; the stored one stays. Give the file a new version to publish a change."
+                    )
                 }
                 continue
             }
@@ -105,7 +115,9 @@ struct InstrumentCatalog: Sendable {
     /// Imports a new version of an instrument as a draft: it replaces an earlier draft of the same key, or
     /// follows the newest published version.
     /// The owner and sharing are decided by `InstrumentGovernance`.
-    func importDraft(_ definition: InstrumentDefinition, format: Format, owner: UUID?, shared: Bool, by user: UserRecord)
+    func importDraft(
+        _ definition: InstrumentDefinition, format: Format, owner: UUID?, shared: Bool, by user: UserRecord
+    )
         async throws -> InstrumentVersionRecord
     {
         var draft = definition
@@ -125,7 +137,8 @@ struct InstrumentCatalog: Sendable {
         let record = InstrumentVersionRecord(
             key: draft.key, version: draft.version, title: draft.title.text(.en),
             origin: format.origin,
-            definition: try Self.encode(draft), createdBy: try user.requireID(), ownerStudy: owner, shared: shared, now: now)
+            definition: try Self.encode(draft), createdBy: try user.requireID(), ownerStudy: owner, shared: shared,
+            now: now)
         do {
             try await record.create(on: database)
         } catch let error as any DatabaseError where error.isConstraintFailure {
@@ -167,7 +180,9 @@ struct InstrumentCatalog: Sendable {
     }
 
     func pin(_ key: String, in studyID: UUID) async throws -> InstrumentPinRecord? {
-        try await InstrumentPinRecord.query(on: database).filter(\.$study.$id == studyID).filter(\.$instrumentKey == key).first()
+        try await InstrumentPinRecord.query(on: database).filter(\.$study.$id == studyID).filter(
+            \.$instrumentKey == key
+        ).first()
     }
 
     /// The versions a study has pinned, by instrument.
@@ -221,7 +236,8 @@ struct InstrumentCatalog: Sendable {
         var result = services.published.definitions(pairs)
         let missing = pairs.filter { result[$0] == nil }
         guard !missing.isEmpty else { return result }
-        let records = try await InstrumentVersionRecord.query(on: database).filter(\.$key ~~ Set(missing.map(\.key))).all()
+        let records = try await InstrumentVersionRecord.query(on: database).filter(\.$key ~~ Set(missing.map(\.key)))
+            .all()
         for record in records {
             let pair = InstrumentVersionKey(key: record.key, version: record.version)
             guard missing.contains(pair) else { continue }
@@ -258,7 +274,9 @@ extension InstrumentVersionRecord {
     private static let decoded = DecodedCache<InstrumentDefinition>(capacity: 256)
 
     func decodedDefinition() throws -> InstrumentDefinition {
-        try Self.decoded.value(for: definition) { try JSONDecoder().decode(InstrumentDefinition.self, from: Data($0.utf8)) }
+        try Self.decoded.value(for: definition) {
+            try JSONDecoder().decode(InstrumentDefinition.self, from: Data($0.utf8))
+        }
     }
 
     var isPublished: Bool { status == .published }

@@ -64,7 +64,8 @@ struct PromptService: Sendable {
     func prompts(of patientID: UUID, statuses: Set<PromptStatus>, studies: Set<UUID>? = nil) async throws -> [Current] {
         var query = PromptRecord.query(on: database).filter(\.$patient.$id == patientID)
         if let studies { query = query.filter(\.$study.$id ~~ Array(studies)) }
-        let all = try await query
+        let all =
+            try await query
             .sort(\.$closesAt)
             .all()
             .map(current)
@@ -102,14 +103,18 @@ struct PromptService: Sendable {
     }
 
     /// Compliance of these participants in one study, week by week, the last week ending now.
-    func weeklyCompliance(of patientIDs: [UUID], in studyID: UUID, weeks: Int) async throws -> [(end: Date, compliance: Compliance)] {
+    func weeklyCompliance(of patientIDs: [UUID], in studyID: UUID, weeks: Int) async throws -> [(
+        end: Date, compliance: Compliance
+    )] {
         let start = now.addingTimeInterval(-Double(weeks) * 7 * 86_400)
         let records = try await PromptRecord.query(on: database)
             .filter(\.$patient.$id ~~ patientIDs).filter(\.$study.$id == studyID)
             .filter(\.$opensAt > start).filter(\.$opensAt <= now)
             .field(\.$patient.$id).field(\.$status).field(\.$opensAt).field(\.$closesAt).field(\.$study.$id)
             .all()
-        var result = (1...max(weeks, 1)).map { (end: start.addingTimeInterval(Double($0) * 7 * 86_400), compliance: Compliance()) }
+        var result = (1...max(weeks, 1)).map {
+            (end: start.addingTimeInterval(Double($0) * 7 * 86_400), compliance: Compliance())
+        }
         for record in records {
             let week = (record.opensAt.timeIntervalSince(start) / (7 * 86_400)).rounded(.down).clampedInt ?? 0
             let index = min(result.count - 1, max(0, week))
@@ -120,7 +125,9 @@ struct PromptService: Sendable {
 
     /// Compliance per patient over the prompts that have opened, in `studies` when given.
     /// `until`: for patients whose treatment ended, only prompts made and opened before its end count.
-    func compliance(of patientIDs: [UUID], studies: Set<UUID>? = nil, until: [UUID: Date] = [:]) async throws -> [UUID: Compliance] {
+    func compliance(of patientIDs: [UUID], studies: Set<UUID>? = nil, until: [UUID: Date] = [:]) async throws -> [UUID:
+        Compliance]
+    {
         var query = PromptRecord.query(on: database)
             .filter(\.$patient.$id ~~ patientIDs)
             .filter(\.$opensAt <= now)
@@ -146,7 +153,9 @@ struct PromptService: Sendable {
 
     /// Open prompts that wait because a one-time questionnaire of the same study is still open.
     func blocked(among prompts: [Current], patientID: UUID) async throws -> Set<UUID> {
-        let candidates = prompts.filter { Self.mayWait(occurrence: $0.record.occurrence, status: $0.status, studyID: $0.record.$study.id) }
+        let candidates = prompts.filter {
+            Self.mayWait(occurrence: $0.record.occurrence, status: $0.status, studyID: $0.record.$study.id)
+        }
         guard !candidates.isEmpty else { return [] }
         let waiting = try await studiesWaitingForOneTime(of: patientID)
         return Set(candidates.filter { $0.record.$study.id.map(waiting.contains) == true }.compactMap(\.record.id))
@@ -163,7 +172,8 @@ struct PromptService: Sendable {
         let now = self.now
         return Set(
             try await Statements.oneTimePrompts(of: patientID, on: database).compactMap { prompt in
-                let status = PromptStatus.at(now, recorded: prompt.status, opensAt: prompt.opensAt, closesAt: prompt.closesAt)
+                let status = PromptStatus.at(
+                    now, recorded: prompt.status, opensAt: prompt.opensAt, closesAt: prompt.closesAt)
                 return status == .open ? prompt.studyID : nil
             })
     }

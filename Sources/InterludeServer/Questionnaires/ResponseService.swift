@@ -52,7 +52,9 @@ struct ResponseService: Sendable {
         let now = self.now
         // A submission sent again finds its prompt completed by it; an id another response holds is turned away
         // by the database's key, below. Neither needs a look-up before the prompt.
-        guard let prompt = try await SubmittedPrompt.read(submission.promptID, on: database), prompt.patientID == patientID else {
+        guard let prompt = try await SubmittedPrompt.read(submission.promptID, on: database),
+            prompt.patientID == patientID
+        else {
             try await ErasedIDs(database: database, services: services).refuse(submission.id, submission.promptID)
             throw AppError.field("promptId", .unknown)
         }
@@ -63,7 +65,9 @@ struct ResponseService: Sendable {
         switch prompt.status {
         case .completed:
             // The same submission sent again, or stored meanwhile by a request that overtook this one.
-            if prompt.responseID == submission.id, let stored = try await ResponseRecord.find(submission.id, on: database) {
+            if prompt.responseID == submission.id,
+                let stored = try await ResponseRecord.find(submission.id, on: database)
+            {
                 return .repeated(try open(stored))
             }
             throw AppError.conflict(.promptCompleted)
@@ -75,7 +79,9 @@ struct ResponseService: Sendable {
         if let studyID = prompt.studyID {
             let consents = ConsentService(database: database, services: services)
             try await consents.requireAnswered(by: patientID, in: studyID)
-            if submission.context != nil { grantsContext = try await consents.grants(.context, by: patientID, in: studyID) }
+            if submission.context != nil {
+                grantsContext = try await consents.grants(.context, by: patientID, in: studyID)
+            }
         }
         if submission.context != nil, !grantsContext, declinedContext == .refused {
             throw AppError.field("context", .notAllowed)
@@ -99,7 +105,8 @@ struct ResponseService: Sendable {
         let record = ResponseRecord(
             id: submission.id, patientID: patientID, promptID: submission.promptID, instrumentKey: definition.key,
             instrumentVersion: definition.version, sealedAnswers: try seal(submission.answers),
-            scores: try services.cipher.seal(Self.encode(scores, fast: services.settings.apiFastPaths)), openedAt: prompt.openedAt, startedAt: submission.startedAt,
+            scores: try services.cipher.seal(Self.encode(scores, fast: services.settings.apiFastPaths)),
+            openedAt: prompt.openedAt, startedAt: submission.startedAt,
             completedAt: submission.completedAt, receivedAt: now)
         record.studyID = prompt.studyID
         // Context the instrument does not ask for is not kept, whatever the app sent.
@@ -129,7 +136,8 @@ struct ResponseService: Sendable {
     }
 
     /// A patient's responses, newest first, optionally for one instrument, or only those in `studies`.
-    func responses(of patientID: UUID, instrumentKey: String? = nil, studies: Set<UUID>? = nil) async throws -> [Stored] {
+    func responses(of patientID: UUID, instrumentKey: String? = nil, studies: Set<UUID>? = nil) async throws -> [Stored]
+    {
         var query = ResponseRecord.query(on: database).filter(\.$patient.$id == patientID)
         if let instrumentKey { query = query.filter(\.$instrumentKey == instrumentKey) }
         if let studies { query = query.filter(\.$studyID ~~ Array(studies)) }
@@ -158,13 +166,15 @@ struct ResponseService: Sendable {
 
     /// Answers as they are kept: JSON with the item ids in sorted order, sealed.
     func seal(_ answers: Answers) throws -> String {
-        try services.cipher.seal(FastPaths.storedJSON(SortedAnswers(answers: answers), fast: services.settings.apiFastPaths))
+        try services.cipher.seal(
+            FastPaths.storedJSON(SortedAnswers(answers: answers), fast: services.settings.apiFastPaths))
     }
 
     /// A stored response with its answers and scores unsealed.
     func open(_ record: ResponseRecord) throws -> Stored {
         let answers = try JSONDecoder().decode(Answers.self, from: Data(try services.cipher.open(record.answers).utf8))
-        let scores = try JSONDecoder().decode([ScoreResult].self, from: Data(try services.cipher.open(record.scores).utf8))
+        let scores = try JSONDecoder().decode(
+            [ScoreResult].self, from: Data(try services.cipher.open(record.scores).utf8))
         return Stored(record: record, answers: answers, scores: scores)
     }
 

@@ -54,18 +54,24 @@ struct ResultsService: Sendable {
         let within = { (date: Date) in period.map { $0.contains(date) } ?? true }
         let responses = responses.filter { within($0.record.completedAt) }.reversed()
         let definitions = try await InstrumentCatalog(database: database, services: services).definitions(
-            Set(responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
+            Set(
+                responses.map {
+                    InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion)
+                }))
         let momentaryPlans = try await momentaryPlanIDs(Set(prompts.compactMap(\.planID)))
         var byKey: [String: Instrument] = [:]
         var order: [String] = []
         for stored in responses {
             let record = stored.record
-            guard let definition = definitions[InstrumentVersionKey(key: record.instrumentKey, version: record.instrumentVersion)]
+            guard
+                let definition = definitions[
+                    InstrumentVersionKey(key: record.instrumentKey, version: record.instrumentVersion)]
             else { continue }
             if byKey[record.instrumentKey] == nil {
                 order.append(record.instrumentKey)
                 byKey[record.instrumentKey] = Instrument(
-                    key: record.instrumentKey, title: definition.title.text(language), scores: [], items: [], answered: 0,
+                    key: record.instrumentKey, title: definition.title.text(language), scores: [], items: [],
+                    answered: 0,
                     missed: 0, momentary: false)
             }
             var instrument = byKey[record.instrumentKey]!
@@ -82,7 +88,8 @@ struct ResultsService: Sendable {
                         yesNo: oneQuestion?.type == .boolean && range == 0...1, points: []))
             }
             for item in definition.items where itemTypes.contains(item.type) {
-                guard let answer = stored.answers[item.id], let value = definition.numericValue(of: answer, for: item) else { continue }
+                guard let answer = stored.answers[item.id], let value = definition.numericValue(of: answer, for: item)
+                else { continue }
                 Self.add(
                     Point(at: record.completedAt, value: value, band: nil), to: &instrument.items,
                     as: Series(
@@ -92,9 +99,12 @@ struct ResultsService: Sendable {
             byKey[record.instrumentKey] = instrument
         }
         for prompt in prompts where byKey[prompt.instrumentKey] != nil {
-            let status = PromptStatus.at(services.clock.now, recorded: prompt.status, opensAt: prompt.opensAt, closesAt: prompt.closesAt)
+            let status = PromptStatus.at(
+                services.clock.now, recorded: prompt.status, opensAt: prompt.opensAt, closesAt: prompt.closesAt)
             if status == .expired, within(prompt.closesAt) { byKey[prompt.instrumentKey]?.missed += 1 }
-            if let planID = prompt.planID, momentaryPlans.contains(planID) { byKey[prompt.instrumentKey]?.momentary = true }
+            if let planID = prompt.planID, momentaryPlans.contains(planID) {
+                byKey[prompt.instrumentKey]?.momentary = true
+            }
         }
         return order.compactMap { byKey[$0] }
     }

@@ -60,7 +60,8 @@ struct AudiogramChart: Sendable {
     }
 
     func y(_ level: Int) -> Double {
-        Self.top + plotHeight * Double(level - Self.levels.lowerBound) / Double(Self.levels.upperBound - Self.levels.lowerBound)
+        Self.top + plotHeight * Double(level - Self.levels.lowerBound)
+            / Double(Self.levels.upperBound - Self.levels.lowerBound)
     }
 
     private func text(_ key: String, _ arguments: [String: String] = [:]) -> String {
@@ -70,7 +71,12 @@ struct AudiogramChart: Sendable {
     var title: String {
         let date = display.date(audiogram.measuredAt)
         if let earlier {
-            return text("audiogram.title_compared", ["date": date, "earlier": display.date(earlier.measuredAt), "ears": text("audiogram.ears.\(ears.rawValue)")])
+            return text(
+                "audiogram.title_compared",
+                [
+                    "date": date, "earlier": display.date(earlier.measuredAt),
+                    "ears": text("audiogram.ears.\(ears.rawValue)"),
+                ])
         }
         return text("audiogram.title", ["date": date, "ears": text("audiogram.ears.\(ears.rawValue)")])
     }
@@ -79,10 +85,15 @@ struct AudiogramChart: Sendable {
     var description: String {
         ears.shown.map { ear in
             let name = text("audiogram.ear.\(ear.rawValue)")
-            guard let average = audiogram.pureToneAverage(ear) else { return text("audiogram.no_average", ["ear": name]) }
-            var sentence = text("audiogram.average", [
-                "ear": name, "value": average.plainText(in: language), "band": text("audiogram.band.\(Audiogram.Band.of(average).rawValue)"),
-            ])
+            guard let average = audiogram.pureToneAverage(ear) else {
+                return text("audiogram.no_average", ["ear": name])
+            }
+            var sentence = text(
+                "audiogram.average",
+                [
+                    "ear": name, "value": average.plainText(in: language),
+                    "band": text("audiogram.band.\(Audiogram.Band.of(average).rawValue)"),
+                ])
             if let before = earlier?.pureToneAverage(ear) {
                 sentence += " " + text("audiogram.average_before", ["value": before.plainText(in: language)])
             }
@@ -111,10 +122,12 @@ struct AudiogramChart: Sendable {
             let x = n(Self.left + plotWidth - 6)
             // A name too long for a narrow chart's width takes two lines, the second on the band's lower edge.
             let lines = Self.lines(text("audiogram.band.\(band.rawValue)"), fitting: plotWidth - 12)
-            let name = lines.count == 1
+            let name =
+                lines.count == 1
                 ? lines[0].htmlEscaped
                 : ##"<tspan x="\##(x)" dy="-14">\##(lines[0].htmlEscaped)</tspan><tspan x="\##(x)" dy="14">\##(lines[1].htmlEscaped)</tspan>"##
-            return ##"<g class="band" data-band="\##(band.rawValue)"><rect x="\##(n(Self.left))" y="\##(n(top))" width="\##(n(plotWidth))" height="\##(n(bottom - top))" fill="\##(Self.bandFills[index])"/><text x="\##(x)" y="\##(n(bottom - 6))" text-anchor="end" font-size="12" fill="#4a5563">\##(name)</text></g>"##
+            return
+                ##"<g class="band" data-band="\##(band.rawValue)"><rect x="\##(n(Self.left))" y="\##(n(top))" width="\##(n(plotWidth))" height="\##(n(bottom - top))" fill="\##(Self.bandFills[index])"/><text x="\##(x)" y="\##(n(bottom - 6))" text-anchor="end" font-size="12" fill="#4a5563">\##(name)</text></g>"##
         }
     }
 
@@ -124,22 +137,28 @@ struct AudiogramChart: Sendable {
         for frequency in ticks {
             let label = frequency >= 1000 ? "\((Double(frequency) / 1000).plainText(in: language))k" : "\(frequency)"
             parts.append(
-                ##"<line class="x-grid" data-frequency="\##(frequency)" x1="\##(n(x(frequency)))" y1="\##(n(Self.top))" x2="\##(n(x(frequency)))" y2="\##(n(Self.top + plotHeight))" stroke="#b8bfca" stroke-width="1"/>"##)
+                ##"<line class="x-grid" data-frequency="\##(frequency)" x1="\##(n(x(frequency)))" y1="\##(n(Self.top))" x2="\##(n(x(frequency)))" y2="\##(n(Self.top + plotHeight))" stroke="#b8bfca" stroke-width="1"/>"##
+            )
             let octave = (frequency / 125).nonzeroBitCount == 1
             if narrow && !octave && frequency != highest { continue }
             parts.append(
-                ##"<text x="\##(n(x(frequency)))" y="\##(n(Self.top - 8))" text-anchor="middle" font-size="12" fill="#1b2733">\##(label)</text>"##)
+                ##"<text x="\##(n(x(frequency)))" y="\##(n(Self.top - 8))" text-anchor="middle" font-size="12" fill="#1b2733">\##(label)</text>"##
+            )
         }
         for level in stride(from: Self.levels.lowerBound, through: Self.levels.upperBound, by: 10) {
             parts.append(
-                ##"<line class="y-grid" data-level="\##(level)" x1="\##(n(Self.left))" y1="\##(n(y(level)))" x2="\##(n(Self.left + plotWidth))" y2="\##(n(y(level)))" stroke="\##(level == 0 ? "#6b7685" : "#b8bfca")" stroke-width="1"/>"##)
+                ##"<line class="y-grid" data-level="\##(level)" x1="\##(n(Self.left))" y1="\##(n(y(level)))" x2="\##(n(Self.left + plotWidth))" y2="\##(n(y(level)))" stroke="\##(level == 0 ? "#6b7685" : "#b8bfca")" stroke-width="1"/>"##
+            )
             parts.append(
-                ##"<text x="\##(n(Self.left - 8))" y="\##(n(y(level) + 4))" text-anchor="end" font-size="12" fill="#1b2733">\##(level)</text>"##)
+                ##"<text x="\##(n(Self.left - 8))" y="\##(n(y(level) + 4))" text-anchor="end" font-size="12" fill="#1b2733">\##(level)</text>"##
+            )
         }
         parts.append(
-            ##"<text x="\##(n(Self.left + plotWidth / 2))" y="\##(n(14))" text-anchor="middle" font-size="12" fill="#1b2733">\##(text("audiogram.axis.frequency").htmlEscaped)</text>"##)
+            ##"<text x="\##(n(Self.left + plotWidth / 2))" y="\##(n(14))" text-anchor="middle" font-size="12" fill="#1b2733">\##(text("audiogram.axis.frequency").htmlEscaped)</text>"##
+        )
         parts.append(
-            ##"<text transform="translate(16 \##(n(Self.top + plotHeight / 2))) rotate(-90)" text-anchor="middle" font-size="12" fill="#1b2733">\##(text("audiogram.axis.level").htmlEscaped)</text>"##)
+            ##"<text transform="translate(16 \##(n(Self.top + plotHeight / 2))) rotate(-90)" text-anchor="middle" font-size="12" fill="#1b2733">\##(text("audiogram.axis.level").htmlEscaped)</text>"##
+        )
         return parts
     }
 
@@ -153,7 +172,8 @@ struct AudiogramChart: Sendable {
                 let line = air.map { "\(n(x($0.frequencyHz))),\(n(y($0.thresholdDbHL!)))" }.joined(separator: " ")
                 let dash = ear == .left ? ##" stroke-dasharray="7 4""## : ""
                 parts.append(
-                    ##"<polyline class="curve" data-ear="\##(ear.rawValue)" data-measurement="\##(role)" points="\##(line)" fill="none" stroke="\##(color)" stroke-width="\##(faint ? "1.5" : "2")"\##(dash)\##(faint ? #" opacity="0.45""# : "")/>"##)
+                    ##"<polyline class="curve" data-ear="\##(ear.rawValue)" data-measurement="\##(role)" points="\##(line)" fill="none" stroke="\##(color)" stroke-width="\##(faint ? "1.5" : "2")"\##(dash)\##(faint ? #" opacity="0.45""# : "")/>"##
+                )
             }
             for point in measurement.points where point.ear == ear {
                 parts.append(mark(point, color: color, role: role, faint: faint))
@@ -168,11 +188,15 @@ struct AudiogramChart: Sendable {
         var shapes = [symbol(point)]
         if point.thresholdDbHL == nil {
             let direction = point.ear == .right ? -1.0 : 1.0
-            shapes.append(##"<path d="M \##(n(direction * 5)) 5 l \##(n(direction * 8)) 8 m \##(n(direction * -5)) 0 h \##(n(direction * 5)) v -5"/>"##)
+            shapes.append(
+                ##"<path d="M \##(n(direction * 5)) 5 l \##(n(direction * 8)) 8 m \##(n(direction * -5)) 0 h \##(n(direction * 5)) v -5"/>"##
+            )
         }
         let heard = point.thresholdDbHL.map { "\($0) dB HL" } ?? text("audiogram.no_response")
-        let label = "\(text("audiogram.ear.\(point.ear.rawValue)")), \(point.frequencyHz) Hz, \(text("audiogram.conduction.\(point.conduction.rawValue)")): \(heard)"
-        return ##"<g class="mark" data-measurement="\##(role)" data-ear="\##(point.ear.rawValue)" data-frequency="\##(point.frequencyHz)" data-threshold="\##(threshold)" data-conduction="\##(point.conduction.rawValue)" data-masked="\##(point.masked)" transform="translate(\##(n(x(point.frequencyHz))) \##(n(y(level))))" fill="none" stroke="\##(color)" stroke-width="2"\##(faint ? #" opacity="0.45""# : "")><title>\##(label.htmlEscaped)</title>\##(shapes.joined())</g>"##
+        let label =
+            "\(text("audiogram.ear.\(point.ear.rawValue)")), \(point.frequencyHz) Hz, \(text("audiogram.conduction.\(point.conduction.rawValue)")): \(heard)"
+        return
+            ##"<g class="mark" data-measurement="\##(role)" data-ear="\##(point.ear.rawValue)" data-frequency="\##(point.frequencyHz)" data-threshold="\##(threshold)" data-conduction="\##(point.conduction.rawValue)" data-masked="\##(point.masked)" transform="translate(\##(n(x(point.frequencyHz))) \##(n(y(level))))" fill="none" stroke="\##(color)" stroke-width="2"\##(faint ? #" opacity="0.45""# : "")><title>\##(label.htmlEscaped)</title>\##(shapes.joined())</g>"##
     }
 
     /// The audiologists' symbol for a point, drawn around its centre.
@@ -196,15 +220,20 @@ struct AudiogramChart: Sendable {
         for ear in ears.shown {
             let sample = symbol(Audiogram.Point(ear: ear, frequencyHz: 1000, thresholdDbHL: 0))
             parts.append(
-                ##"<g class="legend-mark" transform="translate(\##(n(offset + 8)) \##(n(baseline - 4)))" fill="none" stroke="\##(Self.colors[ear]!)" stroke-width="2">\##(sample)</g>"##)
+                ##"<g class="legend-mark" transform="translate(\##(n(offset + 8)) \##(n(baseline - 4)))" fill="none" stroke="\##(Self.colors[ear]!)" stroke-width="2">\##(sample)</g>"##
+            )
             parts.append(
-                ##"<text x="\##(n(offset + 22))" y="\##(n(baseline))" font-size="12" fill="#1b2733">\##(text("audiogram.ear.\(ear.rawValue)").htmlEscaped)</text>"##)
+                ##"<text x="\##(n(offset + 22))" y="\##(n(baseline))" font-size="12" fill="#1b2733">\##(text("audiogram.ear.\(ear.rawValue)").htmlEscaped)</text>"##
+            )
             offset += narrow ? 110 : 130
         }
         if let earlier {
-            let dates = text("audiogram.legend.compared", ["date": display.date(audiogram.measuredAt), "earlier": display.date(earlier.measuredAt)])
+            let dates = text(
+                "audiogram.legend.compared",
+                ["date": display.date(audiogram.measuredAt), "earlier": display.date(earlier.measuredAt)])
             let (x, y) = narrow ? (Self.left, baseline + 16) : (offset, baseline)
-            parts.append(##"<text x="\##(n(x))" y="\##(n(y))" font-size="12" fill="#1b2733">\##(dates.htmlEscaped)</text>"##)
+            parts.append(
+                ##"<text x="\##(n(x))" y="\##(n(y))" font-size="12" fill="#1b2733">\##(dates.htmlEscaped)</text>"##)
         }
         return parts
     }
@@ -215,7 +244,11 @@ struct AudiogramChart: Sendable {
         guard Double(text.count) * 7 > width else { return [text] }
         let middle = text.count / 2
         let spaces = text.indices.filter { text[$0] == " " }
-        guard let split = spaces.min(by: { abs(text.distance(from: text.startIndex, to: $0) - middle) < abs(text.distance(from: text.startIndex, to: $1) - middle) })
+        guard
+            let split = spaces.min(by: {
+                abs(text.distance(from: text.startIndex, to: $0) - middle)
+                    < abs(text.distance(from: text.startIndex, to: $1) - middle)
+            })
         else { return [text] }
         return [String(text[..<split]), String(text[text.index(after: split)...])]
     }

@@ -57,7 +57,8 @@ extension RecordService {
     /// The choices the person's studies add, for checking their records.
     func rules(for patient: UserRecord) async throws -> RecordRules {
         RecordRules(
-            eventTypes: Set(try await RecordSettings.ofStudies(of: patient.requireID(), on: database).eventTypes), now: services.clock.now)
+            eventTypes: Set(try await RecordSettings.ofStudies(of: patient.requireID(), on: database).eventTypes),
+            now: services.clock.now)
     }
 }
 
@@ -105,7 +106,9 @@ extension HealthEvent: EditableRecordContent {
             studyTypes: rules.eventTypes)
     }
 
-    static func shown(_ stored: RecordService.Stored<HealthEvent>, today: LocalDate) throws -> Components.Schemas.HealthEvent {
+    static func shown(_ stored: RecordService.Stored<HealthEvent>, today: LocalDate) throws
+        -> Components.Schemas.HealthEvent
+    {
         try .init(stored)
     }
 
@@ -123,7 +126,8 @@ extension HealthEvent: EditableRecordContent {
 
 extension Therapy: EditableRecordContent {
     static func validate(_ input: Components.Schemas.TherapyInput, rules: RecordRules) throws -> Therapy {
-        try validate(name: input.name, kind: input._type, startDate: input.startDate, endDate: input.endDate, note: input.note)
+        try validate(
+            name: input.name, kind: input._type, startDate: input.startDate, endDate: input.endDate, note: input.note)
     }
 
     static func shown(_ stored: RecordService.Stored<Therapy>, today: LocalDate) throws -> Components.Schemas.Therapy {
@@ -146,19 +150,25 @@ extension Audiogram: EditableRecordContent {
         try validate(measuredAt: input.measuredAt, points: input.points.map(Audiogram.RawPoint.init))
     }
 
-    static func shown(_ stored: RecordService.Stored<Audiogram>, today: LocalDate) throws -> Components.Schemas.Audiogram {
+    static func shown(_ stored: RecordService.Stored<Audiogram>, today: LocalDate) throws
+        -> Components.Schemas.Audiogram
+    {
         try .init(stored)
     }
 
     static let exportColumns = [
-        "measured_utc", "measured_local", "time_zone", "ear", "frequency_hz", "threshold_db_hl", "no_response", "conduction", "masked",
+        "measured_utc", "measured_local", "time_zone", "ear", "frequency_hz", "threshold_db_hl", "no_response",
+        "conduction", "masked",
     ]
 
     func exportRows(_ time: (Date) -> ExportTime) -> [[String?]] {
         let measured = time(measuredAt)
         return points.map { point in
-            [measured.utc, measured.local, measured.zone, point.ear.rawValue, String(point.frequencyHz), point.thresholdDbHL.map(String.init),
-             point.thresholdDbHL == nil ? "1" : "0", point.conduction.rawValue, point.masked ? "1" : "0"]
+            [
+                measured.utc, measured.local, measured.zone, point.ear.rawValue, String(point.frequencyHz),
+                point.thresholdDbHL.map(String.init),
+                point.thresholdDbHL == nil ? "1" : "0", point.conduction.rawValue, point.masked ? "1" : "0",
+            ]
         }
     }
 
@@ -207,17 +217,26 @@ extension Thought: RecordKindContent {
 }
 
 extension ThoughtOccurrence: RecordKindContent {
-    static func shown(_ stored: RecordService.Stored<ThoughtOccurrence>, today: LocalDate) throws -> Components.Schemas.ThoughtOccurrence {
+    static func shown(_ stored: RecordService.Stored<ThoughtOccurrence>, today: LocalDate) throws
+        -> Components.Schemas.ThoughtOccurrence
+    {
         try .init(stored)
     }
 
-    static let exportColumns = ["thought_id", "recorded_utc", "recorded_local", "time_zone", "rating_before", "rating_after", "change"]
+    static let exportColumns = [
+        "thought_id", "recorded_utc", "recorded_local", "time_zone", "rating_before", "rating_after", "change",
+    ]
 
     /// Where it happened and the note stay out of research exports: they are the person's own.
     func exportRows(_ time: (Date) -> ExportTime) -> [[String?]] {
         let recorded = time(recordedAt)
-        return [[thoughtID.lowercasedText, recorded.utc, recorded.local, recorded.zone, ratingBefore.plainText(decimals: 3),
-                 ratingAfter.plainText(decimals: 3), change.plainText(decimals: 3)]]
+        return [
+            [
+                thoughtID.lowercasedText, recorded.utc, recorded.local, recorded.zone,
+                ratingBefore.plainText(decimals: 3),
+                ratingAfter.plainText(decimals: 3), change.plainText(decimals: 3),
+            ]
+        ]
     }
 
     func fhirResource(id: UUID, subject: FHIR.Identifier, today: LocalDate) -> any FHIRRecordResource {

@@ -63,12 +63,16 @@ struct RecordService: Sendable {
     }
 
     func list<Content: RecordContent>(_ type: Content.Type, of patientID: UUID) async throws -> [Stored<Content>] {
-        try await EntryRecord.query(on: database).filter(\.$patient.$id == patientID).filter(\.$kind == Content.recordKind)
-            .sort(\.$occurredAt, .descending).all().map(open)
+        try await EntryRecord.query(on: database).filter(\.$patient.$id == patientID).filter(
+            \.$kind == Content.recordKind
+        )
+        .sort(\.$occurredAt, .descending).all().map(open)
     }
 
     /// One record of the patient's, or nil when they have none of this kind under the id.
-    func record<Content: RecordContent>(_ id: UUID, _ type: Content.Type, of patientID: UUID) async throws -> Stored<Content>? {
+    func record<Content: RecordContent>(_ id: UUID, _ type: Content.Type, of patientID: UUID) async throws -> Stored<
+        Content
+    >? {
         guard let record = try await EntryRecord.find(id, on: database), record.$patient.id == patientID,
             record.kind == Content.recordKind
         else { return nil }
@@ -77,26 +81,34 @@ struct RecordService: Sendable {
 
     /// Stores a new record; the same id sent again by the same person answers the stored one (`created` false), as
     /// does, for a record with a `matchKey`, another of theirs with the same key stored meanwhile.
-    func create<Content: RecordContent>(_ content: Content, id: UUID, by patient: UserRecord, matchKey: String? = nil) async throws
+    func create<Content: RecordContent>(_ content: Content, id: UUID, by patient: UserRecord, matchKey: String? = nil)
+        async throws
         -> (stored: Stored<Content>, created: Bool)
     {
         let patientID = try patient.requireID()
         if let existing = try await EntryRecord.find(id, on: database) {
-            guard existing.$patient.id == patientID, existing.kind == Content.recordKind else { throw AppError.conflict(.recordIDTaken) }
+            guard existing.$patient.id == patientID, existing.kind == Content.recordKind else {
+                throw AppError.conflict(.recordIDTaken)
+            }
             return (try open(existing), false)
         }
         try await ErasedIDs(database: database, services: services).refuse(id)
         let record = EntryRecord(
-            id: id, patientID: patientID, kind: Content.recordKind, occurredAt: content.occurredAt, content: try seal(content), now: now)
+            id: id, patientID: patientID, kind: Content.recordKind, occurredAt: content.occurredAt,
+            content: try seal(content), now: now)
         record.remindAt = content.reminder(now: now, in: patient.zone)
         record.matchKey = matchKey
         do {
             try await record.create(on: database)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             // The same create, sent twice at once: the first one stands.
-            if let stored = try await EntryRecord.find(id, on: database), stored.$patient.id == patientID { return (try open(stored), false) }
+            if let stored = try await EntryRecord.find(id, on: database), stored.$patient.id == patientID {
+                return (try open(stored), false)
+            }
             if let matchKey,
-                let stored = try await EntryRecord.query(on: database).filter(\.$patient.$id == patientID).filter(\.$matchKey == matchKey).first()
+                let stored = try await EntryRecord.query(on: database).filter(\.$patient.$id == patientID).filter(
+                    \.$matchKey == matchKey
+                ).first()
             {
                 return (try open(stored), false)
             }
@@ -106,16 +118,22 @@ struct RecordService: Sendable {
     }
 
     /// Replaces a record's content if nobody changed it since `baseVersion`; otherwise 409 `record-changed`.
-    func update<Content: RecordContent>(_ content: Content, id: UUID, baseVersion: Int, by patient: UserRecord) async throws
+    func update<Content: RecordContent>(_ content: Content, id: UUID, baseVersion: Int, by patient: UserRecord)
+        async throws
         -> Stored<Content>
     {
         _ = try await own(id, kind: Content.recordKind, of: patient)
         let changed = try await database.updateRow(
             EntryRecord.schema, id: id,
-            set: ["content": SQLBind(try seal(content)), "occurred_at": SQLBind(content.occurredAt), "updated_at": SQLBind(now),
-                  "version": SQLBind(baseVersion + 1), "remind_at": SQLBind(content.reminder(now: now, in: patient.zone))],
+            set: [
+                "content": SQLBind(try seal(content)), "occurred_at": SQLBind(content.occurredAt),
+                "updated_at": SQLBind(now),
+                "version": SQLBind(baseVersion + 1), "remind_at": SQLBind(content.reminder(now: now, in: patient.zone)),
+            ],
             if: { $0.where("version", .equal, SQLBind(baseVersion)) })
-        guard changed, let stored = try await EntryRecord.find(id, on: database) else { throw AppError.conflict(.recordChanged) }
+        guard changed, let stored = try await EntryRecord.find(id, on: database) else {
+            throw AppError.conflict(.recordChanged)
+        }
         return try open(stored)
     }
 
@@ -123,10 +141,13 @@ struct RecordService: Sendable {
     func delete(_ id: UUID, kind: RecordKind, baseVersion: Int, by patient: UserRecord) async throws {
         let record = try await own(id, kind: kind, of: patient)
         try await database.atomically { database in
-            let deleted = try await database.deleteRow(EntryRecord.schema, id: id) { $0.where("version", .equal, SQLBind(baseVersion)) }
+            let deleted = try await database.deleteRow(EntryRecord.schema, id: id) {
+                $0.where("version", .equal, SQLBind(baseVersion))
+            }
             // It had moved on to another version, or went meanwhile.
             guard deleted else {
-                throw try await EntryRecord.find(id, on: database) == nil ? AppError.notFound : AppError.conflict(.recordChanged)
+                throw try await EntryRecord.find(id, on: database) == nil
+                    ? AppError.notFound : AppError.conflict(.recordChanged)
             }
             try await SyncStamps.bury(SyncEntity(kind), ids: [id], of: record.$patient.id, now: now, on: database)
         }
@@ -134,12 +155,15 @@ struct RecordService: Sendable {
 
     /// Who a record is about in FHIR: the patient's pseudonym, never their name.
     func fhirSubject(of patientID: UUID) async throws -> FHIR.Identifier {
-        let pseudonym = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()?.pseudonym
+        let pseudonym = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()?
+            .pseudonym
         return FHIR.Identifier(system: services.settings.publicURL + "/pseudonym", value: pseudonym)
     }
 
     private func own(_ id: UUID, kind: RecordKind, of patient: UserRecord) async throws -> EntryRecord {
-        guard let record = try await EntryRecord.find(id, on: database), record.$patient.id == patient.id, record.kind == kind else {
+        guard let record = try await EntryRecord.find(id, on: database), record.$patient.id == patient.id,
+            record.kind == kind
+        else {
             throw AppError.notFound
         }
         return record
@@ -148,7 +172,9 @@ struct RecordService: Sendable {
     func open<Content: RecordContent>(_ record: EntryRecord) throws -> Stored<Content> {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        return Stored(record: record, content: try decoder.decode(Content.self, from: Data(try services.cipher.open(record.content).utf8)))
+        return Stored(
+            record: record,
+            content: try decoder.decode(Content.self, from: Data(try services.cipher.open(record.content).utf8)))
     }
 
     private func seal<Content: RecordContent>(_ content: Content) throws -> String {

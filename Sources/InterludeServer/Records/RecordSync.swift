@@ -44,20 +44,26 @@ extension RecordService {
     }
 
     /// Edits a record from the version the app had: a conflict when it moved on, gone when deleted meanwhile.
-    func syncUpdate(_ kind: RecordKind, id: UUID, baseVersion: Int, body: Data, by patient: UserRecord) async throws -> SyncOutcome {
+    func syncUpdate(_ kind: RecordKind, id: UUID, baseVersion: Int, body: Data, by patient: UserRecord) async throws
+        -> SyncOutcome
+    {
         switch kind.editing {
         case .whole(let type):
-            return try await syncUpdate(type, id: id, baseVersion: baseVersion, body: body, rules: try await rules(for: patient), by: patient)
+            return try await syncUpdate(
+                type, id: id, baseVersion: baseVersion, body: body, rules: try await rules(for: patient), by: patient)
         case .thought:
             throw AppError.field("recordKind", .notAllowed)
         case .thoughtOccurrence:
             let fields: ThoughtOccurrence.Fields
             do {
-                fields = try Self.input(Components.Schemas.ThoughtOccurrenceUpdate.self, from: body, id: nil).checked(now: services.clock.now)
+                fields = try Self.input(Components.Schemas.ThoughtOccurrenceUpdate.self, from: body, id: nil).checked(
+                    now: services.clock.now)
             } catch let failure as ValidationFailure {
                 throw failure.appError.prefixed("record")
             }
-            return try await outcome { _ = try await thoughts.update(id, fields, baseVersion: baseVersion, by: patient) }
+            return try await outcome {
+                _ = try await thoughts.update(id, fields, baseVersion: baseVersion, by: patient)
+            }
         }
     }
 
@@ -69,7 +75,8 @@ extension RecordService {
     }
 
     /// Deletes a record from the version the app had; one gone already is what the change wanted.
-    func syncDelete(_ kind: RecordKind, id: UUID, baseVersion: Int, by patient: UserRecord) async throws -> SyncOutcome {
+    func syncDelete(_ kind: RecordKind, id: UUID, baseVersion: Int, by patient: UserRecord) async throws -> SyncOutcome
+    {
         let result = try await outcome {
             if kind == .thought {
                 try await thoughts.delete(id, baseVersion: baseVersion, by: patient)
@@ -95,7 +102,9 @@ extension RecordService {
 
     /// A record as its kind's API shows it, for sync answers; nil when the patient has no such record.
     func shown(_ id: UUID, of patient: UserRecord) async throws -> (kind: RecordKind, body: OpenAPIObjectContainer)? {
-        guard let record = try await EntryRecord.find(id, on: database), record.$patient.id == patient.id else { return nil }
+        guard let record = try await EntryRecord.find(id, on: database), record.$patient.id == patient.id else {
+            return nil
+        }
         return (record.kind, try shown(record, today: LocalDate(services.clock.now, in: patient.zone)))
     }
 
@@ -112,7 +121,9 @@ extension RecordService {
     }
 
     /// The content of a mutation's body, read as the kind's API body (its `id` the record's) and checked.
-    private static func content<Content: EditableRecordContent>(_ type: Content.Type, from body: Data, id: UUID, rules: RecordRules)
+    private static func content<Content: EditableRecordContent>(
+        _ type: Content.Type, from body: Data, id: UUID, rules: RecordRules
+    )
         throws -> Content
     {
         let input = try input(Content.Input.self, from: body, id: id)

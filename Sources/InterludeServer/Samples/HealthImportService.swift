@@ -29,7 +29,9 @@ struct HealthImportService: Sendable {
     /// Starts an import with the file or its first part; `size` announces the whole when more parts follow. A person
     /// has one import at a time on the server's disk: an unfinished upload of theirs is given up for the new one,
     /// and while a complete one waits to be read a new one is refused.
-    func start(_ format: HealthImportRecord.Format, size: Int?, body: HTTPBody, by patientID: UUID) async throws -> HealthImportRecord {
+    func start(_ format: HealthImportRecord.Format, size: Int?, body: HTTPBody, by patientID: UUID) async throws
+        -> HealthImportRecord
+    {
         if let size, size > Self.sizeLimit { throw AppError.field("Upload-Length", .outOfRange, limit: Self.sizeLimit) }
         try await requireQuota(size ?? 1, of: patientID, besides: nil)
         let unfinished = try await HealthImportRecord.query(on: database).filter(\.$patient.$id == patientID)
@@ -108,7 +110,9 @@ struct HealthImportService: Sendable {
 
     /// Gives up uploads that received nothing since `idleSince`; how many.
     func abandon(idleSince: Date) async throws -> Int {
-        let idle = try await HealthImportRecord.query(on: database).filter(\.$status == .receiving).filter(\.$updatedAt < idleSince).all()
+        let idle = try await HealthImportRecord.query(on: database).filter(\.$status == .receiving).filter(
+            \.$updatedAt < idleSince
+        ).all()
         try await giveUp(idle, problem: "abandoned: nothing received for a day")
         return idle.count
     }
@@ -140,7 +144,8 @@ struct HealthImportService: Sendable {
                 .sort(\.$createdAt).all()
             var people: Set<UUID> = []
             var readings: [Reading] = []
-            for record in pending where people.insert(record.$patient.id).inserted && readings.count < Self.readingTogether {
+            for record in pending
+            where people.insert(record.$patient.id).inserted && readings.count < Self.readingTogether {
                 if let reading = try await start(record) { readings.append(reading) }
             }
             guard !readings.isEmpty else { return read }
@@ -224,7 +229,8 @@ struct HealthImportService: Sendable {
                 return false
             }
             do {
-                let result = try await SampleService(database: database, services: services).ingest(raws, for: record.$patient.id)
+                let result = try await SampleService(database: database, services: services).ingest(
+                    raws, for: record.$patient.id)
                 record.count(result, otherRecords: otherRecords)
                 record.read = read
                 record.batches += 1
@@ -264,11 +270,14 @@ struct HealthImportService: Sendable {
         return try await database.updateRow(
             HealthImportRecord.schema, id: try record.requireID(),
             set: [
-                "status": SQLBind(record.status.rawValue), "read": SQLBind(record.read), "stored": SQLBind(record.stored),
+                "status": SQLBind(record.status.rawValue), "read": SQLBind(record.read),
+                "stored": SQLBind(record.stored),
                 "duplicates": SQLBind(record.duplicates), "skipped_not_enabled": SQLBind(record.skippedNotEnabled),
-                "skipped_outside_window": SQLBind(record.skippedOutsideWindow), "skipped_invalid": SQLBind(record.skippedInvalid),
+                "skipped_outside_window": SQLBind(record.skippedOutsideWindow),
+                "skipped_invalid": SQLBind(record.skippedInvalid),
                 "skipped_other_types": SQLBind(record.skippedOtherTypes), "problem": SQLBind(record.problem),
-                "finished_at": SQLBind(record.finishedAt), "batches": SQLBind(record.batches), "updated_at": SQLBind(now),
+                "finished_at": SQLBind(record.finishedAt), "batches": SQLBind(record.batches),
+                "updated_at": SQLBind(now),
                 "claimed_until": SQLBind(record.finishedAt == nil ? now.addingTimeInterval(Self.lease) : nil),
             ],
             if: { $0.where("claimed_by", .equal, SQLBind(claim)) })

@@ -115,12 +115,16 @@ struct HealthImportSource: Sendable {
             _ = try archive.extract(entry, bufferSize: Self.chunkSize) { data in
                 inflated += data.count
                 guard Int64(inflated) <= limit else { throw Problem.unpacksTooLarge }
-                try batcher.add(try reader.feed(data), read: Int(Double(size) * Double(inflated) / whole), otherRecords: reader.otherRecords)
+                try batcher.add(
+                    try reader.feed(data), read: Int(Double(size) * Double(inflated) / whole),
+                    otherRecords: reader.otherRecords)
             }
             try batcher.flush(read: size, otherRecords: reader.otherRecords)
         case .appleHealthXML:
             var reader = AppleHealthReader()
-            try chunks { data, read in try batcher.add(try reader.feed(data), read: read, otherRecords: reader.otherRecords) }
+            try chunks { data, read in
+                try batcher.add(try reader.feed(data), read: read, otherRecords: reader.otherRecords)
+            }
             try batcher.flush(read: size, otherRecords: reader.otherRecords)
         case .csv:
             var reader = SampleCSVReader()

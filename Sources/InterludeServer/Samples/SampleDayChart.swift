@@ -39,7 +39,8 @@ struct SampleDayChart: Sendable {
     var svg: String {
         let plotWidth = width - Self.left - Self.right
         let plotHeight = Self.height - Self.top - Self.bottom
-        let highest = max(rows.compactMap(\.value?.value).max() ?? 0, type.dailyAggregate == .mean ? type.range.lowerBound + 1 : 1)
+        let highest = max(
+            rows.compactMap(\.value?.value).max() ?? 0, type.dailyAggregate == .mean ? type.range.lowerBound + 1 : 1)
         let slot = plotWidth / Double(max(rows.count, 1))
         func x(_ index: Int) -> Double { Self.left + slot * (Double(index) + 0.5) }
         func yValue(_ value: Double) -> Double { Self.top + plotHeight * (1 - value / highest) }
@@ -54,17 +55,22 @@ struct SampleDayChart: Sendable {
         for step in 0...4 {
             let value = highest * Double(step) / 4
             parts.append(
-                ##"<text x="\##(n(Self.left - 6))" y="\##(n(yValue(value) + 4))" text-anchor="end" font-size="12" fill="#1b2733">\##(number(value))</text>"##)
+                ##"<text x="\##(n(Self.left - 6))" y="\##(n(yValue(value) + 4))" text-anchor="end" font-size="12" fill="#1b2733">\##(number(value))</text>"##
+            )
             parts.append(
-                ##"<text x="\##(n(Self.left + plotWidth + 6))" y="\##(n(yMood(Double(step) / 4) + 4))" font-size="12" fill="#6a3d8f">\##(moodText(Double(step) / 4))</text>"##)
+                ##"<text x="\##(n(Self.left + plotWidth + 6))" y="\##(n(yMood(Double(step) / 4) + 4))" font-size="12" fill="#6a3d8f">\##(moodText(Double(step) / 4))</text>"##
+            )
         }
         parts.append(##"<text x="4" y="14" font-size="12" fill="#1b2733">\##(unitName.htmlEscaped)</text>"##)
-        parts.append(##"<text x="\##(n(width - 4))" y="14" text-anchor="end" font-size="12" fill="#6a3d8f">\##(text("samples.chart.mood").htmlEscaped)</text>"##)
+        parts.append(
+            ##"<text x="\##(n(width - 4))" y="14" text-anchor="end" font-size="12" fill="#6a3d8f">\##(text("samples.chart.mood").htmlEscaped)</text>"##
+        )
         for (index, row) in rows.enumerated() {
             if let day = row.value {
                 let top = yValue(day.value)
                 parts.append(
-                    ##"<rect x="\##(n(x(index) - slot * 0.35))" y="\##(n(top))" width="\##(n(slot * 0.7))" height="\##(n(max(Self.top + plotHeight - top, 1)))" fill="#1f5f8b"><title>\##(display.date(row.date).htmlEscaped): \##(number(day.value)) \##(unitName.htmlEscaped)</title></rect>"##)
+                    ##"<rect x="\##(n(x(index) - slot * 0.35))" y="\##(n(top))" width="\##(n(slot * 0.7))" height="\##(n(max(Self.top + plotHeight - top, 1)))" fill="#1f5f8b"><title>\##(display.date(row.date).htmlEscaped): \##(number(day.value)) \##(unitName.htmlEscaped)</title></rect>"##
+                )
             }
             // The first and last day, and the middle one where there is room for three dates.
             let middle = width >= 500 && index == rows.count / 2
@@ -72,17 +78,21 @@ struct SampleDayChart: Sendable {
                 let anchor = index == 0 ? "start" : (index == rows.count - 1 ? "end" : "middle")
                 let edge = index == 0 ? Self.left : (index == rows.count - 1 ? Self.left + plotWidth : x(index))
                 parts.append(
-                    ##"<text x="\##(n(edge))" y="\##(n(Self.height - 20))" text-anchor="\##(anchor)" font-size="12" fill="#1b2733">\##(display.date(row.date).htmlEscaped)</text>"##)
+                    ##"<text x="\##(n(edge))" y="\##(n(Self.height - 20))" text-anchor="\##(anchor)" font-size="12" fill="#1b2733">\##(display.date(row.date).htmlEscaped)</text>"##
+                )
             }
         }
         let moods = rows.enumerated().compactMap { index, row in row.mood.map { (index, $0) } }
         if moods.count > 1 {
             let line = moods.map { "\(n(x($0.0))),\(n(yMood($0.1)))" }.joined(separator: " ")
-            parts.append(##"<polyline points="\##(line)" fill="none" stroke="#6a3d8f" stroke-width="2" stroke-dasharray="5 3"/>"##)
+            parts.append(
+                ##"<polyline points="\##(line)" fill="none" stroke="#6a3d8f" stroke-width="2" stroke-dasharray="5 3"/>"##
+            )
         }
         for (index, mood) in moods {
             parts.append(
-                ##"<circle cx="\##(n(x(index)))" cy="\##(n(yMood(mood)))" r="4" fill="#6a3d8f"><title>\##(display.date(rows[index].date).htmlEscaped): \##(text("samples.chart.mood").htmlEscaped) \##(moodText(mood))</title></circle>"##)
+                ##"<circle cx="\##(n(x(index)))" cy="\##(n(yMood(mood)))" r="4" fill="#6a3d8f"><title>\##(display.date(rows[index].date).htmlEscaped): \##(text("samples.chart.mood").htmlEscaped) \##(moodText(mood))</title></circle>"##
+            )
         }
         parts.append("</svg>")
         return parts.joined(separator: "\n")
@@ -92,12 +102,15 @@ struct SampleDayChart: Sendable {
     var description: String {
         let values = rows.compactMap(\.value)
         guard let first = rows.first, let last = rows.last else { return "" }
-        return text("samples.chart.description", [
-            "type": typeName, "from": display.date(first.date), "to": display.date(last.date), "days": String(values.count),
-            "moods": String(rows.compactMap(\.mood).count),
-            "mean": values.isEmpty ? "–" : number(values.map(\.value).reduce(0, +) / Double(values.count)),
-            "unit": unitName,
-        ])
+        return text(
+            "samples.chart.description",
+            [
+                "type": typeName, "from": display.date(first.date), "to": display.date(last.date),
+                "days": String(values.count),
+                "moods": String(rows.compactMap(\.mood).count),
+                "mean": values.isEmpty ? "–" : number(values.map(\.value).reduce(0, +) / Double(values.count)),
+                "unit": unitName,
+            ])
     }
 
     private func n(_ value: Double) -> String { value.plainText() }

@@ -26,13 +26,18 @@ struct SampleService: Sendable {
 
     /// The types the person allows.
     func enabled(of patientID: UUID) async throws -> Set<SampleType> {
-        Set(try await SampleChoiceRecord.query(on: database).filter(\.$patient.$id == patientID).filter(\.$enabled == true).all(\.$type))
+        Set(
+            try await SampleChoiceRecord.query(on: database).filter(\.$patient.$id == patientID).filter(
+                \.$enabled == true
+            ).all(\.$type))
     }
 
     /// From the person's first mood report to their last, if they made any.
     func moodSpan(of patientID: UUID) async throws -> SampleCollection.MoodSpan? {
         let moods = EntryRecord.query(on: database).filter(\.$patient.$id == patientID).filter(\.$kind == .mood)
-        guard let first = try await moods.copy().min(\.$occurredAt), let last = try await moods.copy().max(\.$occurredAt) else {
+        guard let first = try await moods.copy().min(\.$occurredAt),
+            let last = try await moods.copy().max(\.$occurredAt)
+        else {
             return nil
         }
         return .init(first: first, last: last)
@@ -75,7 +80,9 @@ struct SampleService: Sendable {
         let enabled = try await enabled(of: patientID)
         let counts = try await counts(of: patientID)
         return SampleType.allCases.filter { collection.asked[$0] != nil || counts[$0, default: 0] > 0 }.map { type in
-            Choice(type: type, asked: collection.asked[type], enabled: enabled.contains(type), count: counts[type, default: 0])
+            Choice(
+                type: type, asked: collection.asked[type], enabled: enabled.contains(type),
+                count: counts[type, default: 0])
         }
     }
 
@@ -93,24 +100,29 @@ struct SampleService: Sendable {
     func setEnabled(_ type: SampleType, _ enabled: Bool, for patientID: UUID) async throws -> Choice {
         if enabled, try await collection(of: patientID).asked[type] == nil { throw AppError.field("type", .notAllowed) }
         try await database.atomically { database in
-            if let choice = try await SampleChoiceRecord.query(on: database).filter(\.$patient.$id == patientID).filter(\.$type == type)
-                .first()
-            {
+            if let choice = try await SampleChoiceRecord.query(on: database).filter(\.$patient.$id == patientID).filter(
+                \.$type == type
+            )
+            .first() {
                 choice.enabled = enabled
                 choice.changedAt = now
                 try await choice.save(on: database)
             } else {
-                try await SampleChoiceRecord(patientID: patientID, type: type, enabled: enabled, now: now).create(on: database)
+                try await SampleChoiceRecord(patientID: patientID, type: type, enabled: enabled, now: now).create(
+                    on: database)
             }
             if !enabled {
-                try await SampleRecord.query(on: database).filter(\.$patient.$id == patientID).filter(\.$type == type).delete()
+                try await SampleRecord.query(on: database).filter(\.$patient.$id == patientID).filter(\.$type == type)
+                    .delete()
             }
         }
         return try await choice(type, of: patientID)
     }
 
     /// The person's samples, by start, a page at a time.
-    func list(of patientID: UUID, type: SampleType?, from: Date?, to: Date?, offset: Int, limit: Int) async throws -> [SampleRecord] {
+    func list(of patientID: UUID, type: SampleType?, from: Date?, to: Date?, offset: Int, limit: Int) async throws
+        -> [SampleRecord]
+    {
         var query = SampleRecord.query(on: database).filter(\.$patient.$id == patientID)
         if let type { query = query.filter(\.$type == type) }
         if let from { query = query.filter(\.$start >= from) }

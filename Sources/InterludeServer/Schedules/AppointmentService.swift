@@ -64,7 +64,8 @@ struct AppointmentService: Sendable {
         }
         let record = AppointmentRecord(
             patientID: try patient.requireID(), createdBy: try author.requireID(),
-            sealedTitle: try services.cipher.seal(draft.title), sealedComment: try draft.comment.map(services.cipher.seal),
+            sealedTitle: try services.cipher.seal(draft.title),
+            sealedComment: try draft.comment.map(services.cipher.seal),
             startsAt: draft.startsAt, endsAt: draft.endsAt, timeZone: patient.timeZone, now: now)
         record.id = id
         try await record.create(on: database)
@@ -108,12 +109,14 @@ struct AppointmentService: Sendable {
 
     /// Tells the therapist who follows the patient (or, without one, who booked the session), naming the patient by
     /// code: the text may show on a locked screen.
-    private func tellTherapist(of patientID: UUID, _ news: TherapistNews, about record: AppointmentRecord) async throws {
+    private func tellTherapist(of patientID: UUID, _ news: TherapistNews, about record: AppointmentRecord) async throws
+    {
         let therapistID = try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$therapist.id
         guard let therapistID = therapistID ?? record.$createdBy.id, therapistID != patientID,
             let therapist = try await UserRecord.find(therapistID, on: database)
         else { return }
-        let code = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()?.pseudonym ?? ""
+        let code =
+            try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()?.pseudonym ?? ""
         let display = DateDisplay(language: therapist.language, timeZone: therapist.zone)
         try await tell(
             therapist, news.rawValue, of: record, path: ConsoleURL.patient(patientID).path + "#appointments",
@@ -140,7 +143,8 @@ struct AppointmentService: Sendable {
     /// Changes one of the patient's own appointments if nobody changed it since `baseVersion`; otherwise 409
     /// `appointment-changed`. A session the therapist booked is theirs: 409 `appointment-of-therapist`.
     func update(
-        _ id: UUID, of patient: UserRecord, baseVersion: Int, title: String, startsAt: Date, endsAt: Date, comment: String?
+        _ id: UUID, of patient: UserRecord, baseVersion: Int, title: String, startsAt: Date, endsAt: Date,
+        comment: String?
     ) async throws -> Shown {
         let record = try await own(id, of: patient)
         let draft = try AppointmentDraft.validate(
@@ -184,10 +188,12 @@ struct AppointmentService: Sendable {
             record,
             [
                 ("request_kind", SQLBind(draft.kind.rawValue)), ("request_starts_at", SQLBind(draft.startsAt)),
-                ("request_ends_at", SQLBind(draft.endsAt)), ("request_note", SQLBind(try draft.note.map(services.cipher.seal))),
+                ("request_ends_at", SQLBind(draft.endsAt)),
+                ("request_note", SQLBind(try draft.note.map(services.cipher.seal))),
                 ("requested_at", SQLBind(now)),
             ])
-        try await tellTherapist(of: try patient.requireID(), draft.kind == .move ? .moveRequested : .cancelRequested, about: stored)
+        try await tellTherapist(
+            of: try patient.requireID(), draft.kind == .move ? .moveRequested : .cancelRequested, about: stored)
         return try open(stored)
     }
 
@@ -307,7 +313,8 @@ struct AppointmentService: Sendable {
             request: try record.requestKind.map { kind in
                 Request(
                     kind: kind, startsAt: record.requestStartsAt, endsAt: record.requestEndsAt,
-                    note: try record.requestNote.map(services.cipher.open), requestedAt: record.requestedAt ?? record.updatedAt)
+                    note: try record.requestNote.map(services.cipher.open),
+                    requestedAt: record.requestedAt ?? record.updatedAt)
             })
     }
 
@@ -322,7 +329,8 @@ struct AppointmentService: Sendable {
         let token = SecretToken.generate()
         do {
             try await CalendarFeedRecord(
-                patientID: patientID, tokenHash: token.hash, sealedToken: try services.cipher.seal(token.value), now: now
+                patientID: patientID, tokenHash: token.hash, sealedToken: try services.cipher.seal(token.value),
+                now: now
             ).create(on: database)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             // Made by a parallel request a moment ago.

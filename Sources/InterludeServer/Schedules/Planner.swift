@@ -50,14 +50,18 @@ struct Planner: Sendable {
         report.expired = try await expire(now: now, patients: patients, on: database)
         let running = try await StudyRecord.query(on: database)
             .filter(\.$status == StudyStatus.running).all().compactMap(\.id)
-        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ running).filter(\.$deactivatedAt == nil).all()
+        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ running).filter(
+            \.$deactivatedAt == nil
+        ).all()
         var enrollmentQuery = EnrollmentRecord.query(on: database)
             .filter(\.$status == EnrollmentStatus.active)
             .filter(\.$pausedAt == nil)
             .filter(\.$study.$id ~~ Array(Set(plans.map { $0.$study.id })))
         if let patients { enrollmentQuery = enrollmentQuery.filter(\.$patient.$id ~~ Array(patients)) }
         let enrollments = plans.isEmpty ? [] : try await enrollmentQuery.all()
-        let decoded = try plans.map { ($0, try JSONDecoder().decode(SchedulePlan.self, from: Data($0.definition.utf8))) }
+        let decoded = try plans.map {
+            ($0, try JSONDecoder().decode(SchedulePlan.self, from: Data($0.definition.utf8)))
+        }
         let byPatient = Dictionary(grouping: enrollments, by: { $0.$patient.id })
         // Patients who left, whose study closed or whose plan went still hold future prompts to take back.
         var waitingQuery = PromptRecord.query(on: database)
@@ -111,7 +115,10 @@ struct Planner: Sendable {
         let userByID = Dictionary(uniqueKeysWithValues: users.map { ($0.id!, $0) })
         let therapyDates = Dictionary(
             uniqueKeysWithValues: profiles.map {
-                ($0.$user.id, (start: $0.therapyStart.flatMap(LocalDate.init), end: $0.therapyEnd.flatMap(LocalDate.init)))
+                (
+                    $0.$user.id,
+                    (start: $0.therapyStart.flatMap(LocalDate.init), end: $0.therapyEnd.flatMap(LocalDate.init))
+                )
             })
         let appointmentsByPatient = Dictionary(grouping: appointments, by: { $0.$patient.id })
         var adjustmentByKey: [String: PlanAdjustment] = [:]
@@ -141,7 +148,8 @@ struct Planner: Sendable {
                     let context = ScheduleContext(
                         participantID: patientID, planID: planID, timeZone: zone, enrolledAt: enrollment.createdAt,
                         planCreatedAt: record.createdAt, therapyStart: therapyDates[patientID]?.start,
-                        therapyEnd: therapyDates[patientID]?.end, appointments: slots, adjustment: adjustmentByKey["\(patientID)|\(planID)"])
+                        therapyEnd: therapyDates[patientID]?.end, appointments: slots,
+                        adjustment: adjustmentByKey["\(patientID)|\(planID)"])
                     let occurrences = plan.occurrences(
                         from: today.adding(days: -1), through: today.adding(days: horizonDays), context: context
                     ).filter { $0.closesAt > now && $0.opensAt < horizonEnd }
@@ -159,7 +167,8 @@ struct Planner: Sendable {
                         } else {
                             inserts.append(
                                 NewPrompt(
-                                    patientID: patientID, studyID: enrollment.$study.id, instrumentKey: record.instrumentKey,
+                                    patientID: patientID, studyID: enrollment.$study.id,
+                                    instrumentKey: record.instrumentKey,
                                     opensAt: occurrence.opensAt, closesAt: occurrence.closesAt, planID: planID,
                                     occurrence: occurrence.key))
                         }
@@ -201,7 +210,9 @@ struct Planner: Sendable {
     }
 
     /// The version of its instrument each study pins, for the instruments of `prompts`.
-    private func pinnedVersions(of prompts: [NewPrompt], on database: any Database) async throws -> [StudyInstrument: Int] {
+    private func pinnedVersions(of prompts: [NewPrompt], on database: any Database) async throws -> [StudyInstrument:
+        Int]
+    {
         let catalog = InstrumentCatalog(database: database, services: services)
         var versions: [StudyInstrument: Int] = [:]
         for used in Set(prompts.map(StudyInstrument.init)) {
@@ -252,4 +263,3 @@ private struct StudyInstrument: Hashable, Sendable {
         key = prompt.instrumentKey
     }
 }
-

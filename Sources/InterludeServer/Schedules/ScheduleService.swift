@@ -164,7 +164,8 @@ struct ScheduleService: Sendable {
 
     /// What the plans that apply to a patient produce for any period, computed without storing anything.
     /// `studies` limits it to the studies the viewer may see.
-    func preview(patientID: UUID, from: LocalDate, days: Int, studies: Set<UUID>) async throws -> (TimeZone, [Planned]) {
+    func preview(patientID: UUID, from: LocalDate, days: Int, studies: Set<UUID>) async throws -> (TimeZone, [Planned])
+    {
         let inputs = try await inputs(of: patientID)
         let enrollments = try await EnrollmentRecord.query(on: database)
             .filter(\.$patient.$id == patientID)
@@ -181,7 +182,8 @@ struct ScheduleService: Sendable {
                 let adjustment = adjustments.first { $0.$plan.id == record.id }
                     .flatMap { try? JSONDecoder().decode(PlanAdjustment.self, from: Data($0.adjustment.utf8)) }
                 let context = ScheduleContext(
-                    participantID: patientID, planID: record.id!, timeZone: inputs.zone, enrolledAt: enrollment.createdAt,
+                    participantID: patientID, planID: record.id!, timeZone: inputs.zone,
+                    enrolledAt: enrollment.createdAt,
                     planCreatedAt: record.createdAt, therapyStart: inputs.therapyStart, therapyEnd: inputs.therapyEnd,
                     appointments: inputs.appointments, adjustment: adjustment)
                 result += plan.occurrences(from: from, through: from.adding(days: days - 1), context: context)
@@ -196,7 +198,8 @@ struct ScheduleService: Sendable {
     func previewDraft(
         _ plan: SchedulePlan, studyID: UUID, patientID: UUID?, zone: TimeZone, from: LocalDate, days: Int
     ) async throws -> (TimeZone, [Occurrence]) {
-        var context = ScheduleContext(participantID: UUID(), planID: UUID(), timeZone: zone, enrolledAt: now, planCreatedAt: now)
+        var context = ScheduleContext(
+            participantID: UUID(), planID: UUID(), timeZone: zone, enrolledAt: now, planCreatedAt: now)
         if let patientID {
             guard
                 let enrollment = try await EnrollmentRecord.query(on: database)
@@ -205,7 +208,8 @@ struct ScheduleService: Sendable {
             else { throw AppError.field("previewPatient", .unknown) }
             let inputs = try await inputs(of: patientID)
             context = ScheduleContext(
-                participantID: patientID, planID: context.planID, timeZone: inputs.zone, enrolledAt: enrollment.createdAt,
+                participantID: patientID, planID: context.planID, timeZone: inputs.zone,
+                enrolledAt: enrollment.createdAt,
                 planCreatedAt: now, therapyStart: inputs.therapyStart, therapyEnd: inputs.therapyEnd,
                 appointments: inputs.appointments)
         }
@@ -229,16 +233,22 @@ struct ScheduleService: Sendable {
             .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active).all()
         let running = try await StudyRecord.query(on: database)
             .filter(\.$id ~~ enrollments.map { $0.$study.id }).filter(\.$status == StudyStatus.running).all()
-        let kinds = Dictionary(uniqueKeysWithValues: running.compactMap { study in study.id.map { ($0, StudyKind(joinMode: study.joinMode)) } })
-        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ Array(kinds.keys)).filter(\.$deactivatedAt == nil)
-            .sort(\.$createdAt).all()
+        let kinds = Dictionary(
+            uniqueKeysWithValues: running.compactMap { study in
+                study.id.map { ($0, StudyKind(joinMode: study.joinMode)) }
+            })
+        let plans = try await PlanRecord.query(on: database).filter(\.$study.$id ~~ Array(kinds.keys)).filter(
+            \.$deactivatedAt == nil
+        )
+        .sort(\.$createdAt).all()
         let adjustments = try await PlanAdjustmentRecord.query(on: database).filter(\.$patient.$id == patientID).all()
         return try plans.compactMap { record in
             guard enrollments.contains(where: { Planner.applies(record, to: $0) }) else { return nil }
             let plan = try JSONDecoder().decode(SchedulePlan.self, from: Data(record.definition.utf8))
             let own = adjustments.first { $0.$plan.id == record.id }
                 .flatMap { try? JSONDecoder().decode(PlanAdjustment.self, from: Data($0.adjustment.utf8)) }
-            return ParticipantPlan(plan: record, definition: plan, adjustment: own, kind: kinds[record.$study.id] ?? .research)
+            return ParticipantPlan(
+                plan: record, definition: plan, adjustment: own, kind: kinds[record.$study.id] ?? .research)
         }
     }
 
@@ -274,13 +284,15 @@ struct ScheduleService: Sendable {
             try await existing?.delete(on: database)
         }
         _ = try await planner.run(now: now, patients: [patientID])
-        return ParticipantPlan(plan: target.plan, definition: target.definition, adjustment: adjustment, kind: target.kind)
+        return ParticipantPlan(
+            plan: target.plan, definition: target.definition, adjustment: adjustment, kind: target.kind)
     }
 
     /// Opens a prompt now for a plan the participant may answer whenever they want.
     func startOnDemand(planID: UUID, patientID: UUID) async throws -> PromptRecord {
         guard let target = try await onDemandPlans(for: patientID).first(where: { $0.plan.id == planID }) else {
-            throw AppError.field("planId", try await PlanRecord.find(planID, on: database) == nil ? .unknown : .notAllowed)
+            throw AppError.field(
+                "planId", try await PlanRecord.find(planID, on: database) == nil ? .unknown : .notAllowed)
         }
         let prompt = try await PromptService(database: database, services: services).create(
             patientID: patientID, studyID: target.plan.$study.id, assignedBy: nil,

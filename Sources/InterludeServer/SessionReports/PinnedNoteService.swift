@@ -17,7 +17,8 @@ struct PinnedNoteService: Sendable {
     /// Pins a note for the client in the practice.
     func pin(_ note: PinnedNote, for patientID: UUID, in studyID: UUID, by author: UserRecord) async throws -> Shown {
         let record = PinnedNoteRecord(
-            id: UUID(), patientID: patientID, studyID: studyID, authorID: try author.requireID(), day: note.day.description,
+            id: UUID(), patientID: patientID, studyID: studyID, authorID: try author.requireID(),
+            day: note.day.description,
             sealedText: try services.cipher.seal(note.text), now: services.clock.now)
         try await record.create(on: database)
         return Shown(id: try record.requireID(), day: note.day, text: note.text, authorName: author.name)
@@ -43,7 +44,8 @@ struct PinnedNoteService: Sendable {
         return try await query.sort(\.$day).sort(\.$createdAt).all().compactMap { record in
             guard let day = LocalDate(record.day) else { return nil }
             return Shown(
-                id: try record.requireID(), day: day, text: try services.cipher.open(record.text), authorName: record.author.name)
+                id: try record.requireID(), day: day, text: try services.cipher.open(record.text),
+                authorName: record.author.name)
         }
     }
 }

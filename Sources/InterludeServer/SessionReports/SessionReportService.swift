@@ -66,21 +66,24 @@ struct SessionReportService: Sendable {
         let responses = try await chart.responses().filter { within($0.record.completedAt) }
         let prompts = try await chart.prompts().map(\.record)
         let results = ResultsService(database: database, services: services)
-        let instruments = try await results.results(responses, prompts: prompts, in: period.instants, language: language)
+        let instruments = try await results.results(
+            responses, prompts: prompts, in: period.instants, language: language)
         // A momentary questionnaire is often one of choices, like the Intersession Daily: their values are summed up too.
         let momentary = try await results.results(
             responses, prompts: prompts, in: period.instants, language: language,
             itemTypes: ResultsService.chartedItems.union([.single])
         ).filter(\.momentary).map { instrument in
             Momentary(
-                instrumentKey: instrument.key, title: instrument.title, answered: instrument.answered, missed: instrument.missed,
+                instrumentKey: instrument.key, title: instrument.title, answered: instrument.answered,
+                missed: instrument.missed,
                 items: instrument.items.compactMap { series in
                     SessionReportRules.spread(series.points.map(\.value)).map { (series.id, series.title, $0) }
                 })
         }
         var compliance = PromptService.Compliance()
         for prompt in prompts {
-            let status = PromptStatus.at(services.clock.now, recorded: prompt.status, opensAt: prompt.opensAt, closesAt: prompt.closesAt)
+            let status = PromptStatus.at(
+                services.clock.now, recorded: prompt.status, opensAt: prompt.opensAt, closesAt: prompt.closesAt)
             switch status {
             case .completed where within(prompt.completedAt ?? prompt.closesAt): compliance.completed += 1
             case .expired where within(prompt.closesAt): compliance.expired += 1
@@ -96,13 +99,18 @@ struct SessionReportService: Sendable {
             notes: try await chart.notes(from: period.from, to: period.to))
     }
 
-    private func notable(in responses: [ResponseService.Stored], of chart: PatientChart, language: Language) async throws
+    private func notable(in responses: [ResponseService.Stored], of chart: PatientChart, language: Language)
+        async throws
         -> [Notable]
     {
         let definitions = try await InstrumentCatalog(database: database, services: services).definitions(
-            Set(responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
+            Set(
+                responses.map {
+                    InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion)
+                }))
         let firings = Dictionary(
-            grouping: try await chart.firings(on: try responses.map { try $0.record.requireID() }), by: { $0.record.responseID })
+            grouping: try await chart.firings(on: try responses.map { try $0.record.requireID() }),
+            by: { $0.record.responseID })
         let display = DateDisplay(language: language, timeZone: .gmt)
         let words = PatientResults(language: language, display: display, localizer: services.localizer)
         // What met each rule in the reader's words (the question's text, the answer given), as alerts tell it.
@@ -112,14 +120,23 @@ struct SessionReportService: Sendable {
         for stored in responses.reversed() {
             let record = stored.record
             let responseID = try record.requireID()
-            guard let definition = definitions[InstrumentVersionKey(key: record.instrumentKey, version: record.instrumentVersion)]
+            guard
+                let definition = definitions[
+                    InstrumentVersionKey(key: record.instrumentKey, version: record.instrumentVersion)]
             else { continue }
             let note = { (reason: Notable.Reason) in
-                Notable(responseID: responseID, at: record.completedAt, instrumentTitle: definition.title.text(language), reason: reason)
+                Notable(
+                    responseID: responseID, at: record.completedAt, instrumentTitle: definition.title.text(language),
+                    reason: reason)
             }
             for itemID in SessionReportRules.crisisItems(in: stored.answers, of: definition) {
-                guard let item = definition.items.first(where: { $0.id == itemID }), let answer = stored.answers[itemID] else { continue }
-                notable.append(note(.crisisItem(question: item.text.text(language), answer: words.answerText(answer, for: item, in: definition))))
+                guard let item = definition.items.first(where: { $0.id == itemID }), let answer = stored.answers[itemID]
+                else { continue }
+                notable.append(
+                    note(
+                        .crisisItem(
+                            question: item.text.text(language),
+                            answer: words.answerText(answer, for: item, in: definition))))
             }
             for firing in firings[responseID] ?? [] {
                 let reason = firing.record.id.flatMap { told[$0]?.facts.joined(separator: " ") } ?? firing.reason

@@ -30,7 +30,8 @@ struct StudyService: Sendable {
             .filter(\.$status == StudyStatus.running)
             .filter(\.$joinMode != JoinMode.pairingCode)
             .all()
-        let enrolled = enrolledStudyIDs.isEmpty
+        let enrolled =
+            enrolledStudyIDs.isEmpty
             ? [] : try await StudyRecord.query(on: database).filter(\.$id ~~ Array(enrolledStudyIDs)).all()
         var seen = Set<UUID>()
         return (enrolled + joinable)
@@ -88,7 +89,8 @@ struct StudyService: Sendable {
                 throw AppError.field("password", (password ?? "").isEmpty ? .required : .mismatch)
             }
         }
-        let offered = try await ConsentService(database: database, services: services).current(of: studyID)?.offeredModules ?? []
+        let offered =
+            try await ConsentService(database: database, services: services).current(of: studyID)?.offeredModules ?? []
         let choices = try ConsentChoices.validate(modules, offered: offered)
         let now = self.now
         let enrollment = EnrollmentRecord(
@@ -106,13 +108,16 @@ struct StudyService: Sendable {
                 }
                 try await enrollment.create(on: database)
                 try await ConsentService.recordJoining(
-                    userID: patientID, studyID: studyID, version: consentVersion, choices: choices, now: now, on: database)
+                    userID: patientID, studyID: studyID, version: consentVersion, choices: choices, now: now,
+                    on: database)
             }
         } catch let error as any DatabaseError where error.isConstraintFailure {
             // A join sent twice at once: the database kept the first.
             throw AppError.conflict(.alreadyEnrolled)
         }
-        if initialStatus == .active { _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID]) }
+        if initialStatus == .active {
+            _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID])
+        }
         return enrollment
     }
 
@@ -123,14 +128,17 @@ struct StudyService: Sendable {
         let current = try await currentEnrollment(patientID: patientID, studyID: studyID)
         if let current { try await withdraw(current, patientID: patientID, studyID: studyID) }
         if erase {
-            let enrolledOnce = try await EnrollmentRecord.query(on: database)
+            let enrolledOnce =
+                try await EnrollmentRecord.query(on: database)
                 .filter(\.$patient.$id == patientID).filter(\.$study.$id == studyID).first() != nil
             guard enrolledOnce, let study = try await StudyRecord.find(studyID, on: database) else {
                 throw AppError.conflict(.notEnrolled)
             }
-            let receipt = try await ErasureService(database: database, services: services).eraseStudyData(of: patient, in: study)
+            let receipt = try await ErasureService(database: database, services: services).eraseStudyData(
+                of: patient, in: study)
             await ErasureReceipts(services: services).send(
-                receipt, to: patient.email, language: patient.language, zone: patient.zone, study: study.titles.text(patient.language))
+                receipt, to: patient.email, language: patient.language, zone: patient.zone,
+                study: study.titles.text(patient.language))
         } else if current == nil {
             throw AppError.conflict(.notEnrolled)
         }
@@ -181,7 +189,8 @@ struct StudyService: Sendable {
         study.retentionDays = draft.retentionDays
         try await database.atomically { database in
             try await study.create(on: database)
-            try await ConsentService.createFirst(for: study, texts: draft.consentTexts, version: draft.consentVersion, on: database)
+            try await ConsentService.createFirst(
+                for: study, texts: draft.consentTexts, version: draft.consentVersion, on: database)
             try await StudyStaffRecord(
                 studyID: try study.requireID(), userID: try researcher.requireID(), role: .owner
             ).create(on: database)
@@ -225,8 +234,10 @@ struct StudyService: Sendable {
         try await study.save(on: database)
         try await grant.record(.studyChanged)
         if statusChanged {
-            let participants = try await EnrollmentRecord.query(on: database).filter(\.$study.$id == grant.studyID).all()
-            _ = try await Planner(database: database, services: services).run(now: now, patients: Set(participants.map { $0.$patient.id }))
+            let participants = try await EnrollmentRecord.query(on: database).filter(\.$study.$id == grant.studyID)
+                .all()
+            _ = try await Planner(database: database, services: services).run(
+                now: now, patients: Set(participants.map { $0.$patient.id }))
         }
         return study
     }
@@ -252,7 +263,10 @@ struct StudyService: Sendable {
             .all()
         if grant.kind == .research, grant.standing == .therapist {
             // A therapist on a research study's team follows their own patients in it, nobody else.
-            let own = Set(try await Caseloads(database: database).caseload(of: grant.viewer.requireID()).map { $0.enrollment.$patient.id })
+            let own = Set(
+                try await Caseloads(database: database).caseload(of: grant.viewer.requireID()).map {
+                    $0.enrollment.$patient.id
+                })
             enrollments = enrollments.filter { own.contains($0.$patient.id) }
         }
         let profiles = try await PatientProfileRecord.query(on: database)
@@ -262,7 +276,9 @@ struct StudyService: Sendable {
         let sharing = Set(profiles.filter(\.shareWithResearch).map { $0.$user.id })
         var names: [UUID: String] = [:]
         if grant.kind == .practice {
-            for user in try await UserRecord.query(on: database).filter(\.$id ~~ enrollments.map { $0.$patient.id }).all() {
+            for user in try await UserRecord.query(on: database).filter(\.$id ~~ enrollments.map { $0.$patient.id })
+                .all()
+            {
                 if let id = user.id, let name = user.name { names[id] = name }
             }
         }
@@ -294,10 +310,14 @@ struct StudyService: Sendable {
         }
         let patientID = enrollment.$patient.id
         try await grant.record(.enrollmentDecided, patients: [patientID], target: approve ? "approved" : "declined")
-        if approve { _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID]) }
+        if approve {
+            _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID])
+        }
         guard let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
         else { throw AppError.notFound }
-        return Participant(enrollment: enrollment, pseudonym: profile.pseudonym, name: nil, sharesWithResearch: profile.shareWithResearch)
+        return Participant(
+            enrollment: enrollment, pseudonym: profile.pseudonym, name: nil,
+            sharesWithResearch: profile.shareWithResearch)
     }
 
     /// Requests waiting for a decision in these studies.

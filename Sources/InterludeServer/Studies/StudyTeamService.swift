@@ -15,7 +15,8 @@ struct StudyTeamService: Sendable {
 
     func members(of grant: StudyGrant) async throws -> [Member] {
         try grant.require(.viewTeam)
-        let rows = try await StudyStaffRecord.query(on: database).filter(\.$study.$id == grant.studyID).with(\.$user).all()
+        let rows = try await StudyStaffRecord.query(on: database).filter(\.$study.$id == grant.studyID).with(\.$user)
+            .all()
         return rows.map { Member(user: $0.user, role: $0.role) }
             .sorted { ($0.role.rank, $0.user.email) < ($1.role.rank, $1.user.email) }
     }
@@ -26,11 +27,14 @@ struct StudyTeamService: Sendable {
         var validator = FieldValidator()
         let address = AccountFields.email(email, into: &validator)
         try validator.check()
-        guard let user = try await UserRecord.query(on: database).filter(\.$email == address!.value).first(), user.role.isStaff
+        guard let user = try await UserRecord.query(on: database).filter(\.$email == address!.value).first(),
+            user.role.isStaff
         else { throw AppError.field("email", .unknown) }
         try Self.check(role, for: user)
         let userID = try user.requireID()
-        if try await membership(of: userID, in: grant.studyID, on: database) != nil { throw AppError.conflict(.alreadyOnTeam) }
+        if try await membership(of: userID, in: grant.studyID, on: database) != nil {
+            throw AppError.conflict(.alreadyOnTeam)
+        }
         do {
             try await database.atomically { transaction in
                 try await StudyStaffRecord(studyID: grant.studyID, userID: userID, role: role).create(on: transaction)
@@ -45,7 +49,9 @@ struct StudyTeamService: Sendable {
     /// Gives a member another role; refused when the study would be left without an owner.
     func change(_ userID: UUID, to role: StudyRole, in grant: StudyGrant) async throws -> Member {
         try grant.require(.manageTeam)
-        guard let member = try await membership(of: userID, in: grant.studyID, on: database) else { throw AppError.notFound }
+        guard let member = try await membership(of: userID, in: grant.studyID, on: database) else {
+            throw AppError.notFound
+        }
         let user = try await member.$user.get(on: database)
         try Self.check(role, for: user)
         try await guarded(grant.studyID) { database in
@@ -60,7 +66,9 @@ struct StudyTeamService: Sendable {
     /// Takes a member off the team; refused when they are its last owner.
     func remove(_ userID: UUID, in grant: StudyGrant) async throws {
         try grant.require(.manageTeam)
-        guard let member = try await membership(of: userID, in: grant.studyID, on: database) else { throw AppError.notFound }
+        guard let member = try await membership(of: userID, in: grant.studyID, on: database) else {
+            throw AppError.notFound
+        }
         try await guarded(grant.studyID) { database in
             let removed = try await Statements.removeMember(
                 try member.requireID(), keepingAnOwnerOf: grant.studyID, on: database)
@@ -69,14 +77,19 @@ struct StudyTeamService: Sendable {
         }
     }
 
-    private func membership(of userID: UUID, in studyID: UUID, on database: any Database) async throws -> StudyStaffRecord? {
-        try await StudyStaffRecord.query(on: database).filter(\.$study.$id == studyID).filter(\.$user.$id == userID).first()
+    private func membership(of userID: UUID, in studyID: UUID, on database: any Database) async throws
+        -> StudyStaffRecord?
+    {
+        try await StudyStaffRecord.query(on: database).filter(\.$study.$id == studyID).filter(\.$user.$id == userID)
+            .first()
     }
 
     /// On PostgreSQL, changes to one study's team wait for each other behind a lock on the study's row, so two
     /// removals at once cannot each count the other as the remaining owner. SQLite writes one statement at a time,
     /// and the conditional statement alone decides.
-    private func guarded(_ studyID: UUID, _ change: @escaping @Sendable (any Database) async throws -> Void) async throws {
+    private func guarded(_ studyID: UUID, _ change: @escaping @Sendable (any Database) async throws -> Void)
+        async throws
+    {
         guard Statements.isPostgres(database) else {
             return try await change(database)
         }

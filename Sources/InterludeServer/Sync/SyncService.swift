@@ -55,7 +55,8 @@ struct SyncService: Sendable {
         let appointments = try await reads.appointments(of: patientID, in: window).map { row in
             AppointmentService.Shown(
                 id: row.id, startsAt: row.startsAt, endsAt: row.endsAt, timeZone: row.timeZone, version: row.version,
-                updatedAt: row.updatedAt, title: try cipher.open(row.sealedTitle), comment: try row.sealedComment.map(cipher.open),
+                updatedAt: row.updatedAt, title: try cipher.open(row.sealedTitle),
+                comment: try row.sealedComment.map(cipher.open),
                 bookedByTherapist: row.createdBy.map { $0 != patientID } ?? false,
                 request: try row.requestKind.map { kind in
                     AppointmentService.Request(
@@ -71,13 +72,16 @@ struct SyncService: Sendable {
         let records = try await reads.records(of: patientID, changedAfter: changedAfter)
         let definitions = try await InstrumentCatalog(database: database, services: services).definitions(
             Set(prompts.map { InstrumentVersionKey(key: $0.instrumentKey, version: $0.instrumentVersion) }))
-        let instruments = definitions.sorted { ($0.key.key, $0.key.version) < ($1.key.key, $1.key.version) }.map(\.value)
+        let instruments = definitions.sorted { ($0.key.key, $0.key.version) < ($1.key.key, $1.key.version) }.map(
+            \.value)
         let therapist = try await TherapistProfiles(database: database).contact(ofTherapistOf: patientID)
         return Changes(
             full: changedAfter == nil, prompts: prompts, instruments: instruments, appointments: appointments,
-            deleted: deleted, therapist: therapist, interventions: interventions, records: records, cursor: Self.cursor(for: now),
+            deleted: deleted, therapist: therapist, interventions: interventions, records: records,
+            cursor: Self.cursor(for: now),
             etag: Self.etag(
-                prompts: prompts, appointments: appointments, interventions: interventions, records: records, deleted: deleted,
+                prompts: prompts, appointments: appointments, interventions: interventions, records: records,
+                deleted: deleted,
                 therapist: therapist, full: changedAfter == nil))
     }
 
@@ -131,7 +135,8 @@ struct SyncService: Sendable {
         var ids: [UUID] {
             switch self {
             case .response(let submission): return [submission.id, submission.promptID]
-            case .createAppointment(let id, _), .updateAppointment(let id, _, _), .deleteAppointment(let id, _): return [id]
+            case .createAppointment(let id, _), .updateAppointment(let id, _, _), .deleteAppointment(let id, _):
+                return [id]
             case .interventionSeen(let id), .completeIntervention(let id): return [id]
             case .createRecord(_, let id, _), .updateRecord(_, let id, _, _), .deleteRecord(_, let id, _): return [id]
             case .promptNotification(let promptID, _, _): return [promptID]
@@ -194,7 +199,8 @@ struct SyncService: Sendable {
                 results.append(
                     Result(
                         id: id, status: .waiting,
-                        problem: ProblemDocument(.conflict(.consentRequired), language: language, localizer: services.localizer)))
+                        problem: ProblemDocument(
+                            .conflict(.consentRequired), language: language, localizer: services.localizer)))
                 continue
             } catch let error as AppError {
                 result = rejected(id, error, language: language)
@@ -203,10 +209,11 @@ struct SyncService: Sendable {
             }
             do {
                 try await SyncMutationRecord(
-                    id: id, userID: patientID, result: String(decoding: try JSONEncoder().encode(result), as: UTF8.self),
+                    id: id, userID: patientID,
+                    result: String(decoding: try JSONEncoder().encode(result), as: UTF8.self),
                     now: now
                 ).create(on: database)
-            } catch where (error as? any DatabaseError)?.isConstraintFailure == true {
+            } catch  where (error as? any DatabaseError)?.isConstraintFailure == true {
                 // The same batch, sent again at this moment, recorded the mutation first: its answer stands.
                 guard let replay = try await replay(id, for: patientID, language: language) else { throw error }
                 result = replay
@@ -228,7 +235,9 @@ struct SyncService: Sendable {
     }
 
     private func rejected(_ id: UUID, _ error: AppError, language: Language) -> Result {
-        Result(id: id, status: .rejected, problem: ProblemDocument(error, language: language, localizer: services.localizer))
+        Result(
+            id: id, status: .rejected,
+            problem: ProblemDocument(error, language: language, localizer: services.localizer))
     }
 
     private func apply(_ mutation: Mutation, id: UUID, for patient: UserRecord) async throws -> Result {
@@ -252,9 +261,11 @@ struct SyncService: Sendable {
                 _ = try await appointments.create(
                     for: patient, by: patient, title: fields.title, startsAt: fields.startsAt, endsAt: fields.endsAt,
                     comment: fields.comment, id: appointmentID)
-            } catch where (error as? any DatabaseError)?.isConstraintFailure == true {
+            } catch  where (error as? any DatabaseError)?.isConstraintFailure == true {
                 // Created at this moment by the same change sent again: what it wanted is the case.
-                guard try await own(appointmentID, of: patient) != nil else { throw AppError.field("appointmentId", .duplicate) }
+                guard try await own(appointmentID, of: patient) != nil else {
+                    throw AppError.field("appointmentId", .duplicate)
+                }
             }
             return Result(id: id, status: .applied, appointmentID: appointmentID)
         case .updateAppointment(let appointmentID, let baseVersion, let fields):
@@ -267,7 +278,8 @@ struct SyncService: Sendable {
             }
             do {
                 _ = try await appointments.update(
-                    appointmentID, of: patient, baseVersion: baseVersion, title: fields.title, startsAt: fields.startsAt,
+                    appointmentID, of: patient, baseVersion: baseVersion, title: fields.title,
+                    startsAt: fields.startsAt,
                     endsAt: fields.endsAt, comment: fields.comment)
             } catch AppError.conflict(.appointmentChanged) {
                 return Result(id: id, status: .conflict, appointmentID: appointmentID)
@@ -284,11 +296,13 @@ struct SyncService: Sendable {
             try await appointments.delete(appointmentID, of: patient)
             return Result(id: id, status: .applied, appointmentID: appointmentID, deleted: true)
         case .interventionSeen(let interventionID):
-            _ = try await InterventionService(database: database, services: services).markSeen(interventionID, by: patient)
+            _ = try await InterventionService(database: database, services: services).markSeen(
+                interventionID, by: patient)
             return Result(id: id, status: .applied, interventionID: interventionID)
         case .completeIntervention(let interventionID):
             do {
-                _ = try await InterventionService(database: database, services: services).complete(interventionID, by: patient)
+                _ = try await InterventionService(database: database, services: services).complete(
+                    interventionID, by: patient)
             } catch AppError.conflict(.interventionCompleted) {
                 // Completed from another device meanwhile: what this change wanted is the case.
             }
@@ -297,11 +311,16 @@ struct SyncService: Sendable {
             _ = try await records.syncCreate(kind, id: recordID, body: body, by: patient)
             return Result(id: id, status: .applied, recordID: recordID)
         case .updateRecord(let kind, let recordID, let baseVersion, let body):
-            let outcome = try await records.syncUpdate(kind, id: recordID, baseVersion: baseVersion, body: body, by: patient)
-            return Result(id: id, status: outcome == .applied ? .applied : .conflict, deleted: outcome == .gone, recordID: recordID)
+            let outcome = try await records.syncUpdate(
+                kind, id: recordID, baseVersion: baseVersion, body: body, by: patient)
+            return Result(
+                id: id, status: outcome == .applied ? .applied : .conflict, deleted: outcome == .gone,
+                recordID: recordID)
         case .deleteRecord(let kind, let recordID, let baseVersion):
             let outcome = try await records.syncDelete(kind, id: recordID, baseVersion: baseVersion, by: patient)
-            return Result(id: id, status: outcome == .applied ? .applied : .conflict, deleted: outcome == .applied, recordID: recordID)
+            return Result(
+                id: id, status: outcome == .applied ? .applied : .conflict, deleted: outcome == .applied,
+                recordID: recordID)
         case .promptNotification(let promptID, let event, let at):
             try await PromptService(database: database, services: services)
                 .recordDeviceNotification(event, at: at, promptID: promptID, for: try patient.requireID())
@@ -318,7 +337,8 @@ struct SyncService: Sendable {
     }
 
     private func own(_ appointmentID: UUID, of patient: UserRecord) async throws -> AppointmentRecord? {
-        guard let record = try await AppointmentRecord.find(appointmentID, on: database), record.$patient.id == patient.id
+        guard let record = try await AppointmentRecord.find(appointmentID, on: database),
+            record.$patient.id == patient.id
         else { return nil }
         return record
     }

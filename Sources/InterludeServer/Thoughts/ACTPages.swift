@@ -51,19 +51,24 @@ struct ACTPages {
             for to in nodes[(index + 1)...] { edges.append(Edge(x1: from.x, y1: from.y, x2: to.x, y2: to.y)) }
         }
         return try await request.renderPage(
-            "app/act", titleKey: "app.act.title", content: HexaflexContent(nodes: nodes, edges: edges), script: PatientAppController.script)
+            "app/act", titleKey: "app.act.title", content: HexaflexContent(nodes: nodes, edges: edges),
+            script: PatientAppController.script)
     }
 
     func process(_ request: Request) async throws -> Response {
-        guard let slug = request.parameters.get("process"), let process = ACTProcess(slug: slug) else { throw AppError.notFound }
-        let text = try await SiteTexts(database: request.db).text(process, request.language, localizer: request.services.localizer)
+        guard let slug = request.parameters.get("process"), let process = ACTProcess(slug: slug) else {
+            throw AppError.notFound
+        }
+        let text = try await SiteTexts(database: request.db).text(
+            process, request.language, localizer: request.services.localizer)
         let all = ACTProcess.allCases
         let index = all.firstIndex(of: process)!
         return try await request.renderPage(
             "app/act-process", titleKey: "act.process.\(process.rawValue)",
             content: ProcessContent(
                 paragraphs: PatientAppController.paragraphs(text),
-                previous: node(all[(index + all.count - 1) % all.count], request), next: node(all[(index + 1) % all.count], request)),
+                previous: node(all[(index + all.count - 1) % all.count], request),
+                next: node(all[(index + 1) % all.count], request)),
             script: PatientAppController.script)
     }
 
@@ -73,11 +78,16 @@ struct ACTPages {
         let angle = (-90.0 + 60.0 * Double(index)) * .pi / 180
         let label = request.services.localizer.text("act.process.\(process.rawValue)", request.language)
         let words = label.split(separator: " ").map(String.init)
-        let lines = words.count > 1 ? [words[..<(words.count / 2 + words.count % 2)], words[(words.count / 2 + words.count % 2)...]]
-            .map { $0.joined(separator: " ") } : words
+        let lines =
+            words.count > 1
+            ? [words[..<(words.count / 2 + words.count % 2)], words[(words.count / 2 + words.count % 2)...]]
+                .map { $0.joined(separator: " ") } : words
         return Node(
             slug: process.slug, label: label,
-            lines: lines.enumerated().map { Line(text: $1, dy: $0 == 0 ? (lines.count == 1 ? "0.35em" : "-0.25em") : "1.2em") },
-            x: Int((Self.centre + Self.radius * cos(angle)).rounded()), y: Int((Self.centre + Self.radius * sin(angle)).rounded()))
+            lines: lines.enumerated().map {
+                Line(text: $1, dy: $0 == 0 ? (lines.count == 1 ? "0.35em" : "-0.25em") : "1.2em")
+            },
+            x: Int((Self.centre + Self.radius * cos(angle)).rounded()),
+            y: Int((Self.centre + Self.radius * sin(angle)).rounded()))
     }
 }

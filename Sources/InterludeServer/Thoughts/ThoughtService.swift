@@ -44,7 +44,8 @@ struct ThoughtService: Sendable {
 
     /// The person's thoughts, newest first, each with its occurrences.
     func thoughts(of patientID: UUID, filter: Filter = .all) async throws -> [Listed] {
-        let occurrences = Dictionary(grouping: try await records.list(ThoughtOccurrence.self, of: patientID), by: \.content.thoughtID)
+        let occurrences = Dictionary(
+            grouping: try await records.list(ThoughtOccurrence.self, of: patientID), by: \.content.thoughtID)
         let words = filter.words.map(Thought.matchKey).flatMap { $0.isEmpty ? nil : $0 }
         return try await records.list(Thought.self, of: patientID).sorted(by: Self.newestFirst).compactMap { thought in
             if let words, !Thought.matchKey(thought.content.text).contains(words) { return nil }
@@ -57,7 +58,9 @@ struct ThoughtService: Sendable {
         }
     }
 
-    private static func newestFirst(_ left: RecordService.Stored<Thought>, _ right: RecordService.Stored<Thought>) -> Bool {
+    private static func newestFirst(_ left: RecordService.Stored<Thought>, _ right: RecordService.Stored<Thought>)
+        -> Bool
+    {
         let (a, b) = (left.record, right.record)
         return a.occurredAt != b.occurredAt ? a.occurredAt > b.occurredAt : a.id!.lowercasedText > b.id!.lowercasedText
     }
@@ -67,19 +70,26 @@ struct ThoughtService: Sendable {
     /// (`created` false).
     func record(
         _ text: String, _ fields: ThoughtOccurrence.Fields, id: UUID, thoughtID: UUID?, by patient: UserRecord
-    ) async throws -> (thought: RecordService.Stored<Thought>, occurrence: RecordService.Stored<ThoughtOccurrence>, created: Bool) {
+    ) async throws -> (
+        thought: RecordService.Stored<Thought>, occurrence: RecordService.Stored<ThoughtOccurrence>, created: Bool
+    ) {
         let patientID = try patient.requireID()
         if let existing = try await EntryRecord.find(id, on: database) {
-            guard existing.$patient.id == patientID, existing.kind == .thoughtOccurrence else { throw AppError.conflict(.recordIDTaken) }
+            guard existing.$patient.id == patientID, existing.kind == .thoughtOccurrence else {
+                throw AppError.conflict(.recordIDTaken)
+            }
             let occurrence: RecordService.Stored<ThoughtOccurrence> = try records.open(existing)
-            guard let thought = try await records.record(occurrence.content.thoughtID, Thought.self, of: patientID) else {
+            guard let thought = try await records.record(occurrence.content.thoughtID, Thought.self, of: patientID)
+            else {
                 throw AppError.notFound
             }
             return (thought, occurrence, false)
         }
         let thought = try await thought(
-            Thought(text: text, origin: .patient, addedAt: fields.recordedAt), id: thoughtID ?? UUID(), for: patient).stored
-        let (occurrence, created) = try await records.create(fields.occurrence(of: try thought.record.requireID()), id: id, by: patient)
+            Thought(text: text, origin: .patient, addedAt: fields.recordedAt), id: thoughtID ?? UUID(), for: patient
+        ).stored
+        let (occurrence, created) = try await records.create(
+            fields.occurrence(of: try thought.record.requireID()), id: id, by: patient)
         return (thought, occurrence, created)
     }
 
@@ -101,8 +111,11 @@ struct ThoughtService: Sendable {
     func update(_ id: UUID, _ fields: ThoughtOccurrence.Fields, baseVersion: Int, by patient: UserRecord) async throws
         -> RecordService.Stored<ThoughtOccurrence>
     {
-        guard let stored = try await records.record(id, ThoughtOccurrence.self, of: patient.requireID()) else { throw AppError.notFound }
-        return try await records.update(fields.occurrence(of: stored.content.thoughtID), id: id, baseVersion: baseVersion, by: patient)
+        guard let stored = try await records.record(id, ThoughtOccurrence.self, of: patient.requireID()) else {
+            throw AppError.notFound
+        }
+        return try await records.update(
+            fields.occurrence(of: stored.content.thoughtID), id: id, baseVersion: baseVersion, by: patient)
     }
 
     /// Deletes a thought and every occurrence of it, if nobody changed the thought since `baseVersion`.
@@ -113,9 +126,12 @@ struct ThoughtService: Sendable {
         let services = services
         try await database.atomically { database in
             let records = RecordService(database: database, services: services)
-            let deleted = try await database.deleteRow(EntryRecord.schema, id: id) { $0.where("version", .equal, SQLBind(baseVersion)) }
+            let deleted = try await database.deleteRow(EntryRecord.schema, id: id) {
+                $0.where("version", .equal, SQLBind(baseVersion))
+            }
             guard deleted else {
-                throw try await EntryRecord.find(id, on: database) == nil ? AppError.notFound : AppError.conflict(.recordChanged)
+                throw try await EntryRecord.find(id, on: database) == nil
+                    ? AppError.notFound : AppError.conflict(.recordChanged)
             }
             let occurrences = try await records.list(ThoughtOccurrence.self, of: patientID)
                 .filter { $0.content.thoughtID == id }.compactMap(\.record.id)

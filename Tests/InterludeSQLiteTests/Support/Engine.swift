@@ -86,6 +86,7 @@ extension Engine {
     func createTables() async throws {
         try await database.schema(Folder.schema).id().field("name", .string, .required).create()
         try await database.schema(Note.schema).id().field("text", .string, .required).field("score", .int)
-            .field("written_at", .datetime, .required).field("folder_id", .uuid, .references(Folder.schema, .id)).create()
+            .field("written_at", .datetime, .required).field("folder_id", .uuid, .references(Folder.schema, .id))
+            .create()
     }
 }

@@ -58,7 +58,9 @@ struct Expectation: Sendable, CustomStringConvertible {
     func outcome(_ actor: AccessWorld.Actor, _ scope: AccessWorld.Scope) -> Outcome? {
         let actors = [actor] + (actor.standsFor.map { [$0] } ?? [])
         for candidate in actors {
-            if let outcome = entries["\(candidate.rawValue)@\(scope.rawValue)"] ?? entries[candidate.rawValue] { return outcome }
+            if let outcome = entries["\(candidate.rawValue)@\(scope.rawValue)"] ?? entries[candidate.rawValue] {
+                return outcome
+            }
         }
         return entries["@\(scope.rawValue)"] ?? entries["*"]
     }
@@ -149,7 +151,8 @@ struct MatrixReport {
                 for actor in AccessWorld.Actor.allCases {
                     let cell = AccessCell(world: world, actor: actor, scope: scope)
                     let (outcome, body, bodyChecked) = try await ask(row, cell)
-                    report.check(row.name, cell, expected: row.expect, outcome: outcome, body: body, bodyChecked: bodyChecked)
+                    report.check(
+                        row.name, cell, expected: row.expect, outcome: outcome, body: body, bodyChecked: bodyChecked)
                 }
             }
             report.endRow(row.name)

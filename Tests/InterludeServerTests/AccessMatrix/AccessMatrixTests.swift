@@ -19,10 +19,11 @@ struct AccessMatrixTests {
 
     /// The console's routes as the router knows them: `GET /console/patients/:patientID`.
     static func consoleRoutes(_ app: TestContext) -> Set<String> {
-        Set(app.app.routes.all.compactMap { route in
-            let path = "/" + route.path.map(\.description).joined(separator: "/")
-            return path.hasPrefix("/console") ? "\(route.method.rawValue) \(path)" : nil
-        })
+        Set(
+            app.app.routes.all.compactMap { route in
+                let path = "/" + route.path.map(\.description).joined(separator: "/")
+                return path.hasPrefix("/console") ? "\(route.method.rawValue) \(path)" : nil
+            })
     }
 
     @Test("every operation of the API document has a row, and every row an operation")
@@ -49,7 +50,9 @@ struct AccessMatrixTests {
         }
     }
 
-    @Test("every cell of every API operation answers as its row says, and shows nothing of another scope", arguments: APIRow.parts.indices)
+    @Test(
+        "every cell of every API operation answers as its row says, and shows nothing of another scope",
+        arguments: APIRow.parts.indices)
     func apiCells(part: Int) async throws {
         try await withTestApp { app in
             // setup
@@ -66,7 +69,9 @@ struct AccessMatrixTests {
         }
     }
 
-    @Test("every cell of every console route answers as its row says, and shows nothing of another scope", arguments: ConsoleRow.parts.indices)
+    @Test(
+        "every cell of every console route answers as its row says, and shows nothing of another scope",
+        arguments: ConsoleRow.parts.indices)
     func consoleCells(part: Int) async throws {
         try await withTestApp { app in
             // setup

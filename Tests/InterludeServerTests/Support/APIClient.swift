@@ -37,7 +37,9 @@ struct JSON: @unchecked Sendable, CustomStringConvertible {
 
     /// The code a problem's `errors` give for each field they name (the first, when a field is named twice).
     var problemCodes: [String: String] {
-        Dictionary(self["errors"].array.map { ($0["field"].string ?? "", $0["code"].string ?? "") }, uniquingKeysWith: { first, _ in first })
+        Dictionary(
+            self["errors"].array.map { ($0["field"].string ?? "", $0["code"].string ?? "") },
+            uniquingKeysWith: { first, _ in first })
     }
 }
 
@@ -134,7 +136,8 @@ struct APIClient: Sendable {
             body = ByteBuffer(data: bytes)
             headers.contentType = contentType
         }
-        let response = try await context.app.testing().sendRequest(method, "/api/v1" + path, headers: headers, body: body)
+        let response = try await context.app.testing().sendRequest(
+            method, "/api/v1" + path, headers: headers, body: body)
         let data = Data(buffer: response.body)
         TestSecrets.record(json: data)
         if response.headers.contentType?.subType.hasSuffix("json") == true {
@@ -169,7 +172,8 @@ struct APIClient: Sendable {
 extension TestContext {
     /// Version 1 of an instrument as the database holds it: what the API must send, field for field.
     func storedDefinition(_ key: String) async throws -> NSDictionary? {
-        let record = try #require(try await InstrumentVersionRecord.query(on: database).filter(\.$key == key).filter(\.$version == 1).first())
+        let record = try #require(
+            try await InstrumentVersionRecord.query(on: database).filter(\.$key == key).filter(\.$version == 1).first())
         return try JSONSerialization.jsonObject(with: Data(record.definition.utf8)) as? NSDictionary
     }
 
@@ -178,14 +182,16 @@ extension TestContext {
     static let password = "a long enough password"
 
     /// Registers a patient through the API, confirms the address through the emailed link and signs in.
-    func patient(_ email: String = "patient@example.org", name: String? = nil, shareWithResearch: Bool = true) async throws
+    func patient(_ email: String = "patient@example.org", name: String? = nil, shareWithResearch: Bool = true)
+        async throws
         -> (client: APIClient, id: UUID)
     {
         let registered = try await api.fromNewAddress.send(
             .POST, "/accounts",
             json: [
                 "email": .string(email), "password": .string(Self.password), "privacyPolicyVersion": "1",
-                "shareWithResearch": .bool(shareWithResearch), "locale": "en", "timeZone": "Europe/Vienna", "name": JSONValue(name),
+                "shareWithResearch": .bool(shareWithResearch), "locale": "en", "timeZone": "Europe/Vienna",
+                "name": JSONValue(name),
             ])
         try #require(registered.status == .created, "\(registered.text)")
         let token = try #require(mailer.token(for: "/app/verify", to: email))
@@ -196,7 +202,8 @@ extension TestContext {
     }
 
     func signIn(_ email: String, password: String = TestContext.password) async throws -> APIClient {
-        let session = try await api.send(.POST, "/sessions", json: ["email": .string(email), "password": .string(password)])
+        let session = try await api.send(
+            .POST, "/sessions", json: ["email": .string(email), "password": .string(password)])
         try #require(session.status == .created, "\(session.text)")
         return api.authorized(session.body["token"].string)
     }

@@ -100,8 +100,10 @@ struct AccessWorld: Sendable {
     static let researchInterventionText = "RESEARCH-INTERVENTION-MARKER"
     static let practiceInterventionText = "PRACTICE-INTERVENTION-MARKER"
     static let emails: [Actor: String] = [
-        .ownTherapist: "berger@praxis.example", .otherTherapist: "huber@praxis.example", .studyResearcher: "lab@uni.example",
-        .studyResearcherNotSharing: "lab@uni.example", .otherResearcher: "other-lab@uni.example", .admin: "root@interlude.example",
+        .ownTherapist: "berger@praxis.example", .otherTherapist: "huber@praxis.example",
+        .studyResearcher: "lab@uni.example",
+        .studyResearcherNotSharing: "lab@uni.example", .otherResearcher: "other-lab@uni.example",
+        .admin: "root@interlude.example",
         .endedTherapist: "early@praxis.example", .pairedElsewhere: "former@praxis.example",
     ]
 
@@ -135,24 +137,30 @@ struct AccessWorld: Sendable {
 
     static func build(_ app: TestContext) async throws -> AccessWorld {
         let iso = QuestionnaireAPITests.iso
-        let (ownTherapist, ownTherapistID) = try await app.staff("therapist", emails[.ownTherapist]!, name: "Dr. Berger")
+        let (ownTherapist, ownTherapistID) = try await app.staff(
+            "therapist", emails[.ownTherapist]!, name: "Dr. Berger")
         let (otherTherapist, otherTherapistID) = try await app.staff("therapist", emails[.otherTherapist]!)
         let (researcher, researcherID) = try await app.staff("researcher", emails[.studyResearcher]!)
         let (otherResearcher, _) = try await app.staff("researcher", emails[.otherResearcher]!)
         let (admin, _) = try await app.staff("admin", emails[.admin]!)
-        let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$owner.$id == ownTherapistID).first()?.id)
+        let practice = try #require(
+            try await StudyRecord.query(on: app.database).filter(\.$owner.$id == ownTherapistID).first()?.id)
         let otherPractice = try #require(
             try await StudyRecord.query(on: app.database).filter(\.$owner.$id == otherTherapistID).first()?.id)
-        let study = try #require(UUID(uuidString: try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))))
-        let otherStudy = try #require(UUID(uuidString: try await StudyAPITests().createStudy(otherResearcher, StudyAPITests.study("open"))))
+        let study = try #require(
+            UUID(uuidString: try await StudyAPITests().createStudy(researcher, StudyAPITests.study("open"))))
+        let otherStudy = try #require(
+            UUID(uuidString: try await StudyAPITests().createStudy(otherResearcher, StudyAPITests.study("open"))))
         let owner = try #require(try await UserRecord.find(researcherID, on: app.database))
         let therapistUser = try #require(try await UserRecord.find(ownTherapistID, on: app.database))
         let access = StudyAccess(database: app.database, services: app.app.interlude)
         let researchGrant = try await access.require(.editLibrary, in: study, by: owner)
         let practiceGrant = try await access.require(.editLibrary, in: practice, by: therapistUser)
         let library = InterventionLibrary(database: app.database, services: app.app.interlude)
-        try await library.addTemplate(InterventionTemplateDraft(kind: .commendation, texts: .init(en: practiceTemplateText)), in: practiceGrant)
-        try await library.addTemplate(InterventionTemplateDraft(kind: .commendation, texts: .init(en: researchTemplateText)), in: researchGrant)
+        try await library.addTemplate(
+            InterventionTemplateDraft(kind: .commendation, texts: .init(en: practiceTemplateText)), in: practiceGrant)
+        try await library.addTemplate(
+            InterventionTemplateDraft(kind: .commendation, texts: .init(en: researchTemplateText)), in: researchGrant)
         let templates = try await InterventionTemplateRecord.query(on: app.database).all()
         let practiceTemplate = try #require(templates.first { $0.text == practiceTemplateText }?.id?.uuidString)
         let researchTemplate = try #require(templates.first { $0.text == researchTemplateText }?.id?.uuidString)
@@ -163,7 +171,9 @@ struct AccessWorld: Sendable {
                 .POST, "/studies/\(studyID)/rules",
                 json: [
                     "name": "Reply to PHQ-9",
-                    "trigger": ["kind": "submitted", "instrumentKey": "phq-9", "condition": ["mode": "all", "clauses": []]],
+                    "trigger": [
+                        "kind": "submitted", "instrumentKey": "phq-9", "condition": ["mode": "all", "clauses": []],
+                    ],
                     "action": ["kind": "intervention", "interventionKind": "question", "text": .string(text)],
                 ])
             try #require(reply.status == .created, "\(reply.text)")
@@ -174,7 +184,10 @@ struct AccessWorld: Sendable {
         func addPlan(_ client: APIClient, _ studyID: UUID, instrument: String, pattern: String) async throws -> String {
             let reply = try await client.send(
                 .POST, "/studies/\(studyID)/plans",
-                json: ["instrumentKey": .string(instrument), "durationMinutes": 10080, "pattern": ["kind": .string(pattern)]])
+                json: [
+                    "instrumentKey": .string(instrument), "durationMinutes": 10080,
+                    "pattern": ["kind": .string(pattern)],
+                ])
             try #require(reply.status == .created, "\(reply.text)")
             return try #require(reply.body["id"].string)
         }
@@ -183,20 +196,27 @@ struct AccessWorld: Sendable {
         func subject(_ email: String, name: String, sharing: Bool) async throws -> Subject {
             let (client, id) = try await app.patient(email, name: name, shareWithResearch: sharing)
             try await app.pair(client, with: ownTherapist, born: Self.birthDate)
-            let joined = try await client.send(.POST, "/studies/\(study)/enrollment", json: ["consentVersion": "2026-1"])
+            let joined = try await client.send(
+                .POST, "/studies/\(study)/enrollment", json: ["consentVersion": "2026-1"])
             try #require(joined.status == .created, "\(joined.text)")
             let researchPrompt = try #require(
-                try await PromptRecord.query(on: app.database).filter(\.$patient.$id == id).filter(\.$study.$id == study)
-                    .first()?.id?.uuidString)
+                try await PromptRecord.query(on: app.database).filter(\.$patient.$id == id).filter(
+                    \.$study.$id == study
+                )
+                .first()?.id?.uuidString)
             let assigned = try await ownTherapist.send(
                 .POST, "/patients/\(id)/prompts",
-                json: ["instrumentKey": "phq-9", "opensAt": iso(app.clock.now), "closesAt": iso(app.clock.now.addingTimeInterval(7 * 86_400))])
+                json: [
+                    "instrumentKey": "phq-9", "opensAt": iso(app.clock.now),
+                    "closesAt": iso(app.clock.now.addingTimeInterval(7 * 86_400)),
+                ])
             let practicePrompt = try #require(assigned.body["id"].string)
             func answer(_ promptID: String) async throws -> String {
                 let reply = try await client.send(
                     .POST, "/me/responses",
                     json: [
-                        "id": .string(UUID().uuidString), "promptId": .string(promptID), "instrumentKey": "phq-9", "version": 1,
+                        "id": .string(UUID().uuidString), "promptId": .string(promptID), "instrumentKey": "phq-9",
+                        "version": 1,
                         "answers": QuestionnaireAPITests.phqAnswers([1, 1, 1, 1, 1, 1, 1, 1, 1]),
                         "completedAt": iso(app.clock.now),
                     ])
@@ -209,14 +229,19 @@ struct AccessWorld: Sendable {
             let alerts = try await AlertRecord.query(on: app.database).filter(\.$patient.$id == id).all()
             let appointment = try await client.send(
                 .POST, "/me/appointments",
-                json: ["title": "Session", "startsAt": iso(app.clock.now.addingTimeInterval(3 * 86_400)),
-                    "endsAt": iso(app.clock.now.addingTimeInterval(3 * 86_400 + 3000))])
+                json: [
+                    "title": "Session", "startsAt": iso(app.clock.now.addingTimeInterval(3 * 86_400)),
+                    "endsAt": iso(app.clock.now.addingTimeInterval(3 * 86_400 + 3000)),
+                ])
             try #require(appointment.status == .created, "\(appointment.text)")
             return Subject(
-                id: id, email: email, client: client, practicePrompt: practicePrompt, practiceResponse: practiceResponse,
+                id: id, email: email, client: client, practicePrompt: practicePrompt,
+                practiceResponse: practiceResponse,
                 researchPrompt: researchPrompt, researchResponse: researchResponse,
-                practiceIntervention: try #require(interventions.first { $0.$study.id == practice }?.id?.uuidString.lowercased()),
-                researchIntervention: try #require(interventions.first { $0.$study.id == study }?.id?.uuidString.lowercased()),
+                practiceIntervention: try #require(
+                    interventions.first { $0.$study.id == practice }?.id?.uuidString.lowercased()),
+                researchIntervention: try #require(
+                    interventions.first { $0.$study.id == study }?.id?.uuidString.lowercased()),
                 practiceAlert: try #require(alerts.first { $0.studyID == practice }?.id?.uuidString.lowercased()),
                 researchAlert: try #require(alerts.first { $0.studyID == study }?.id?.uuidString.lowercased()),
                 appointment: try #require(appointment.body["id"].string))
@@ -227,14 +252,20 @@ struct AccessWorld: Sendable {
         let (otherClient, otherID) = try await app.patient("cleo@example.org", name: "Cleo Other")
         try await app.pair(otherClient, with: otherTherapist)
         let enrollment = try #require(
-            try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == ada.id).filter(\.$study.$id == study)
-                .first()?.id?.uuidString)
+            try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == ada.id).filter(
+                \.$study.$id == study
+            )
+            .first()?.id?.uuidString)
         // Ada's treatments of before, in the therapists' own practices: Dr. Early's ended a minute after everything
         // above was made, Dr. Former's a day before. Whatever the cells make comes later still.
         let (endedTherapist, endedID) = try await app.staff("therapist", emails[.endedTherapist]!, name: "Dr. Early")
-        let (formerTherapist, formerID) = try await app.staff("therapist", emails[.pairedElsewhere]!, name: "Dr. Former")
-        for (therapistID, end) in [(endedID, app.clock.now.addingTimeInterval(60)), (formerID, app.clock.now.addingTimeInterval(-86_400))] {
-            let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
+        let (formerTherapist, formerID) = try await app.staff(
+            "therapist", emails[.pairedElsewhere]!, name: "Dr. Former")
+        for (therapistID, end) in [
+            (endedID, app.clock.now.addingTimeInterval(60)), (formerID, app.clock.now.addingTimeInterval(-86_400)),
+        ] {
+            let practice = try #require(
+                try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
             let treatment = EnrollmentRecord(
                 studyID: practice, patientID: ada.id, therapistID: therapistID, status: .ended,
                 consentVersion: StaffAccounts.practiceConsent, now: end.addingTimeInterval(-30 * 86_400))
@@ -316,16 +347,20 @@ extension AccessWorld {
         let email = "fresh-\(UUID().uuidString.prefix(8).lowercased())-account@example.org"
         switch actor {
         case .patientSelf, .otherPatient: return try await app.patient(email, name: "Fresh").client
-        case .ownTherapist, .otherTherapist, .endedTherapist, .pairedElsewhere: return try await app.staff("therapist", email).client
-        case .studyResearcher, .studyResearcherNotSharing, .otherResearcher: return try await app.staff("researcher", email).client
+        case .ownTherapist, .otherTherapist, .endedTherapist, .pairedElsewhere:
+            return try await app.staff("therapist", email).client
+        case .studyResearcher, .studyResearcherNotSharing, .otherResearcher:
+            return try await app.staff("researcher", email).client
         case .admin: return try await app.staff("admin", email).client
         }
     }
 
     /// A treatment of Ada's with a therapist of her own that ended before the world was made: its id.
     func freshEndedTreatment() async throws -> String {
-        let (_, therapistID) = try await app.staff("therapist", "ended-\(UUID().uuidString.prefix(8).lowercased())-therapist@praxis.example")
-        let practice = try #require(try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
+        let (_, therapistID) = try await app.staff(
+            "therapist", "ended-\(UUID().uuidString.prefix(8).lowercased())-therapist@praxis.example")
+        let practice = try #require(
+            try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
         let end = app.clock.now.addingTimeInterval(-7 * 86_400)
         let treatment = EnrollmentRecord(
             studyID: practice, patientID: ada.id, therapistID: therapistID, status: .ended,
@@ -338,7 +373,8 @@ extension AccessWorld {
 
     /// A note the own therapist pinned to the patient's chart.
     func freshNote(on patient: Subject) async throws -> String {
-        let reply = try await ownTherapist.send(.POST, "/patients/\(patient.id)/notes", json: ["day": "2026-03-02", "text": "Holiday"])
+        let reply = try await ownTherapist.send(
+            .POST, "/patients/\(patient.id)/notes", json: ["day": "2026-03-02", "text": "Holiday"])
         try #require(reply.status == .created, "\(reply.text)")
         return try #require(reply.body["id"].string)
     }
@@ -348,7 +384,10 @@ extension AccessWorld {
         let start = app.clock.now.addingTimeInterval(8 * 86_400)
         let booked = try await ownTherapist.send(
             .POST, "/patients/\(ada.id)/appointments",
-            json: ["title": "Session", "startsAt": QuestionnaireAPITests.iso(start), "endsAt": QuestionnaireAPITests.iso(start.addingTimeInterval(3000))])
+            json: [
+                "title": "Session", "startsAt": QuestionnaireAPITests.iso(start),
+                "endsAt": QuestionnaireAPITests.iso(start.addingTimeInterval(3000)),
+            ])
         try #require(booked.status == .created, "\(booked.text)")
         let id = try #require(booked.body["id"].string)
         if requested {
@@ -382,15 +421,20 @@ extension AccessWorld {
     /// A researcher on the research study's team (for the practice: a researcher on no team), for changing and
     /// removing.
     func freshTeamMember(_ scope: Scope) async throws -> UUID {
-        let (_, id) = try await app.staff("researcher", "team-\(UUID().uuidString.prefix(8).lowercased())-member@uni.example")
-        if scope == .research { try await StudyStaffRecord(studyID: study, userID: id, role: .researcher).create(on: app.database) }
+        let (_, id) = try await app.staff(
+            "researcher", "team-\(UUID().uuidString.prefix(8).lowercased())-member@uni.example")
+        if scope == .research {
+            try await StudyStaffRecord(studyID: study, userID: id, role: .researcher).create(on: app.database)
+        }
         return id
     }
 
     func pendingEnrollment(_ scope: Scope) async throws -> String {
-        let patient = try await app.patient("pending-\(UUID().uuidString.prefix(8).lowercased())-account@example.org", name: "Pending")
+        let patient = try await app.patient(
+            "pending-\(UUID().uuidString.prefix(8).lowercased())-account@example.org", name: "Pending")
         let record = EnrollmentRecord(
-            studyID: studyID(scope), patientID: patient.id, therapistID: nil, status: EnrollmentStatus.requested, consentVersion: "2026-1",
+            studyID: studyID(scope), patientID: patient.id, therapistID: nil, status: EnrollmentStatus.requested,
+            consentVersion: "2026-1",
             now: app.clock.now)
         try await record.save(on: app.database)
         return try record.requireID().uuidString
@@ -400,27 +444,36 @@ extension AccessWorld {
     func freshPrompt() async throws -> String {
         let reply = try await ownTherapist.send(
             .POST, "/patients/\(ada.id)/prompts",
-            json: ["instrumentKey": "mood-vas", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
-                "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(86_400))])
+            json: [
+                "instrumentKey": "mood-vas", "opensAt": QuestionnaireAPITests.iso(app.clock.now),
+                "closesAt": QuestionnaireAPITests.iso(app.clock.now.addingTimeInterval(86_400)),
+            ])
         try #require(reply.status == .created, "\(reply.text)")
         return try #require(reply.body["id"].string)
     }
 
     /// A health event of Ada's, stored through the service the API uses.
     func freshEvent() async throws -> String {
-        try await freshRecord(HealthEvent(title: "Loud concert", occurredAt: app.clock.now, type: "tinnitusAttack", description: "Ringing after"))
+        try await freshRecord(
+            HealthEvent(
+                title: "Loud concert", occurredAt: app.clock.now, type: "tinnitusAttack", description: "Ringing after"))
     }
 
     /// A therapy of Ada's, stored through the service the API uses.
     func freshTherapy() async throws -> String {
-        try await freshRecord(Therapy(name: "Hearing aid", kind: .hearingAid, startDate: LocalDate("2026-01-10")!, endDate: nil, note: nil))
+        try await freshRecord(
+            Therapy(
+                name: "Hearing aid", kind: .hearingAid, startDate: LocalDate("2026-01-10")!, endDate: nil, note: nil))
     }
 
     /// An audiogram of the patient's (Ada's unless named), stored through the service the API uses.
     func freshAudiogram(of patientID: UUID? = nil) async throws -> String {
-        let audiogram = Audiogram(measuredAt: app.clock.now, points: [
-            .init(ear: .right, frequencyHz: 1000, thresholdDbHL: 25), .init(ear: .left, frequencyHz: 1000, thresholdDbHL: 30),
-        ])
+        let audiogram = Audiogram(
+            measuredAt: app.clock.now,
+            points: [
+                .init(ear: .right, frequencyHz: 1000, thresholdDbHL: 25),
+                .init(ear: .left, frequencyHz: 1000, thresholdDbHL: 30),
+            ])
         return try await freshRecord(audiogram, of: patientID ?? ada.id)
     }
 
@@ -433,16 +486,21 @@ extension AccessWorld {
     func freshThought() async throws -> (thought: String, occurrence: String) {
         let service = ThoughtService(database: app.database, services: app.app.interlude)
         let patient = try #require(try await UserRecord.find(ada.id, on: app.database))
-        let fields = ThoughtOccurrence.Fields(recordedAt: app.clock.now, ratingBefore: -0.7, ratingAfter: -0.2, location: nil, note: nil)
-        let recorded = try await service.record("Nobody wants me here \(UUID())", fields, id: UUID(), thoughtID: nil, by: patient)
-        return (try recorded.thought.record.requireID().uuidString, try recorded.occurrence.record.requireID().uuidString)
+        let fields = ThoughtOccurrence.Fields(
+            recordedAt: app.clock.now, ratingBefore: -0.7, ratingAfter: -0.2, location: nil, note: nil)
+        let recorded = try await service.record(
+            "Nobody wants me here \(UUID())", fields, id: UUID(), thoughtID: nil, by: patient)
+        return (
+            try recorded.thought.record.requireID().uuidString, try recorded.occurrence.record.requireID().uuidString
+        )
     }
 
     /// Ada's practice, sending three messages a day that its participants may choose fewer of.
     func choosableMessagePlan() async throws -> UUID {
         try await MessagePlanRecord.query(on: app.database).filter(\.$study.$id == practice).delete()
         try await MessagePlanRecord(
-            studyID: practice, definition: #"{"perDay":3,"windowStart":"09:00","windowEnd":"21:00","personChooses":true}"#,
+            studyID: practice,
+            definition: #"{"perDay":3,"windowStart":"09:00","windowEnd":"21:00","personChooses":true}"#,
             now: app.clock.now
         ).create(on: app.database)
         return practice
@@ -455,10 +513,13 @@ extension AccessWorld {
         return try record.requireID().uuidString
     }
 
-    private func freshRecord<Content: RecordContent>(_ content: Content, of patientID: UUID? = nil) async throws -> String {
+    private func freshRecord<Content: RecordContent>(_ content: Content, of patientID: UUID? = nil) async throws
+        -> String
+    {
         let user = try #require(try await UserRecord.find(patientID ?? ada.id, on: app.database))
         let id = UUID()
-        _ = try await RecordService(database: app.database, services: app.app.interlude).create(content, id: id, by: user)
+        _ = try await RecordService(database: app.database, services: app.app.interlude).create(
+            content, id: id, by: user)
         return id.uuidString
     }
 
@@ -469,7 +530,8 @@ extension AccessWorld {
             try await app.pair(client, with: ownTherapist)
         } else {
             let version = try await consent(scope).version
-            let joined = try await client.send(.POST, "/studies/\(study)/enrollment", json: ["consentVersion": .string(version)])
+            let joined = try await client.send(
+                .POST, "/studies/\(study)/enrollment", json: ["consentVersion": .string(version)])
             try #require(joined.status == .created, "\(joined.text)")
         }
         return client
@@ -495,7 +557,8 @@ extension AccessWorld {
     func freshToken(of actor: Actor) async throws -> String {
         let user = try #require(try await UserRecord.query(on: app.database).filter(\.$email == email(actor)).first())
         let token = try AccessTokenRecord(
-            userID: try user.requireID(), name: "script", scope: .exportsRead, studyIDs: [study], tokenHash: UUID().uuidString,
+            userID: try user.requireID(), name: "script", scope: .exportsRead, studyIDs: [study],
+            tokenHash: UUID().uuidString,
             expiresAt: app.clock.now.addingTimeInterval(86_400), now: app.clock.now)
         try await token.create(on: app.database)
         return try token.requireID().uuidString

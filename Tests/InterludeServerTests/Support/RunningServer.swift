@@ -14,11 +14,13 @@ struct RunningServer: Sendable {
     /// Starts the app on a loopback port, sends `count` requests at once, and stops the server again whatever
     /// happened, answering every reply.
     static func parallel(
-        _ context: TestContext, _ count: Int, _ request: @escaping @Sendable (RunningServer, Int) async throws -> APIClient.Reply
+        _ context: TestContext, _ count: Int,
+        _ request: @escaping @Sendable (RunningServer, Int) async throws -> APIClient.Reply
     ) async throws -> [APIClient.Reply] {
         // A connection per request, each opened at once however loaded the machine: no request waits for a pooled one.
         var client = context.app.http.client.configuration
-        client.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(count, 8))
+        client.connectionPool = .init(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(count, 8))
         client.timeout = .init(connect: .seconds(120), read: .seconds(300))
         context.app.http.client.configuration = client
         try await context.app.server.start(address: .hostname("127.0.0.1", port: 0))
@@ -39,7 +41,8 @@ struct RunningServer: Sendable {
 
     /// One API request over HTTP, with the client's token and address.
     func send(
-        _ client: APIClient, _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, bytes: Data? = nil, headers extra: HTTPHeaders = [:]
+        _ client: APIClient, _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, bytes: Data? = nil,
+        headers extra: HTTPHeaders = [:]
     ) async throws -> APIClient.Reply {
         // A connection per request: the server's shutdown waits for open connections, and a pooled one would stay.
         var headers: HTTPHeaders = ["X-Forwarded-For": client.clientAddress, "Connection": "close"]
@@ -57,7 +60,8 @@ struct RunningServer: Sendable {
         let response = try await context.app.client.send(request)
         let data = response.body.map { Data(buffer: $0) } ?? Data()
         return APIClient.Reply(
-            status: response.status, headers: response.headers, body: JSON(data: data), text: String(decoding: data, as: UTF8.self),
+            status: response.status, headers: response.headers, body: JSON(data: data),
+            text: String(decoding: data, as: UTF8.self),
             data: data)
     }
 }

@@ -91,9 +91,13 @@ actor TemplateDatabase {
             as: .psql)
         let sql = admin.db as! any SQLDatabase
         // Templates of test runs that ended are removed; those of runs still going are theirs.
-        for row in try await sql.raw("SELECT datname FROM pg_database WHERE datname LIKE \(bind: templatePrefix + "%")").all() {
+        for row in try await sql.raw("SELECT datname FROM pg_database WHERE datname LIKE \(bind: templatePrefix + "%")")
+            .all()
+        {
             let stale = try row.decode(column: "datname", as: String.self)
-            guard let pid = Int32(stale.dropFirst(templatePrefix.count)), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            guard let pid = Int32(stale.dropFirst(templatePrefix.count)), kill(pid, 0) != 0, errno == ESRCH else {
+                continue
+            }
             try await sql.raw("DROP DATABASE IF EXISTS \(ident: stale) WITH (FORCE)").run()
         }
         try await sql.raw("CREATE DATABASE \(ident: name)").run()

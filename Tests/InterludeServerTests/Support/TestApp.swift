@@ -69,7 +69,8 @@ enum TestDatabase {
     static let vapidKey = "-8WjOK_X-T09CjunVL_RH3jEEpkM4fCP_9M3abyKKMA"
 
     static var sqliteDriver: Settings.SQLiteDriver {
-        ProcessInfo.processInfo.environment["TEST_SQLITE_DRIVER"].flatMap(Settings.SQLiteDriver.init(rawValue:)) ?? .embedded
+        ProcessInfo.processInfo.environment["TEST_SQLITE_DRIVER"].flatMap(Settings.SQLiteDriver.init(rawValue:))
+            ?? .embedded
     }
 
     static var apiFastPaths: Bool {

@@ -12,7 +12,9 @@ enum TestLog {
     private static let bootstrapped: Void = {
         let file = ProcessInfo.processInfo.environment["TEST_LOG_FILE"].flatMap(AppendingFile.init)
         LoggingSystem.bootstrap { label in
-            SafeLogHandler(wrapping: file.map { LineHandler(label: label, file: $0) } ?? StreamLogHandler.standardOutput(label: label))
+            SafeLogHandler(
+                wrapping: file.map { LineHandler(label: label, file: $0) }
+                    ?? StreamLogHandler.standardOutput(label: label))
         }
     }()
 
@@ -28,7 +30,8 @@ enum TestLog {
         }
 
         func log(event: LogEvent) {
-            let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+                separator: " ")
             file.append("\(event.level) [\(label)] \(event.message) \(fields)\n")
         }
     }
@@ -38,7 +41,9 @@ enum TestLog {
 /// file named by `TEST_SECRETS_FILE`: none of them may appear in the log.
 enum TestSecrets {
     private static let file = ProcessInfo.processInfo.environment["TEST_SECRETS_FILE"].flatMap(AppendingFile.init)
-    private static let secretKeys: Set<String> = ["email", "newEmail", "token", "password", "newPassword", "currentPassword"]
+    private static let secretKeys: Set<String> = [
+        "email", "newEmail", "token", "password", "newPassword", "currentPassword",
+    ]
 
     static func record(_ values: [String]) {
         guard let file else { return }
@@ -49,7 +54,8 @@ enum TestSecrets {
     /// The secrets among the fields of a JSON body: values of secret-named keys, and the secret of a calendar
     /// address.
     static func record(json data: Data) {
-        guard file != nil, let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return }
+        guard file != nil, let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        else { return }
         var found: [String] = []
         func visit(_ value: Any, key: String?) {
             if let object = value as? [String: Any] {

@@ -10,7 +10,10 @@ extension APIHandler {
         _ = try await context.user(.admin)
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let page = ListPage(of: try await context.staff.list(), request, moment: \.createdAt, id: { $0.id! })
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.StaffUser.init))))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next),
+                body: .json(try page.items.map(Components.Schemas.StaffUser.init))))
     }
 
     func createUser(_ input: Operations.CreateUser.Input) async throws -> Operations.CreateUser.Output {
@@ -26,7 +29,9 @@ extension APIHandler {
     func updateUser(_ input: Operations.UpdateUser.Input) async throws -> Operations.UpdateUser.Output {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
-        try checkLimits([(body.name, "name", StaffAccounts.nameMaxLength), (body.email, "email", EmailAddress.maxLength)])
+        try checkLimits([
+            (body.name, "name", StaffAccounts.nameMaxLength), (body.email, "email", EmailAddress.maxLength),
+        ])
         let admin = try AdminGrant(try await context.user(.admin), services: context.services)
         let userID = try pathID(input.path.userId)
         var user = try await context.staff.update(userID, name: body.name, email: body.email, by: admin)
@@ -41,7 +46,9 @@ extension APIHandler {
         return .noContent(.init())
     }
 
-    func resetUserPassword(_ input: Operations.ResetUserPassword.Input) async throws -> Operations.ResetUserPassword.Output {
+    func resetUserPassword(_ input: Operations.ResetUserPassword.Input) async throws
+        -> Operations.ResetUserPassword.Output
+    {
         let context = try APIContext.current()
         let admin = try AdminGrant(try await context.user(.admin), services: context.services)
         let password = try await context.staff.resetPassword(try pathID(input.path.userId), by: admin)

@@ -4,15 +4,21 @@ import InterludeCore
 // MARK: - Personal access tokens
 
 extension APIHandler {
-    func listAccessTokens(_ input: Operations.ListAccessTokens.Input) async throws -> Operations.ListAccessTokens.Output {
+    func listAccessTokens(_ input: Operations.ListAccessTokens.Input) async throws -> Operations.ListAccessTokens.Output
+    {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
-        let page = ListPage(of: try await context.accessTokens.tokens(of: user), request, moment: \.createdAt, id: { $0.id! })
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map { try .init($0, secret: nil) })))
+        let page = ListPage(
+            of: try await context.accessTokens.tokens(of: user), request, moment: \.createdAt, id: { $0.id! })
+        return .ok(
+            .init(headers: .init(nextCursor: page.next), body: .json(try page.items.map { try .init($0, secret: nil) }))
+        )
     }
 
-    func createAccessToken(_ input: Operations.CreateAccessToken.Input) async throws -> Operations.CreateAccessToken.Output {
+    func createAccessToken(_ input: Operations.CreateAccessToken.Input) async throws
+        -> Operations.CreateAccessToken.Output
+    {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let user = try await context.user(.therapist, .researcher, .admin)
@@ -27,7 +33,9 @@ extension APIHandler {
         return .created(.init(body: .json(try .init(created.record, secret: created.secret))))
     }
 
-    func revokeAccessToken(_ input: Operations.RevokeAccessToken.Input) async throws -> Operations.RevokeAccessToken.Output {
+    func revokeAccessToken(_ input: Operations.RevokeAccessToken.Input) async throws
+        -> Operations.RevokeAccessToken.Output
+    {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
         try await context.accessTokens.revoke(try pathID(input.path.tokenId), of: user)

@@ -15,7 +15,8 @@ extension Components.Schemas.User {
                 dateOfBirth: profile.dateOfBirth, gender: profile.gender.flatMap(Components.Schemas.Gender.init),
                 pairedSince: pairing?.createdAt, therapyStart: profile.therapyStart, therapyEnd: profile.therapyEnd,
                 records: .init(try await RecordSettings.ofStudies(of: userID, on: database)),
-                hidesComparison: profile.hidesComparison, sharesContextWithTherapist: profile.sharesContextWithTherapist)
+                hidesComparison: profile.hidesComparison, sharesContextWithTherapist: profile.sharesContextWithTherapist
+            )
         }
         return .init(
             id: userID.lowercasedText, email: user.email,
@@ -64,9 +65,11 @@ extension Components.Schemas.CaseloadPatient {
         self.init(
             id: try entry.patient.requireID().lowercasedText, pseudonym: entry.profile.pseudonym,
             name: entry.patient.name, email: entry.patient.email,
-            status: Components.Schemas.TreatmentStatus(rawValue: entry.enrollment.treatmentStatus.rawValue)!, pairedSince: entry.enrollment.createdAt,
+            status: Components.Schemas.TreatmentStatus(rawValue: entry.enrollment.treatmentStatus.rawValue)!,
+            pairedSince: entry.enrollment.createdAt,
             lastActivityAt: lastActivityAt ?? entry.patient.lastActiveAt, dateOfBirth: entry.profile.dateOfBirth,
-            gender: entry.profile.gender.flatMap(Components.Schemas.Gender.init), displayName: entry.enrollment.displayName,
+            gender: entry.profile.gender.flatMap(Components.Schemas.Gender.init),
+            displayName: entry.enrollment.displayName,
             therapyStart: entry.profile.therapyStart, therapyEnd: entry.profile.therapyEnd)
     }
 }
@@ -85,7 +88,8 @@ extension Components.Schemas.Study {
             consentModules: modules.isEmpty ? nil : modules.map { .init(rawValue: $0.rawValue)! },
             arms: StudyArms.names(of: study).isEmpty ? nil : StudyArms.names(of: study),
             asksDemographics: study.asksDemographics, comparison: .init(rawValue: study.comparison.rawValue),
-            retentionDays: study.retentionDays, closedAt: study.closedAt, enrollment: try enrollment.map(Components.Schemas.Enrollment.init))
+            retentionDays: study.retentionDays, closedAt: study.closedAt,
+            enrollment: try enrollment.map(Components.Schemas.Enrollment.init))
     }
 }
 

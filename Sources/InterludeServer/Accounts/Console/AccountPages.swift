@@ -51,7 +51,8 @@ struct AccountPages: Sendable {
         return PasswordContent(
             forced: user.mustChangePassword,
             twoFactor: TwoFactorContent(
-                enabledSince: user.totpEnabledAt.map(user.dateDisplay.dateTime), required: try await twoFactor.isRequired(),
+                enabledSince: user.totpEnabledAt.map(user.dateDisplay.dateTime),
+                required: try await twoFactor.isRequired(),
                 secret: setup?.secret, uri: setup?.uri, changed: state.twoFactorChanged, errors: state.twoFactorErrors),
             preferencesSaved: state.preferencesSaved, errors: state.errors,
             languages: languages, timeZone: state.timeZone ?? user.timeZone, preferenceErrors: state.preferenceErrors)

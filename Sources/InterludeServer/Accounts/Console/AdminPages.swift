@@ -82,7 +82,8 @@ struct AdminPages: Sendable {
     private var localizer: Localizer { services.localizer }
 
     func users(
-        created: CreatedUser?, form: ConsoleAdminController.NewUserForm, errors: FormErrors, rowErrors: FormErrors = FormErrors(),
+        created: CreatedUser?, form: ConsoleAdminController.NewUserForm, errors: FormErrors,
+        rowErrors: FormErrors = FormErrors(),
         rowUser: UUID? = nil
     ) async throws -> UsersContent {
         let display = admin.dateDisplay
@@ -90,10 +91,12 @@ struct AdminPages: Sendable {
             UserRow(
                 id: try user.requireID().uuidString, email: user.email, name: user.name,
                 role: localizer.text("role.\(user.role.rawValue)", admin.language), active: user.deactivatedAt == nil,
-                createdAt: display.dateTime(user.createdAt), isSelf: user.id == admin.id, twoFactor: user.totpSecret != nil)
+                createdAt: display.dateTime(user.createdAt), isSelf: user.id == admin.id,
+                twoFactor: user.totpSecret != nil)
         }
         return UsersContent(
-            users: rows, created: created, form: form, errors: errors, rowErrors: rowErrors, rowUser: rowUser?.uuidString)
+            users: rows, created: created, form: form, errors: errors, rowErrors: rowErrors,
+            rowUser: rowUser?.uuidString)
     }
 
     /// One page of the audit log, newest first; `actor`, `patient` (a pseudonym) and `before` as the query gave them.
@@ -119,7 +122,8 @@ struct AdminPages: Sendable {
         let names = try await log.names(for: events)
         let rows = events.map { event in
             AuditRow(
-                when: display.dateTime(event.occurredAt), actor: names.actors[event.actorID] ?? event.actorID.uuidString,
+                when: display.dateTime(event.occurredAt),
+                actor: names.actors[event.actorID] ?? event.actorID.uuidString,
                 action: localizer.text("audit.\(event.action)", admin.language),
                 patient: event.subjectID.map { names.patients[$0] ?? localizer.text("audit.erased", admin.language) }
                     ?? "",
@@ -133,15 +137,16 @@ struct AdminPages: Sendable {
             olderLink = ConsoleURL.audit.with(query)
         }
         return AuditContent(
-                events: rows,
-                actors: try staff.map {
-                    .init(id: try $0.requireID().uuidString, email: $0.email, selected: $0.id == actorFilter)
-                },
-                patient: patientFilter, olderLink: olderLink, patientNotFound: patientNotFound)
+            events: rows,
+            actors: try staff.map {
+                .init(id: try $0.requireID().uuidString, email: $0.email, selected: $0.id == actorFilter)
+            },
+            patient: patientFilter, olderLink: olderLink, patientNotFound: patientNotFound)
     }
 
     func settings(
-        form: ConsoleAdminController.SettingsForm?, act actForm: [String: String]? = nil, installationName: String? = nil,
+        form: ConsoleAdminController.SettingsForm?, act actForm: [String: String]? = nil,
+        installationName: String? = nil,
         saved: Bool, errors: FormErrors
     ) async throws -> SettingsContent {
         let texts = SiteTexts(database: database)
@@ -151,9 +156,11 @@ struct AdminPages: Sendable {
                 if let entered = actForm?["\(process.rawValue)_\(language.rawValue)"] { return entered }
                 return try await texts.text(process, language, localizer: localizer)
             }
-            act.append(ACTText(
-                process: process.rawValue, label: localizer.text("act.process.\(process.rawValue)", admin.language), de: try await shown(.de),
-                en: try await shown(.en)))
+            act.append(
+                ACTText(
+                    process: process.rawValue, label: localizer.text("act.process.\(process.rawValue)", admin.language),
+                    de: try await shown(.de),
+                    en: try await shown(.en)))
         }
         let current = try await ConsoleAdminController.SettingsForm(
             privacyVersion: texts.privacyPolicyVersion(),
@@ -165,10 +172,10 @@ struct AdminPages: Sendable {
         let storedName = try await texts.installationName()
         let shownName = installationName ?? storedName ?? ""
         return SettingsContent(
-                installationName: shownName,
-                privacyVersion: shown.privacyVersion, privacyDe: shown.privacyDe, privacyEn: shown.privacyEn,
-                imprintDe: shown.imprintDe, imprintEn: shown.imprintEn,
-                twoFactorRequired: try await TwoFactorService(database: database, services: services).isRequired(),
-                act: act, saved: saved, errors: errors)
+            installationName: shownName,
+            privacyVersion: shown.privacyVersion, privacyDe: shown.privacyDe, privacyEn: shown.privacyEn,
+            imprintDe: shown.imprintDe, imprintEn: shown.imprintEn,
+            twoFactorRequired: try await TwoFactorService(database: database, services: services).isRequired(),
+            act: act, saved: saved, errors: errors)
     }
 }

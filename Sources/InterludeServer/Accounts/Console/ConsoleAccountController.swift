@@ -83,7 +83,8 @@ struct ConsoleAccountController {
                     client: .client(request.clientAddress(trustedProxies: services.settings.trustedProxies)))
             let home = ConsoleNavigation.home(for: authenticated.user.role)
             let response = request.redirect(
-                to: authenticated.user.mustChangePassword ? ConsoleURL.password.path : localPath(form.next, fallback: home))
+                to: authenticated.user.mustChangePassword
+                    ? ConsoleURL.password.path : localPath(form.next, fallback: home))
             response.cookies[ConsoleSession.cookieName] = ConsoleSession.cookie(
                 token.value, settings: services.settings, maxAge: Int(AccountLifetimes.consoleSession))
             response.cookies[ConsoleSession.loginCSRFCookie] = .expired
@@ -109,12 +110,15 @@ struct ConsoleAccountController {
         _ request: Request, errors: FormErrors = FormErrors(), preferenceErrors: FormErrors = FormErrors(),
         twoFactorErrors: FormErrors = FormErrors(), timeZone: String? = nil, status: HTTPResponseStatus = .ok
     ) async throws -> Response {
-        let content = try await AccountPages(user: try request.consoleUser(), database: request.db, services: request.services)
-            .account(
-                .init(
-                    errors: errors, preferenceErrors: preferenceErrors, twoFactorErrors: twoFactorErrors, timeZone: timeZone,
-                    twoFactorChanged: request.query[String.self, at: "twoFactor"] != nil,
-                    preferencesSaved: request.query[String.self, at: "saved"] != nil))
+        let content = try await AccountPages(
+            user: try request.consoleUser(), database: request.db, services: request.services
+        )
+        .account(
+            .init(
+                errors: errors, preferenceErrors: preferenceErrors, twoFactorErrors: twoFactorErrors,
+                timeZone: timeZone,
+                twoFactorChanged: request.query[String.self, at: "twoFactor"] != nil,
+                preferencesSaved: request.query[String.self, at: "saved"] != nil))
         return try await request.renderConsole(
             "console/password", titleKey: "console.password.title", content: content, status: status)
     }

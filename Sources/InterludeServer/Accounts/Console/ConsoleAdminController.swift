@@ -43,13 +43,15 @@ struct ConsoleAdminController {
     }
 
     private func renderUsers(
-        _ request: Request, created: AdminPages.CreatedUser? = nil, form: NewUserForm = .init(email: "", name: "", role: "therapist"),
+        _ request: Request, created: AdminPages.CreatedUser? = nil,
+        form: NewUserForm = .init(email: "", name: "", role: "therapist"),
         errors: FormErrors = FormErrors(), rowErrors: FormErrors = FormErrors(), rowUser: UUID? = nil,
         status: HTTPResponseStatus = .ok
     ) async throws -> Response {
         let content = try await pages(request).users(
             created: created, form: form, errors: errors, rowErrors: rowErrors, rowUser: rowUser)
-        return try await request.renderConsole("console/users", titleKey: "console.users.title", content: content, status: status)
+        return try await request.renderConsole(
+            "console/users", titleKey: "console.users.title", content: content, status: status)
     }
 
     private func pages(_ request: Request) throws -> AdminPages {
@@ -68,7 +70,8 @@ struct ConsoleAdminController {
                 .create(email: form.email, role: form.role, name: form.name, password: nil, by: admin)
             return try await renderUsers(
                 request,
-                created: AdminPages.CreatedUser(email: created.user.email, oneTimePassword: created.oneTimePassword ?? ""),
+                created: AdminPages.CreatedUser(
+                    email: created.user.email, oneTimePassword: created.oneTimePassword ?? ""),
                 status: .created)
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
@@ -115,7 +118,9 @@ struct ConsoleAdminController {
         let admin = try AdminGrant(try request.consoleUser(.admin), services: request.services)
         let userID = try Self.userID(request)
         do {
-            guard (try? request.content.get(String.self, at: "confirm")) != nil else { throw AppError.field("confirm", .required) }
+            guard (try? request.content.get(String.self, at: "confirm")) != nil else {
+                throw AppError.field("confirm", .required)
+            }
             try await StaffAccounts(database: request.db, services: request.services).delete(userID, by: admin)
             return request.redirect(to: .users)
         } catch {

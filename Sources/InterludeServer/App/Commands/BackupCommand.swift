@@ -13,7 +13,9 @@ struct BackupCommand: AsyncCommand {
 
     func run(using context: CommandContext, signature: Signature) async throws {
         let app = context.application
-        guard let out = signature.out, !out.isEmpty else { throw CommandFailure(message: "Name the file to write with --out <file>.") }
+        guard let out = signature.out, !out.isEmpty else {
+            throw CommandFailure(message: "Name the file to write with --out <file>.")
+        }
         do {
             let size = try await DatabaseBackup(database: app.db, settings: app.interlude.settings).write(to: out)
             context.console.print(

@@ -10,13 +10,20 @@ import Vapor
 /// database with made-up people, so it refuses to run on a database that holds anyone.
 struct BenchmarkCommand: AsyncCommand {
     struct Signature: CommandSignature {
-        @Argument(name: "subject", help: "planner, dispatcher, export, samples, sync-fixtures, submission-fixtures, cluster-fixtures or download-fixtures")
+        @Argument(
+            name: "subject",
+            help:
+                "planner, dispatcher, export, samples, sync-fixtures, submission-fixtures, cluster-fixtures or download-fixtures"
+        )
         var subject: String
 
-        @Option(name: "participants", help: "How many participants (default 10000 for planner, 1000 for export, 100 otherwise).")
+        @Option(
+            name: "participants",
+            help: "How many participants (default 10000 for planner, 1000 for export, 100 otherwise).")
         var participants: Int?
 
-        @Option(name: "days", help: "export: how many days of three answered prompts each participant has (default 60).")
+        @Option(
+            name: "days", help: "export: how many days of three answered prompts each participant has (default 60).")
         var days: Int?
 
         @Option(name: "notifications", help: "How many notifications the dispatcher sends (default 2000).")
@@ -54,43 +61,60 @@ struct BenchmarkCommand: AsyncCommand {
         let app = context.application
         try await migrate(app)
         guard try await UserRecord.query(on: app.db).count() == 0 else {
-            throw CommandFailure(message: "The benchmark fills the database with made-up people; point INTERLUDE_DATA_DIR at an empty directory.")
+            throw CommandFailure(
+                message:
+                    "The benchmark fills the database with made-up people; point INTERLUDE_DATA_DIR at an empty directory."
+            )
         }
         switch signature.subject {
         case "planner":
-            let result = try await PlannerBenchmark(database: app.db, services: app.interlude, databasePath: try sqlitePath(app))
-                .run(participants: signature.participants ?? 10_000)
+            let result = try await PlannerBenchmark(
+                database: app.db, services: app.interlude, databasePath: try sqlitePath(app)
+            )
+            .run(participants: signature.participants ?? 10_000)
             context.console.print(result.report)
         case "dispatcher":
             let result = try await DispatcherBenchmark(app: app).run(notifications: signature.notifications ?? 2000)
             context.console.print(result.report)
         case "export":
-            let result = try await ExportBenchmark(database: app.db, services: app.interlude, databasePath: try sqlitePath(app))
-                .run(participants: signature.participants ?? 1000, days: signature.days ?? 60)
+            let result = try await ExportBenchmark(
+                database: app.db, services: app.interlude, databasePath: try sqlitePath(app)
+            )
+            .run(participants: signature.participants ?? 1000, days: signature.days ?? 60)
             context.console.print(result.report)
         case "samples":
-            let result = try await SampleBenchmark(app: app).run(samples: signature.samples ?? 1_000_000, exportMegabytes: signature.megabytes ?? 500)
+            let result = try await SampleBenchmark(app: app).run(
+                samples: signature.samples ?? 1_000_000, exportMegabytes: signature.megabytes ?? 500)
             context.console.print(result.report)
         case "sync-fixtures":
-            guard let file = signature.tokens else { throw CommandFailure(message: "Name the token file with --tokens.") }
+            guard let file = signature.tokens else {
+                throw CommandFailure(message: "Name the token file with --tokens.")
+            }
             try await LoadFixtures(database: app.db, services: app.interlude).sync(
                 participants: signature.participants ?? 100, tokensFile: file)
         case "submission-fixtures":
-            guard let file = signature.requests else { throw CommandFailure(message: "Name the requests file with --requests.") }
+            guard let file = signature.requests else {
+                throw CommandFailure(message: "Name the requests file with --requests.")
+            }
             try await LoadFixtures(database: app.db, services: app.interlude).submissions(
                 participants: signature.participants ?? 100, promptsEach: signature.prompts ?? 300, requestsFile: file)
         case "cluster-fixtures":
-            guard let file = signature.requests else { throw CommandFailure(message: "Name the fixtures file with --requests.") }
+            guard let file = signature.requests else {
+                throw CommandFailure(message: "Name the fixtures file with --requests.")
+            }
             try await LoadFixtures(database: app.db, services: app.interlude).cluster(
                 participants: signature.participants ?? 30, file: file)
         case "download-fixtures":
             guard let source = signature.from, let file = signature.requests else {
-                throw CommandFailure(message: "Name the export's bytes with --from and the file to write with --requests.")
+                throw CommandFailure(
+                    message: "Name the export's bytes with --from and the file to write with --requests.")
             }
             try await LoadFixtures(database: app.db, services: app.interlude).download(source: source, file: file)
         default:
             throw CommandFailure(
-                message: "Choose planner, dispatcher, export, samples, sync-fixtures, submission-fixtures, cluster-fixtures or download-fixtures.")
+                message:
+                    "Choose planner, dispatcher, export, samples, sync-fixtures, submission-fixtures, cluster-fixtures or download-fixtures."
+            )
         }
     }
 
@@ -128,7 +152,9 @@ struct PlannerBenchmark {
                 "participants: \(participants)",
                 "prompts: \(prompts)",
                 String(format: "planner: %.2f s, %.0f prompts/s", plannerSeconds, plannerRate),
-                String(format: "sqlite3 shell, the same rows in one transaction: %.2f s, %.0f rows/s", insertSeconds, insertRate),
+                String(
+                    format: "sqlite3 shell, the same rows in one transaction: %.2f s, %.0f rows/s", insertSeconds,
+                    insertRate),
                 String(format: "ratio (planner / sqlite3): %.2f (aim: at least 0.50)", ratio),
             ].joined(separator: "\n")
         }
@@ -144,7 +170,9 @@ struct PlannerBenchmark {
         let statements = FileManager.default.temporaryDirectory.appendingPathComponent("planner-\(UUID()).sql")
         defer { try? FileManager.default.removeItem(at: statements) }
         try Data("BEGIN;\n".utf8).write(to: statements)
-        try SQLiteShell.run(["-cmd", ".mode insert \(PromptRecord.schema)", databasePath, "SELECT * FROM \(PromptRecord.schema)"], appendingTo: statements)
+        try SQLiteShell.run(
+            ["-cmd", ".mode insert \(PromptRecord.schema)", databasePath, "SELECT * FROM \(PromptRecord.schema)"],
+            appendingTo: statements)
         try Data("COMMIT;\n".utf8).append(to: statements)
         try await PromptRecord.query(on: database).delete()
         let inserting = try clock.measure { try SQLiteShell.run([databasePath], input: statements) }
@@ -169,23 +197,28 @@ enum BenchmarkPopulation {
         func planDaily(on database: any Database, now: Date) async throws {
             let daily = SchedulePlan.intersessionDaily()
             try await PlanRecord(
-                studyID: practiceID, patientID: nil, arm: nil, createdBy: therapistID, instrumentKey: daily.instrumentKey,
+                studyID: practiceID, patientID: nil, arm: nil, createdBy: therapistID,
+                instrumentKey: daily.instrumentKey,
                 definition: try ScheduleService.encode(daily), now: now
             ).create(on: database)
         }
     }
 
     /// A researcher who owns a running study called `title`.
-    static func researchStudy(_ title: String, on database: any Database, now: Date) async throws -> (UserRecord, StudyRecord) {
+    static func researchStudy(_ title: String, on database: any Database, now: Date) async throws -> (
+        UserRecord, StudyRecord
+    ) {
         let researcher = UserRecord(
             email: "benchmark-researcher@example.org", passwordHash: "-", role: .researcher, name: nil, locale: "en",
             timeZone: "Europe/Vienna", mustChangePassword: false, now: now)
         try await researcher.create(on: database)
         let study = StudyRecord(
-            ownerID: try researcher.requireID(), title: .neutral(title), description: LocalizedText([:]), consentText: "Yes", consentVersion: "1",
+            ownerID: try researcher.requireID(), title: .neutral(title), description: LocalizedText([:]),
+            consentText: "Yes", consentVersion: "1",
             joinMode: .open, joinPasswordHash: nil, status: .running, now: now)
         try await study.create(on: database)
-        try await StudyStaffRecord(studyID: try study.requireID(), userID: try researcher.requireID(), role: .owner).create(on: database)
+        try await StudyStaffRecord(studyID: try study.requireID(), userID: try researcher.requireID(), role: .owner)
+            .create(on: database)
         return (researcher, study)
     }
 
@@ -194,14 +227,16 @@ enum BenchmarkPopulation {
             email: "benchmark-therapist@example.org", passwordHash: "-", role: .therapist, name: nil,
             locale: "en", timeZone: "Europe/Vienna", mustChangePassword: false, now: now)
         try await therapist.create(on: database)
-        try await TherapistProfileRecord(userID: try therapist.requireID(), fullName: "Dr. Benchmark").create(on: database)
+        try await TherapistProfileRecord(userID: try therapist.requireID(), fullName: "Dr. Benchmark").create(
+            on: database)
         let practice = StudyRecord(
             ownerID: try therapist.requireID(), title: "Benchmark", description: LocalizedText([:]), consentText: "",
             consentVersion: StaffAccounts.practiceConsent, joinMode: .pairingCode,
             joinPasswordHash: nil, status: .running, now: now)
         try await practice.create(on: database)
         let practiceID = try practice.requireID()
-        try await StudyStaffRecord(studyID: practiceID, userID: try therapist.requireID(), role: .owner).create(on: database)
+        try await StudyStaffRecord(studyID: practiceID, userID: try therapist.requireID(), role: .owner).create(
+            on: database)
         var patients: [UserRecord] = []
         for start in stride(from: 0, to: count, by: 500) {
             let users = (start..<min(start + 500, count)).map { index in
@@ -215,7 +250,8 @@ enum BenchmarkPopulation {
             try await users.create(on: database)
             try await users.map {
                 PatientProfileRecord(
-                    userID: $0.id!, pseudonym: "B-\($0.email.dropFirst(10).prefix { $0 != "@" })", shareWithResearch: false)
+                    userID: $0.id!, pseudonym: "B-\($0.email.dropFirst(10).prefix { $0 != "@" })",
+                    shareWithResearch: false)
             }.create(on: database)
             try await users.map {
                 EnrollmentRecord(
@@ -234,7 +270,9 @@ enum BenchmarkPopulation {
 /// of the calling process by copying whole directory entries, and now and then reads past the end of its buffer
 /// and crashes the process that starts it.
 enum SQLiteShell {
-    static func run(_ arguments: [String], input: URL? = nil, output: URL? = nil, appendingTo appended: URL? = nil) throws {
+    static func run(_ arguments: [String], input: URL? = nil, output: URL? = nil, appendingTo appended: URL? = nil)
+        throws
+    {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -242,7 +280,9 @@ enum SQLiteShell {
         if let output {
             posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         }
-        if let appended { posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, appended.path, O_WRONLY | O_APPEND, 0) }
+        if let appended {
+            posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, appended.path, O_WRONLY | O_APPEND, 0)
+        }
         let argv: [UnsafeMutablePointer<CChar>?] = (["sqlite3"] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var child: pid_t = 0
@@ -254,7 +294,9 @@ enum SQLiteShell {
             guard errno == EINTR else { throw CommandFailure(message: "waiting for sqlite3 failed (errno \(errno))") }
         }
         // A signal that stopped the shell is in the low seven bits of the status, its exit status in the next eight.
-        guard status & 0x7f == 0 else { throw CommandFailure(message: "sqlite3 was stopped by signal \(status & 0x7f)") }
+        guard status & 0x7f == 0 else {
+            throw CommandFailure(message: "sqlite3 was stopped by signal \(status & 0x7f)")
+        }
         guard (status >> 8) & 0xff == 0 else {
             throw CommandFailure(message: "sqlite3 exited with status \((status >> 8) & 0xff)")
         }

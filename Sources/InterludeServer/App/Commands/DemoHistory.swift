@@ -120,12 +120,15 @@ struct DemoHistory: Sendable {
             let user = person.user
             let clock = clock
             // The app shows a prompt held back by an unanswered one-time questionnaire without letting it be answered.
-            events.append(Event(at: opened) {
-                let current = try await promptService.open(promptID, for: patientID)
-                guard try await promptService.blocked(among: [current], patientID: patientID).isEmpty else { return }
-                clock.move(to: answered)
-                _ = try await responses.submit(submission, patient: user)
-            })
+            events.append(
+                Event(at: opened) {
+                    let current = try await promptService.open(promptID, for: patientID)
+                    guard try await promptService.blocked(among: [current], patientID: patientID).isEmpty else {
+                        return
+                    }
+                    clock.move(to: answered)
+                    _ = try await responses.submit(submission, patient: user)
+                })
         }
         return events
     }

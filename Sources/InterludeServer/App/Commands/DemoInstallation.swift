@@ -28,7 +28,8 @@ struct DemoInstallation: Sendable {
         let clock = DemoClock(end.addingTimeInterval(-Double(Self.days) * 86_400))
         let past = services.on(clock.wallClock)
         let accounts = try await database.atomically { database in
-            try await Self.create(database: database, past: past, clock: clock, until: end, logger: logger, present: services)
+            try await Self.create(
+                database: database, past: past, clock: clock, until: end, logger: logger, present: services)
         }
         try Self.write(accounts, to: accountsPath)
         return accounts
@@ -36,13 +37,18 @@ struct DemoInstallation: Sendable {
 
     /// The people and plans as on the first day, the weeks that followed, and the records kept with dates of their own.
     private static func create(
-        database: any Database, past: AppServices, clock: DemoClock, until end: Date, logger: Logger, present: AppServices
+        database: any Database, past: AppServices, clock: DemoClock, until end: Date, logger: Logger,
+        present: AppServices
     ) async throws -> [DemoSetup.Account] {
         let setup = DemoSetup(database: database, services: past, logger: logger)
-        let (therapist, therapistAccount) = try await setup.staff(.therapist, email: "therapist@\(domain)", name: "Dr. Demo Therapist")
-        let (researcher, researcherAccount) = try await setup.staff(.researcher, email: "researcher@\(domain)", name: "Demo Study Leader")
-        let (ada, adaAccount) = try await setup.pairedPatient(email: "ada@\(domain)", name: "Ada Demo", therapist: therapist)
-        let (ben, benAccount) = try await setup.pairedPatient(email: "ben@\(domain)", name: "Ben Demo", therapist: therapist)
+        let (therapist, therapistAccount) = try await setup.staff(
+            .therapist, email: "therapist@\(domain)", name: "Dr. Demo Therapist")
+        let (researcher, researcherAccount) = try await setup.staff(
+            .researcher, email: "researcher@\(domain)", name: "Demo Study Leader")
+        let (ada, adaAccount) = try await setup.pairedPatient(
+            email: "ada@\(domain)", name: "Ada Demo", therapist: therapist)
+        let (ben, benAccount) = try await setup.pairedPatient(
+            email: "ben@\(domain)", name: "Ben Demo", therapist: therapist)
         let (chris, chrisAccount) = try await setup.registeredPatient(email: "chris@\(domain)", name: "Chris Demo")
         try await setup.planIntersession(therapist: therapist)
         try await setup.planPHQ9(therapist: therapist)
@@ -67,7 +73,8 @@ struct DemoInstallation: Sendable {
         let history = DemoHistory(database: database, services: past, clock: clock)
         try await history.run(
             until: end, people: people,
-            events: try await setup.sessionFollowUps(ada: ada, ben: ben, therapist: therapist, from: clock.now), seed: 2026)
+            events: try await setup.sessionFollowUps(ada: ada, ben: ben, therapist: therapist, from: clock.now),
+            seed: 2026)
 
         let today = DemoSetup(database: database, services: present, logger: logger)
         try await today.recordIACTWeeks(of: ada, therapist: therapist)
@@ -77,11 +84,15 @@ struct DemoInstallation: Sendable {
     }
 
     /// Nobody but Ben's last PHQ-9 says more than "not at all" to item 9.
-    private static let quietItem9: @Sendable (String, Int) -> Answers = { key, _ in key == "phq-9" ? ["phq9_9": .text("0")] : [:] }
+    private static let quietItem9: @Sendable (String, Int) -> Answers = { key, _ in
+        key == "phq-9" ? ["phq9_9": .text("0")] : [:]
+    }
 
     private static func write(_ accounts: [DemoSetup.Account], to path: String) throws {
         let text = accounts.map { "\($0.role.rawValue)\t\($0.email)\t\($0.password)" }.joined(separator: "\n") + "\n"
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
         else { throw CocoaError(.fileWriteNoPermission) }
     }
 

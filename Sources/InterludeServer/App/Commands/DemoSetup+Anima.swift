@@ -7,7 +7,8 @@ extension DemoSetup {
     /// `recordAnimaMonth` gives them a month of moods and samples.
     func planAnima(researcher: UserRecord, patient: UserRecord) async throws {
         let draft = try StudyDraft.validate(
-            title: [.en: "Anima", .de: "Anima"], description: [.en: Self.animaDescription, .de: Self.animaDescriptionGerman],
+            title: [.en: "Anima", .de: "Anima"],
+            description: [.en: Self.animaDescription, .de: Self.animaDescriptionGerman],
             consentText: [.en: Self.animaConsent, .de: Self.animaConsentGerman], consentVersion: "1",
             joinMode: JoinMode.open.rawValue, joinPassword: nil, status: StudyStatus.running.rawValue)
         let studies = StudyService(database: database, services: services)
@@ -57,39 +58,69 @@ extension DemoSetup {
 
     /// Why the study asks for each type, as the participant reads it before enabling it.
     static let animaPurposes: [SampleSettings.Request] = [
-        .init(type: .heartRate, purpose: LocalizedText(
-            en: "Your heart rate through the day shows how active or tense your body is; we look at whether it goes with how you feel.",
-            de: "Ihr Puls über den Tag zeigt, wie aktiv oder angespannt Ihr Körper ist; wir sehen nach, ob er damit zusammenhängt, wie Sie sich fühlen.")),
-        .init(type: .exerciseTime, purpose: LocalizedText(
-            en: "Minutes of brisk activity a day: being active is known to lift mood for many people.",
-            de: "Minuten zügiger Bewegung am Tag: Aktivität hebt bei vielen Menschen die Stimmung.")),
-        .init(type: .headphoneAudioExposure, purpose: LocalizedText(
-            en: "How loud you listen through headphones, as a hint of how much time you spend with music or calls.",
-            de: "Wie laut Sie über Kopfhörer hören, als Hinweis darauf, wie viel Zeit Sie mit Musik oder Telefonaten verbringen.")),
-        .init(type: .environmentalAudioExposure, purpose: LocalizedText(
-            en: "How loud your surroundings are: noisy days may feel different from quiet ones.",
-            de: "Wie laut Ihre Umgebung ist: laute Tage fühlen sich vielleicht anders an als ruhige.")),
-        .init(type: .stairAscentSpeed, purpose: LocalizedText(
-            en: "How fast you climb stairs, one of the signs of how much energy you have.",
-            de: "Wie schnell Sie Treppen steigen, eines der Zeichen dafür, wie viel Energie Sie haben.")),
-        .init(type: .stepCount, purpose: LocalizedText(
-            en: "Your steps a day, the simplest measure of how much you move.",
-            de: "Ihre Schritte am Tag, das einfachste Maß dafür, wie viel Sie sich bewegen.")),
-        .init(type: .walkingDoubleSupport, purpose: LocalizedText(
-            en: "The share of each step with both feet on the ground: it changes with tiredness and how steady you walk.",
-            de: "Der Anteil jedes Schritts mit beiden Füßen am Boden: er ändert sich mit Müdigkeit und Trittsicherheit.")),
-        .init(type: .walkingHeartRateAverage, purpose: LocalizedText(
-            en: "Your heart rate while walking, which changes with fitness and strain.",
-            de: "Ihr Puls beim Gehen, der sich mit Fitness und Belastung ändert.")),
-        .init(type: .walkingSpeed, purpose: LocalizedText(
-            en: "How fast you walk: people tend to walk slower when they feel low.",
-            de: "Wie schnell Sie gehen: wer sich niedergeschlagen fühlt, geht oft langsamer.")),
-        .init(type: .walkingStepLength, purpose: LocalizedText(
-            en: "How long your steps are, another sign of energy and pace.",
-            de: "Wie lang Ihre Schritte sind, ein weiteres Zeichen für Energie und Tempo.")),
-        .init(type: .distanceWalkingRunning, purpose: LocalizedText(
-            en: "How far you walk or run a day.",
-            de: "Wie weit Sie am Tag gehen oder laufen.")),
+        .init(
+            type: .heartRate,
+            purpose: LocalizedText(
+                en:
+                    "Your heart rate through the day shows how active or tense your body is; we look at whether it goes with how you feel.",
+                de:
+                    "Ihr Puls über den Tag zeigt, wie aktiv oder angespannt Ihr Körper ist; wir sehen nach, ob er damit zusammenhängt, wie Sie sich fühlen."
+            )),
+        .init(
+            type: .exerciseTime,
+            purpose: LocalizedText(
+                en: "Minutes of brisk activity a day: being active is known to lift mood for many people.",
+                de: "Minuten zügiger Bewegung am Tag: Aktivität hebt bei vielen Menschen die Stimmung.")),
+        .init(
+            type: .headphoneAudioExposure,
+            purpose: LocalizedText(
+                en: "How loud you listen through headphones, as a hint of how much time you spend with music or calls.",
+                de:
+                    "Wie laut Sie über Kopfhörer hören, als Hinweis darauf, wie viel Zeit Sie mit Musik oder Telefonaten verbringen."
+            )),
+        .init(
+            type: .environmentalAudioExposure,
+            purpose: LocalizedText(
+                en: "How loud your surroundings are: noisy days may feel different from quiet ones.",
+                de: "Wie laut Ihre Umgebung ist: laute Tage fühlen sich vielleicht anders an als ruhige.")),
+        .init(
+            type: .stairAscentSpeed,
+            purpose: LocalizedText(
+                en: "How fast you climb stairs, one of the signs of how much energy you have.",
+                de: "Wie schnell Sie Treppen steigen, eines der Zeichen dafür, wie viel Energie Sie haben.")),
+        .init(
+            type: .stepCount,
+            purpose: LocalizedText(
+                en: "Your steps a day, the simplest measure of how much you move.",
+                de: "Ihre Schritte am Tag, das einfachste Maß dafür, wie viel Sie sich bewegen.")),
+        .init(
+            type: .walkingDoubleSupport,
+            purpose: LocalizedText(
+                en:
+                    "The share of each step with both feet on the ground: it changes with tiredness and how steady you walk.",
+                de:
+                    "Der Anteil jedes Schritts mit beiden Füßen am Boden: er ändert sich mit Müdigkeit und Trittsicherheit."
+            )),
+        .init(
+            type: .walkingHeartRateAverage,
+            purpose: LocalizedText(
+                en: "Your heart rate while walking, which changes with fitness and strain.",
+                de: "Ihr Puls beim Gehen, der sich mit Fitness und Belastung ändert.")),
+        .init(
+            type: .walkingSpeed,
+            purpose: LocalizedText(
+                en: "How fast you walk: people tend to walk slower when they feel low.",
+                de: "Wie schnell Sie gehen: wer sich niedergeschlagen fühlt, geht oft langsamer.")),
+        .init(
+            type: .walkingStepLength,
+            purpose: LocalizedText(
+                en: "How long your steps are, another sign of energy and pace.",
+                de: "Wie lang Ihre Schritte sind, ein weiteres Zeichen für Energie und Tempo.")),
+        .init(
+            type: .distanceWalkingRunning,
+            purpose: LocalizedText(
+                en: "How far you walk or run a day.",
+                de: "Wie weit Sie am Tag gehen oder laufen.")),
     ]
 
     /// A month of moods with a weekly rhythm, and the samples a watch and phone would have taken meanwhile, the same
@@ -109,11 +140,13 @@ extension DemoSetup {
             moods.append(valence)
             let at = LocalDateTime(date: date, time: LocalTime("20:30")!).instant(in: zone)
             _ = try await records.create(
-                try Mood.validate(valence: valence, recordedAt: at, note: day % 9 == 0 ? "Long walk with a friend." : nil, now: now),
+                try Mood.validate(
+                    valence: valence, recordedAt: at, note: day % 9 == 0 ? "Long walk with a friend." : nil, now: now),
                 id: UUID(), by: patient)
         }
         _ = try await records.create(
-            try Mood.validate(valence: 0.6, recordedAt: now.addingTimeInterval(-600), note: nil, now: now), id: UUID(), by: patient)
+            try Mood.validate(valence: 0.6, recordedAt: now.addingTimeInterval(-600), note: nil, now: now), id: UUID(),
+            by: patient)
         for type in SampleType.allCases where Self.animaPurposes.contains(where: { $0.type == type }) {
             _ = try await samples.setEnabled(type, true, for: patientID)
         }
@@ -122,13 +155,17 @@ extension DemoSetup {
             let date = today.adding(days: day - 30)
             let lift = moods[day] - 0.5
             for hour in 7...22 {
-                let start = LocalDateTime(date: date, time: LocalTime(String(format: "%02d:15", hour))!).instant(in: zone)
+                let start = LocalDateTime(date: date, time: LocalTime(String(format: "%02d:15", hour))!).instant(
+                    in: zone)
                 func add(_ type: SampleType, _ value: Double, _ unit: String, minutes: Double = 1) {
-                    batch.append(Sample.Raw(
-                        type: type.rawValue, value: value, unit: unit, start: start, end: start.addingTimeInterval(minutes * 60),
-                        sourceID: "demo-\(type.rawValue)-\(day)-\(hour)",
-                        source: .init(app: "Health", deviceName: "Demo Watch", deviceModel: "Watch6,1", osVersion: "10.1.0"),
-                        motionContext: type == .heartRate ? 1 : nil))
+                    batch.append(
+                        Sample.Raw(
+                            type: type.rawValue, value: value, unit: unit, start: start,
+                            end: start.addingTimeInterval(minutes * 60),
+                            sourceID: "demo-\(type.rawValue)-\(day)-\(hour)",
+                            source: .init(
+                                app: "Health", deviceName: "Demo Watch", deviceModel: "Watch6,1", osVersion: "10.1.0"),
+                            motionContext: type == .heartRate ? 1 : nil))
                 }
                 add(.heartRate, (68 + random.next(in: -8...12)).rounded(), "count/min")
                 let steps = max(0, (600 + 1400 * lift + random.next(in: -400...600)).rounded())

@@ -13,7 +13,8 @@ extension DemoSetup {
             ],
             consentText: [
                 .en: "I take part voluntarily and may leave at any time. My records are stored under a pseudonym.",
-                .de: "Ich nehme freiwillig teil und kann jederzeit aufhören. Meine Einträge werden unter einem Pseudonym gespeichert.",
+                .de:
+                    "Ich nehme freiwillig teil und kann jederzeit aufhören. Meine Einträge werden unter einem Pseudonym gespeichert.",
             ],
             consentVersion: "1", joinMode: JoinMode.open.rawValue, joinPassword: nil,
             status: StudyStatus.running.rawValue)
@@ -55,22 +56,32 @@ extension DemoSetup {
             LocalDateTime(date: today.adding(days: -days), time: LocalTime(time)!).instant(in: zone)
         }
         let events: [(Int, String, String, String, String?)] = [
-            (118, "19:30", "Ringing much louder after a concert", HealthEvent.BuiltInType.tinnitusAttack.rawValue,
-             "Left the concert early; the ringing in the right ear did not fade overnight."),
-            (116, "10:00", "ENT appointment", HealthEvent.BuiltInType.appointment.rawValue, "Hearing test, cortisone prescribed."),
+            (
+                118, "19:30", "Ringing much louder after a concert", HealthEvent.BuiltInType.tinnitusAttack.rawValue,
+                "Left the concert early; the ringing in the right ear did not fade overnight."
+            ),
+            (
+                116, "10:00", "ENT appointment", HealthEvent.BuiltInType.appointment.rawValue,
+                "Hearing test, cortisone prescribed."
+            ),
             (74, "23:00", "Weeks of poor sleep and low mood", HealthEvent.BuiltInType.mentalIllness.rawValue, nil),
-            (31, "14:15", "Tinnitus attack at work", HealthEvent.BuiltInType.tinnitusAttack.rawValue, "Open-plan office, after a loud meeting."),
+            (
+                31, "14:15", "Tinnitus attack at work", HealthEvent.BuiltInType.tinnitusAttack.rawValue,
+                "Open-plan office, after a loud meeting."
+            ),
             (9, "09:30", "Follow-up hearing test", Self.hearingTest, nil),
         ]
         for (days, time, title, type, description) in events {
             let event = try HealthEvent.validate(
-                title: title, occurredAt: at(days, time), type: type, description: description, studyTypes: [Self.hearingTest])
+                title: title, occurredAt: at(days, time), type: type, description: description,
+                studyTypes: [Self.hearingTest])
             _ = try await records.create(event, id: UUID(), by: patient)
         }
         let therapies = [
             try Therapy.validate(
                 name: "Cortisone course", kind: Therapy.Kind.medicalTreatment.rawValue,
-                startDate: today.adding(days: -116).description, endDate: today.adding(days: -106).description, note: nil),
+                startDate: today.adding(days: -116).description, endDate: today.adding(days: -106).description,
+                note: nil),
             try Therapy.validate(
                 name: "Tinnitus retraining with sound generator", kind: Therapy.Kind.retrainingTherapy.rawValue,
                 startDate: today.adding(days: -90).description, endDate: today.adding(days: 60).description,

@@ -79,7 +79,9 @@ struct DemoSetup: Sendable {
     }
 
     /// A verified patient in Vienna who redeemed a code of the therapist, as the app would.
-    func pairedPatient(email: String, name: String = "Demo Patient", therapist: UserRecord) async throws -> (UserRecord, Account) {
+    func pairedPatient(email: String, name: String = "Demo Patient", therapist: UserRecord) async throws -> (
+        UserRecord, Account
+    ) {
         let (patient, account) = try await registeredPatient(email: email, name: name)
         let pairing = PairingService(database: database, services: services)
         let code = try await pairing.createCodes(therapist: therapist, note: "Demo", count: 1)[0]
@@ -107,23 +109,28 @@ struct DemoSetup: Sendable {
     /// rule for three missed Dailies.
     func planIntersession(therapist: UserRecord) async throws {
         let therapistID = try therapist.requireID()
-        let practiceID = try await PairingService(database: database, services: services).practice(of: therapistID).requireID()
+        let practiceID = try await PairingService(database: database, services: services).practice(of: therapistID)
+            .requireID()
         _ = try await TherapistProfiles(database: database).update(
             therapistID: therapistID, fullName: "Dr. Demo Therapist", gender: nil,
             officeAddress: "Praxis am Ring 1, 1010 Wien", phone: "+43 1 000 00 00", emergencyNumber: "+43 1 000 00 99")
-        let practice = try await StudyAccess(database: database, services: services).require(.editLibrary, in: practiceID, by: therapist)
+        let practice = try await StudyAccess(database: database, services: services).require(
+            .editLibrary, in: practiceID, by: therapist)
         let library = InterventionLibrary(database: database, services: services)
         try await library.addTemplate(
             InterventionTemplateDraft(
                 kind: .commendation,
-                texts: LocalizedText(en: "You kept at it this week. Well done.", de: "Sie sind diese Woche drangeblieben. Gut gemacht.")),
+                texts: LocalizedText(
+                    en: "You kept at it this week. Well done.", de: "Sie sind diese Woche drangeblieben. Gut gemacht.")),
             in: practice)
         try await library.addTemplate(
             InterventionTemplateDraft(
                 kind: .task,
                 texts: LocalizedText(
                     en: "Before our next session, note one moment you thought of therapy and how you felt.",
-                    de: "Notieren Sie bis zu unserer nächsten Sitzung einen Moment, in dem Sie an die Therapie gedacht haben, und wie Sie sich fühlten.")),
+                    de:
+                        "Notieren Sie bis zu unserer nächsten Sitzung einen Moment, in dem Sie an die Therapie gedacht haben, und wie Sie sich fühlten."
+                )),
             in: practice)
         _ = try await RuleService(database: database, services: services).add(
             StudyRule(
@@ -132,7 +139,8 @@ struct DemoSetup: Sendable {
             in: practice)
         let schedules = ScheduleService(database: database, services: services)
         let daily = SchedulePlan.intersessionDaily(
-            reminderMinutes: [15], notification: LocalizedText([.en: "How are you right now?", .de: "Wie geht es Ihnen gerade?"]))
+            reminderMinutes: [15],
+            notification: LocalizedText([.en: "How are you right now?", .de: "Wie geht es Ihnen gerade?"]))
         _ = try await schedules.create(daily, in: practice, patientID: nil, arm: nil)
         let beforeSession = SchedulePlan(
             instrumentKey: "isf-k", pattern: .appointment(opensBeforeMinutes: 24 * 60, closesAfterStartMinutes: 0),
@@ -167,14 +175,16 @@ struct DemoSetup: Sendable {
             ],
             consentText: [
                 .en: "I take part voluntarily and may leave at any time. My answers are stored under a pseudonym.",
-                .de: "Ich nehme freiwillig teil und kann jederzeit aufhören. Meine Antworten werden unter einem Pseudonym gespeichert.",
+                .de:
+                    "Ich nehme freiwillig teil und kann jederzeit aufhören. Meine Antworten werden unter einem Pseudonym gespeichert.",
             ],
             consentVersion: "1", joinMode: JoinMode.open.rawValue, joinPassword: nil,
             status: StudyStatus.running.rawValue)
         let studies = StudyService(database: database, services: services)
         let study = try await studies.create(by: researcher, draft: draft)
         let studyID = try study.requireID()
-        let grant = try await StudyAccess(database: database, services: services).require(.editPlans, in: studyID, by: researcher)
+        let grant = try await StudyAccess(database: database, services: services).require(
+            .editPlans, in: studyID, by: researcher)
         let schedules = ScheduleService(database: database, services: services)
         let weekdayWindow = [TimeWindow(start: LocalTime("08:00")!, end: LocalTime("20:00")!, count: 3)]
         let weekendWindow = [TimeWindow(start: LocalTime("10:00")!, end: LocalTime("21:00")!, count: 2)]
@@ -183,7 +193,8 @@ struct DemoSetup: Sendable {
             days[weekday] = weekday == .saturday || weekday == .sunday ? weekendWindow : weekdayWindow
         }
         // Weekly and monthly questionnaires come once; participants may move only their time of day.
-        let onlyTheTime = AdjustmentBounds(earliest: LocalTime("07:00")!, latest: LocalTime("22:00")!, minCount: 1, maxCount: 1)
+        let onlyTheTime = AdjustmentBounds(
+            earliest: LocalTime("07:00")!, latest: LocalTime("22:00")!, minCount: 1, maxCount: 1)
         let plans = [
             SchedulePlan(instrumentKey: "tys-baseline", pattern: .once, durationMinutes: 7 * 24 * 60),
             SchedulePlan(

@@ -28,7 +28,8 @@ struct ErasuresCommand: AsyncCommand {
         switch signature.action {
         case "list":
             guard let raw = signature.since, let since = Self.date(raw) else {
-                throw CommandFailure(message: "Name the start with --since, e.g. --since 2026-03-01 (the day of the backup).")
+                throw CommandFailure(
+                    message: "Name the start with --since, e.g. --since 2026-03-01 (the day of the backup).")
             }
             let entries = try await erased.list(since: since)
             let text = ([ErasedIDs.Entry.header] + entries.map(\.line)).joined(separator: "\n") + "\n"
@@ -36,18 +37,24 @@ struct ErasuresCommand: AsyncCommand {
                 guard FileManager.default.createFile(atPath: out, contents: Data(text.utf8)) else {
                     throw CommandFailure(message: "Could not write \(out).")
                 }
-                context.console.print("Wrote \(entries.count) erased ids of \(Set(entries.map(\.erasureID)).count) erasures to \(out).")
+                context.console.print(
+                    "Wrote \(entries.count) erased ids of \(Set(entries.map(\.erasureID)).count) erasures to \(out).")
             } else {
                 context.console.output(text.consoleText(), newLine: false)
             }
         case "apply":
             var entries: [ErasedIDs.Entry] = []
             if let from = signature.from {
-                guard let data = FileManager.default.contents(atPath: from) else { throw CommandFailure(message: "Could not read \(from).") }
-                let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).filter { !$0.hasPrefix("#") }
+                guard let data = FileManager.default.contents(atPath: from) else {
+                    throw CommandFailure(message: "Could not read \(from).")
+                }
+                let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).filter {
+                    !$0.hasPrefix("#")
+                }
                 entries = lines.compactMap(ErasedIDs.Entry.init(line:))
                 guard entries.count == lines.count else {
-                    throw CommandFailure(message: "\(from) is not a list written by `interlude erasures list`; nothing was changed.")
+                    throw CommandFailure(
+                        message: "\(from) is not a list written by `interlude erasures list`; nothing was changed.")
                 }
             }
             let outcome = try await ErasureReplay(database: app.db, services: app.interlude).apply(entries)

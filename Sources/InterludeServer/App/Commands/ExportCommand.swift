@@ -30,7 +30,9 @@ struct ExportCommand: AsyncCommand {
         guard let studyID = signature.study.flatMap(UUID.init(uuidString:)) else {
             throw CommandFailure(message: "Name the study with --study <id> (its id, as in the console's address).")
         }
-        guard let out = signature.out, !out.isEmpty else { throw CommandFailure(message: "Name the zip to write with --out <file>.") }
+        guard let out = signature.out, !out.isEmpty else {
+            throw CommandFailure(message: "Name the zip to write with --out <file>.")
+        }
         var since: Date?
         if let raw = signature.since {
             guard let parsed = ISO8601DateFormatter().date(from: raw) else {
@@ -38,7 +40,9 @@ struct ExportCommand: AsyncCommand {
             }
             since = parsed
         }
-        guard let study = try await StudyRecord.find(studyID, on: app.db) else { throw CommandFailure(message: "No study has this id.") }
+        guard let study = try await StudyRecord.find(studyID, on: app.db) else {
+            throw CommandFailure(message: "No study has this id.")
+        }
         let requester: UserRecord?
         if let email = signature.requester {
             requester = try await UserRecord.query(on: app.db).filter(\.$email == email.lowercased()).first()
@@ -50,9 +54,11 @@ struct ExportCommand: AsyncCommand {
         let service = ExportService(database: app.db, services: app.interlude)
         let grant: StudyGrant
         do {
-            grant = try await StudyAccess(database: app.db, services: app.interlude).require(.exportData, in: studyID, by: requester)
+            grant = try await StudyAccess(database: app.db, services: app.interlude).require(
+                .exportData, in: studyID, by: requester)
         } catch {
-            throw CommandFailure(message: "\(requester.email) may not export this study; name a team member who may with --as.")
+            throw CommandFailure(
+                message: "\(requester.email) may not export this study; name a team member who may with --as.")
         }
         let export = try await service.start(try StudyExportScope(grant, database: app.db), since: since)
         let bar = ProgressBar(console: context.console)
@@ -69,7 +75,8 @@ struct ExportCommand: AsyncCommand {
         defer { try? handle.close() }
         for try await chunk in stored.chunks { try handle.write(contentsOf: chunk) }
         context.console.print(
-            "\nWrote \(out): \(finished.participants) participants, \(finished.prompts) prompts, \(finished.responses) responses.")
+            "\nWrote \(out): \(finished.participants) participants, \(finished.prompts) prompts, \(finished.responses) responses."
+        )
     }
 }
 
@@ -86,14 +93,17 @@ final class ProgressBar: Sendable {
     func show(_ percent: Int) {
         let percent = min(max(percent, 0), 100)
         let step = terminal ? percent : percent / 10 * 10
-        guard last.withLockedValue({ previous in
-            defer { previous = max(previous, step) }
-            return step > previous
-        }) else { return }
+        guard
+            last.withLockedValue({ previous in
+                defer { previous = max(previous, step) }
+                return step > previous
+            })
+        else { return }
         if terminal {
             let filled = percent * 30 / 100
             console.output(
-                "\r[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: 30 - filled))] \(percent) %".consoleText(),
+                "\r[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: 30 - filled))] \(percent) %"
+                    .consoleText(),
                 newLine: false)
         } else {
             console.print("\(step) %")

@@ -40,7 +40,9 @@ struct InstrumentsCommand: AsyncCommand {
                 // The operator imports for the whole installation, as its first administrator.
                 var record = try await governance.importDraft(definition, format: format, for: nil, by: importer)
                 if signature.publish { record = try await governance.publish(record.key, record.version, by: importer) }
-                context.console.print("Imported \(record.key) version \(record.version) as \(record.status.rawValue) (\(format.rawValue)).")
+                context.console.print(
+                    "Imported \(record.key) version \(record.version) as \(record.status.rawValue) (\(format.rawValue))."
+                )
             } catch let failure as ValidationFailure {
                 throw CommandFailure(message: describe(failure.appError, localizer: app.interlude.localizer))
             } catch let failure as AppError {

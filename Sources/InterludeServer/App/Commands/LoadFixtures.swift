@@ -19,10 +19,13 @@ struct LoadFixtures {
         let zone = TimeZone(identifier: "Europe/Vienna")!
         for patient in people.patients {
             for offset in [2, 9] {
-                let start = LocalDateTime(date: LocalDate(now, in: zone).adding(days: offset), time: LocalTime("10:00")!)
-                    .instant(in: zone)
+                let start = LocalDateTime(
+                    date: LocalDate(now, in: zone).adding(days: offset), time: LocalTime("10:00")!
+                )
+                .instant(in: zone)
                 _ = try await appointments.create(
-                    for: patient, by: patient, title: "Session", startsAt: start, endsAt: start.addingTimeInterval(3000),
+                    for: patient, by: patient, title: "Session", startsAt: start,
+                    endsAt: start.addingTimeInterval(3000),
                     comment: nil, tell: false)
             }
             tokens.append(try await token(for: patient))
@@ -44,7 +47,8 @@ struct LoadFixtures {
             let prompts = (0..<promptsEach).map { _ in
                 let prompt = PromptRecord(
                     patientID: patient.id!, studyID: people.practiceID, assignedBy: people.therapistID,
-                    instrumentKey: instrument.key, instrumentVersion: instrument.version, opensAt: now.addingTimeInterval(-3600),
+                    instrumentKey: instrument.key, instrumentVersion: instrument.version,
+                    opensAt: now.addingTimeInterval(-3600),
                     closesAt: now.addingTimeInterval(7 * 86_400), source: .manual, now: now)
                 prompt.id = UUID()
                 return prompt
@@ -82,8 +86,10 @@ struct LoadFixtures {
     /// A researcher's study with one export ready whose zip holds the bytes of `source`, kept in this installation's
     /// file store; writes a line with the researcher's API token and the export's id, for downloading it.
     func download(source: String, file: String) async throws {
-        let (researcher, study) = try await BenchmarkPopulation.researchStudy("Download benchmark", on: database, now: now)
-        let export = ExportRecord(studyID: try study.requireID(), requestedBy: try researcher.requireID(), since: nil, now: now)
+        let (researcher, study) = try await BenchmarkPopulation.researchStudy(
+            "Download benchmark", on: database, now: now)
+        let export = ExportRecord(
+            studyID: try study.requireID(), requestedBy: try researcher.requireID(), since: nil, now: now)
         export.status = .ready
         export.progress = 100
         export.finishedAt = now

@@ -24,7 +24,8 @@ struct DispatcherBenchmark {
             [
                 "notifications: \(notifications)",
                 String(format: "dispatcher: %.2f s, %.0f notifications/s", dispatchSeconds, dispatchRate),
-                String(format: "plain POSTs to the same endpoint: %.2f s, %.0f requests/s", ceilingSeconds, ceilingRate),
+                String(
+                    format: "plain POSTs to the same endpoint: %.2f s, %.0f requests/s", ceilingSeconds, ceilingRate),
                 String(format: "ratio (dispatcher / plain POSTs): %.2f", dispatchRate / ceilingRate),
             ].joined(separator: "\n")
         }
@@ -40,7 +41,8 @@ struct DispatcherBenchmark {
         for batch in people.patients.batches() {
             try await batch.map {
                 DeviceRecord(
-                    userID: $0.id!, platform: .webpush, address: "\(endpoint.baseURL)/push/\($0.id!)", p256dh: browserKey,
+                    userID: $0.id!, platform: .webpush, address: "\(endpoint.baseURL)/push/\($0.id!)",
+                    p256dh: browserKey,
                     auth: secret, now: now)
             }.create(on: app.db)
         }
@@ -53,7 +55,8 @@ struct DispatcherBenchmark {
             now: now)
         // The endpoint is on loopback, which the server's own channels refuse unless told otherwise.
         let clients = PushClients(allowLoopback: true)
-        let channels = NotificationChannels(webPush: WebPushSender(clients: clients, key: app.notificationChannels.webPush.key), apns: nil)
+        let channels = NotificationChannels(
+            webPush: WebPushSender(clients: clients, key: app.notificationChannels.webPush.key), apns: nil)
         let dispatcher = NotificationDispatcher(database: app.db, services: services, channels: channels)
         let clock = ContinuousClock()
         let dispatching = try await clock.measure {

@@ -37,10 +37,17 @@ struct SampleBenchmark {
             [
                 "samples: \(samples) from \(SampleBenchmark.clients) clients in batches of \(SampleBenchmark.batch)",
                 String(format: "through POST /api/v1/me/samples: %.1f s, %.0f samples/s", apiSeconds, apiRate),
-                String(format: "plain multi-row INSERT of the same rows: %.1f s, %.0f samples/s", insertSeconds, insertRate),
+                String(
+                    format: "plain multi-row INSERT of the same rows: %.1f s, %.0f samples/s", insertSeconds, insertRate
+                ),
                 String(format: "ratio (API / INSERT): %.2f (aim: at least 0.40)", ratio),
-                String(format: "Apple Health export of %.0f MB (%d records) imported in %.1f s", exportMegabytes, importedRecords, importSeconds),
-                String(format: "peak memory of the import: %.0f MB (aim: below 200 MB); the process held %.0f MB when it began", peakMegabytes, baseMegabytes),
+                String(
+                    format: "Apple Health export of %.0f MB (%d records) imported in %.1f s", exportMegabytes,
+                    importedRecords, importSeconds),
+                String(
+                    format:
+                        "peak memory of the import: %.0f MB (aim: below 200 MB); the process held %.0f MB when it began",
+                    peakMegabytes, baseMegabytes),
             ].joined(separator: "\n")
         }
     }
@@ -48,9 +55,10 @@ struct SampleBenchmark {
     func run(samples total: Int, exportMegabytes: Int) async throws -> Result {
         let people = try await BenchmarkPopulation.make(Self.clients * 2, on: database, now: now)
         let practice = try requireRecord(try await StudyRecord.find(people.practiceID, on: database))
-        practice.recordSettings = RecordSettings(samples: SampleSettings(requests: [
-            .init(type: .heartRate, purpose: "Benchmark"), .init(type: .stepCount, purpose: "Benchmark"),
-        ]))
+        practice.recordSettings = RecordSettings(
+            samples: SampleSettings(requests: [
+                .init(type: .heartRate, purpose: "Benchmark"), .init(type: .stepCount, purpose: "Benchmark"),
+            ]))
         try await practice.save(on: database)
         let senders = Array(people.patients.prefix(Self.clients))
         let samples = SampleService(database: database, services: services)
@@ -69,7 +77,9 @@ struct SampleBenchmark {
         let start = now.addingTimeInterval(-Double(perClient) * 2)
 
         try await app.server.start(address: .hostname("127.0.0.1", port: 0))
-        guard let port = app.http.server.shared.localAddress?.port else { throw CommandFailure(message: "The server did not start.") }
+        guard let port = app.http.server.shared.localAddress?.port else {
+            throw CommandFailure(message: "The server did not start.")
+        }
         let client = app.client
         let clock = ContinuousClock()
         let sending = try await clock.measure {
@@ -77,12 +87,15 @@ struct SampleBenchmark {
                 for (index, token) in tokens.enumerated() {
                     group.addTask {
                         for first in stride(from: 0, to: perClient, by: Self.batch) {
-                            let body = Self.body(client: index, from: first, count: min(Self.batch, perClient - first), start: start)
+                            let body = Self.body(
+                                client: index, from: first, count: min(Self.batch, perClient - first), start: start)
                             var headers: HTTPHeaders = ["Content-Type": "application/json"]
                             headers.bearerAuthorization = BearerAuthorization(token: token)
-                            let response = try await client.send(ClientRequest(
-                                method: .POST, url: URI(string: "http://127.0.0.1:\(port)/api/v1/me/samples"), headers: headers,
-                                body: ByteBuffer(data: body)))
+                            let response = try await client.send(
+                                ClientRequest(
+                                    method: .POST, url: URI(string: "http://127.0.0.1:\(port)/api/v1/me/samples"),
+                                    headers: headers,
+                                    body: ByteBuffer(data: body)))
                             guard response.status == .ok else {
                                 throw CommandFailure(message: "The API answered \(response.status.code) to a batch.")
                             }
@@ -94,14 +107,17 @@ struct SampleBenchmark {
         }
         await app.server.shutdown()
         let stored = try await SampleRecord.query(on: database).count()
-        guard stored == perClient * Self.clients else { throw CommandFailure(message: "Only \(stored) samples were stored.") }
+        guard stored == perClient * Self.clients else {
+            throw CommandFailure(message: "Only \(stored) samples were stored.")
+        }
 
         let inserting = try await clock.measure {
             for (index, patient) in people.patients.dropFirst(Self.clients).enumerated() {
                 let patientID = try patient.requireID()
                 for first in stride(from: 0, to: perClient, by: Self.batch) {
                     try await Self.insert(
-                        patientID: patientID, client: index, from: first, count: min(Self.batch, perClient - first), start: start,
+                        patientID: patientID, client: index, from: first, count: min(Self.batch, perClient - first),
+                        start: start,
                         created: now, on: database)
                 }
             }
@@ -120,10 +136,12 @@ struct SampleBenchmark {
         text.reserveCapacity(count * 260)
         for index in first..<(first + count) {
             let at = ISO8601DateFormatter.string(
-                from: start.addingTimeInterval(Double(index) * 2), timeZone: .gmt, formatOptions: [.withInternetDateTime])
+                from: start.addingTimeInterval(Double(index) * 2), timeZone: .gmt,
+                formatOptions: [.withInternetDateTime])
             let steps = index % 2 == 0
             if index > first { text += "," }
-            text += #"{"type":"\#(steps ? "stepCount" : "heartRate")","value":\#(steps ? 12 : 60 + index % 50),"unit":"\#(steps ? "count" : "count/min")","startsAt":"\#(at)","endsAt":"\#(at)","sourceId":"bench-\#(client)-\#(index)","source":{"app":"Health","deviceModel":"Watch6,1","osVersion":"10.1"}}"#
+            text +=
+                #"{"type":"\#(steps ? "stepCount" : "heartRate")","value":\#(steps ? 12 : 60 + index % 50),"unit":"\#(steps ? "count" : "count/min")","startsAt":"\#(at)","endsAt":"\#(at)","sourceId":"bench-\#(client)-\#(index)","source":{"app":"Health","deviceModel":"Watch6,1","osVersion":"10.1"}}"#
         }
         return Data((text + "]}").utf8)
     }
@@ -134,17 +152,22 @@ struct SampleBenchmark {
     ) async throws {
         try await database.atomically { database in
             for chunk in stride(from: first, to: first + count, by: SampleService.insertRows) {
-                let rows = (chunk..<min(chunk + SampleService.insertRows, first + count)).map { index -> [any SQLExpression] in
+                let rows = (chunk..<min(chunk + SampleService.insertRows, first + count)).map {
+                    index -> [any SQLExpression] in
                     let at = start.addingTimeInterval(Double(index) * 2)
                     let steps = index % 2 == 0
                     return [
-                        SQLBind(UUID()), SQLBind(created), SQLBind(patientID), SQLBind(steps ? "stepCount" : "heartRate"),
-                        SQLBind(steps ? 12.0 : Double(60 + index % 50)), SQLBind(at), SQLBind(at), SQLBind("ceiling-\(client)-\(index)"),
-                        SQLBind("Health"), SQLBind(Optional<String>.none), SQLBind("Watch6,1"), SQLBind("10.1"), SQLBind(Optional<Int>.none),
+                        SQLBind(UUID()), SQLBind(created), SQLBind(patientID),
+                        SQLBind(steps ? "stepCount" : "heartRate"),
+                        SQLBind(steps ? 12.0 : Double(60 + index % 50)), SQLBind(at), SQLBind(at),
+                        SQLBind("ceiling-\(client)-\(index)"),
+                        SQLBind("Health"), SQLBind(Optional<String>.none), SQLBind("Watch6,1"), SQLBind("10.1"),
+                        SQLBind(Optional<Int>.none),
                     ]
                 }
                 try await Statements.insertRows(
-                    rows, into: SampleRecord.schema, columns: SampleRecord.columns, skippingConflictsOf: ["patient_id", "source_id"],
+                    rows, into: SampleRecord.schema, columns: SampleRecord.columns,
+                    skippingConflictsOf: ["patient_id", "source_id"],
                     on: database)
             }
         }
@@ -155,12 +178,17 @@ struct SampleBenchmark {
     private func importExport(of patient: UserRecord, megabytes: Int) async throws
         -> (records: Int, megabytes: Double, seconds: Double, peak: Double, base: Double)
     {
-        let record = HealthImportRecord(id: UUID(), patientID: try patient.requireID(), format: .appleHealthXML, size: nil, now: now)
+        let record = HealthImportRecord(
+            id: UUID(), patientID: try patient.requireID(), format: .appleHealthXML, size: nil, now: now)
         try FileManager.default.createDirectory(at: services.scratchDirectory, withIntermediateDirectories: true)
-        let url = services.scratchDirectory.appendingPathComponent("benchmark-\(try record.requireID().lowercasedText).xml")
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        let url = services.scratchDirectory.appendingPathComponent(
+            "benchmark-\(try record.requireID().lowercasedText).xml")
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
         let handle = try FileHandle(forWritingTo: url)
-        try handle.write(contentsOf: Data(#"<?xml version="1.0" encoding="UTF-8"?>\#n<HealthData locale="en_GB">\#n"#.utf8))
+        try handle.write(
+            contentsOf: Data(#"<?xml version="1.0" encoding="UTF-8"?>\#n<HealthData locale="en_GB">\#n"#.utf8))
         var written = 0
         var records = 0
         let formatter = DateFormatter()
@@ -173,7 +201,9 @@ struct SampleBenchmark {
             for _ in 0..<1000 {
                 let at = formatter.string(from: origin.addingTimeInterval(Double(records) * 10))
                 let heart = records % 3 == 0
-                chunk += #" <Record type="HKQuantityTypeIdentifier\#(heart ? "HeartRate" : "BasalEnergyBurned")" sourceName="Apple Watch" sourceVersion="10.1" device="&lt;&lt;HKDevice: 0x1&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,1, software:10.1&gt;" unit="\#(heart ? "count/min" : "kcal")" creationDate="\#(at)" startDate="\#(at)" endDate="\#(at)" value="\#(heart ? 60 + records % 40 : 1)"/>"# + "\n"
+                chunk +=
+                    #" <Record type="HKQuantityTypeIdentifier\#(heart ? "HeartRate" : "BasalEnergyBurned")" sourceName="Apple Watch" sourceVersion="10.1" device="&lt;&lt;HKDevice: 0x1&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,1, software:10.1&gt;" unit="\#(heart ? "count/min" : "kcal")" creationDate="\#(at)" startDate="\#(at)" endDate="\#(at)" value="\#(heart ? 60 + records % 40 : 1)"/>"#
+                    + "\n"
                 records += 1
             }
             let data = Data(chunk.utf8)
@@ -191,9 +221,13 @@ struct SampleBenchmark {
         let base = ExportBenchmark.peakMegabytes()
         let clock = ContinuousClock()
         var finished: HealthImportRecord?
-        let reading = try await clock.measure { finished = try await HealthImportService(database: database, services: services).read(record) }
+        let reading = try await clock.measure {
+            finished = try await HealthImportService(database: database, services: services).read(record)
+        }
         let peak = ExportBenchmark.peakMegabytes()
-        guard finished?.status == .done else { throw CommandFailure(message: "The import failed: \(finished?.problem ?? "")") }
+        guard finished?.status == .done else {
+            throw CommandFailure(message: "The import failed: \(finished?.problem ?? "")")
+        }
         return (records, Double(written) / 1_000_000, reading.seconds, peak, base)
     }
 }

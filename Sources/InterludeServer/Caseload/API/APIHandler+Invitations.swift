@@ -4,7 +4,8 @@ import OpenAPIRuntime
 
 /// Invitations by email, and password-reset links a therapist sends their client.
 extension APIHandler {
-    func createInvitation(_ input: Operations.CreateInvitation.Input) async throws -> Operations.CreateInvitation.Output {
+    func createInvitation(_ input: Operations.CreateInvitation.Input) async throws -> Operations.CreateInvitation.Output
+    {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let therapist = try await context.user(.therapist)
@@ -13,23 +14,30 @@ extension APIHandler {
         return .created(.init(body: .json(.init(email: sent.email, expiresAt: sent.expiresAt))))
     }
 
-    func acceptInvitation(_ input: Operations.AcceptInvitation.Input) async throws -> Operations.AcceptInvitation.Output {
+    func acceptInvitation(_ input: Operations.AcceptInvitation.Input) async throws -> Operations.AcceptInvitation.Output
+    {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         try checkLimits([
-            (body.token, "token", 200), (body.password, "password", PasswordPolicy.maxLength), (body.timeZone, "timeZone", 64),
-            (body.name, "name", Registration.nameMaxLength), (body.dateOfBirth, "dateOfBirth", 10), (body.gender, "gender", 20),
+            (body.token, "token", 200), (body.password, "password", PasswordPolicy.maxLength),
+            (body.timeZone, "timeZone", 64),
+            (body.name, "name", Registration.nameMaxLength), (body.dateOfBirth, "dateOfBirth", 10),
+            (body.gender, "gender", 20),
         ])
         let invitation = try await context.invitations.invitedAddress(token: body.token, client: context.client)
         let zone = TimeZone(identifier: body.timeZone) ?? .gmt
         let acceptance = try InvitationAcceptance.validate(
             email: invitation.email, password: body.password, privacyPolicyVersion: body.privacyPolicyVersion,
             currentPrivacyPolicyVersion: try await SiteTexts(database: context.database).privacyPolicyVersion(),
-            shareWithResearch: body.shareWithResearch, locale: body.locale.rawValue, timeZone: body.timeZone, name: body.name,
+            shareWithResearch: body.shareWithResearch, locale: body.locale.rawValue, timeZone: body.timeZone,
+            name: body.name,
             dateOfBirth: body.dateOfBirth, gender: body.gender, today: LocalDate(context.now, in: zone))
         let accepted = try await context.invitations.accept(invitation, acceptance)
         let user = try await Components.Schemas.User.load(accepted.session.user, on: context.database)
-        return .created(.init(body: .json(.init(token: accepted.token.value, expiresAt: accepted.session.session.expiresAt, user: user))))
+        return .created(
+            .init(
+                body: .json(
+                    .init(token: accepted.token.value, expiresAt: accepted.session.session.expiresAt, user: user))))
     }
 
     func sendPatientPasswordReset(_ input: Operations.SendPatientPasswordReset.Input) async throws
@@ -43,5 +51,7 @@ extension APIHandler {
 }
 
 extension APIContext {
-    var invitations: InvitationService { InvitationService(database: database, services: services, logger: request.logger) }
+    var invitations: InvitationService {
+        InvitationService(database: database, services: services, logger: request.logger)
+    }
 }

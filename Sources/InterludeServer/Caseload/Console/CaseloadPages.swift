@@ -206,7 +206,8 @@ struct CaseloadPages: Sendable {
         guard all > 0 else { return "" }
         if high == 0 { return localizer.text("console.patients.riskOpen", count: all, language) }
         let urgent = localizer.text("console.patients.riskHigh", count: high, language)
-        return high == all ? urgent : localizer.text("console.patients.riskBoth", language, ["high": urgent, "all": String(all)])
+        return high == all
+            ? urgent : localizer.text("console.patients.riskBoth", language, ["high": urgent, "all": String(all)])
     }
 
     /// One page of the caseload as the search asks; a search that cannot be read lists everyone, its problems
@@ -216,26 +217,34 @@ struct CaseloadPages: Sendable {
         page: PageRequest = .all, errors: FormErrors = FormErrors(), passwordChanged: Bool
     ) async throws -> CaseloadContent {
         let display = therapist.dateDisplay
-        let caseload = try await CaseloadView.read(for: therapist, query: query, page: page, database: database, services: services)
+        let caseload = try await CaseloadView.read(
+            for: therapist, query: query, page: page, database: database, services: services)
         let rows = caseload.items.map { row in
             let entry = row.entry
             let status = entry.enrollment.treatmentStatus
             return PatientRow(
                 id: entry.enrollment.$patient.id.uuidString, pseudonym: entry.profile.pseudonym,
                 name: entry.enrollment.displayName ?? entry.patient.name ?? "", email: entry.patient.email,
-                pairedSince: display.date(entry.enrollment.createdAt), lastActivity: display.dateTime(row.facts.lastActivityAt),
+                pairedSince: display.date(entry.enrollment.createdAt),
+                lastActivity: display.dateTime(row.facts.lastActivityAt),
                 status: status,
-                statusLabel: localizer.text("treatmentStatus.\(status.rawValue)", language), compliance: ComplianceCell(row.compliance),
+                statusLabel: localizer.text("treatmentStatus.\(status.rawValue)", language),
+                compliance: ComplianceCell(row.compliance),
                 risk: riskText(high: row.facts.highAlerts, all: row.facts.openAlerts), high: row.facts.highAlerts > 0,
                 openAlerts: row.facts.openAlerts)
         }
         return CaseloadContent(
-            patients: rows, search: search, filtered: query.words != nil || query.status != nil || query.from != nil || query.to != nil,
+            patients: rows, search: search,
+            filtered: query.words != nil || query.status != nil || query.from != nil || query.to != nil,
             statuses: TreatmentStatus.allCases.map {
-                SelectOption(value: $0.rawValue, label: localizer.text("treatmentStatus.\($0.rawValue)", language), selected: query.status == $0)
+                SelectOption(
+                    value: $0.rawValue, label: localizer.text("treatmentStatus.\($0.rawValue)", language),
+                    selected: query.status == $0)
             },
             sorts: CaseloadQuery.Sort.allCases.map {
-                SelectOption(value: $0.rawValue, label: localizer.text("console.patients.sort.\($0.rawValue)", language), selected: query.sort == $0)
+                SelectOption(
+                    value: $0.rawValue, label: localizer.text("console.patients.sort.\($0.rawValue)", language),
+                    selected: query.sort == $0)
             },
             ascending: !query.descending,
             nextLink: caseload.next.map { nextPageLink(ConsoleURL.patients.path, cursor: $0, keeping: search.filters) },
@@ -255,8 +264,11 @@ struct CaseloadPages: Sendable {
         let prompts = allPrompts.filter { $0.status != .scheduled }.sorted { $0.opensAt > $1.opensAt }
         let responses = try await chart.responses()
         let definitions = try await catalog.definitions(
-            Set(prompts.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }
-                + responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
+            Set(
+                prompts.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }
+                    + responses.map {
+                        InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion)
+                    }))
         let results = PatientResults(language: language, display: display, localizer: localizer)
         let summary = PatientSummary(language: language, display: display, localizer: localizer, now: now)
         let zone = TimeZone(identifier: therapist.timeZone) ?? .gmt
@@ -265,10 +277,12 @@ struct CaseloadPages: Sendable {
         for record in published { titles[record.key] = record.title(in: language) }
         let instruments = published.map { record in
             SelectOption(
-                value: record.key, label: titles[record.key] ?? record.key, selected: record.key == state.assignForm?.instrumentKey)
+                value: record.key, label: titles[record.key] ?? record.key,
+                selected: record.key == state.assignForm?.instrumentKey)
         }
         let promptTitle = { (prompt: PromptService.Current) in
-            definitions[InstrumentVersionKey(key: prompt.instrumentKey, version: prompt.instrumentVersion)]?.title.text(self.language)
+            definitions[InstrumentVersionKey(key: prompt.instrumentKey, version: prompt.instrumentVersion)]?.title.text(
+                self.language)
                 ?? prompt.instrumentKey
         }
         let compliance = try await chart.compliance()
@@ -292,8 +306,10 @@ struct CaseloadPages: Sendable {
         }
         let appointmentRows = appointments.map { shown in
             AppointmentRow(
-                id: shown.id.uuidString, version: shown.version, title: shown.title, when: span(shown.startsAt, shown.endsAt),
-                comment: shown.comment, past: shown.endsAt <= now, cancellable: shown.bookedByTherapist && shown.endsAt > now,
+                id: shown.id.uuidString, version: shown.version, title: shown.title,
+                when: span(shown.startsAt, shown.endsAt),
+                comment: shown.comment, past: shown.endsAt <= now,
+                cancellable: shown.bookedByTherapist && shown.endsAt > now,
                 request: shown.request.map { request in
                     switch (request.kind, request.startsAt, request.endsAt) {
                     case (.move, let start?, let end?):
@@ -305,7 +321,8 @@ struct CaseloadPages: Sendable {
                 decisionPath: ConsoleURL.appointmentDecision(patient: patientID, appointment: shown.id).path,
                 cancelPath: ConsoleURL.cancelAppointment(patient: patientID, appointment: shown.id).path)
         }
-        let nextSession = appointments.filter { $0.startsAt > now }.min { $0.startsAt < $1.startsAt }
+        let nextSession =
+            appointments.filter { $0.startsAt > now }.min { $0.startsAt < $1.startsAt }
             .map { "\(appointmentDisplay.dayDateTime($0.startsAt)) · \($0.title)" } ?? ""
         let today = LocalDate(now, in: patientZone)
         let (reach, sent) = try await chart.notifications(limit: Self.notificationsShown)
@@ -313,19 +330,22 @@ struct CaseloadPages: Sendable {
         if reach.byPush {
             reachText = localizer.text("console.notifications.reachPush", count: reach.webPush + reach.apns, language)
         } else {
-            reachText = localizer.text(reach.email ? "console.notifications.reachEmail" : "console.notifications.reachNone", language)
+            reachText = localizer.text(
+                reach.email ? "console.notifications.reachEmail" : "console.notifications.reachNone", language)
         }
         let notificationRows = sent.map { record in
             NotificationRow(
                 title: record.title, due: display.dateTime(record.dueAt), status: record.status.rawValue,
-                statusLabel: localizer.text("notificationStatus.\(record.status.rawValue)", language), channel: record.channel ?? "",
+                statusLabel: localizer.text("notificationStatus.\(record.status.rawValue)", language),
+                channel: record.channel ?? "",
                 receipt: record.receipt ?? "")
         }
         let path = ConsoleURL.patient(patientID).path
         func link(prompts: Int, answers: Int, anchor: String) -> String {
             var components = URLComponents()
             components.path = path
-            components.queryItems = [("promptsPage", prompts), ("answersPage", answers)].filter { $0.1 > 1 }
+            components.queryItems =
+                [("promptsPage", prompts), ("answersPage", answers)].filter { $0.1 > 1 }
                 .map { URLQueryItem(name: $0.0, value: String($0.1)) }
                 + (state.showPastAppointments ? [URLQueryItem(name: "pastAppointments", value: "1")] : [])
             if components.queryItems?.isEmpty == true { components.queryItems = nil }
@@ -339,13 +359,15 @@ struct CaseloadPages: Sendable {
             link: { link(prompts: state.promptsPage, answers: $0, anchor: "answers") },
             row: { results.submission($0, definitions: definitions) })
         return PatientContent(
-            id: patientID.uuidString, pseudonym: entry.profile.pseudonym, name: entry.enrollment.displayName ?? entry.patient.name,
+            id: patientID.uuidString, pseudonym: entry.profile.pseudonym,
+            name: entry.enrollment.displayName ?? entry.patient.name,
             dateOfBirth: entry.profile.dateOfBirth ?? "",
             gender: entry.profile.gender.map { localizer.text("gender.\($0)", language) } ?? "",
             pairedSince: display.date(entry.enrollment.createdAt),
             lastActivity: display.dateTime(try await chart.lastActivity()), instruments: instruments,
             opensAt: state.assignForm?.opensAt ?? LocalDateTime(now, in: zone).description,
-            closesAt: state.assignForm?.closesAt ?? LocalDateTime(now.addingTimeInterval(7 * 24 * 3600), in: zone).description,
+            closesAt: state.assignForm?.closesAt
+                ?? LocalDateTime(now.addingTimeInterval(7 * 24 * 3600), in: zone).description,
             assigned: state.assigned, errors: state.assignErrors,
             openAlerts: openAlerts, openAlertCount: alerts.count,
             moreAlerts: alerts.count > Self.alertsShown
@@ -361,9 +383,13 @@ struct CaseloadPages: Sendable {
             appointments: appointmentRows, hasAppointments: !appointmentRows.isEmpty,
             showPastAppointments: state.showPastAppointments,
             appointmentForm: state.appointmentForm
-                ?? .init(id: UUID().uuidString, title: "", date: today.adding(days: 7).description, startTime: "", endTime: ""),
+                ?? .init(
+                    id: UUID().uuidString, title: "", date: today.adding(days: 7).description, startTime: "",
+                    endTime: ""),
             appointmentAdded: state.appointmentAdded,
-            appointmentChanged: state.appointmentChanged.map { localizer.text("console.appointment.\($0.rawValue)", language) },
+            appointmentChanged: state.appointmentChanged.map {
+                localizer.text("console.appointment.\($0.rawValue)", language)
+            },
             appointmentErrors: state.appointmentErrors,
             timeZone: patientZone.identifier, reach: reachText, notifications: notificationRows,
             hasNotifications: !notificationRows.isEmpty,
@@ -384,7 +410,9 @@ struct CaseloadPages: Sendable {
         let rows = all.dropFirst((shown - 1) * Self.historyPageSize).prefix(Self.historyPageSize).map(row)
         return HistoryPage(
             rows: rows,
-            label: pages > 1 ? localizer.text("console.patient.pageOf", language, ["page": String(shown), "pages": String(pages)]) : "",
+            label: pages > 1
+                ? localizer.text("console.patient.pageOf", language, ["page": String(shown), "pages": String(pages)])
+                : "",
             newer: shown > 1 ? link(shown - 1) : nil, older: shown < pages ? link(shown + 1) : nil)
     }
 
@@ -398,12 +426,16 @@ struct CaseloadPages: Sendable {
             patientID: chart.patientID.uuidString, pseudonym: chart.profile.pseudonym,
             title: definition.title.text(language), completedAt: display.dateTime(stored.record.completedAt),
             receivedAt: display.dateTime(stored.record.receivedAt),
-            scores: results.sections([stored], definitions: [
-                InstrumentVersionKey(key: definition.key, version: definition.version): definition
-            ]).first?.submissions.first?.scores ?? [],
+            scores: results.sections(
+                [stored],
+                definitions: [
+                    InstrumentVersionKey(key: definition.key, version: definition.version): definition
+                ]
+            ).first?.submissions.first?.scores ?? [],
             answers: results.answers(stored, definition: definition),
             fhirLink: ConsoleURL.responseFHIR(patient: chart.patientID, response: try stored.record.requireID()).path,
-            context: contextLines(try ResponseService(database: database, services: services).context(of: stored.record), display))
+            context: contextLines(
+                try ResponseService(database: database, services: services).context(of: stored.record), display))
     }
 
     /// The position and the noise level kept with an answer, in words.
@@ -411,15 +443,23 @@ struct CaseloadPages: Sendable {
         guard let context else { return [] }
         var lines: [String] = []
         if let location = context.location {
-            lines.append(localizer.text("console.response.location", language, [
-                "latitude": String(format: "%.5f", location.latitude), "longitude": String(format: "%.5f", location.longitude),
-                "accuracy": location.accuracyM.plainText(), "time": display.dateTime(location.capturedAt),
-            ]))
+            lines.append(
+                localizer.text(
+                    "console.response.location", language,
+                    [
+                        "latitude": String(format: "%.5f", location.latitude),
+                        "longitude": String(format: "%.5f", location.longitude),
+                        "accuracy": location.accuracyM.plainText(), "time": display.dateTime(location.capturedAt),
+                    ]))
         }
         if let noise = context.noise {
-            lines.append(localizer.text("console.response.noise", language, [
-                "dbfs": String(format: "%.1f", noise.dbfs), "seconds": noise.durationS.plainText(), "time": display.dateTime(noise.capturedAt),
-            ]))
+            lines.append(
+                localizer.text(
+                    "console.response.noise", language,
+                    [
+                        "dbfs": String(format: "%.1f", noise.dbfs), "seconds": noise.durationS.plainText(),
+                        "time": display.dateTime(noise.capturedAt),
+                    ]))
         }
         return lines
     }

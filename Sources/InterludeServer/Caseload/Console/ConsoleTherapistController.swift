@@ -42,7 +42,9 @@ struct ConsoleTherapistController {
         var cursor: String?
 
         var filters: [(name: String, value: String)] {
-            [("q", q), ("status", status), ("from", from), ("to", to), ("sort", sort), ("order", order)].map { ($0, $1 ?? "") }
+            [("q", q), ("status", status), ("from", from), ("to", to), ("sort", sort), ("order", order)].map {
+                ($0, $1 ?? "")
+            }
         }
     }
 
@@ -81,7 +83,8 @@ struct ConsoleTherapistController {
         routes.get("patients", ":patientID", use: patient)
         routes.post("patients", ":patientID", "prompts", use: assign)
         routes.post("patients", ":patientID", "appointments", use: addAppointment)
-        routes.post("patients", ":patientID", "appointments", ":appointmentID", "decision", use: decideAppointmentRequest)
+        routes.post(
+            "patients", ":patientID", "appointments", ":appointmentID", "decision", use: decideAppointmentRequest)
         routes.post("patients", ":patientID", "appointments", ":appointmentID", "cancel", use: cancelAppointment)
         routes.post("patients", ":patientID", "treatment", use: updateTreatment)
         routes.post("patients", ":patientID", "password-reset", use: sendPasswordReset)
@@ -104,8 +107,10 @@ struct ConsoleTherapistController {
         var page = try PageRequest(cursor: nil, limit: Self.caseloadPageSize)
         do {
             query = try CaseloadQuery.validate(
-                q: search.q, status: search.status, from: search.from, to: search.to, sort: search.sort, order: search.order)
-            page = try PageRequest(cursor: search.cursor.flatMap { $0.isEmpty ? nil : $0 }, limit: Self.caseloadPageSize)
+                q: search.q, status: search.status, from: search.from, to: search.to, sort: search.sort,
+                order: search.order)
+            page = try PageRequest(
+                cursor: search.cursor.flatMap { $0.isEmpty ? nil : $0 }, limit: Self.caseloadPageSize)
         } catch {
             guard let failure = FormErrors.from(error, request: request) else { throw error }
             errors = failure
@@ -114,7 +119,8 @@ struct ConsoleTherapistController {
             search, query: query, page: page, errors: errors,
             passwordChanged: request.query[String.self, at: "passwordChanged"] != nil)
         return try await request.renderConsole(
-            "console/patients", titleKey: "console.patients.title", content: content, status: errors.isEmpty ? .ok : errors.status)
+            "console/patients", titleKey: "console.patients.title", content: content,
+            status: errors.isEmpty ? .ok : errors.status)
     }
 
     func patient(_ request: Request) async throws -> Response {
@@ -173,7 +179,8 @@ struct ConsoleTherapistController {
         let form = try request.content.decode(AppointmentDecisionForm.self)
         let grant = form.grant == "yes"
         return try await changeAppointment(request, done: grant ? .granted : .declined) {
-            try await chart.decideAppointmentRequest(try Self.appointmentID(request), grant: grant, baseVersion: form.version)
+            try await chart.decideAppointmentRequest(
+                try Self.appointmentID(request), grant: grant, baseVersion: form.version)
         }
     }
 
@@ -210,15 +217,21 @@ struct ConsoleTherapistController {
         let chart = try await Self.chart(request, therapist)
         let form = try request.content.decode(TreatmentForm.self)
         do {
-            if form.status == TreatmentStatus.ended.rawValue, form.confirmEnd == nil { throw AppError.field("confirmEnd", .required) }
+            if form.status == TreatmentStatus.ended.rawValue, form.confirmEnd == nil {
+                throw AppError.field("confirmEnd", .required)
+            }
             let update = try TreatmentUpdate.validate(
-                displayName: form.displayName, therapyStart: form.therapyStart, therapyEnd: form.therapyEnd, status: form.status,
-                current: (chart.profile.therapyStart.flatMap(LocalDate.init), chart.profile.therapyEnd.flatMap(LocalDate.init)))
+                displayName: form.displayName, therapyStart: form.therapyStart, therapyEnd: form.therapyEnd,
+                status: form.status,
+                current: (
+                    chart.profile.therapyStart.flatMap(LocalDate.init), chart.profile.therapyEnd.flatMap(LocalDate.init)
+                ))
             _ = try await chart.updateTreatment(update)
             return try await renderPatient(request, .init(treatmentSaved: true))
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await renderPatient(request, .init(treatmentForm: form, treatmentErrors: errors), status: errors.status)
+            return try await renderPatient(
+                request, .init(treatmentForm: form, treatmentErrors: errors), status: errors.status)
         }
     }
 
@@ -236,11 +249,13 @@ struct ConsoleTherapistController {
             if closes == nil { validator.add("closesAt", .invalidFormat) }
             try validator.check()
             _ = try await chart.assignPrompt(
-                instrumentKey: form.instrumentKey, opensAt: opens!.instant(in: zone), closesAt: closes!.instant(in: zone))
+                instrumentKey: form.instrumentKey, opensAt: opens!.instant(in: zone),
+                closesAt: closes!.instant(in: zone))
             return try await renderPatient(request, .init(assigned: true), status: .created)
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await renderPatient(request, .init(assignForm: form, assignErrors: errors), status: errors.status)
+            return try await renderPatient(
+                request, .init(assignForm: form, assignErrors: errors), status: errors.status)
         }
     }
 
@@ -254,7 +269,8 @@ struct ConsoleTherapistController {
     /// The response as a FHIR R4 QuestionnaireResponse file.
     func responseFHIR(_ request: Request) async throws -> Response {
         let (_, stored, _) = try await loadResponse(request)
-        let resource = try await ResponseService(database: request.db, services: request.services).fhirDocument(of: stored)
+        let resource = try await ResponseService(database: request.db, services: request.services).fhirDocument(
+            of: stored)
         return try FHIRDownload.response(
             resource, filename: "QuestionnaireResponse-\(try stored.record.requireID().lowercasedText).json")
     }
@@ -284,7 +300,8 @@ struct ConsoleTherapistController {
         _ request: Request, fresh: Set<UUID> = [], note: String = "", errors: FormErrors = FormErrors(),
         invitation: PracticePages.InvitationCard = .init(), status: HTTPResponseStatus = .ok
     ) async throws -> Response {
-        let content = try await practicePages(request).codes(fresh: fresh, note: note, errors: errors, invitation: invitation)
+        let content = try await practicePages(request).codes(
+            fresh: fresh, note: note, errors: errors, invitation: invitation)
         return try await request.renderConsole(
             "console/pairing-codes", titleKey: "console.pairingCodes.title", content: content, status: status)
     }
@@ -315,12 +332,16 @@ struct ConsoleTherapistController {
         let therapist = try request.consoleUser(.therapist)
         let form = try request.content.decode(InvitationForm.self)
         do {
-            let sent = try await InvitationService(database: request.db, services: request.services, logger: request.logger)
-                .invite(email: form.email, language: form.locale.flatMap(Language.init) ?? therapist.language, by: therapist)
+            let sent = try await InvitationService(
+                database: request.db, services: request.services, logger: request.logger
+            )
+            .invite(
+                email: form.email, language: form.locale.flatMap(Language.init) ?? therapist.language, by: therapist)
             return try await renderCodes(request, invitation: .init(sentTo: sent.email), status: .created)
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await renderCodes(request, invitation: .init(email: form.email, errors: errors), status: errors.status)
+            return try await renderCodes(
+                request, invitation: .init(email: form.email, errors: errors), status: errors.status)
         }
     }
 
@@ -337,7 +358,8 @@ struct ConsoleTherapistController {
     func sheet(_ request: Request) async throws -> Response {
         let wanted = Set(((try? request.query.get([String].self, at: "id")) ?? []).compactMap(UUID.init(uuidString:)))
         let content = try await practicePages(request).sheet(of: wanted)
-        return try await request.renderConsole("console/code-sheet", titleKey: "console.codeSheet.title", content: content)
+        return try await request.renderConsole(
+            "console/code-sheet", titleKey: "console.codeSheet.title", content: content)
     }
 
     private func renderProfile(
@@ -345,7 +367,8 @@ struct ConsoleTherapistController {
         status: HTTPResponseStatus = .ok
     ) async throws -> Response {
         let content = try await practicePages(request).profile(form: form, saved: saved, errors: errors)
-        return try await request.renderConsole("console/profile", titleKey: "console.profile.title", content: content, status: status)
+        return try await request.renderConsole(
+            "console/profile", titleKey: "console.profile.title", content: content, status: status)
     }
 
     func showProfile(_ request: Request) async throws -> Response {

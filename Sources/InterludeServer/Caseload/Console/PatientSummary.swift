@@ -39,7 +39,8 @@ struct PatientSummary: Sendable {
 
     /// One row per score of each questionnaire answered, the most recently answered questionnaire first.
     func scores(
-        _ responses: [ResponseService.Stored], definitions: [InstrumentVersionKey: InstrumentDefinition], patientID: UUID
+        _ responses: [ResponseService.Stored], definitions: [InstrumentVersionKey: InstrumentDefinition],
+        patientID: UUID
     ) -> [ScoreRow] {
         var order: [String] = []
         var grouped: [String: [ResponseService.Stored]] = [:]
@@ -51,14 +52,16 @@ struct PatientSummary: Sendable {
         return order.flatMap { key -> [ScoreRow] in
             let group = grouped[key]!
             let newest = group[0]
-            guard let definition = definitions[InstrumentVersionKey(key: key, version: newest.record.instrumentVersion)] else { return [] }
+            guard let definition = definitions[InstrumentVersionKey(key: key, version: newest.record.instrumentVersion)]
+            else { return [] }
             return definition.scores.enumerated().compactMap { index, rule -> ScoreRow? in
                 let values = group.compactMap { response -> (response: ResponseService.Stored, value: Double)? in
                     guard let value = response.scores.first(where: { $0.id == rule.id })?.value else { return nil }
                     return (response, value)
                 }
                 guard let latest = values.first else { return nil }
-                let range = definition.range(of: rule)
+                let range =
+                    definition.range(of: rule)
                     ?? (values.map(\.value).min()!...max(values.map(\.value).max()!, values.map(\.value).min()! + 1))
                 let chart = ScoreChart(
                     title: "\(definition.title.text(language)): \(rule.title.text(language))",
@@ -66,10 +69,13 @@ struct PatientSummary: Sendable {
                     bands: rule.bands, range: range, resolution: rule.resolution, display: display, language: language,
                     id: "spark-\(key)-\(index)")
                 return ScoreRow(
-                    instrument: definition.title.text(language), score: rule.title.text(language), value: latest.value.plainText(),
+                    instrument: definition.title.text(language), score: rule.title.text(language),
+                    value: latest.value.plainText(),
                     band: latest.response.scores.first { $0.id == rule.id }?.band?.label.text(language),
-                    trend: trend(latest.value, before: values.dropFirst().first), when: display.date(latest.response.record.completedAt),
-                    link: ConsoleURL.response(patient: patientID, response: latest.response.record.id!).path, sparkline: chart.sparkline)
+                    trend: trend(latest.value, before: values.dropFirst().first),
+                    when: display.date(latest.response.record.completedAt),
+                    link: ConsoleURL.response(patient: patientID, response: latest.response.record.id!).path,
+                    sparkline: chart.sparkline)
             }
         }
     }
@@ -91,7 +97,8 @@ struct PatientSummary: Sendable {
             var counted = PromptService.Compliance()
             for prompt in prompts where prompt.opensAt > since && prompt.opensAt <= now { counted.count(prompt.status) }
             return ComplianceWindow(
-                label: localizer.text("console.summary.lastDays", count: days, language), compliance: CaseloadPages.ComplianceCell(counted))
+                label: localizer.text("console.summary.lastDays", count: days, language),
+                compliance: CaseloadPages.ComplianceCell(counted))
         }
     }
 
@@ -100,7 +107,8 @@ struct PatientSummary: Sendable {
         prompts.filter { $0.status == .open }.sorted { $0.closesAt < $1.closesAt }.map { prompt in
             PromptLine(
                 title: titles(prompt),
-                when: localizer.text("console.summary.openUntil", language, ["date": display.dayDateTime(prompt.closesAt)]))
+                when: localizer.text(
+                    "console.summary.openUntil", language, ["date": display.dayDateTime(prompt.closesAt)]))
         }
     }
 
@@ -110,7 +118,9 @@ struct PatientSummary: Sendable {
         let since = now.addingTimeInterval(-Double(Self.missedDays) * 86_400)
         var order: [String] = []
         var missed: [String: (count: Int, last: Date)] = [:]
-        for prompt in prompts.filter({ $0.status == .expired && $0.closesAt > since }).sorted(by: { $0.closesAt > $1.closesAt }) {
+        for prompt in prompts.filter({ $0.status == .expired && $0.closesAt > since }).sorted(by: {
+            $0.closesAt > $1.closesAt
+        }) {
             let title = titles(prompt)
             if missed[title] == nil { order.append(title) }
             missed[title] = (count: (missed[title]?.count ?? 0) + 1, last: missed[title]?.last ?? prompt.closesAt)
@@ -119,7 +129,8 @@ struct PatientSummary: Sendable {
             PromptLine(
                 title: title,
                 when: localizer.text(
-                    "console.summary.missed", count: missed[title]!.count, language, ["date": display.dayDateTime(missed[title]!.last)]))
+                    "console.summary.missed", count: missed[title]!.count, language,
+                    ["date": display.dayDateTime(missed[title]!.last)]))
         }
     }
 }

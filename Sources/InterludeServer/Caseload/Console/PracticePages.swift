@@ -58,7 +58,9 @@ struct PracticePages: Sendable {
     private var localizer: Localizer { services.localizer }
 
     /// The therapist's codes, newest first; `fresh` marks those just created.
-    func codes(fresh: Set<UUID>, note: String, errors: FormErrors, invitation: InvitationCard) async throws -> CodesContent {
+    func codes(fresh: Set<UUID>, note: String, errors: FormErrors, invitation: InvitationCard) async throws
+        -> CodesContent
+    {
         let display = therapist.dateDisplay
         let now = services.clock.now
         let codes = try await PairingService(database: database, services: services).codes(of: therapist)
@@ -74,7 +76,8 @@ struct PracticePages: Sendable {
         var card = invitation
         card.languages = Language.allCases.map {
             SelectOption(
-                value: $0.rawValue, label: localizer.text("language.\($0.rawValue)", therapist.language), selected: $0 == therapist.language)
+                value: $0.rawValue, label: localizer.text("language.\($0.rawValue)", therapist.language),
+                selected: $0 == therapist.language)
         }
         return CodesContent(codes: rows, hasCodes: !rows.isEmpty, errors: errors, note: note, invitation: card)
     }
@@ -89,12 +92,16 @@ struct PracticePages: Sendable {
         guard !codes.isEmpty else { throw AppError.notFound }
         let (profile, _) = try await TherapistProfiles(database: database).profile(of: therapist.requireID())
         return SheetContent(
-            codes: codes.map { SheetCode(code: PairingCode($0.code)?.grouped ?? $0.code, expiresAt: display.date($0.expiresAt)) },
+            codes: codes.map {
+                SheetCode(code: PairingCode($0.code)?.grouped ?? $0.code, expiresAt: display.date($0.expiresAt))
+            },
             appURL: services.settings.publicURL + "/app", therapistName: profile.fullName)
     }
 
     /// The profile form: what was sent when it is shown again, else what is stored.
-    func profile(form: ConsoleTherapistController.ProfileForm?, saved: Bool, errors: FormErrors) async throws -> ProfileContent {
+    func profile(form: ConsoleTherapistController.ProfileForm?, saved: Bool, errors: FormErrors) async throws
+        -> ProfileContent
+    {
         let shown: ConsoleTherapistController.ProfileForm
         if let form {
             shown = form

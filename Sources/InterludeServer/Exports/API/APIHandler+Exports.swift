@@ -5,15 +5,21 @@ import OpenAPIRuntime
 // MARK: - Research exports
 
 extension APIHandler {
-    func listStudyExports(_ input: Operations.ListStudyExports.Input) async throws -> Operations.ListStudyExports.Output {
+    func listStudyExports(_ input: Operations.ListStudyExports.Input) async throws -> Operations.ListStudyExports.Output
+    {
         let context = try APIContext.current()
         let scope = try await context.exportScope(of: try pathID(input.path.studyId))
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
-        let page = ListPage(of: try await context.exports.history(of: scope, limit: nil), request, moment: \.createdAt, id: { $0.id! })
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.StudyExport.init))))
+        let page = ListPage(
+            of: try await context.exports.history(of: scope, limit: nil), request, moment: \.createdAt, id: { $0.id! })
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next),
+                body: .json(try page.items.map(Components.Schemas.StudyExport.init))))
     }
 
-    func startStudyExport(_ input: Operations.StartStudyExport.Input) async throws -> Operations.StartStudyExport.Output {
+    func startStudyExport(_ input: Operations.StartStudyExport.Input) async throws -> Operations.StartStudyExport.Output
+    {
         let context = try APIContext.current()
         let scope = try await context.exportScope(of: try pathID(input.path.studyId))
         let export = try await context.exports.start(scope, since: input.query.since)
@@ -32,9 +38,10 @@ extension APIHandler {
         let id = try pathID(input.path.exportId)
         let scope = try await context.exportScope(of: try await context.exports.studyID(of: id))
         let file = try await context.exports.download(id, in: scope)
-        return .ok(.init(
-            headers: .init(contentDisposition: "attachment; filename=\"\(ExportService.fileName(of: id))\""),
-            body: .applicationZip(HTTPBody(file))))
+        return .ok(
+            .init(
+                headers: .init(contentDisposition: "attachment; filename=\"\(ExportService.fileName(of: id))\""),
+                body: .applicationZip(HTTPBody(file))))
     }
 }
 
@@ -46,7 +53,9 @@ extension APIContext {
     func exportScope(of studyID: UUID) async throws -> StudyExportScope {
         let user: UserRecord
         if let bearer = request.headers.bearerAuthorization?.token, bearer.hasPrefix(AccessTokenRules.prefix) {
-            guard let holder = try await AccessTokenService(database: database, services: services).authenticate(bearer, scope: .exportsRead)
+            guard
+                let holder = try await AccessTokenService(database: database, services: services).authenticate(
+                    bearer, scope: .exportsRead)
             else { throw AppError.unauthenticated }
             guard holder.studies.contains(studyID) else { throw AppError.forbidden(.notAllowed) }
             user = holder.user
@@ -69,8 +78,10 @@ extension Components.Schemas.StudyExport {
         self.init(
             id: try export.requireID().uuidString, studyId: export.$study.id.uuidString,
             status: .init(rawValue: export.status.rawValue) ?? .failed, progress: export.progress,
-            participants: export.participants, prompts: export.prompts, responses: export.responses, since: export.since,
-            error: export.error, createdAt: export.createdAt, finishedAt: export.finishedAt, expiresAt: export.expiresAt,
+            participants: export.participants, prompts: export.prompts, responses: export.responses,
+            since: export.since,
+            error: export.error, createdAt: export.createdAt, finishedAt: export.finishedAt,
+            expiresAt: export.expiresAt,
             size: export.status == .ready ? export.size : nil)
     }
 }

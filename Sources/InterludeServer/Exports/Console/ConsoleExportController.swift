@@ -25,15 +25,22 @@ struct ConsoleExportController {
     private func scope(_ request: Request) async throws -> StudyExportScope {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
         guard let studyID = request.parameters.get("studyID", as: UUID.self) else { throw AppError.notFound }
-        let grant = try await StudyAccess(database: request.db, services: request.services).require(.exportData, in: studyID, by: user)
+        let grant = try await StudyAccess(database: request.db, services: request.services).require(
+            .exportData, in: studyID, by: user)
         return try StudyExportScope(grant, database: request.db)
     }
 
-    private func exports(_ request: Request) -> ExportService { ExportService(database: request.db, services: request.services) }
+    private func exports(_ request: Request) -> ExportService {
+        ExportService(database: request.db, services: request.services)
+    }
 
-    private func render(_ request: Request, _ scope: StudyExportScope, status: HTTPResponseStatus = .ok, build: (ExportPages) async throws -> ExportPages.ExportsContent) async throws -> Response {
+    private func render(
+        _ request: Request, _ scope: StudyExportScope, status: HTTPResponseStatus = .ok,
+        build: (ExportPages) async throws -> ExportPages.ExportsContent
+    ) async throws -> Response {
         let pages = ExportPages(viewer: scope.grant.viewer, database: request.db, services: request.services)
-        return try await request.renderConsole("console/exports", titleKey: "console.exports.title", content: try await build(pages), status: status)
+        return try await request.renderConsole(
+            "console/exports", titleKey: "console.exports.title", content: try await build(pages), status: status)
     }
 
     func show(_ request: Request) async throws -> Response {
@@ -48,14 +55,18 @@ struct ConsoleExportController {
         do {
             var since: Date?
             if !raw.isEmpty {
-                guard let parsed = ISO8601DateFormatter().date(from: raw) else { throw AppError.field("since", .invalidFormat) }
+                guard let parsed = ISO8601DateFormatter().date(from: raw) else {
+                    throw AppError.field("since", .invalidFormat)
+                }
                 since = parsed
             }
             _ = try await exports(request).start(scope, since: since)
             return request.redirect(to: .exports(study: scope.grant.studyID))
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await render(request, scope, status: errors.status) { try await $0.page(scope, since: raw, errors: errors) }
+            return try await render(request, scope, status: errors.status) {
+                try await $0.page(scope, since: raw, errors: errors)
+            }
         }
     }
 
@@ -65,7 +76,8 @@ struct ConsoleExportController {
         let file = try await exports(request).download(id, in: scope)
         var headers = HTTPHeaders()
         headers.contentType = HTTPMediaType(type: "application", subType: "zip")
-        headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"\(ExportService.fileName(of: id))\"")
+        headers.replaceOrAdd(
+            name: .contentDisposition, value: "attachment; filename=\"\(ExportService.fileName(of: id))\"")
         return Response(status: .ok, headers: headers, body: .init(stored: file))
     }
 
@@ -79,14 +91,17 @@ struct ConsoleExportController {
             return try await render(request, scope) { try await $0.page(scope, newToken: created.secret) }
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await render(request, scope, status: errors.status) { try await $0.page(scope, tokenName: form.name ?? "", errors: errors) }
+            return try await render(request, scope, status: errors.status) {
+                try await $0.page(scope, tokenName: form.name ?? "", errors: errors)
+            }
         }
     }
 
     func revokeToken(_ request: Request) async throws -> Response {
         let scope = try await scope(request)
         guard let id = request.parameters.get("tokenID", as: UUID.self) else { throw AppError.notFound }
-        try await AccessTokenService(database: request.db, services: request.services).revoke(id, of: scope.grant.viewer)
+        try await AccessTokenService(database: request.db, services: request.services).revoke(
+            id, of: scope.grant.viewer)
         return request.redirect(to: .exports(study: scope.grant.studyID))
     }
 }

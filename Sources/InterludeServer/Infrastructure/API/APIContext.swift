@@ -50,7 +50,8 @@ struct APIContext: Sendable {
     /// The signed-in therapist's chart of the patient named in the path.
     func chart(of rawPatientID: String) async throws -> PatientChart {
         let therapist = try await user(.therapist)
-        return try await PatientChart.open(try pathID(rawPatientID), for: therapist, database: database, services: services)
+        return try await PatientChart.open(
+            try pathID(rawPatientID), for: therapist, database: database, services: services)
     }
 }
 

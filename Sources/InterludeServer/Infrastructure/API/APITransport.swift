@@ -10,7 +10,8 @@ import Vapor
 /// export) are streamed. Streaming every small answer through a writer of its own cost more than encoding it.
 final class APITransport: ServerTransport {
     /// An operation as the generated server hands it over, and as one of this server's own is written.
-    typealias Operation = @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    typealias Operation =
+        @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
 
     /// The largest answer of known size handed over whole; larger ones are streamed.
     static let wholeAnswerLimit = 1 << 20
@@ -46,7 +47,8 @@ final class APITransport: ServerTransport {
 
     func register(_ generated: @escaping Operation, method: HTTPRequest.Method, path: String) throws {
         let handler = replacements.removeValue(forKey: "\(method.rawValue) \(path)") ?? generated
-        guard path.hasPrefix(serverPath), let limits = bounds.operation(method.rawValue, String(path.dropFirst(serverPath.count)))
+        guard path.hasPrefix(serverPath),
+            let limits = bounds.operation(method.rawValue, String(path.dropFirst(serverPath.count)))
         else { throw UnknownOperation(route: "\(method.rawValue) \(path)") }
         let bounds = self.bounds
         let components = path.split(separator: "/").map { part in
@@ -81,7 +83,8 @@ final class APITransport: ServerTransport {
         if request.method == .GET || request.method == .HEAD { return nil }
         let length = request.headers.first(name: .contentLength).flatMap(Int64.init)
         return HTTPBody(
-            request.body.map(\.readableBytesView), length: length.map { .known($0) } ?? .unknown, iterationBehavior: .single)
+            request.body.map(\.readableBytesView), length: length.map { .known($0) } ?? .unknown,
+            iterationBehavior: .single)
     }
 
     /// The answer's body: one buffer when its size is known and small, otherwise written as it is produced.

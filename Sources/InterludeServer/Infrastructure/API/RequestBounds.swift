@@ -80,10 +80,12 @@ struct RequestBounds: Sendable {
                 var operation = Operation()
                 for parameter in shared + (node["parameters"]?.array() ?? []) {
                     let resolved = try Self.resolve(parameter, in: parameters)
-                    guard let name = resolved["name"]?.string, let location = resolved["in"]?.string.flatMap(Location.init),
+                    guard let name = resolved["name"]?.string,
+                        let location = resolved["in"]?.string.flatMap(Location.init),
                         let schema = resolved["schema"]
                     else { continue }
-                    operation.parameters.append(Parameter(name: name, location: location, limits: Self.limits(of: schema)))
+                    operation.parameters.append(
+                        Parameter(name: name, location: location, limits: Self.limits(of: schema)))
                 }
                 if let body = node["requestBody"]?["content"]?["application/json"]?["schema"] {
                     operation.body = Self.limits(of: body)
@@ -154,13 +156,16 @@ struct RequestBounds: Sendable {
         for (key, operation) in operations.sorted(by: { $0.key < $1.key }) {
             for parameter in operation.parameters {
                 if case .number(true, let minimum, let maximum) = resolved(parameter.limits) {
-                    places.append(IntegerPlace(
-                        operation: key, location: parameter.location.rawValue, path: [parameter.name], minimum: minimum,
-                        maximum: maximum))
+                    places.append(
+                        IntegerPlace(
+                            operation: key, location: parameter.location.rawValue, path: [parameter.name],
+                            minimum: minimum,
+                            maximum: maximum))
                 }
             }
             for (path, minimum, maximum) in operation.body.map({ integers(in: $0, at: [], seen: []) }) ?? [] {
-                places.append(IntegerPlace(operation: key, location: "body", path: path, minimum: minimum, maximum: maximum))
+                places.append(
+                    IntegerPlace(operation: key, location: "body", path: path, minimum: minimum, maximum: maximum))
             }
         }
         return places
@@ -172,7 +177,9 @@ struct RequestBounds: Sendable {
         case .number, .text, .unchecked: return []
         case .list(let items, _): return items.map { integers(in: $0, at: path + ["0"], seen: seen) } ?? []
         case .object(let properties, let additional, _):
-            return properties.sorted { $0.key < $1.key }.flatMap { integers(in: $0.value, at: path + [$0.key], seen: seen) }
+            return properties.sorted { $0.key < $1.key }.flatMap {
+                integers(in: $0.value, at: path + [$0.key], seen: seen)
+            }
                 + (additional.map { integers(in: $0, at: path + ["a"], seen: seen) } ?? [])
         case .reference(let name):
             guard !seen.contains(name), let schema = schemas[name] else { return [] }
@@ -188,7 +195,8 @@ struct RequestBounds: Sendable {
             check(parameter: text, parameter.limits, field: parameter.name, into: &validator)
         }
         if let limits = operation.body, let body = request.body.data, body.readableBytes > 0,
-            let document = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView), options: [.fragmentsAllowed])
+            let document = try? JSONSerialization.jsonObject(
+                with: Data(body.readableBytesView), options: [.fragmentsAllowed])
         {
             check(document, limits, at: [], into: &validator)
         }
@@ -208,7 +216,9 @@ struct RequestBounds: Sendable {
         guard let query else { return nil }
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let decode = { (part: Substring) in part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part) }
+            let decode = { (part: Substring) in
+                part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part)
+            }
             if decode(parts[0]) == name { return parts.count > 1 ? decode(parts[1]) : "" }
         }
         return nil
@@ -243,21 +253,27 @@ struct RequestBounds: Sendable {
                 return
             }
             guard let items else { return }
-            for (index, element) in list.enumerated() { check(element, items, at: path + [String(index)], into: &validator) }
+            for (index, element) in list.enumerated() {
+                check(element, items, at: path + [String(index)], into: &validator)
+            }
         case (.object(let properties, let additional, let maxProperties), let object as [String: Any]):
             if let maxProperties, object.count > maxProperties {
                 validator.add(field, .tooLong, limit: maxProperties)
                 return
             }
             for (key, element) in object.sorted(by: { $0.key < $1.key }) {
-                if let limits = properties[key] ?? additional { check(element, limits, at: path + [key], into: &validator) }
+                if let limits = properties[key] ?? additional {
+                    check(element, limits, at: path + [key], into: &validator)
+                }
             }
         default:
             break
         }
     }
 
-    private func check(_ number: Double, minimum: Double?, maximum: Double?, field: String, into validator: inout FieldValidator) {
+    private func check(
+        _ number: Double, minimum: Double?, maximum: Double?, field: String, into validator: inout FieldValidator
+    ) {
         if let minimum, number < minimum {
             validator.add(field, .outOfRange, limit: Int(exactly: minimum))
         } else if let maximum, number > maximum {

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Stored files as files in the data directory: `exports/<id>.zip`, `self-exports/<id>.zip`, `health-imports/<id>`.

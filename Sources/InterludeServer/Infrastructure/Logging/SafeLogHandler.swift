@@ -48,7 +48,8 @@ public struct SafeLogHandler: LogHandler {
         case .stringConvertible(let convertible): return .string(LogText.escaped(convertible.description))
         case .array(let values): return .array(values.map(escaped))
         case .dictionary(let values):
-            return .dictionary(Dictionary(uniqueKeysWithValues: values.map { (LogText.escaped($0.key), escaped($0.value)) }))
+            return .dictionary(
+                Dictionary(uniqueKeysWithValues: values.map { (LogText.escaped($0.key), escaped($0.value)) }))
         }
     }
 }

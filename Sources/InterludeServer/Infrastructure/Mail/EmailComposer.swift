@@ -19,7 +19,9 @@ struct EmailComposer: Sendable {
     /// A therapist's invitation to set a password and be their client in Interlude.
     func invitation(to address: String, token: SecretToken, therapist: String, language: Language) -> EmailMessage {
         let link = "\(publicURL)/app/invitation?token=\(token.value)"
-        func text(_ key: String) -> String { localizer.text("email.invitation.\(key)", language, ["therapist": therapist]) }
+        func text(_ key: String) -> String {
+            localizer.text("email.invitation.\(key)", language, ["therapist": therapist])
+        }
         return compose(
             to: address, subject: text("subject"), body: text("body"), action: text("action"), footer: text("footer"),
             link: link, language: language)
@@ -36,7 +38,9 @@ struct EmailComposer: Sendable {
 
     /// What an erasure removed, as a receipt: one line per kind of record with its count, and when.
     /// `study` names the study when only the data given in it went.
-    func erasureReceipt(to address: String, lines: [String], erasedAt: String, study: String?, language: Language) -> EmailMessage {
+    func erasureReceipt(to address: String, lines: [String], erasedAt: String, study: String?, language: Language)
+        -> EmailMessage
+    {
         let subject = localizer.text("email.erasureReceipt.subject", language)
         let greeting = localizer.text("email.greeting", language)
         let body =
@@ -44,7 +48,8 @@ struct EmailComposer: Sendable {
             ?? localizer.text("email.erasureReceipt.body", language, ["when": erasedAt])
         let footer = localizer.text("email.erasureReceipt.footer", language)
         let signature = localizer.text("email.signature", language)
-        let plain = ([greeting, "", body, ""] + lines.map { "- \($0)" } + ["", footer, "", signature]).joined(separator: "\n")
+        let plain = ([greeting, "", body, ""] + lines.map { "- \($0)" } + ["", footer, "", signature]).joined(
+            separator: "\n")
         let html = """
             <!doctype html>
             <html lang="\(language.rawValue)"><head><meta charset="utf-8"><title>\(subject.htmlEscaped)</title></head>

@@ -5,7 +5,8 @@ import Foundation
 enum MIMEMessage {
     static func render(_ message: EmailMessage, from: String, date: Date, messageID: String? = nil) -> String {
         let boundary = "=_interlude_\(UUID().uuidString.replacingOccurrences(of: "-", with: ""))"
-        let domain = from.split(separator: "@").last.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "> ")) }
+        let domain =
+            from.split(separator: "@").last.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "> ")) }
             ?? "localhost"
         let id = messageID ?? "<\(UUID().lowercasedText)@\(domain)>"
         var lines = [

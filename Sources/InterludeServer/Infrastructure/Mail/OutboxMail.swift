@@ -36,7 +36,8 @@ struct OutboxMail: Sendable {
     func remove(olderThan cutoff: Date) -> Int {
         var removed = 0
         for file in files {
-            guard let written = try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate,
+            guard
+                let written = try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate,
                 written < cutoff
             else { continue }
             if (try? FileManager.default.removeItem(at: file)) != nil { removed += 1 }

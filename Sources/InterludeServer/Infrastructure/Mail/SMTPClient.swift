@@ -69,7 +69,8 @@ public enum SMTPError: Error, CustomStringConvertible, Equatable {
         case .unexpectedReply(let command, let code, let text):
             // The reply's own words often repeat the recipient's address; only the enhanced status code is kept.
             let enhanced = text.split(separator: " ").first.flatMap { word in
-                word.split(separator: ".").count == 3 && word.allSatisfy({ $0.isNumber || $0 == "." }) ? " \(word)" : nil
+                word.split(separator: ".").count == 3 && word.allSatisfy({ $0.isNumber || $0 == "." })
+                    ? " \(word)" : nil
             }
             return "SMTP server answered \(command) with \(code)\(enhanced ?? "")"
         case .startTLSNotOffered: return "SMTP server does not offer STARTTLS"
@@ -181,7 +182,8 @@ struct SMTPClient: Sendable {
                 let reply = try await readReply()
                 guard expect.contains(reply.code) else {
                     throw SMTPError.unexpectedReply(
-                        command: label ?? String(text.prefix(4)), code: reply.code, text: reply.lines.joined(separator: " "))
+                        command: label ?? String(text.prefix(4)), code: reply.code,
+                        text: reply.lines.joined(separator: " "))
                 }
                 return reply
             }
@@ -226,7 +228,8 @@ struct SMTPClient: Sendable {
                     _ = try await command("RCPT TO:<\(recipient)>", expect: 250...251)
                 }
                 _ = try await command("DATA", expect: 354...354)
-                _ = try await command(Self.dotStuffed(envelope.message) + "\r\n.", expect: 250...250, label: "DATA body")
+                _ = try await command(
+                    Self.dotStuffed(envelope.message) + "\r\n.", expect: 250...250, label: "DATA body")
             }
             try? await outbound.write(ByteBuffer(string: "QUIT\r\n"))
             _ = try? await readReply()

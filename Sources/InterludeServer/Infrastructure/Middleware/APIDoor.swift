@@ -39,7 +39,9 @@ struct APIDoorMiddleware: Middleware {
         if Self.streamsBody(request) { return request.eventLoop.makeSucceededFuture(nil) }
         let reads = request.method != .GET && request.method != .HEAD
         if let collected = request.body.data {
-            guard collected.readableBytes <= limit else { return request.eventLoop.makeFailedFuture(Abort(.payloadTooLarge)) }
+            guard collected.readableBytes <= limit else {
+                return request.eventLoop.makeFailedFuture(Abort(.payloadTooLarge))
+            }
             return request.eventLoop.makeSucceededFuture(reads ? collected : nil)
         }
         return reads ? request.body.collect(max: limit) : request.eventLoop.makeSucceededFuture(nil)

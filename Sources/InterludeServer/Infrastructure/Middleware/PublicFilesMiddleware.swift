@@ -15,10 +15,13 @@ struct PublicFilesMiddleware: AsyncMiddleware {
 
     /// The server compresses only the responses that ask for it.
     static let serverCompression = HTTPServer.Configuration.ResponseCompressionConfiguration.disabled(
-        initialByteBufferCapacity: HTTPServer.Configuration.ResponseCompressionConfiguration.defaultInitialByteBufferCapacity,
+        initialByteBufferCapacity: HTTPServer.Configuration.ResponseCompressionConfiguration
+            .defaultInitialByteBufferCapacity,
         allowRequestOverrides: true)
 
-    static let compressible: Set<String> = ["text/css", "text/javascript", "application/javascript", "image/svg+xml", "application/json"]
+    static let compressible: Set<String> = [
+        "text/css", "text/javascript", "application/javascript", "image/svg+xml", "application/json",
+    ]
 
     /// A year: the longest a cache is asked to keep anything.
     static let versioned = "public, max-age=31536000, immutable"
@@ -35,7 +38,8 @@ struct PublicFilesMiddleware: AsyncMiddleware {
         let routes = RoutesResponder(next: next)
         let response = try await files.respond(to: request, chainingTo: routes)
         guard request.storage[RoutedKey.self] == nil else { return response }
-        response.headers.replaceOrAdd(name: .cacheControl, value: versioned?.current == true ? Self.versioned : "no-cache")
+        response.headers.replaceOrAdd(
+            name: .cacheControl, value: versioned?.current == true ? Self.versioned : "no-cache")
         if let type = response.headers.contentType, Self.compressible.contains("\(type.type)/\(type.subType)") {
             response.headers.responseCompression = .enable
             response.headers.replaceOrAdd(name: .vary, value: "Accept-Encoding")

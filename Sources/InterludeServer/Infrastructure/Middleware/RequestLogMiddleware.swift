@@ -9,7 +9,8 @@ struct RequestLogMiddleware: AsyncMiddleware {
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         request.logger.info(
-            "\(request.method.rawValue) \(Self.pattern(of: request)) \(response.status.code) \(String(format: "%.1f", milliseconds)) ms")
+            "\(request.method.rawValue) \(Self.pattern(of: request)) \(response.status.code) \(String(format: "%.1f", milliseconds)) ms"
+        )
         return response
     }
 

@@ -9,12 +9,12 @@ struct RequestMetricsMiddleware: AsyncMiddleware {
 
     private static var requests: MetricNameDescriptor {
         MetricNameDescriptor(
-        namespace: "interlude", metricName: "http_requests", unitName: "total",
+            namespace: "interlude", metricName: "http_requests", unitName: "total",
             helpText: "HTTP requests answered, by method, route and status.")
     }
     private static var duration: MetricNameDescriptor {
         MetricNameDescriptor(
-        namespace: "interlude", metricName: "http_request_duration", unitName: "seconds",
+            namespace: "interlude", metricName: "http_request_duration", unitName: "seconds",
             helpText: "Time to answer HTTP requests, by method and route.")
     }
     private static let buckets: [Duration] = [

@@ -33,13 +33,17 @@ struct SecurityHeadersMiddleware: AsyncMiddleware {
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let response = try await next.respond(to: request)
         let framed = request.requestPath == Self.previewPath
-        let headers = [
-            ("Content-Security-Policy", framed ? Self.policy(frameAncestors: "'self'") : Self.contentSecurityPolicy),
-            ("X-Content-Type-Options", "nosniff"),
-            ("X-Frame-Options", framed ? "SAMEORIGIN" : "DENY"),
-            ("Referrer-Policy", "no-referrer"),
-            ("Permissions-Policy", Self.permissionsPolicy(path: request.requestPath)),
-        ] + (strictTransport ? [("Strict-Transport-Security", Self.strictTransportSecurity)] : [])
+        let headers =
+            [
+                (
+                    "Content-Security-Policy",
+                    framed ? Self.policy(frameAncestors: "'self'") : Self.contentSecurityPolicy
+                ),
+                ("X-Content-Type-Options", "nosniff"),
+                ("X-Frame-Options", framed ? "SAMEORIGIN" : "DENY"),
+                ("Referrer-Policy", "no-referrer"),
+                ("Permissions-Policy", Self.permissionsPolicy(path: request.requestPath)),
+            ] + (strictTransport ? [("Strict-Transport-Security", Self.strictTransportSecurity)] : [])
         for (name, value) in headers where !response.headers.contains(name: name) {
             response.headers.replaceOrAdd(name: name, value: value)
         }

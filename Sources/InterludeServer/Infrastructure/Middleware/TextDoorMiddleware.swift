@@ -10,7 +10,8 @@ struct TextDoorMiddleware: AsyncMiddleware {
     var limit: Int
 
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        let reads = request.method != .GET && request.method != .HEAD && !APIDoorMiddleware.streamsBody(request)
+        let reads =
+            request.method != .GET && request.method != .HEAD && !APIDoorMiddleware.streamsBody(request)
             && Self.mediaType(in: request.headers) != nil
         let body = reads ? try await request.body.collect(max: limit).get() : nil
         if let field = Self.controlCharacterField(in: request, body: body) {
@@ -41,14 +42,16 @@ struct TextDoorMiddleware: AsyncMiddleware {
         guard let value = headers.first(name: .contentType) else { return nil }
         let parts = value.prefix { $0 != ";" && $0 != "," }.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
-        let type = trimmed(parts[0]), subType = trimmed(parts[1])
+        let type = trimmed(parts[0])
+        let subType = trimmed(parts[1])
         guard !type.isEmpty, !subType.isEmpty else { return nil }
         return (type.lowercased(), subType.lowercased())
     }
 
     private static func trimmed(_ text: Substring) -> Substring {
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) }) else {
+        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) })
+        else {
             return ""
         }
         return text[first...last]

@@ -92,7 +92,8 @@ actor APNsSender {
             request.headers.add(name: "apns-topic", value: settings.topic)
             request.headers.add(name: "apns-push-type", value: "alert")
             request.headers.add(name: "apns-priority", value: "10")
-            request.headers.add(name: "apns-expiration", value: message.expiresAt.timeIntervalSince1970.rounded(.down).plainText())
+            request.headers.add(
+                name: "apns-expiration", value: message.expiresAt.timeIntervalSince1970.rounded(.down).plainText())
             request.headers.add(name: "apns-collapse-id", value: message.collapseID)
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(payload)))

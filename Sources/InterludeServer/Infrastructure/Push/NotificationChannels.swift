@@ -12,13 +12,17 @@ struct NotificationChannels: Sendable {
 
     static func make(settings: Settings) async throws -> NotificationChannels {
         // Push services want a way to reach the operator: the public address when it is https, else the admin.
-        let subject = settings.push.subject
+        let subject =
+            settings.push.subject
             ?? (settings.publicURL.hasPrefix("https://") ? settings.publicURL : "mailto:\(settings.adminEmail)")
         let key = try VAPIDKey.load(
             base64URL: settings.push.vapidPrivateKey, subject: subject, dataDirectory: settings.dataDirectory)
         let allowLoopback = settings.push.allowLoopback
-        let apns = try await settings.push.apns.asyncMap { try await APNsSender(settings: $0, allowLoopback: allowLoopback) }
-        return NotificationChannels(webPush: WebPushSender(clients: PushClients(allowLoopback: allowLoopback), key: key), apns: apns)
+        let apns = try await settings.push.apns.asyncMap {
+            try await APNsSender(settings: $0, allowLoopback: allowLoopback)
+        }
+        return NotificationChannels(
+            webPush: WebPushSender(clients: PushClients(allowLoopback: allowLoopback), key: key), apns: apns)
     }
 }
 

@@ -6,7 +6,7 @@ import NIOPosix
 import NIOSSL
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The HTTP clients push messages leave through. The host of every endpoint is resolved when a message is sent,
@@ -64,7 +64,8 @@ actor PushClients {
             clients.append(kept)
             return kept.client
         }
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)))
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)))
         if let tls { configuration.tlsConfiguration = tls }
         if connectTo != host { configuration.dnsOverride = [host.lowercased(): connectTo] }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -121,8 +122,10 @@ extension NetworkAddress {
         switch self {
         case .v4(let value): return (0..<4).map { String(value >> (24 - 8 * $0) & 0xFF) }.joined(separator: ".")
         case .v6(let bytes):
-            return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-                .joined(separator: ":")
+            return stride(from: 0, to: 16, by: 2).map {
+                String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+            }
+            .joined(separator: ":")
         }
     }
 }

@@ -24,7 +24,8 @@ enum WebPushEncryption {
         serverKey: P256.KeyAgreement.PrivateKey = .init(), salt: Data = randomSalt()
     ) throws -> Data {
         guard plaintext.count <= largestPayload else { throw Failure.payloadTooLarge }
-        guard authSecret.count == 16, let clientKey = try? P256.KeyAgreement.PublicKey(x963Representation: clientPublicKey)
+        guard authSecret.count == 16,
+            let clientKey = try? P256.KeyAgreement.PublicKey(x963Representation: clientPublicKey)
         else { throw Failure.badSubscriptionKey }
         let serverPublicKey = serverKey.publicKey.x963Representation
         let shared = try serverKey.sharedSecretFromKeyAgreement(with: clientKey).withUnsafeBytes { Data($0) }
@@ -70,8 +71,11 @@ struct VAPIDKey: Sendable {
     /// The key from the setting, else from `<data dir>/vapid.key`, created on first start.
     static func load(base64URL: String?, subject: String, dataDirectory: String) throws -> VAPIDKey {
         func key(from text: String, name: String) throws -> P256.Signing.PrivateKey {
-            guard let data = Data(base64URLEncoded: text), let key = try? P256.Signing.PrivateKey(rawRepresentation: data)
-            else { throw SettingsError.invalid(name: name, value: "(hidden)", expected: "a P-256 private key, base64url") }
+            guard let data = Data(base64URLEncoded: text),
+                let key = try? P256.Signing.PrivateKey(rawRepresentation: data)
+            else {
+                throw SettingsError.invalid(name: name, value: "(hidden)", expected: "a P-256 private key, base64url")
+            }
             return key
         }
         if let base64URL {
@@ -109,7 +113,9 @@ struct VAPIDKey: Sendable {
         let expires = now.addingTimeInterval(Self.tokenLifetime)
         let keys = await JWTKeyCollection().add(ecdsa: try ES256PrivateKey(backing: privateKey))
         let token = try await keys.sign(
-            Claims(aud: AudienceClaim(value: audience), exp: ExpirationClaim(value: expires), sub: SubjectClaim(value: subject)),
+            Claims(
+                aud: AudienceClaim(value: audience), exp: ExpirationClaim(value: expires),
+                sub: SubjectClaim(value: subject)),
             header: ["typ": "JWT"])
         let header = "vapid t=\(token), k=\(publicKey)"
         signed.keep(header, for: audience, renewAt: expires.addingTimeInterval(-Self.tokenRenewal))
@@ -159,7 +165,8 @@ struct WebPushSender: Sendable {
             guard let url = URL(string: message.endpoint), let scheme = url.scheme, let host = url.host else {
                 return .gone("endpoint is not a URL")
             }
-            guard let publicKey = Data(base64URLEncoded: message.p256dh), let secret = Data(base64URLEncoded: message.auth)
+            guard let publicKey = Data(base64URLEncoded: message.p256dh),
+                let secret = Data(base64URLEncoded: message.auth)
             else { return .gone("subscription keys are not base64url") }
             let body = try WebPushEncryption.encrypt(message.payload, clientPublicKey: publicKey, authSecret: secret)
             let origin = "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")

@@ -118,7 +118,7 @@ enum ConsoleNavigation {
         let labelKey: String
     }
 
-        static func links(for role: Role) -> [Link] {
+    static func links(for role: Role) -> [Link] {
         var links: [Link] = []
         switch role {
         case .therapist:

@@ -59,7 +59,8 @@ extension Request {
         let page = Page(
             lang: language.rawValue, t: localizer.templateTable(language),
             title: localizer.text(titleKey, language), csrf: csrf, nav: nav, script: script,
-            assets: application.publicAssets?.prefix ?? "", pageModule: application.publicAssets?.pageModule(of: template),
+            assets: application.publicAssets?.prefix ?? "",
+            pageModule: application.publicAssets?.pageModule(of: template),
             page: content)
         let view = try await self.view.render(template, page)
         let response = try await view.encodeResponse(for: self)
@@ -87,7 +88,8 @@ enum ErrorPage {
             message = localizer.text("problem.\(appError.slug)", language)
         case .http(let status):
             let key = "problem.http-\(status.code)"
-            message = localizer.has(key) ? localizer.text(key, language) : localizer.text("problem.http-other", language)
+            message =
+                localizer.has(key) ? localizer.text(key, language) : localizer.text("problem.http-other", language)
         }
         do {
             let response = try await request.renderPage(
@@ -169,7 +171,8 @@ func localPath(_ candidate: String?, fallback: String) -> String {
 func nextPageLink(_ path: String, cursor: String, keeping filters: [(name: String, value: String)]) -> String {
     var components = URLComponents()
     components.path = path
-    components.queryItems = [URLQueryItem(name: "cursor", value: cursor)]
+    components.queryItems =
+        [URLQueryItem(name: "cursor", value: cursor)]
         + filters.filter { !$0.value.isEmpty }.map { URLQueryItem(name: $0.name, value: $0.value) }
     return components.string ?? path
 }

@@ -28,7 +28,8 @@ struct PublicAssets: Sendable {
         let base = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL
         var paths: [String] = []
         if let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey]) {
-            for case let file as URL in walker where try file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true {
+            for case let file as URL in walker
+            where try file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true {
                 paths.append(String(file.standardizedFileURL.path.dropFirst(base.path.count)))
             }
         }

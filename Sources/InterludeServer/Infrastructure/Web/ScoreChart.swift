@@ -92,10 +92,14 @@ struct ScoreChart: Sendable {
                 ##"<text x="\##(Self.number(Self.left - 6))" y="\##(Self.number(y(tick) + 4))" text-anchor="end" font-size="11" fill="#1b2733">\##(Self.number(tick))</text>"##
             )
         }
-        let labelled = timeline.map { _ in [first, first.addingTimeInterval(span / 2), last] }
-            ?? (sorted.count <= 2 ? sorted.map(\.date) : [sorted.first!.date, sorted[sorted.count / 2].date, sorted.last!.date])
+        let labelled =
+            timeline.map { _ in [first, first.addingTimeInterval(span / 2), last] }
+            ?? (sorted.count <= 2
+                ? sorted.map(\.date) : [sorted.first!.date, sorted[sorted.count / 2].date, sorted.last!.date])
         for (index, date) in labelled.enumerated() {
-            let anchor = labelled.count == 1 ? "middle" : (index == 0 ? "start" : (index == labelled.count - 1 ? "end" : "middle"))
+            let anchor =
+                labelled.count == 1
+                ? "middle" : (index == 0 ? "start" : (index == labelled.count - 1 ? "end" : "middle"))
             parts.append(
                 ##"<text x="\##(Self.number(x(date)))" y="\##(Self.number(Self.height - 16))" text-anchor="\##(anchor)" font-size="11" fill="#1b2733">\##(display.date(date).htmlEscaped)</text>"##
             )
@@ -143,7 +147,9 @@ struct ScoreChart: Sendable {
             sums[bucket].at += at
         }
         let inset = 4.0
-        func x(_ share: Double) -> Double { sorted.count < 2 ? Self.sparklineWidth / 2 : inset + (Self.sparklineWidth - 2 * inset) * share }
+        func x(_ share: Double) -> Double {
+            sorted.count < 2 ? Self.sparklineWidth / 2 : inset + (Self.sparklineWidth - 2 * inset) * share
+        }
         func y(_ value: Double) -> Double {
             inset + (Self.sparklineHeight - 2 * inset) * (1 - (min(max(value, low), high) - low) / (high - low))
         }
@@ -153,10 +159,13 @@ struct ScoreChart: Sendable {
             ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \##(Self.number(Self.sparklineWidth)) \##(Self.number(Self.sparklineHeight))" role="img" aria-label="\##(description.htmlEscaped)" class="sparkline">"##
         ]
         if line.count > 1 {
-            parts.append(##"<polyline points="\##(line.joined(separator: " "))" fill="none" stroke="#1f5f8b" stroke-width="2"/>"##)
+            parts.append(
+                ##"<polyline points="\##(line.joined(separator: " "))" fill="none" stroke="#1f5f8b" stroke-width="2"/>"##
+            )
         }
         parts.append(
-            ##"<circle cx="\##(Self.number(x(sorted.count < 2 ? 0.5 : 1)))" cy="\##(Self.number(y(last.value)))" r="3.5" fill="#1f5f8b"/></svg>"##)
+            ##"<circle cx="\##(Self.number(x(sorted.count < 2 ? 0.5 : 1)))" cy="\##(Self.number(y(last.value)))" r="3.5" fill="#1f5f8b"/></svg>"##
+        )
         return parts.joined()
     }
 
@@ -164,15 +173,18 @@ struct ScoreChart: Sendable {
     var description: String {
         let sorted = points.sorted { $0.date < $1.date }
         guard let first = sorted.first, let last = sorted.last else { return "" }
-        let band = bands.first { last.value >= $0.min && last.value <= $0.max }.map { " (\($0.label.text(language)))" } ?? ""
+        let band =
+            bands.first { last.value >= $0.min && last.value <= $0.max }.map { " (\($0.label.text(language)))" } ?? ""
         let count = sorted.count
         let events = timeline?.markers.count ?? 0
         switch language {
         case .de:
-            return "\(count) Werte vom \(display.date(first.date)) bis \(display.date(last.date)); zuletzt \(Self.number(last.value))\(band)."
+            return
+                "\(count) Werte vom \(display.date(first.date)) bis \(display.date(last.date)); zuletzt \(Self.number(last.value))\(band)."
                 + (events > 0 ? " \(events) \(events == 1 ? "Ereignis" : "Ereignisse") markiert." : "")
         case .en:
-            return "\(count) value\(count == 1 ? "" : "s") from \(display.date(first.date)) to \(display.date(last.date)); latest \(Self.number(last.value))\(band)."
+            return
+                "\(count) value\(count == 1 ? "" : "s") from \(display.date(first.date)) to \(display.date(last.date)); latest \(Self.number(last.value))\(band)."
                 + (events > 0 ? " \(events) event\(events == 1 ? "" : "s") marked." : "")
         }
     }
@@ -180,7 +192,9 @@ struct ScoreChart: Sendable {
     /// Band boundaries when there are bands, else five even steps.
     private func yTicks(low: Double, high: Double) -> [Double] {
         if !bands.isEmpty {
-            return Array(Set([range.lowerBound, range.upperBound] + bands.map(\.min))).filter { $0 >= low && $0 <= high }.sorted()
+            return Array(Set([range.lowerBound, range.upperBound] + bands.map(\.min))).filter {
+                $0 >= low && $0 <= high
+            }.sorted()
         }
         return (0...4).map { low + (high - low) * Double($0) / 4 }
     }

@@ -9,10 +9,14 @@ extension APIHandler {
         let context = try APIContext.current()
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let page = ListPage(of: try await context.chart(of: input.path.patientId).interventions(), request)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(page.items.map(Components.Schemas.Intervention.init))))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next), body: .json(page.items.map(Components.Schemas.Intervention.init))
+            ))
     }
 
-    func sendIntervention(_ input: Operations.SendIntervention.Input) async throws -> Operations.SendIntervention.Output {
+    func sendIntervention(_ input: Operations.SendIntervention.Input) async throws -> Operations.SendIntervention.Output
+    {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let chart = try await context.chart(of: input.path.patientId)
@@ -33,7 +37,10 @@ extension APIHandler {
         let patient = try await context.user(.patient)
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let page = ListPage(of: try await context.interventions.received(by: patient.requireID()), request)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(page.items.map(Components.Schemas.Intervention.init))))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next), body: .json(page.items.map(Components.Schemas.Intervention.init))
+            ))
     }
 
     func markMyInterventionSeen(_ input: Operations.MarkMyInterventionSeen.Input) async throws
@@ -82,7 +89,8 @@ extension APIHandler {
         let page = ListPage(
             of: stored, request, moment: { $0.0.createdAt ?? .distantPast }, id: \.1, descending: false
         ).map(\.0)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Rule.init))))
+        return .ok(
+            .init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Rule.init))))
     }
 
     func addStudyRule(_ input: Operations.AddStudyRule.Input) async throws -> Operations.AddStudyRule.Output {
@@ -107,7 +115,9 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let staff = try await context.user(.therapist, .researcher, .admin)
         let grant = try await context.access.require(.dryRunRules, in: try pathID(input.path.studyId), by: staff)
-        guard let patientID = UUID(uuidString: body.patientId) else { throw AppError.field("patientId", .invalidFormat) }
+        guard let patientID = UUID(uuidString: body.patientId) else {
+            throw AppError.field("patientId", .invalidFormat)
+        }
         let lines = try await context.rules.dryRun(try StudyRule(body.rule), in: grant, patientID: patientID)
         return .ok(.init(body: .json(lines.map { .init(at: $0.at, fires: $0.reason != nil, reason: $0.reason) })))
     }
@@ -121,10 +131,12 @@ extension APIHandler {
             of: try await context.alertInbox(staff).alerts(), request,
             key: { ($0.opened.record.acknowledgedAt == nil ? "1" : "0") + SortKey.moment($0.opened.record.createdAt) },
             id: { $0.opened.record.id! })
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map { try .init($0, for: staff) })))
+        return .ok(
+            .init(headers: .init(nextCursor: page.next), body: .json(try page.items.map { try .init($0, for: staff) })))
     }
 
-    func acknowledgeAlert(_ input: Operations.AcknowledgeAlert.Input) async throws -> Operations.AcknowledgeAlert.Output {
+    func acknowledgeAlert(_ input: Operations.AcknowledgeAlert.Input) async throws -> Operations.AcknowledgeAlert.Output
+    {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let staff = try await context.user(.therapist, .researcher, .admin)
@@ -137,7 +149,9 @@ extension APIContext {
     var interventions: InterventionService { InterventionService(database: database, services: services) }
     var backups: BackupService { BackupService(database: database, services: services) }
     var rules: RuleService { RuleService(database: database, services: services) }
-    func alertInbox(_ staff: UserRecord) -> AlertInbox { AlertInbox(staff: staff, database: database, services: services) }
+    func alertInbox(_ staff: UserRecord) -> AlertInbox {
+        AlertInbox(staff: staff, database: database, services: services)
+    }
 }
 
 extension Components.Schemas.Intervention {
@@ -167,9 +181,11 @@ extension Components.Schemas.Alert {
         let record = opened.record
         self.init(
             id: try record.requireID().lowercasedText, patientId: record.$patient.id.lowercasedText,
-            patientCode: opened.patientCode, priority: .init(rawValue: record.priority.rawValue) ?? .normal, reason: opened.reason,
+            patientCode: opened.patientCode, priority: .init(rawValue: record.priority.rawValue) ?? .normal,
+            reason: opened.reason,
             createdAt: record.createdAt, acknowledgedAt: record.acknowledgedAt, note: opened.note,
-            escalatedAt: record.escalatedAt, escalated: record.$escalatedTo.id != nil && record.$escalatedTo.id == staff.id)
+            escalatedAt: record.escalatedAt,
+            escalated: record.$escalatedTo.id != nil && record.$escalatedTo.id == staff.id)
     }
 }
 

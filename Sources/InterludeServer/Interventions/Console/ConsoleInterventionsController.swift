@@ -54,7 +54,8 @@ struct ConsoleInterventionsController {
         do {
             let draft = try InterventionDraft.validate(kindNamed: form.kind, text: form.text)
             _ = try await chart.sendIntervention(draft, id: nil)
-            return request.redirect(to: .intersession(patient: chart.patientID), query: [("sent", "1")], fragment: "interventions")
+            return request.redirect(
+                to: .intersession(patient: chart.patientID), query: [("sent", "1")], fragment: "interventions")
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderIntersession(request, form: form, errors: errors, status: errors.status)
@@ -67,7 +68,8 @@ struct ConsoleInterventionsController {
         let form = try request.content.decode(TemplateForm.self)
         guard let templateID = UUID(uuidString: form.templateID) else { throw AppError.notFound }
         _ = try await chart.sendTemplate(templateID)
-        return request.redirect(to: .intersession(patient: chart.patientID), query: [("sent", "1")], fragment: "interventions")
+        return request.redirect(
+            to: .intersession(patient: chart.patientID), query: [("sent", "1")], fragment: "interventions")
     }
 
     func alerts(_ request: Request) async throws -> Response {
@@ -79,7 +81,8 @@ struct ConsoleInterventionsController {
         status: HTTPResponseStatus = .ok
     ) async throws -> Response {
         let staff = try request.consoleUser(.therapist, .researcher, .admin)
-        let content = try await pages(request, staff).alerts(acknowledged: acknowledged, errors: errors, failedID: failedID)
+        let content = try await pages(request, staff).alerts(
+            acknowledged: acknowledged, errors: errors, failedID: failedID)
         return try await request.renderConsole(
             "console/alerts", titleKey: "console.alerts.title", content: content, status: status)
     }

@@ -55,7 +55,8 @@ struct ConsoleRulesController {
         let content = try await RulesPages(viewer: staff, database: request.db, services: request.services)
             .rules(grant, added: added, state: state)
         return try await request.renderConsole(
-            "console/rules", titleKey: "console.rules.title", content: content, script: "/js/console/rule-form.js", status: status)
+            "console/rules", titleKey: "console.rules.title", content: content, script: "/js/console/rule-form.js",
+            status: status)
     }
 
     static func studyID(_ request: Request) throws -> UUID {
@@ -64,7 +65,8 @@ struct ConsoleRulesController {
     }
 
     /// The study in the path, if the staff member holds `permission` in it.
-    static func grant(_ permission: StudyPermission, _ request: Request, _ staff: UserRecord) async throws -> StudyGrant {
+    static func grant(_ permission: StudyPermission, _ request: Request, _ staff: UserRecord) async throws -> StudyGrant
+    {
         try await StudyAccess(database: request.db, services: request.services)
             .require(permission, in: try studyID(request), by: staff)
     }
@@ -87,7 +89,8 @@ struct ConsoleRulesController {
                     state: .init(
                         form: form,
                         dryRun: lines.map {
-                            RulesPages.DryRunRow(at: display.dateTime($0.at), fires: $0.reason != nil, reason: $0.reason ?? "")
+                            RulesPages.DryRunRow(
+                                at: display.dateTime($0.at), fires: $0.reason != nil, reason: $0.reason ?? "")
                         }))
             }
             _ = try await rules.add(rule, in: grant)
@@ -109,7 +112,8 @@ struct ConsoleRulesController {
         } else {
             return error
         }
-        return ValidationFailure(errors.map { FieldError(field: RuleForm.formField(for: $0.field), code: $0.code, limit: $0.limit) })
+        return ValidationFailure(
+            errors.map { FieldError(field: RuleForm.formField(for: $0.field), code: $0.code, limit: $0.limit) })
     }
 
     func deleteRule(_ request: Request) async throws -> Response {
@@ -122,7 +126,8 @@ struct ConsoleRulesController {
     func addTemplate(_ request: Request) async throws -> Response {
         let form = try request.content.decode(TextForm.self)
         return try await changeLibrary(request, section: "templates", errorsAt: \.templateErrors) { library, grant in
-            try await library.addTemplate(try InterventionTemplateDraft.validate(kindNamed: form.kind, texts: form.texts), in: grant)
+            try await library.addTemplate(
+                try InterventionTemplateDraft.validate(kindNamed: form.kind, texts: form.texts), in: grant)
         }
     }
 
@@ -146,12 +151,16 @@ struct ConsoleRulesController {
     func setPlan(_ request: Request) async throws -> Response {
         let form = try request.content.decode(PlanForm.self)
         let remove = (try? request.content.get(String.self, at: "intent")) == "remove"
-        return try await changeLibrary(request, section: "messages", errorsAt: \.planErrors, keeping: { $0.plan = form }) {
+        return try await changeLibrary(
+            request, section: "messages", errorsAt: \.planErrors, keeping: { $0.plan = form }
+        ) {
             library, grant in
-            let plan = remove
+            let plan =
+                remove
                 ? nil
                 : try MessagePlan.parse(
-                    perDay: form.perDay, windowStart: form.windowStart, windowEnd: form.windowEnd, personChooses: form.personChooses == "on")
+                    perDay: form.perDay, windowStart: form.windowStart, windowEnd: form.windowEnd,
+                    personChooses: form.personChooses == "on")
             try await library.setPlan(plan, in: grant)
         }
     }
@@ -168,7 +177,8 @@ struct ConsoleRulesController {
         keeping: (inout RulesPages.State) -> Void = { _ in },
         _ change: (InterventionLibrary, StudyGrant) async throws -> Void
     ) async throws -> Response {
-        let grant = try await Self.grant(.editLibrary, request, try request.consoleUser(.therapist, .researcher, .admin))
+        let grant = try await Self.grant(
+            .editLibrary, request, try request.consoleUser(.therapist, .researcher, .admin))
         do {
             try await change(InterventionLibrary(database: request.db, services: request.services), grant)
             return request.redirect(to: .rules(study: grant.studyID), fragment: section)

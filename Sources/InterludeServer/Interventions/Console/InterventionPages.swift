@@ -98,8 +98,11 @@ struct InterventionPages: Sendable {
         let dailies = try await chart.responses(instrumentKey: IntersessionDay.instrumentKey, since: since)
         let zone = chart.patient.zone
         let days = IntersessionDay.days(
-            dailies.compactMap { IntersessionDay.Entry(completedAt: $0.record.completedAt, answers: $0.answers) }, in: zone)
-        let noon = { (day: IntersessionDay) in LocalDateTime(date: day.date, time: LocalTime(hour: 12, minute: 0)!).instant(in: zone) }
+            dailies.compactMap { IntersessionDay.Entry(completedAt: $0.record.completedAt, answers: $0.answers) },
+            in: zone)
+        let noon = { (day: IntersessionDay) in
+            LocalDateTime(date: day.date, time: LocalTime(hour: 12, minute: 0)!).instant(in: zone)
+        }
         var charts: [Chart] = []
         if !days.isEmpty {
             let thoughtTitle = localizer.text("console.intersession.thoughtChart", language)
@@ -107,8 +110,10 @@ struct InterventionPages: Sendable {
                 Chart(
                     title: thoughtTitle,
                     svg: ScoreChart(
-                        title: thoughtTitle, points: days.map { .init(date: noon($0), value: ($0.thoughtShare * 100).rounded()) },
-                        bands: [], range: 0...100, resolution: 1, display: display, language: language, id: "chart-thought"
+                        title: thoughtTitle,
+                        points: days.map { .init(date: noon($0), value: ($0.thoughtShare * 100).rounded()) },
+                        bands: [], range: 0...100, resolution: 1, display: display, language: language,
+                        id: "chart-thought"
                     ).svg))
             let feelingDays = days.filter { $0.meanFeeling != nil }
             if !feelingDays.isEmpty {
@@ -117,8 +122,10 @@ struct InterventionPages: Sendable {
                     Chart(
                         title: feelingTitle,
                         svg: ScoreChart(
-                            title: feelingTitle, points: feelingDays.map { .init(date: noon($0), value: $0.meanFeeling!) },
-                            bands: [], range: 1...5, resolution: 1, display: display, language: language, id: "chart-feeling"
+                            title: feelingTitle,
+                            points: feelingDays.map { .init(date: noon($0), value: $0.meanFeeling!) },
+                            bands: [], range: 1...5, resolution: 1, display: display, language: language,
+                            id: "chart-feeling"
                         ).svg))
             }
         }
@@ -126,9 +133,11 @@ struct InterventionPages: Sendable {
         let interventions = try await chart.interventions()
         let templates = try await chart.templates()
         let alerts = try await chart.alerts()
-        let shown = form ?? ConsoleInterventionsController.SendForm(kind: InterventionKind.commendation.rawValue, text: "")
+        let shown =
+            form ?? ConsoleInterventionsController.SendForm(kind: InterventionKind.commendation.rawValue, text: "")
         return IntersessionContent(
-            id: patientID.uuidString, pseudonym: chart.profile.pseudonym, lastActivity: display.dateTime(try await chart.lastActivity()),
+            id: patientID.uuidString, pseudonym: chart.profile.pseudonym,
+            lastActivity: display.dateTime(try await chart.lastActivity()),
             compliance: .init(compliance), charts: charts,
             days: days.reversed().map {
                 DayRow(
@@ -138,12 +147,15 @@ struct InterventionPages: Sendable {
             hasDays: !days.isEmpty, interventions: interventions.map { row($0, display: display) },
             hasInterventions: !interventions.isEmpty,
             kinds: InterventionKind.written.map {
-                SelectOption(value: $0.rawValue, label: localizer.text("intervention.kind.\($0.rawValue)", language), selected: $0.rawValue == shown.kind)
+                SelectOption(
+                    value: $0.rawValue, label: localizer.text("intervention.kind.\($0.rawValue)", language),
+                    selected: $0.rawValue == shown.kind)
             },
             templates: templates.map {
                 SelectOption(
                     value: $0.id?.uuidString ?? "",
-                    label: "\(localizer.text("intervention.kind.\($0.kind.rawValue)", language)): \($0.texts.text(chart.patient.language))",
+                    label:
+                        "\(localizer.text("intervention.kind.\($0.kind.rawValue)", language)): \($0.texts.text(chart.patient.language))",
                     selected: false)
             },
             hasTemplates: !templates.isEmpty, form: shown, sent: sent, errors: errors,
@@ -153,7 +165,8 @@ struct InterventionPages: Sendable {
     /// The alerts about one patient of the viewer's, told in words, as their chart shows them.
     func rows(of alerts: [AlertService.Opened]) async throws -> [AlertRow] {
         try await AlertInbox.told(
-            alerts.map { AlertInbox.Shown(opened: $0, detailed: true, ownPatient: true) }, viewer: viewer, database: database,
+            alerts.map { AlertInbox.Shown(opened: $0, detailed: true, ownPatient: true) }, viewer: viewer,
+            database: database,
             services: services
         ).map { alertRow($0, display: viewer.dateDisplay) }
     }
@@ -173,7 +186,8 @@ struct InterventionPages: Sendable {
     ) -> InterventionRow {
         InterventionRow(
             kind: localizer.text("intervention.kind.\(opened.kind.rawValue)", language), text: opened.text,
-            origin: localizer.text("intervention.origin.\(opened.origin.rawValue)", language), state: opened.state.rawValue,
+            origin: localizer.text("intervention.origin.\(opened.origin.rawValue)", language),
+            state: opened.state.rawValue,
             stateLabel: localizer.text("intervention.state.\(opened.state.rawValue)", language),
             sentAt: display.dateTime(opened.deliverAt), seenAt: display.dateTime(opened.seenAt),
             completedAt: display.dateTime(opened.completedAt))
@@ -186,9 +200,11 @@ struct InterventionPages: Sendable {
         let record = opened.record
         let told = shown.told
         return AlertRow(
-            id: record.id?.uuidString ?? "", patientID: record.$patient.id.uuidString, patientCode: opened.patientCode ?? "",
+            id: record.id?.uuidString ?? "", patientID: record.$patient.id.uuidString,
+            patientCode: opened.patientCode ?? "",
             patientName: shown.patientName ?? "",
-            high: opened.record.priority == .high, priorityLabel: localizer.text("alert.priority.\(opened.record.priority.rawValue)", language),
+            high: opened.record.priority == .high,
+            priorityLabel: localizer.text("alert.priority.\(opened.record.priority.rawValue)", language),
             reason: told?.message ?? opened.reason, facts: told?.facts ?? [], link: told?.link ?? "",
             linkLabel: told.map { localizer.text($0.linkLabelKey, language) } ?? "",
             createdAt: display.dateTime(record.createdAt), open: record.acknowledgedAt == nil,

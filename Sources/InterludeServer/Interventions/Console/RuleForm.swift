@@ -34,9 +34,18 @@ struct RuleForm: Codable, Sendable, Equatable {
         trigger = try text(.trigger, "submitted")
         instrumentKey = try text(.instrumentKey)
         mode = try text(.mode, RuleCondition.Mode.all.rawValue)
-        subject0 = try text(.subject0); id0 = try text(.id0); operator0 = try text(.operator0); value0 = try text(.value0)
-        subject1 = try text(.subject1); id1 = try text(.id1); operator1 = try text(.operator1); value1 = try text(.value1)
-        subject2 = try text(.subject2); id2 = try text(.id2); operator2 = try text(.operator2); value2 = try text(.value2)
+        subject0 = try text(.subject0)
+        id0 = try text(.id0)
+        operator0 = try text(.operator0)
+        value0 = try text(.value0)
+        subject1 = try text(.subject1)
+        id1 = try text(.id1)
+        operator1 = try text(.operator1)
+        value1 = try text(.value1)
+        subject2 = try text(.subject2)
+        id2 = try text(.id2)
+        operator2 = try text(.operator2)
+        value2 = try text(.value2)
         count = try text(.count)
         missedInstrument = try text(.missedInstrument)
         action = try text(.action, "alert")
@@ -68,7 +77,8 @@ struct RuleForm: Codable, Sendable, Equatable {
             let id = row.id.trimmingCharacters(in: .whitespaces)
             let value = row.value.trimmingCharacters(in: .whitespaces)
             if subject == .band {
-                clauses.append(RuleClause(subject: subject, id: id, operator: comparison, level: value.isEmpty ? nil : value))
+                clauses.append(
+                    RuleClause(subject: subject, id: id, operator: comparison, level: value.isEmpty ? nil : value))
             } else if let number = Double(value.replacingOccurrences(of: ",", with: ".")) {
                 clauses.append(RuleClause(subject: subject, id: id, operator: comparison, value: number))
             } else {
@@ -82,15 +92,18 @@ struct RuleForm: Codable, Sendable, Equatable {
                 validator.add("count", count.isEmpty ? .required : .invalidFormat)
                 throw ValidationFailure(validator.errors)
             }
-            triggerValue = .missedInARow(count: number, instrumentKey: missedInstrument.isEmpty ? nil : missedInstrument)
+            triggerValue = .missedInARow(
+                count: number, instrumentKey: missedInstrument.isEmpty ? nil : missedInstrument)
         default:
             triggerValue = .submitted(
-                instrumentKey: instrumentKey, condition: RuleCondition(mode: RuleCondition.Mode(rawValue: mode) ?? .all, clauses: clauses))
+                instrumentKey: instrumentKey,
+                condition: RuleCondition(mode: RuleCondition.Mode(rawValue: mode) ?? .all, clauses: clauses))
         }
         let actionValue: RuleAction
         switch action {
         case "intervention":
-            actionValue = .intervention(InterventionDraft(kind: InterventionKind(rawValue: interventionKind) ?? .message, text: text))
+            actionValue = .intervention(
+                InterventionDraft(kind: InterventionKind(rawValue: interventionKind) ?? .message, text: text))
         case "prompt":
             guard let hours = Int(openHours.trimmingCharacters(in: .whitespaces)) else {
                 validator.add("openHours", .invalidFormat)

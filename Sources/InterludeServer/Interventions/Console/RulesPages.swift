@@ -37,7 +37,9 @@ struct RulesPages: Sendable {
             self.id = id
             self.label = label
             self.text = texts.text(language)
-            let other = Language.allCases.first { $0 != language && texts.values[$0] != nil && texts.values[language] != nil }
+            let other = Language.allCases.first {
+                $0 != language && texts.values[$0] != nil && texts.values[language] != nil
+            }
             self.other = other.flatMap { texts.values[$0] }
             self.otherLanguage = other?.rawValue
         }
@@ -118,7 +120,8 @@ struct RulesPages: Sendable {
         var titles: [String: String] = [:]
         let usable = try await catalog.overview().filter { $0.isUsable(in: grant.studyID) }
         for record in usable { titles[record.key] = record.title(in: language) }
-        let definitions = try await catalog.definitions(Set(usable.map { InstrumentVersionKey(key: $0.key, version: $0.version) }))
+        let definitions = try await catalog.definitions(
+            Set(usable.map { InstrumentVersionKey(key: $0.key, version: $0.version) }))
         let targets = definitions.values.sorted { $0.key < $1.key }.map(ruleTargets)
         let candidates = try await rules.dryRunCandidates(in: grant)
         let firings = grant.allows(.viewFirings) ? try await rules.firings(in: grant) : []
@@ -131,36 +134,50 @@ struct RulesPages: Sendable {
             studyID: studyID.uuidString, studyTitle: study.titles.text(language),
             canEdit: grant.allows(.editRules),
             rules: stored.map {
-                RuleRow(id: $0.id?.uuidString ?? "", name: $0.rule.name, summary: summary(of: $0.rule, titles: titles, targets: targets))
+                RuleRow(
+                    id: $0.id?.uuidString ?? "", name: $0.rule.name,
+                    summary: summary(of: $0.rule, titles: titles, targets: targets))
             },
             hasRules: !stored.isEmpty, form: form,
             clauses: clauseRows(form, targets: targets), errors: state.errors, added: added,
-            instruments: titles.keys.sorted().map { SelectOption(value: $0, label: titles[$0] ?? $0, selected: $0 == form.instrumentKey) },
+            instruments: titles.keys.sorted().map {
+                SelectOption(value: $0, label: titles[$0] ?? $0, selected: $0 == form.instrumentKey)
+            },
             targets: targets,
-            participants: candidates.map { SelectOption(value: $0.patientID.uuidString, label: $0.pseudonym, selected: false) },
+            participants: candidates.map {
+                SelectOption(value: $0.patientID.uuidString, label: $0.pseudonym, selected: false)
+            },
             dryRun: state.dryRun ?? [], triedDryRun: state.dryRun != nil,
             firings: firings.map {
                 FiringRow(
-                    at: display.dateTime($0.record.createdAt), rule: $0.record.ruleName, participant: $0.pseudonym ?? "–",
+                    at: display.dateTime($0.record.createdAt), rule: $0.record.ruleName,
+                    participant: $0.pseudonym ?? "–",
                     reason: $0.record.id.flatMap { told[$0]?.facts.joined(separator: " ") } ?? $0.reason ?? withheld,
-                    outcome: localizer.text("console.rules.outcome.\(FiringOutcome(stored: $0.record.outcome).rawValue)", language))
+                    outcome: localizer.text(
+                        "console.rules.outcome.\(FiringOutcome(stored: $0.record.outcome).rawValue)", language))
             },
             hasFirings: !firings.isEmpty,
             templates: library.templates.map {
                 TextRow(
-                    id: $0.id?.uuidString ?? "", label: localizer.text("intervention.kind.\($0.kind.rawValue)", language),
+                    id: $0.id?.uuidString ?? "",
+                    label: localizer.text("intervention.kind.\($0.kind.rawValue)", language),
                     texts: $0.texts, language: language)
             },
             templateErrors: state.templateErrors,
             kinds: InterventionKind.written.map {
-                SelectOption(value: $0.rawValue, label: localizer.text("intervention.kind.\($0.rawValue)", language), selected: $0.rawValue == form.interventionKind)
+                SelectOption(
+                    value: $0.rawValue, label: localizer.text("intervention.kind.\($0.rawValue)", language),
+                    selected: $0.rawValue == form.interventionKind)
             },
-            messages: library.messages.map { TextRow(id: $0.id?.uuidString ?? "", label: "", texts: $0.texts, language: language) },
+            messages: library.messages.map {
+                TextRow(id: $0.id?.uuidString ?? "", label: "", texts: $0.texts, language: language)
+            },
             messageErrors: state.messageErrors,
             plan: state.plan
                 ?? library.plan.map {
                     ConsoleRulesController.PlanForm(
-                        perDay: String($0.perDay), windowStart: $0.windowStart.description, windowEnd: $0.windowEnd.description,
+                        perDay: String($0.perDay), windowStart: $0.windowStart.description,
+                        windowEnd: $0.windowEnd.description,
                         personChooses: $0.personChooses ? "on" : nil)
                 } ?? ConsoleRulesController.PlanForm(perDay: "2", windowStart: "09:00", windowEnd: "20:00"),
             hasPlan: library.plan != nil, planErrors: state.planErrors)
@@ -177,16 +194,22 @@ struct RulesPages: Sendable {
         }
         return RuleTargets(
             instrumentKey: definition.key,
-            questions: questions.map { SelectOption(value: $0.id, label: $0.text.text(language).shortened(to: 80), selected: false) },
-            scores: definition.scores.map { SelectOption(value: $0.id, label: $0.title.text(language), selected: false) },
+            questions: questions.map {
+                SelectOption(value: $0.id, label: $0.text.text(language).shortened(to: 80), selected: false)
+            },
+            scores: definition.scores.map {
+                SelectOption(value: $0.id, label: $0.title.text(language), selected: false)
+            },
             bands: bands)
     }
 
     func clauseRows(_ form: RuleForm, targets: [RuleTargets]) -> [ClauseRow] {
-        let chosen = targets.first { $0.instrumentKey == form.instrumentKey } ?? targets.first
+        let chosen =
+            targets.first { $0.instrumentKey == form.instrumentKey } ?? targets.first
             ?? RuleTargets(instrumentKey: "", questions: [], scores: [], bands: [])
         let rows = [
-            (form.subject0, form.id0, form.operator0, form.value0), (form.subject1, form.id1, form.operator1, form.value1),
+            (form.subject0, form.id0, form.operator0, form.value0),
+            (form.subject1, form.id1, form.operator1, form.value1),
             (form.subject2, form.id2, form.operator2, form.value2),
         ]
         let operators: [RuleClause.Operator] = [.greaterOrEqual, .greater, .equals, .notEquals, .lessOrEqual, .less]
@@ -202,10 +225,16 @@ struct RulesPages: Sendable {
                 id: row.1,
                 targets: RuleTargets(
                     instrumentKey: chosen.instrumentKey,
-                    questions: chosen.questions.map { SelectOption(value: $0.value, label: $0.label, selected: $0.value == row.1) },
-                    scores: chosen.scores.map { SelectOption(value: $0.value, label: $0.label, selected: $0.value == row.1) },
+                    questions: chosen.questions.map {
+                        SelectOption(value: $0.value, label: $0.label, selected: $0.value == row.1)
+                    },
+                    scores: chosen.scores.map {
+                        SelectOption(value: $0.value, label: $0.label, selected: $0.value == row.1)
+                    },
                     bands: chosen.bands),
-                operators: operators.map { SelectOption(value: $0.rawValue, label: $0.symbol, selected: $0.rawValue == row.2) },
+                operators: operators.map {
+                    SelectOption(value: $0.rawValue, label: $0.symbol, selected: $0.rawValue == row.2)
+                },
                 value: row.3)
         }
     }
@@ -217,15 +246,20 @@ struct RulesPages: Sendable {
         case .submitted(let key, let condition):
             // Questions by their text, scores and bands by their names; an id only where the questionnaire has none.
             let lists = targets.first { $0.instrumentKey == key }
-            let named = { (options: [SelectOption]?, value: String) in options?.first { $0.value == value }?.label ?? value }
+            let named = { (options: [SelectOption]?, value: String) in
+                options?.first { $0.value == value }?.label ?? value
+            }
             let clauses = condition.clauses.map { clause -> String in
-                let what = clause.subject == .band
+                let what =
+                    clause.subject == .band
                     ? named(lists?.bands, clause.level ?? "") : clause.value.map { $0.plainText() } ?? ""
                 let which = named(clause.subject == .item ? lists?.questions : lists?.scores, clause.id)
-                return "\(localizer.text("console.rules.subject.\(clause.subject.rawValue)", language)) “\(which)” \(clause.operator.symbol) \(what)"
+                return
+                    "\(localizer.text("console.rules.subject.\(clause.subject.rawValue)", language)) “\(which)” \(clause.operator.symbol) \(what)"
             }
             let joiner = " \(localizer.text("console.rules.mode.\(condition.mode.rawValue)", language)) "
-            when = localizer.text("console.rules.whenSubmitted", language, ["instrument": titles[key] ?? key])
+            when =
+                localizer.text("console.rules.whenSubmitted", language, ["instrument": titles[key] ?? key])
                 + (clauses.isEmpty ? "" : " (\(clauses.joined(separator: joiner)))")
         case .missedInARow(let count, let key):
             when = localizer.text(
@@ -237,9 +271,12 @@ struct RulesPages: Sendable {
         case .intervention(let draft):
             then = "\(localizer.text("intervention.kind.\(draft.kind.rawValue)", language)): “\(draft.text)”"
         case .alert(let priority, let message):
-            then = "\(localizer.text("console.rules.action.alert", language)) (\(localizer.text("alert.priority.\(priority.rawValue)", language))): “\(message)”"
+            then =
+                "\(localizer.text("console.rules.action.alert", language)) (\(localizer.text("alert.priority.\(priority.rawValue)", language))): “\(message)”"
         case .prompt(let key, let hours):
-            then = localizer.text("console.rules.action.promptSummary", language, ["instrument": titles[key] ?? key, "hours": String(hours)])
+            then = localizer.text(
+                "console.rules.action.promptSummary", language,
+                ["instrument": titles[key] ?? key, "hours": String(hours)])
         }
         return "\(when) → \(then)"
     }

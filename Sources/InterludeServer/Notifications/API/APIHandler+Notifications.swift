@@ -9,10 +9,13 @@ extension APIHandler {
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let devices = try await context.devices.devices(of: user.requireID())
         let page = ListPage(of: devices, request, moment: \.createdAt, id: { $0.id! }, descending: false)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Device.init))))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Device.init))))
     }
 
-    func registerMyDevice(_ input: Operations.RegisterMyDevice.Input) async throws -> Operations.RegisterMyDevice.Output {
+    func registerMyDevice(_ input: Operations.RegisterMyDevice.Input) async throws -> Operations.RegisterMyDevice.Output
+    {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let user = try await context.authenticated().user
@@ -68,11 +71,13 @@ extension APIHandler {
                 headers: .init(nextCursor: page.next),
                 body: .json(
                     .init(
-                        reachableByPush: reach.byPush, reachableByEmail: reach.email, devices: reach.webPush + reach.apns,
+                        reachableByPush: reach.byPush, reachableByEmail: reach.email,
+                        devices: reach.webPush + reach.apns,
                         notifications: try page.items.map(Components.Schemas.SentNotification.init)))))
     }
 
-    func getPushPublicKey(_ input: Operations.GetPushPublicKey.Input) async throws -> Operations.GetPushPublicKey.Output {
+    func getPushPublicKey(_ input: Operations.GetPushPublicKey.Input) async throws -> Operations.GetPushPublicKey.Output
+    {
         let context = try APIContext.current()
         return .ok(.init(body: .json(.init(publicKey: context.request.notificationChannels.vapidPublicKey))))
     }

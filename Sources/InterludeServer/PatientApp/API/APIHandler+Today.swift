@@ -6,17 +6,23 @@ extension APIHandler {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
         let today = try await TodayService(database: context.database, services: context.services).today(of: patient)
-        let prompts = try await context.promptBodies(today.due + Array(today.next.map { [$0] } ?? []), blocked: today.blocked)
-        return .ok(.init(body: .json(.init(
-            me: try await .load(patient, on: context.database),
-            situation: .init(today.situation),
-            due: Array(prompts.prefix(today.due.count)),
-            dueCount: today.dueCount > today.due.count ? today.dueCount : nil,
-            next: today.next == nil ? nil : prompts.last,
-            appointment: today.appointment.map(Components.Schemas.Appointment.init),
-            messages: today.messages.map(Components.Schemas.MessagePreview.init),
-            unseenMessages: today.unseenMessages,
-            week: today.week.days.map { .init(date: $0.date.description, planned: $0.planned, answered: $0.answered) }))))
+        let prompts = try await context.promptBodies(
+            today.due + Array(today.next.map { [$0] } ?? []), blocked: today.blocked)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        me: try await .load(patient, on: context.database),
+                        situation: .init(today.situation),
+                        due: Array(prompts.prefix(today.due.count)),
+                        dueCount: today.dueCount > today.due.count ? today.dueCount : nil,
+                        next: today.next == nil ? nil : prompts.last,
+                        appointment: today.appointment.map(Components.Schemas.Appointment.init),
+                        messages: today.messages.map(Components.Schemas.MessagePreview.init),
+                        unseenMessages: today.unseenMessages,
+                        week: today.week.days.map {
+                            .init(date: $0.date.description, planned: $0.planned, answered: $0.answered)
+                        }))))
     }
 }
 

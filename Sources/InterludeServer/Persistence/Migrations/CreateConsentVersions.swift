@@ -24,12 +24,15 @@ struct CreateConsentVersions: AsyncMigration {
         try await database.schema(ConsentRecord.schema).field("replaced_at", .datetime).update()
         // Read with the columns studies have at this point of the history, not the model's later ones.
         guard let sql = database as? any SQLDatabase else { return }
-        let studies = try await sql.select().columns("id", "consent_version", "consent_text", "created_at").from(StudyRecord.schema)
-            .where("join_mode", .notEqual, SQLBind(JoinMode.pairingCode.rawValue)).all()
+        let studies = try await sql.select().columns("id", "consent_version", "consent_text", "created_at").from(
+            StudyRecord.schema
+        )
+        .where("join_mode", .notEqual, SQLBind(JoinMode.pairingCode.rawValue)).all()
         for study in studies {
             let draft = ConsentVersionDraft(
                 version: try study.decode(column: "consent_version", as: String.self),
-                texts: LocalizedText([.fallback: try study.decode(column: "consent_text", as: String.self)]), modules: [],
+                texts: LocalizedText([.fallback: try study.decode(column: "consent_text", as: String.self)]),
+                modules: [],
                 reconsentRequired: false)
             try await ConsentVersionRecord(
                 studyID: try study.decode(column: "id", as: UUID.self), sequence: 1, draft: draft,

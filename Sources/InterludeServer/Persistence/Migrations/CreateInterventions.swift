@@ -96,7 +96,8 @@ struct CreateInterventions: AsyncMigration {
         try await sql.drop(index: "interventions_patient").run()
         for schema in [
             AlertRecord.schema, RuleFiringRecord.schema, RuleRecord.schema, InterventionBackupRecord.schema,
-            MessagePlanRecord.schema, StudyMessageRecord.schema, InterventionTemplateRecord.schema, InterventionRecord.schema,
+            MessagePlanRecord.schema, StudyMessageRecord.schema, InterventionTemplateRecord.schema,
+            InterventionRecord.schema,
         ] {
             try await database.schema(schema).delete()
         }

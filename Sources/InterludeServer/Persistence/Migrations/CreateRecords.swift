@@ -14,7 +14,8 @@ struct CreateRecords: AsyncMigration {
             .field("updated_at", .datetime, .required)
             .create()
         guard let sql = database as? any SQLDatabase else { return }
-        try await sql.create(index: "records_patient_kind").on(EntryRecord.schema).column("patient_id").column("kind").run()
+        try await sql.create(index: "records_patient_kind").on(EntryRecord.schema).column("patient_id").column("kind")
+            .run()
     }
 
     func revert(on database: any Database) async throws {

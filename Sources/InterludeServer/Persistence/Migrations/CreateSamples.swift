@@ -48,7 +48,8 @@ struct CreateSamples: AsyncMigration {
             .field("problem", .string)
             .field("finished_at", .datetime)
             .create()
-        try await database.schema(StudyRecord.schema).field("sample_settings", .string, .required, .sql(.default(""))).update()
+        try await database.schema(StudyRecord.schema).field("sample_settings", .string, .required, .sql(.default("")))
+            .update()
         guard let sql = database as? any SQLDatabase else { return }
         try await sql.create(index: "samples_patient_type_start").on(SampleRecord.schema)
             .column("patient_id").column("type").column("start_at").run()

@@ -6,7 +6,8 @@ struct CreateSync: AsyncMigration {
     func prepare(on database: any Database) async throws {
         try await database.schema(PromptRecord.schema).field("changed_at", .datetime).update()
         let sql = database as! any SQLDatabase
-        try await sql.update(PromptRecord.schema).set(SQLIdentifier("changed_at"), to: SQLIdentifier("created_at")).run()
+        try await sql.update(PromptRecord.schema).set(SQLIdentifier("changed_at"), to: SQLIdentifier("created_at"))
+            .run()
         try await sql.create(index: "prompts_patient_changed").on(PromptRecord.schema)
             .column("patient_id").column("changed_at").run()
         try await sql.create(index: "appointments_patient_updated").on(AppointmentRecord.schema)

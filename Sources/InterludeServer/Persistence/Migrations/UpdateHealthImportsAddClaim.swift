@@ -8,7 +8,8 @@ struct UpdateHealthImportsAddClaim: AsyncMigration {
         // One column per statement: SQLite adds one at a time.
         try await database.schema(HealthImportRecord.schema).field("claimed_by", .uuid).update()
         try await database.schema(HealthImportRecord.schema).field("claimed_until", .datetime).update()
-        try await database.schema(HealthImportRecord.schema).field("batches", .int, .required, .sql(.default(0))).update()
+        try await database.schema(HealthImportRecord.schema).field("batches", .int, .required, .sql(.default(0)))
+            .update()
     }
 
     func revert(on database: any Database) async throws {

@@ -8,7 +8,8 @@ struct UpdateRecordsAddMatchKey: AsyncMigration {
     func prepare(on database: any Database) async throws {
         try await database.schema(EntryRecord.schema).field("match_key", .string).update()
         guard let sql = database as? any SQLDatabase else { return }
-        try await sql.create(index: "records_patient_match_key").unique().on(EntryRecord.schema).column("patient_id").column("match_key")
+        try await sql.create(index: "records_patient_match_key").unique().on(EntryRecord.schema).column("patient_id")
+            .column("match_key")
             .run()
     }
 

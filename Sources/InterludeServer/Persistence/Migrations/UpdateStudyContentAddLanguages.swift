@@ -5,14 +5,18 @@ import Fluent
 /// language. (Sample-type reasons live in the study's sample settings JSON, which reads a plain text as before.)
 struct UpdateStudyContentAddLanguages: AsyncMigration {
     func prepare(on database: any Database) async throws {
-        try await database.schema(StudyRecord.schema).field("title_texts", .string, .required, .sql(.default(""))).update()
+        try await database.schema(StudyRecord.schema).field("title_texts", .string, .required, .sql(.default("")))
+            .update()
         try await database.schema(StudyRecord.schema).field("description_texts", .string, .required, .sql(.default("")))
             .update()
         try await database.schema(StudyRecord.schema).field("event_type_names", .string, .required, .sql(.default("")))
             .update()
-        try await database.schema(StudyMessageRecord.schema).field("texts", .string, .required, .sql(.default(""))).update()
-        try await database.schema(InterventionTemplateRecord.schema).field("texts", .string, .required, .sql(.default("")))
+        try await database.schema(StudyMessageRecord.schema).field("texts", .string, .required, .sql(.default("")))
             .update()
+        try await database.schema(InterventionTemplateRecord.schema).field(
+            "texts", .string, .required, .sql(.default(""))
+        )
+        .update()
     }
 
     func revert(on database: any Database) async throws {

@@ -9,7 +9,9 @@ struct UpdateUsersNormaliseEmails: AsyncMigration {
     func prepare(on database: any Database) async throws {
         let sql = database as! any SQLDatabase
         let users = try await sql.select().column("id").column("email").from(UserRecord.schema).all()
-            .map { (id: try $0.decode(column: "id", as: UUID.self), email: try $0.decode(column: "email", as: String.self)) }
+            .map {
+                (id: try $0.decode(column: "id", as: UUID.self), email: try $0.decode(column: "email", as: String.self))
+            }
         var taken = Set(users.map(\.email))
         for user in users {
             guard let normalised = EmailAddress(user.email)?.value, normalised != user.email,

@@ -30,7 +30,10 @@ final class AccessTokenRecord: Model, @unchecked Sendable {
 
     init() {}
 
-    init(userID: UUID, name: String, scope: AccessTokenScope, studyIDs: [UUID], tokenHash: String, expiresAt: Date, now: Date) throws {
+    init(
+        userID: UUID, name: String, scope: AccessTokenScope, studyIDs: [UUID], tokenHash: String, expiresAt: Date,
+        now: Date
+    ) throws {
         self.$user.id = userID
         self.name = name
         self.scope = scope

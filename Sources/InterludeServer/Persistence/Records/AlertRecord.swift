@@ -25,8 +25,10 @@ final class AlertRecord: Model, @unchecked Sendable {
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $createdAt, $patient, $studyID, $recipient, $priority, $reason, $firingID, $acknowledgedAt,
-            $acknowledgedBy, $note, $escalatedAt, $escalatedTo]
+        [
+            $id, $createdAt, $patient, $studyID, $recipient, $priority, $reason, $firingID, $acknowledgedAt,
+            $acknowledgedBy, $note, $escalatedAt, $escalatedTo,
+        ]
     }
 
     init() {}

@@ -35,7 +35,8 @@ final class AppointmentRecord: Model, @unchecked Sendable {
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
         [
-            $id, $createdAt, $updatedAt, $version, $patient, $createdBy, $title, $comment, $startsAt, $endsAt, $timeZone,
+            $id, $createdAt, $updatedAt, $version, $patient, $createdBy, $title, $comment, $startsAt, $endsAt,
+            $timeZone,
             $requestKind, $requestStartsAt, $requestEndsAt, $requestNote, $requestedAt,
         ]
     }

@@ -54,6 +54,7 @@ final class ConsentVersionRecord: Model, @unchecked Sendable {
     }
 
     var offeredModules: [ConsentModule] {
-        ((try? JSONDecoder().decode([String].self, from: Data(modules.utf8))) ?? []).compactMap(ConsentModule.init).sorted()
+        ((try? JSONDecoder().decode([String].self, from: Data(modules.utf8))) ?? []).compactMap(ConsentModule.init)
+            .sorted()
     }
 }

@@ -31,13 +31,17 @@ final class EnrollmentRecord: Model, @unchecked Sendable {
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $createdAt, $updatedAt, $study, $patient, $therapist, $status, $consentVersion, $arm, $displayName,
-            $pausedAt, $startedAt, $endedAt]
+        [
+            $id, $createdAt, $updatedAt, $study, $patient, $therapist, $status, $consentVersion, $arm, $displayName,
+            $pausedAt, $startedAt, $endedAt,
+        ]
     }
 
     init() {}
 
-    init(studyID: UUID, patientID: UUID, therapistID: UUID?, status: EnrollmentStatus, consentVersion: String, now: Date) {
+    init(
+        studyID: UUID, patientID: UUID, therapistID: UUID?, status: EnrollmentStatus, consentVersion: String, now: Date
+    ) {
         self.$study.id = studyID
         self.$patient.id = patientID
         self.$therapist.id = therapistID

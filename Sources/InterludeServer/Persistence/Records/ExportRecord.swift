@@ -36,8 +36,10 @@ final class ExportRecord: Model, @unchecked Sendable {
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $createdAt, $study, $requestedBy, $since, $status, $progress, $participants, $prompts, $responses,
-            $error, $claimedUntil, $claimedBy, $finishedAt, $expiresAt, $size, $sha256]
+        [
+            $id, $createdAt, $study, $requestedBy, $since, $status, $progress, $participants, $prompts, $responses,
+            $error, $claimedUntil, $claimedBy, $finishedAt, $expiresAt, $size, $sha256,
+        ]
     }
 
     init() {}

@@ -54,9 +54,11 @@ final class HealthImportRecord: Model, @unchecked Sendable {
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $createdAt, $updatedAt, $patient, $format, $status, $size, $received, $read, $stored, $duplicates,
+        [
+            $id, $createdAt, $updatedAt, $patient, $format, $status, $size, $received, $read, $stored, $duplicates,
             $skippedNotEnabled, $skippedOutsideWindow, $skippedInvalid, $skippedOtherTypes, $problem, $finishedAt,
-            $claimedBy, $claimedUntil, $batches]
+            $claimedBy, $claimedUntil, $batches,
+        ]
     }
 
     init() {}

@@ -40,14 +40,17 @@ final class InstrumentVersionRecord: Model, @unchecked Sendable {
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $createdAt, $createdBy, $ownerStudy, $key, $version, $title, $status, $origin, $definition,
-            $publishedAt, $shared]
+        [
+            $id, $createdAt, $createdBy, $ownerStudy, $key, $version, $title, $status, $origin, $definition,
+            $publishedAt, $shared,
+        ]
     }
 
     init() {}
 
     init(
-        key: String, version: Int, title: String, origin: Origin, definition: String, createdBy: UUID?, ownerStudy: UUID? = nil,
+        key: String, version: Int, title: String, origin: Origin, definition: String, createdBy: UUID?,
+        ownerStudy: UUID? = nil,
         shared: Bool = false, now: Date
     ) {
         self.key = key

@@ -32,14 +32,17 @@ final class InterventionRecord: Model, @unchecked Sendable {
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $createdAt, $changedAt, $patient, $study, $sender, $ruleID, $origin, $kind, $text, $deliverAt, $seenAt,
-            $completedAt, $occurrence]
+        [
+            $id, $createdAt, $changedAt, $patient, $study, $sender, $ruleID, $origin, $kind, $text, $deliverAt, $seenAt,
+            $completedAt, $occurrence,
+        ]
     }
 
     init() {}
 
     init(
-        id: UUID = UUID(), patientID: UUID, studyID: UUID?, senderID: UUID?, origin: InterventionOrigin, kind: InterventionKind,
+        id: UUID = UUID(), patientID: UUID, studyID: UUID?, senderID: UUID?, origin: InterventionOrigin,
+        kind: InterventionKind,
         sealedText: String, deliverAt: Date, now: Date
     ) {
         self.id = id

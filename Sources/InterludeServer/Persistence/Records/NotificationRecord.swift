@@ -38,14 +38,17 @@ final class NotificationRecord: Model, @unchecked Sendable {
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $createdAt, $user, $promptID, $appointmentID, $category, $dedupeKey, $title, $body, $path, $dueAt,
-            $expiresAt, $status, $attempts, $nextAttemptAt, $claimedUntil, $channel, $receipt, $sentAt, $clickedAt]
+        [
+            $id, $createdAt, $user, $promptID, $appointmentID, $category, $dedupeKey, $title, $body, $path, $dueAt,
+            $expiresAt, $status, $attempts, $nextAttemptAt, $claimedUntil, $channel, $receipt, $sentAt, $clickedAt,
+        ]
     }
 
     init() {}
 
     init(
-        userID: UUID, category: NotificationCategory, dedupeKey: String, title: String, body: String, path: String, dueAt: Date,
+        userID: UUID, category: NotificationCategory, dedupeKey: String, title: String, body: String, path: String,
+        dueAt: Date,
         expiresAt: Date, now: Date
     ) {
         self.$user.id = userID

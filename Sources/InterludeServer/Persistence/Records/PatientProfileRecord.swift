@@ -26,8 +26,11 @@ final class PatientProfileRecord: Model, @unchecked Sendable {
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $user, $pseudonym, $shareWithResearch, $dateOfBirth, $gender, $therapyStart, $therapyEnd, $hidesComparison,
-            $sharesContextWithTherapist]
+        [
+            $id, $user, $pseudonym, $shareWithResearch, $dateOfBirth, $gender, $therapyStart, $therapyEnd,
+            $hidesComparison,
+            $sharesContextWithTherapist,
+        ]
     }
 
     init() {}

@@ -29,7 +29,10 @@ final class PlanRecord: Model, @unchecked Sendable {
 
     init() {}
 
-    init(studyID: UUID, patientID: UUID?, arm: String?, createdBy: UUID, instrumentKey: String, definition: String, now: Date) {
+    init(
+        studyID: UUID, patientID: UUID?, arm: String?, createdBy: UUID, instrumentKey: String, definition: String,
+        now: Date
+    ) {
         self.$study.id = studyID
         self.$patient.id = patientID
         self.arm = arm

@@ -35,8 +35,11 @@ final class PromptRecord: Model, @unchecked Sendable {
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $createdAt, $patient, $study, $assignedBy, $instrumentKey, $instrumentVersion, $opensAt, $closesAt,
-            $status, $source, $planID, $occurrence, $openedAt, $devicePlannedAt, $deviceNotifiedAt, $completedAt, $responseID, $changedAt]
+        [
+            $id, $createdAt, $patient, $study, $assignedBy, $instrumentKey, $instrumentVersion, $opensAt, $closesAt,
+            $status, $source, $planID, $occurrence, $openedAt, $devicePlannedAt, $deviceNotifiedAt, $completedAt,
+            $responseID, $changedAt,
+        ]
     }
 
     init() {}

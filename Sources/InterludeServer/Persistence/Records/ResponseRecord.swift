@@ -30,14 +30,18 @@ final class ResponseRecord: Model, @unchecked Sendable {
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $patient, $prompt, $studyID, $instrumentKey, $instrumentVersion, $answers, $scores, $context, $openedAt,
-            $startedAt, $completedAt, $receivedAt]
+        [
+            $id, $patient, $prompt, $studyID, $instrumentKey, $instrumentVersion, $answers, $scores, $context,
+            $openedAt,
+            $startedAt, $completedAt, $receivedAt,
+        ]
     }
 
     init() {}
 
     init(
-        id: UUID, patientID: UUID, promptID: UUID?, instrumentKey: String, instrumentVersion: Int, sealedAnswers: String,
+        id: UUID, patientID: UUID, promptID: UUID?, instrumentKey: String, instrumentVersion: Int,
+        sealedAnswers: String,
         scores: String, openedAt: Date?, startedAt: Date?, completedAt: Date, receivedAt: Date
     ) {
         self.id = id

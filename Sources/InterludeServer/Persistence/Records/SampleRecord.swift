@@ -29,15 +29,18 @@ final class SampleRecord: Model, @unchecked Sendable {
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $createdAt, $patient, $type, $value, $start, $end, $sourceID, $sourceApp, $deviceName, $deviceModel,
-            $osVersion, $motionContext]
+        [
+            $id, $createdAt, $patient, $type, $value, $start, $end, $sourceID, $sourceApp, $deviceName, $deviceModel,
+            $osVersion, $motionContext,
+        ]
     }
 
     init() {}
 
     /// The columns a batch insert fills, in the order of `row`.
     static let columns = [
-        "id", "created_at", "patient_id", "type", "value", "start_at", "end_at", "source_id", "source_app", "device_name",
+        "id", "created_at", "patient_id", "type", "value", "start_at", "end_at", "source_id", "source_app",
+        "device_name",
         "device_model", "os_version", "motion_context",
     ]
 

@@ -47,9 +47,12 @@ final class StudyRecord: Model, @unchecked Sendable {
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $createdAt, $updatedAt, $owner, $title, $titleTexts, $description, $descriptionTexts, $consentText, $consentVersion, $joinMode,
+        [
+            $id, $createdAt, $updatedAt, $owner, $title, $titleTexts, $description, $descriptionTexts, $consentText,
+            $consentVersion, $joinMode,
             $joinPasswordHash, $status, $arms, $allocation, $asksDemographics, $closedAt, $retentionDays,
-            $recordKinds, $eventTypes, $eventTypeNames, $sampleSettings, $comparison]
+            $recordKinds, $eventTypes, $eventTypeNames, $sampleSettings, $comparison,
+        ]
     }
 
     init() {}
@@ -102,15 +105,20 @@ extension StudyRecord {
             RecordSettings(
                 collects: Set(recordKinds.split(separator: ",").compactMap { RecordKind(rawValue: String($0)) }),
                 eventTypes: (try? JSONDecoder().decode([String].self, from: Data(eventTypes.utf8))) ?? [],
-                eventTypeNames: (try? JSONDecoder().decode([String: LocalizedText].self, from: Data(eventTypeNames.utf8))) ?? [:],
-                samples: (try? JSONDecoder().decode(SampleSettings.self, from: Data(sampleSettings.utf8))) ?? SampleSettings())
+                eventTypeNames: (try? JSONDecoder().decode(
+                    [String: LocalizedText].self, from: Data(eventTypeNames.utf8))) ?? [:],
+                samples: (try? JSONDecoder().decode(SampleSettings.self, from: Data(sampleSettings.utf8)))
+                    ?? SampleSettings())
         }
         set {
             recordKinds = newValue.orderedKinds.map(\.rawValue).joined(separator: ",")
-            eventTypes = String(decoding: (try? JSONEncoder().encode(newValue.eventTypes)) ?? Data("[]".utf8), as: UTF8.self)
-            eventTypeNames = newValue.eventTypeNames.isEmpty
+            eventTypes = String(
+                decoding: (try? JSONEncoder().encode(newValue.eventTypes)) ?? Data("[]".utf8), as: UTF8.self)
+            eventTypeNames =
+                newValue.eventTypeNames.isEmpty
                 ? "" : String(decoding: (try? JSONEncoder().encode(newValue.eventTypeNames)) ?? Data(), as: UTF8.self)
-            sampleSettings = newValue.samples.requests.isEmpty
+            sampleSettings =
+                newValue.samples.requests.isEmpty
                 ? "" : String(decoding: (try? JSONEncoder().encode(newValue.samples)) ?? Data(), as: UTF8.self)
         }
     }

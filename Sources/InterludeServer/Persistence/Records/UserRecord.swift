@@ -33,9 +33,11 @@ final class UserRecord: Model, @unchecked Sendable {
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $createdAt, $updatedAt, $email, $passwordHash, $role, $name, $locale, $timeZone, $emailVerifiedAt,
+        [
+            $id, $createdAt, $updatedAt, $email, $passwordHash, $role, $name, $locale, $timeZone, $emailVerifiedAt,
             $mustChangePassword, $deactivatedAt, $lastActiveAt, $deletedAt, $totpSecret, $totpPendingSecret,
-            $totpEnabledAt, $totpLastStep]
+            $totpEnabledAt, $totpLastStep,
+        ]
     }
 
     init() {}

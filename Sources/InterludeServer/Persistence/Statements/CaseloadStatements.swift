@@ -6,7 +6,9 @@ import SQLKit
 extension Statements {
     /// The patient's therapist as the patient sees them, when the patient is paired: one statement, since every sync
     /// asks.
-    static func therapistContact(of patientID: UUID, on database: any Database) async throws -> TherapistProfiles.Contact? {
+    static func therapistContact(of patientID: UUID, on database: any Database) async throws -> TherapistProfiles
+        .Contact?
+    {
         try await sql(database).raw(
             """
             SELECT users.id, users.email, therapist_profiles.full_name, therapist_profiles.gender,
@@ -40,7 +42,9 @@ extension Statements {
             .column(SQLAlias(SQLFunction("max", args: SQLIdentifier("completed_at")), as: SQLIdentifier("last")))
             .from(ResponseRecord.schema).where("patient_id", .in, SQLBind.group(patients)).groupBy("patient_id").all()
         var last: [UUID: Date] = [:]
-        for row in rows { last[try row.decode(column: "patient_id", as: UUID.self)] = try row.decode(column: "last", as: Date.self) }
+        for row in rows {
+            last[try row.decode(column: "patient_id", as: UUID.self)] = try row.decode(column: "last", as: Date.self)
+        }
         return last
     }
 }

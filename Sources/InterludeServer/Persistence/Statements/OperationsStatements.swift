@@ -27,7 +27,8 @@ extension Statements {
     /// Inserts prepared rows in one statement, for fixtures a benchmark writes past the services; with
     /// `skippingConflictsOf`, a row whose columns clash with a stored one is passed over.
     static func insertRows(
-        _ rows: [[any SQLExpression]], into table: String, columns: [String], skippingConflictsOf conflict: [String]? = nil,
+        _ rows: [[any SQLExpression]], into table: String, columns: [String],
+        skippingConflictsOf conflict: [String]? = nil,
         on database: any Database
     ) async throws {
         guard !rows.isEmpty else { return }

@@ -26,10 +26,13 @@ extension Statements {
     }
 
     /// Inserts scheduled prompts in one statement, skipping any another run already made; the number inserted.
-    static func insertScheduledPrompts(_ prompts: [ScheduledPrompt], at now: Date, on database: any Database) async throws -> Int {
+    static func insertScheduledPrompts(_ prompts: [ScheduledPrompt], at now: Date, on database: any Database)
+        async throws -> Int
+    {
         guard !prompts.isEmpty else { return 0 }
         var builder = sql(database).insert(into: PromptRecord.schema).columns(
-            "id", "created_at", "patient_id", "study_id", "instrument_key", "instrument_version", "opens_at", "closes_at",
+            "id", "created_at", "patient_id", "study_id", "instrument_key", "instrument_version", "opens_at",
+            "closes_at",
             "status", "source", "plan_id", "occurrence", "changed_at")
         for prompt in prompts {
             builder = builder.values([

@@ -6,7 +6,9 @@ import SQLKit
 extension Statements {
     /// Stores a submitted response and marks its prompt completed, stamped for sync as a save through its model would
     /// be (see `SyncStamps`): every submission runs both. Call inside a transaction.
-    static func storeSubmission(_ response: ResponseRecord, id: UUID, promptID: UUID, at now: Date, on database: any Database) async throws {
+    static func storeSubmission(
+        _ response: ResponseRecord, id: UUID, promptID: UUID, at now: Date, on database: any Database
+    ) async throws {
         let sql = sql(database)
         try await sql.raw(
             """

@@ -10,7 +10,8 @@ extension Statements {
         var query: SQLQueryString = "SELECT * FROM study_rules"
         if let studyID { query = query + " WHERE study_id = \(bind: studyID)" }
         if let studyID, let participant {
-            query = query + " AND EXISTS (SELECT 1 FROM enrollments WHERE patient_id = \(bind: participant)"
+            query =
+                query + " AND EXISTS (SELECT 1 FROM enrollments WHERE patient_id = \(bind: participant)"
                 + " AND study_id = \(bind: studyID) AND status = \(bind: EnrollmentStatus.active.rawValue))"
         }
         return try await database.models(RuleRecord.self, query + " ORDER BY created_at")
@@ -18,7 +19,9 @@ extension Statements {
 
     /// The person's decision in force on a study's consent: neither replaced by a later one nor revoked. Written out:
     /// every submission to a study that sends context reads it.
-    static func consentInForce(of patientID: UUID, in studyID: UUID, on database: any Database) async throws -> ConsentRecord? {
+    static func consentInForce(of patientID: UUID, in studyID: UUID, on database: any Database) async throws
+        -> ConsentRecord?
+    {
         try await database.models(
             ConsentRecord.self,
             """
@@ -64,7 +67,8 @@ extension Statements {
     }
 
     /// Takes a member off a study's team when the study keeps an owner; false when nothing was removed.
-    static func removeMember(_ id: UUID, keepingAnOwnerOf studyID: UUID, on database: any Database) async throws -> Bool {
+    static func removeMember(_ id: UUID, keepingAnOwnerOf studyID: UUID, on database: any Database) async throws -> Bool
+    {
         try await database.deleteRow(StudyStaffRecord.schema, id: id, if: { $0.where(keepsAnOwner(studyID)) })
     }
 

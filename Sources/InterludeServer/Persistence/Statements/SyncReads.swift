@@ -57,7 +57,8 @@ struct SyncReads: Sendable {
                 + "response_id, changed_at FROM prompts WHERE patient_id = ")
         let query: SQLQueryString =
             switch window {
-            case .changedAfter(let moment): columns + "\(bind: patientID) AND changed_at > \(bind: moment) ORDER BY opens_at"
+            case .changedAfter(let moment):
+                columns + "\(bind: patientID) AND changed_at > \(bind: moment) ORDER BY opens_at"
             case .from(let horizon): columns + "\(bind: patientID) AND closes_at > \(bind: horizon) ORDER BY opens_at"
             }
         return try await sql.raw(query).all().map { try Prompt($0, now: now) }
@@ -94,7 +95,9 @@ struct SyncReads: Sendable {
             startsAt = try row.decode(column: "starts_at", as: Date.self)
             endsAt = try row.decode(column: "ends_at", as: Date.self)
             timeZone = try row.decode(column: "time_zone", as: String.self)
-            requestKind = try row.decodeNil(column: "request_kind") ? nil : row.decodeName(column: "request_kind", as: AppointmentRequestKind.self)
+            requestKind =
+                try row.decodeNil(column: "request_kind")
+                ? nil : row.decodeName(column: "request_kind", as: AppointmentRequestKind.self)
             requestStartsAt = try row.decodeOptional(column: "request_starts_at", as: Date.self)
             requestEndsAt = try row.decodeOptional(column: "request_ends_at", as: Date.self)
             sealedRequestNote = try row.decodeOptional(column: "request_note", as: String.self)
@@ -110,7 +113,8 @@ struct SyncReads: Sendable {
                 + "WHERE patient_id = ")
         let query: SQLQueryString =
             switch window {
-            case .changedAfter(let moment): columns + "\(bind: patientID) AND updated_at > \(bind: moment) ORDER BY starts_at"
+            case .changedAfter(let moment):
+                columns + "\(bind: patientID) AND updated_at > \(bind: moment) ORDER BY starts_at"
             case .from(let horizon): columns + "\(bind: patientID) AND ends_at > \(bind: horizon) ORDER BY starts_at"
             }
         return try await sql.raw(query).all().map(Appointment.init)

@@ -8,9 +8,12 @@ extension APIHandler {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
         let overview = try await context.consents.overview(of: patient, language: context.request.language)
-        return .ok(.init(body: .json(.init(
-            documents: try overview.documents.map { try .init($0, studies: overview.studies) },
-            history: try overview.history.map { try .init($0, studies: overview.studies) }))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        documents: try overview.documents.map { try .init($0, studies: overview.studies) },
+                        history: try overview.history.map { try .init($0, studies: overview.studies) }))))
     }
 
     func decideConsent(_ input: Operations.DecideConsent.Input) async throws -> Operations.DecideConsent.Output {
@@ -37,9 +40,13 @@ extension APIHandler {
         let grant = try await context.access.require(.viewStudy, in: try pathID(input.path.studyId), by: user)
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let page = ListPage(
-            of: try await context.consents.versions(in: grant), request, key: { SortKey.number($0.sequence) }, id: { $0.id! },
+            of: try await context.consents.versions(in: grant), request, key: { SortKey.number($0.sequence) },
+            id: { $0.id! },
             descending: false)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.ConsentVersion.init))))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next),
+                body: .json(try page.items.map(Components.Schemas.ConsentVersion.init))))
     }
 
     func createConsentVersion(_ input: Operations.CreateConsentVersion.Input) async throws
@@ -53,7 +60,8 @@ extension APIHandler {
         if let en = body.texts.en { texts["en"] = en }
         if let de = body.texts.de { texts["de"] = de }
         let draft = try ConsentVersionDraft.validate(
-            version: body.version, texts: texts, modules: body.modules ?? [], reconsentRequired: body.reconsentRequired ?? false)
+            version: body.version, texts: texts, modules: body.modules ?? [],
+            reconsentRequired: body.reconsentRequired ?? false)
         return .created(.init(body: .json(try .init(try await context.consents.create(draft, in: grant)))))
     }
 }
@@ -69,8 +77,11 @@ extension Components.Schemas.ConsentVersion {
             id: try record.requireID().lowercasedText, studyId: record.$study.id.lowercasedText,
             sequence: record.sequence, version: record.version,
             texts: .init(en: texts.values[.en], de: texts.values[.de]),
-            modules: record.offeredModules.map { .init(rawValue: $0.rawValue)! }, reconsentRequired: record.reconsentRequired,
-            collects: record.collectedKinds.sorted { $0.rawValue < $1.rawValue }.compactMap { .init(rawValue: $0.rawValue) },
+            modules: record.offeredModules.map { .init(rawValue: $0.rawValue)! },
+            reconsentRequired: record.reconsentRequired,
+            collects: record.collectedKinds.sorted { $0.rawValue < $1.rawValue }.compactMap {
+                .init(rawValue: $0.rawValue)
+            },
             createdAt: record.createdAt)
     }
 }
@@ -82,8 +93,9 @@ extension Components.Schemas.ConsentDecision {
             id: try record.requireID().lowercasedText,
             document: .init(rawValue: record.document) ?? .studyConsent,
             studyId: record.$study.id?.lowercasedText, studyTitle: study?.title, version: record.version,
-            modules: .init(additionalProperties: Dictionary(
-                uniqueKeysWithValues: (record.choices?.granted ?? [:]).map { ($0.key.rawValue, $0.value) })),
+            modules: .init(
+                additionalProperties: Dictionary(
+                    uniqueKeysWithValues: (record.choices?.granted ?? [:]).map { ($0.key.rawValue, $0.value) })),
             decidedAt: record.grantedAt, method: record.method.flatMap { .init(rawValue: $0.rawValue) },
             replacedAt: record.replacedAt, revokedAt: record.revokedAt)
     }
@@ -95,7 +107,9 @@ extension Components.Schemas.ConsentDocumentState {
             document: state.document == .privacyPolicy ? .privacyPolicy : .studyConsent,
             studyId: state.study?.id?.lowercasedText, studyTitle: state.study?.title, version: state.version,
             text: state.text, modules: state.modules.map { .init(rawValue: $0.rawValue)! },
-            collects: state.collects.map { $0.sorted { $0.rawValue < $1.rawValue }.compactMap { .init(rawValue: $0.rawValue) } },
+            collects: state.collects.map {
+                $0.sorted { $0.rawValue < $1.rawValue }.compactMap { .init(rawValue: $0.rawValue) }
+            },
             reconsentRequired: state.reconsentRequired, mustAnswer: state.mustAnswer,
             decision: try state.decision.map { try .init($0, studies: studies) },
             changes: state.changes?.map { .init(kind: .init(rawValue: $0.kind.rawValue)!, text: $0.text) })

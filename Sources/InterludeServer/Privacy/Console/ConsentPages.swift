@@ -60,24 +60,33 @@ struct ConsentPages: Sendable {
         let rows = versions.reversed().map { version in
             VersionRow(
                 sequence: version.sequence, version: version.version, created: display.dateTime(version.createdAt),
-                modules: version.offeredModules.map { localizer.text("consent.module.\($0.rawValue)", language) }.joined(separator: ", "),
+                modules: version.offeredModules.map { localizer.text("consent.module.\($0.rawValue)", language) }
+                    .joined(separator: ", "),
                 reconsentRequired: version.reconsentRequired,
                 texts: version.localizedTexts.values.sorted { $0.key.rawValue < $1.key.rawValue }
-                    .map { LanguageText(language: localizer.text("language.\($0.key.rawValue)", language), text: $0.value) })
+                    .map {
+                        LanguageText(language: localizer.text("language.\($0.key.rawValue)", language), text: $0.value)
+                    })
         }
         // The next version starts from the current one: its texts and modules, a new name.
         let current = versions.last
-        let shown = form ?? Form(
-            version: "", textEn: current?.localizedTexts.values[.en] ?? "", textDe: current?.localizedTexts.values[.de] ?? "",
-            modules: Set(current?.offeredModules ?? []), reconsentRequired: false)
+        let shown =
+            form
+            ?? Form(
+                version: "", textEn: current?.localizedTexts.values[.en] ?? "",
+                textDe: current?.localizedTexts.values[.de] ?? "",
+                modules: Set(current?.offeredModules ?? []), reconsentRequired: false)
         return Content(
-            studyTitle: grant.study.titles.text(language), studyLink: ConsoleURL.study(grant.studyID).path, versions: rows,
-            canEdit: grant.allows(.editStudy), action: ConsoleURL.consent(study: grant.studyID).path, version: shown.version,
+            studyTitle: grant.study.titles.text(language), studyLink: ConsoleURL.study(grant.studyID).path,
+            versions: rows,
+            canEdit: grant.allows(.editStudy), action: ConsoleURL.consent(study: grant.studyID).path,
+            version: shown.version,
             textEn: shown.textEn, textDe: shown.textDe,
             modules: ConsentModule.offerable.map {
                 ModuleOption(
                     name: "module_\($0.rawValue)", label: localizer.text("consent.module.\($0.rawValue)", language),
-                    hint: localizer.text("consent.module.\($0.rawValue).hint", language), checked: shown.modules.contains($0))
+                    hint: localizer.text("consent.module.\($0.rawValue).hint", language),
+                    checked: shown.modules.contains($0))
             },
             reconsentRequired: shown.reconsentRequired, errors: errors)
     }

@@ -20,12 +20,15 @@ struct ConsoleConsentController {
     private func grant(_ permission: StudyPermission, _ request: Request) async throws -> StudyGrant {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
         guard let studyID = request.parameters.get("studyID", as: UUID.self) else { throw AppError.notFound }
-        let grant = try await StudyAccess(database: request.db, services: request.services).require(permission, in: studyID, by: user)
+        let grant = try await StudyAccess(database: request.db, services: request.services).require(
+            permission, in: studyID, by: user)
         guard grant.kind == .research else { throw AppError.notFound }
         return grant
     }
 
-    private func render(_ request: Request, _ grant: StudyGrant, form: ConsentPages.Form? = nil, errors: FormErrors? = nil)
+    private func render(
+        _ request: Request, _ grant: StudyGrant, form: ConsentPages.Form? = nil, errors: FormErrors? = nil
+    )
         async throws -> Response
     {
         let content = try await ConsentPages(viewer: grant.viewer, database: request.db, services: request.services)
@@ -41,19 +44,23 @@ struct ConsoleConsentController {
     func create(_ request: Request) async throws -> Response {
         let grant = try await grant(.editStudy, request)
         let form = try request.content.decode(VersionForm.self)
-        let modules = ConsentModule.offerable.filter { (try? request.content.get(String.self, at: "module_\($0.rawValue)")) == "on" }
+        let modules = ConsentModule.offerable.filter {
+            (try? request.content.get(String.self, at: "module_\($0.rawValue)")) == "on"
+        }
         var texts: [String: String] = [:]
         if let en = form.textEn, !en.isEmpty { texts["en"] = en }
         if let de = form.textDe, !de.isEmpty { texts["de"] = de }
         do {
             let draft = try ConsentVersionDraft.validate(
-                version: form.version, texts: texts, modules: modules.map(\.rawValue), reconsentRequired: form.reconsentRequired == "on")
+                version: form.version, texts: texts, modules: modules.map(\.rawValue),
+                reconsentRequired: form.reconsentRequired == "on")
             _ = try await ConsentService(database: request.db, services: request.services).create(draft, in: grant)
             return request.redirect(to: .consent(study: grant.studyID))
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             let shown = ConsentPages.Form(
-                version: form.version ?? "", textEn: form.textEn ?? "", textDe: form.textDe ?? "", modules: Set(modules),
+                version: form.version ?? "", textEn: form.textEn ?? "", textDe: form.textDe ?? "",
+                modules: Set(modules),
                 reconsentRequired: form.reconsentRequired == "on")
             return try await render(request, grant, form: shown, errors: errors)
         }

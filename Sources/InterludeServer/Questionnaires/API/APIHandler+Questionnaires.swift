@@ -13,11 +13,14 @@ extension APIHandler {
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let records = try await context.instrumentGovernance.visible(try await context.catalog.overview(), to: user)
         let page = ListPage(of: records, request, key: \.key, id: { $0.id! }, descending: false)
-        return .ok(.init(
-            headers: .init(nextCursor: page.next), body: .json(try page.items.map { try .init($0, language: context.request.language) })))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next),
+                body: .json(try page.items.map { try .init($0, language: context.request.language) })))
     }
 
-    func importInstrument(_ input: Operations.ImportInstrument.Input) async throws -> Operations.ImportInstrument.Output {
+    func importInstrument(_ input: Operations.ImportInstrument.Input) async throws -> Operations.ImportInstrument.Output
+    {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
         let data: Data
@@ -54,7 +57,8 @@ extension APIHandler {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
         guard
-            let record = try await context.instrumentGovernance.visibleVersion(input.path.key, input.path.version, to: user)
+            let record = try await context.instrumentGovernance.visibleVersion(
+                input.path.key, input.path.version, to: user)
         else {
             throw AppError.notFound
         }
@@ -85,17 +89,23 @@ extension APIHandler {
         return .ok(.init(body: .json(try .init(record, language: context.request.language))))
     }
 
-    func listInstrumentPins(_ input: Operations.ListInstrumentPins.Input) async throws -> Operations.ListInstrumentPins.Output {
+    func listInstrumentPins(_ input: Operations.ListInstrumentPins.Input) async throws
+        -> Operations.ListInstrumentPins.Output
+    {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let pins = try await context.instrumentGovernance.pins(in: try pathID(input.path.studyId), by: user)
         let page = ListPage(of: pins, request, key: \.pin.instrumentKey, id: { $0.pin.id! }, descending: false)
-        return .ok(.init(
-            headers: .init(nextCursor: page.next), body: .json(page.items.map { Components.Schemas.InstrumentPin($0.pin, newest: $0.newest) })))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next),
+                body: .json(page.items.map { Components.Schemas.InstrumentPin($0.pin, newest: $0.newest) })))
     }
 
-    func moveInstrumentPin(_ input: Operations.MoveInstrumentPin.Input) async throws -> Operations.MoveInstrumentPin.Output {
+    func moveInstrumentPin(_ input: Operations.MoveInstrumentPin.Input) async throws
+        -> Operations.MoveInstrumentPin.Output
+    {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
@@ -121,7 +131,8 @@ extension APIHandler {
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let chart = try await context.chart(of: input.path.patientId)
         let page = ListPage(of: try await chart.prompts(), request, moment: \.record.closesAt, id: { $0.record.id! })
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try await context.promptBodies(page.items))))
+        return .ok(
+            .init(headers: .init(nextCursor: page.next), body: .json(try await context.promptBodies(page.items))))
     }
 
     func assignPrompt(_ input: Operations.AssignPrompt.Input) async throws -> Operations.AssignPrompt.Output {
@@ -141,7 +152,8 @@ extension APIHandler {
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let chart = try await context.chart(of: input.path.patientId)
         let page = ListPage(of: try await chart.responses(), request)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try await context.responseBodies(page.items))))
+        return .ok(
+            .init(headers: .init(nextCursor: page.next), body: .json(try await context.responseBodies(page.items))))
     }
 }
 
@@ -159,23 +171,30 @@ extension APIHandler {
         // Open ones run one-time first, then by deadline; completed ones newest first.
         let page = ListPage(
             of: prompts, request,
-            key: { (status == .open && PromptService.isOneTime($0.record) ? "0" : "1") + SortKey.moment($0.record.closesAt) },
+            key: {
+                (status == .open && PromptService.isOneTime($0.record) ? "0" : "1") + SortKey.moment($0.record.closesAt)
+            },
             id: { $0.record.id! }, descending: status != .open)
-        return .ok(.init(
-            headers: .init(nextCursor: page.next), body: .json(try await context.promptBodies(page.items, blocked: blocked))))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next),
+                body: .json(try await context.promptBodies(page.items, blocked: blocked))))
     }
 
     func getMyPrompt(_ input: Operations.GetMyPrompt.Input) async throws -> Operations.GetMyPrompt.Output {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
         let prompt = try await context.prompts.open(try pathID(input.path.promptId), for: patient.requireID())
-        guard let definition = try await context.catalog.definition(prompt.record.instrumentKey, prompt.record.instrumentVersion)
+        guard
+            let definition = try await context.catalog.definition(
+                prompt.record.instrumentKey, prompt.record.instrumentVersion)
         else { throw AppError.notFound }
         let body = try await context.promptBodies([prompt])[0]
         let crisisItems = StudyRule.crisisItems(of: prompt.record.instrumentKey)
         var crisis: Components.Schemas.CrisisSupport?
         if !crisisItems.isEmpty {
-            let therapist = try await TherapistProfiles(database: context.database).contact(ofTherapistOf: patient.requireID())
+            let therapist = try await TherapistProfiles(database: context.database).contact(
+                ofTherapistOf: patient.requireID())
             crisis = .init(
                 items: crisisItems.map { .init(itemId: $0.id, above: $0.value ?? 0) },
                 emergencyNumber: therapist?.emergencyNumber, therapistName: therapist?.fullName)
@@ -184,7 +203,10 @@ extension APIHandler {
         if !definition.context.isEmpty, let studyID = prompt.record.$study.id {
             contextGranted = try await context.consents.grants(.context, by: patient.requireID(), in: studyID)
         }
-        return .ok(.init(body: .json(.init(prompt: body, definition: definition, crisis: crisis, contextGranted: contextGranted))))
+        return .ok(
+            .init(
+                body: .json(.init(prompt: body, definition: definition, crisis: crisis, contextGranted: contextGranted))
+            ))
     }
 
     func listMyResponses(_ input: Operations.ListMyResponses.Input) async throws -> Operations.ListMyResponses.Output {
@@ -192,7 +214,8 @@ extension APIHandler {
         let patient = try await context.user(.patient)
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let page = ListPage(of: try await context.responses.responses(of: patient.requireID()), request)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try await context.responseBodies(page.items))))
+        return .ok(
+            .init(headers: .init(nextCursor: page.next), body: .json(try await context.responseBodies(page.items))))
     }
 
     func getMyResults(_ input: Operations.GetMyResults.Input) async throws -> Operations.GetMyResults.Output {
@@ -213,20 +236,24 @@ extension APIHandler {
         guard try await Caseloads(database: context.database).profile(of: patientID)?.hidesComparison != true else {
             return .ok(.init(body: .json(.init(hidden: true, items: []))))
         }
-        let lines = try await CohortScores(database: context.database, services: context.services).comparisons(for: patientID)
+        let lines = try await CohortScores(database: context.database, services: context.services).comparisons(
+            for: patientID)
         let language = context.request.language
         var items: [Components.Schemas.ResultComparison] = []
         for line in lines {
             let definition = try await context.catalog.latestPublished(line.instrumentKey, usableIn: line.study.id)?
                 .decodedDefinition()
             let rule = definition?.scores.first { $0.id == line.scoreID }
-            items.append(.init(
-                studyId: try line.study.requireID().lowercasedText, studyTitle: line.study.titles.text(language),
-                instrumentKey: line.instrumentKey, title: definition?.title.text(language) ?? line.instrumentKey,
-                scoreId: line.scoreID, scoreTitle: rule?.title.text(language) ?? line.scoreID, personMean: line.personMean,
-                personCount: line.personCount, median: line.cohort?.median, lowerQuartile: line.cohort?.lowerQuartile,
-                upperQuartile: line.cohort?.upperQuartile, contributors: line.cohort?.contributors,
-                withheld: line.withheld.flatMap { .init(rawValue: $0.rawValue) }))
+            items.append(
+                .init(
+                    studyId: try line.study.requireID().lowercasedText, studyTitle: line.study.titles.text(language),
+                    instrumentKey: line.instrumentKey, title: definition?.title.text(language) ?? line.instrumentKey,
+                    scoreId: line.scoreID, scoreTitle: rule?.title.text(language) ?? line.scoreID,
+                    personMean: line.personMean,
+                    personCount: line.personCount, median: line.cohort?.median,
+                    lowerQuartile: line.cohort?.lowerQuartile,
+                    upperQuartile: line.cohort?.upperQuartile, contributors: line.cohort?.contributors,
+                    withheld: line.withheld.flatMap { .init(rawValue: $0.rawValue) }))
         }
         return .ok(.init(body: .json(.init(hidden: false, items: items))))
     }
@@ -319,12 +346,15 @@ extension APIContext {
             Set(prompts.map { InstrumentVersionKey(key: $0.instrumentKey, version: $0.instrumentVersion) }))
         let language = request.language
         return prompts.map { prompt in
-            let title = definitions[InstrumentVersionKey(key: prompt.instrumentKey, version: prompt.instrumentVersion)]?
+            let title =
+                definitions[InstrumentVersionKey(key: prompt.instrumentKey, version: prompt.instrumentVersion)]?
                 .title.text(language) ?? prompt.instrumentKey
             return Components.Schemas.Prompt(
                 id: prompt.id.lowercasedText, instrumentKey: prompt.instrumentKey,
-                instrumentVersion: prompt.instrumentVersion, title: title, opensAt: prompt.opensAt, closesAt: prompt.closesAt,
-                status: .init(rawValue: prompt.status.rawValue) ?? .open, source: .init(rawValue: prompt.source.rawValue) ?? .manual,
+                instrumentVersion: prompt.instrumentVersion, title: title, opensAt: prompt.opensAt,
+                closesAt: prompt.closesAt,
+                status: .init(rawValue: prompt.status.rawValue) ?? .open,
+                source: .init(rawValue: prompt.source.rawValue) ?? .manual,
                 completedAt: prompt.completedAt, responseId: prompt.responseID?.lowercasedText,
                 blocked: blocked.contains(prompt.id) ? true : nil)
         }
@@ -336,11 +366,15 @@ extension APIContext {
         -> [Components.Schemas.ResponseResult]
     {
         let definitions = try await catalog.definitions(
-            Set(responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
+            Set(
+                responses.map {
+                    InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion)
+                }))
         let language = request.language
         return try responses.map { stored in
             let record = stored.record
-            let definition = definitions[InstrumentVersionKey(key: record.instrumentKey, version: record.instrumentVersion)]
+            let definition = definitions[
+                InstrumentVersionKey(key: record.instrumentKey, version: record.instrumentVersion)]
             let scores: [Components.Schemas.Score] = stored.scores.map { score in
                 let rule = definition?.scores.first { $0.id == score.id }
                 return .init(
@@ -353,7 +387,8 @@ extension APIContext {
                 title: definition?.title.text(language) ?? record.instrumentKey, scores: scores,
                 answers: try OpenAPIObjectContainer(unvalidatedValue: stored.answers.mapValues(\.json)),
                 openedAt: record.openedAt, startedAt: record.startedAt, completedAt: record.completedAt,
-                receivedAt: record.receivedAt, context: try self.responses.context(of: record).map(Components.Schemas.AnswerContext.init))
+                receivedAt: record.receivedAt,
+                context: try self.responses.context(of: record).map(Components.Schemas.AnswerContext.init))
         }
     }
 }
@@ -362,7 +397,8 @@ extension Components.Schemas.AnswerContext {
     init(_ context: AnswerContext) {
         self.init(
             location: context.location.map {
-                .init(latitude: $0.latitude, longitude: $0.longitude, accuracyM: $0.accuracyM, capturedAt: $0.capturedAt)
+                .init(
+                    latitude: $0.latitude, longitude: $0.longitude, accuracyM: $0.accuracyM, capturedAt: $0.capturedAt)
             },
             noise: context.noise.map { .init(dbfs: $0.dbfs, durationS: $0.durationS, capturedAt: $0.capturedAt) })
     }

@@ -30,13 +30,15 @@ struct ConsoleInstrumentEditorController {
         var definition = Self.blank
         var basedOn: String?
         if let key = start.key, let version = start.version {
-            guard let record = try await InstrumentGovernance(database: request.db, services: request.services)
-                .visibleVersion(key, version, to: user)
+            guard
+                let record = try await InstrumentGovernance(database: request.db, services: request.services)
+                    .visibleVersion(key, version, to: user)
             else { throw AppError.notFound }
             definition = try record.decodedDefinition()
             basedOn = "\(key) \(version)"
         }
-        return try await render(request, definition: try InstrumentCatalog.encode(definition, pretty: true), basedOn: basedOn)
+        return try await render(
+            request, definition: try InstrumentCatalog.encode(definition, pretty: true), basedOn: basedOn)
     }
 
     func save(_ request: Request) async throws -> Response {
@@ -57,10 +59,12 @@ struct ConsoleInstrumentEditorController {
             let (definition, format) = parsed
             let record = try await InstrumentGovernance(database: request.db, services: request.services)
                 .importDraft(definition, format: format, for: studyID, by: user)
-            return request.redirect(to: .instrument(key: record.key, version: record.version), query: [("imported", "1")])
+            return request.redirect(
+                to: .instrument(key: record.key, version: record.version), query: [("imported", "1")])
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await render(request, definition: form.definition, selectedStudy: form.study, errors: errors, status: errors.status)
+            return try await render(
+                request, definition: form.definition, selectedStudy: form.study, errors: errors, status: errors.status)
         }
     }
 

@@ -54,9 +54,11 @@ struct ConsoleInstrumentsController {
             }
             let instruments = governance(request)
             try await instruments.requireImporter(for: studyID, by: user)
-            let (definition, format) = try await InstrumentCatalog.parseUpload(data, format: nil, on: request.application.threadPool)
+            let (definition, format) = try await InstrumentCatalog.parseUpload(
+                data, format: nil, on: request.application.threadPool)
             let record = try await instruments.importDraft(definition, format: format, for: studyID, by: user)
-            return request.redirect(to: .instrument(key: record.key, version: record.version), query: [("imported", "1")])
+            return request.redirect(
+                to: .instrument(key: record.key, version: record.version), query: [("imported", "1")])
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderList(request, errors: errors, status: errors.status)
@@ -76,7 +78,8 @@ struct ConsoleInstrumentsController {
         let record = try await record(request)
         let content = try await pages(request, user)
             .preview(record, justImported: request.query[String.self, at: "imported"] != nil)
-        return try await request.renderConsole("console/instrument", titleKey: "console.instrument.title", content: content)
+        return try await request.renderConsole(
+            "console/instrument", titleKey: "console.instrument.title", content: content)
     }
 
     private func pages(_ request: Request, _ user: UserRecord) -> InstrumentPages {

@@ -89,7 +89,9 @@ struct InstrumentPages: Sendable {
 
     func list(errors: FormErrors) async throws -> ListContent {
         let records = try await governance.visible(try await catalog.overview(), to: viewer)
-        let studies = try await governance.studies(for: viewer).map { StudyOption(id: $0.id?.uuidString ?? "", title: $0.title) }
+        let studies = try await governance.studies(for: viewer).map {
+            StudyOption(id: $0.id?.uuidString ?? "", title: $0.title)
+        }
         let forInstallation = viewer.role == .admin
         return ListContent(
             instruments: rows(records), canManage: forInstallation || !studies.isEmpty,
@@ -120,20 +122,27 @@ struct InstrumentPages: Sendable {
         "clauseItem", "code", "condition", "conditionNone", "decimals", "description", "exclusive", "factor", "help",
         "item", "itemId", "jsonInvalid", "key", "label", "level", "max", "maxLabel", "maxLength", "method",
         "method.mean", "method.sum", "min", "minAnswered", "minLabel", "mode", "mode.all", "mode.any", "moveDown",
-        "moveUp", "multiline", "operator", "options", "outro", "patientFeedback", "previewFailed", "previewShown.one", "previewShown.other",
+        "moveUp", "multiline", "operator", "options", "outro", "patientFeedback", "previewFailed", "previewShown.one",
+        "previewShown.other",
         "removeBand", "removeClause", "removeItem", "removeOption", "removeScore", "removeSection", "required",
         "reverse", "score", "scoreId", "scoreItems", "scoreTitle", "scores", "section", "sectionDescription",
         "sectionId", "sectionTitle", "sharedScale", "step", "text", "type", "unit", "usesSectionScale", "value",
         "op.equals", "op.notEquals", "op.greater", "op.less", "op.answered", "language.en", "language.de",
     ]
 
-    func editor(definition: String, basedOn: String?, selectedStudy: String?, errors: FormErrors) async throws -> EditorContent {
-        let studies = try await governance.studies(for: viewer).map { StudyOption(id: $0.id?.uuidString ?? "", title: $0.title) }
+    func editor(definition: String, basedOn: String?, selectedStudy: String?, errors: FormErrors) async throws
+        -> EditorContent
+    {
+        let studies = try await governance.studies(for: viewer).map {
+            StudyOption(id: $0.id?.uuidString ?? "", title: $0.title)
+        }
         guard viewer.role == .admin || !studies.isEmpty else { throw AppError.forbidden(.notAllowed) }
         let labels =
             [Label(key: "title", text: localizer.text("console.editor.field.title", language))]
             + Self.editorLabelKeys.map { Label(key: $0, text: localizer.text("console.editor.\($0)", language)) }
-            + ItemType.allCases.map { Label(key: "type.\($0.rawValue)", text: localizer.text("itemType.\($0.rawValue)", language)) }
+            + ItemType.allCases.map {
+                Label(key: "type.\($0.rawValue)", text: localizer.text("itemType.\($0.rawValue)", language))
+            }
         return EditorContent(
             definition: definition, basedOn: basedOn, studies: studies, forInstallation: viewer.role == .admin,
             selectedStudy: selectedStudy ?? "", errors: errors, labels: labels)
@@ -160,7 +169,8 @@ struct InstrumentPages: Sendable {
         let scores = definition.scores.map { rule in
             PreviewScore(
                 title: rule.title.text(language),
-                method: localizer.text("scoreMethod.\(rule.method.rawValue)", language, ["count": String(rule.items.count)]),
+                method: localizer.text(
+                    "scoreMethod.\(rule.method.rawValue)", language, ["count": String(rule.items.count)]),
                 bands: rule.bands.map { "\($0.min.plainText())–\($0.max.plainText()): \($0.label.text(language))" })
         }
         let versions = try await catalog.versions(of: record.key)
@@ -168,7 +178,8 @@ struct InstrumentPages: Sendable {
         return PreviewContent(
             key: record.key, version: record.version, title: definition.title.text(language),
             description: definition.description?.text(language), source: definition.source,
-            licence: definition.licence, isDraft: !record.isPublished, canManage: await governance.isSteward(of: record, viewer), sections: sections, scores: scores,
+            licence: definition.licence, isDraft: !record.isPublished,
+            canManage: await governance.isSteward(of: record, viewer), sections: sections, scores: scores,
             versions: rows(versions),
             justImported: justImported,
             movablePins: movable, hasMovablePins: !movable.isEmpty)
@@ -179,7 +190,8 @@ struct InstrumentPages: Sendable {
             Row(
                 key: record.key, version: record.version,
                 title: record.title(in: language),
-                status: record.status.rawValue, statusLabel: localizer.text("instrumentStatus.\(record.status.rawValue)", language),
+                status: record.status.rawValue,
+                statusLabel: localizer.text("instrumentStatus.\(record.status.rawValue)", language),
                 origin: localizer.text("instrumentOrigin.\(record.origin.rawValue)", language))
         }
     }
@@ -194,7 +206,8 @@ struct InstrumentPages: Sendable {
             guard record.isUsable(in: studyID), let pin = try await catalog.pin(record.key, in: studyID),
                 pin.version != record.version
             else { continue }
-            result.append(MovablePin(studyID: studyID.uuidString, studyTitle: study.titles.text(language), version: pin.version))
+            result.append(
+                MovablePin(studyID: studyID.uuidString, studyTitle: study.titles.text(language), version: pin.version))
         }
         return result
     }

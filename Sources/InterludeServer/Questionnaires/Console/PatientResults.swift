@@ -54,7 +54,8 @@ struct PatientResults: Sendable {
     {
         prompts.map { prompt in
             let record = prompt.record
-            let title = definitions[InstrumentVersionKey(key: record.instrumentKey, version: record.instrumentVersion)]?
+            let title =
+                definitions[InstrumentVersionKey(key: record.instrumentKey, version: record.instrumentVersion)]?
                 .title.text(language) ?? record.instrumentKey
             return PromptRow(
                 title: title, opensAt: display.dateTime(record.opensAt), closesAt: display.dateTime(record.closesAt),
@@ -76,7 +77,9 @@ struct PatientResults: Sendable {
         }
         return order.map { key in
             let group = grouped[key]!
-            let newest = group.map { InstrumentVersionKey(key: key, version: $0.record.instrumentVersion) }.max { $0.version < $1.version }!
+            let newest = group.map { InstrumentVersionKey(key: key, version: $0.record.instrumentVersion) }.max {
+                $0.version < $1.version
+            }!
             let definition = definitions[newest]
             let charts: [Chart] = (definition?.scores ?? []).enumerated().compactMap { index, rule in
                 let points = group.compactMap { response -> ScoreChart.Point? in
@@ -84,7 +87,8 @@ struct PatientResults: Sendable {
                     return ScoreChart.Point(date: response.record.completedAt, value: value)
                 }
                 guard !points.isEmpty, let definition else { return nil }
-                let range = definition.range(of: rule)
+                let range =
+                    definition.range(of: rule)
                     ?? (points.map(\.value).min()!...max(points.map(\.value).max()!, points.map(\.value).min()! + 1))
                 let chart = ScoreChart(
                     title: "\(definition.title.text(language)): \(rule.title.text(language))", points: points,
@@ -99,10 +103,14 @@ struct PatientResults: Sendable {
     }
 
     /// One response as a row: when, which questionnaire, its scores with their bands.
-    func submission(_ response: ResponseService.Stored, definitions: [InstrumentVersionKey: InstrumentDefinition]) -> SubmissionRow {
-        let definition = definitions[InstrumentVersionKey(key: response.record.instrumentKey, version: response.record.instrumentVersion)]
+    func submission(_ response: ResponseService.Stored, definitions: [InstrumentVersionKey: InstrumentDefinition])
+        -> SubmissionRow
+    {
+        let definition = definitions[
+            InstrumentVersionKey(key: response.record.instrumentKey, version: response.record.instrumentVersion)]
         return SubmissionRow(
-            responseID: response.record.id!.uuidString, instrument: definition?.title.text(language) ?? response.record.instrumentKey,
+            responseID: response.record.id!.uuidString,
+            instrument: definition?.title.text(language) ?? response.record.instrumentKey,
             completedAt: display.dateTime(response.record.completedAt),
             scores: response.scores.map { score in
                 let rule = definition?.scores.first { $0.id == score.id }

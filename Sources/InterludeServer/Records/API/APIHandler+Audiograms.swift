@@ -5,15 +5,21 @@ import OpenAPIRuntime
 // MARK: - Audiograms
 
 extension APIHandler {
-    func listMyAudiograms(_ input: Operations.ListMyAudiograms.Input) async throws -> Operations.ListMyAudiograms.Output {
+    func listMyAudiograms(_ input: Operations.ListMyAudiograms.Input) async throws -> Operations.ListMyAudiograms.Output
+    {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let page = ListPage(of: try await context.records.list(Audiogram.self, of: patient.requireID()), request)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Audiogram.init))))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next),
+                body: .json(try page.items.map(Components.Schemas.Audiogram.init))))
     }
 
-    func createMyAudiogram(_ input: Operations.CreateMyAudiogram.Input) async throws -> Operations.CreateMyAudiogram.Output {
+    func createMyAudiogram(_ input: Operations.CreateMyAudiogram.Input) async throws
+        -> Operations.CreateMyAudiogram.Output
+    {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let patient = try await context.user(.patient)
@@ -23,26 +29,38 @@ extension APIHandler {
         return created ? .created(.init(body: .json(shown))) : .ok(.init(body: .json(shown)))
     }
 
-    func updateMyAudiogram(_ input: Operations.UpdateMyAudiogram.Input) async throws -> Operations.UpdateMyAudiogram.Output {
+    func updateMyAudiogram(_ input: Operations.UpdateMyAudiogram.Input) async throws
+        -> Operations.UpdateMyAudiogram.Output
+    {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let patient = try await context.user(.patient)
         let audiogram = try Audiogram.validate(
-            .init(id: input.path.recordId, measuredAt: body.measuredAt, points: body.points), rules: try await context.records.rules(for: patient))
-        let stored = try await context.updateRecord(audiogram, id: input.path.recordId, baseVersion: body.baseVersion, by: patient)
+            .init(id: input.path.recordId, measuredAt: body.measuredAt, points: body.points),
+            rules: try await context.records.rules(for: patient))
+        let stored = try await context.updateRecord(
+            audiogram, id: input.path.recordId, baseVersion: body.baseVersion, by: patient)
         return .ok(.init(body: .json(try .init(stored))))
     }
 
-    func deleteMyAudiogram(_ input: Operations.DeleteMyAudiogram.Input) async throws -> Operations.DeleteMyAudiogram.Output {
-        try await APIContext.current().deleteRecord(.audiogram, id: input.path.recordId, baseVersion: input.query.baseVersion)
+    func deleteMyAudiogram(_ input: Operations.DeleteMyAudiogram.Input) async throws
+        -> Operations.DeleteMyAudiogram.Output
+    {
+        try await APIContext.current().deleteRecord(
+            .audiogram, id: input.path.recordId, baseVersion: input.query.baseVersion)
         return .noContent
     }
 
-    func getMyAudiogramChart(_ input: Operations.GetMyAudiogramChart.Input) async throws -> Operations.GetMyAudiogramChart.Output {
+    func getMyAudiogramChart(_ input: Operations.GetMyAudiogramChart.Input) async throws
+        -> Operations.GetMyAudiogramChart.Output
+    {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
         let patientID = try patient.requireID()
-        guard let stored = try await context.records.record(try pathID(input.path.recordId), Audiogram.self, of: patientID) else {
+        guard
+            let stored = try await context.records.record(
+                try pathID(input.path.recordId), Audiogram.self, of: patientID)
+        else {
             throw AppError.notFound
         }
         var earlier: Audiogram?
@@ -55,7 +73,8 @@ extension APIHandler {
         }
         let language = context.request.language
         let chart = AudiogramChart(
-            audiogram: stored.content, earlier: earlier, ears: AudiogramChart.Ears(rawValue: input.query.ears?.rawValue ?? "both") ?? .both,
+            audiogram: stored.content, earlier: earlier,
+            ears: AudiogramChart.Ears(rawValue: input.query.ears?.rawValue ?? "both") ?? .both,
             localizer: context.services.localizer, language: language,
             display: DateDisplay(language: language, timeZone: patient.zone), id: "audiogram",
             width: try ChartWidth.checked(input.query.width))
@@ -68,7 +87,10 @@ extension APIHandler {
         let context = try APIContext.current()
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let page = ListPage(of: try await context.chart(of: input.path.patientId).records(Audiogram.self), request)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Audiogram.init))))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next),
+                body: .json(try page.items.map(Components.Schemas.Audiogram.init))))
     }
 
     /// One audiogram to its patient or their therapist, as Interlude JSON or a FHIR Observation.
@@ -79,11 +101,15 @@ extension APIHandler {
         let stored: RecordService.Stored<Audiogram>
         switch user.role {
         case .patient:
-            guard let own = try await context.records.record(id, Audiogram.self, of: try user.requireID()) else { throw AppError.notFound }
+            guard let own = try await context.records.record(id, Audiogram.self, of: try user.requireID()) else {
+                throw AppError.notFound
+            }
             stored = own
         case .therapist:
-            stored = try await PatientChart.open(record: id, for: user, database: context.database, services: context.services)
-                .record(id, Audiogram.self)
+            stored = try await PatientChart.open(
+                record: id, for: user, database: context.database, services: context.services
+            )
+            .record(id, Audiogram.self)
         default:
             throw AppError.notFound
         }
@@ -101,7 +127,8 @@ extension APIHandler {
 extension Audiogram.RawPoint {
     init(_ point: Components.Schemas.AudiogramPointInput) {
         self.init(
-            ear: point.ear, frequencyHz: point.frequencyHz, thresholdDbHL: point.thresholdDbHL, conduction: point.conduction,
+            ear: point.ear, frequencyHz: point.frequencyHz, thresholdDbHL: point.thresholdDbHL,
+            conduction: point.conduction,
             masked: point.masked)
     }
 }

@@ -13,7 +13,10 @@ extension APIHandler {
             .filter { stored in input.query._type.map { stored.content.type == $0 } ?? true }
             .filter { stored in input.query.q.map { stored.content.matches($0) } ?? true }
         let page = ListPage(of: events, request)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.HealthEvent.init))))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next),
+                body: .json(try page.items.map(Components.Schemas.HealthEvent.init))))
     }
 
     func createMyEvent(_ input: Operations.CreateMyEvent.Input) async throws -> Operations.CreateMyEvent.Output {
@@ -31,22 +34,31 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let patient = try await context.user(.patient)
         let event = try HealthEvent.validate(
-            .init(id: input.path.recordId, title: body.title, occurredAt: body.occurredAt, _type: body._type, description: body.description),
+            .init(
+                id: input.path.recordId, title: body.title, occurredAt: body.occurredAt, _type: body._type,
+                description: body.description),
             rules: try await context.records.rules(for: patient))
-        let stored = try await context.updateRecord(event, id: input.path.recordId, baseVersion: body.baseVersion, by: patient)
+        let stored = try await context.updateRecord(
+            event, id: input.path.recordId, baseVersion: body.baseVersion, by: patient)
         return .ok(.init(body: .json(try .init(stored))))
     }
 
     func deleteMyEvent(_ input: Operations.DeleteMyEvent.Input) async throws -> Operations.DeleteMyEvent.Output {
-        try await APIContext.current().deleteRecord(.event, id: input.path.recordId, baseVersion: input.query.baseVersion)
+        try await APIContext.current().deleteRecord(
+            .event, id: input.path.recordId, baseVersion: input.query.baseVersion)
         return .noContent
     }
 
-    func listPatientEvents(_ input: Operations.ListPatientEvents.Input) async throws -> Operations.ListPatientEvents.Output {
+    func listPatientEvents(_ input: Operations.ListPatientEvents.Input) async throws
+        -> Operations.ListPatientEvents.Output
+    {
         let context = try APIContext.current()
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let page = ListPage(of: try await context.chart(of: input.path.patientId).records(HealthEvent.self), request)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.HealthEvent.init))))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next),
+                body: .json(try page.items.map(Components.Schemas.HealthEvent.init))))
     }
 }
 

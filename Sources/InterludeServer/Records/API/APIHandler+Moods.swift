@@ -9,7 +9,8 @@ extension APIHandler {
         let patient = try await context.user(.patient)
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let page = ListPage(of: try await context.records.list(Mood.self, of: patient.requireID()), request)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Mood.init))))
+        return .ok(
+            .init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Mood.init))))
     }
 
     func createMyMood(_ input: Operations.CreateMyMood.Input) async throws -> Operations.CreateMyMood.Output {
@@ -29,20 +30,24 @@ extension APIHandler {
         let mood = try Mood.validate(
             .init(id: input.path.recordId, valence: body.valence, recordedAt: body.recordedAt, note: body.note),
             rules: try await context.records.rules(for: patient))
-        let stored = try await context.updateRecord(mood, id: input.path.recordId, baseVersion: body.baseVersion, by: patient)
+        let stored = try await context.updateRecord(
+            mood, id: input.path.recordId, baseVersion: body.baseVersion, by: patient)
         return .ok(.init(body: .json(try .init(stored))))
     }
 
     func deleteMyMood(_ input: Operations.DeleteMyMood.Input) async throws -> Operations.DeleteMyMood.Output {
-        try await APIContext.current().deleteRecord(.mood, id: input.path.recordId, baseVersion: input.query.baseVersion)
+        try await APIContext.current().deleteRecord(
+            .mood, id: input.path.recordId, baseVersion: input.query.baseVersion)
         return .noContent
     }
 
-    func listPatientMoods(_ input: Operations.ListPatientMoods.Input) async throws -> Operations.ListPatientMoods.Output {
+    func listPatientMoods(_ input: Operations.ListPatientMoods.Input) async throws -> Operations.ListPatientMoods.Output
+    {
         let context = try APIContext.current()
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let page = ListPage(of: try await context.chart(of: input.path.patientId).records(Mood.self), request)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Mood.init))))
+        return .ok(
+            .init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Mood.init))))
     }
 }
 
@@ -51,6 +56,7 @@ extension Components.Schemas.Mood {
         let record = stored.record
         self.init(
             id: try record.requireID().lowercasedText, version: record.version, valence: stored.content.valence,
-            recordedAt: stored.content.recordedAt, note: stored.content.note, createdAt: record.createdAt, updatedAt: record.updatedAt)
+            recordedAt: stored.content.recordedAt, note: stored.content.note, createdAt: record.createdAt,
+            updatedAt: record.updatedAt)
     }
 }

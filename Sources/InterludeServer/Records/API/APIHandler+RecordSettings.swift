@@ -2,7 +2,9 @@ import Foundation
 import InterludeCore
 
 extension APIHandler {
-    func getRecordSettings(_ input: Operations.GetRecordSettings.Input) async throws -> Operations.GetRecordSettings.Output {
+    func getRecordSettings(_ input: Operations.GetRecordSettings.Input) async throws
+        -> Operations.GetRecordSettings.Output
+    {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
         let grant = try await context.access.require(.viewStudy, in: try pathID(input.path.studyId), by: user)
@@ -29,7 +31,8 @@ extension Components.Schemas.RecordSettings {
     init(_ settings: RecordSettings) {
         self.init(
             collects: settings.orderedKinds.map(Components.Schemas.RecordKind.init), eventTypes: settings.eventTypes,
-            eventTypeNames: settings.eventTypeNames.isEmpty ? nil : .init(additionalProperties: settings.eventTypeNames.mapValues(LanguageTexts.init)),
+            eventTypeNames: settings.eventTypeNames.isEmpty
+                ? nil : .init(additionalProperties: settings.eventTypeNames.mapValues(LanguageTexts.init)),
             sampleTypes: settings.samples.requests.isEmpty
                 ? nil
                 : settings.samples.requests.map {

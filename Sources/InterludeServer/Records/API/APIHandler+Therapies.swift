@@ -19,7 +19,8 @@ extension APIHandler {
         let patient = try await context.user(.patient)
         let therapy = try Therapy.validate(body, rules: try await context.records.rules(for: patient))
         let (stored, created) = try await context.createRecord(therapy, id: body.id, by: patient)
-        let shown = try Components.Schemas.Therapy(stored, today: LocalDate(context.services.clock.now, in: patient.zone))
+        let shown = try Components.Schemas.Therapy(
+            stored, today: LocalDate(context.services.clock.now, in: patient.zone))
         return created ? .created(.init(body: .json(shown))) : .ok(.init(body: .json(shown)))
     }
 
@@ -28,14 +29,19 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let patient = try await context.user(.patient)
         let therapy = try Therapy.validate(
-            .init(id: input.path.recordId, name: body.name, _type: body._type, startDate: body.startDate, endDate: body.endDate, note: body.note),
+            .init(
+                id: input.path.recordId, name: body.name, _type: body._type, startDate: body.startDate,
+                endDate: body.endDate, note: body.note),
             rules: try await context.records.rules(for: patient))
-        let stored = try await context.updateRecord(therapy, id: input.path.recordId, baseVersion: body.baseVersion, by: patient)
-        return .ok(.init(body: .json(try .init(stored, today: LocalDate(context.services.clock.now, in: patient.zone)))))
+        let stored = try await context.updateRecord(
+            therapy, id: input.path.recordId, baseVersion: body.baseVersion, by: patient)
+        return .ok(
+            .init(body: .json(try .init(stored, today: LocalDate(context.services.clock.now, in: patient.zone)))))
     }
 
     func deleteMyTherapy(_ input: Operations.DeleteMyTherapy.Input) async throws -> Operations.DeleteMyTherapy.Output {
-        try await APIContext.current().deleteRecord(.therapy, id: input.path.recordId, baseVersion: input.query.baseVersion)
+        try await APIContext.current().deleteRecord(
+            .therapy, id: input.path.recordId, baseVersion: input.query.baseVersion)
         return .noContent
     }
 
@@ -45,17 +51,22 @@ extension APIHandler {
         let context = try APIContext.current()
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let chart = try await context.chart(of: input.path.patientId)
-        let page = try Self.page(try await chart.records(Therapy.self), request, for: chart.patient, now: context.services.clock.now)
+        let page = try Self.page(
+            try await chart.records(Therapy.self), request, for: chart.patient, now: context.services.clock.now)
         return .ok(.init(headers: .init(nextCursor: page.next), body: .json(page.items)))
     }
 
     /// A page of therapies, ongoing ones first, then by type and newest start, as of today in the patient's zone.
-    private static func page(_ therapies: [RecordService.Stored<Therapy>], _ request: PageRequest, for patient: UserRecord, now: Date)
+    private static func page(
+        _ therapies: [RecordService.Stored<Therapy>], _ request: PageRequest, for patient: UserRecord, now: Date
+    )
         throws -> ListPage<Components.Schemas.Therapy>
     {
         let today = LocalDate(now, in: patient.zone)
-        return try ListPage(of: therapies, request, key: { Therapy.sortKey($0.content, on: today) }, id: \.listedID, descending: false)
-            .map { try Components.Schemas.Therapy($0, today: today) }
+        return try ListPage(
+            of: therapies, request, key: { Therapy.sortKey($0.content, on: today) }, id: \.listedID, descending: false
+        )
+        .map { try Components.Schemas.Therapy($0, today: today) }
     }
 }
 

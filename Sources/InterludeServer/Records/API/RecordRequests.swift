@@ -14,7 +14,9 @@ extension APIContext {
         return try await records.create(content, id: id, by: patient)
     }
 
-    func updateRecord<Content: RecordContent>(_ content: Content, id rawID: String, baseVersion: Int, by patient: UserRecord)
+    func updateRecord<Content: RecordContent>(
+        _ content: Content, id rawID: String, baseVersion: Int, by patient: UserRecord
+    )
         async throws -> RecordService.Stored<Content>
     {
         try await records.update(content, id: try pathID(rawID), baseVersion: baseVersion, by: patient)

@@ -11,7 +11,9 @@ struct ConsoleHealthRecordController {
     func show(_ request: Request) async throws -> Response {
         let therapist = try request.consoleUser(.therapist)
         let chart = try await ConsoleTherapistController.chart(request, therapist)
-        let content = try await HealthRecordPages(viewer: therapist, database: request.db, services: request.services).record(chart)
-        return try await request.renderConsole("console/health-record", titleKey: "console.healthRecord.title", content: content)
+        let content = try await HealthRecordPages(viewer: therapist, database: request.db, services: request.services)
+            .record(chart)
+        return try await request.renderConsole(
+            "console/health-record", titleKey: "console.healthRecord.title", content: content)
     }
 }

@@ -46,7 +46,10 @@ struct ConsoleRecordSettingsController {
         var purposesDe: [String: String] = [:]
         var windowDays = ""
 
-        init(types: [String] = [], purposes: [String: String] = [:], purposesDe: [String: String] = [:], windowDays: String = "") {
+        init(
+            types: [String] = [], purposes: [String: String] = [:], purposesDe: [String: String] = [:],
+            windowDays: String = ""
+        ) {
             self.types = types
             self.purposes = purposes
             self.purposesDe = purposesDe
@@ -56,18 +59,22 @@ struct ConsoleRecordSettingsController {
         init(_ settings: SampleSettings) {
             self.init(
                 types: settings.types.map(\.rawValue),
-                purposes: Dictionary(uniqueKeysWithValues: settings.requests.compactMap { request in
-                    request.purpose.values[.en].map { (request.type.rawValue, $0) }
-                }),
-                purposesDe: Dictionary(uniqueKeysWithValues: settings.requests.compactMap { request in
-                    request.purpose.values[.de].map { (request.type.rawValue, $0) }
-                }),
+                purposes: Dictionary(
+                    uniqueKeysWithValues: settings.requests.compactMap { request in
+                        request.purpose.values[.en].map { (request.type.rawValue, $0) }
+                    }),
+                purposesDe: Dictionary(
+                    uniqueKeysWithValues: settings.requests.compactMap { request in
+                        request.purpose.values[.de].map { (request.type.rawValue, $0) }
+                    }),
                 windowDays: settings.windowDays.map(String.init) ?? "")
         }
 
         /// The chosen types in the order they are listed, each with its reason in English and German.
         var requests: [(type: String?, purpose: [Language: String?])] {
-            SampleType.allCases.map(\.rawValue).filter(types.contains).map { ($0, [.en: purposes[$0], .de: purposesDe[$0]]) }
+            SampleType.allCases.map(\.rawValue).filter(types.contains).map {
+                ($0, [.en: purposes[$0], .de: purposesDe[$0]])
+            }
         }
     }
 
@@ -110,7 +117,8 @@ struct ConsoleRecordSettingsController {
     /// A therapist's settings are their practice's.
     func practiceSettings(_ request: Request) async throws -> Response {
         let therapist = try request.consoleUser(.therapist)
-        let practice = try await PairingService(database: request.db, services: request.services).practice(of: therapist.requireID())
+        let practice = try await PairingService(database: request.db, services: request.services).practice(
+            of: therapist.requireID())
         return request.redirect(to: .recordSettings(study: try practice.requireID()))
     }
 
@@ -140,16 +148,19 @@ struct ConsoleRecordSettingsController {
             let settings = try RecordSettings.validate(
                 collects: form.collects ?? [], eventTypes: lines.types, eventTypeNames: lines.germanNames,
                 sampleTypes: samples.requests, windowDays: window)
-            _ = try await StudyService(database: request.db, services: request.services).setRecordSettings(settings, in: grant)
+            _ = try await StudyService(database: request.db, services: request.services).setRecordSettings(
+                settings, in: grant)
             return request.redirect(to: .recordSettings(study: grant.studyID), query: [("saved", "1")])
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await render(request, grant, collects: form.collects ?? [], eventTypes: lines, samples: samples, errors: errors)
+            return try await render(
+                request, grant, collects: form.collects ?? [], eventTypes: lines, samples: samples, errors: errors)
         }
     }
 
     private func render(
-        _ request: Request, _ grant: StudyGrant, collects: [String], eventTypes: EventTypeLines, samples: SampleEntry, saved: Bool = false,
+        _ request: Request, _ grant: StudyGrant, collects: [String], eventTypes: EventTypeLines, samples: SampleEntry,
+        saved: Bool = false,
         errors: FormErrors = FormErrors()
     ) async throws -> Response {
         let language = try request.consoleUser().language
@@ -160,7 +171,9 @@ struct ConsoleRecordSettingsController {
         for (field, message) in errors.fields {
             if field.hasPrefix("eventType") {
                 fields["eventTypes"] = message
-            } else if field.hasPrefix("sampleTypes["), let index = Int(field.dropFirst(12).prefix { $0.isNumber }), index < chosen.count {
+            } else if field.hasPrefix("sampleTypes["), let index = Int(field.dropFirst(12).prefix { $0.isNumber }),
+                index < chosen.count
+            {
                 fields["sample-\(chosen[index])"] = message
             } else {
                 fields[field] = message
@@ -168,14 +181,18 @@ struct ConsoleRecordSettingsController {
         }
         let page = SettingsPage(
             studyID: grant.studyID.lowercasedText, title: grant.study.titles.text(language),
-            action: ConsoleURL.recordSettings(study: grant.studyID).path, studyLink: ConsoleURL.study(grant.studyID).path,
+            action: ConsoleURL.recordSettings(study: grant.studyID).path,
+            studyLink: ConsoleURL.study(grant.studyID).path,
             kinds: RecordKind.collectable.map {
-                KindChoice(kind: $0.rawValue, label: localizer.text("records.kind.\($0.rawValue)", language), checked: collects.contains($0.rawValue))
+                KindChoice(
+                    kind: $0.rawValue, label: localizer.text("records.kind.\($0.rawValue)", language),
+                    checked: collects.contains($0.rawValue))
             },
             eventTypes: eventTypes.text,
             samples: SampleType.allCases.map { type in
                 SampleChoice(
-                    type: type.rawValue, label: localizer.text("samples.type.\(type.rawValue)", language), unit: type.unit,
+                    type: type.rawValue, label: localizer.text("samples.type.\(type.rawValue)", language),
+                    unit: type.unit,
                     checked: samples.types.contains(type.rawValue), purpose: samples.purposes[type.rawValue] ?? "",
                     purposeDe: samples.purposesDe[type.rawValue] ?? "",
                     error: fields["sample-\(type.rawValue)"])
@@ -183,6 +200,7 @@ struct ConsoleRecordSettingsController {
             windowDays: samples.windowDays, canEdit: grant.allows(.configureRecords), saved: saved,
             errors: FormErrors(fields: fields, form: errors.form))
         return try await request.renderConsole(
-            "console/record-settings", titleKey: "console.recordSettings.title", content: page, status: errors.isEmpty ? .ok : errors.status)
+            "console/record-settings", titleKey: "console.recordSettings.title", content: page,
+            status: errors.isEmpty ? .ok : errors.status)
     }
 }

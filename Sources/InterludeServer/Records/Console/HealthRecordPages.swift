@@ -69,8 +69,9 @@ struct HealthRecordPages: Sendable {
             pseudonym: patient.profile.pseudonym,
             name: chart.showsIdentity ? patient.patient.name : nil,
             events: events.map { event in
-                EventRow(when: display.dateTime(event.occurredAt), type: eventType(event.type), title: event.title,
-                         description: event.description)
+                EventRow(
+                    when: display.dateTime(event.occurredAt), type: eventType(event.type), title: event.title,
+                    description: event.description)
             },
             charts: try await scoreCharts(chart, events: events, display: display),
             therapies: Therapy.ordered(therapies, on: LocalDate(services.clock.now, in: zone)).map { therapy in
@@ -101,7 +102,10 @@ struct HealthRecordPages: Sendable {
         guard let start = moments.min(), !responses.isEmpty else { return [] }
         let end = max(services.clock.now, moments.max()!)
         let definitions = try await InstrumentCatalog(database: database, services: services).definitions(
-            Set(responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
+            Set(
+                responses.map {
+                    InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion)
+                }))
         let timeline = ScoreChart.Timeline(
             span: start...end,
             markers: events.sorted { $0.occurredAt < $1.occurredAt }.map {
@@ -115,25 +119,32 @@ struct HealthRecordPages: Sendable {
 
     private func view(_ audiogram: Audiogram, earlier: Audiogram?, display: DateDisplay, index: Int) -> AudiogramView {
         let chart = AudiogramChart(
-            audiogram: audiogram, earlier: earlier, ears: .both, localizer: localizer, language: language, display: display,
+            audiogram: audiogram, earlier: earlier, ears: .both, localizer: localizer, language: language,
+            display: display,
             id: "audiogram-\(index)")
         var columns: [(Audiogram.Ear, Audiogram.Conduction)] = []
         for conduction in Audiogram.Conduction.allCases {
-            for ear in Audiogram.Ear.allCases where audiogram.points.contains(where: { $0.ear == ear && $0.conduction == conduction }) {
+            for ear in Audiogram.Ear.allCases
+            where audiogram.points.contains(where: { $0.ear == ear && $0.conduction == conduction }) {
                 columns.append((ear, conduction))
             }
         }
         let frequencies = Set(audiogram.points.map(\.frequencyHz)).sorted()
         return AudiogramView(
-            id: "audiogram-\(index)", date: display.date(audiogram.measuredAt), svg: chart.svg, summary: chart.description,
-            columns: columns.map { "\(text("audiogram.ear.\($0.0.rawValue)")), \(text("audiogram.conduction.\($0.1.rawValue)"))" },
+            id: "audiogram-\(index)", date: display.date(audiogram.measuredAt), svg: chart.svg,
+            summary: chart.description,
+            columns: columns.map {
+                "\(text("audiogram.ear.\($0.0.rawValue)")), \(text("audiogram.conduction.\($0.1.rawValue)"))"
+            },
             rows: frequencies.map { frequency in
                 ThresholdRow(
                     frequency: "\(frequency) Hz",
                     levels: columns.map { ear, conduction in
-                        guard let point = audiogram.points.first(where: {
-                            $0.ear == ear && $0.conduction == conduction && $0.frequencyHz == frequency
-                        }) else { return "" }
+                        guard
+                            let point = audiogram.points.first(where: {
+                                $0.ear == ear && $0.conduction == conduction && $0.frequencyHz == frequency
+                            })
+                        else { return "" }
                         let level = point.thresholdDbHL.map(String.init) ?? text("audiogram.no_response")
                         return point.masked ? "\(level) (\(text("app.audiograms.masked")))" : level
                     })

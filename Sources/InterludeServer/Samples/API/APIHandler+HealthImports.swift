@@ -5,11 +5,14 @@ import OpenAPIRuntime
 // MARK: - Health imports
 
 extension APIHandler {
-    func startMyHealthImport(_ input: Operations.StartMyHealthImport.Input) async throws -> Operations.StartMyHealthImport.Output {
+    func startMyHealthImport(_ input: Operations.StartMyHealthImport.Input) async throws
+        -> Operations.StartMyHealthImport.Output
+    {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
         let (format, body) = try await Self.upload(input.body)
-        let record = try await context.healthImports.start(format, size: input.headers.uploadLength, body: body, by: patient.requireID())
+        let record = try await context.healthImports.start(
+            format, size: input.headers.uploadLength, body: body, by: patient.requireID())
         return .created(.init(body: .json(try .init(record))))
     }
 
@@ -24,7 +27,9 @@ extension APIHandler {
         return .ok(.init(body: .json(try .init(record))))
     }
 
-    func getMyHealthImport(_ input: Operations.GetMyHealthImport.Input) async throws -> Operations.GetMyHealthImport.Output {
+    func getMyHealthImport(_ input: Operations.GetMyHealthImport.Input) async throws
+        -> Operations.GetMyHealthImport.Output
+    {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
         let record = try await context.healthImports.find(try pathID(input.path.importId), of: patient.requireID())
@@ -32,7 +37,9 @@ extension APIHandler {
     }
 
     /// The file's format, from its content type, or from its first bytes when sent as plain bytes.
-    private static func upload(_ body: Operations.StartMyHealthImport.Input.Body) async throws -> (HealthImportRecord.Format, HTTPBody) {
+    private static func upload(_ body: Operations.StartMyHealthImport.Input.Body) async throws -> (
+        HealthImportRecord.Format, HTTPBody
+    ) {
         switch body {
         case .applicationZip(let body): return (.appleHealthZip, body)
         case .xml(let body), .textXml(let body): return (.appleHealthXML, body)
@@ -40,7 +47,10 @@ extension APIHandler {
         case .binary(let body):
             var iterator = body.makeAsyncIterator()
             guard let first = try await iterator.next() else { throw AppError.field("body", .required) }
-            return (.sniffed(first), HTTPBody(Prepended(first: first, rest: iterator), length: body.length, iterationBehavior: .single))
+            return (
+                .sniffed(first),
+                HTTPBody(Prepended(first: first, rest: iterator), length: body.length, iterationBehavior: .single)
+            )
         }
     }
 }
@@ -87,11 +97,14 @@ extension Components.Schemas.HealthImport {
         let reading = record.status == .reading || record.status == .waiting
         self.init(
             id: try record.requireID().lowercasedText, format: .init(rawValue: record.format.rawValue) ?? .csv,
-            status: .init(rawValue: record.status.rawValue) ?? .failed, size: record.size, received: record.received, read: record.read,
-            progress: reading ? record.size.map { Double(record.read) / Double(max($0, 1)) } : nil, stored: record.stored,
+            status: .init(rawValue: record.status.rawValue) ?? .failed, size: record.size, received: record.received,
+            read: record.read,
+            progress: reading ? record.size.map { Double(record.read) / Double(max($0, 1)) } : nil,
+            stored: record.stored,
             duplicates: record.duplicates,
             skipped: .init(
-                notEnabled: record.skippedNotEnabled, outsideWindow: record.skippedOutsideWindow, invalid: record.skippedInvalid,
+                notEnabled: record.skippedNotEnabled, outsideWindow: record.skippedOutsideWindow,
+                invalid: record.skippedInvalid,
                 otherTypes: record.skippedOtherTypes),
             problem: record.problem, createdAt: record.createdAt, finishedAt: record.finishedAt)
     }

@@ -12,11 +12,18 @@ extension APIHandler {
         let result = try await context.samples.ingest(body.samples.map(Sample.Raw.init), for: patient.requireID())
         let localizer = context.services.localizer
         let language = context.request.language
-        return .ok(.init(body: .json(.init(
-            stored: result.stored, duplicates: result.duplicates,
-            rejected: result.rejected.map { rejected in
-                .init(index: rejected.index, errors: rejected.errors.compactMap { Components.Schemas.FieldProblem($0, localizer: localizer, language: language) })
-            }))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        stored: result.stored, duplicates: result.duplicates,
+                        rejected: result.rejected.map { rejected in
+                            .init(
+                                index: rejected.index,
+                                errors: rejected.errors.compactMap {
+                                    Components.Schemas.FieldProblem($0, localizer: localizer, language: language)
+                                })
+                        }))))
     }
 
     func listMySamples(_ input: Operations.ListMySamples.Input) async throws -> Operations.ListMySamples.Output {
@@ -27,24 +34,34 @@ extension APIHandler {
             guard let type = SampleType(rawValue: raw) else { throw AppError.field("type", .notAnOption) }
             return type
         }
-        let offset = try input.query.after.map { raw in
-            guard let offset = Int(raw), offset >= 0 else { throw AppError.field("after", .invalidFormat) }
-            return offset
-        } ?? 0
+        let offset =
+            try input.query.after.map { raw in
+                guard let offset = Int(raw), offset >= 0 else { throw AppError.field("after", .invalidFormat) }
+                return offset
+            } ?? 0
         let limit = Sample.batchLimit
         let rows = try await context.samples.list(
-            of: patient.requireID(), type: type, from: input.query.from, to: input.query.to, offset: offset, limit: limit + 1)
-        return .ok(.init(body: .json(.init(
-            samples: rows.prefix(limit).map { Components.Schemas.Sample($0.sample) },
-            next: rows.count > limit ? String(offset + limit) : nil))))
+            of: patient.requireID(), type: type, from: input.query.from, to: input.query.to, offset: offset,
+            limit: limit + 1)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        samples: rows.prefix(limit).map { Components.Schemas.Sample($0.sample) },
+                        next: rows.count > limit ? String(offset + limit) : nil))))
     }
 
-    func listMySampleTypes(_ input: Operations.ListMySampleTypes.Input) async throws -> Operations.ListMySampleTypes.Output {
+    func listMySampleTypes(_ input: Operations.ListMySampleTypes.Input) async throws
+        -> Operations.ListMySampleTypes.Output
+    {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
-        return .ok(.init(body: .json(try await context.samples.choices(of: patient.requireID()).map {
-            Components.Schemas.SampleTypeChoice($0, language: patient.language)
-        })))
+        return .ok(
+            .init(
+                body: .json(
+                    try await context.samples.choices(of: patient.requireID()).map {
+                        Components.Schemas.SampleTypeChoice($0, language: patient.language)
+                    })))
     }
 
     func setMySampleType(_ input: Operations.SetMySampleType.Input) async throws -> Operations.SetMySampleType.Output {
@@ -61,9 +78,12 @@ extension APIHandler {
         let patient = try await context.user(.patient)
         let (type, days) = try Self.dayQuery(type: input.query._type, days: input.query.days)
         let rows = try await context.samples.days(type, of: patient, days: days)
-        return .ok(.init(body: .json(rows.map {
-            .init(date: $0.date.description, value: $0.value?.value, count: $0.value?.count, mood: $0.mood)
-        })))
+        return .ok(
+            .init(
+                body: .json(
+                    rows.map {
+                        .init(date: $0.date.description, value: $0.value?.value, count: $0.value?.count, mood: $0.mood)
+                    })))
     }
 
     /// A type and a number of days from a query, checked.
@@ -84,7 +104,8 @@ extension Sample.Raw {
         let dates = APIDateTranscoder()
         self.init(
             type: input._type, value: input.value, unit: input.unit,
-            start: input.startsAt.flatMap { try? dates.decode($0) }, end: input.endsAt.flatMap { try? dates.decode($0) },
+            start: input.startsAt.flatMap { try? dates.decode($0) },
+            end: input.endsAt.flatMap { try? dates.decode($0) },
             sourceID: input.sourceId,
             source: .init(
                 app: input.source?.app, deviceName: input.source?.deviceName, deviceModel: input.source?.deviceModel,
@@ -98,7 +119,8 @@ extension Sample.Raw {
 extension Components.Schemas.Sample {
     init(_ sample: Sample) {
         self.init(
-            _type: sample.type.rawValue, value: sample.value, unit: sample.type.unit, startsAt: sample.start, endsAt: sample.end,
+            _type: sample.type.rawValue, value: sample.value, unit: sample.type.unit, startsAt: sample.start,
+            endsAt: sample.end,
             sourceId: sample.sourceID,
             source: .init(
                 app: sample.source.app, deviceName: sample.source.deviceName, deviceModel: sample.source.deviceModel,
@@ -128,14 +150,16 @@ extension Components.Schemas.FieldProblem {
 }
 
 extension APIHandler {
-    func getMySampleChart(_ input: Operations.GetMySampleChart.Input) async throws -> Operations.GetMySampleChart.Output {
+    func getMySampleChart(_ input: Operations.GetMySampleChart.Input) async throws -> Operations.GetMySampleChart.Output
+    {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
         let (type, days) = try Self.dayQuery(type: input.query._type, days: input.query.days)
         let width = try ChartWidth.checked(input.query.width, otherwise: SampleDayChart.desktopWidth)
         let language = context.request.language
         let chart = SampleDayChart(
-            type: type, rows: try await context.samples.days(type, of: patient, days: days), localizer: context.services.localizer,
+            type: type, rows: try await context.samples.days(type, of: patient, days: days),
+            localizer: context.services.localizer,
             language: language, display: DateDisplay(language: language, timeZone: patient.zone), width: width)
         return .ok(.init(body: .imageSvgXml(HTTPBody(chart.svg))))
     }

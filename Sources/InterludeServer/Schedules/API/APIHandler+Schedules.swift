@@ -11,8 +11,11 @@ extension APIHandler {
         let user = try await context.user(.therapist, .researcher, .admin)
         let grant = try await context.access.require(.viewPlans, in: try pathID(input.path.studyId), by: user)
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
-        let page = ListPage(of: try await context.schedules.plans(in: grant), request, moment: \.createdAt, id: { $0.id! }, descending: false)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Plan.init))))
+        let page = ListPage(
+            of: try await context.schedules.plans(in: grant), request, moment: \.createdAt, id: { $0.id! },
+            descending: false)
+        return .ok(
+            .init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Plan.init))))
     }
 
     func createPlan(_ input: Operations.CreatePlan.Input) async throws -> Operations.CreatePlan.Output {
@@ -32,7 +35,8 @@ extension APIHandler {
         let (plan, patientID) = try body.plan()
         let existing = try await context.schedules.plan(try pathID(input.path.planId))
         let grant = try await context.access.require(.editPlans, in: existing.$study.id, by: user)
-        let record = try await context.schedules.update(existing, with: plan, in: grant, patientID: patientID, arm: body.arm)
+        let record = try await context.schedules.update(
+            existing, with: plan, in: grant, patientID: patientID, arm: body.arm)
         return .ok(.init(body: .json(try .init(record))))
     }
 
@@ -71,7 +75,9 @@ extension APIHandler {
         }
         var zone = TimeZone.gmt
         var planned: [ScheduleService.Planned] = []
-        for chart in try await PatientChart.charts(of: patientID, for: user, database: context.database, services: context.services) {
+        for chart in try await PatientChart.charts(
+            of: patientID, for: user, database: context.database, services: context.services)
+        {
             let schedule = try await chart.schedule(from: from, days: days)
             zone = schedule.0
             planned += schedule.1
@@ -83,7 +89,8 @@ extension APIHandler {
                     planned.map { item in
                         .init(
                             planId: item.plan.id!.lowercasedText, instrumentKey: item.plan.instrumentKey,
-                            opensAt: item.occurrence.opensAt, closesAt: item.occurrence.closesAt, timeZone: zone.identifier,
+                            opensAt: item.occurrence.opensAt, closesAt: item.occurrence.closesAt,
+                            timeZone: zone.identifier,
                             localOpensAt: LocalDateTime(item.occurrence.opensAt, in: zone).description,
                             localClosesAt: LocalDateTime(item.occurrence.closesAt, in: zone).description)
                     })))
@@ -100,7 +107,10 @@ extension APIHandler {
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let appointments = try await context.chart(of: input.path.patientId).appointments(includePast: true)
         let page = ListPage(of: appointments, request, descending: false)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(page.items.map(Components.Schemas.Appointment.init))))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next), body: .json(page.items.map(Components.Schemas.Appointment.init)))
+        )
     }
 
     func createPatientAppointment(_ input: Operations.CreatePatientAppointment.Input) async throws
@@ -123,7 +133,10 @@ extension APIHandler {
         let appointments = try await context.appointments.appointments(
             of: patient.requireID(), includePast: input.query.includePast ?? false)
         let page = ListPage(of: appointments, request, descending: false)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(page.items.map(Components.Schemas.Appointment.init))))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next), body: .json(page.items.map(Components.Schemas.Appointment.init)))
+        )
     }
 
     func createMyAppointment(_ input: Operations.CreateMyAppointment.Input) async throws
@@ -198,7 +211,9 @@ extension APIHandler {
         return .noContent
     }
 
-    func getMyCalendarFeed(_ input: Operations.GetMyCalendarFeed.Input) async throws -> Operations.GetMyCalendarFeed.Output {
+    func getMyCalendarFeed(_ input: Operations.GetMyCalendarFeed.Input) async throws
+        -> Operations.GetMyCalendarFeed.Output
+    {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
         return .ok(.init(body: .json(.init(url: try await context.appointments.feedURL(for: patient)))))
@@ -224,9 +239,11 @@ extension APIHandler {
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let patient = try await context.user(.patient)
         let page = ListPage(
-            of: try await context.schedules.adjustablePlans(for: patient.requireID()), request, moment: \.plan.createdAt,
+            of: try await context.schedules.adjustablePlans(for: patient.requireID()), request,
+            moment: \.plan.createdAt,
             id: { $0.plan.id! }, descending: false)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try await context.adjustableBodies(page.items))))
+        return .ok(
+            .init(headers: .init(nextCursor: page.next), body: .json(try await context.adjustableBodies(page.items))))
     }
 
     func setMyPlanAdjustment(_ input: Operations.SetMyPlanAdjustment.Input) async throws

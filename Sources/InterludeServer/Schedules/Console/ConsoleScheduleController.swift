@@ -30,9 +30,11 @@ struct ConsoleScheduleController {
     }
 
     /// The study in the path, if the staff member holds `permission` in it.
-    private func grant(_ permission: StudyPermission, _ request: Request, _ user: UserRecord) async throws -> StudyGrant {
+    private func grant(_ permission: StudyPermission, _ request: Request, _ user: UserRecord) async throws -> StudyGrant
+    {
         guard let id = request.parameters.get("studyID", as: UUID.self) else { throw AppError.notFound }
-        return try await StudyAccess(database: request.db, services: request.services).require(permission, in: id, by: user)
+        return try await StudyAccess(database: request.db, services: request.services).require(
+            permission, in: id, by: user)
     }
 
     /// A therapist's plans live in their practice.
@@ -68,7 +70,8 @@ struct ConsoleScheduleController {
             if user.role == .therapist, let patientID {
                 return request.redirect(to: .patient(patientID), query: [("planAdded", "1")])
             }
-            return request.redirect(to: .plans(study: studyID), query: [("done", SchedulePages.PlanChange.created.rawValue)])
+            return request.redirect(
+                to: .plans(study: studyID), query: [("done", SchedulePages.PlanChange.created.rawValue)])
         } catch {
             guard var errors = FormErrors.from(error, request: request) else { throw error }
             // The form chooses arm and patient in one field.
@@ -82,7 +85,8 @@ struct ConsoleScheduleController {
         let studyID = grant.studyID
         guard let planID = request.parameters.get("planID", as: UUID.self) else { throw AppError.notFound }
         try await schedules(request).delete(try await schedules(request).plan(planID), in: grant)
-        return request.redirect(to: .plans(study: studyID), query: [("done", SchedulePages.PlanChange.removed.rawValue)])
+        return request.redirect(
+            to: .plans(study: studyID), query: [("done", SchedulePages.PlanChange.removed.rawValue)])
     }
 
     /// Deactivates a plan's questionnaire or activates it again.
@@ -120,9 +124,11 @@ struct ConsoleScheduleController {
     func patientSchedule(_ request: Request) async throws -> Response {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
         guard let patientID = request.parameters.get("patientID", as: UUID.self) else { throw AppError.notFound }
-        let charts = try await PatientChart.charts(of: patientID, for: user, database: request.db, services: request.services)
+        let charts = try await PatientChart.charts(
+            of: patientID, for: user, database: request.db, services: request.services)
         let content = try await SchedulePages(viewer: user, database: request.db, services: request.services)
-            .schedule(charts, from: request.query[String.self, at: "from"], days: request.query[String.self, at: "days"])
+            .schedule(
+                charts, from: request.query[String.self, at: "from"], days: request.query[String.self, at: "days"])
         return try await request.renderConsole(
             "console/schedule", titleKey: "console.schedule.title", content: content,
             status: content.errors.isEmpty ? .ok : .unprocessableEntity)

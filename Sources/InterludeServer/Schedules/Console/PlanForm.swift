@@ -117,7 +117,8 @@ struct PlanForm: Codable, Sendable, Equatable {
     func plan() throws(ValidationFailure) -> SchedulePlan {
         var validator = FieldValidator()
         let pattern = self.pattern(into: &validator)
-        let duration = Self.minutes(self.duration, unit: durationUnit, field: "duration", required: true, into: &validator)
+        let duration = Self.minutes(
+            self.duration, unit: durationUnit, field: "duration", required: true, into: &validator)
         var reminders: [Int] = []
         let counts = Self.integers(self.reminders, field: "reminders", into: &validator)
         if !counts.isEmpty, let unit = Self.unit(remindersUnit, field: "reminders", into: &validator) {
@@ -141,7 +142,8 @@ struct PlanForm: Codable, Sendable, Equatable {
             adjustment: bounds)
         let problems = plan.problems()
         guard problems.isEmpty else {
-            throw ValidationFailure(problems.map { FieldError(field: Self.formField(for: $0.field), code: $0.code, limit: $0.limit) })
+            throw ValidationFailure(
+                problems.map { FieldError(field: Self.formField(for: $0.field), code: $0.code, limit: $0.limit) })
         }
         return plan
     }
@@ -156,7 +158,8 @@ struct PlanForm: Codable, Sendable, Equatable {
         case "randomWindows":
             var days: [Weekday: [TimeWindow]] = [:]
             for weekday in Weekday.allCases {
-                let windows = Self.windows(self.windows(on: weekday), field: Self.windowsField(weekday), into: &validator)
+                let windows = Self.windows(
+                    self.windows(on: weekday), field: Self.windowsField(weekday), into: &validator)
                 if !windows.isEmpty { days[weekday] = windows }
             }
             if days.isEmpty { validator.add(Self.windowsField(.monday), .required) }
@@ -183,9 +186,11 @@ struct PlanForm: Codable, Sendable, Equatable {
             return .relative(
                 anchor: parsedAnchor, offsets: parsedOffsets, every: parsedEvery, count: parsedCount, time: parsedTime)
         case "appointment":
-            let before = Self.minutes(opensBefore, unit: opensBeforeUnit, field: "opensBefore", required: true, into: &validator)
+            let before = Self.minutes(
+                opensBefore, unit: opensBeforeUnit, field: "opensBefore", required: true, into: &validator)
             let after = Self.minutes(
-                closesAfterStart, unit: closesAfterStartUnit, field: "closesAfterStart", required: false, into: &validator)
+                closesAfterStart, unit: closesAfterStartUnit, field: "closesAfterStart", required: false,
+                into: &validator)
             guard let before else { return nil }
             return .appointment(opensBeforeMinutes: before, closesAfterStartMinutes: after ?? 0)
         case "once":
@@ -205,7 +210,8 @@ struct PlanForm: Codable, Sendable, Equatable {
         let latest = Self.time(adjustLatest, field: "adjustLatest", into: &validator)
         // A weekly or monthly plan has one opening; only its time is the participant's.
         let counted = kind != "weekly" && kind != "monthly"
-        let least = counted ? Self.integer(adjustMinCount, field: "adjustMinCount", required: true, into: &validator) : 1
+        let least =
+            counted ? Self.integer(adjustMinCount, field: "adjustMinCount", required: true, into: &validator) : 1
         let most = counted ? Self.integer(adjustMaxCount, field: "adjustMaxCount", required: true, into: &validator) : 1
         guard let earliest, let latest, let least, let most else { return nil }
         return AdjustmentBounds(
@@ -270,7 +276,9 @@ struct PlanForm: Codable, Sendable, Equatable {
         return minutes(count, in: unit, field: field, into: &validator)
     }
 
-    private static func minutes(_ count: Int, in unit: TimeUnit, field: String, into validator: inout FieldValidator) -> Int? {
+    private static func minutes(_ count: Int, in unit: TimeUnit, field: String, into validator: inout FieldValidator)
+        -> Int?
+    {
         let (minutes, overflow) = count.multipliedReportingOverflow(by: unit.minutes)
         guard !overflow else {
             validator.add(field, .outOfRange)

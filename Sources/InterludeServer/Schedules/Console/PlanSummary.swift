@@ -5,7 +5,9 @@ import Vapor
 
 /// A plan in one line, in the reader's language.
 struct PlanSummary {
-    static let kinds = ["fixedTimes", "randomWindows", "weekly", "monthly", "relative", "appointment", "once", "onDemand"]
+    static let kinds = [
+        "fixedTimes", "randomWindows", "weekly", "monthly", "relative", "appointment", "once", "onDemand",
+    ]
 
     let localizer: Localizer
     let language: Language
@@ -29,25 +31,33 @@ struct PlanSummary {
         windows.map { window in
             text(
                 "planSummary.window",
-                ["from": window.start.description, "until": window.end.description,
-                    "count": localizer.text("planSummary.prompts", count: window.count, language)])
+                [
+                    "from": window.start.description, "until": window.end.description,
+                    "count": localizer.text("planSummary.prompts", count: window.count, language),
+                ])
         }.joined(separator: ", ")
     }
 
     func describe(_ plan: SchedulePlan) -> String {
         var parts = [pattern(plan.pattern), text("planSummary.open", ["duration": duration(plan.durationMinutes)])]
         if !plan.reminderMinutes.isEmpty {
-            parts.append(text("planSummary.reminders", ["durations": plan.reminderMinutes.map(duration).joined(separator: ", ")]))
+            parts.append(
+                text("planSummary.reminders", ["durations": plan.reminderMinutes.map(duration).joined(separator: ", ")])
+            )
         }
-        if plan.startAfterDays > 0 { parts.append(text("planSummary.startAfter", ["days": String(plan.startAfterDays)])) }
+        if plan.startAfterDays > 0 {
+            parts.append(text("planSummary.startAfter", ["days": String(plan.startAfterDays)]))
+        }
         if let first = plan.firstDate { parts.append(text("planSummary.from", ["date": first.description])) }
         if let last = plan.lastDate { parts.append(text("planSummary.until", ["date": last.description])) }
         if let bounds = plan.adjustment {
             parts.append(
                 text(
                     "planSummary.adjustable",
-                    ["earliest": bounds.earliest.description, "latest": bounds.latest.description,
-                        "min": String(bounds.minCount), "max": String(bounds.maxCount)]))
+                    [
+                        "earliest": bounds.earliest.description, "latest": bounds.latest.description,
+                        "min": String(bounds.minCount), "max": String(bounds.maxCount),
+                    ]))
         }
         return parts.joined(separator: " · ")
     }
@@ -55,14 +65,18 @@ struct PlanSummary {
     private func pattern(_ pattern: SchedulePattern) -> String {
         switch pattern {
         case .fixedTimes(let times, let weekdays):
-            let days = Set(weekdays) == Set(Weekday.allCases) ? text("planSummary.everyDay") : weekdays.map(day).joined(separator: ", ")
-            return text("planSummary.fixedTimes", ["times": times.map(\.description).joined(separator: ", "), "days": days])
+            let days =
+                Set(weekdays) == Set(Weekday.allCases)
+                ? text("planSummary.everyDay") : weekdays.map(day).joined(separator: ", ")
+            return text(
+                "planSummary.fixedTimes", ["times": times.map(\.description).joined(separator: ", "), "days": days])
         case .randomWindows(let days):
             let grouped = Dictionary(grouping: Weekday.allCases.filter { days[$0]?.isEmpty == false }) {
                 windows(days[$0]!)
             }
             let described = grouped.sorted { $0.value[0] < $1.value[0] }.map { windows, weekdays in
-                let names = weekdays.count == 7 ? text("planSummary.everyDay") : weekdays.map(day).joined(separator: ", ")
+                let names =
+                    weekdays.count == 7 ? text("planSummary.everyDay") : weekdays.map(day).joined(separator: ", ")
                 return "\(names): \(windows)"
             }
             return text("planSummary.randomWindows", ["windows": described.joined(separator: "; ")])
@@ -77,14 +91,19 @@ struct PlanSummary {
             if let every, let count {
                 return text(
                     "planSummary.relativeRepeat",
-                    ["every": localizer.text("unit.day", count: every, language), "count": String(count), "anchor": anchorName,
+                    [
+                        "every": localizer.text("unit.day", count: every, language), "count": String(count),
+                        "anchor": anchorName,
                         "time": time.description,
-                        "first": String(offsets.first ?? 0)])
+                        "first": String(offsets.first ?? 0),
+                    ])
             }
             return text(
                 "planSummary.relative",
                 [
-                    "days": localizer.text("planSummary.dayNumbers", count: offsets.count, language, ["days": offsets.map(String.init).joined(separator: ", ")]),
+                    "days": localizer.text(
+                        "planSummary.dayNumbers", count: offsets.count, language,
+                        ["days": offsets.map(String.init).joined(separator: ", ")]),
                     "anchor": anchorName, "time": time.description,
                 ])
         case .appointment(let before, let after):

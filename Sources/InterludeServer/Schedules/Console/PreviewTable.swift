@@ -25,7 +25,10 @@ struct PreviewTable: Encodable, Sendable {
     var days: [Day]
     var count: Int
 
-    init(from: LocalDate, days: Int, zone: TimeZone, language: Language, localizer: Localizer, items: [(String, Occurrence)]) {
+    init(
+        from: LocalDate, days: Int, zone: TimeZone, language: Language, localizer: Localizer,
+        items: [(String, Occurrence)]
+    ) {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: language == .de ? "de_AT" : "en_GB")
         formatter.timeZone = .gmt
@@ -45,7 +48,9 @@ struct PreviewTable: Encodable, Sendable {
             }
             result.append(
                 Day(
-                    date: date.description, label: formatter.string(from: LocalDateTime(date: date, time: LocalTime(hour: 12, minute: 0)!).instant(in: .gmt)),
+                    date: date.description,
+                    label: formatter.string(
+                        from: LocalDateTime(date: date, time: LocalTime(hour: 12, minute: 0)!).instant(in: .gmt)),
                     offset: Self.offset(offset), offsetChanged: previousOffset != nil && previousOffset != offset,
                     items: entries, hasItems: !entries.isEmpty))
             previousOffset = offset

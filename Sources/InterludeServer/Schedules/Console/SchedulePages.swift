@@ -90,7 +90,8 @@ struct SchedulePages: Sendable {
     private var localizer: Localizer { services.localizer }
 
     func plans(
-        _ grant: StudyGrant, form: PlanForm, submission: ConsoleScheduleController.PlanSubmission, preview draft: SchedulePlan?,
+        _ grant: StudyGrant, form: PlanForm, submission: ConsoleScheduleController.PlanSubmission,
+        preview draft: SchedulePlan?,
         errors: FormErrors, done: PlanChange?
     ) async throws -> PlansContent {
         let studyID = grant.studyID
@@ -104,7 +105,8 @@ struct SchedulePages: Sendable {
 
         let participants = try await StudyService(database: database, services: services).participants(of: grant)
             .filter { $0.enrollment.status == EnrollmentStatus.active }.sorted { $0.label < $1.label }
-        let pseudonyms = Dictionary(participants.map { ($0.enrollment.$patient.id, $0.label) }, uniquingKeysWith: { first, _ in first })
+        let pseudonyms = Dictionary(
+            participants.map { ($0.enrollment.$patient.id, $0.label) }, uniquingKeysWith: { first, _ in first })
         let summaries = PlanSummary(localizer: localizer, language: language)
         let display = viewer.dateDisplay
         let rows = try await schedules.plans(in: grant).map { record in
@@ -124,7 +126,11 @@ struct SchedulePages: Sendable {
         }
 
         let chosenTarget = submission.target ?? "all"
-        var targets = [SelectOption(value: "all", label: localizer.text("console.plans.targetAll", language), selected: chosenTarget == "all")]
+        var targets = [
+            SelectOption(
+                value: "all", label: localizer.text("console.plans.targetAll", language),
+                selected: chosenTarget == "all")
+        ]
         targets += StudyArms.names(of: study).map {
             SelectOption(
                 value: "arm:\($0)", label: localizer.text("console.plans.targetArm", language, ["arm": $0]),
@@ -155,7 +161,8 @@ struct SchedulePages: Sendable {
                 } catch AppError.notFound, AppError.forbidden {
                     throw AppError.field("previewPatient", .unknown)
                 }
-                (previewZone, occurrences) = try await chart.preview(draft, zone: zone, from: previewFrom, days: previewDays)
+                (previewZone, occurrences) = try await chart.preview(
+                    draft, zone: zone, from: previewFrom, days: previewDays)
             } else {
                 (previewZone, occurrences) = try await schedules.previewDraft(
                     draft, studyID: studyID, patientID: nil, zone: zone, from: previewFrom, days: previewDays)
@@ -183,7 +190,8 @@ struct SchedulePages: Sendable {
                 let field = PlanForm.windowsField(weekday)
                 return WeekdayRow(
                     value: weekday.rawValue, label: label, checked: form.weekdays.contains(weekday.rawValue),
-                    windowsField: field, windows: Self.windowRows(form.windows(on: weekday)), windowsError: errors.fields[field])
+                    windowsField: field, windows: Self.windowRows(form.windows(on: weekday)),
+                    windowsError: errors.fields[field])
             },
             weekdayOptions: weekdayNames.map {
                 SelectOption(value: $0.0.rawValue, label: $0.1, selected: form.weekday == $0.0.rawValue)
@@ -198,7 +206,8 @@ struct SchedulePages: Sendable {
             },
             units: UnitChoices(
                 duration: unitOptions(form.durationUnit), reminders: unitOptions(form.remindersUnit),
-                opensBefore: unitOptions(form.opensBeforeUnit), closesAfterStart: unitOptions(form.closesAfterStartUnit)),
+                opensBefore: unitOptions(form.opensBeforeUnit), closesAfterStart: unitOptions(form.closesAfterStartUnit)
+            ),
             anchors: SchedulePattern.Anchor.allCases.map {
                 SelectOption(
                     value: $0.rawValue, label: localizer.text("planAnchor.\($0.rawValue)", language),
@@ -211,13 +220,18 @@ struct SchedulePages: Sendable {
     /// The rows filled in, then empty ones: at least `windowRows`, and one more than those filled in.
     static func windowRows(_ rows: [PlanForm.WindowRow]) -> [WindowRowView] {
         let filled = rows.filter { !($0.from + $0.until + $0.count).trimmingCharacters(in: .whitespaces).isEmpty }
-        let all = filled + Array(repeating: PlanForm.WindowRow(), count: max(windowRows, filled.count + 1) - filled.count)
-        return all.enumerated().map { WindowRowView(index: $0.offset, from: $0.element.from, until: $0.element.until, count: $0.element.count) }
+        let all =
+            filled + Array(repeating: PlanForm.WindowRow(), count: max(windowRows, filled.count + 1) - filled.count)
+        return all.enumerated().map {
+            WindowRowView(index: $0.offset, from: $0.element.from, until: $0.element.until, count: $0.element.count)
+        }
     }
 
     private func unitOptions(_ chosen: String) -> [SelectOption] {
         TimeUnit.allCases.map {
-            SelectOption(value: $0.rawValue, label: localizer.text("timeUnit.\($0.rawValue)", language), selected: chosen == $0.rawValue)
+            SelectOption(
+                value: $0.rawValue, label: localizer.text("timeUnit.\($0.rawValue)", language),
+                selected: chosen == $0.rawValue)
         }
     }
 
@@ -233,7 +247,10 @@ struct SchedulePages: Sendable {
         var from = LocalDate(fromText)
         let days = Int(daysText).flatMap { ScheduleSpan.days($0) }
         if !fromText.isEmpty, from == nil { errors.fields["from"] = localizer.text("field.invalidFormat", language) }
-        if days == nil { errors.fields["days"] = localizer.text("field.outOfRange", language, ["limit": String(ScheduleSpan.maximumDays)]) }
+        if days == nil {
+            errors.fields["days"] = localizer.text(
+                "field.outOfRange", language, ["limit": String(ScheduleSpan.maximumDays)])
+        }
         let patient = charts[0].patient
         let profile = charts[0].profile
         if from == nil { from = LocalDate(now, in: patient.zone) }
@@ -255,7 +272,8 @@ struct SchedulePages: Sendable {
             patientID: patientID.uuidString, pseudonym: profile.pseudonym, backLink: back,
             from: from!.description, days: daysText,
             preview: PreviewTable(
-                from: from!, days: days ?? ScheduleSpan.defaultDays, zone: zone, language: language, localizer: localizer,
+                from: from!, days: days ?? ScheduleSpan.defaultDays, zone: zone, language: language,
+                localizer: localizer,
                 items: planned.map { (titles[$0.plan.instrumentKey] ?? $0.plan.instrumentKey, $0.occurrence) }),
             errors: errors)
     }

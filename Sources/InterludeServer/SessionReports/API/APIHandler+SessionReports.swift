@@ -2,7 +2,8 @@ import Foundation
 import InterludeCore
 
 extension APIHandler {
-    func getPatientReport(_ input: Operations.GetPatientReport.Input) async throws -> Operations.GetPatientReport.Output {
+    func getPatientReport(_ input: Operations.GetPatientReport.Input) async throws -> Operations.GetPatientReport.Output
+    {
         let context = try APIContext.current()
         let chart = try await context.chart(of: input.path.patientId)
         let period = try DayPeriod.read(
@@ -22,7 +23,8 @@ extension APIHandler {
         return .created(.init(body: .json(.init(try await chart.pinNote(note)))))
     }
 
-    func unpinPatientNote(_ input: Operations.UnpinPatientNote.Input) async throws -> Operations.UnpinPatientNote.Output {
+    func unpinPatientNote(_ input: Operations.UnpinPatientNote.Input) async throws -> Operations.UnpinPatientNote.Output
+    {
         let context = try APIContext.current()
         let chart = try await context.chart(of: input.path.patientId)
         try await chart.unpinNote(try pathID(input.path.noteId))
@@ -40,7 +42,9 @@ extension APIHandler {
         let notes = try await PinnedNoteService(database: context.database, services: context.services)
             .notes(of: patient.requireID(), from: from, to: to)
         let page = ListPage(of: notes, request, key: { $0.day.description }, id: \.id, descending: false)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(page.items.map(Components.Schemas.PinnedNote.init))))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next), body: .json(page.items.map(Components.Schemas.PinnedNote.init))))
     }
 }
 
@@ -58,12 +62,15 @@ extension Components.Schemas.InstrumentResults {
                     id: series.id, title: series.title, low: series.range?.lowerBound, high: series.range?.upperBound,
                     yesNo: series.yesNo,
                     points: series.points.map {
-                        .init(at: $0.at, value: $0.value, band: $0.band.map { .init(level: $0.level, label: $0.label.text(language)) })
+                        .init(
+                            at: $0.at, value: $0.value,
+                            band: $0.band.map { .init(level: $0.level, label: $0.label.text(language)) })
                     })
             }
         }
         self.init(
-            instrumentKey: instrument.key, title: instrument.title, answered: instrument.answered, missed: instrument.missed,
+            instrumentKey: instrument.key, title: instrument.title, answered: instrument.answered,
+            missed: instrument.missed,
             momentary: instrument.momentary, scores: series(instrument.scores), items: series(instrument.items))
     }
 }
@@ -81,24 +88,32 @@ extension Components.Schemas.SessionReport {
                     instrumentKey: momentary.instrumentKey, title: momentary.title, answered: momentary.answered,
                     missed: momentary.missed,
                     items: momentary.items.map {
-                        .init(id: $0.id, title: $0.title, count: $0.spread.count, mean: $0.spread.mean, min: $0.spread.min, max: $0.spread.max)
+                        .init(
+                            id: $0.id, title: $0.title, count: $0.spread.count, mean: $0.spread.mean,
+                            min: $0.spread.min, max: $0.spread.max)
                     })
             },
             notable: report.notable.map { notable in
-                let (kind, title, value): (Components.Schemas.SessionReport.NotablePayloadPayload.KindPayload, String, String) =
-                    switch notable.reason {
-                    case .crisisItem(let question, let answer): (.crisisItem, question, answer)
-                    case .rule(let name, let reason): (.rule, name, reason)
-                    }
+                let (kind, title, value):
+                    (Components.Schemas.SessionReport.NotablePayloadPayload.KindPayload, String, String) =
+                        switch notable.reason {
+                        case .crisisItem(let question, let answer): (.crisisItem, question, answer)
+                        case .rule(let name, let reason): (.rule, name, reason)
+                        }
                 return .init(
-                    responseId: notable.responseID.lowercasedText, at: notable.at, instrumentTitle: notable.instrumentTitle,
+                    responseId: notable.responseID.lowercasedText, at: notable.at,
+                    instrumentTitle: notable.instrumentTitle,
                     kind: kind, title: title, value: value)
             },
-            alerts: try report.alerts.map { try .init(AlertInbox.Shown(opened: $0, detailed: true, ownPatient: true), for: chart.viewer) },
+            alerts: try report.alerts.map {
+                try .init(AlertInbox.Shown(opened: $0, detailed: true, ownPatient: true), for: chart.viewer)
+            },
             compliance: .init(
                 answered: report.compliance.completed, missed: report.compliance.expired, open: report.compliance.open,
                 percent: report.compliance.percent),
-            events: report.events.map { .init(at: $0.at, kind: .init(rawValue: $0.kind.rawValue) ?? .healthEvent, title: $0.title) },
+            events: report.events.map {
+                .init(at: $0.at, kind: .init(rawValue: $0.kind.rawValue) ?? .healthEvent, title: $0.title)
+            },
             notes: report.notes.map(Components.Schemas.PinnedNote.init))
     }
 }

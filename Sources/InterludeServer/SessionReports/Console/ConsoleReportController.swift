@@ -33,10 +33,13 @@ struct ConsoleReportController {
         let form = try request.content.decode(NoteForm.self)
         do {
             _ = try await chart.pinNote(try PinnedNote.checked(day: form.day, text: form.text))
-            return request.redirect(to: Self.address(of: chart, query: Query(from: form.from, to: form.to), done: .pinned))
+            return request.redirect(
+                to: Self.address(of: chart, query: Query(from: form.from, to: form.to), done: .pinned))
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await render(request, query: Query(from: form.from, to: form.to), draft: form, noteErrors: errors, status: errors.status)
+            return try await render(
+                request, query: Query(from: form.from, to: form.to), draft: form, noteErrors: errors,
+                status: errors.status)
         }
     }
 
@@ -45,7 +48,8 @@ struct ConsoleReportController {
         guard let noteID = request.parameters.get("noteID", as: UUID.self) else { throw AppError.notFound }
         try await chart.unpinNote(noteID)
         let form = try request.content.decode(NoteForm.self)
-        return request.redirect(to: Self.address(of: chart, query: Query(from: form.from, to: form.to), done: .unpinned))
+        return request.redirect(
+            to: Self.address(of: chart, query: Query(from: form.from, to: form.to), done: .unpinned))
     }
 
     /// The report of the period in `query`, telling what was just done.
@@ -77,12 +81,14 @@ struct ConsoleReportController {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             periodErrors = errors
             period = try DayPeriod.read(
-                from: nil, to: nil, in: chart.patient.zone, now: request.services.clock.now, defaultDays: SessionReportService.defaultDays)
+                from: nil, to: nil, in: chart.patient.zone, now: request.services.clock.now,
+                defaultDays: SessionReportService.defaultDays)
         }
         let report = try await SessionReportService(database: request.db, services: request.services)
             .report(chart, period: period, language: therapist.language)
         let content = try await ReportPages(viewer: therapist, database: request.db, services: request.services).page(
-            report, outcome: outcome, draft: .init(day: draft.day ?? "", text: draft.text ?? ""), noteErrors: noteErrors,
+            report, outcome: outcome, draft: .init(day: draft.day ?? "", text: draft.text ?? ""),
+            noteErrors: noteErrors,
             periodErrors: periodErrors)
         return try await request.renderConsole(
             "console/report", titleKey: "console.report.title", content: content,

@@ -97,7 +97,8 @@ struct ReportPages: Sendable {
     }
 
     func page(
-        _ report: SessionReportService.Report, outcome: Outcome?, draft: Draft, noteErrors: FormErrors, periodErrors: FormErrors
+        _ report: SessionReportService.Report, outcome: Outcome?, draft: Draft, noteErrors: FormErrors,
+        periodErrors: FormErrors
     ) async throws -> Content {
         let chart = report.chart
         let zone = chart.patient.zone
@@ -111,8 +112,12 @@ struct ReportPages: Sendable {
                 ScoreChart.Marker(date: LocalDateTime(date: $0.day, time: noon).instant(in: zone), label: $0.text)
             })
         let definitions = try await InstrumentCatalog(database: database, services: services).definitions(
-            Set(report.responses.map { InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion) }))
-        let results = PatientResults(language: language, display: display, localizer: services.localizer, timeline: timeline)
+            Set(
+                report.responses.map {
+                    InstrumentVersionKey(key: $0.record.instrumentKey, version: $0.record.instrumentVersion)
+                }))
+        let results = PatientResults(
+            language: language, display: display, localizer: services.localizer, timeline: timeline)
         let charts = results.sections(report.responses, definitions: definitions).flatMap { section in
             section.charts.map { PatientResults.Chart(title: "\(section.title): \($0.title)", svg: $0.svg) }
         }
@@ -123,12 +128,16 @@ struct ReportPages: Sendable {
             action: ConsoleURL.report(patient: patientID).path, notesAction: ConsoleURL.notes(patient: patientID).path,
             patientLink: ConsoleURL.patient(patientID).path, pseudonym: chart.profile.pseudonym, name: chart.shownName,
             from: report.period.from.description, to: report.period.to.description,
-            period: text("console.report.period", ["from": display.date(report.period.instants.lowerBound), "to": display.date(lastDay)]),
+            period: text(
+                "console.report.period",
+                ["from": display.date(report.period.instants.lowerBound), "to": display.date(lastDay)]),
             charts: charts,
             momentary: report.momentary.map { momentary in
                 MomentaryView(
                     title: momentary.title,
-                    summary: text("console.report.momentarySummary", ["answered": "\(momentary.answered)", "missed": "\(momentary.missed)"]),
+                    summary: text(
+                        "console.report.momentarySummary",
+                        ["answered": "\(momentary.answered)", "missed": "\(momentary.missed)"]),
                     items: momentary.items.map {
                         SpreadRow(
                             title: $0.title, count: $0.spread.count, mean: $0.spread.mean.plainText(),
@@ -147,21 +156,27 @@ struct ReportPages: Sendable {
             },
             alerts: report.alerts.map { alert in
                 AlertRow(
-                    when: display.dateTime(alert.record.createdAt), priority: text("alert.priority.\(alert.record.priority.rawValue)"),
+                    when: display.dateTime(alert.record.createdAt),
+                    priority: text("alert.priority.\(alert.record.priority.rawValue)"),
                     high: alert.record.priority == .high,
-                    reason: alert.record.id.flatMap { told[$0] }.map { ([$0.message] + $0.facts).joined(separator: " ") } ?? alert.reason,
+                    reason: alert.record.id.flatMap { told[$0] }.map {
+                        ([$0.message] + $0.facts).joined(separator: " ")
+                    } ?? alert.reason,
                     acknowledged: alert.record.acknowledgedAt.map { display.dateTime($0) })
             },
             compliance: ComplianceView(
                 answered: report.compliance.completed, missed: report.compliance.expired, open: report.compliance.open,
                 percent: report.compliance.percent.map { "\($0) %" } ?? "–"),
             events: report.events.map {
-                EventRow(when: display.dateTime($0.at), kind: text("console.report.event.\($0.kind.rawValue)"), title: $0.title)
+                EventRow(
+                    when: display.dateTime($0.at), kind: text("console.report.event.\($0.kind.rawValue)"),
+                    title: $0.title)
             },
             notes: notes.map { note in
                 NoteRow(
                     day: display.date(LocalDateTime(date: note.day, time: noon).instant(in: zone)), text: note.text,
-                    author: note.authorName, deleteAction: ConsoleURL.deleteNote(patient: patientID, note: note.id).path)
+                    author: note.authorName, deleteAction: ConsoleURL.deleteNote(patient: patientID, note: note.id).path
+                )
             },
             outcome: outcome, draft: draft, noteErrors: noteErrors, periodErrors: periodErrors)
     }

@@ -14,14 +14,22 @@ extension APIHandler {
                 of: try await context.studies.studies(forPatient: user.requireID()), request,
                 key: { SortKey.words($0.study.title) }, id: { $0.study.id! }, descending: false)
             let consents = try await context.consents.currentVersions(of: entries.items.compactMap(\.study.id))
-            return .ok(.init(headers: .init(nextCursor: entries.next), body: .json(try entries.items.map {
-                try .init($0.study, enrollment: $0.enrollment, consent: consents[$0.study.id!])
-            })))
+            return .ok(
+                .init(
+                    headers: .init(nextCursor: entries.next),
+                    body: .json(
+                        try entries.items.map {
+                            try .init($0.study, enrollment: $0.enrollment, consent: consents[$0.study.id!])
+                        })))
         }
         let studies = ListPage(
-            of: try await context.access.studies(where: .viewStudy, for: user, kind: .research), request, moment: \.createdAt,
+            of: try await context.access.studies(where: .viewStudy, for: user, kind: .research), request,
+            moment: \.createdAt,
             id: { $0.id! })
-        return .ok(.init(headers: .init(nextCursor: studies.next), body: .json(try studies.items.map { try .init($0, enrollment: nil) })))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: studies.next),
+                body: .json(try studies.items.map { try .init($0, enrollment: nil) })))
     }
 
     func createStudy(_ input: Operations.CreateStudy.Input) async throws -> Operations.CreateStudy.Output {
@@ -39,7 +47,8 @@ extension APIHandler {
         if user.role == .patient {
             let entry = try await context.studies.study(studyID, forPatient: user.requireID())
             let consents = try await context.consents.currentVersions(of: [studyID])
-            return .ok(.init(body: .json(try .init(entry.study, enrollment: entry.enrollment, consent: consents[studyID]))))
+            return .ok(
+                .init(body: .json(try .init(entry.study, enrollment: entry.enrollment, consent: consents[studyID]))))
         }
         let grant = try await context.access.require(.viewStudy, in: studyID, by: user)
         return .ok(.init(body: .json(try .init(grant.study, enrollment: nil))))
@@ -73,7 +82,8 @@ extension APIHandler {
     func leaveStudy(_ input: Operations.LeaveStudy.Input) async throws -> Operations.LeaveStudy.Output {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
-        try await context.studies.leave(patient: patient, studyID: try pathID(input.path.studyId), erase: input.query.erase ?? false)
+        try await context.studies.leave(
+            patient: patient, studyID: try pathID(input.path.studyId), erase: input.query.erase ?? false)
         return .noContent
     }
 
@@ -84,7 +94,10 @@ extension APIHandler {
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let participants = try await context.studies.participants(of: grant)
         let page = ListPage(of: participants, request, moment: \.enrollment.createdAt, id: { $0.enrollment.id! })
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Participant.init))))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next),
+                body: .json(try page.items.map(Components.Schemas.Participant.init))))
     }
 
     func decideEnrollment(_ input: Operations.DecideEnrollment.Input) async throws
@@ -106,7 +119,8 @@ extension Components.Schemas.StudyInput {
             title: LanguageTexts.merged(title, titles), description: LanguageTexts.merged(description, descriptions),
             consentText: LanguageTexts.merged(consentText, consentTexts), consentVersion: consentVersion,
             joinMode: joinMode.rawValue, joinPassword: joinPassword, status: status?.rawValue,
-            hasPassword: hasPassword, arms: arms ?? [], allocation: allocation?.rawValue, asksDemographics: asksDemographics ?? false,
+            hasPassword: hasPassword, arms: arms ?? [], allocation: allocation?.rawValue,
+            asksDemographics: asksDemographics ?? false,
             retentionDays: retentionDays ?? StudyDraft.defaultRetentionDays, comparison: comparison?.rawValue)
     }
 }

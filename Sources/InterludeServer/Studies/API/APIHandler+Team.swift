@@ -10,9 +10,13 @@ extension APIHandler {
         let grant = try await context.access.require(.viewTeam, in: try pathID(input.path.studyId), by: user)
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let page = ListPage(
-            of: try await context.team.members(of: grant), request, key: { "\($0.role.rank)" + SortKey.words($0.user.email) },
+            of: try await context.team.members(of: grant), request,
+            key: { "\($0.role.rank)" + SortKey.words($0.user.email) },
             id: { $0.user.id! }, descending: false)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.StudyStaffMember.init))))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next),
+                body: .json(try page.items.map(Components.Schemas.StudyStaffMember.init))))
     }
 
     func addStudyStaff(_ input: Operations.AddStudyStaff.Input) async throws -> Operations.AddStudyStaff.Output {
@@ -25,7 +29,8 @@ extension APIHandler {
         return .created(.init(body: .json(try .init(member))))
     }
 
-    func changeStudyStaff(_ input: Operations.ChangeStudyStaff.Input) async throws -> Operations.ChangeStudyStaff.Output {
+    func changeStudyStaff(_ input: Operations.ChangeStudyStaff.Input) async throws -> Operations.ChangeStudyStaff.Output
+    {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let user = try await context.user(.therapist, .researcher, .admin)
@@ -34,7 +39,8 @@ extension APIHandler {
         return .ok(.init(body: .json(try .init(member))))
     }
 
-    func removeStudyStaff(_ input: Operations.RemoveStudyStaff.Input) async throws -> Operations.RemoveStudyStaff.Output {
+    func removeStudyStaff(_ input: Operations.RemoveStudyStaff.Input) async throws -> Operations.RemoveStudyStaff.Output
+    {
         let context = try APIContext.current()
         let user = try await context.user(.therapist, .researcher, .admin)
         let grant = try await context.access.require(.manageTeam, in: try pathID(input.path.studyId), by: user)

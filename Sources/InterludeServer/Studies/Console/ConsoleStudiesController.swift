@@ -47,7 +47,8 @@ struct ConsoleStudiesController {
     }
 
     /// A research study the staff member may do `permission` in; a practice is not shown here.
-    private func grant(_ permission: StudyPermission, _ request: Request, _ user: UserRecord) async throws -> StudyGrant {
+    private func grant(_ permission: StudyPermission, _ request: Request, _ user: UserRecord) async throws -> StudyGrant
+    {
         try await access(request).require(permission, in: try studyID(request), by: user)
     }
 
@@ -136,12 +137,14 @@ struct ConsoleStudiesController {
         form.consentTextDe = nil
         form.consentVersion = existing.consentVersion
         do {
-            _ = try await service(request).update(grant, draft: try form.draft(hasPassword: existing.joinPasswordHash != nil))
+            _ = try await service(request).update(
+                grant, draft: try form.draft(hasPassword: existing.joinPasswordHash != nil))
             return request.redirect(to: .study(studyID), query: [("saved", "1")])
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderForm(
-                request, action: .editStudy(studyID), form: form.withoutPassword, hasPassword: existing.joinPasswordHash != nil, errors: errors,
+                request, action: .editStudy(studyID), form: form.withoutPassword,
+                hasPassword: existing.joinPasswordHash != nil, errors: errors,
                 status: errors.status)
         }
     }
@@ -167,7 +170,8 @@ extension ConsoleStudiesController.StudyForm {
             arms: (arms ?? "").split(separator: ",").map(String.init), allocation: allocation,
             asksDemographics: asksDemographics == "on",
             // Text that is no whole number lies outside every range.
-            retentionDays: retentionDays.map { Int($0.trimmingCharacters(in: .whitespaces)) ?? -1 } ?? StudyDraft.defaultRetentionDays,
+            retentionDays: retentionDays.map { Int($0.trimmingCharacters(in: .whitespaces)) ?? -1 }
+                ?? StudyDraft.defaultRetentionDays,
             comparison: comparison)
     }
 

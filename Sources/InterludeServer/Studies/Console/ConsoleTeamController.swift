@@ -19,15 +19,19 @@ struct ConsoleTeamController {
     private func grant(_ permission: StudyPermission, _ request: Request) async throws -> StudyGrant {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
         guard let studyID = request.parameters.get("studyID", as: UUID.self) else { throw AppError.notFound }
-        return try await StudyAccess(database: request.db, services: request.services).require(permission, in: studyID, by: user)
+        return try await StudyAccess(database: request.db, services: request.services).require(
+            permission, in: studyID, by: user)
     }
 
     private func team(_ request: Request) -> StudyTeamService {
         StudyTeamService(database: request.db, services: request.services)
     }
 
-    private func render(_ request: Request, _ content: TeamPages.TeamContent, status: HTTPResponseStatus = .ok) async throws -> Response {
-        try await request.renderConsole("console/team", titleKey: "console.team.title", content: content, status: status)
+    private func render(_ request: Request, _ content: TeamPages.TeamContent, status: HTTPResponseStatus = .ok)
+        async throws -> Response
+    {
+        try await request.renderConsole(
+            "console/team", titleKey: "console.team.title", content: content, status: status)
     }
 
     private func pages(_ request: Request, _ grant: StudyGrant) -> TeamPages {
@@ -48,7 +52,8 @@ struct ConsoleTeamController {
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             let role = StudyRole(rawValue: form.role) ?? .researcher
-            let content = try await pages(request, grant).team(grant, email: form.email ?? "", role: role, errors: errors)
+            let content = try await pages(request, grant).team(
+                grant, email: form.email ?? "", role: role, errors: errors)
             return try await render(request, content, status: errors.status)
         }
     }
@@ -61,7 +66,8 @@ struct ConsoleTeamController {
             return request.redirect(to: .team(study: grant.studyID))
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await render(request, try await pages(request, grant).team(grant, errors: errors), status: errors.status)
+            return try await render(
+                request, try await pages(request, grant).team(grant, errors: errors), status: errors.status)
         }
     }
 
@@ -69,10 +75,12 @@ struct ConsoleTeamController {
         let grant = try await grant(.manageTeam, request)
         do {
             try await team(request).remove(try userID(request), in: grant)
-            return request.redirect(to: grant.viewer.id == (try userID(request)) ? .studies : .team(study: grant.studyID))
+            return request.redirect(
+                to: grant.viewer.id == (try userID(request)) ? .studies : .team(study: grant.studyID))
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
-            return try await render(request, try await pages(request, grant).team(grant, errors: errors), status: errors.status)
+            return try await render(
+                request, try await pages(request, grant).team(grant, errors: errors), status: errors.status)
         }
     }
 

@@ -93,12 +93,14 @@ struct StudyPages: Sendable {
         let rows = try studies.map { study in
             StudyRow(
                 id: try study.requireID().uuidString, title: study.titles.text(language),
-                joinMode: localizer.text("joinMode.\(study.joinMode.rawValue)", language), status: study.status.rawValue,
+                joinMode: localizer.text("joinMode.\(study.joinMode.rawValue)", language),
+                status: study.status.rawValue,
                 statusLabel: localizer.text("studyStatus.\(study.status.rawValue)", language))
         }
         return StudiesContent(
             studies: rows, hasStudies: !rows.isEmpty, canCreate: viewer.role != .therapist,
-            pendingRequests: try await StudyService(database: database, services: services).pendingRequestCount(in: deciding))
+            pendingRequests: try await StudyService(database: database, services: services).pendingRequestCount(
+                in: deciding))
     }
 
     func form(
@@ -122,11 +124,14 @@ struct StudyPages: Sendable {
     func study(_ grant: StudyGrant, saved: Bool) async throws -> StudyContent {
         let study = grant.study
         let enrolled =
-            grant.allows(.viewParticipants) ? try await StudyService(database: database, services: services).participants(of: grant) : []
+            grant.allows(.viewParticipants)
+            ? try await StudyService(database: database, services: services).participants(of: grant) : []
         let display = viewer.dateDisplay
         // How a participant keeps up is their data: shown as the access table says.
-        let visible = enrolled.filter { StudyAccessPolicy.seesData(of: $0.sharesWithResearch, as: grant.standing, in: grant.kind) }
-            .map { $0.enrollment.$patient.id }
+        let visible = enrolled.filter {
+            StudyAccessPolicy.seesData(of: $0.sharesWithResearch, as: grant.standing, in: grant.kind)
+        }
+        .map { $0.enrollment.$patient.id }
         let prompts = PromptService(database: database, services: services)
         let compliance = try await prompts.compliance(of: visible, studies: [grant.studyID])
         let rows = try enrolled.map { participant in
@@ -141,11 +146,16 @@ struct StudyPages: Sendable {
         }
         let requests = rows.filter { $0.status == EnrollmentStatus.requested.rawValue }
         let participants = rows.filter { $0.status != EnrollmentStatus.requested.rawValue }
-        let low = enrolled.filter { $0.enrollment.status == .active && compliance[$0.enrollment.$patient.id]?.isLow == true }
-            .map { $0.enrollment.$patient.id.uuidString }
-        let weekly = visible.isEmpty ? [] : try await prompts.weeklyCompliance(of: visible, in: grant.studyID, weeks: Self.chartWeeks)
+        let low = enrolled.filter {
+            $0.enrollment.status == .active && compliance[$0.enrollment.$patient.id]?.isLow == true
+        }
+        .map { $0.enrollment.$patient.id.uuidString }
+        let weekly =
+            visible.isEmpty
+            ? [] : try await prompts.weeklyCompliance(of: visible, in: grant.studyID, weeks: Self.chartWeeks)
         return StudyContent(
-            id: grant.studyID.uuidString, title: study.titles.text(language), description: study.descriptions.text(language),
+            id: grant.studyID.uuidString, title: study.titles.text(language),
+            description: study.descriptions.text(language),
             joinMode: localizer.text("joinMode.\(study.joinMode.rawValue)", language),
             statusLabel: localizer.text("studyStatus.\(study.status.rawValue)", language),
             consentVersion: study.consentVersion,
@@ -177,11 +187,15 @@ struct StudyPages: Sendable {
 
     /// The share of prompts answered week by week, as an accessible chart; nil before any prompt was due.
     private func chart(_ weekly: [(end: Date, compliance: PromptService.Compliance)]) -> String? {
-        let points = weekly.compactMap { week in week.compliance.percent.map { ScoreChart.Point(date: week.end, value: Double($0)) } }
+        let points = weekly.compactMap { week in
+            week.compliance.percent.map { ScoreChart.Point(date: week.end, value: Double($0)) }
+        }
         guard !points.isEmpty else { return nil }
         return ScoreChart(
-            title: localizer.text("console.study.complianceChart", language, ["weeks": String(Self.chartWeeks)]), points: points,
-            bands: [], range: 0...100, resolution: 1, display: viewer.dateDisplay, language: language, id: "compliance-chart"
+            title: localizer.text("console.study.complianceChart", language, ["weeks": String(Self.chartWeeks)]),
+            points: points,
+            bands: [], range: 0...100, resolution: 1, display: viewer.dateDisplay, language: language,
+            id: "compliance-chart"
         ).svg
     }
 }

@@ -34,20 +34,23 @@ struct TeamPages: Sendable {
 
     private var language: Language { viewer.language }
 
-    func team(_ grant: StudyGrant, email: String = "", role: StudyRole = .researcher, errors: FormErrors = FormErrors()) async throws
+    func team(_ grant: StudyGrant, email: String = "", role: StudyRole = .researcher, errors: FormErrors = FormErrors())
+        async throws
         -> TeamContent
     {
         let members = try await StudyTeamService(database: database, services: services).members(of: grant)
         let rows = try members.map { member in
             let userID = try member.user.requireID()
             return MemberRow(
-                userID: userID.uuidString, name: member.user.name ?? "", email: member.user.email, role: member.role.rawValue,
+                userID: userID.uuidString, name: member.user.name ?? "", email: member.user.email,
+                role: member.role.rawValue,
                 roleLabel: label(member.role), roles: options(selected: member.role),
                 changeAction: ConsoleURL.teamMember(study: grant.studyID, user: userID).path,
                 removeAction: ConsoleURL.removeTeamMember(study: grant.studyID, user: userID).path)
         }
         return TeamContent(
-            studyID: grant.studyID.uuidString, studyTitle: grant.study.titles.text(language), studyLink: ConsoleURL.study(grant.studyID).path,
+            studyID: grant.studyID.uuidString, studyTitle: grant.study.titles.text(language),
+            studyLink: ConsoleURL.study(grant.studyID).path,
             members: rows, canManage: grant.allows(.manageTeam), addAction: ConsoleURL.team(study: grant.studyID).path,
             roles: options(selected: role), email: email, errors: errors)
     }

@@ -6,8 +6,12 @@ extension APIHandler {
         let context = try APIContext.current()
         let request = try PageRequest(cursor: input.query.cursor, limit: input.query.limit)
         let patient = try await context.user(.patient)
-        let page = ListPage(of: try await context.thoughts.thoughts(of: patient.requireID()), request, moment: \.addedAt, id: \.id)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Thought.init))))
+        let page = ListPage(
+            of: try await context.thoughts.thoughts(of: patient.requireID()), request, moment: \.addedAt, id: \.id)
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Thought.init)))
+        )
     }
 
     func createMyThoughtOccurrence(_ input: Operations.CreateMyThoughtOccurrence.Input) async throws
@@ -18,7 +22,8 @@ extension APIHandler {
         guard let id = UUID(uuidString: body.id) else { throw AppError.field("id", .invalidFormat) }
         let patient = try await context.user(.patient)
         let entry = try body.checked(now: context.services.clock.now)
-        let recorded = try await context.thoughts.record(entry.text, entry.fields, id: id, thoughtID: entry.thoughtID, by: patient)
+        let recorded = try await context.thoughts.record(
+            entry.text, entry.fields, id: id, thoughtID: entry.thoughtID, by: patient)
         let shown = Components.Schemas.ThoughtRecorded(
             thought: try .init(recorded.thought, occurrences: nil), occurrence: try .init(recorded.occurrence))
         return recorded.created ? .created(.init(body: .json(shown))) : .ok(.init(body: .json(shown)))
@@ -39,18 +44,22 @@ extension APIHandler {
     func deleteMyThoughtOccurrence(_ input: Operations.DeleteMyThoughtOccurrence.Input) async throws
         -> Operations.DeleteMyThoughtOccurrence.Output
     {
-        try await APIContext.current().deleteRecord(.thoughtOccurrence, id: input.path.recordId, baseVersion: input.query.baseVersion)
+        try await APIContext.current().deleteRecord(
+            .thoughtOccurrence, id: input.path.recordId, baseVersion: input.query.baseVersion)
         return .noContent
     }
 
     func deleteMyThought(_ input: Operations.DeleteMyThought.Input) async throws -> Operations.DeleteMyThought.Output {
         let context = try APIContext.current()
         let patient = try await context.user(.patient)
-        try await context.thoughts.delete(try pathID(input.path.recordId), baseVersion: input.query.baseVersion, by: patient)
+        try await context.thoughts.delete(
+            try pathID(input.path.recordId), baseVersion: input.query.baseVersion, by: patient)
         return .noContent
     }
 
-    func listPatientThoughts(_ input: Operations.ListPatientThoughts.Input) async throws -> Operations.ListPatientThoughts.Output {
+    func listPatientThoughts(_ input: Operations.ListPatientThoughts.Input) async throws
+        -> Operations.ListPatientThoughts.Output
+    {
         let context = try APIContext.current()
         let query = input.query
         var validator = FieldValidator()
@@ -61,10 +70,15 @@ extension APIHandler {
         try validator.check()
         let thoughts = try await context.chart(of: input.path.patientId).thoughts(filter)
         let page = ListPage(of: thoughts, request, moment: \.addedAt, id: \.id)
-        return .ok(.init(headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Thought.init))))
+        return .ok(
+            .init(
+                headers: .init(nextCursor: page.next), body: .json(try page.items.map(Components.Schemas.Thought.init)))
+        )
     }
 
-    func createPatientThought(_ input: Operations.CreatePatientThought.Input) async throws -> Operations.CreatePatientThought.Output {
+    func createPatientThought(_ input: Operations.CreatePatientThought.Input) async throws
+        -> Operations.CreatePatientThought.Output
+    {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let id = try clientID(body.id)
@@ -95,7 +109,8 @@ extension Components.Schemas.ThoughtOccurrenceInput {
         var fields: ThoughtOccurrence.Fields?
         do {
             fields = try ThoughtOccurrence.validate(
-                recordedAt: recordedAt, ratingBefore: ratingBefore, ratingAfter: ratingAfter, location: location.map(ThoughtOccurrence.Location.init),
+                recordedAt: recordedAt, ratingBefore: ratingBefore, ratingAfter: ratingAfter,
+                location: location.map(ThoughtOccurrence.Location.init),
                 note: note, now: now)
         } catch { problems += error.errors }
         let thoughtID = thoughtId.flatMap(UUID.init(uuidString:))
@@ -108,7 +123,8 @@ extension Components.Schemas.ThoughtOccurrenceInput {
 extension Components.Schemas.ThoughtOccurrenceUpdate {
     func checked(now: Date) throws(ValidationFailure) -> ThoughtOccurrence.Fields {
         try ThoughtOccurrence.validate(
-            recordedAt: recordedAt, ratingBefore: ratingBefore, ratingAfter: ratingAfter, location: location.map(ThoughtOccurrence.Location.init),
+            recordedAt: recordedAt, ratingBefore: ratingBefore, ratingAfter: ratingAfter,
+            location: location.map(ThoughtOccurrence.Location.init),
             note: note, now: now)
     }
 }
@@ -140,9 +156,12 @@ extension Components.Schemas.ThoughtOccurrence {
         let content = stored.content
         self.init(
             id: try record.requireID().lowercasedText, version: record.version,
-            thoughtId: content.thoughtID.lowercasedText, recordedAt: content.recordedAt, ratingBefore: content.ratingBefore,
+            thoughtId: content.thoughtID.lowercasedText, recordedAt: content.recordedAt,
+            ratingBefore: content.ratingBefore,
             ratingAfter: content.ratingAfter,
-            location: content.location.map { .init(latitude: $0.latitude, longitude: $0.longitude, accuracy: $0.accuracy) },
+            location: content.location.map {
+                .init(latitude: $0.latitude, longitude: $0.longitude, accuracy: $0.accuracy)
+            },
             note: content.note, createdAt: record.createdAt, updatedAt: record.updatedAt)
     }
 }

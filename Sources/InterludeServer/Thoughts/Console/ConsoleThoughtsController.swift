@@ -39,7 +39,9 @@ struct ConsoleThoughtsController {
         let form = try request.content.decode(AddForm.self)
         do {
             let added = try await chart.addThought(try Thought.validate(text: form.text), id: nil)
-            return try await render(request, query: Query(), outcome: added.created ? .added : .known, status: added.created ? .created : .ok)
+            return try await render(
+                request, query: Query(), outcome: added.created ? .added : .known,
+                status: added.created ? .created : .ok)
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await render(request, query: Query(), draft: form.text, addErrors: errors, status: errors.status)
@@ -47,7 +49,8 @@ struct ConsoleThoughtsController {
     }
 
     private func render(
-        _ request: Request, query: Query, outcome: ThoughtPages.Outcome? = nil, draft: String = "", addErrors: FormErrors = FormErrors(),
+        _ request: Request, query: Query, outcome: ThoughtPages.Outcome? = nil, draft: String = "",
+        addErrors: FormErrors = FormErrors(),
         status: HTTPResponseStatus = .ok
     ) async throws -> Response {
         let therapist = try request.consoleUser(.therapist)
@@ -58,9 +61,11 @@ struct ConsoleThoughtsController {
             words: Self.given(query.q), from: validator.date(Self.given(query.from), field: "from"),
             to: validator.date(Self.given(query.to), field: "to"))
         // A filter that cannot be read lists everything, with the problem beside the field.
-        let filterErrors = validator.errors.isEmpty ? nil : FormErrors.from(ValidationFailure(validator.errors), request: request)
+        let filterErrors =
+            validator.errors.isEmpty ? nil : FormErrors.from(ValidationFailure(validator.errors), request: request)
         let content = try await ThoughtPages(viewer: therapist, services: request.services).page(
-            chart, filter: filterErrors == nil ? filter : .all, page: filterErrors == nil ? page : try PageRequest(cursor: nil, limit: Self.pageSize),
+            chart, filter: filterErrors == nil ? filter : .all,
+            page: filterErrors == nil ? page : try PageRequest(cursor: nil, limit: Self.pageSize),
             query: .init(q: query.q ?? "", from: query.from ?? "", to: query.to ?? ""), outcome: outcome, draft: draft,
             addErrors: addErrors, filterErrors: filterErrors ?? FormErrors())
         return try await request.renderConsole(

@@ -57,7 +57,8 @@ struct ThoughtPages: Sendable {
     }
 
     func page(
-        _ chart: PatientChart, filter: ThoughtService.Filter, page: PageRequest, query: Query, outcome: Outcome?, draft: String,
+        _ chart: PatientChart, filter: ThoughtService.Filter, page: PageRequest, query: Query, outcome: Outcome?,
+        draft: String,
         addErrors: FormErrors, filterErrors: FormErrors
     ) async throws -> Content {
         let display = DateDisplay(language: viewer.language, timeZone: chart.patient.zone)
@@ -87,9 +88,12 @@ struct ThoughtPages: Sendable {
                     when: display.dateTime(occurrence.recordedAt), before: Self.tenths(occurrence.ratingBefore),
                     after: Self.tenths(occurrence.ratingAfter), change: Self.tenths(occurrence.change),
                     place: occurrence.location.map {
-                        text("console.thoughts.place", [
-                            "latitude": $0.latitude.plainText(decimals: 4), "longitude": $0.longitude.plainText(decimals: 4),
-                        ])
+                        text(
+                            "console.thoughts.place",
+                            [
+                                "latitude": $0.latitude.plainText(decimals: 4),
+                                "longitude": $0.longitude.plainText(decimals: 4),
+                            ])
                     },
                     note: occurrence.note)
             })

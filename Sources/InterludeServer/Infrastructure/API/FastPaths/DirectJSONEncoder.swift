@@ -129,12 +129,13 @@ struct JSONObjectWriter {
         output.bytes.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
             if index > 0 { output.bytes.append(UInt8(ascii: ",")) }
-            output.bytes.append(contentsOf: try memo.json(for: value, key: key(value)) { value in
-                let own = JSONOutput(dates: output.dates)
-                try own.value(value)
-                if own.misused { throw DirectJSONEncoder.OutOfOrder() }
-                return own.bytes
-            })
+            output.bytes.append(
+                contentsOf: try memo.json(for: value, key: key(value)) { value in
+                    let own = JSONOutput(dates: output.dates)
+                    try own.value(value)
+                    if own.misused { throw DirectJSONEncoder.OutOfOrder() }
+                    return own.bytes
+                })
         }
         output.bytes.append(UInt8(ascii: "]"))
     }
@@ -301,7 +302,8 @@ private final class JSONOutput {
 
     func double<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F) throws {
         guard value.isFinite else {
-            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "\(value) is not a JSON number"))
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: [], debugDescription: "\(value) is not a JSON number"))
         }
         var text = value.description
         if text.hasSuffix(".0") { text.removeLast(2) }
@@ -315,7 +317,8 @@ private final class JSONOutput {
             var start = 0
             for index in 0..<utf8.count {
                 let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/")
+                guard
+                    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/")
                 else { continue }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
                 escape(byte)
@@ -443,7 +446,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
         -> KeyedEncodingContainer<NestedKey>
     {
-        KeyedEncodingContainer(output.keyed(placed: (try? output.key(key, depth: depth, id: id)) != nil) as KeyedContainer<NestedKey>)
+        KeyedEncodingContainer(
+            output.keyed(placed: (try? output.key(key, depth: depth, id: id)) != nil) as KeyedContainer<NestedKey>)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {

@@ -9,7 +9,9 @@ import OpenAPIRuntime
 /// Foundation's: that path is the reference the contract tests hold both to. docs/performance.md has the numbers.
 enum FastPaths {
     /// The operations that answer in place of the generated ones, for `APITransport`.
-    static func operations(configuration: Configuration) throws -> [(HTTPRequest.Method, String, APITransport.Operation)] {
+    static func operations(configuration: Configuration) throws -> [(
+        HTTPRequest.Method, String, APITransport.Operation
+    )] {
         let own = try OwnOperationServer(configuration: configuration)
         let pull = PullChangesRoute(server: own)
         let submit = SubmitResponseRoute(server: own)

@@ -8,7 +8,8 @@ struct OwnOperationServer: Sendable {
     let encoder: DirectJSONEncoder
 
     init(configuration: Configuration) throws {
-        generated = UniversalServer(serverURL: try Servers.Server1.url(), handler: APIHandler(), configuration: configuration)
+        generated = UniversalServer(
+            serverURL: try Servers.Server1.url(), handler: APIHandler(), configuration: configuration)
         encoder = DirectJSONEncoder(dates: configuration.dateTranscoder)
     }
 
@@ -34,7 +35,10 @@ extension Converter {
             response.headerFields[.contentType] = contentType
             return (response, HTTPBody(bytes))
         } catch is DirectJSONEncoder.OutOfOrder {
-            return (response, try setResponseBodyAsJSON(value, headerFields: &response.headerFields, contentType: contentType))
+            return (
+                response,
+                try setResponseBodyAsJSON(value, headerFields: &response.headerFields, contentType: contentType)
+            )
         }
     }
 
@@ -50,7 +54,8 @@ extension Converter {
             return (
                 response,
                 try setResponseBodyAsJSON(
-                    problem, headerFields: &response.headerFields, contentType: "application/problem+json; charset=utf-8")
+                    problem, headerFields: &response.headerFields,
+                    contentType: "application/problem+json; charset=utf-8")
             )
         }
     }

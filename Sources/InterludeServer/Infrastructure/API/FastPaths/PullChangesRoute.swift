@@ -36,10 +36,13 @@ struct PullChangesRoute: Sendable {
                 switch output {
                 case .ok(let value):
                     var response = HTTPResponse(soar_statusCode: 200)
-                    try converter.setHeaderFieldAsURI(in: &response.headerFields, name: "ETag", value: value.headers.eTag)
+                    try converter.setHeaderFieldAsURI(
+                        in: &response.headerFields, name: "ETag", value: value.headers.eTag)
                     switch value.body {
                     case .json(let changes):
-                        return try converter.directJSONAnswer(response, changes, for: request) { try encoder.encode($0) }
+                        return try converter.directJSONAnswer(response, changes, for: request) {
+                            try encoder.encode($0)
+                        }
                     }
                 case .notModified:
                     return (HTTPResponse(soar_statusCode: 304), nil)

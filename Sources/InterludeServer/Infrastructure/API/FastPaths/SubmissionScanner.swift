@@ -42,7 +42,11 @@ struct SubmissionScanner {
     }
 
     private mutating func submission() -> Components.Schemas.ResponseSubmission? {
-        var id: String?, promptID: String?, instrumentKey: String?, version: Int?, completedAt: Date?
+        var id: String?
+        var promptID: String?
+        var instrumentKey: String?
+        var version: Int?
+        var completedAt: Date?
         var answers: [String: (any Sendable)?]?
         var startedAt: Date??
         let read = members { scanner, key in
@@ -140,7 +144,9 @@ struct SubmissionScanner {
             index += 1
         }
         let digits = index - start
-        guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0"), !(negative && magnitude == 0) else { return nil }
+        guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0"), !(negative && magnitude == 0) else {
+            return nil
+        }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] | 0x20 == UInt8(ascii: "e") {
             return nil
         }
@@ -210,7 +216,9 @@ struct SubmissionScanner {
         guard let unit = hexUnit() else { return nil }
         switch unit {
         case 0xD800...0xDBFF:
-            guard take(UInt8(ascii: "\\")), take(UInt8(ascii: "u")), let low = hexUnit(), (0xDC00...0xDFFF).contains(low) else {
+            guard take(UInt8(ascii: "\\")), take(UInt8(ascii: "u")), let low = hexUnit(),
+                (0xDC00...0xDFFF).contains(low)
+            else {
                 return nil
             }
             return Unicode.Scalar(0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00))

@@ -43,14 +43,16 @@ struct SubmitResponseRoute: Sendable {
                 case .ok(let value):
                     switch value.body {
                     case .json(let result):
-                        return try converter.directJSONAnswer(HTTPResponse(soar_statusCode: 200), result, for: request) {
+                        return try converter.directJSONAnswer(HTTPResponse(soar_statusCode: 200), result, for: request)
+                        {
                             try encoder.encode($0)
                         }
                     }
                 case .created(let value):
                     switch value.body {
                     case .json(let result):
-                        return try converter.directJSONAnswer(HTTPResponse(soar_statusCode: 201), result, for: request) {
+                        return try converter.directJSONAnswer(HTTPResponse(soar_statusCode: 201), result, for: request)
+                        {
                             try encoder.encode($0)
                         }
                     }
