@@ -10,33 +10,50 @@ import VaporTesting
 /// plans anchored on the therapy's start follow.
 @Suite("Treatment: display name and therapy dates")
 struct TreatmentTests {
+    /// A practice's plan anchored on one of the therapy's dates, its therapist and paired client, and the client's
+    /// scheduled prompts of the plan's instrument as local times.
+    struct AnchoredPlan {
+        let therapist: APIClient
+        let patientID: UUID
+        let today: LocalDate
+        let planned: () async throws -> [String]
+    }
+
+    static func anchoredPlan(_ app: TestContext, anchor: String, instrumentKey: String, offsets: JSONValue) async throws
+        -> AnchoredPlan
+    {
+        let (therapist, therapistID) = try await app.staff("therapist", "tess@example.org")
+        let (patient, patientID) = try await app.patient("ada@example.org", name: "Ada Lovelace")
+        try await app.pair(patient, with: therapist)
+        let practice = try #require(
+            try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
+        let plan = try await therapist.send(
+            .POST, "/studies/\(practice)/plans",
+            json: [
+                "instrumentKey": .string(instrumentKey), "durationMinutes": 60,
+                "pattern": ["kind": "relative", "anchor": .string(anchor), "offsets": offsets, "time": "10:00"],
+            ])
+        try #require(plan.status == .created, "\(plan.text)")
+        let zone = TimeZone(identifier: "Europe/Vienna")!
+        return AnchoredPlan(therapist: therapist, patientID: patientID, today: LocalDate(app.clock.now, in: zone)) {
+            try await PromptRecord.query(on: app.database).filter(\.$patient.$id == patientID)
+                .filter(\.$status == .scheduled).filter(\.$instrumentKey == instrumentKey).sort(\.$opensAt).all()
+                .map { LocalDateTime($0.opensAt, in: zone).description }
+        }
+    }
+
     @Test(
         "setting the therapy's start makes a plan anchored on it fire, and moving it moves the prompts; wrong dates are named"
     )
     func therapyStart() async throws {
         try await withTestApp { app in
             // setup
-            let (therapist, therapistID) = try await app.staff("therapist", "tess@example.org")
+            let anchored = try await Self.anchoredPlan(
+                app, anchor: "therapyStart", instrumentKey: "mood-vas", offsets: [0, 2])
+            let (therapist, patientID, today, planned) = (
+                anchored.therapist, anchored.patientID, anchored.today, anchored.planned
+            )
             let (other, _) = try await app.staff("therapist", "otto@example.org")
-            let (patient, patientID) = try await app.patient("ada@example.org", name: "Ada Lovelace")
-            try await app.pair(patient, with: therapist)
-            let practice = try #require(
-                try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
-            let plan = try await therapist.send(
-                .POST, "/studies/\(practice)/plans",
-                json: [
-                    "instrumentKey": "mood-vas", "durationMinutes": 60,
-                    "pattern": ["kind": "relative", "anchor": "therapyStart", "offsets": [0, 2], "time": "10:00"],
-                ])
-            try #require(plan.status == .created, "\(plan.text)")
-            let zone = TimeZone(identifier: "Europe/Vienna")!
-            let today = LocalDate(app.clock.now, in: zone)
-            func planned() async throws -> [String] {
-                try await PromptRecord.query(on: app.database).filter(\.$patient.$id == patientID).filter(
-                    \.$status == .scheduled
-                )
-                .sort(\.$opensAt).all().map { LocalDateTime($0.opensAt, in: zone).description }
-            }
             let before = try await planned()
 
             // act
@@ -90,28 +107,11 @@ struct TreatmentTests {
     func therapyEnd() async throws {
         try await withTestApp { app in
             // setup
-            let (therapist, therapistID) = try await app.staff("therapist", "tess@example.org")
-            let (patient, patientID) = try await app.patient("ada@example.org", name: "Ada Lovelace")
-            try await app.pair(patient, with: therapist)
-            let practice = try #require(
-                try await StudyRecord.query(on: app.database).filter(\.$owner.$id == therapistID).first()?.id)
-            let plan = try await therapist.send(
-                .POST, "/studies/\(practice)/plans",
-                json: [
-                    "instrumentKey": "phq-9", "durationMinutes": 1440,
-                    "pattern": ["kind": "relative", "anchor": "therapyEnd", "offsets": [0, 7], "time": "10:00"],
-                ])
-            try #require(plan.status == .created, "\(plan.text)")
-            let zone = TimeZone(identifier: "Europe/Vienna")!
-            let today = LocalDate(app.clock.now, in: zone)
-            func planned() async throws -> [String] {
-                try await PromptRecord.query(on: app.database).filter(\.$patient.$id == patientID).filter(
-                    \.$status == .scheduled
-                )
-                .filter(\.$instrumentKey == "phq-9").sort(\.$opensAt).all().map {
-                    LocalDateTime($0.opensAt, in: zone).description
-                }
-            }
+            let anchored = try await Self.anchoredPlan(
+                app, anchor: "therapyEnd", instrumentKey: "phq-9", offsets: [0, 7])
+            let (therapist, patientID, today, planned) = (
+                anchored.therapist, anchored.patientID, anchored.today, anchored.planned
+            )
             let before = try await planned()
 
             // act
