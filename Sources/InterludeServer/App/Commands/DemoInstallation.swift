@@ -61,12 +61,13 @@ struct DemoInstallation: Sendable {
 
         let people = [
             DemoHistory.Person(user: ada, answerRate: { _ in 0.85 }, settled: quietItem9),
-            // Ben keeps up for three weeks and then lets his Dailies pass; his last PHQ-9 raises the risk alert.
+            // Ben keeps up for three weeks and then lets his Dailies pass; his PHQ-9s of the last two weeks raise the
+            // risk alert. Two, not one: in the hours after this week's opens (Monday evening) it is not answered yet.
             DemoHistory.Person(
                 user: ben, answerRate: { day in day < 21 ? 0.8 : 0.1 },
                 settled: { key, daysBeforeEnd in
                     guard key == "phq-9" else { return [:] }
-                    return ["phq9_9": .text(daysBeforeEnd < 7 ? "1" : "0")]
+                    return ["phq9_9": .text(daysBeforeEnd < 14 ? "1" : "0")]
                 }),
             DemoHistory.Person(user: chris, answerRate: { _ in 0.75 }, settled: quietItem9),
         ]
@@ -83,7 +84,7 @@ struct DemoInstallation: Sendable {
         return [therapistAccount, researcherAccount, adaAccount, benAccount, chrisAccount]
     }
 
-    /// Nobody but Ben's last PHQ-9 says more than "not at all" to item 9.
+    /// Nobody but Ben in his PHQ-9s of the last two weeks says more than "not at all" to item 9.
     private static let quietItem9: @Sendable (String, Int) -> Answers = { key, _ in
         key == "phq-9" ? ["phq9_9": .text("0")] : [:]
     }
