@@ -85,8 +85,7 @@ public struct RecentCondition: Codable, Hashable, Sendable {
             $0.facts.instrumentKey == instrumentKey && $0.completedAt <= moment && $0.completedAt > earliest
         }.max { $0.completedAt < $1.completedAt }
         guard let latest else { return false }
-        let met = condition.clauses.filter { $0.evaluate(latest.facts) != nil }.count
-        return condition.clauses.isEmpty || (condition.mode == .all ? met == condition.clauses.count : met > 0)
+        return condition.met(by: latest.facts) != nil
     }
 }
 

@@ -75,6 +75,13 @@ public struct RuleCondition: Codable, Hashable, Sendable {
         self.mode = mode
         self.clauses = clauses
     }
+
+    /// The descriptions of the clauses these facts meet when the condition holds (none for no clauses); nil when not.
+    public func met(by facts: ResponseFacts) -> [String]? {
+        let met = clauses.compactMap { $0.evaluate(facts) }
+        let holds = clauses.isEmpty || (mode == .all ? met.count == clauses.count : !met.isEmpty)
+        return holds ? met : nil
+    }
 }
 
 /// One comparison: a score's value, a score's band (by level), or an item's numeric answer.
@@ -179,12 +186,7 @@ extension StudyRule {
         guard case .submitted(let instrumentKey, let condition) = trigger, instrumentKey == facts.instrumentKey else {
             return nil
         }
-        let results = condition.clauses.map { ($0, $0.evaluate(facts)) }
-        let met = results.compactMap { $0.1 }
-        let fires =
-            condition.clauses.isEmpty
-            || (condition.mode == .all ? met.count == condition.clauses.count : !met.isEmpty)
-        guard fires else { return nil }
+        guard let met = condition.met(by: facts) else { return nil }
         let what = met.isEmpty ? "submitted" : met.joined(separator: condition.mode == .all ? " and " : " or ")
         return RuleMatch(reason: "\(name): \(instrumentKey) \(what)")
     }
