@@ -276,4 +276,36 @@ struct AllocationTests {
             fields(.init(arms: good.arms, method: .sequentialCycles(.admissions(0), drawnStart: false), seed: 1))
                 == ["cycle"])
     }
+
+    @Test("a correction is the log's next entry and takes no place: the allocations drawn after it go on in turn")
+    func correction() {
+        let design = AllocationDesign(arms: [.init("A"), .init("B")], method: .inTurn, seed: 1)
+        var log = Self.run(design, Self.people(2))
+        let corrected = design.correction(of: "p0", to: "B", after: log)
+        #expect(corrected.sequence == 3 && corrected.kind == .corrected && corrected.slot == nil)
+        log.append(corrected)
+        guard case .allocated(let next) = design.allocate(Self.people(3)[2], after: log) else {
+            Issue.record("the design refused a third participant")
+            return
+        }
+        #expect(next.arm == "A" && next.slot == 2 && next.sequence == 4)
+        #expect(AllocationDesign.currentArms(log + [next]) == ["p0": "B", "p1": "B", "p2": "A"])
+    }
+
+    @Test("a correction names one of the study's other arms and gives a reason")
+    func correctionChecked() throws {
+        let arms = ["app", "control"]
+        func fields(_ arm: String?, _ reason: String?) -> Set<String> {
+            do {
+                _ = try AllocationCorrection.validate(arm: arm, reason: reason, arms: arms, current: "app")
+                return []
+            } catch { return Set(error.errors.map(\.field)) }
+        }
+        #expect(fields("control", "Allocated by mistake at the front desk.").isEmpty)
+        #expect(fields("app", "same") == ["arm"])
+        #expect(fields("waitlist", "unknown") == ["arm"])
+        #expect(fields("control", " ") == ["reason"])
+        #expect(fields("control", String(repeating: "x", count: 501)) == ["reason"])
+        #expect(fields(nil, nil) == ["arm", "reason"])
+    }
 }

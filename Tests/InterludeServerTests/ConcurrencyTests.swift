@@ -155,6 +155,36 @@ struct ConcurrencyTests {
         }
     }
 
+    @Test("participants joining a study with arms all at once each take one place of the allocation log, in turn")
+    func allocationsAtOnce() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let study = try await StudyAPITests().createStudy(
+                researcher,
+                StudyAPITests.study("open").merging(["arms": ["app", "control"], "allocation": "alternating"]))
+            var patients: [APIClient] = []
+            for index in 0..<Self.parallelism / 2 {
+                patients.append(try await app.patient("p\(index)@example.org").client)
+            }
+            let joining = patients
+            // act
+            let replies = try await RunningServer.parallel(app, joining.count) { server, index in
+                try await server.send(
+                    joining[index], .POST, "/studies/\(study)/enrollment", json: ["consentVersion": "2026-1"])
+            }
+            // verify
+            #expect(replies.allSatisfy { $0.status == .created }, "\(replies.map(\.status.code))")
+            let log = try await AllocationRecord.query(on: app.database).sort(\.$sequence).all()
+            #expect(log.map(\.sequence) == Array(1...joining.count))
+            #expect(log.map(\.slot) == Array(0..<joining.count))
+            #expect(log.filter { $0.arm == "app" }.count == joining.count / 2)
+            let arms = try await EnrollmentRecord.query(on: app.database).all()
+            #expect(Set(arms.map(\.$patient.id)) == Set(log.map(\.participantID)))
+            for entry in log { #expect(arms.first { $0.$patient.id == entry.participantID }?.arm == entry.arm) }
+        }
+    }
+
     @Test("a crisis alert acknowledged many times at once is acknowledged once, with one note; the rest are told so")
     func oneAcknowledgement() async throws {
         try await withTestApp { app in

@@ -188,11 +188,34 @@ struct ExportPackageTests {
                 ])
             let allocations = try CSVTable(files["allocations.csv"])
             #expect(allocations.rows.count == 2)
+            #expect(allocations.rows.compactMap { $0["sequence"] }.sorted() == ["1", "2"])
+            #expect(allocations.rows.allSatisfy { $0["method"] == "inTurn" && $0["kind"] == "drawn" })
+            #expect(allocations.rows.allSatisfy { $0["recorded_by"] == "design" && $0["seed"] == "" })
+            #expect(Set(allocations.rows.map { $0["arm"] }) == ["app", "control"])
             for name in files.keys { #expect(!name.isEmpty) }
             let everything = files.values.map { String(decoding: $0, as: UTF8.self) }.joined()
             for absent in [world.cleo, world.dan, "ada@example.org", "ben@example.org"] {
                 #expect(!everything.contains(absent))
             }
+        }
+    }
+
+    @Test("allocations.csv gives the seed of the study's random choices once the study is closed, never before")
+    func allocationSeed() async throws {
+        try await withTestApp { app in
+            // setup
+            let world = try await ExportWorld.build(app)
+            let (_, running) = try await world.export(app)
+            let study = try #require(try await StudyRecord.find(UUID(uuidString: world.studyID), on: app.database))
+            let seed = try #require(StudyArms.design(of: study)?.seed)
+            study.status = .closed
+            try await study.save(on: app.database)
+            // act
+            let (_, closed) = try await world.export(app)
+            // verify
+            #expect(try CSVTable(running["allocations.csv"]).rows.allSatisfy { $0["seed"] == "" })
+            let rows = try CSVTable(closed["allocations.csv"]).rows
+            #expect(!rows.isEmpty && rows.allSatisfy { $0["seed"] == String(seed) })
         }
     }
 

@@ -93,13 +93,10 @@ public enum ArmAllocation: String, Codable, Sendable, CaseIterable {
     case alternating
     case random
 
-    /// The arm for the next participant, given how many joined so far.
-    public func arm<G: RandomNumberGenerator>(of arms: [String], joinedSoFar: Int, using generator: inout G) -> String?
-    {
-        guard !arms.isEmpty else { return nil }
-        switch self {
-        case .alternating: return arms[joinedSoFar % arms.count]
-        case .random: return arms.randomElement(using: &generator)
-        }
+    public var method: AllocationMethod { self == .alternating ? .inTurn : .random }
+
+    /// The design a study's arms and this choice make: each arm an equal share, no targets, no factors.
+    public func design(arms: [String], seed: UInt64) -> AllocationDesign {
+        AllocationDesign(arms: arms.map { AllocationArm($0) }, method: method, seed: seed)
     }
 }

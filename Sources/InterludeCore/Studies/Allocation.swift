@@ -154,6 +154,25 @@ public struct AllocationEntry: Codable, Sendable, Equatable {
     public var cycle: Int?
     /// The chance the arm had when it was drawn (random and minimisation).
     public var probability: Double?
+
+    public init(
+        sequence: Int, kind: Kind, participant: String, arm: String, method: AllocationMethodKind, stratum: String,
+        levels: [String: String], site: String, slot: Int? = nil, block: Int? = nil, cycle: Int? = nil,
+        probability: Double? = nil
+    ) {
+        self.sequence = sequence
+        self.kind = kind
+        self.participant = participant
+        self.arm = arm
+        self.method = method
+        self.stratum = stratum
+        self.levels = levels
+        self.site = site
+        self.slot = slot
+        self.block = block
+        self.cycle = cycle
+        self.probability = probability
+    }
 }
 
 public enum AllocationOutcome: Sendable, Equatable {
@@ -285,5 +304,41 @@ extension AllocationDesign {
 
     static func stratum(_ levels: [String: String]) -> String {
         levels.keys.sorted().map { "\($0)=\(levels[$0]!)" }.joined(separator: "|")
+    }
+}
+
+extension AllocationDesign {
+    /// A correction of `participant`'s arm: the log's next entry, in the stratum and site of their earlier one. It
+    /// takes no place of the method's sequence, so the allocations drawn after it go on as before.
+    public func correction(of participant: String, to arm: String, after log: [AllocationEntry]) -> AllocationEntry {
+        let earlier = log.last { $0.participant == participant }
+        return AllocationEntry(
+            sequence: (log.last?.sequence ?? 0) + 1, kind: .corrected, participant: participant, arm: arm,
+            method: method.kind, stratum: earlier?.stratum ?? "", levels: earlier?.levels ?? [:],
+            site: earlier?.site ?? "")
+    }
+}
+
+/// A researcher's correction of one participant's arm, checked: one of the study's arms other than theirs now,
+/// and the reason for it.
+public struct AllocationCorrection: Sendable, Equatable {
+    public static let reasonMaxLength = 500
+
+    public let arm: String
+    public let reason: String
+
+    public static func validate(arm: String?, reason: String?, arms: [String], current: String?)
+        throws(ValidationFailure) -> AllocationCorrection
+    {
+        var validator = FieldValidator()
+        let cleanArm = validator.text(arm, field: "arm", maxLength: StudyDraft.armNameMaxLength)
+        if let cleanArm, !arms.contains(cleanArm) {
+            validator.add("arm", .unknown)
+        } else if let cleanArm, cleanArm == current {
+            validator.add("arm", .invalidValue)
+        }
+        let cleanReason = validator.text(reason, field: "reason", maxLength: reasonMaxLength, lines: .multiple)
+        try validator.check()
+        return AllocationCorrection(arm: cleanArm!, reason: cleanReason!)
     }
 }

@@ -34,6 +34,8 @@ enum AuditAction: String, Sendable, CaseIterable {
     case patientRead = "patient.read"
     case participantsRead = "study.participants.read"
     case enrollmentDecided = "study.enrollment.decided"
+    case allocationsRead = "study.allocations.read"
+    case allocationCorrected = "study.allocation.corrected"
     case promptAssigned = "prompt.assigned"
     case promptsRead = "prompts.read"
     case responsesRead = "responses.read"

@@ -74,7 +74,12 @@ extension ExportPackage {
                 ])
             allocations =
                 hasArms
-                ? try file("allocations.csv", ["pseudonym", "arm", "method", "allocated_utc", "allocated_local"]) : nil
+                ? try file(
+                    "allocations.csv",
+                    [
+                        "pseudonym", "arm", "method", "sequence", "kind", "stratum", "block", "slot", "cycle",
+                        "probability", "reason", "recorded_by", "seed", "allocated_utc", "allocated_local",
+                    ]) : nil
             var offsets: [String: Int] = [:]
             var width = 0
             for form in codebook.forms {

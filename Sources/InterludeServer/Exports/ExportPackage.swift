@@ -187,6 +187,35 @@ struct ExportPackage {
         return (promptRows, responseRows)
     }
 
+    /// The participant's entries of the allocation log: how each arm was drawn or corrected, and when. The seed
+    /// is given once the study is closed; before, it would tell the allocations to come. Participants who joined
+    /// before the log was kept have one row from their enrolment, without a place in it.
+    private func writeAllocations(
+        of participant: StudyExportScope.Participant, zones: ZoneHistory, into file: PackageFile
+    ) async throws {
+        let entries = try await AllocationRecord.query(on: database).filter(\.$study.$id == scope.grant.studyID)
+            .filter(\.$participantID == participant.id).sort(\.$sequence).all()
+        let seed = study.status == .closed ? StudyArms.design(of: study).map { String($0.seed) } : nil
+        for entry in entries {
+            let at = ExportTime(entry.createdAt, in: zones.zone(at: entry.createdAt))
+            try file.row([
+                participant.pseudonym, entry.arm, entry.method.rawValue, String(entry.sequence), entry.kind.rawValue,
+                entry.stratum, entry.block.map(String.init), entry.slot.map(String.init), entry.cycle.map(String.init),
+                entry.probability.map(CSV.number), entry.reason, entry.recordedBy?.lowercasedText ?? "design", seed,
+                at.utc, at.local,
+            ])
+        }
+        let enrollment = participant.enrollment
+        if entries.isEmpty, let arm = enrollment.arm {
+            let at = ExportTime(enrollment.createdAt, in: zones.zone(at: enrollment.createdAt))
+            let method = (study.allocation ?? .alternating).method.kind
+            try file.row([
+                participant.pseudonym, arm, method.rawValue, nil, AllocationEntry.Kind.drawn.rawValue, "", nil, nil,
+                nil, nil, nil, "design", nil, at.utc, at.local,
+            ])
+        }
+    }
+
     private func writeParticipant(
         _ participant: StudyExportScope.Participant, zones: ZoneHistory, total: DayCompliance, into writer: inout Writer
     ) async throws {
@@ -211,10 +240,8 @@ struct ExportPackage {
                 period.until.map { ExportTime($0, in: period.zone).utc },
             ])
         }
-        if study.arms != nil, let arm = enrollment.arm {
-            try writer.allocations?.row([
-                participant.pseudonym, arm, (study.allocation ?? .alternating).rawValue, enrolled.utc, enrolled.local,
-            ])
+        if let allocations = writer.allocations {
+            try await writeAllocations(of: participant, zones: zones, into: allocations)
         }
         let consents = try await ConsentRecord.query(on: database).filter(\.$user.$id == participant.id)
             .group(.or) { either in
@@ -416,7 +443,11 @@ struct ExportPackage {
                                   expired, still open, and rate = answered / (answered + expired)
             consents.csv          study consent and research sharing: every decision, its modules (module=yes|no),
                                   how it was taken, and when it was revoked or replaced by a later one
-            allocations.csv       the arm each participant was allocated to (studies with arms)
+            allocations.csv       studies with arms: each allocation of a participant from the study's log, in
+                                  order: arm, method, place in the log (sequence), drawn or corrected (with the
+                                  reason), stratum, block and place in the stratum's sequence, cycle, the chance
+                                  of a random draw, who recorded it (the design, or a researcher's id), and when;
+                                  the seed of the study's random choices once the study is closed
             events.csv            health events (studies collecting them): when, type, title and description
             therapies.csv         therapies (studies collecting them): type, name, start and end date, note
             audiograms.csv        audiograms (studies collecting them): one row per ear, frequency and conduction,

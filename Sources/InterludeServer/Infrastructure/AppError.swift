@@ -39,6 +39,10 @@ enum AppError: Error, Equatable {
         case pairingCodeUsed
         case pairingCodeExpired
         case studyClosed
+        /// Every arm of the study has reached its target.
+        case studyFull
+        /// The study runs: what would tell its allocations to come is not shown yet.
+        case studyRunning
         case notEnrolled
         case versionExists
         case alreadyPublished

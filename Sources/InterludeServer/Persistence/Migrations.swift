@@ -68,6 +68,7 @@ enum Migrations {
             UpdateHealthImportsAddClaim(),
             UpdateAppointmentsAddRequest(),
             UpdateStudyContentAddLanguages(),
+            CreateAllocations(),
         ]
     }
 }

@@ -40,6 +40,7 @@ enum ErasureMap {
         EmailTokenRecord.schema,
         RateLimitEventRecord.schema,
         ConsentRecord.schema,
+        AllocationRecord.schema,
         EnrollmentRecord.schema,
         PairingCodeRecord.schema,
         PatientProfileRecord.schema,

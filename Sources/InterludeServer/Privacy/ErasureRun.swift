@@ -217,6 +217,12 @@ struct ErasureRun: Sendable {
         case ConsentRecord.schema:
             try await remove(
                 inStudy(ConsentRecord.query(on: database).filter(\.$user.$id == userID), \.$study.$id), from: table)
+        case AllocationRecord.schema:
+            let entries = inStudy(
+                AllocationRecord.query(on: database).filter(\.$participantID == userID), \.$study.$id)
+            guard mode == .erase else { return try await remove(entries, from: table) }
+            // The log keeps its places, so later allocations still follow the design; they no longer name the person.
+            try await entries.set(\.$participantID, to: tombstoneID).set(\.$levels, to: "{}").update()
         case EnrollmentRecord.schema:
             try await remove(
                 inStudy(EnrollmentRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id),

@@ -96,24 +96,29 @@ struct StudyService: Sendable {
         let enrollment = EnrollmentRecord(
             studyID: studyID, patientID: patientID, therapistID: nil, status: initialStatus,
             consentVersion: consentVersion, now: now)
-        let arms = StudyArms.names(of: study)
-        do {
-            try await database.atomically { database in
-                if !arms.isEmpty {
-                    let joined = try await EnrollmentRecord.query(on: database)
-                        .filter(\.$study.$id == studyID).filter(\.$arm != nil).count()
-                    var generator = SystemRandomNumberGenerator()
-                    enrollment.arm = (study.allocation ?? .alternating)
-                        .arm(of: arms, joinedSoFar: joined, using: &generator)
+        let zone = patient.zone
+        var attempts = 0
+        while true {
+            do {
+                try await database.atomically { database in
+                    enrollment.arm = try await StudyAllocations(database: database, services: services).allocate(
+                        patientID, zone: zone, joining: study, now: now)
+                    try await enrollment.create(on: database)
+                    try await ConsentService.recordJoining(
+                        userID: patientID, studyID: studyID, version: consentVersion, choices: choices, now: now,
+                        on: database)
                 }
-                try await enrollment.create(on: database)
-                try await ConsentService.recordJoining(
-                    userID: patientID, studyID: studyID, version: consentVersion, choices: choices, now: now,
-                    on: database)
+                break
+            } catch {
+                guard (error as? any DatabaseError)?.isConstraintFailure == true else { throw error }
+                // A join sent twice at once: the database kept the first.
+                if try await currentEnrollment(patientID: patientID, studyID: studyID) != nil {
+                    throw AppError.conflict(.alreadyEnrolled)
+                }
+                // Another participant took the same place of the allocation log: the next one is drawn afresh.
+                attempts += 1
+                if attempts == Self.allocationAttempts { throw error }
             }
-        } catch let error as any DatabaseError where error.isConstraintFailure {
-            // A join sent twice at once: the database kept the first.
-            throw AppError.conflict(.alreadyEnrolled)
         }
         if initialStatus == .active {
             _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID])
@@ -182,8 +187,7 @@ struct StudyService: Sendable {
             ownerID: try researcher.requireID(), title: draft.titles, description: draft.descriptions,
             consentText: draft.consentText, consentVersion: draft.consentVersion, joinMode: draft.joinMode,
             joinPasswordHash: digest, status: draft.status, now: now)
-        study.arms = try StudyService.encodeArms(draft.arms)
-        study.allocation = draft.arms.isEmpty ? nil : draft.allocation
+        try StudyArms.set(draft.arms, allocation: draft.allocation, on: study)
         study.asksDemographics = draft.asksDemographics
         study.comparison = draft.comparison
         study.retentionDays = draft.retentionDays
@@ -222,8 +226,7 @@ struct StudyService: Sendable {
         study.titles = draft.titles
         study.descriptions = draft.descriptions
         study.joinMode = draft.joinMode
-        study.arms = try StudyService.encodeArms(draft.arms)
-        study.allocation = draft.arms.isEmpty ? nil : draft.allocation
+        try StudyArms.set(draft.arms, allocation: draft.allocation, on: study)
         study.asksDemographics = draft.asksDemographics
         study.comparison = draft.comparison
         study.retentionDays = draft.retentionDays
@@ -332,9 +335,8 @@ struct StudyService: Sendable {
 }
 
 extension StudyService {
-    static func encodeArms(_ arms: [String]) throws -> String? {
-        arms.isEmpty ? nil : String(decoding: try JSONEncoder().encode(arms), as: UTF8.self)
-    }
+    /// How often a join draws its allocation again when others take the same place of the log at once.
+    static let allocationAttempts = 8
 }
 
 extension Optional {

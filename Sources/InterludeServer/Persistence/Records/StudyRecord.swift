@@ -28,6 +28,9 @@ final class StudyRecord: Model, @unchecked Sendable {
     /// The arms' names as a JSON array, when participants are split.
     @OptionalField(key: "arms") var arms: String?
     @OptionalField(key: "allocation") var allocation: ArmAllocation?
+    /// How participants are allocated, with the seed of its random choices, as JSON (`AllocationDesign`); empty
+    /// until the study's first allocation. Never leaves the server while the study runs.
+    @Field(key: "allocation_design") var allocationDesign: String
     /// Whether exports carry participants' birth year and gender.
     @Field(key: "asks_demographics") var asksDemographics: Bool
     /// When it was last closed; nil while it runs.
@@ -50,8 +53,8 @@ final class StudyRecord: Model, @unchecked Sendable {
         [
             $id, $createdAt, $updatedAt, $owner, $title, $titleTexts, $description, $descriptionTexts, $consentText,
             $consentVersion, $joinMode,
-            $joinPasswordHash, $status, $arms, $allocation, $asksDemographics, $closedAt, $retentionDays,
-            $recordKinds, $eventTypes, $eventTypeNames, $sampleSettings, $comparison,
+            $joinPasswordHash, $status, $arms, $allocation, $allocationDesign, $asksDemographics, $closedAt,
+            $retentionDays, $recordKinds, $eventTypes, $eventTypeNames, $sampleSettings, $comparison,
         ]
     }
 
@@ -69,6 +72,7 @@ final class StudyRecord: Model, @unchecked Sendable {
         self.joinMode = joinMode
         self.joinPasswordHash = joinPasswordHash
         self.status = status
+        self.allocationDesign = ""
         self.asksDemographics = false
         self.retentionDays = StudyDraft.defaultRetentionDays
         self.recordKinds = ""

@@ -1,0 +1,127 @@
+import Fluent
+import Foundation
+import InterludeCore
+import Testing
+import VaporTesting
+
+@testable import InterludeServer
+
+/// Joining a study with arms: the design allocates, the log keeps every allocation once and in order, nothing
+/// tells the next one in advance, and an erasure leaves the log's places in it.
+@Suite("Allocation at joining, and its log")
+struct AllocationAPITests {
+    /// A running open study with two arms allocated in turn, and its id.
+    func studyWithArms(_ app: TestContext, allocation: String = "alternating") async throws -> (APIClient, String) {
+        let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+        let study = try await StudyAPITests().createStudy(
+            researcher,
+            StudyAPITests.study("open").merging(["arms": ["app", "control"], "allocation": .string(allocation)]))
+        return (researcher, study)
+    }
+
+    func log(_ app: TestContext, _ study: String) async throws -> [AllocationRecord] {
+        try await AllocationRecord.query(on: app.database).filter(\.$study.$id == UUID(uuidString: study)!)
+            .sort(\.$sequence).all()
+    }
+
+    @Test("participants joining in turn alternate between the arms, each logged once with their place")
+    func inTurn() async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, study) = try await studyWithArms(app)
+            // act
+            for index in 0..<4 {
+                let (patient, _) = try await app.patient("p\(index)@example.org")
+                let joined = try await StudyAPITests.join(patient, study)
+                try #require(joined.status == .created, "\(joined.text)")
+            }
+            // verify
+            let log = try await log(app, study)
+            #expect(log.map(\.sequence) == [1, 2, 3, 4])
+            #expect(log.map(\.arm) == ["app", "control", "app", "control"])
+            #expect(log.allSatisfy { $0.kind == .drawn && $0.method == .inTurn && $0.recordedBy == nil })
+            let enrolled = try await EnrollmentRecord.query(on: app.database).all()
+            for entry in log {
+                #expect(enrolled.first { $0.$patient.id == entry.participantID }?.arm == entry.arm)
+            }
+        }
+    }
+
+    @Test("nothing a researcher or a patient reads tells the design's seed or the next allocation")
+    func concealed() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, study) = try await studyWithArms(app, allocation: "random")
+            let (patient, _) = try await app.patient()
+            try #require(try await StudyAPITests.join(patient, study).status == .created)
+            let stored = try #require(try await StudyRecord.find(UUID(uuidString: study), on: app.database))
+            let seed = try #require(StudyArms.design(of: stored)?.seed)
+            // act
+            let read = [
+                try await researcher.send(.GET, "/studies/\(study)"), try await researcher.send(.GET, "/studies"),
+                try await patient.send(.GET, "/studies/\(study)"), try await patient.send(.GET, "/studies"),
+            ]
+            // verify
+            for reply in read {
+                #expect(reply.status == .ok)
+                #expect(!reply.text.contains(String(seed)))
+                #expect(!reply.text.contains("allocationDesign") && !reply.text.contains("seed"))
+            }
+        }
+    }
+
+    @Test("once every arm has its target the study takes nobody more: the join is refused and nothing is stored")
+    func full() async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, study) = try await studyWithArms(app)
+            let record = try #require(try await StudyRecord.find(UUID(uuidString: study), on: app.database))
+            var design = try #require(StudyArms.design(of: record))
+            design.arms = [AllocationArm("app", target: 1), AllocationArm("control", target: 1)]
+            record.allocationDesign = String(decoding: try JSONEncoder().encode(design), as: UTF8.self)
+            try await record.save(on: app.database)
+            for index in 0..<2 {
+                let (patient, _) = try await app.patient("p\(index)@example.org")
+                try #require(try await StudyAPITests.join(patient, study).status == .created)
+            }
+            let (late, lateID) = try await app.patient("late@example.org")
+            // act
+            let refused = try await StudyAPITests.join(late, study)
+            // verify
+            #expect(refused.status == .conflict)
+            #expect(try refused.decoded(Components.Schemas.Problem.self)._type == "/problems/study-full")
+            #expect(try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == lateID).count() == 0)
+            #expect(
+                try await ConsentRecord.query(on: app.database).filter(\.$user.$id == lateID)
+                    .filter(\.$study.$id == record.requireID()).count() == 0)
+            #expect(try await log(app, study).map(\.arm).sorted() == ["app", "control"])
+        }
+    }
+
+    @Test("a person's copy holds their allocation; erasing their study data keeps its place in the log, without them")
+    func erasure() async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, study) = try await studyWithArms(app)
+            let (ada, adaID) = try await app.patient("ada@example.org")
+            let (ben, _) = try await app.patient("ben@example.org")
+            try #require(try await StudyAPITests.join(ada, study).status == .created)
+            try #require(try await StudyAPITests.join(ben, study).status == .created)
+            let user = try #require(try await UserRecord.find(adaID, on: app.database))
+            let copy = try await PersonalData.collect(of: user, on: app.database, services: app.app.interlude)
+            #expect(copy.tables[AllocationRecord.schema]?.count == 1)
+            // act
+            let left = try await ada.send(.DELETE, "/studies/\(study)/enrollment?erase=true")
+            // verify
+            #expect(left.status == .noContent || left.status == .ok, "\(left.text)")
+            let log = try await log(app, study)
+            #expect(log.map(\.sequence) == [1, 2])
+            #expect(!log.contains { $0.participantID == adaID })
+            #expect(log[0].arm == "app" && log[0].levels == "{}")
+            let (cleo, _) = try await app.patient("cleo@example.org")
+            let joined = try await StudyAPITests.join(cleo, study)
+            #expect(joined.status == .created)
+            #expect(try await self.log(app, study).map(\.arm) == ["app", "control", "app"])
+        }
+    }
+}
