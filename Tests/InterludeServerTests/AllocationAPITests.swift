@@ -125,3 +125,71 @@ struct AllocationAPITests {
         }
     }
 }
+
+extension AllocationAPITests {
+    @Test(
+        "a correction is a new entry with its reason and moves the participant; a wrong one is refused, naming the field"
+    )
+    func correction() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, study) = try await studyWithArms(app)
+            let (patient, patientID) = try await app.patient()
+            try #require(try await StudyAPITests.join(patient, study).status == .created)
+            let enrollment = try #require(
+                try await EnrollmentRecord.query(on: app.database).filter(\.$patient.$id == patientID).first())
+            let enrollmentID = try enrollment.requireID().uuidString
+            func correct(_ arm: String, _ reason: String) async throws -> APIClient.Reply {
+                try await researcher.send(
+                    .POST, "/studies/\(study)/allocations",
+                    json: ["enrollmentId": .string(enrollmentID), "arm": .string(arm), "reason": .string(reason)])
+            }
+            // act
+            let same = try await correct("app", "Typed twice.")
+            let unknown = try await correct("waitlist", "Typed twice.")
+            let corrected = try await correct("control", "Screening showed an exclusion for the app arm.")
+            // verify
+            #expect(same.status == .unprocessableEntity)
+            #expect(try StudyAPITests.fields(same) == ["arm"])
+            #expect(unknown.status == .unprocessableEntity)
+            #expect(try StudyAPITests.fields(unknown) == ["arm"])
+            #expect(corrected.status == .created, "\(corrected.text)")
+            #expect(corrected.body["sequence"].int == 2 && corrected.body["kind"].string == "corrected")
+            #expect(corrected.body["reason"].string == "Screening showed an exclusion for the app arm.")
+            let log = try await log(app, study)
+            #expect(log.map(\.arm) == ["app", "control"])
+            #expect(log.map(\.kind) == [.drawn, .corrected])
+            #expect(try await EnrollmentRecord.find(enrollment.id, on: app.database)?.arm == "control")
+            let audited = try await AuditEventRecord.query(on: app.database)
+                .filter(\.$action == AuditAction.allocationCorrected.rawValue).count()
+            #expect(audited == 1)
+        }
+    }
+
+    @Test("the allocation list with its seed is refused while the study runs and given once it is closed")
+    func listAfterClosing() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, study) = try await studyWithArms(app, allocation: "random")
+            for index in 0..<3 {
+                let (patient, _) = try await app.patient("p\(index)@example.org")
+                try #require(try await StudyAPITests.join(patient, study).status == .created)
+            }
+            let running = try await researcher.send(.GET, "/studies/\(study)/allocations")
+            let record = try #require(try await StudyRecord.find(UUID(uuidString: study), on: app.database))
+            let seed = try #require(StudyArms.design(of: record)?.seed)
+            record.status = .closed
+            try await record.save(on: app.database)
+            // act
+            let closed = try await researcher.send(.GET, "/studies/\(study)/allocations")
+            // verify
+            #expect(running.status == .conflict)
+            #expect(try running.decoded(Components.Schemas.Problem.self)._type == "/problems/study-running")
+            #expect(closed.status == .ok, "\(closed.text)")
+            let list = try closed.decoded(Components.Schemas.AllocationList.self)
+            #expect(list.seed == String(seed))
+            #expect(list.entries.map(\.sequence) == [1, 2, 3])
+            #expect(list.entries.allSatisfy { $0.method == .random && $0.probability == 0.5 && $0.pseudonym != nil })
+        }
+    }
+}

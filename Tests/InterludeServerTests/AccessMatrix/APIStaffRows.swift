@@ -135,6 +135,22 @@ extension APIRow {
         ) { cell in
             .init(.GET, "/exports/\(try await cell.world.readyExport(cell.scope))/file")
         },
+        // While the study runs, those who may read the list are told it is concealed (409).
+        APIRow(
+            "listAllocations", scoped: true,
+            "* 404, self 403, other 403, own@practice 403, res@research 409, resNS@research 409, admin@research 403"
+        ) { cell in
+            .init(.GET, "/studies/\(cell.studyID)/allocations")
+        },
+        // The world's participants have no arm: those who may correct reach the check of the enrolment (422).
+        APIRow(
+            "correctAllocation", scoped: true,
+            "* 404, self 403, other 403, own@practice 403, res@research 422, resNS@research 422, admin@research 422"
+        ) { cell in
+            .init(
+                .POST, "/studies/\(cell.studyID)/allocations",
+                json: ["enrollmentId": .string(cell.world.researchEnrollment), "arm": "control", "reason": "Mistake."])
+        },
         APIRow("listAccessTokens", "* 200, self 403, other 403") { _ in .init(.GET, "/me/tokens") },
         APIRow("createAccessToken", scoped: true, "* 422, self 403, other 403, res@research 201, resNS@research 201") {
             cell in

@@ -113,6 +113,43 @@ extension APIHandler {
     }
 }
 
+extension APIHandler {
+    func listAllocations(_ input: Operations.ListAllocations.Input) async throws -> Operations.ListAllocations.Output {
+        let context = try APIContext.current()
+        let user = try await context.user(.researcher, .therapist, .admin)
+        let grant = try await context.access.require(.exportData, in: try pathID(input.path.studyId), by: user)
+        let (seed, entries) = try await context.allocations.list(in: grant)
+        return .ok(
+            .init(
+                body: .json(.init(seed: String(seed), entries: entries.map(Components.Schemas.AllocationLogEntry.init)))
+            ))
+    }
+
+    func correctAllocation(_ input: Operations.CorrectAllocation.Input) async throws
+        -> Operations.CorrectAllocation.Output
+    {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let user = try await context.user(.researcher, .therapist, .admin)
+        let grant = try await context.access.require(.editStudy, in: try pathID(input.path.studyId), by: user)
+        let corrected = try await context.allocations.correct(
+            in: grant, enrollmentID: UUID(uuidString: body.enrollmentId), arm: body.arm, reason: body.reason)
+        return .created(.init(body: .json(.init(corrected))))
+    }
+}
+
+extension Components.Schemas.AllocationLogEntry {
+    init(_ listed: StudyAllocations.Listed) {
+        let record = listed.record
+        self.init(
+            sequence: record.sequence, kind: .init(rawValue: record.kind.rawValue)!, pseudonym: listed.pseudonym,
+            arm: record.arm, method: .init(rawValue: record.method.rawValue)!, stratum: record.stratum,
+            block: record.block, slot: record.slot, cycle: record.cycle, probability: record.probability,
+            reason: record.reason, recordedBy: record.recordedBy?.lowercasedText ?? "design",
+            recordedAt: record.createdAt)
+    }
+}
+
 extension Components.Schemas.StudyInput {
     func draft(hasPassword: Bool) throws -> StudyDraft {
         try StudyDraft.validate(
@@ -127,4 +164,5 @@ extension Components.Schemas.StudyInput {
 
 extension APIContext {
     var studies: StudyService { StudyService(database: database, services: services) }
+    var allocations: StudyAllocations { StudyAllocations(database: database, services: services) }
 }
