@@ -308,4 +308,54 @@ struct AllocationTests {
         #expect(fields("control", String(repeating: "x", count: 501)) == ["reason"])
         #expect(fields(nil, nil) == ["arm", "reason"])
     }
+
+    @Test("a study's settings make its design: shares, targets and blocks per arm, cycles of days from their start")
+    func settingsMakeDesigns() {
+        let arms = ["app", "control"]
+        let blocks = AllocationSettings(ratios: [2, 1], targets: [20, 0], blockMultiples: [1, 3], factors: [.gender])
+        let made = blocks.design(arms: arms, allocation: .permutedBlocks, seed: 7, today: Self.day0)
+        #expect(made.problems.isEmpty)
+        #expect(made.design.arms == [.init("app", ratio: 2, target: 20), .init("control")])
+        #expect(made.design.method == .permutedBlocks(multiples: [1, 3]) && made.design.factors == ["gender"])
+        #expect(AllocationSettings(made.design) == blocks)
+        let cycles = AllocationSettings(cycleDays: 28)
+        let cycled = cycles.design(arms: arms, allocation: .sequentialCycles, seed: 7, today: Self.day0)
+        #expect(cycled.design.method == .sequentialCycles(.period(days: 28, from: Self.day0), drawnStart: false))
+    }
+
+    @Test("settings are checked at the door, naming each setting; cycles take days or admissions, not both or none")
+    func settingsChecked() {
+        let arms = ["app", "control"]
+        func fields(_ settings: AllocationSettings, _ allocation: ArmAllocation) -> Set<String> {
+            Set(settings.design(arms: arms, allocation: allocation, seed: 1, today: Self.day0).problems.map(\.field))
+        }
+        #expect(
+            fields(.init(ratios: [0, 1], targets: [-1, 5]), .random) == [
+                "allocationSettings.ratios", "allocationSettings.targets",
+            ])
+        #expect(fields(.init(ratios: [1, 1, 1]), .alternating) == ["allocationSettings.ratios"])
+        #expect(fields(.init(blockMultiples: [1, 11]), .permutedBlocks) == ["allocationSettings.blockMultiples"])
+        #expect(
+            fields(.init(preferred: 0.3), .minimisation) == [
+                "allocationSettings.preferred", "allocationSettings.factors",
+            ])
+        #expect(fields(.init(), .sequentialCycles) == ["allocationSettings.cycleDays"])
+        #expect(
+            fields(.init(cycleDays: 7, cycleAdmissions: 4), .sequentialCycles) == ["allocationSettings.cycleAdmissions"]
+        )
+        #expect(fields(.init(cycleAdmissions: 1 << 62), .sequentialCycles) == ["allocationSettings.cycleAdmissions"])
+        #expect(AllocationSettings(cycleDays: -3).problems().map(\.field) == ["allocationSettings.cycleDays"])
+    }
+
+    @Test("a participant's level of a factor: their gender, their age group on the day of joining, else unknown")
+    func factorLevels() {
+        let day = LocalDate(year: 2026, month: 3, day: 2)!
+        #expect(AllocationFactor.gender.level(gender: "female", dateOfBirth: nil, on: day) == "female")
+        #expect(AllocationFactor.gender.level(gender: nil, dateOfBirth: nil, on: day) == "unknown")
+        let born = { (text: String) in LocalDate(text) }
+        #expect(AllocationFactor.ageGroup.level(gender: nil, dateOfBirth: born("1996-03-03"), on: day) == "under30")
+        #expect(AllocationFactor.ageGroup.level(gender: nil, dateOfBirth: born("1996-03-02"), on: day) == "30to49")
+        #expect(AllocationFactor.ageGroup.level(gender: nil, dateOfBirth: born("1976-03-02"), on: day) == "50plus")
+        #expect(AllocationFactor.ageGroup.level(gender: nil, dateOfBirth: nil, on: day) == "unknown")
+    }
 }

@@ -193,3 +193,98 @@ extension AllocationAPITests {
         }
     }
 }
+
+extension AllocationAPITests {
+    @Test("a study with targets per arm in permuted blocks shows its settings to staff, fills each arm, then is full")
+    func settingsThroughTheAPI() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let body = StudyAPITests.study("open").merging([
+                "arms": ["app", "control"], "allocation": "permutedBlocks",
+                "allocationSettings": ["targets": [2, 2], "blockMultiples": [1]],
+            ])
+            let refused = try await researcher.send(
+                .POST, "/studies",
+                json: body.merging(["allocationSettings": ["cycleStart": "someday"]]))
+            let study = try await StudyAPITests().createStudy(researcher, body)
+            // act
+            var joins: [HTTPStatus] = []
+            for index in 0..<5 {
+                let (patient, _) = try await app.patient("p\(index)@example.org")
+                joins.append(try await StudyAPITests.join(patient, study).status)
+            }
+            let (patient, _) = try await app.patient("reader@example.org")
+            let asStaff = try await researcher.send(.GET, "/studies/\(study)")
+            let asPatient = try await patient.send(.GET, "/studies/\(study)")
+            // verify
+            #expect(refused.status == .unprocessableEntity)
+            #expect(try StudyAPITests.fields(refused) == ["allocationSettings.cycleStart"], "\(refused.text)")
+            #expect(joins == [.created, .created, .created, .created, .conflict])
+            #expect(try await log(app, study).map(\.arm).sorted() == ["app", "app", "control", "control"])
+            #expect(try await log(app, study).allSatisfy { $0.method == .permutedBlocks && $0.block != nil })
+            #expect(asStaff.body["allocation"].string == "permutedBlocks")
+            #expect(asStaff.body["allocationSettings"]["targets"].array.map(\.int) == [2, 2])
+            #expect(!asStaff.text.contains("seed"))
+            #expect(asPatient.status == .ok && asPatient.body["allocation"].isNull)
+        }
+    }
+
+    @Test("a setting out of range or a cycle without its length is refused, naming the setting; nothing is stored")
+    func settingsRefused() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let base = StudyAPITests.study("open").merging(["arms": ["app", "control"]])
+            let studies = try await app.count("studies")
+            // act
+            let ratios = try await researcher.send(
+                .POST, "/studies",
+                json: base.merging(["allocation": "random", "allocationSettings": ["ratios": [0, 1]]]))
+            let cycles = try await researcher.send(
+                .POST, "/studies", json: base.merging(["allocation": "sequentialCycles"]))
+            // verify
+            #expect(ratios.status == .unprocessableEntity)
+            #expect(try StudyAPITests.fields(ratios) == ["allocationSettings.ratios.0"])
+            #expect(cycles.status == .unprocessableEntity)
+            #expect(try StudyAPITests.fields(cycles) == ["allocationSettings.cycleDays"])
+            #expect(try await app.count("studies") == studies)
+        }
+    }
+}
+
+extension AllocationAPITests {
+    @Test("the console's study form shows a method it has no settings for as chosen, and saving keeps its settings")
+    func consoleKeepsSettings() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let study = try await StudyAPITests().createStudy(
+                researcher,
+                StudyAPITests.study("open").merging([
+                    "arms": ["app", "control"], "allocation": "sequentialCycles",
+                    "allocationSettings": ["cycleAdmissions": 4, "targets": [20, 20]],
+                ]))
+            let console = ConsoleBrowser(app)
+            _ = try await console.signIn("lab@uni.example")
+            let path = "/console/studies/\(study)/edit"
+            // act
+            let form = try await console.get(path)
+            let saved = try await console.post(
+                path,
+                [
+                    ("title", "Stress study"), ("description", ""), ("consentText", "I agree to take part."),
+                    ("consentVersion", "2026-1"), ("joinMode", "open"), ("status", "running"),
+                    ("arms", "app, control"), ("allocation", "sequentialCycles"),
+                ])
+            // verify
+            #expect(form.html.contains("<option value=\"sequentialCycles\" selected>"))
+            #expect(!form.html.contains("value=\"minimisation\""))
+            #expect(saved.status == .seeOther)
+            let record = try #require(try await StudyRecord.find(UUID(uuidString: study), on: app.database))
+            let design = try #require(StudyArms.design(of: record))
+            #expect(design.method == .sequentialCycles(.admissions(4), drawnStart: false))
+            #expect(design.arms.map(\.target) == [20, 20])
+        }
+    }
+}

@@ -86,17 +86,3 @@ public struct AppointmentRequestDraft: Sendable, Equatable {
         return AppointmentRequestDraft(kind: kind, startsAt: startsAt, endsAt: endsAt, note: cleanNote)
     }
 }
-
-/// How a study with arms assigns a new participant to one.
-public enum ArmAllocation: String, Codable, Sendable, CaseIterable {
-    /// In turn: the next participant joins the arm after the previous one's.
-    case alternating
-    case random
-
-    public var method: AllocationMethod { self == .alternating ? .inTurn : .random }
-
-    /// The design a study's arms and this choice make: each arm an equal share, no targets, no factors.
-    public func design(arms: [String], seed: UInt64) -> AllocationDesign {
-        AllocationDesign(arms: arms.map { AllocationArm($0) }, method: method, seed: seed)
-    }
-}

@@ -58,6 +58,7 @@ public struct StudyDraft: Sendable, Equatable {
     /// The arms participants are split into, if any, and how.
     public var arms: [String]
     public var allocation: ArmAllocation
+    public var allocationSettings: AllocationSettings
     /// Whether participants' birth year and gender go into the study's research exports; without it, never.
     public var asksDemographics: Bool
     /// Days after the study closes until the accounts of those who took part in nothing else lose what identifies
@@ -83,7 +84,8 @@ public struct StudyDraft: Sendable, Equatable {
         title: [Language: String?], description: [Language: String?], consentText: [Language: String?],
         consentVersion: String?,
         joinMode: String?, joinPassword: String?, status: String?, hasPassword: Bool = false, arms: [String] = [],
-        allocation: String? = nil, asksDemographics: Bool = false, retentionDays: Int = defaultRetentionDays,
+        allocation: String? = nil, allocationSettings: AllocationSettings = AllocationSettings(),
+        asksDemographics: Bool = false, retentionDays: Int = defaultRetentionDays,
         comparison: String? = nil
     ) throws(ValidationFailure) -> StudyDraft {
         var validator = FieldValidator()
@@ -125,6 +127,15 @@ public struct StudyDraft: Sendable, Equatable {
         if cleanArms.count == 1 { validator.add("arms", .tooShort, limit: 2) }
         let parsedAllocation = ArmAllocation(rawValue: allocation ?? ArmAllocation.alternating.rawValue)
         if parsedAllocation == nil { validator.add("allocation", .invalidValue) }
+        let settingsProblems =
+            if let parsedAllocation, cleanArms.count >= 2 {
+                allocationSettings.design(
+                    arms: cleanArms, allocation: parsedAllocation, seed: 0, today: LocalDate(daysSinceEpoch: 0)
+                ).problems
+            } else {
+                allocationSettings.problems()
+            }
+        for problem in settingsProblems { validator.add(problem.field, problem.code, limit: problem.limit) }
         if !retentionDaysRange.contains(retentionDays) {
             validator.add("retentionDays", .outOfRange, limit: retentionDaysRange.upperBound)
         }
@@ -134,7 +145,8 @@ public struct StudyDraft: Sendable, Equatable {
         return StudyDraft(
             titles: cleanTitle!, descriptions: cleanDescription, consentTexts: cleanConsent!,
             consentVersion: cleanVersion!, joinMode: mode!, joinPassword: password, status: parsedStatus!,
-            arms: cleanArms, allocation: parsedAllocation!, asksDemographics: asksDemographics,
+            arms: cleanArms, allocation: parsedAllocation!, allocationSettings: allocationSettings,
+            asksDemographics: asksDemographics,
             retentionDays: retentionDays,
             comparison: parsedComparison!)
     }

@@ -208,7 +208,7 @@ struct ExportPackage {
         let enrollment = participant.enrollment
         if entries.isEmpty, let arm = enrollment.arm {
             let at = ExportTime(enrollment.createdAt, in: zones.zone(at: enrollment.createdAt))
-            let method = (study.allocation ?? .alternating).method.kind
+            let method = (study.allocation ?? .alternating).methodKind
             try file.row([
                 participant.pseudonym, arm, method.rawValue, nil, AllocationEntry.Kind.drawn.rawValue, "", nil, nil,
                 nil, nil, nil, "design", nil, at.utc, at.local,

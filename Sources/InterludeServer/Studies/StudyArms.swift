@@ -14,15 +14,19 @@ enum StudyArms {
             ? nil : try? JSONDecoder().decode(AllocationDesign.self, from: Data(study.allocationDesign.utf8))
     }
 
-    /// Sets the study's arms and how participants join them. The seed of the study's random choices stays what it
-    /// was, so a changed design goes on drawing from the same sequence; a study's first design gets a new one.
-    static func set(_ arms: [String], allocation: ArmAllocation, on study: StudyRecord) throws {
+    /// Sets the study's arms and how participants join them (checked before, as a `StudyDraft`). The seed of the
+    /// study's random choices stays what it was, so a changed design goes on drawing from the same sequence; a
+    /// study's first design gets a new one.
+    static func set(
+        _ arms: [String], allocation: ArmAllocation, settings: AllocationSettings, today: LocalDate,
+        on study: StudyRecord
+    ) throws {
         study.arms = arms.isEmpty ? nil : String(decoding: try JSONEncoder().encode(arms), as: UTF8.self)
         study.allocation = arms.isEmpty ? nil : allocation
         guard !arms.isEmpty else { return }
         let seed = design(of: study)?.seed ?? UInt64.random(in: .min ... .max)
-        study.allocationDesign = String(
-            decoding: try JSONEncoder().encode(allocation.design(arms: arms, seed: seed)), as: UTF8.self)
+        let made = settings.design(arms: arms, allocation: allocation, seed: seed, today: today).design
+        study.allocationDesign = String(decoding: try JSONEncoder().encode(made), as: UTF8.self)
     }
 }
 
@@ -43,7 +47,14 @@ struct StudyAllocations: Sendable {
         guard !StudyArms.names(of: study).isEmpty, let (design, log) = try await designAndLog(of: study) else {
             return nil
         }
-        let candidate = AllocationCandidate(participant: patientID.lowercasedText, admittedOn: LocalDate(now, in: zone))
+        let today = LocalDate(now, in: zone)
+        let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
+        var levels: [String: String] = [:]
+        for factor in design.factors.compactMap(AllocationFactor.init(rawValue:)) {
+            levels[factor.rawValue] = factor.level(
+                gender: profile?.gender, dateOfBirth: profile?.dateOfBirth.flatMap(LocalDate.init), on: today)
+        }
+        let candidate = AllocationCandidate(participant: patientID.lowercasedText, levels: levels, admittedOn: today)
         guard case .allocated(let entry) = design.allocate(candidate, after: log) else {
             throw AppError.conflict(.studyFull)
         }
@@ -111,7 +122,9 @@ struct StudyAllocations: Sendable {
         guard !arms.isEmpty else { return nil }
         if StudyArms.design(of: study) == nil {
             // Studies given arms before designs were stored get theirs, with a new seed, at the first join after.
-            try StudyArms.set(arms, allocation: study.allocation ?? .alternating, on: study)
+            try StudyArms.set(
+                arms, allocation: study.allocation ?? .alternating, settings: AllocationSettings(),
+                today: LocalDate(services.clock.now, in: .gmt), on: study)
             try await study.save(on: database)
         }
         guard let design = StudyArms.design(of: study) else { return nil }

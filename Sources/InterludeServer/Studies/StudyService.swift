@@ -187,7 +187,9 @@ struct StudyService: Sendable {
             ownerID: try researcher.requireID(), title: draft.titles, description: draft.descriptions,
             consentText: draft.consentText, consentVersion: draft.consentVersion, joinMode: draft.joinMode,
             joinPasswordHash: digest, status: draft.status, now: now)
-        try StudyArms.set(draft.arms, allocation: draft.allocation, on: study)
+        try StudyArms.set(
+            draft.arms, allocation: draft.allocation, settings: draft.allocationSettings,
+            today: LocalDate(now, in: researcher.zone), on: study)
         study.asksDemographics = draft.asksDemographics
         study.comparison = draft.comparison
         study.retentionDays = draft.retentionDays
@@ -226,7 +228,9 @@ struct StudyService: Sendable {
         study.titles = draft.titles
         study.descriptions = draft.descriptions
         study.joinMode = draft.joinMode
-        try StudyArms.set(draft.arms, allocation: draft.allocation, on: study)
+        try StudyArms.set(
+            draft.arms, allocation: draft.allocation, settings: draft.allocationSettings,
+            today: LocalDate(now, in: grant.viewer.zone), on: study)
         study.asksDemographics = draft.asksDemographics
         study.comparison = draft.comparison
         study.retentionDays = draft.retentionDays

@@ -75,8 +75,12 @@ extension Components.Schemas.CaseloadPatient {
 }
 
 extension Components.Schemas.Study {
-    /// `consent` is the version in force, for a patient deciding whether to join.
-    init(_ study: StudyRecord, enrollment: EnrollmentRecord?, consent: ConsentVersionRecord? = nil) throws {
+    /// `consent` is the version in force, for a patient deciding whether to join. Staff see how participants are
+    /// allocated, never the seed.
+    init(
+        _ study: StudyRecord, enrollment: EnrollmentRecord?, consent: ConsentVersionRecord? = nil, staff: Bool = false
+    ) throws {
+        let design = staff ? StudyArms.design(of: study) : nil
         let modules = consent?.offeredModules ?? []
         self.init(
             id: try study.requireID().lowercasedText, title: study.title, titles: .init(study.titles),
@@ -87,6 +91,8 @@ extension Components.Schemas.Study {
             consentVersion: study.consentVersion,
             consentModules: modules.isEmpty ? nil : modules.map { .init(rawValue: $0.rawValue)! },
             arms: StudyArms.names(of: study).isEmpty ? nil : StudyArms.names(of: study),
+            allocation: design == nil ? nil : study.allocation.flatMap { .init(rawValue: $0.rawValue) },
+            allocationSettings: design.map { .init(AllocationSettings($0)) },
             asksDemographics: study.asksDemographics, comparison: .init(rawValue: study.comparison.rawValue),
             retentionDays: study.retentionDays, closedAt: study.closedAt,
             enrollment: try enrollment.map(Components.Schemas.Enrollment.init))

@@ -29,7 +29,7 @@ extension APIHandler {
         return .ok(
             .init(
                 headers: .init(nextCursor: studies.next),
-                body: .json(try studies.items.map { try .init($0, enrollment: nil) })))
+                body: .json(try studies.items.map { try .init($0, enrollment: nil, staff: true) })))
     }
 
     func createStudy(_ input: Operations.CreateStudy.Input) async throws -> Operations.CreateStudy.Output {
@@ -37,7 +37,7 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
         let researcher = try await context.user(.researcher, .admin)
         let study = try await context.studies.create(by: researcher, draft: try body.draft(hasPassword: false))
-        return .created(.init(body: .json(try .init(study, enrollment: nil))))
+        return .created(.init(body: .json(try .init(study, enrollment: nil, staff: true))))
     }
 
     func getStudy(_ input: Operations.GetStudy.Input) async throws -> Operations.GetStudy.Output {
@@ -51,7 +51,7 @@ extension APIHandler {
                 .init(body: .json(try .init(entry.study, enrollment: entry.enrollment, consent: consents[studyID]))))
         }
         let grant = try await context.access.require(.viewStudy, in: studyID, by: user)
-        return .ok(.init(body: .json(try .init(grant.study, enrollment: nil))))
+        return .ok(.init(body: .json(try .init(grant.study, enrollment: nil, staff: true))))
     }
 
     func updateStudy(_ input: Operations.UpdateStudy.Input) async throws -> Operations.UpdateStudy.Output {
@@ -62,7 +62,7 @@ extension APIHandler {
         let grant = try await context.access.require(.editStudy, in: studyID, by: user)
         let draft = try body.draft(hasPassword: grant.study.joinPasswordHash != nil)
         let study = try await context.studies.update(grant, draft: draft)
-        return .ok(.init(body: .json(try .init(study, enrollment: nil))))
+        return .ok(.init(body: .json(try .init(study, enrollment: nil, staff: true))))
     }
 
     func joinStudy(_ input: Operations.JoinStudy.Input) async throws -> Operations.JoinStudy.Output {
@@ -157,6 +157,7 @@ extension Components.Schemas.StudyInput {
             consentText: LanguageTexts.merged(consentText, consentTexts), consentVersion: consentVersion,
             joinMode: joinMode.rawValue, joinPassword: joinPassword, status: status?.rawValue,
             hasPassword: hasPassword, arms: arms ?? [], allocation: allocation?.rawValue,
+            allocationSettings: try allocationSettings?.settings() ?? AllocationSettings(),
             asksDemographics: asksDemographics ?? false,
             retentionDays: retentionDays ?? StudyDraft.defaultRetentionDays, comparison: comparison?.rawValue)
     }
@@ -165,4 +166,30 @@ extension Components.Schemas.StudyInput {
 extension APIContext {
     var studies: StudyService { StudyService(database: database, services: services) }
     var allocations: StudyAllocations { StudyAllocations(database: database, services: services) }
+}
+
+extension Components.Schemas.AllocationSettings {
+    /// The settings as sent; a first cycle day that is no date is named at the door.
+    func settings() throws -> AllocationSettings {
+        let defaults = AllocationSettings()
+        let start = try cycleStart.map { text in
+            guard let day = LocalDate(text) else {
+                throw AppError.field("allocationSettings.cycleStart", .invalidFormat)
+            }
+            return day
+        }
+        return AllocationSettings(
+            ratios: ratios ?? [], targets: targets ?? [], blockMultiples: blockMultiples ?? defaults.blockMultiples,
+            factors: (factors ?? []).compactMap { AllocationFactor(rawValue: $0.rawValue) },
+            preferred: preferred ?? defaults.preferred, cycleDays: cycleDays, cycleStart: start,
+            cycleAdmissions: cycleAdmissions, drawnStart: drawnStart ?? false)
+    }
+
+    init(_ settings: AllocationSettings) {
+        self.init(
+            ratios: settings.ratios, targets: settings.targets, blockMultiples: settings.blockMultiples,
+            factors: settings.factors.map { .init(rawValue: $0.rawValue)! }, preferred: settings.preferred,
+            cycleDays: settings.cycleDays, cycleStart: settings.cycleStart?.description,
+            cycleAdmissions: settings.cycleAdmissions, drawnStart: settings.drawnStart)
+    }
 }

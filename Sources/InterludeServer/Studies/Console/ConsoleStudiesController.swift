@@ -138,7 +138,10 @@ struct ConsoleStudiesController {
         form.consentVersion = existing.consentVersion
         do {
             _ = try await service(request).update(
-                grant, draft: try form.draft(hasPassword: existing.joinPasswordHash != nil))
+                grant,
+                draft: try form.draft(
+                    hasPassword: existing.joinPasswordHash != nil,
+                    settings: StudyArms.design(of: existing).map(AllocationSettings.init) ?? AllocationSettings()))
             return request.redirect(to: .study(studyID), query: [("saved", "1")])
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
@@ -162,13 +165,14 @@ struct ConsoleStudiesController {
 }
 
 extension ConsoleStudiesController.StudyForm {
-    func draft(hasPassword: Bool) throws -> StudyDraft {
+    /// The form has no fields for the allocation's settings yet: an edit keeps the study's.
+    func draft(hasPassword: Bool, settings: AllocationSettings = AllocationSettings()) throws -> StudyDraft {
         try StudyDraft.validate(
             title: [.en: title, .de: titleDe], description: [.en: description, .de: descriptionDe],
             consentText: [.en: consentText, .de: consentTextDe], consentVersion: consentVersion,
             joinMode: joinMode, joinPassword: joinPassword, status: status, hasPassword: hasPassword,
             arms: (arms ?? "").split(separator: ",").map(String.init), allocation: allocation,
-            asksDemographics: asksDemographics == "on",
+            allocationSettings: settings, asksDemographics: asksDemographics == "on",
             // Text that is no whole number lies outside every range.
             retentionDays: retentionDays.map { Int($0.trimmingCharacters(in: .whitespaces)) ?? -1 }
                 ?? StudyDraft.defaultRetentionDays,
