@@ -227,6 +227,12 @@ extension AllocationAPITests {
             #expect(asStaff.body["allocationSettings"]["targets"].array.map(\.int) == [2, 2])
             #expect(!asStaff.text.contains("seed"))
             #expect(asPatient.status == .ok && asPatient.body["allocation"].isNull)
+            let console = ConsoleBrowser(app)
+            _ = try await console.signIn("lab@uni.example")
+            let page = try await console.get("/console/studies/\(study)")
+            #expect(page.html.contains("id=\"study-full\""))
+            #expect(page.html.contains("<th scope=\"row\">app</th><td>2 of 2</td>"))
+            #expect(page.html.contains("Allocation: Permuted blocks"))
         }
     }
 

@@ -43,7 +43,7 @@ struct ConsoleStudyOverviewTests {
         return (console, studyID, try await pseudonym(ada), try await pseudonym(ben))
     }
 
-    @Test("the enrolment table counts participants per arm")
+    @Test("the enrolment table counts participants per arm: allocated, taking part, waiting, left")
     func enrolmentByArm() async throws {
         try await withTestApp { app in
             // setup
@@ -54,11 +54,13 @@ struct ConsoleStudyOverviewTests {
 
             // verify
             #expect(
-                page.html.contains("<tr data-arm=\"app\"><th scope=\"row\">app</th><td>1</td><td>0</td><td>0</td></tr>")
+                page.html.contains(
+                    "<tr data-arm=\"app\"><th scope=\"row\">app</th><td>1</td><td>1</td><td>0</td><td>0</td></tr>")
             )
             #expect(
                 page.html.contains(
-                    "<tr data-arm=\"control\"><th scope=\"row\">control</th><td>1</td><td>0</td><td>0</td></tr>"))
+                    "<tr data-arm=\"control\"><th scope=\"row\">control</th><td>1</td><td>1</td><td>0</td><td>0</td></tr>"
+                ))
         }
     }
 

@@ -186,9 +186,7 @@ extension AllocationDesign {
     /// passed over; the same design and log always give the same allocation.
     public func allocate(_ candidate: AllocationCandidate, after log: [AllocationEntry]) -> AllocationOutcome {
         let current = Self.currentArms(log)
-        var counts: [String: Int] = [:]
-        for arm in current.values { counts[arm, default: 0] += 1 }
-        let open = arms.filter { arm in arm.target.map { counts[arm.name, default: 0] < $0 } ?? true }
+        let open = openArms(current)
         guard !open.isEmpty else { return .full }
         let openNames = Set(open.map(\.name))
         let levels = Dictionary(uniqueKeysWithValues: factors.map { ($0, candidate.levels[$0] ?? "") })
@@ -234,6 +232,16 @@ extension AllocationDesign {
             entry.cycle = index
         }
         return .allocated(entry)
+    }
+
+    /// Whether every arm has reached its target, so the study takes nobody more.
+    public func isFull(after log: [AllocationEntry]) -> Bool { openArms(Self.currentArms(log)).isEmpty }
+
+    /// The arms below their target, given each participant's arm now.
+    private func openArms(_ current: [String: String]) -> [AllocationArm] {
+        var counts: [String: Int] = [:]
+        for arm in current.values { counts[arm, default: 0] += 1 }
+        return arms.filter { arm in arm.target.map { counts[arm.name, default: 0] < $0 } ?? true }
     }
 
     /// Each participant's arm now: the last entry naming them.

@@ -128,9 +128,13 @@ struct StudyAllocations: Sendable {
             try await study.save(on: database)
         }
         guard let design = StudyArms.design(of: study) else { return nil }
-        let log = try await AllocationRecord.query(on: database).filter(\.$study.$id == studyID).sort(\.$sequence)
-            .all().map(\.entry)
-        return (design, log)
+        return (design, try await log(of: studyID))
+    }
+
+    /// The study's log, in order.
+    func log(of studyID: UUID) async throws -> [AllocationEntry] {
+        try await AllocationRecord.query(on: database).filter(\.$study.$id == studyID).sort(\.$sequence).all()
+            .map(\.entry)
     }
 
     private func pseudonyms(of patients: [UUID]) async throws -> [UUID: String] {

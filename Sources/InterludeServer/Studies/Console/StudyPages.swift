@@ -65,6 +65,10 @@ struct StudyPages: Sendable {
         var lowCompliance: [ParticipantRow]
         var hasLowCompliance: Bool
         var arms: [ArmRow]
+        /// How participants are allocated, for a study with arms.
+        var allocation: String?
+        /// Every arm has its target: the study takes nobody more.
+        var full: Bool
         var complianceChart: String?
         var saved: Bool
     }
@@ -75,6 +79,8 @@ struct StudyPages: Sendable {
         var active: Int
         var requested: Int
         var left: Int
+        /// How many the design allocated to the arm, with its target when it has one ("12 of 20").
+        var allocated: String
     }
 
     static let chartWeeks = 8
@@ -150,6 +156,10 @@ struct StudyPages: Sendable {
             $0.enrollment.status == .active && compliance[$0.enrollment.$patient.id]?.isLow == true
         }
         .map { $0.enrollment.$patient.id.uuidString }
+        let design = StudyArms.design(of: study)
+        let log = try await StudyAllocations(database: database, services: services).log(of: grant.studyID)
+        var allocated: [String: Int] = [:]
+        for arm in AllocationDesign.currentArms(log).values { allocated[arm, default: 0] += 1 }
         let weekly =
             visible.isEmpty
             ? [] : try await prompts.weeklyCompliance(of: visible, in: grant.studyID, weeks: Self.chartWeeks)
@@ -168,20 +178,31 @@ struct StudyPages: Sendable {
             participants: participants, hasParticipants: !participants.isEmpty,
             lowCompliance: participants.filter { low.contains($0.patientID) },
             hasLowCompliance: participants.contains { low.contains($0.patientID) },
-            arms: grant.allows(.viewParticipants) ? arms(of: study, enrolled) : [],
+            arms: grant.allows(.viewParticipants) ? arms(of: study, enrolled, allocated: allocated) : [],
+            allocation: study.allocation.map { localizer.text("allocation.\($0.rawValue)", language) },
+            full: design?.isFull(after: log) ?? false,
             complianceChart: chart(weekly), saved: saved)
     }
 
-    private func arms(of study: StudyRecord, _ enrolled: [StudyService.Participant]) -> [ArmRow] {
+    private func arms(of study: StudyRecord, _ enrolled: [StudyService.Participant], allocated: [String: Int])
+        -> [ArmRow]
+    {
         let names = StudyArms.names(of: study)
+        let targets = Dictionary(
+            (StudyArms.design(of: study)?.arms ?? []).map { ($0.name, $0.target) },
+            uniquingKeysWith: { first, _ in first })
         let groups: [String?] = names.isEmpty ? [nil] : names
         return groups.map { arm in
             let members = enrolled.filter { names.isEmpty || $0.enrollment.arm == arm }
+            let count = arm.map { allocated[$0, default: 0] } ?? members.count
             return ArmRow(
                 arm: arm ?? localizer.text("console.study.allParticipants", language),
                 active: members.filter { $0.enrollment.status == .active }.count,
                 requested: members.filter { $0.enrollment.status == .requested }.count,
-                left: members.filter { [.withdrawn, .ended].contains($0.enrollment.status) }.count)
+                left: members.filter { [.withdrawn, .ended].contains($0.enrollment.status) }.count,
+                allocated: (arm.flatMap { targets[$0] ?? nil }).map {
+                    localizer.text("console.study.ofTarget", language, ["count": String(count), "target": String($0)])
+                } ?? String(count))
         }
     }
 
