@@ -190,6 +190,9 @@ extension AllocationAPITests {
             #expect(list.seed == String(seed))
             #expect(list.entries.map(\.sequence) == [1, 2, 3])
             #expect(list.entries.allSatisfy { $0.method == .random && $0.probability == 0.5 && $0.pseudonym != nil })
+            let armless = try await StudyAPITests().createStudy(
+                researcher, StudyAPITests.study("open", status: "closed"))
+            #expect(try await researcher.send(.GET, "/studies/\(armless)/allocations").status == .notFound)
         }
     }
 }

@@ -69,12 +69,14 @@ struct StudyAllocations: Sendable {
     func list(in grant: StudyGrant) async throws -> (seed: UInt64, entries: [Listed]) {
         try grant.require(.exportData)
         guard grant.study.status == .closed else { throw AppError.conflict(.studyRunning) }
+        // A study that never had arms has no design, no seed and no log.
+        guard let design = StudyArms.design(of: grant.study) else { throw AppError.notFound }
         let records = try await AllocationRecord.query(on: database).filter(\.$study.$id == grant.studyID)
             .sort(\.$sequence).all()
         let pseudonyms = try await pseudonyms(of: records.map(\.participantID))
         try await grant.record(.allocationsRead)
         return (
-            StudyArms.design(of: grant.study)?.seed ?? 0,
+            design.seed,
             records.map { Listed(record: $0, pseudonym: pseudonyms[$0.participantID]) }
         )
     }
