@@ -70,6 +70,71 @@ struct AllocationAPITests {
         }
     }
 
+    @Test("a request to join is allocated when it is approved: a declined one takes no place of the log")
+    func approval() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let study = try await StudyAPITests().createStudy(
+                researcher,
+                StudyAPITests.study("approval").merging(["arms": ["app", "control"], "allocation": "alternating"]))
+            var requests: [String] = []
+            for index in 0..<3 {
+                let (patient, _) = try await app.patient("p\(index)@example.org")
+                let requested = try await StudyAPITests.join(patient, study)
+                try #require(requested.status == .created, "\(requested.text)")
+                requests.append(try #require(requested.body["id"].string))
+            }
+            let waiting = try await log(app, study)
+            // act: the first declined, the others approved
+            var decided: [APIClient.Reply] = []
+            for (index, request) in requests.enumerated() {
+                decided.append(
+                    try await researcher.send(
+                        .POST, "/studies/\(study)/enrollments/\(request)/decision", json: ["approve": .bool(index > 0)])
+                )
+            }
+            // verify
+            #expect(waiting.isEmpty, "nothing is drawn for a request")
+            #expect(decided.map(\.status) == [.ok, .ok, .ok])
+            var arms: [String?] = []
+            for request in requests {
+                arms.append(try await EnrollmentRecord.find(UUID(uuidString: request), on: app.database)?.arm)
+            }
+            #expect(arms == [nil, "app", "control"])
+            let log = try await log(app, study)
+            #expect(log.map(\.sequence) == [1, 2])
+            #expect(log.map(\.arm) == ["app", "control"])
+        }
+    }
+
+    @Test("cycles of admissions are counted per practice: each clinic's patients alternate in their own cycles")
+    func cyclesPerPractice() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let study = try await StudyAPITests().createStudy(
+                researcher,
+                StudyAPITests.study("open").merging([
+                    "arms": ["app", "control"], "allocation": "sequentialCycles",
+                    "allocationSettings": ["cycleAdmissions": 1],
+                ]))
+            let (north, _) = try await app.staff("therapist", "north@praxis.example")
+            let (south, _) = try await app.staff("therapist", "south@praxis.example")
+            // act: the clinics' patients join in turn, north first
+            for (index, therapist) in [north, south, north, south].enumerated() {
+                let (patient, _) = try await app.patient("p\(index)@example.org")
+                try await app.pair(patient, with: therapist)
+                try #require(try await StudyAPITests.join(patient, study).status == .created)
+            }
+            // verify: one site would have alternated app, control, app, control
+            let log = try await log(app, study)
+            #expect(log.map(\.arm) == ["app", "app", "control", "control"])
+            #expect(log.map(\.cycle) == [0, 0, 1, 1])
+            #expect(Set(log.map(\.site)).count == 2 && !log.contains { $0.site.isEmpty })
+        }
+    }
+
     @Test("once every arm has its target the study takes nobody more: the join is refused and nothing is stored")
     func full() async throws {
         try await withTestApp { app in

@@ -54,7 +54,12 @@ struct StudyAllocations: Sendable {
             levels[factor.rawValue] = factor.level(
                 gender: profile?.gender, dateOfBirth: profile?.dateOfBirth.flatMap(LocalDate.init), on: today)
         }
-        let candidate = AllocationCandidate(participant: patientID.lowercasedText, levels: levels, admittedOn: today)
+        // The site admitting a participant is their practice: cycles of admissions are counted per practice. Who
+        // joins without one is admitted by the study itself.
+        let practice = try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$study.id
+        let candidate = AllocationCandidate(
+            participant: patientID.lowercasedText, levels: levels, site: practice?.lowercasedText ?? "",
+            admittedOn: today)
         guard case .allocated(let entry) = design.allocate(candidate, after: log) else {
             throw AppError.conflict(.studyFull)
         }

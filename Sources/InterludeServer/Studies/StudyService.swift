@@ -97,27 +97,22 @@ struct StudyService: Sendable {
             studyID: studyID, patientID: patientID, therapistID: nil, status: initialStatus,
             consentVersion: consentVersion, now: now)
         let zone = patient.zone
-        var attempts = 0
-        while true {
-            do {
-                try await database.atomically { database in
-                    enrollment.arm = try await StudyAllocations(database: database, services: services).allocate(
-                        patientID, zone: zone, joining: study, now: now)
-                    try await enrollment.create(on: database)
-                    try await ConsentService.recordJoining(
-                        userID: patientID, studyID: studyID, version: consentVersion, choices: choices, now: now,
-                        on: database)
+        try await retryingAllocation {
+            try await database.atomically { database in
+                // A request is allocated when it is approved: a declined one takes no place of the log.
+                if initialStatus == .active {
+                    enrollment.arm = try await StudyAllocations(database: database, services: services)
+                        .allocate(patientID, zone: zone, joining: study, now: now)
                 }
-                break
-            } catch {
-                guard (error as? any DatabaseError)?.isConstraintFailure == true else { throw error }
-                // A join sent twice at once: the database kept the first.
-                if try await currentEnrollment(patientID: patientID, studyID: studyID) != nil {
-                    throw AppError.conflict(.alreadyEnrolled)
-                }
-                // Another participant took the same place of the allocation log: the next one is drawn afresh.
-                attempts += 1
-                if attempts == Self.allocationAttempts { throw error }
+                try await enrollment.create(on: database)
+                try await ConsentService.recordJoining(
+                    userID: patientID, studyID: studyID, version: consentVersion, choices: choices, now: now,
+                    on: database)
+            }
+        } constraintFailed: {
+            // A join sent twice at once: the database kept the first.
+            if try await currentEnrollment(patientID: patientID, studyID: studyID) != nil {
+                throw AppError.conflict(.alreadyEnrolled)
             }
         }
         if initialStatus == .active {
@@ -305,13 +300,26 @@ struct StudyService: Sendable {
         guard try await EnrollmentRecord.find(enrollmentID, on: database)?.$study.id == grant.studyID else {
             throw AppError.notFound
         }
-        let decided = try await database.updateRow(
-            EnrollmentRecord.schema, id: enrollmentID,
-            set: [
-                "status": SQLBind((approve ? EnrollmentStatus.active : .declined).rawValue), "updated_at": SQLBind(now),
-                "started_at": SQLBind(approve ? now : nil),
-            ],
-            if: { $0.where("status", .equal, SQLBind(EnrollmentStatus.requested)) })
+        let (now, services, study) = (self.now, self.services, grant.study)
+        // Approving allocates, in the transaction that approves: a full study leaves the request waiting.
+        let decided = try await retryingAllocation {
+            try await database.atomically { database in
+                let decided = try await database.updateRow(
+                    EnrollmentRecord.schema, id: enrollmentID,
+                    set: [
+                        "status": SQLBind((approve ? EnrollmentStatus.active : .declined).rawValue),
+                        "updated_at": SQLBind(now), "started_at": SQLBind(approve ? now : nil),
+                    ],
+                    if: { $0.where("status", .equal, SQLBind(EnrollmentStatus.requested)) })
+                guard decided, approve, let enrollment = try await EnrollmentRecord.find(enrollmentID, on: database),
+                    let patient = try await UserRecord.find(enrollment.$patient.id, on: database)
+                else { return decided }
+                enrollment.arm = try await StudyAllocations(database: database, services: services).allocate(
+                    enrollment.$patient.id, zone: patient.zone, joining: study, now: now)
+                try await enrollment.save(on: database)
+                return true
+            }
+        }
         guard decided, let enrollment = try await EnrollmentRecord.find(enrollmentID, on: database) else {
             throw AppError.conflict(.alreadyDecided)
         }
@@ -341,6 +349,24 @@ struct StudyService: Sendable {
 extension StudyService {
     /// How often a join draws its allocation again when others take the same place of the log at once.
     static let allocationAttempts = 8
+
+    /// Runs `body`, which allocates, again when another allocation took the same place of the log at once;
+    /// `constraintFailed` first throws what another constraint's failure means.
+    func retryingAllocation<T: Sendable>(
+        _ body: () async throws -> T, constraintFailed: () async throws -> Void = {}
+    ) async throws -> T {
+        var attempts = 0
+        while true {
+            do {
+                return try await body()
+            } catch {
+                guard (error as? any DatabaseError)?.isConstraintFailure == true else { throw error }
+                try await constraintFailed()
+                attempts += 1
+                if attempts == Self.allocationAttempts { throw error }
+            }
+        }
+    }
 }
 
 extension Optional {
