@@ -68,11 +68,35 @@ public struct AllocationArm: Codable, Sendable, Equatable {
     public var ratio: Int
     /// How many participants the arm needs; once it has them it takes nobody more. Nil: no limit.
     public var target: Int?
+    /// A control arm: its participants answer the questionnaires planned for them and receive nothing else, no
+    /// intervention, no rule's action and no message. The built-in alert for item 9 of the PHQ-9 still fires.
+    public var control: Bool
 
-    public init(_ name: String, ratio: Int = 1, target: Int? = nil) {
+    public init(_ name: String, ratio: Int = 1, target: Int? = nil, control: Bool = false) {
         self.name = name
         self.ratio = ratio
         self.target = target
+        self.control = control
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, ratio, target, control
+    }
+
+    /// Designs stored before arms could be control arms read as arms that receive everything.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        ratio = try container.decode(Int.self, forKey: .ratio)
+        target = try container.decodeIfPresent(Int.self, forKey: .target)
+        control = try container.decodeIfPresent(Bool.self, forKey: .control) ?? false
+    }
+}
+
+extension AllocationDesign {
+    /// Whether `arm` is one of the design's control arms; nil (no arm) is not.
+    public func isControl(_ arm: String?) -> Bool {
+        arms.contains { $0.name == arm && $0.control }
     }
 }
 

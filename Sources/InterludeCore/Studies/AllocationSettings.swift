@@ -42,6 +42,8 @@ public struct AllocationSettings: Codable, Sendable, Equatable {
     public var ratios: [Int]
     /// How many participants each arm needs, in the order of the arms (0: no limit); empty: no limits.
     public var targets: [Int]
+    /// Whether each arm is a control arm (outcome questionnaires only), in the order of the arms; empty: none.
+    public var control: [Bool]
     /// Permuted blocks: the multiples of the shares a block may hold, one drawn per block.
     public var blockMultiples: [Int]
     public var factors: [AllocationFactor]
@@ -56,12 +58,14 @@ public struct AllocationSettings: Codable, Sendable, Equatable {
     public var drawnStart: Bool
 
     public init(
-        ratios: [Int] = [], targets: [Int] = [], blockMultiples: [Int] = [1, 2], factors: [AllocationFactor] = [],
+        ratios: [Int] = [], targets: [Int] = [], control: [Bool] = [], blockMultiples: [Int] = [1, 2],
+        factors: [AllocationFactor] = [],
         preferred: Double = 0.8, cycleDays: Int? = nil, cycleStart: LocalDate? = nil, cycleAdmissions: Int? = nil,
         drawnStart: Bool = false
     ) {
         self.ratios = ratios
         self.targets = targets
+        self.control = control
         self.blockMultiples = blockMultiples
         self.factors = factors
         self.preferred = preferred
@@ -75,6 +79,7 @@ public struct AllocationSettings: Codable, Sendable, Equatable {
     public init(_ design: AllocationDesign) {
         self.init(
             ratios: design.arms.map(\.ratio), targets: design.arms.map { $0.target ?? 0 },
+            control: design.arms.contains(where: \.control) ? design.arms.map(\.control) : [],
             factors: design.factors.compactMap(AllocationFactor.init(rawValue:)))
         switch design.method {
         case .inTurn, .random: break
@@ -99,6 +104,7 @@ public struct AllocationSettings: Codable, Sendable, Equatable {
         {
             validator.add(field + "targets", .outOfRange, limit: AllocationDesign.targetRange.upperBound)
         }
+        if control.count > most { validator.add(field + "control", .tooLong, limit: most) }
         if blockMultiples.isEmpty || blockMultiples.count > most
             || blockMultiples.contains(where: { !AllocationDesign.multiplesRange.contains($0) })
         {
@@ -123,6 +129,7 @@ public struct AllocationSettings: Codable, Sendable, Equatable {
         let field = "allocationSettings."
         if !ratios.isEmpty, ratios.count != arms.count { validator.add(field + "ratios", .invalidValue) }
         if !targets.isEmpty, targets.count != arms.count { validator.add(field + "targets", .invalidValue) }
+        if !control.isEmpty, control.count != arms.count { validator.add(field + "control", .invalidValue) }
         if targets.contains(where: { $0 < 0 }) { validator.add(field + "targets", .outOfRange) }
         let method: AllocationMethod
         switch allocation {
@@ -146,7 +153,8 @@ public struct AllocationSettings: Codable, Sendable, Equatable {
             arms: arms.enumerated().map { index, name in
                 AllocationArm(
                     name, ratio: ratios.indices.contains(index) ? ratios[index] : 1,
-                    target: targets.indices.contains(index) && targets[index] > 0 ? targets[index] : nil)
+                    target: targets.indices.contains(index) && targets[index] > 0 ? targets[index] : nil,
+                    control: control.indices.contains(index) && control[index])
             },
             method: method, factors: factors.map(\.rawValue), seed: seed)
         let names = [

@@ -54,8 +54,10 @@ public enum StudyPermission: String, Sendable, CaseIterable {
     case readParticipantData
     /// Receive the alerts its rules raise, and acknowledge them.
     case receiveAlerts
-    /// Send a participant an intervention, assign a questionnaire, add an appointment.
+    /// Assign a participant a questionnaire, add an appointment.
     case actForParticipant
+    /// Send a participant an intervention (in a study, only to participants of arms that receive interventions).
+    case sendInterventions
     /// Import instruments into the study, share them, and move the study to a newer version.
     case manageInstruments
     /// See who is on the study's team, and in which role.
@@ -103,14 +105,14 @@ public enum StudyAccessPolicy {
         ],
         // A research study: its owner and researchers run it, read and export the pseudonymised data of
         // participants who share with research; the owner also chooses the team. A therapist on its staff follows
-        // their own patients in it and plans for it; a data manager exports and nothing more; an administrator
+        // their own patients in it, plans for it and sends them interventions; a data manager exports and nothing more; an administrator
         // manages it and its team but reads no participant's data.
         .research: [
             .owner: researchTeam.union([.editStudy, .manageTeam, .configureRecords]),
             .researcher: researchTeam,
             .therapist: [
                 .viewStudy, .viewParticipants, .viewRules, .viewPlans, .editPlans, .viewLibrary, .readParticipantData,
-                .viewTeam,
+                .sendInterventions, .viewTeam,
             ],
             .dataManager: [.viewStudy, .viewTeam, .exportData],
             .admin: [

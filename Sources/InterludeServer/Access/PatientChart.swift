@@ -375,8 +375,15 @@ struct PatientChart: Sendable {
             target: grant ? "granted" : "declined")
     }
 
+    /// Sends the patient an intervention in this chart's study: in a research study by a therapist on its team,
+    /// never to a participant of a control arm.
     func sendIntervention(_ draft: InterventionDraft, id: UUID?) async throws -> InterventionService.Opened {
-        try await requireActing()
+        guard enrollment.status == .active else { throw AppError.conflict(.treatmentEnded) }
+        let grant = try await StudyAccess(database: database, services: services).require(
+            .sendInterventions, in: studyID, by: viewer)
+        guard StudyArms.receivesInterventions(enrollment, in: grant.study) else {
+            throw AppError.conflict(.controlArm)
+        }
         let sent = try await InterventionService(database: database, services: services)
             .send(draft, to: patientID, in: studyID, by: viewer, id: id)
         try await audit.record(

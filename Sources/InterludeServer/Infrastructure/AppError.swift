@@ -41,6 +41,8 @@ enum AppError: Error, Equatable {
         case studyClosed
         /// Every arm of the study has reached its target.
         case studyFull
+        /// The participant is in a control arm, which receives no interventions.
+        case controlArm
         /// The study runs: what would tell its allocations to come is not shown yet.
         case studyRunning
         case notEnrolled

@@ -10,12 +10,14 @@ struct MessagePlanner: Sendable {
     let services: AppServices
 
     func run(now: Date) async throws -> Int {
-        let running = try await StudyRecord.query(on: database)
-            .filter(\.$status == StudyStatus.running).all().compactMap(\.id)
-        let plans = try await MessagePlanRecord.query(on: database).filter(\.$study.$id ~~ running).all()
+        let running = Dictionary(
+            uniqueKeysWithValues: try await StudyRecord.query(on: database)
+                .filter(\.$status == StudyStatus.running).all().map { ($0.id!, $0) })
+        let plans = try await MessagePlanRecord.query(on: database).filter(\.$study.$id ~~ Array(running.keys)).all()
         var created = 0
         for record in plans {
             let studyID = record.$study.id
+            guard let study = running[studyID] else { continue }
             let plan = try JSONDecoder().decode(MessagePlan.self, from: Data(record.definition.utf8))
             let pool = try await StudyMessageRecord.query(on: database).filter(\.$study.$id == studyID).sort(
                 \.$createdAt
@@ -28,7 +30,8 @@ struct MessagePlanner: Sendable {
                 plan.personChooses
                 ? try await MessageChoiceService(database: database, services: services)
                     .choices(of: enrollments.map(\.$patient.id), in: studyID) : [:]
-            for enrollment in enrollments {
+            // A control arm's participants receive no messages.
+            for enrollment in enrollments where StudyArms.receivesInterventions(enrollment, in: study) {
                 created += try await deliveries(
                     of: choices[enrollment.$patient.id]?[studyID] ?? plan, pool: pool, for: enrollment.patient,
                     studyID: studyID,

@@ -83,7 +83,18 @@ struct RuleService: Sendable {
         if home == nil { home = try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$study.id }
         let builtIn = Stored(id: nil, studyID: home, rule: .phq9Item9)
         guard let context else { return [builtIn] }
-        return [builtIn] + (try await stored(in: context, participant: patientID))
+        let rules = try await stored(in: context, participant: patientID)
+        guard !rules.isEmpty, try await receivesActions(patientID, in: context) else { return [builtIn] }
+        return [builtIn] + rules
+    }
+
+    /// Whether a study's rules act for the participant: not for those of a control arm.
+    private func receivesActions(_ patientID: UUID, in studyID: UUID) async throws -> Bool {
+        guard let study = try await StudyRecord.find(studyID, on: database),
+            let enrollment = try await EnrollmentRecord.query(on: database).filter(\.$study.$id == studyID)
+                .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active).first()
+        else { return false }
+        return StudyArms.receivesInterventions(enrollment, in: study)
     }
 
     /// A rule a response meets, and why.
@@ -131,12 +142,22 @@ struct RuleService: Sendable {
             .filter(\.$closesAt <= now)
             .filter(\.$study.$id ~~ studies)
             .field(\.$patient.$id).unique().all().map { $0.$patient.id }
+        let studyRecords = Dictionary(
+            uniqueKeysWithValues: try await StudyRecord.query(on: database).filter(\.$id ~~ studies).all().map {
+                ($0.id!, $0)
+            })
         var fired = 0
         for patientID in patients {
+            // A control arm's participants take part without any rule acting for them.
             let active = Set(
                 try await EnrollmentRecord.query(on: database)
                     .filter(\.$patient.$id == patientID).filter(\.$status == EnrollmentStatus.active)
-                    .filter(\.$study.$id ~~ studies).all().map { $0.$study.id })
+                    .filter(\.$study.$id ~~ studies).all()
+                    .filter { enrollment in
+                        studyRecords[enrollment.$study.id].map { StudyArms.receivesInterventions(enrollment, in: $0) }
+                            ?? false
+                    }
+                    .map { $0.$study.id })
             let rules = missedRules.filter { $0.studyID.map(active.contains) == true }
             guard !rules.isEmpty else { continue }
             let closed = try await PromptRecord.query(on: database)

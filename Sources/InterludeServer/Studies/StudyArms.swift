@@ -14,6 +14,13 @@ enum StudyArms {
             ? nil : try? JSONDecoder().decode(AllocationDesign.self, from: Data(study.allocationDesign.utf8))
     }
 
+    /// Whether the participant of this enrolment receives interventions, rules' actions and messages in the study:
+    /// everyone but the participants of a control arm.
+    static func receivesInterventions(_ enrollment: EnrollmentRecord, in study: StudyRecord) -> Bool {
+        guard enrollment.arm != nil, let design = design(of: study) else { return true }
+        return !design.isControl(enrollment.arm)
+    }
+
     /// Sets the study's arms and how participants join them (checked before, as a `StudyDraft`). The seed of the
     /// study's random choices stays what it was, so a changed design goes on drawing from the same sequence; a
     /// study's first design gets a new one.

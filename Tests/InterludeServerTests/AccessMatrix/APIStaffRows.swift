@@ -344,6 +344,15 @@ extension APIRow {
                 .POST, "/patients/\(cell.subject.id)/interventions",
                 json: ["kind": "commendation", "text": "Well done."])
         },
+        // In a named study: a research study's therapists send to their own patients, its researchers never.
+        APIRow(
+            "sendIntervention", scoped: true,
+            "* 404, self 403, other 403, own@practice 201, res@research 403, admin@research 403"
+        ) { cell in
+            .init(
+                .POST, "/patients/\(cell.subject.id)/interventions",
+                json: ["kind": "commendation", "text": "Well done.", "studyId": .string(cell.studyID.uuidString)])
+        },
     ]
 
     /// What a study plans and how it reacts: plans, rules, dry runs and alerts.

@@ -53,6 +53,13 @@ struct APIContext: Sendable {
         return try await PatientChart.open(
             try pathID(rawPatientID), for: therapist, database: database, services: services)
     }
+
+    /// A staff member's chart of the patient named in the path, in one study.
+    func chart(of rawPatientID: String, in studyID: UUID) async throws -> PatientChart {
+        let staff = try await user(.therapist, .researcher, .admin)
+        let grant = try await access.require(.readParticipantData, in: studyID, by: staff)
+        return try await PatientChart.open(try pathID(rawPatientID), in: grant, database: database, services: services)
+    }
 }
 
 extension Request {

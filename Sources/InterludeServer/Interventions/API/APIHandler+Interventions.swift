@@ -19,7 +19,13 @@ extension APIHandler {
     {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
-        let chart = try await context.chart(of: input.path.patientId)
+        let chart: PatientChart
+        if let rawStudy = body.studyId {
+            guard let studyID = UUID(uuidString: rawStudy) else { throw AppError.field("studyId", .invalidFormat) }
+            chart = try await context.chart(of: input.path.patientId, in: studyID)
+        } else {
+            chart = try await context.chart(of: input.path.patientId)
+        }
         var id: UUID?
         if let raw = body.id {
             guard let parsed = UUID(uuidString: raw) else { throw AppError.field("id", .invalidFormat) }

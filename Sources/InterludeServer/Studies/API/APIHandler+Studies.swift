@@ -179,7 +179,8 @@ extension Components.Schemas.AllocationSettings {
             return day
         }
         return AllocationSettings(
-            ratios: ratios ?? [], targets: targets ?? [], blockMultiples: blockMultiples ?? defaults.blockMultiples,
+            ratios: ratios ?? [], targets: targets ?? [], control: control ?? [],
+            blockMultiples: blockMultiples ?? defaults.blockMultiples,
             factors: (factors ?? []).compactMap { AllocationFactor(rawValue: $0.rawValue) },
             preferred: preferred ?? defaults.preferred, cycleDays: cycleDays, cycleStart: start,
             cycleAdmissions: cycleAdmissions, drawnStart: drawnStart ?? false)
@@ -187,7 +188,8 @@ extension Components.Schemas.AllocationSettings {
 
     init(_ settings: AllocationSettings) {
         self.init(
-            ratios: settings.ratios, targets: settings.targets, blockMultiples: settings.blockMultiples,
+            ratios: settings.ratios, targets: settings.targets, control: settings.control,
+            blockMultiples: settings.blockMultiples,
             factors: settings.factors.map { .init(rawValue: $0.rawValue)! }, preferred: settings.preferred,
             cycleDays: settings.cycleDays, cycleStart: settings.cycleStart?.description,
             cycleAdmissions: settings.cycleAdmissions, drawnStart: settings.drawnStart)

@@ -18,8 +18,12 @@ struct ConsoleStudiesController {
         var joinMode: String
         var joinPassword: String?
         var status: String?
-        /// Arm names, separated by commas.
-        var arms: String?
+        /// The arms, a row of the form each: its name (rows without one are left out), its share, how many
+        /// participants it needs (empty: no limit), and `control` for a control arm.
+        var armName: [String]?
+        var armShare: [String]?
+        var armTarget: [String]?
+        var armReceives: [String]?
         var allocation: String?
         /// `on` when exports carry birth year and gender (a checkbox).
         var asksDemographics: String?
@@ -121,9 +125,10 @@ struct ConsoleStudiesController {
                 description: study.descriptions.values[.en], descriptionDe: study.descriptions.values[.de],
                 consentText: study.consentText,
                 consentVersion: study.consentVersion, joinMode: study.joinMode.rawValue, status: study.status.rawValue,
-                arms: StudyArms.names(of: study).joined(separator: ", "), allocation: study.allocation?.rawValue,
+                allocation: study.allocation?.rawValue,
                 asksDemographics: study.asksDemographics ? "on" : nil, retentionDays: String(study.retentionDays),
-                comparison: study.comparison.rawValue),
+                comparison: study.comparison.rawValue
+            ).withArms(StudyArms.names(of: study), design: StudyArms.design(of: study)),
             hasPassword: study.joinPasswordHash != nil)
     }
 
@@ -165,13 +170,66 @@ struct ConsoleStudiesController {
 }
 
 extension ConsoleStudiesController.StudyForm {
-    /// The form has no fields for the allocation's settings yet: an edit keeps the study's.
+    /// One arm as the form shows it.
+    struct ArmRow: Encodable, Sendable {
+        let index: Int
+        /// The row's place as people count: 1, 2, 3…
+        let number: Int
+        let name: String
+        let share: String
+        let target: String
+        let control: Bool
+    }
+
+    /// The arm rows as sent, then two empty ones, at least four, at most as many as a study may have arms.
+    var armRows: [ArmRow] {
+        let last = (armName ?? []).lastIndex { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? -1
+        return (0..<min(max(last + 3, 4), StudyDraft.armsMaxCount)).map(armRow)
+    }
+
+    private func armRow(_ index: Int) -> ArmRow {
+        func value(_ list: [String]?) -> String { list.flatMap { $0.indices.contains(index) ? $0[index] : nil } ?? "" }
+        return ArmRow(
+            index: index, number: index + 1, name: value(armName),
+            share: value(armShare).isEmpty ? "1" : value(armShare),
+            target: value(armTarget), control: value(armReceives) == "control")
+    }
+
+    /// The form with a study's arms and their shares, targets and control arms.
+    func withArms(_ names: [String], design: AllocationDesign?) -> Self {
+        var copy = self
+        let arms = names.map { name in design?.arms.first { $0.name == name } ?? AllocationArm(name) }
+        copy.armName = names
+        copy.armShare = arms.map { String($0.ratio) }
+        copy.armTarget = arms.map { $0.target.map(String.init) ?? "" }
+        copy.armReceives = arms.map { $0.control ? "control" : "all" }
+        return copy
+    }
+
+    /// The arms named in the form, and `settings` with their shares, targets and control arms from it; a share or
+    /// target that is no whole number lies outside every range.
+    func arms(settings: AllocationSettings) -> (names: [String], settings: AllocationSettings) {
+        let rows = (armName ?? []).indices.map(armRow).filter { !$0.name.trimmingCharacters(in: .whitespaces).isEmpty }
+        var settings = settings
+        guard !rows.isEmpty else { return ([], settings) }
+        func number(_ text: String, empty: Int) -> Int {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            return trimmed.isEmpty ? empty : Int(trimmed) ?? -1
+        }
+        settings.ratios = rows.map { number($0.share, empty: 1) }
+        settings.targets = rows.map { number($0.target, empty: 0) }
+        settings.control = rows.contains(where: \.control) ? rows.map(\.control) : []
+        return (rows.map(\.name), settings)
+    }
+
+    /// The allocation's method settings the form has no fields for (blocks, factors, cycles) stay `settings`.
     func draft(hasPassword: Bool, settings: AllocationSettings = AllocationSettings()) throws -> StudyDraft {
-        try StudyDraft.validate(
+        let (names, settings) = arms(settings: settings)
+        return try StudyDraft.validate(
             title: [.en: title, .de: titleDe], description: [.en: description, .de: descriptionDe],
             consentText: [.en: consentText, .de: consentTextDe], consentVersion: consentVersion,
             joinMode: joinMode, joinPassword: joinPassword, status: status, hasPassword: hasPassword,
-            arms: (arms ?? "").split(separator: ",").map(String.init), allocation: allocation,
+            arms: names, allocation: allocation,
             allocationSettings: settings, asksDemographics: asksDemographics == "on",
             // Text that is no whole number lies outside every range.
             retentionDays: retentionDays.map { Int($0.trimmingCharacters(in: .whitespaces)) ?? -1 }

@@ -29,6 +29,9 @@ struct StudyPages: Sendable {
         var statuses: [SelectOption]
         var hasPassword: Bool
         var errors: FormErrors
+        var armRows: [ConsoleStudiesController.StudyForm.ArmRow]
+        /// A problem with the arms, their shares, targets or control arms, shown beside the arms.
+        var armsError: String?
     }
 
     struct ParticipantRow: Encodable, Sendable {
@@ -124,7 +127,11 @@ struct StudyPages: Sendable {
         }
         return FormContent(
             action: action.path, isNew: action == .newStudy, form: form, joinModes: joinModes, statuses: statuses,
-            hasPassword: hasPassword, errors: errors.withLanguageFields)
+            hasPassword: hasPassword, errors: errors.withLanguageFields, armRows: form.armRows,
+            armsError: [
+                "arms", "allocationSettings.ratios", "allocationSettings.targets", "allocationSettings.control",
+            ]
+            .lazy.compactMap { errors.fields[$0] }.first)
     }
 
     func study(_ grant: StudyGrant, saved: Bool) async throws -> StudyContent {
