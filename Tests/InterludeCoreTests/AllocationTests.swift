@@ -230,6 +230,31 @@ struct AllocationTests {
         #expect(log.allSatisfy { $0.probability == ($0.arm == "A" ? 0.75 : 0.25) })
     }
 
+    @Test("each stratum's participants per arm, in the order the strata first appear, after corrections")
+    func strata() {
+        let design = AllocationDesign(
+            arms: [.init("A"), .init("B")], method: .permutedBlocks(multiples: [1]), factors: ["gender"], seed: 8)
+        let genders = ["female", "male", "female", "female", "male", "female"]
+        var log = Self.run(design, Self.people(genders.count, levels: { ["gender": genders[$0]] }))
+        let moved = log[0]
+        log.append(
+            AllocationEntry(
+                sequence: log.count + 1, kind: .corrected, participant: moved.participant,
+                arm: moved.arm == "A" ? "B" : "A", method: .permutedBlocks, stratum: moved.stratum,
+                levels: moved.levels, site: moved.site))
+        let strata = AllocationDesign.strata(log, factors: ["gender"])
+        #expect(strata.map(\.levels) == [["female"], ["male"]])
+        #expect(strata.map { $0.arms.values.reduce(0, +) } == [4, 2], "a correction moves, never adds, a participant")
+        var female: [String: Int] = [:]
+        for entry in log.dropLast() where entry.levels["gender"] == "female" {
+            female[entry.participant == moved.participant ? log.last!.arm : entry.arm, default: 0] += 1
+        }
+        #expect(strata[0].arms == female)
+        #expect(AllocationDesign.strata([], factors: ["gender"]).isEmpty)
+        #expect(
+            AllocationDesign.strata([log[1]], factors: ["gender", "ageGroup"]).map(\.levels) == [["male", "unknown"]])
+    }
+
     @Test("a full arm is passed over, and a correction moves the participant without taking a place")
     func targetsAndCorrections() {
         let design = AllocationDesign(

@@ -64,6 +64,44 @@ struct ConsoleStudyOverviewTests {
         }
     }
 
+    @Test("a design with factors shows each stratum's allocations per arm, and the control arm is named as such")
+    func strata() async throws {
+        try await withTestApp { app in
+            // setup: three patients of a practice (who gave their gender there) and one who gave none
+            let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
+            let studyID = try await StudyAPITests().createStudy(
+                researcher,
+                StudyAPITests.study("open").merging([
+                    "arms": ["app", "control"], "allocation": "permutedBlocks",
+                    "allocationSettings": ["factors": ["gender"], "blockMultiples": [1], "control": [false, true]],
+                ]))
+            let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
+            for index in 0..<4 {
+                let (patient, _) = try await app.patient("p\(index)@example.org")
+                if index < 3 { try await app.pair(patient, with: therapist) }
+                try #require(try await StudyAPITests.join(patient, studyID).status == .created)
+            }
+            let console = ConsoleBrowser(app)
+            _ = try await console.signIn("lab@uni.example")
+
+            // act
+            let page = try await console.get("/console/studies/\(studyID)")
+
+            // verify
+            let log = try await StudyAllocations(database: app.database, services: app.app.interlude)
+                .log(of: try #require(UUID(uuidString: studyID)))
+            let female = log.prefix(3).filter { $0.arm == "app" }.count
+            #expect(page.html.contains("<table id=\"strata\">"))
+            #expect(
+                page.html.contains("<tr><th scope=\"row\">Female</th><td>\(female)</td><td>\(3 - female)</td></tr>"))
+            let unknown = log[3].arm == "app" ? "<td>1</td><td>0</td>" : "<td>0</td><td>1</td>"
+            #expect(page.html.contains("<tr><th scope=\"row\">Not given</th>\(unknown)</tr>"))
+            #expect(
+                page.html.contains(
+                    "<th scope=\"row\">control<span class=\"hint\"> (control: questionnaires only)</span></th>"))
+        }
+    }
+
     @Test("researchers see how a participant keeps up only when the participant shares with research")
     func complianceOnlyWhenShared() async throws {
         try await withTestApp { app in

@@ -62,6 +62,18 @@ public struct AllocationDesign: Codable, Sendable, Equatable {
     }
 }
 
+/// One stratum of a study and its participants per arm.
+public struct AllocationStratum: Sendable, Equatable {
+    /// The stratum's level of each of the design's factors, in their order.
+    public var levels: [String]
+    public var arms: [String: Int]
+
+    public init(levels: [String], arms: [String: Int]) {
+        self.levels = levels
+        self.arms = arms
+    }
+}
+
 public struct AllocationArm: Codable, Sendable, Equatable {
     public var name: String
     /// The arm's share: an arm of ratio 2 receives twice as many participants as one of ratio 1.
@@ -273,6 +285,29 @@ extension AllocationDesign {
         var current: [String: String] = [:]
         for entry in log { current[entry.participant] = entry.arm }
         return current
+    }
+
+    /// How many participants each stratum has in each arm now (after corrections), the strata in the order their
+    /// first participant was allocated; a stratum is its level of each of `factors`, `unknown` where an entry has
+    /// none (an erased participant's).
+    public static func strata(_ log: [AllocationEntry], factors: [String]) -> [AllocationStratum] {
+        var latest: [String: AllocationEntry] = [:]
+        var order: [String] = []
+        for entry in log {
+            if latest[entry.participant] == nil { order.append(entry.participant) }
+            latest[entry.participant] = entry
+        }
+        var strata: [AllocationStratum] = []
+        for participant in order {
+            guard let entry = latest[participant] else { continue }
+            let levels = factors.map { entry.levels[$0] ?? "unknown" }
+            if let index = strata.firstIndex(where: { $0.levels == levels }) {
+                strata[index].arms[entry.arm, default: 0] += 1
+            } else {
+                strata.append(AllocationStratum(levels: levels, arms: [entry.arm: 1]))
+            }
+        }
+        return strata
     }
 
     /// The block holding `slot` of a stratum's sequence, and the arm at that place. Every block is drawn from a

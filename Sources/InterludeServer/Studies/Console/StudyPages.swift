@@ -68,6 +68,9 @@ struct StudyPages: Sendable {
         var lowCompliance: [ParticipantRow]
         var hasLowCompliance: Bool
         var arms: [ArmRow]
+        /// The arms' names as the strata table's columns, and its rows; empty for a design without factors.
+        var armNames: [String]
+        var strata: [StratumRow]
         /// How participants are allocated, for a study with arms.
         var allocation: String?
         /// Every arm has its target: the study takes nobody more.
@@ -84,6 +87,15 @@ struct StudyPages: Sendable {
         var left: Int
         /// How many the design allocated to the arm, with its target when it has one ("12 of 20").
         var allocated: String
+        /// A control arm: questionnaires only.
+        var control: Bool
+    }
+
+    /// One stratum of the design's factors ("Female · 30 to 49") and its participants in each arm, in the order of
+    /// the arms.
+    struct StratumRow: Encodable, Sendable {
+        var label: String
+        var counts: [Int]
     }
 
     static let chartWeeks = 8
@@ -186,6 +198,8 @@ struct StudyPages: Sendable {
             lowCompliance: participants.filter { low.contains($0.patientID) },
             hasLowCompliance: participants.contains { low.contains($0.patientID) },
             arms: grant.allows(.viewParticipants) ? arms(of: study, enrolled, allocated: allocated) : [],
+            armNames: StudyArms.names(of: study),
+            strata: grant.allows(.viewParticipants) ? strata(of: design, log) : [],
             allocation: study.allocation.map { localizer.text("allocation.\($0.rawValue)", language) },
             full: design?.isFull(after: log) ?? false,
             complianceChart: chart(weekly), saved: saved)
@@ -195,9 +209,9 @@ struct StudyPages: Sendable {
         -> [ArmRow]
     {
         let names = StudyArms.names(of: study)
+        let design = StudyArms.design(of: study)
         let targets = Dictionary(
-            (StudyArms.design(of: study)?.arms ?? []).map { ($0.name, $0.target) },
-            uniquingKeysWith: { first, _ in first })
+            (design?.arms ?? []).map { ($0.name, $0.target) }, uniquingKeysWith: { first, _ in first })
         let groups: [String?] = names.isEmpty ? [nil] : names
         return groups.map { arm in
             let members = enrolled.filter { names.isEmpty || $0.enrollment.arm == arm }
@@ -209,7 +223,24 @@ struct StudyPages: Sendable {
                 left: members.filter { [.withdrawn, .ended].contains($0.enrollment.status) }.count,
                 allocated: (arm.flatMap { targets[$0] ?? nil }).map {
                     localizer.text("console.study.ofTarget", language, ["count": String(count), "target": String($0)])
-                } ?? String(count))
+                } ?? String(count),
+                control: design?.isControl(arm) ?? false)
+        }
+    }
+
+    /// Each stratum's allocations per arm as the log has them now, for a design with factors.
+    private func strata(of design: AllocationDesign?, _ log: [AllocationEntry]) -> [StratumRow] {
+        guard let design, !design.factors.isEmpty else { return [] }
+        return AllocationDesign.strata(log, factors: design.factors).map { stratum in
+            let labels = zip(design.factors, stratum.levels).map { factor, level in
+                level == "unknown"
+                    ? localizer.text("console.study.levelUnknown", language)
+                    : factor == AllocationFactor.gender.rawValue
+                        ? localizer.text("gender.\(level)", language)
+                        : localizer.text("console.study.ageGroup.\(level)", language)
+            }
+            return StratumRow(
+                label: labels.joined(separator: " · "), counts: design.arms.map { stratum.arms[$0.name, default: 0] })
         }
     }
 
