@@ -83,6 +83,20 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+        // `interlude benchmark`: the measurements and load fixtures of scripts/benchmark, apart from the server.
+        .target(
+            name: "InterludeBenchmarks",
+            dependencies: [
+                "InterludeCore",
+                "InterludeServer",
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "Fluent", package: "fluent"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .target(
             name: "InterludeKit",
             dependencies: [
@@ -114,7 +128,7 @@ let package = Package(
         .executableTarget(
             name: "interlude",
             dependencies: [
-                "InterludeServer", "InterludeCore", .product(name: "Vapor", package: "vapor"),
+                "InterludeServer", "InterludeBenchmarks", "InterludeCore", .product(name: "Vapor", package: "vapor"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -145,6 +159,7 @@ let package = Package(
             name: "InterludeServerTests",
             dependencies: [
                 "InterludeServer",
+                "InterludeBenchmarks",
                 "InterludeSQLite",
                 "InterludeKit",
                 "InterludeSimulator",

@@ -1,4 +1,5 @@
 import Foundation
+import InterludeBenchmarks
 import InterludeCore
 import InterludeServer
 import NIOCore
@@ -42,6 +43,7 @@ do {
     let settings = try Settings.fromEnvironment()
     try await configure(app, settings: settings)
     registerCommands(app)
+    app.asyncCommands.use(BenchmarkCommand(), as: "benchmark")
     let command = environment.arguments.dropFirst().first
     if command == nil || command == "serve" || command?.hasPrefix("-") == true {
         try await prepareToServe(app, demo: demo)

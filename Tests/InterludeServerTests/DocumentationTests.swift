@@ -35,7 +35,9 @@ struct DocumentationTests {
 
     @Test("every command of the executable is named in README's map and described in docs/commands.md")
     func commands() throws {
-        let startup = try Self.text("Sources/InterludeServer/App/Startup.swift")
+        // The server's commands, and the benchmark the executable adds from a target of its own.
+        let startup =
+            try Self.text("Sources/InterludeServer/App/Startup.swift") + Self.text("Sources/interlude/main.swift")
         let commands =
             startup.matches(of: try Regex(#"Commands\.use\([A-Za-z]+\(\), as: "([a-z-]+)"\)"#))
             .compactMap { $0.output[1].substring.map(String.init) } + ["serve"]

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import InterludeBenchmarks
 @testable import InterludeServer
 
 @Suite("Planner benchmark")

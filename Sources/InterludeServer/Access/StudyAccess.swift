@@ -5,9 +5,14 @@ import InterludeCore
 /// Decides what a staff member may do with a study, from `StudyAccessPolicy` and nothing else. Someone without
 /// any standing in a study learns nothing about it (not found); a member whose standing lacks the permission is
 /// refused (forbidden).
-struct StudyAccess: Sendable {
+package struct StudyAccess: Sendable {
     let database: any Database
     let services: AppServices
+
+    package init(database: any Database, services: AppServices) {
+        self.database = database
+        self.services = services
+    }
 
     private var now: Date { services.clock.now }
 
@@ -22,7 +27,9 @@ struct StudyAccess: Sendable {
     }
 
     /// The study, with proof that `user` holds `permission` in it.
-    func require(_ permission: StudyPermission, in studyID: UUID, by user: UserRecord) async throws -> StudyGrant {
+    package func require(_ permission: StudyPermission, in studyID: UUID, by user: UserRecord) async throws
+        -> StudyGrant
+    {
         guard let study = try await StudyRecord.find(studyID, on: database),
             let standing = try await standing(of: user, in: studyID)
         else { throw AppError.notFound }
@@ -56,7 +63,7 @@ struct StudyAccess: Sendable {
 
 /// Proof that a staff member may do something with one study, and the way every change they make there is written
 /// to the audit log.
-struct StudyGrant: Sendable {
+package struct StudyGrant: Sendable {
     let study: StudyRecord
     let studyID: UUID
     let kind: StudyKind

@@ -6,7 +6,7 @@ import InterludeCore
 /// research and did not decline it in the study's consent, under their pseudonyms, never with name, email or date of
 /// birth; with birth year and gender only when the study asks for them. A participant who withdrew, or stopped
 /// sharing, is in no export made after.
-struct StudyExportScope: Sendable {
+package struct StudyExportScope: Sendable {
     struct Participant: Sendable {
         let enrollment: EnrollmentRecord
         let pseudonym: String
@@ -22,7 +22,7 @@ struct StudyExportScope: Sendable {
     let database: any Database
 
     /// Throws forbidden unless the grant may export.
-    init(_ grant: StudyGrant, database: any Database) throws {
+    package init(_ grant: StudyGrant, database: any Database) throws {
         try grant.require(.exportData)
         self.grant = grant
         self.database = database

@@ -4,7 +4,7 @@ import InterludeCore
 import Vapor
 
 /// Creating, listing and deactivating staff accounts; a therapist also gets a profile and a practice.
-struct StaffAccounts: Sendable {
+package struct StaffAccounts: Sendable {
     static let nameMaxLength = 200
 
     let database: any Database
@@ -72,7 +72,7 @@ struct StaffAccounts: Sendable {
     }
 
     /// The consent version recorded for a practice: pairing is covered by the privacy policy.
-    static let practiceConsent = "practice"
+    package static let practiceConsent = "practice"
 
     /// The staff accounts, newest first; deleted ones only when asked (the audit log names them).
     func list(includingDeleted: Bool = false) async throws -> [UserRecord] {

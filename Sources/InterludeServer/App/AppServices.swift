@@ -5,15 +5,15 @@ import Vapor
 
 /// The dependencies every service needs, built once in `configure` and replaced in tests where needed. A class: every
 /// service a request uses holds them, and a copy of the struct they were retained every field of it.
-final class AppServices: Sendable {
-    let settings: Settings
-    let clock: WallClock
+package final class AppServices: Sendable {
+    package let settings: Settings
+    package let clock: WallClock
     let mailer: any Mailer
     let passwords: PasswordHashing
-    let localizer: Localizer
+    package let localizer: Localizer
     let serverSecret: ServerSecret
     let metrics: PrometheusCollectorRegistry
-    let cipher: FieldCipher
+    package let cipher: FieldCipher
     /// The instruments shipped in Resources/Instruments, checked at start.
     let library: [InstrumentDefinition]
     /// Published instrument versions' definitions, read once by this process.
@@ -48,7 +48,7 @@ extension Application {
         typealias Value = AppServices
     }
 
-    var interlude: AppServices {
+    package var interlude: AppServices {
         get {
             guard let services = storage[AppServicesKey.self] else {
                 fatalError("configure(_:settings:) has not run on this application")

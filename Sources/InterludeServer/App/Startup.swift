@@ -72,7 +72,7 @@ public func prepareToServe(_ app: Application, demo: Bool = false) async throws 
 /// Brings the schema up to date and installs library instruments that are not in the database yet; answers how many
 /// migrations it applied. Each one is logged at debug level only.
 @discardableResult
-func migrate(_ app: Application) async throws -> Int {
+package func migrate(_ app: Application) async throws -> Int {
     app.fluent.migrationLogLevel = .debug
     try await app.migrator.setupIfNeeded().get()
     let pending = try await app.migrator.previewPrepareBatch().get().count
@@ -137,9 +137,14 @@ struct UserCommand: AsyncCommand {
     }
 }
 
-struct CommandFailure: Error, CustomStringConvertible {
+package struct CommandFailure: Error, CustomStringConvertible {
     let message: String
-    var description: String { message }
+
+    package init(message: String) {
+        self.message = message
+    }
+
+    package var description: String { message }
 }
 
 /// Registers Interlude's own commands next to Vapor's.
@@ -149,7 +154,6 @@ public func registerCommands(_ app: Application) {
     app.asyncCommands.use(InstrumentsCommand(), as: "instruments")
     app.asyncCommands.use(WorkerCommand(), as: "worker")
     app.asyncCommands.use(DemoCommand(), as: "demo")
-    app.asyncCommands.use(BenchmarkCommand(), as: "benchmark")
     app.asyncCommands.use(ExportCommand(), as: "export")
     app.asyncCommands.use(BackupCommand(), as: "backup")
     app.asyncCommands.use(ErasuresCommand(), as: "erasures")

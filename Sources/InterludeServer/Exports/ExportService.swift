@@ -6,9 +6,14 @@ import ZIPFoundation
 
 /// Research exports: asked for by a member who may export, written in the background by whichever process runs
 /// the export job, kept for download for the configured number of days.
-struct ExportService: Sendable {
+package struct ExportService: Sendable {
     let database: any Database
     let services: AppServices
+
+    package init(database: any Database, services: AppServices) {
+        self.database = database
+        self.services = services
+    }
 
     private var now: Date { services.clock.now }
     private var files: ExportFiles { ExportFiles(services: services) }
@@ -22,7 +27,7 @@ struct ExportService: Sendable {
     static let lease: TimeInterval = 120
 
     /// Queues an export of the study (of what changed after `since`, when given) and records who asked for it.
-    func start(_ scope: StudyExportScope, since: Date?) async throws -> ExportRecord {
+    package func start(_ scope: StudyExportScope, since: Date?) async throws -> ExportRecord {
         if let since, since > now { throw AppError.field("since", .outOfRange) }
         let participants = try await scope.participants()
         let export = ExportRecord(
@@ -80,7 +85,7 @@ struct ExportService: Sendable {
     }
 
     /// Writes one export now, in this process, telling `observe` its progress; answers the finished record.
-    func write(_ id: UUID, observe: @escaping @Sendable (Int) -> Void) async throws -> ExportRecord {
+    package func write(_ id: UUID, observe: @escaping @Sendable (Int) -> Void) async throws -> ExportRecord {
         guard let claim = try await claim(id) else { throw AppError.conflict(.exportNotReady) }
         try await run(claim.export, claim: claim.token, observe: observe)
         guard let export = try await ExportRecord.find(id, on: database) else { throw AppError.notFound }

@@ -3,7 +3,7 @@ import Foundation
 
 /// Encrypts what patients write in their own words (answers, notes) before it reaches the database: AES-GCM with
 /// a 256-bit key from `INTERLUDE_DATA_KEY` or, without it, from `<data dir>/data.key`, created on first start.
-struct FieldCipher: Sendable {
+package struct FieldCipher: Sendable {
     private let key: SymmetricKey
     static let prefix = "v1:"
 
@@ -41,7 +41,7 @@ struct FieldCipher: Sendable {
         return FieldCipher(key: SymmetricKey(data: fresh))
     }
 
-    func seal(_ plaintext: String) throws -> String {
+    package func seal(_ plaintext: String) throws -> String {
         let box = try AES.GCM.seal(Data(plaintext.utf8), using: key)
         guard let combined = box.combined else { throw CryptoKitError.incorrectParameterSize }
         return Self.prefix + combined.base64EncodedString()

@@ -3,7 +3,7 @@ import InterludeCore
 
 /// The texts of the user interface and of emails in every supported language, loaded from
 /// `Resources/Locales/<language>.json`; a key missing in one language falls back to English.
-struct Localizer: Sendable {
+package struct Localizer: Sendable {
     private let tables: [Language: [String: String]]
     private var templateTables: [Language: [String: String]] = [:]
 

@@ -2,21 +2,21 @@ import Crypto
 import Foundation
 
 /// A random 256-bit secret handed to a client once (bearer token, link token, cookie) and stored only as a hash.
-struct SecretToken: Sendable {
-    let value: String
+package struct SecretToken: Sendable {
+    package let value: String
 
     init(value: String) {
         self.value = value
     }
 
-    static func generate() -> SecretToken {
+    package static func generate() -> SecretToken {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         return SecretToken(value: Data(bytes).base64URLEncoded)
     }
 
     /// The SHA-256 of the secret in hex, the only form that reaches the database.
-    var hash: String { Self.hash(value) }
+    package var hash: String { Self.hash(value) }
 
     static func hash(_ value: String) -> String {
         SHA256.hash(data: Data(value.utf8)).lowercaseHex
@@ -31,7 +31,7 @@ struct SecretToken: Sendable {
 }
 
 extension Data {
-    init?(base64URLEncoded text: String) {
+    package init?(base64URLEncoded text: String) {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 = base64.trimmingCharacters(in: CharacterSet(charactersIn: "="))
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
@@ -39,7 +39,7 @@ extension Data {
     }
 
     /// Base64 with the URL-safe alphabet and without padding, in one pass over the standard encoding.
-    var base64URLEncoded: String {
+    package var base64URLEncoded: String {
         let standard = base64EncodedString().utf8
         var safe: [UInt8] = []
         safe.reserveCapacity(standard.count)

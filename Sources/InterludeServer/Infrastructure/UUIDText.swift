@@ -3,5 +3,5 @@ import InterludeSQLite
 
 extension UUID {
     /// The id as the API, exports and the console write it: lower case.
-    var lowercasedText: String { UUIDText.lower(self) }
+    package var lowercasedText: String { UUIDText.lower(self) }
 }

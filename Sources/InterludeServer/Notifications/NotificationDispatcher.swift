@@ -8,15 +8,21 @@ import InterludeSQLite
 /// conditional UPDATE, so of several processes exactly one sends it; a process that dies while holding it
 /// leaves it to the next after the lease. Push messages carry the dedupe key as their topic or collapse id, so
 /// a repeat after such a crash replaces the first at the push service instead of showing twice.
-struct NotificationDispatcher: Sendable {
+package struct NotificationDispatcher: Sendable {
     let database: any Database
     let services: AppServices
     let channels: NotificationChannels
 
+    package init(database: any Database, services: AppServices, channels: NotificationChannels) {
+        self.database = database
+        self.services = services
+        self.channels = channels
+    }
+
     static let lease: TimeInterval = 120
 
-    struct Report: Sendable, Equatable {
-        var sent = 0
+    package struct Report: Sendable, Equatable {
+        package var sent = 0
         var failed = 0
         var withheld = 0
         var expired = 0
@@ -33,7 +39,7 @@ struct NotificationDispatcher: Sendable {
     }
 
     /// Sends up to `limit` due notifications, several at a time; returns what became of them.
-    func dispatch(now: Date, limit: Int = 200) async throws -> Report {
+    package func dispatch(now: Date, limit: Int = 200) async throws -> Report {
         let due = try await NotificationRecord.query(on: database)
             .filter(\.$status == NotificationStatus.queued)
             .filter(\.$nextAttemptAt <= now)

@@ -6,9 +6,14 @@ import InterludeCore
 /// hour before they start, and for whatever else calls `enqueue`. Each has a dedupe key naming the event and
 /// its moment, so collecting again, or in another process, adds nothing twice, and a prompt or appointment that
 /// moves gets a notification for its new moment.
-struct NotificationOutbox: Sendable {
+package struct NotificationOutbox: Sendable {
     let database: any Database
     let localizer: Localizer
+
+    package init(database: any Database, localizer: Localizer) {
+        self.database = database
+        self.localizer = localizer
+    }
 
     /// Notifications are queued this far ahead of their moment.
     static let lead: TimeInterval = 15 * 60
@@ -16,7 +21,7 @@ struct NotificationOutbox: Sendable {
     static let lookBack: TimeInterval = 6 * 3600
     static let appointmentNotice: TimeInterval = 3600
 
-    struct Item: Sendable {
+    package struct Item: Sendable {
         let userID: UUID
         let category: NotificationCategory
         let dedupeKey: String
@@ -27,6 +32,22 @@ struct NotificationOutbox: Sendable {
         let expiresAt: Date
         var promptID: UUID?
         var appointmentID: UUID?
+
+        package init(
+            userID: UUID, category: NotificationCategory, dedupeKey: String, title: String, body: String, path: String,
+            dueAt: Date, expiresAt: Date, promptID: UUID? = nil, appointmentID: UUID? = nil
+        ) {
+            self.userID = userID
+            self.category = category
+            self.dedupeKey = dedupeKey
+            self.title = title
+            self.body = body
+            self.path = path
+            self.dueAt = dueAt
+            self.expiresAt = expiresAt
+            self.promptID = promptID
+            self.appointmentID = appointmentID
+        }
     }
 
     /// Queues the notifications whose moment lies between `lookBack` ago and `lead` ahead; returns how many are new.
@@ -124,7 +145,7 @@ struct NotificationOutbox: Sendable {
 
     /// Adds the items whose dedupe key is new; returns how many were added.
     @discardableResult
-    func enqueue(_ items: [Item], now: Date) async throws -> Int {
+    package func enqueue(_ items: [Item], now: Date) async throws -> Int {
         var added = 0
         for batch in items.batches() {
             let known = Set(

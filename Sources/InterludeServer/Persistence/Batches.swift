@@ -3,7 +3,7 @@ let statementBatch = 500
 
 extension Array {
     /// The elements in consecutive slices of at most `size`.
-    func batches(of size: Int = statementBatch) -> [ArraySlice<Element>] {
+    package func batches(of size: Int = statementBatch) -> [ArraySlice<Element>] {
         stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }

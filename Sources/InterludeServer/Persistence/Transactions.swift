@@ -11,7 +11,8 @@ extension Database {
     /// connection committed cannot write after: SQLite refuses it at once (`SQLITE_BUSY_SNAPSHOT`) rather than wait.
     /// So there the transaction's first statement is a write that changes nothing, which takes the write lock, as
     /// `BEGIN IMMEDIATE` would, and the others wait for it.
-    func atomically<T: Sendable>(_ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T {
+    package func atomically<T: Sendable>(_ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T
+    {
         if let embedded = self as? any GroupCommitting { return try await embedded.atomically(body) }
         guard let sql = self as? any SQLDatabase, sql.dialect.name == "sqlite" else {
             return try await transaction(body)

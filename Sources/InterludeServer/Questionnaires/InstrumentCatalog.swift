@@ -6,14 +6,19 @@ import Vapor
 
 /// The instruments Interlude knows: the shipped library and what researchers import, each version a draft until
 /// published and unchangeable after.
-struct InstrumentCatalog: Sendable {
+package struct InstrumentCatalog: Sendable {
     let database: any Database
     let services: AppServices
+
+    package init(database: any Database, services: AppServices) {
+        self.database = database
+        self.services = services
+    }
 
     private var now: Date { services.clock.now }
 
     /// What a file is, judged by its content.
-    enum Format: String, Sendable {
+    package enum Format: String, Sendable {
         case json
         case fhir
         case redcap
@@ -115,7 +120,7 @@ struct InstrumentCatalog: Sendable {
     /// Imports a new version of an instrument as a draft: it replaces an earlier draft of the same key, or
     /// follows the newest published version.
     /// The owner and sharing are decided by `InstrumentGovernance`.
-    func importDraft(
+    package func importDraft(
         _ definition: InstrumentDefinition, format: Format, owner: UUID?, shared: Bool, by user: UserRecord
     )
         async throws -> InstrumentVersionRecord
@@ -148,7 +153,7 @@ struct InstrumentCatalog: Sendable {
     }
 
     /// Makes a draft available for prompts; from now on it never changes.
-    func publish(_ record: InstrumentVersionRecord) async throws -> InstrumentVersionRecord {
+    package func publish(_ record: InstrumentVersionRecord) async throws -> InstrumentVersionRecord {
         guard record.status == .draft else {
             throw AppError.conflict(.alreadyPublished)
         }
@@ -210,7 +215,7 @@ struct InstrumentCatalog: Sendable {
     }
 
     /// The newest published version of `key`, the one new prompts use.
-    func latestPublished(_ key: String) async throws -> InstrumentVersionRecord? {
+    package func latestPublished(_ key: String) async throws -> InstrumentVersionRecord? {
         try await InstrumentVersionRecord.query(on: database)
             .filter(\.$key == key)
             .filter(\.$status == InstrumentVersionRecord.Status.published)

@@ -4,9 +4,14 @@ import InterludeCore
 import Vapor
 
 /// Receiving, storing and reading completed questionnaires.
-struct ResponseService: Sendable {
+package struct ResponseService: Sendable {
     let database: any Database
     let services: AppServices
+
+    package init(database: any Database, services: AppServices) {
+        self.database = database
+        self.services = services
+    }
 
     private var now: Date { services.clock.now }
 
@@ -165,7 +170,7 @@ struct ResponseService: Sendable {
     }
 
     /// Answers as they are kept: JSON with the item ids in sorted order, sealed.
-    func seal(_ answers: Answers) throws -> String {
+    package func seal(_ answers: Answers) throws -> String {
         try services.cipher.seal(
             FastPaths.storedJSON(SortedAnswers(answers: answers), fast: services.settings.apiFastPaths))
     }
@@ -179,7 +184,7 @@ struct ResponseService: Sendable {
     }
 
     /// Scores as they are kept: compact JSON (see `FastPaths.storedJSON`).
-    static func encode(_ scores: [ScoreResult], fast: Bool) throws -> String {
+    package static func encode(_ scores: [ScoreResult], fast: Bool) throws -> String {
         try FastPaths.storedJSON(scores, fast: fast)
     }
 

@@ -7,9 +7,14 @@ import SQLKit
 /// Imports of samples from files a person uploads: received in parts so a broken upload resumes (on any server),
 /// kept in the file store until read, then read in the background as a stream by whichever process runs the job,
 /// keeping only the types the person enabled inside the study's window.
-struct HealthImportService: Sendable {
+package struct HealthImportService: Sendable {
     let database: any Database
     let services: AppServices
+
+    package init(database: any Database, services: AppServices) {
+        self.database = database
+        self.services = services
+    }
     /// What one person may upload in a day, all imports together.
     var dailyQuota = Self.standardDailyQuota
 
@@ -162,7 +167,7 @@ struct HealthImportService: Sendable {
 
     /// Reads one import into the person's samples, alone; the file goes once read, whatever came of it. Answers the
     /// import as it ended; nil when another run holds it.
-    func read(_ record: HealthImportRecord) async throws -> HealthImportRecord? {
+    package func read(_ record: HealthImportRecord) async throws -> HealthImportRecord? {
         guard let reading = try await start(record) else { return nil }
         while try await !step(reading) {}
         return reading.record

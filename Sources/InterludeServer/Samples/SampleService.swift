@@ -4,13 +4,18 @@ import InterludeCore
 
 /// A person's samples: what their studies ask for, which types they allow, the window their mood reports open,
 /// and the samples themselves, stored in batches and idempotent by the source's id.
-struct SampleService: Sendable {
+package struct SampleService: Sendable {
     let database: any Database
     let services: AppServices
 
+    package init(database: any Database, services: AppServices) {
+        self.database = database
+        self.services = services
+    }
+
     private var now: Date { services.clock.now }
     /// Rows per insert statement: thirteen columns each stay well under every database's limit of parameters.
-    static let insertRows = 1000
+    package static let insertRows = 1000
 
     /// What came of a batch.
     struct Ingested: Sendable {
@@ -67,7 +72,7 @@ struct SampleService: Sendable {
     }
 
     /// One type as the person sees it: asked for by their studies (and why), allowed or not, how many are stored.
-    struct Choice: Sendable {
+    package struct Choice: Sendable {
         let type: SampleType
         let asked: SampleCollection.Asked?
         let enabled: Bool
@@ -97,7 +102,7 @@ struct SampleService: Sendable {
     }
 
     /// Allows or stops a type. Stopping deletes every sample of the type at once; allowing needs a study asking for it.
-    func setEnabled(_ type: SampleType, _ enabled: Bool, for patientID: UUID) async throws -> Choice {
+    package func setEnabled(_ type: SampleType, _ enabled: Bool, for patientID: UUID) async throws -> Choice {
         if enabled, try await collection(of: patientID).asked[type] == nil { throw AppError.field("type", .notAllowed) }
         try await database.atomically { database in
             if let choice = try await SampleChoiceRecord.query(on: database).filter(\.$patient.$id == patientID).filter(

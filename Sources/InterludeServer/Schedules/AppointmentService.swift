@@ -5,14 +5,19 @@ import SQLKit
 
 /// Appointments for the next therapy session: patients and their therapists keep them; plans open
 /// questionnaires around them; a private calendar feed shows them on the phone.
-struct AppointmentService: Sendable {
+package struct AppointmentService: Sendable {
     let database: any Database
     let services: AppServices
+
+    package init(database: any Database, services: AppServices) {
+        self.database = database
+        self.services = services
+    }
 
     private var now: Date { services.clock.now }
 
     /// An appointment with its texts opened.
-    struct Shown: Sendable {
+    package struct Shown: Sendable {
         let id: UUID
         let startsAt: Date
         let endsAt: Date
@@ -48,7 +53,7 @@ struct AppointmentService: Sendable {
     /// Adds an appointment; `id` lets an app keep the id it already uses, and a request sent again with it returns
     /// the appointment made the first time.
     /// `tell`: whether the other side hears of it (not when a demonstration or a benchmark is set up).
-    func create(
+    package func create(
         for patient: UserRecord, by author: UserRecord, title: String, startsAt: Date, endsAt: Date, comment: String?,
         id: UUID? = nil, tell: Bool = true
     ) async throws -> Shown {

@@ -6,9 +6,14 @@ import InterludeCore
 /// Turns plans into prompts: materialises every active enrolment's openings for the next days, re-plans future
 /// prompts nobody has opened when plans, appointments, adjustments or time zones change, and marks closed ones
 /// expired. Running it twice, or in two processes at once, creates nothing twice.
-struct Planner: Sendable {
+package struct Planner: Sendable {
     let database: any Database
     let services: AppServices
+
+    package init(database: any Database, services: AppServices) {
+        self.database = database
+        self.services = services
+    }
     private var horizonDays: Int { services.settings.plannerHorizonDays }
     /// The first half of the Postgres advisory lock for whole runs, so only one process plans at a time; the second
     /// half is the schema's hash.
@@ -16,15 +21,22 @@ struct Planner: Sendable {
     /// Rows per INSERT: 12 columns each, well inside SQLite's limit on bound values.
     static let insertBatch = 500
 
-    struct Report: Sendable, Equatable {
-        var created = 0
+    package struct Report: Sendable, Equatable {
+        package var created = 0
         var updated = 0
         var removed = 0
         var expired = 0
+
+        package init(created: Int = 0, updated: Int = 0, removed: Int = 0, expired: Int = 0) {
+            self.created = created
+            self.updated = updated
+            self.removed = removed
+            self.expired = expired
+        }
     }
 
     /// A whole run over every enrolment; on PostgreSQL skipped while another process holds the planner lock.
-    func runAll(now: Date) async throws -> Report {
+    package func runAll(now: Date) async throws -> Report {
         guard Statements.isPostgres(database) else {
             return try await plan(now: now, patients: nil, on: database)
         }

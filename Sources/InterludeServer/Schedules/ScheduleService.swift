@@ -3,7 +3,7 @@ import Foundation
 import InterludeCore
 
 /// Attaching plans to studies and patients, previewing them, and participants' own adjustments.
-struct ScheduleService: Sendable {
+package struct ScheduleService: Sendable {
     let database: any Database
     let services: AppServices
 
@@ -303,7 +303,7 @@ struct ScheduleService: Sendable {
         return prompt
     }
 
-    static func encode(_ plan: SchedulePlan) throws -> String {
+    package static func encode(_ plan: SchedulePlan) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return String(decoding: try encoder.encode(plan), as: UTF8.self)

@@ -3,7 +3,7 @@ import Foundation
 import Vapor
 
 /// A file the server keeps beyond one request, named by what it is and its record's id.
-struct StoredFile: Hashable, Sendable {
+package struct StoredFile: Hashable, Sendable {
     enum Kind: String, Sendable, CaseIterable {
         /// A research export's zip.
         case export
@@ -19,16 +19,16 @@ struct StoredFile: Hashable, Sendable {
     /// `export/<id>`: the name under which every backend keeps it.
     var name: String { "\(kind.rawValue)/\(id.lowercasedText)" }
 
-    static func export(_ id: UUID) -> StoredFile { StoredFile(kind: .export, id: id) }
+    package static func export(_ id: UUID) -> StoredFile { StoredFile(kind: .export, id: id) }
     static func selfExport(_ id: UUID) -> StoredFile { StoredFile(kind: .selfExport, id: id) }
-    static func healthImport(_ id: UUID) -> StoredFile { StoredFile(kind: .healthImport, id: id) }
+    package static func healthImport(_ id: UUID) -> StoredFile { StoredFile(kind: .healthImport, id: id) }
 }
 
 /// Where the server keeps the files that another request or another process needs: research exports, people's
 /// copies of their data, health uploads as they arrive. On the embedded default they are files in the data
 /// directory; with PostgreSQL they are chunks in the database, so that servers on several machines and the worker
 /// reach the same files without a shared disk. Files are written and read as streams, never held whole.
-protocol FileStore: Sendable {
+package protocol FileStore: Sendable {
     /// Stores the local file under `file`, replacing what was there; the local file is gone afterwards.
     func put(_ file: StoredFile, from local: URL) async throws
     /// Starts `file` empty.
@@ -45,30 +45,30 @@ protocol FileStore: Sendable {
 }
 
 /// Bytes written to the end of a stored file; `finish` makes them stored and answers how many were written.
-protocol FileAppender: AnyObject, Sendable {
+package protocol FileAppender: AnyObject, Sendable {
     func write(_ bytes: ArraySlice<UInt8>) async throws
     func finish() async throws -> Int64
 }
 
 /// A stored file's bytes, read as they are sent on.
-struct StoredBytes: Sendable {
+package struct StoredBytes: Sendable {
     let size: Int64
     let chunks: AsyncThrowingStream<ArraySlice<UInt8>, any Error>
 }
 
 /// A stored file on this machine's disk: the store's own file, or a copy made for the reader and removed after.
-struct LocalCopy: Sendable {
-    let url: URL
+package struct LocalCopy: Sendable {
+    package let url: URL
     let temporary: Bool
 
-    func release() {
+    package func release() {
         if temporary { try? FileManager.default.removeItem(at: url) }
     }
 }
 
 extension AppServices {
     /// The file store of this installation: the database's when it is PostgreSQL, the data directory's otherwise.
-    func files(on database: any Database) -> any FileStore {
+    package func files(on database: any Database) -> any FileStore {
         switch settings.database {
         case .postgres: DatabaseFileStore(database: database, scratch: scratchDirectory)
         case .sqliteFile: DirectoryFileStore(dataDirectory: settings.dataDirectory)
@@ -76,7 +76,7 @@ extension AppServices {
     }
 
     /// Where this machine writes files before they are stored: a run's work folder, an upload's local copy.
-    var scratchDirectory: URL { URL(fileURLWithPath: settings.dataDirectory).appendingPathComponent("work") }
+    package var scratchDirectory: URL { URL(fileURLWithPath: settings.dataDirectory).appendingPathComponent("work") }
 }
 
 extension Response.Body {

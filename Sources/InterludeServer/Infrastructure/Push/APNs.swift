@@ -7,7 +7,7 @@ import NIOCore
 import NIOSSL
 
 /// Token-based APNs over HTTP/2: a provider token (ES256 JWT) renewed well within the hour Apple allows.
-actor APNsSender {
+package actor APNsSender {
     let settings: Settings.APNs
     private let clients: PushClients
     private let keys: JWTKeyCollection

@@ -4,9 +4,14 @@ import Vapor
 
 /// The ways a notification leaves the server: Web Push for the patient app, APNs for native apps (when
 /// configured) and email for everyone else. Made once per application.
-struct NotificationChannels: Sendable {
-    let webPush: WebPushSender
+package struct NotificationChannels: Sendable {
+    package let webPush: WebPushSender
     let apns: APNsSender?
+
+    package init(webPush: WebPushSender, apns: APNsSender?) {
+        self.webPush = webPush
+        self.apns = apns
+    }
 
     var vapidPublicKey: String { webPush.key.publicKey }
 
@@ -31,7 +36,7 @@ extension Application {
         typealias Value = NotificationChannels
     }
 
-    var notificationChannels: NotificationChannels {
+    package var notificationChannels: NotificationChannels {
         get {
             guard let channels = storage[NotificationChannelsKey.self] else {
                 fatalError("configure(_:settings:) has not run on this application")

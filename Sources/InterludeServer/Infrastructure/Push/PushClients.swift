@@ -13,7 +13,7 @@ import NIOSSL
 /// every address it resolves to must be one the policy permits, and the connection goes to the checked address
 /// (so a name cannot resolve to a public address for the check and to an inside one for the connection).
 /// Redirects are never followed.
-actor PushClients {
+package actor PushClients {
     enum Refusal: Error, Equatable, CustomStringConvertible {
         case unresolvable
         case insideAddress
@@ -33,7 +33,7 @@ actor PushClients {
     private var clients: [(key: String, client: HTTPClient)] = []
     private static let kept = 32
 
-    init(
+    package init(
         allowLoopback: Bool, tls: TLSConfiguration? = nil,
         resolve: @escaping @Sendable (String) async -> [NetworkAddress] = PushClients.systemResolve
     ) {
@@ -77,7 +77,7 @@ actor PushClients {
         return client
     }
 
-    func shutdown() async {
+    package func shutdown() async {
         for (_, client) in clients { try? await client.shutdown() }
         clients = []
     }

@@ -7,7 +7,7 @@ import NIOCore
 import NIOHTTP1
 
 /// Message encryption for Web Push (RFC 8291) with the aes128gcm content coding (RFC 8188), in one record.
-enum WebPushEncryption {
+package enum WebPushEncryption {
     static let recordSize: UInt32 = 4096
     /// The largest payload one record holds (its size less the tag and the padding delimiter).
     static let largestPayload = Int(recordSize) - 17
@@ -19,7 +19,7 @@ enum WebPushEncryption {
 
     /// Encrypts `plaintext` for the browser whose subscription gave `clientPublicKey` (65 bytes, uncompressed
     /// P-256) and `authSecret` (16 bytes). A fresh server key and salt are used unless given, for tests.
-    static func encrypt(
+    package static func encrypt(
         _ plaintext: Data, clientPublicKey: Data, authSecret: Data,
         serverKey: P256.KeyAgreement.PrivateKey = .init(), salt: Data = randomSalt()
     ) throws -> Data {
@@ -55,7 +55,7 @@ enum WebPushEncryption {
 }
 
 /// The server's VAPID identity (RFC 8292): the key it signs with and the public half browsers subscribe with.
-struct VAPIDKey: Sendable {
+package struct VAPIDKey: Sendable {
     let privateKey: P256.Signing.PrivateKey
     let subject: String
     /// Tokens signed before, one per push service origin.
@@ -146,9 +146,14 @@ enum PushOutcome: Sendable, Equatable {
 }
 
 /// Sends one encrypted message to a browser's push service.
-struct WebPushSender: Sendable {
+package struct WebPushSender: Sendable {
     let clients: PushClients
-    let key: VAPIDKey
+    package let key: VAPIDKey
+
+    package init(clients: PushClients, key: VAPIDKey) {
+        self.clients = clients
+        self.key = key
+    }
 
     struct Message: Sendable {
         let endpoint: String

@@ -2,16 +2,16 @@ import Fluent
 import Foundation
 
 /// Where a person's notifications can go: a browser's Web Push subscription or an app's APNs token.
-final class DeviceRecord: Model, @unchecked Sendable {
-    static let schema = "devices"
+package final class DeviceRecord: Model, @unchecked Sendable {
+    package static let schema = "devices"
 
-    enum Platform: String, Codable, Sendable, CaseIterable {
+    package enum Platform: String, Codable, Sendable, CaseIterable {
         case webpush
         case apns
     }
 
     // managed
-    @ID(key: .id) var id: UUID?
+    @ID(key: .id) package var id: UUID?
     @Field(key: "created_at") var createdAt: Date
     @Field(key: "updated_at") var updatedAt: Date
 
@@ -30,13 +30,13 @@ final class DeviceRecord: Model, @unchecked Sendable {
     @OptionalField(key: "disabled_reason") var disabledReason: String?
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
-    var properties: [any AnyProperty] {
+    package var properties: [any AnyProperty] {
         [$id, $createdAt, $updatedAt, $user, $platform, $address, $p256dh, $auth, $disabledAt, $disabledReason]
     }
 
-    init() {}
+    package init() {}
 
-    init(userID: UUID, platform: Platform, address: String, p256dh: String?, auth: String?, now: Date) {
+    package init(userID: UUID, platform: Platform, address: String, p256dh: String?, auth: String?, now: Date) {
         self.$user.id = userID
         self.platform = platform
         self.address = address

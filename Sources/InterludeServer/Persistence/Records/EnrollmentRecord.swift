@@ -3,11 +3,11 @@ import Foundation
 import InterludeCore
 
 /// A participant's membership in a study, with the therapist when the study is a practice.
-final class EnrollmentRecord: Model, @unchecked Sendable {
-    static let schema = "enrollments"
+package final class EnrollmentRecord: Model, @unchecked Sendable {
+    package static let schema = "enrollments"
 
     // managed
-    @ID(key: .id) var id: UUID?
+    @ID(key: .id) package var id: UUID?
     @Field(key: "created_at") var createdAt: Date
     @Field(key: "updated_at") var updatedAt: Date
 
@@ -30,16 +30,16 @@ final class EnrollmentRecord: Model, @unchecked Sendable {
     @OptionalField(key: "ended_at") var endedAt: Date?
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
-    var properties: [any AnyProperty] {
+    package var properties: [any AnyProperty] {
         [
             $id, $createdAt, $updatedAt, $study, $patient, $therapist, $status, $consentVersion, $arm, $displayName,
             $pausedAt, $startedAt, $endedAt,
         ]
     }
 
-    init() {}
+    package init() {}
 
-    init(
+    package init(
         studyID: UUID, patientID: UUID, therapistID: UUID?, status: EnrollmentStatus, consentVersion: String, now: Date
     ) {
         self.$study.id = studyID

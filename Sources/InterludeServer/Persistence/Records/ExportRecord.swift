@@ -3,11 +3,11 @@ import Foundation
 import InterludeCore
 
 /// One export of a study's research data, from queued to a zip file ready for download, and who asked for it.
-final class ExportRecord: Model, @unchecked Sendable {
-    static let schema = "exports"
+package final class ExportRecord: Model, @unchecked Sendable {
+    package static let schema = "exports"
 
     // managed
-    @ID(key: .id) var id: UUID?
+    @ID(key: .id) package var id: UUID?
     @Field(key: "created_at") var createdAt: Date
 
     // references
@@ -18,8 +18,8 @@ final class ExportRecord: Model, @unchecked Sendable {
     // data
     /// Only what changed after this instant, when set.
     @OptionalField(key: "since") var since: Date?
-    @Field(key: "status") var status: ExportStatus
-    @Field(key: "progress") var progress: Int
+    @Field(key: "status") package var status: ExportStatus
+    @Field(key: "progress") package var progress: Int
     @Field(key: "participants") var participants: Int
     @Field(key: "prompts") var prompts: Int
     @Field(key: "responses") var responses: Int
@@ -29,22 +29,22 @@ final class ExportRecord: Model, @unchecked Sendable {
     @OptionalField(key: "claimed_until") var claimedUntil: Date?
     /// The worker's run that holds it, so a run that lost it to another stops.
     @OptionalField(key: "claimed_by") var claimedBy: UUID?
-    @OptionalField(key: "finished_at") var finishedAt: Date?
-    @OptionalField(key: "expires_at") var expiresAt: Date?
-    @OptionalField(key: "size") var size: Int64?
+    @OptionalField(key: "finished_at") package var finishedAt: Date?
+    @OptionalField(key: "expires_at") package var expiresAt: Date?
+    @OptionalField(key: "size") package var size: Int64?
     @OptionalField(key: "sha256") var sha256: String?
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
-    var properties: [any AnyProperty] {
+    package var properties: [any AnyProperty] {
         [
             $id, $createdAt, $study, $requestedBy, $since, $status, $progress, $participants, $prompts, $responses,
             $error, $claimedUntil, $claimedBy, $finishedAt, $expiresAt, $size, $sha256,
         ]
     }
 
-    init() {}
+    package init() {}
 
-    init(studyID: UUID, requestedBy: UUID, since: Date?, now: Date) {
+    package init(studyID: UUID, requestedBy: UUID, since: Date?, now: Date) {
         self.$study.id = studyID
         self.$requestedBy.id = requestedBy
         self.since = since
@@ -71,7 +71,7 @@ final class ExportParticipantRecord: Model, @unchecked Sendable {
 
     init() {}
 
-    init(exportID: UUID, patientID: UUID, pseudonym: String) {
+    package init(exportID: UUID, patientID: UUID, pseudonym: String) {
         self.$export.id = exportID
         self.$patient.id = patientID
         self.pseudonym = pseudonym
@@ -92,7 +92,7 @@ final class TimeZoneChangeRecord: Model, @unchecked Sendable {
 
     init() {}
 
-    init(userID: UUID, timeZone: String, since: Date) {
+    package init(userID: UUID, timeZone: String, since: Date) {
         self.$user.id = userID
         self.timeZone = timeZone
         self.since = since

@@ -4,16 +4,16 @@ import InterludeCore
 
 /// A file a person uploads to import samples from (an Apple Health export, a CSV): received in parts, then read
 /// in the background; what came of it is kept, the file itself removed once read.
-final class HealthImportRecord: Model, @unchecked Sendable {
-    static let schema = "health_imports"
+package final class HealthImportRecord: Model, @unchecked Sendable {
+    package static let schema = "health_imports"
 
-    enum Format: String, Codable, Sendable {
+    package enum Format: String, Codable, Sendable {
         case appleHealthZip
         case appleHealthXML
         case csv
     }
 
-    enum Status: String, Codable, Sendable {
+    package enum Status: String, Codable, Sendable {
         /// More parts are to come.
         case receiving
         /// Complete, waiting to be read.
@@ -24,7 +24,7 @@ final class HealthImportRecord: Model, @unchecked Sendable {
     }
 
     // managed
-    @ID(custom: .id, generatedBy: .user) var id: UUID?
+    @ID(custom: .id, generatedBy: .user) package var id: UUID?
     @Field(key: "created_at") var createdAt: Date
     @Field(key: "updated_at") var updatedAt: Date
 
@@ -33,10 +33,10 @@ final class HealthImportRecord: Model, @unchecked Sendable {
 
     // data
     @Field(key: "format") var format: Format
-    @Field(key: "status") var status: Status
+    @Field(key: "status") package var status: Status
     /// The whole file's size, when the upload announced it.
-    @OptionalField(key: "size") var size: Int?
-    @Field(key: "received") var received: Int
+    @OptionalField(key: "size") package var size: Int?
+    @Field(key: "received") package var received: Int
     @Field(key: "read") var read: Int
     @Field(key: "stored") var stored: Int
     @Field(key: "duplicates") var duplicates: Int
@@ -44,7 +44,7 @@ final class HealthImportRecord: Model, @unchecked Sendable {
     @Field(key: "skipped_outside_window") var skippedOutsideWindow: Int
     @Field(key: "skipped_invalid") var skippedInvalid: Int
     @Field(key: "skipped_other_types") var skippedOtherTypes: Int
-    @OptionalField(key: "problem") var problem: String?
+    @OptionalField(key: "problem") package var problem: String?
     @OptionalField(key: "finished_at") var finishedAt: Date?
     /// The run reading it, and until when it holds it without reporting.
     @OptionalField(key: "claimed_by") var claimedBy: UUID?
@@ -53,7 +53,7 @@ final class HealthImportRecord: Model, @unchecked Sendable {
     @Field(key: "batches") var batches: Int
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
-    var properties: [any AnyProperty] {
+    package var properties: [any AnyProperty] {
         [
             $id, $createdAt, $updatedAt, $patient, $format, $status, $size, $received, $read, $stored, $duplicates,
             $skippedNotEnabled, $skippedOutsideWindow, $skippedInvalid, $skippedOtherTypes, $problem, $finishedAt,
@@ -61,9 +61,9 @@ final class HealthImportRecord: Model, @unchecked Sendable {
         ]
     }
 
-    init() {}
+    package init() {}
 
-    init(id: UUID, patientID: UUID, format: Format, size: Int?, now: Date) {
+    package init(id: UUID, patientID: UUID, format: Format, size: Int?, now: Date) {
         self.id = id
         self.$patient.id = patientID
         self.format = format

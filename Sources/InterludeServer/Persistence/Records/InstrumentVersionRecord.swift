@@ -2,8 +2,8 @@ import Fluent
 import Foundation
 
 /// One version of an instrument: a draft until published, then never changed again.
-final class InstrumentVersionRecord: Model, @unchecked Sendable {
-    static let schema = "instrument_versions"
+package final class InstrumentVersionRecord: Model, @unchecked Sendable {
+    package static let schema = "instrument_versions"
 
     enum Status: String, Codable {
         case draft
@@ -18,7 +18,7 @@ final class InstrumentVersionRecord: Model, @unchecked Sendable {
     }
 
     // managed
-    @ID(key: .id) var id: UUID?
+    @ID(key: .id) package var id: UUID?
     @Field(key: "created_at") var createdAt: Date
 
     // references
@@ -28,8 +28,8 @@ final class InstrumentVersionRecord: Model, @unchecked Sendable {
     @OptionalParent(key: "owner_study_id") var ownerStudy: StudyRecord?
 
     // data
-    @Field(key: "key") var key: String
-    @Field(key: "version") var version: Int
+    @Field(key: "key") package var key: String
+    @Field(key: "version") package var version: Int
     @Field(key: "title") var title: String
     @Field(key: "status") var status: Status
     @Field(key: "origin") var origin: Origin
@@ -39,14 +39,14 @@ final class InstrumentVersionRecord: Model, @unchecked Sendable {
     @Field(key: "shared") var shared: Bool
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
-    var properties: [any AnyProperty] {
+    package var properties: [any AnyProperty] {
         [
             $id, $createdAt, $createdBy, $ownerStudy, $key, $version, $title, $status, $origin, $definition,
             $publishedAt, $shared,
         ]
     }
 
-    init() {}
+    package init() {}
 
     init(
         key: String, version: Int, title: String, origin: Origin, definition: String, createdBy: UUID?,

@@ -13,7 +13,7 @@ extension LocalizedText {
     }
 
     /// A text that reads the same in every language, such as a person's name.
-    static func neutral(_ text: String) -> LocalizedText {
+    package static func neutral(_ text: String) -> LocalizedText {
         LocalizedText(Dictionary(uniqueKeysWithValues: Language.allCases.map { ($0, text) }))
     }
 

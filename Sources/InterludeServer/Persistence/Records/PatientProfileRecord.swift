@@ -2,11 +2,11 @@ import Fluent
 import Foundation
 
 /// What Interlude knows about a patient beyond the account.
-final class PatientProfileRecord: Model, @unchecked Sendable {
-    static let schema = "patient_profiles"
+package final class PatientProfileRecord: Model, @unchecked Sendable {
+    package static let schema = "patient_profiles"
 
     // managed
-    @ID(key: .id) var id: UUID?
+    @ID(key: .id) package var id: UUID?
 
     // references
     @Parent(key: "user_id") var user: UserRecord
@@ -25,7 +25,7 @@ final class PatientProfileRecord: Model, @unchecked Sendable {
     @Field(key: "shares_context_with_therapist") var sharesContextWithTherapist: Bool
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
-    var properties: [any AnyProperty] {
+    package var properties: [any AnyProperty] {
         [
             $id, $user, $pseudonym, $shareWithResearch, $dateOfBirth, $gender, $therapyStart, $therapyEnd,
             $hidesComparison,
@@ -33,9 +33,9 @@ final class PatientProfileRecord: Model, @unchecked Sendable {
         ]
     }
 
-    init() {}
+    package init() {}
 
-    init(userID: UUID, pseudonym: String, shareWithResearch: Bool) {
+    package init(userID: UUID, pseudonym: String, shareWithResearch: Bool) {
         self.$user.id = userID
         self.pseudonym = pseudonym
         self.shareWithResearch = shareWithResearch

@@ -2,11 +2,11 @@ import Fluent
 import Foundation
 
 /// A schedule attached to a study (all participants or one arm) or to one patient.
-final class PlanRecord: Model, @unchecked Sendable {
-    static let schema = "plans"
+package final class PlanRecord: Model, @unchecked Sendable {
+    package static let schema = "plans"
 
     // managed
-    @ID(key: .id) var id: UUID?
+    @ID(key: .id) package var id: UUID?
     @Field(key: "created_at") var createdAt: Date
     @Field(key: "updated_at") var updatedAt: Date
 
@@ -23,13 +23,13 @@ final class PlanRecord: Model, @unchecked Sendable {
     @OptionalField(key: "deactivated_at") var deactivatedAt: Date?
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
-    var properties: [any AnyProperty] {
+    package var properties: [any AnyProperty] {
         [$id, $createdAt, $updatedAt, $study, $patient, $createdBy, $arm, $instrumentKey, $definition, $deactivatedAt]
     }
 
-    init() {}
+    package init() {}
 
-    init(
+    package init(
         studyID: UUID, patientID: UUID?, arm: String?, createdBy: UUID, instrumentKey: String, definition: String,
         now: Date
     ) {

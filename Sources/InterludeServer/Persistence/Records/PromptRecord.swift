@@ -3,11 +3,11 @@ import Foundation
 import InterludeCore
 
 /// One occurrence of an instrument for one participant, open from `opens_at` until `closes_at`.
-final class PromptRecord: Model, @unchecked Sendable {
-    static let schema = "prompts"
+package final class PromptRecord: Model, @unchecked Sendable {
+    package static let schema = "prompts"
 
     // managed
-    @ID(key: .id) var id: UUID?
+    @ID(key: .id) package var id: UUID?
     @Field(key: "created_at") var createdAt: Date
 
     // references
@@ -34,7 +34,7 @@ final class PromptRecord: Model, @unchecked Sendable {
     @OptionalField(key: "changed_at") var changedAt: Date?
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
-    var properties: [any AnyProperty] {
+    package var properties: [any AnyProperty] {
         [
             $id, $createdAt, $patient, $study, $assignedBy, $instrumentKey, $instrumentVersion, $opensAt, $closesAt,
             $status, $source, $planID, $occurrence, $openedAt, $devicePlannedAt, $deviceNotifiedAt, $completedAt,
@@ -42,9 +42,9 @@ final class PromptRecord: Model, @unchecked Sendable {
         ]
     }
 
-    init() {}
+    package init() {}
 
-    init(
+    package init(
         patientID: UUID, studyID: UUID?, assignedBy: UUID?, instrumentKey: String, instrumentVersion: Int,
         opensAt: Date, closesAt: Date, source: PromptSource, now: Date
     ) {

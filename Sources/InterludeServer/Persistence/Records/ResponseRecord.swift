@@ -3,11 +3,11 @@ import Foundation
 
 /// A completed questionnaire: the answers and the scores computed from them (both encrypted), and when it happened.
 /// The id is the one the client generated, so a retried submission finds the first.
-final class ResponseRecord: Model, @unchecked Sendable {
-    static let schema = "responses"
+package final class ResponseRecord: Model, @unchecked Sendable {
+    package static let schema = "responses"
 
     // managed
-    @ID(custom: .id, generatedBy: .user) var id: UUID?
+    @ID(custom: .id, generatedBy: .user) package var id: UUID?
 
     // references
     @Parent(key: "patient_id") var patient: UserRecord
@@ -29,7 +29,7 @@ final class ResponseRecord: Model, @unchecked Sendable {
     @Field(key: "received_at") var receivedAt: Date
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
-    var properties: [any AnyProperty] {
+    package var properties: [any AnyProperty] {
         [
             $id, $patient, $prompt, $studyID, $instrumentKey, $instrumentVersion, $answers, $scores, $context,
             $openedAt,
@@ -37,7 +37,7 @@ final class ResponseRecord: Model, @unchecked Sendable {
         ]
     }
 
-    init() {}
+    package init() {}
 
     init(
         id: UUID, patientID: UUID, promptID: UUID?, instrumentKey: String, instrumentVersion: Int,

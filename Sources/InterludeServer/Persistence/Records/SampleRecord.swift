@@ -4,11 +4,11 @@ import InterludeCore
 
 /// One measurement a person's phone, watch or import sent: typed columns, so a day's values add up in the
 /// database; unique per person by the source's own id, so a re-upload changes nothing.
-final class SampleRecord: Model, @unchecked Sendable {
-    static let schema = "samples"
+package final class SampleRecord: Model, @unchecked Sendable {
+    package static let schema = "samples"
 
     // managed
-    @ID(custom: .id, generatedBy: .user) var id: UUID?
+    @ID(custom: .id, generatedBy: .user) package var id: UUID?
     @Field(key: "created_at") var createdAt: Date
 
     // references
@@ -28,17 +28,17 @@ final class SampleRecord: Model, @unchecked Sendable {
     @OptionalField(key: "motion_context") var motionContext: Int?
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
-    var properties: [any AnyProperty] {
+    package var properties: [any AnyProperty] {
         [
             $id, $createdAt, $patient, $type, $value, $start, $end, $sourceID, $sourceApp, $deviceName, $deviceModel,
             $osVersion, $motionContext,
         ]
     }
 
-    init() {}
+    package init() {}
 
     /// The columns a batch insert fills, in the order of `row`.
-    static let columns = [
+    package static let columns = [
         "id", "created_at", "patient_id", "type", "value", "start_at", "end_at", "source_id", "source_app",
         "device_name",
         "device_model", "os_version", "motion_context",

@@ -2,16 +2,16 @@ import Fluent
 import Foundation
 
 /// A signed-in session: an API bearer token or a console cookie, stored only as the SHA-256 of its secret.
-final class SessionRecord: Model, @unchecked Sendable {
-    static let schema = "sessions"
+package final class SessionRecord: Model, @unchecked Sendable {
+    package static let schema = "sessions"
 
-    enum Kind: String, Codable {
+    package enum Kind: String, Codable {
         case api
         case console
     }
 
     // managed
-    @ID(key: .id) var id: UUID?
+    @ID(key: .id) package var id: UUID?
     @Field(key: "created_at") var createdAt: Date
 
     // references
@@ -25,13 +25,13 @@ final class SessionRecord: Model, @unchecked Sendable {
     @Field(key: "last_used_at") var lastUsedAt: Date
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
-    var properties: [any AnyProperty] {
+    package var properties: [any AnyProperty] {
         [$id, $createdAt, $user, $kind, $tokenHash, $csrfToken, $expiresAt, $lastUsedAt]
     }
 
-    init() {}
+    package init() {}
 
-    init(userID: UUID, kind: Kind, tokenHash: String, csrfToken: String?, expiresAt: Date, now: Date) {
+    package init(userID: UUID, kind: Kind, tokenHash: String, csrfToken: String?, expiresAt: Date, now: Date) {
         self.$user.id = userID
         self.kind = kind
         self.tokenHash = tokenHash

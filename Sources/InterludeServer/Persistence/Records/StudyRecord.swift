@@ -3,11 +3,11 @@ import Foundation
 import InterludeCore
 
 /// A study, or a therapist's practice (a study joined by pairing code).
-final class StudyRecord: Model, @unchecked Sendable {
-    static let schema = "studies"
+package final class StudyRecord: Model, @unchecked Sendable {
+    package static let schema = "studies"
 
     // managed
-    @ID(key: .id) var id: UUID?
+    @ID(key: .id) package var id: UUID?
     @Field(key: "created_at") var createdAt: Date
     @Field(key: "updated_at") var updatedAt: Date
 
@@ -18,7 +18,7 @@ final class StudyRecord: Model, @unchecked Sendable {
     /// The title in English, else in the language it has (`titles` holds every language).
     @Field(key: "title") var title: String
     @Field(key: "title_texts") var titleTexts: String
-    @Field(key: "description") var description: String
+    @Field(key: "description") package var description: String
     @Field(key: "description_texts") var descriptionTexts: String
     @Field(key: "consent_text") var consentText: String
     @Field(key: "consent_version") var consentVersion: String
@@ -49,7 +49,7 @@ final class StudyRecord: Model, @unchecked Sendable {
     @Field(key: "comparison") var comparison: ComparisonVisibility
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
-    var properties: [any AnyProperty] {
+    package var properties: [any AnyProperty] {
         [
             $id, $createdAt, $updatedAt, $owner, $title, $titleTexts, $description, $descriptionTexts, $consentText,
             $consentVersion, $joinMode,
@@ -58,9 +58,9 @@ final class StudyRecord: Model, @unchecked Sendable {
         ]
     }
 
-    init() {}
+    package init() {}
 
-    init(
+    package init(
         ownerID: UUID, title: LocalizedText, description: LocalizedText, consentText: String, consentVersion: String,
         joinMode: JoinMode, joinPasswordHash: String?, status: StudyStatus, now: Date
     ) {
@@ -104,7 +104,7 @@ extension StudyRecord {
     }
 
     /// Which records and samples it collects, read leniently: a kind no longer known is left out.
-    var recordSettings: RecordSettings {
+    package var recordSettings: RecordSettings {
         get {
             RecordSettings(
                 collects: Set(recordKinds.split(separator: ",").compactMap { RecordKind(rawValue: String($0)) }),

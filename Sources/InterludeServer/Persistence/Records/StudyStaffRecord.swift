@@ -3,11 +3,11 @@ import Foundation
 import InterludeCore
 
 /// A staff member's role in one study.
-final class StudyStaffRecord: Model, @unchecked Sendable {
-    static let schema = "study_staff"
+package final class StudyStaffRecord: Model, @unchecked Sendable {
+    package static let schema = "study_staff"
 
     // managed
-    @ID(key: .id) var id: UUID?
+    @ID(key: .id) package var id: UUID?
 
     // references
     @Parent(key: "study_id") var study: StudyRecord
@@ -17,11 +17,11 @@ final class StudyStaffRecord: Model, @unchecked Sendable {
     @Field(key: "role") var role: StudyRole
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
-    var properties: [any AnyProperty] { [$id, $study, $user, $role] }
+    package var properties: [any AnyProperty] { [$id, $study, $user, $role] }
 
-    init() {}
+    package init() {}
 
-    init(studyID: UUID, userID: UUID, role: StudyRole) {
+    package init(studyID: UUID, userID: UUID, role: StudyRole) {
         self.$study.id = studyID
         self.$user.id = userID
         self.role = role

@@ -2,11 +2,11 @@ import Fluent
 import Foundation
 
 /// The profile a therapist shows their paired patients.
-final class TherapistProfileRecord: Model, @unchecked Sendable {
-    static let schema = "therapist_profiles"
+package final class TherapistProfileRecord: Model, @unchecked Sendable {
+    package static let schema = "therapist_profiles"
 
     // managed
-    @ID(key: .id) var id: UUID?
+    @ID(key: .id) package var id: UUID?
 
     // references
     @Parent(key: "user_id") var user: UserRecord
@@ -19,11 +19,13 @@ final class TherapistProfileRecord: Model, @unchecked Sendable {
     @OptionalField(key: "emergency_number") var emergencyNumber: String?
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
-    var properties: [any AnyProperty] { [$id, $user, $fullName, $gender, $officeAddress, $phone, $emergencyNumber] }
+    package var properties: [any AnyProperty] {
+        [$id, $user, $fullName, $gender, $officeAddress, $phone, $emergencyNumber]
+    }
 
-    init() {}
+    package init() {}
 
-    init(userID: UUID, fullName: String) {
+    package init(userID: UUID, fullName: String) {
         self.$user.id = userID
         self.fullName = fullName
     }

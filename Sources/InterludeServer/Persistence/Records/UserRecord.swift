@@ -3,22 +3,22 @@ import Foundation
 import InterludeCore
 
 /// An account of any role.
-final class UserRecord: Model, @unchecked Sendable {
-    static let schema = "users"
+package final class UserRecord: Model, @unchecked Sendable {
+    package static let schema = "users"
 
     // managed
-    @ID(key: .id) var id: UUID?
+    @ID(key: .id) package var id: UUID?
     @Field(key: "created_at") var createdAt: Date
     @Field(key: "updated_at") var updatedAt: Date
 
     // data
-    @Field(key: "email") var email: String
+    @Field(key: "email") package var email: String
     @Field(key: "password_hash") var passwordHash: String
     @Field(key: "role") var role: Role
     @OptionalField(key: "name") var name: String?
     @Field(key: "locale") var locale: String
     @Field(key: "time_zone") var timeZone: String
-    @OptionalField(key: "email_verified_at") var emailVerifiedAt: Date?
+    @OptionalField(key: "email_verified_at") package var emailVerifiedAt: Date?
     @Field(key: "must_change_password") var mustChangePassword: Bool
     @OptionalField(key: "deactivated_at") var deactivatedAt: Date?
     @OptionalField(key: "last_active_at") var lastActiveAt: Date?
@@ -32,7 +32,7 @@ final class UserRecord: Model, @unchecked Sendable {
     @OptionalField(key: "totp_last_step") var totpLastStep: Int64?
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
-    var properties: [any AnyProperty] {
+    package var properties: [any AnyProperty] {
         [
             $id, $createdAt, $updatedAt, $email, $passwordHash, $role, $name, $locale, $timeZone, $emailVerifiedAt,
             $mustChangePassword, $deactivatedAt, $lastActiveAt, $deletedAt, $totpSecret, $totpPendingSecret,
@@ -40,9 +40,9 @@ final class UserRecord: Model, @unchecked Sendable {
         ]
     }
 
-    init() {}
+    package init() {}
 
-    init(
+    package init(
         id: UUID? = nil, email: String, passwordHash: String, role: Role, name: String?, locale: String,
         timeZone: String, mustChangePassword: Bool, now: Date
     ) {

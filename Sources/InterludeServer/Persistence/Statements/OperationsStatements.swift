@@ -26,7 +26,7 @@ extension Statements {
 
     /// Inserts prepared rows in one statement, for fixtures a benchmark writes past the services; with
     /// `skippingConflictsOf`, a row whose columns clash with a stored one is passed over.
-    static func insertRows(
+    package static func insertRows(
         _ rows: [[any SQLExpression]], into table: String, columns: [String],
         skippingConflictsOf conflict: [String]? = nil,
         on database: any Database

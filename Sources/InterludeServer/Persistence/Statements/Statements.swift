@@ -6,7 +6,7 @@ import SQLKit
 /// it): a paths phones use on every request (the sign-in check, the sync, a submission), a statement the builder
 /// cannot express (a conditional update, an insert that skips conflicts, a lock), or one that reads plain values
 /// where models would cost more than the statement. Every one runs on SQLite and PostgreSQL alike.
-enum Statements {
+package enum Statements {
     /// The SQL side of a database: every driver Interlude runs on (the embedded engine, Fluent's SQLite and
     /// PostgreSQL drivers) speaks SQL.
     static func sql(_ database: any Database) -> any SQLDatabase {

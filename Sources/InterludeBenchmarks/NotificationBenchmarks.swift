@@ -3,6 +3,7 @@ import Crypto
 import Fluent
 import Foundation
 import InterludeCore
+import InterludeServer
 import NIOConcurrencyHelpers
 import NIOCore
 import Vapor

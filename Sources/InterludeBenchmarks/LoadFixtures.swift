@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import InterludeServer
 
 /// Made-up participants with API tokens, for loading the API with wrk (`scripts/benchmark`).
 struct LoadFixtures {

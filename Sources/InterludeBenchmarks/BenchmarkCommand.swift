@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import InterludeServer
 import SQLKit
 import Vapor
 
@@ -8,8 +9,12 @@ import Vapor
 /// plans, sends, exports and takes samples, each measured against a ceiling in the same run, and the fixtures
 /// `scripts/benchmark` loads the API with through wrk. It fills an empty
 /// database with made-up people, so it refuses to run on a database that holds anyone.
-struct BenchmarkCommand: AsyncCommand {
-    struct Signature: CommandSignature {
+public struct BenchmarkCommand: AsyncCommand {
+    public init() {}
+
+    public struct Signature: CommandSignature {
+        public init() {}
+
         @Argument(
             name: "subject",
             help:
@@ -53,11 +58,11 @@ struct BenchmarkCommand: AsyncCommand {
         var from: String?
     }
 
-    var help: String {
+    public var help: String {
         "Measures the planner, the dispatcher, a research export or sample uploads against a ceiling, or writes load fixtures, on an empty database."
     }
 
-    func run(using context: CommandContext, signature: Signature) async throws {
+    public func run(using context: CommandContext, signature: Signature) async throws {
         let app = context.application
         try await migrate(app)
         guard try await UserRecord.query(on: app.db).count() == 0 else {

@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import InterludeCore
+import InterludeServer
 import SQLKit
 import ZIPFoundation
 
