@@ -17,26 +17,43 @@ struct RunningServer: Sendable {
         _ context: TestContext, _ count: Int,
         _ request: @escaping @Sendable (RunningServer, Int) async throws -> APIClient.Reply
     ) async throws -> [APIClient.Reply] {
+        try await serving(context, connections: count) { server in
+            try await withThrowingTaskGroup(of: APIClient.Reply.self) { group in
+                for index in 0..<count { group.addTask { try await request(server, index) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+    }
+
+    /// Starts the app on a loopback port, runs `body` against it, and stops the server again whatever happened.
+    /// The client waits minutes, not seconds, for an answer: a loaded machine is slow, not broken.
+    static func serving<Result: Sendable>(
+        _ context: TestContext, connections: Int = 8, _ body: @Sendable (RunningServer) async throws -> Result
+    ) async throws -> Result {
         // A connection per request, each opened at once however loaded the machine: no request waits for a pooled one.
         var client = context.app.http.client.configuration
         client.connectionPool = .init(
-            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(count, 8))
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(connections, 8))
         client.timeout = .init(connect: .seconds(120), read: .seconds(300))
         context.app.http.client.configuration = client
         try await context.app.server.start(address: .hostname("127.0.0.1", port: 0))
         do {
             let port = try #require(context.app.http.server.shared.localAddress?.port)
-            let server = RunningServer(context: context, port: port)
-            let replies = try await withThrowingTaskGroup(of: APIClient.Reply.self) { group in
-                for index in 0..<count { group.addTask { try await request(server, index) } }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let result = try await body(RunningServer(context: context, port: port))
             await context.app.server.shutdown()
-            return replies
+            return result
         } catch {
             await context.app.server.shutdown()
             throw error
         }
+    }
+
+    /// A request to any path of the server, outside the API, with no address of a client's added.
+    func raw(_ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:]) async throws -> ClientResponse {
+        var headers = headers
+        headers.replaceOrAdd(name: .connection, value: "close")
+        return try await context.app.client.send(
+            ClientRequest(method: method, url: URI(string: "http://127.0.0.1:\(port)\(path)"), headers: headers))
     }
 
     /// One API request over HTTP, with the client's token and address.
