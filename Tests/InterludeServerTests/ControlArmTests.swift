@@ -20,16 +20,18 @@ struct ControlArmTests {
         let ben: UUID
     }
 
+    /// An open study with the arms `app` and `control` (a control arm), allocated in turn.
+    static let design = StudyAPITests.study("open").merging([
+        "arms": ["app", "control"], "allocation": "alternating", "allocationSettings": ["control": [false, true]],
+    ])
+
     /// A running study with the arms `app` and `control` (a control arm), a therapist on its team, and two of the
     /// therapist's patients who joined it in turn.
     func world(_ app: TestContext) async throws -> World {
         let (researcher, _) = try await app.staff("researcher", "lab@uni.example")
         let study = try await StudyAPITests().createStudy(
             researcher,
-            StudyAPITests.study("open").merging([
-                "arms": ["app", "control"], "allocation": "alternating",
-                "allocationSettings": ["control": [false, true]],
-            ]))
+            Self.design)
         let (therapist, _) = try await app.staff("therapist", "berger@praxis.example")
         let added = try await researcher.send(
             .POST, "/studies/\(study)/staff", json: ["email": "berger@praxis.example", "role": "therapist"])

@@ -11,16 +11,19 @@ public struct DecisionPointPlan: Codable, Hashable, Sendable {
     public var options: [DecisionOption]
     /// Minutes after the point whose answers make its proximal outcome.
     public var outcomeMinutes: Int
+    /// The score whose values in the window are the proximal outcome the export gives; none when nil.
+    public var outcome: DecisionOutcome?
 
     public init(
         times: [LocalTime], availability: DecisionAvailability = .init(), probability: DecisionProbability,
-        options: [DecisionOption], outcomeMinutes: Int
+        options: [DecisionOption], outcomeMinutes: Int, outcome: DecisionOutcome? = nil
     ) {
         self.times = times
         self.availability = availability
         self.probability = probability
         self.options = options
         self.outcomeMinutes = outcomeMinutes
+        self.outcome = outcome
     }
 
     public static let timesMaxCount = 24
@@ -49,7 +52,32 @@ public struct DecisionPointPlan: Codable, Hashable, Sendable {
         if recent.contains(where: { !Self.withinHoursRange.contains($0.withinHours) }) {
             validator.add("withinHours", .outOfRange, limit: Self.withinHoursRange.upperBound)
         }
+        for (index, option) in options.enumerated() {
+            switch option {
+            case .message(let texts) where texts.isEmpty:
+                validator.add("options.\(index).texts", .required)
+            case .prompt(let key, let minutes) where key.isEmpty || !Self.openMinutesRange.contains(minutes):
+                validator.add("options.\(index)", .invalidValue)
+            default: break
+            }
+        }
+        if let outcome, outcome.instrumentKey.isEmpty || outcome.score.isEmpty {
+            validator.add("outcome", .invalidValue)
+        }
         return validator.errors
+    }
+
+    public static let openMinutesRange = 5...1440
+}
+
+/// Which score's values in a point's outcome window make its proximal outcome.
+public struct DecisionOutcome: Codable, Hashable, Sendable {
+    public var instrumentKey: String
+    public var score: String
+
+    public init(instrumentKey: String, score: String) {
+        self.instrumentKey = instrumentKey
+        self.score = score
     }
 }
 
@@ -94,7 +122,8 @@ public enum DecisionProbability: Codable, Hashable, Sendable {
     /// `then` when the condition holds at the point, `otherwise` when not.
     case byRecent(RecentCondition, then: Double, otherwise: Double)
 
-    var recent: RecentCondition? {
+    /// The condition the chance depends on, if any.
+    public var recent: RecentCondition? {
         if case .byRecent(let condition, _, _) = self { condition } else { nil }
     }
 }
@@ -131,6 +160,20 @@ public struct DecisionPoint: Codable, Sendable, Equatable {
     /// The option of the pool it delivers, when assigned.
     public var option: Int?
     public var outcomeEnds: Date
+
+    public init(
+        participant: UUID, key: String, at: Date, available: Bool, probability: Double? = nil, assigned: Bool? = nil,
+        option: Int? = nil, outcomeEnds: Date
+    ) {
+        self.participant = participant
+        self.key = key
+        self.at = at
+        self.available = available
+        self.probability = probability
+        self.assigned = assigned
+        self.option = option
+        self.outcomeEnds = outcomeEnds
+    }
 }
 
 extension DecisionPointPlan {

@@ -37,6 +37,8 @@ public enum PromptSource: String, Codable, Sendable, CaseIterable {
     case rule
     /// The participant asked for it.
     case onDemand
+    /// A micro-randomised decision point delivered it.
+    case decisionPoint
 }
 
 /// The rules for the times of a prompt and of the response to it.

@@ -1,7 +1,7 @@
 import Foundation
 import Vapor
 
-/// The server's background work: the planner (with message plans and rules about missed prompts), the
+/// The server's background work: the planner (with message plans, decision points and rules about missed prompts), the
 /// notification outbox with its dispatcher and alert escalation, research exports, health data imports, and retention. Inside `serve`
 /// each runs on its own timer; `interlude worker` runs both without serving HTTP.
 enum BackgroundJobs {
@@ -24,8 +24,11 @@ enum BackgroundJobs {
             let messages = try await MessagePlanner(database: app.db, services: services).run(now: now)
             let fired = try await RuleService(database: app.db, services: services)
                 .evaluateMissed(since: now.addingTimeInterval(-RuleService.missedLookBack))
-            if messages > 0 || fired > 0 {
-                app.logger.info("Planner: \(messages) messages planned, \(fired) rules fired for missed prompts")
+            let points = try await DecisionPointService(database: app.db, services: services).run()
+            if messages > 0 || fired > 0 || points > 0 {
+                app.logger.info(
+                    "Planner: \(messages) messages planned, \(fired) rules fired for missed prompts, \(points) decision points decided"
+                )
             }
         } catch {
             app.logger.error("Planner failed: \(String(describing: error))")

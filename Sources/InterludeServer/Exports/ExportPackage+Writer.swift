@@ -8,6 +8,8 @@ extension ExportPackage {
         let codebook: Codebook
         let participants, timeZones, prompts, responsesLong, scores, compliance, consents, esm: PackageFile
         let allocations: PackageFile?
+        /// Every decision point of the participants, when the study has or had micro-randomised decision points.
+        let decisionPoints: PackageFile?
         let readme, codebookCSV, codebookJSON, questionnaires, fhirResponses, fhirConsents: PackageFile
         private var wide: [String: PackageFile] = [:]
         /// A file per record kind the study collects, and the FHIR resources they become by resource type.
@@ -23,7 +25,7 @@ extension ExportPackage {
 
         init(
             directory: URL, codebook: Codebook, hasArms: Bool, demographics: Bool, recordKinds: [RecordKind],
-            asksSamples: Bool
+            asksSamples: Bool, decides: Bool = false
         ) throws {
             self.directory = directory
             self.codebook = codebook
@@ -79,6 +81,15 @@ extension ExportPackage {
                     [
                         "pseudonym", "arm", "method", "sequence", "kind", "stratum", "block", "slot", "cycle",
                         "probability", "reason", "recorded_by", "seed", "allocated_utc", "allocated_local",
+                    ]) : nil
+            decisionPoints =
+                decides
+                ? try file(
+                    "decision_points.csv",
+                    [
+                        "pseudonym", "point", "decision_utc", "decision_local", "time_zone", "available", "probability",
+                        "assigned", "option", "option_kind", "delivered", "outcome_ends_utc", "outcome_ends_local",
+                        "outcome_instrument", "outcome_score", "outcome_n", "outcome_mean", "outcome_values", "seed",
                     ]) : nil
             var offsets: [String: Int] = [:]
             var width = 0
@@ -244,7 +255,7 @@ extension ExportPackage {
                     readme, participants, timeZones, prompts, responsesLong, scores, compliance, consents, esm,
                     codebookCSV,
                     codebookJSON, questionnaires, fhirResponses, fhirConsents,
-                ] + [allocations].compactMap { $0 } + Array(wide.values)
+                ] + [allocations, decisionPoints].compactMap { $0 } + Array(wide.values)
                 + Array(records.values) + Array(fhirRecords.values)
                 + [samples, samplesDaily, context].compactMap { $0 }
             for file in all { sums[file.path] = try file.close() }

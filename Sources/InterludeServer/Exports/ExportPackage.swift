@@ -29,12 +29,17 @@ struct ExportPackage {
         let participants = try await scope.participants()
         let definitions = try await definitionsUsed()
         let codebook = Codebook(definitions)
+        let decisions = try await DecisionPointExport(database: database, services: services, study: study)
         var writer = try Writer(
             directory: directory, codebook: codebook, hasArms: study.arms != nil, demographics: study.asksDemographics,
-            recordKinds: study.recordSettings.keptKinds, asksSamples: !study.recordSettings.samples.requests.isEmpty)
+            recordKinds: study.recordSettings.keptKinds, asksSamples: !study.recordSettings.samples.requests.isEmpty,
+            decides: decisions.any)
         var counts = Counts()
         for (index, participant) in participants.enumerated() {
             let written = try await write(participant, codebook: codebook, into: &writer)
+            if let file = writer.decisionPoints {
+                try await decisions.write(of: participant, since: since, into: file)
+            }
             counts.participants += 1
             counts.prompts += written.prompts
             counts.responses += written.responses
@@ -443,6 +448,14 @@ struct ExportPackage {
                                   expired, still open, and rate = answered / (answered + expired)
             consents.csv          study consent and research sharing: every decision, its modules (module=yes|no),
                                   how it was taken, and when it was revoked or replaced by a later one
+            decision_points.csv   studies with micro-randomised decision points: one row per point of each
+                                  participant (day and time, point), when in UTC and local time, whether they
+                                  were available, the chance of a message or questionnaire, whether the draw
+                                  assigned one (1/0) and which option of the plan (counted from 1, with its kind),
+                                  whether it was delivered (points decided more than 30 minutes late are logged
+                                  but deliver nothing), the end of the outcome window, and the values of the
+                                  outcome score answered in it (how many, their mean, all of them in order);
+                                  the seed of the draws once the study is closed
             allocations.csv       studies with arms: each allocation of a participant from the study's log, in
                                   order: arm, method, place in the log (sequence), drawn or corrected (with the
                                   reason), stratum, block and place in the stratum's sequence, cycle, the chance
@@ -482,13 +495,14 @@ struct ExportPackage {
 }
 
 extension PromptSource {
-    /// The source as the export names it: a plan, by hand, a rule, or asked for.
+    /// The source as the export names it: a plan, by hand, a rule, asked for, or a decision point.
     var exportName: String {
         switch self {
         case .schedule: "plan"
         case .manual: "manual"
         case .rule: "rule"
         case .onDemand: "on_demand"
+        case .decisionPoint: "decision_point"
         }
     }
 }

@@ -69,6 +69,7 @@ enum Migrations {
             UpdateAppointmentsAddRequest(),
             UpdateStudyContentAddLanguages(),
             CreateAllocations(),
+            CreateDecisionPoints(),
         ]
     }
 }

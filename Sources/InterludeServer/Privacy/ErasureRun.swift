@@ -125,6 +125,10 @@ struct ErasureRun: Sendable {
         case RuleFiringRecord.schema:
             try await remove(
                 inStudy(RuleFiringRecord.query(on: database).filter(\.$patient.$id == userID), \.$studyID), from: table)
+        case DecisionPointRecord.schema:
+            try await remove(
+                inStudy(DecisionPointRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id),
+                from: table)
         case InterventionRecord.schema:
             try await remove(
                 inStudy(InterventionRecord.query(on: database).filter(\.$patient.$id == userID), \.$study.$id),

@@ -412,6 +412,26 @@ extension APIRow {
             .init(.DELETE, "/plans/\(try await cell.world.freshPlan(cell.scope))/deactivation")
         },
         APIRow(
+            "getDecisionPlan", scoped: true,
+            "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200"
+        ) { cell in
+            try await cell.world.decisionPlan(cell.scope)
+            return .init(.GET, "/studies/\(cell.studyID)/decision-plan")
+        },
+        APIRow(
+            "setDecisionPlan", scoped: true,
+            "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200"
+        ) { cell in
+            .init(.PUT, "/studies/\(cell.studyID)/decision-plan", json: AccessWorld.decisionPlanBody)
+        },
+        APIRow(
+            "removeDecisionPlan", scoped: true,
+            "* 404, self 403, other 403, own@practice 204, res@research 204, resNS@research 204, admin@research 204"
+        ) { cell in
+            try await cell.world.decisionPlan(cell.scope)
+            return .init(.DELETE, "/studies/\(cell.studyID)/decision-plan")
+        },
+        APIRow(
             "listStudyRules", scoped: true,
             "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200"
         ) { cell in

@@ -411,6 +411,18 @@ extension AccessWorld {
         return try #require(reply.body["id"].string)
     }
 
+    /// The study of `scope` with micro-randomised decision points, set by its owner.
+    func decisionPlan(_ scope: Scope) async throws {
+        let reply = try await owner(scope).send(
+            .PUT, "/studies/\(studyID(scope))/decision-plan", json: Self.decisionPlanBody)
+        try #require(reply.status == .ok, "\(reply.text)")
+    }
+
+    static let decisionPlanBody: JSONValue = [
+        "times": ["09:00", "18:00"], "probability": 0.5, "outcomeMinutes": 60,
+        "options": [["kind": "message", "texts": ["en": "Take a breath."]]],
+    ]
+
     static let ruleBody: JSONValue = [
         "name": "Mood check",
         "trigger": ["kind": "submitted", "instrumentKey": "mood-vas", "condition": ["mode": "all", "clauses": []]],
