@@ -8,6 +8,8 @@ TinnitusNavigator (seed 002): the patient's health record of events, therapies a
 (offline too, through /sync), read by their therapist and exported under a pseudonym for the study.
 Anima (seed 003): a month of moods and samples; samples sent gzipped and from an Apple Health export uploaded in
 two parts, only enabled types inside the window kept; a type switched off loses its samples; the export.
+Intersession trial (seed 000's comparison): after a month, two clinics' admissions alternate between the app and
+the control arm by cycles of four weeks, each clinic's own; only the app arm has the Daily; the export tells how.
 iACT (seed 004): thoughts recorded again in other spellings count as the same thought, online and through /sync;
 the therapist pages through them by a cursor and adds an example the phone pulls once; the client reduces their
 reinforcement messages; the hexaflex and its pages are served.
@@ -293,6 +295,43 @@ class DemoTemplateTest(unittest.TestCase):
         self.assertEqual(len(re.findall(r'class="hexaflex-node"', hexaflex)), 6)
         self.assertIn("Values are what you want your life to be about",
                       urllib.request.urlopen(BASE + "/app/act/values").read().decode())
+
+
+    def test_intersession_trial(self):
+        accounts = demo("intersession-trial")
+        self.assertEqual(set(accounts), {"researcher", "therapist", "patient"})
+        researcher, therapist = sign_in(accounts["researcher"]), sign_in(accounts["therapist"])
+        [trial] = call("GET", "/studies", token=researcher)
+        self.assertEqual(trial["allocation"], "sequentialCycles")
+        self.assertEqual(trial["arms"], ["app", "control"])
+        self.assertEqual(trial["allocationSettings"]["targets"], [20, 20])
+        self.assertEqual(trial["allocationSettings"]["control"], [False, True])
+        # The allocation list waits for the study's end: while it runs it would tell the allocations to come.
+        with self.assertRaises(urllib.error.HTTPError) as running:
+            call("GET", f"/studies/{trial['id']}/allocations", token=researcher)
+        self.assertEqual(running.exception.code, 409)
+        # The therapist, on the study's team, sees the patients of their own clinic.
+        self.assertEqual(len(call("GET", "/patients", token=therapist)), 5)
+
+        package = export_zip(researcher, trial["id"])
+        allocations = list(csv.DictReader(io.StringIO(package.read("allocations.csv").decode())))
+        self.assertEqual(len(allocations), 10)
+        by_site = {}
+        for row in allocations:
+            self.assertEqual(row["method"], "sequentialCycles")
+            by_site.setdefault(row["site"], {}).setdefault(row["cycle"], set()).add(row["arm"])
+        self.assertEqual(len(by_site), 2)
+        for cycles in by_site.values():
+            self.assertEqual(len(cycles), 2, cycles)
+            self.assertEqual([len(arms) for arms in cycles.values()], [1, 1])
+            self.assertEqual(set().union(*cycles.values()), {"app", "control"})
+        arm_of = {row["pseudonym"]: row["arm"] for row in allocations}
+        prompts = list(csv.DictReader(io.StringIO(package.read("prompts.csv").decode())))
+        daily = {row["pseudonym"] for row in prompts if row["instrument_key"] == "intersession-daily"}
+        weekly = {row["pseudonym"] for row in prompts if row["instrument_key"] == "phq-9"}
+        self.assertEqual(daily, {pseudonym for pseudonym, arm in arm_of.items() if arm == "app"})
+        self.assertTrue(weekly)
+        self.assertTrue(weekly <= set(arm_of))
 
 
 if __name__ == "__main__":

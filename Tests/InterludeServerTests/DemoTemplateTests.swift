@@ -470,4 +470,48 @@ struct DemoTemplateTests {
             #expect(try await app.count("study_messages") == 8)
         }
     }
+
+    // MARK: Intersession trial
+
+    @Test(
+        "intersession-trial: two clinics' admissions of a month alternate between the app and control arms by cycles of four weeks; only the app arm has the Daily"
+    )
+    func intersessionTrial() async throws {
+        try await withTestApp { app in
+            // act
+            let accounts = try await create(.intersessionTrial, app)
+
+            // verify
+            #expect(accounts.map(\.role) == [.researcher, .therapist, .therapist, .patient])
+            let study = try #require(
+                try await StudyRecord.query(on: app.database).filter(\.$title == "Intersession trial").first())
+            let studyID = try study.requireID()
+            #expect(study.status == .running && study.allocation == .sequentialCycles)
+            let design = try #require(StudyArms.design(of: study))
+            #expect(design.arms.map(\.target) == [20, 20] && design.isControl("control"))
+            let log = try await AllocationRecord.query(on: app.database).filter(\.$study.$id == studyID)
+                .sort(\.$sequence).all()
+            #expect(log.count == 2 * DemoSetup.trialAdmissions)
+            // Each clinic: the first cycle's admissions share an arm, the second cycle's the other.
+            let sites = Dictionary(grouping: log, by: \.site)
+            #expect(sites.count == 2)
+            for entries in sites.values {
+                let cycles = Dictionary(grouping: entries) { $0.cycle ?? 0 }
+                #expect(cycles.count == 2, "\(entries.map { ($0.cycle, $0.arm) })")
+                #expect(cycles.values.allSatisfy { Set($0.map(\.arm)).count == 1 })
+                #expect(Set(cycles.values.compactMap { $0.first?.arm }) == ["app", "control"])
+            }
+            // A month of answers: the Daily only in the app arm, the PHQ-9 in both.
+            let enrollments = try await EnrollmentRecord.query(on: app.database).filter(\.$study.$id == studyID).all()
+            for enrollment in enrollments {
+                let prompts = try await PromptRecord.query(on: app.database)
+                    .filter(\.$patient.$id == enrollment.$patient.id).filter(\.$study.$id == studyID).all()
+                let daily = prompts.filter { $0.instrumentKey == "intersession-daily" }
+                #expect(daily.isEmpty == (enrollment.arm == "control"), "\(enrollment.arm ?? "")")
+                #expect(prompts.contains { $0.instrumentKey == "phq-9" })
+            }
+            let answered = try await ResponseRecord.query(on: app.database).filter(\.$studyID == studyID).count()
+            #expect(answered > 50)
+        }
+    }
 }

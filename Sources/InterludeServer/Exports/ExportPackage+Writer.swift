@@ -79,7 +79,7 @@ extension ExportPackage {
                 ? try file(
                     "allocations.csv",
                     [
-                        "pseudonym", "arm", "method", "sequence", "kind", "stratum", "block", "slot", "cycle",
+                        "pseudonym", "arm", "method", "sequence", "kind", "stratum", "block", "slot", "cycle", "site",
                         "probability", "reason", "recorded_by", "seed", "allocated_utc", "allocated_local",
                     ]) : nil
             decisionPoints =

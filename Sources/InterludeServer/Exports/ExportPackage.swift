@@ -206,7 +206,8 @@ struct ExportPackage {
             try file.row([
                 participant.pseudonym, entry.arm, entry.method.rawValue, String(entry.sequence), entry.kind.rawValue,
                 entry.stratum, entry.block.map(String.init), entry.slot.map(String.init), entry.cycle.map(String.init),
-                entry.probability.map(CSV.number), entry.reason, entry.recordedBy?.lowercasedText ?? "design", seed,
+                entry.site, entry.probability.map(CSV.number), entry.reason,
+                entry.recordedBy?.lowercasedText ?? "design", seed,
                 at.utc, at.local,
             ])
         }
@@ -216,7 +217,7 @@ struct ExportPackage {
             let method = (study.allocation ?? .alternating).methodKind
             try file.row([
                 participant.pseudonym, arm, method.rawValue, nil, AllocationEntry.Kind.drawn.rawValue, "", nil, nil,
-                nil, nil, nil, "design", nil, at.utc, at.local,
+                nil, nil, nil, nil, "design", nil, at.utc, at.local,
             ])
         }
     }
@@ -458,9 +459,10 @@ struct ExportPackage {
                                   the seed of the draws once the study is closed
             allocations.csv       studies with arms: each allocation of a participant from the study's log, in
                                   order: arm, method, place in the log (sequence), drawn or corrected (with the
-                                  reason), stratum, block and place in the stratum's sequence, cycle, the chance
-                                  of a random draw, who recorded it (the design, or a researcher's id), and when;
-                                  the seed of the study's random choices once the study is closed
+                                  reason), stratum, block and place in the stratum's sequence, cycle, site (for
+                                  cycles by site, the id of the participant's practice), the chance of a random
+                                  draw, who recorded it (the design, or a researcher's id), and when; the seed of
+                                  the study's random choices once the study is closed
             events.csv            health events (studies collecting them): when, type, title and description
             therapies.csv         therapies (studies collecting them): type, name, start and end date, note
             audiograms.csv        audiograms (studies collecting them): one row per ear, frequency and conduction,

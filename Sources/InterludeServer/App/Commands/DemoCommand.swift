@@ -1,10 +1,12 @@
 import Vapor
 
-/// `interlude demo --template intersession|track-your-stress|tinnitus-navigator|anima|iact`: creates a working demonstration and
+/// `interlude demo --template intersession|…|iact|intersession-trial`: creates a working demonstration and
 /// prints one line per demo account, `<role>: <email> <password>`.
 struct DemoCommand: AsyncCommand {
     struct Signature: CommandSignature {
-        @Option(name: "template", help: "intersession, track-your-stress, tinnitus-navigator, anima or iact.")
+        @Option(
+            name: "template",
+            help: "intersession, track-your-stress, tinnitus-navigator, anima, iact or intersession-trial.")
         var template: String?
     }
 

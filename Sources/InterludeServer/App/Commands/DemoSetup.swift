@@ -17,6 +17,8 @@ struct DemoSetup: Sendable {
         case anima
         /// Acceptance and Commitment Therapy: thoughts rated around the defusion exercise, reinforcement messages.
         case iact
+        /// Seed 000's clinic comparison: two clinics admitting patients to an app and a control arm in cycles.
+        case intersessionTrial = "intersession-trial"
     }
 
     /// A demo account and its password, for the one line printed per account.
@@ -38,37 +40,53 @@ struct DemoSetup: Sendable {
 
     func create(_ template: Template) async throws -> [Account] {
         let suffix = String(UUID().uuidString.prefix(6)).lowercased()
+        switch template {
+        case .intersession:
+            let pair = try await demoPair(suffix)
+            try await planIntersession(therapist: pair.therapist)
+            try await scheduleSessions(of: pair.patient, with: pair.therapist, onDays: [3, 10])
+            return pair.accounts
+        case .trackYourStress:
+            let pair = try await demoPair(suffix)
+            let (researcher, researcherAccount) = try await demoResearcher(suffix)
+            try await planTrackYourStress(researcher: researcher, patient: pair.patient)
+            return pair.accounts + [researcherAccount]
+        case .tinnitusNavigator:
+            let pair = try await demoPair(suffix)
+            let (researcher, researcherAccount) = try await demoResearcher(suffix)
+            try await planTinnitusNavigator(researcher: researcher, patient: pair.patient)
+            try await recordTinnitusHistory(of: pair.patient)
+            return pair.accounts + [researcherAccount]
+        case .anima:
+            let pair = try await demoPair(suffix)
+            let (researcher, researcherAccount) = try await demoResearcher(suffix)
+            try await planAnima(researcher: researcher, patient: pair.patient)
+            try await recordAnimaMonth(of: pair.patient)
+            return pair.accounts + [researcherAccount]
+        case .iact:
+            let pair = try await demoPair(suffix)
+            try await planIACT(therapist: pair.therapist)
+            try await recordIACTWeeks(of: pair.patient, therapist: pair.therapist)
+            return pair.accounts
+        case .intersessionTrial:
+            // The trial's people come with a month of history, written by a clock of its own.
+            return try await createIntersessionTrial(suffix: suffix)
+        }
+    }
+
+    /// A demo therapist and a demo patient paired with them, and their accounts.
+    private func demoPair(_ suffix: String) async throws -> (
+        therapist: UserRecord, patient: UserRecord, accounts: [Account]
+    ) {
         let (therapist, therapistAccount) = try await staff(
             .therapist, email: "demo-therapist-\(suffix)@example.org", name: "Dr. Demo Therapist")
         let (patient, patientAccount) = try await pairedPatient(
             email: "demo-patient-\(suffix)@example.org", therapist: therapist)
-        switch template {
-        case .intersession:
-            try await planIntersession(therapist: therapist)
-            try await scheduleSessions(of: patient, with: therapist, onDays: [3, 10])
-            return [therapistAccount, patientAccount]
-        case .trackYourStress:
-            let (researcher, researcherAccount) = try await staff(
-                .researcher, email: "demo-researcher-\(suffix)@example.org", name: "Demo Study Leader")
-            try await planTrackYourStress(researcher: researcher, patient: patient)
-            return [therapistAccount, patientAccount, researcherAccount]
-        case .tinnitusNavigator:
-            let (researcher, researcherAccount) = try await staff(
-                .researcher, email: "demo-researcher-\(suffix)@example.org", name: "Demo Study Leader")
-            try await planTinnitusNavigator(researcher: researcher, patient: patient)
-            try await recordTinnitusHistory(of: patient)
-            return [therapistAccount, patientAccount, researcherAccount]
-        case .anima:
-            let (researcher, researcherAccount) = try await staff(
-                .researcher, email: "demo-researcher-\(suffix)@example.org", name: "Demo Study Leader")
-            try await planAnima(researcher: researcher, patient: patient)
-            try await recordAnimaMonth(of: patient)
-            return [therapistAccount, patientAccount, researcherAccount]
-        case .iact:
-            try await planIACT(therapist: therapist)
-            try await recordIACTWeeks(of: patient, therapist: therapist)
-            return [therapistAccount, patientAccount]
-        }
+        return (therapist, patient, [therapistAccount, patientAccount])
+    }
+
+    private func demoResearcher(_ suffix: String) async throws -> (UserRecord, Account) {
+        try await staff(.researcher, email: "demo-researcher-\(suffix)@example.org", name: "Demo Study Leader")
     }
 
     func staff(_ role: Role, email: String, name: String) async throws -> (UserRecord, Account) {
