@@ -118,24 +118,8 @@ public struct StudyDraft: Sendable, Equatable {
         }
         let parsedStatus = StudyStatus(rawValue: status ?? StudyStatus.running.rawValue)
         if parsedStatus == nil { validator.add("status", .invalidValue) }
-        let cleanArms = arms.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        if cleanArms.count > armsMaxCount { validator.add("arms", .tooLong, limit: armsMaxCount) }
-        if Set(cleanArms).count != cleanArms.count { validator.add("arms", .duplicate) }
-        if cleanArms.contains(where: { $0.count > armNameMaxLength }) {
-            validator.add("arms", .tooLong, limit: armNameMaxLength)
-        }
-        if cleanArms.count == 1 { validator.add("arms", .tooShort, limit: 2) }
-        let parsedAllocation = ArmAllocation(rawValue: allocation ?? ArmAllocation.alternating.rawValue)
-        if parsedAllocation == nil { validator.add("allocation", .invalidValue) }
-        let settingsProblems =
-            if let parsedAllocation, cleanArms.count >= 2 {
-                allocationSettings.design(
-                    arms: cleanArms, allocation: parsedAllocation, seed: 0, today: LocalDate(daysSinceEpoch: 0)
-                ).problems
-            } else {
-                allocationSettings.problems()
-            }
-        for problem in settingsProblems { validator.add(problem.field, problem.code, limit: problem.limit) }
+        let (cleanArms, parsedAllocation) = checkArms(
+            arms, allocation: allocation, settings: allocationSettings, into: &validator)
         if !retentionDaysRange.contains(retentionDays) {
             validator.add("retentionDays", .outOfRange, limit: retentionDaysRange.upperBound)
         }
@@ -149,6 +133,43 @@ public struct StudyDraft: Sendable, Equatable {
             asksDemographics: asksDemographics,
             retentionDays: retentionDays,
             comparison: parsedComparison!)
+    }
+}
+
+extension StudyDraft {
+    /// A study's arms and how participants are allocated to them, checked: none (no arms) or two to ten names, a
+    /// method and settings that make a design.
+    public static func validateArms(_ arms: [String], allocation: String?, settings: AllocationSettings)
+        throws(ValidationFailure) -> (arms: [String], allocation: ArmAllocation)
+    {
+        var validator = FieldValidator()
+        let (clean, parsed) = checkArms(arms, allocation: allocation, settings: settings, into: &validator)
+        try validator.check()
+        return (clean, parsed!)
+    }
+
+    static func checkArms(
+        _ arms: [String], allocation: String?, settings: AllocationSettings, into validator: inout FieldValidator
+    ) -> ([String], ArmAllocation?) {
+        let cleanArms = arms.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if cleanArms.count > armsMaxCount { validator.add("arms", .tooLong, limit: armsMaxCount) }
+        if Set(cleanArms).count != cleanArms.count { validator.add("arms", .duplicate) }
+        if cleanArms.contains(where: { $0.count > armNameMaxLength }) {
+            validator.add("arms", .tooLong, limit: armNameMaxLength)
+        }
+        if cleanArms.count == 1 { validator.add("arms", .tooShort, limit: 2) }
+        let parsedAllocation = ArmAllocation(rawValue: allocation ?? ArmAllocation.alternating.rawValue)
+        if parsedAllocation == nil { validator.add("allocation", .invalidValue) }
+        let settingsProblems =
+            if let parsedAllocation, cleanArms.count >= 2 {
+                settings.design(
+                    arms: cleanArms, allocation: parsedAllocation, seed: 0, today: LocalDate(daysSinceEpoch: 0)
+                ).problems
+            } else {
+                settings.problems()
+            }
+        for problem in settingsProblems { validator.add(problem.field, problem.code, limit: problem.limit) }
+        return (cleanArms, parsedAllocation)
     }
 }
 

@@ -68,6 +68,8 @@ public enum StudyPermission: String, Sendable, CaseIterable {
     case exportData
     /// Choose which health records it collects and the event types it adds.
     case configureRecords
+    /// Divide its participants into arms and choose how they are allocated (in a practice, its own comparison).
+    case designArms
 }
 
 /// The one table of who may do what with a study: standing × permission × kind of study. Everything the server
@@ -108,7 +110,7 @@ public enum StudyAccessPolicy {
         // their own patients in it, plans for it and sends them interventions; a data manager exports and nothing more; an administrator
         // manages it and its team but reads no participant's data.
         .research: [
-            .owner: researchTeam.union([.editStudy, .manageTeam, .configureRecords]),
+            .owner: researchTeam.union([.editStudy, .manageTeam, .configureRecords, .designArms]),
             .researcher: researchTeam,
             .therapist: [
                 .viewStudy, .viewParticipants, .viewRules, .viewPlans, .editPlans, .viewLibrary, .readParticipantData,
@@ -118,7 +120,7 @@ public enum StudyAccessPolicy {
             .admin: [
                 .viewStudy, .editStudy, .viewParticipants, .decideEnrollment, .viewRules, .editRules, .viewPlans,
                 .editPlans,
-                .viewLibrary, .editLibrary, .manageInstruments, .viewTeam, .manageTeam, .configureRecords,
+                .viewLibrary, .editLibrary, .manageInstruments, .viewTeam, .manageTeam, .configureRecords, .designArms,
             ],
         ],
     ]

@@ -100,13 +100,17 @@ struct PairingService: Sendable {
         let codeID = try code.requireID()
         let therapistID = code.$therapist.id
         let studyID = code.$study.id
-        let paired: Paired
-        do {
-            paired = try await pair(
-                patientID, codeID: codeID, therapistID: therapistID, studyID: studyID, request: request)
-        } catch let error as any DatabaseError where error.isConstraintFailure {
-            // Another code was redeemed for this patient at the same moment; the database kept one pairing.
-            throw AppError.conflict(.alreadyPaired)
+        let studies = StudyService(database: database, services: services)
+        let paired = try await studies.retryingAllocation {
+            try await pair(
+                patientID, codeID: codeID, therapistID: therapistID, studyID: studyID, zone: patient.zone,
+                request: request)
+        } constraintFailed: {
+            // Another code was redeemed for this patient at the same moment; the database kept one pairing. Else
+            // another patient of the practice took the same place of its allocation log, and the pairing is tried again.
+            if try await Caseloads(database: database).practiceEnrollment(of: patientID) != nil {
+                throw AppError.conflict(.alreadyPaired)
+            }
         }
         _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID])
         return paired
@@ -114,10 +118,11 @@ struct PairingService: Sendable {
 
     /// Claims the code and pairs, in one transaction: a code already claimed, or a pairing made in the meantime,
     /// undoes both.
-    private func pair(_ patientID: UUID, codeID: UUID, therapistID: UUID, studyID: UUID, request: PairingRequest)
-        async throws -> Paired
-    {
+    private func pair(
+        _ patientID: UUID, codeID: UUID, therapistID: UUID, studyID: UUID, zone: TimeZone, request: PairingRequest
+    ) async throws -> Paired {
         let now = self.now
+        let services = services
         return try await database.atomically { database in
             // Claim the code only if nobody redeemed it in the meantime.
             let claimed = try await database.updateRow(
@@ -125,11 +130,30 @@ struct PairingService: Sendable {
                 set: ["redeemed_at": SQLBind(now), "redeemed_by": SQLBind(patientID)],
                 if: { $0.where("redeemed_at", .is, SQLLiteral.null) })
             guard claimed else { throw AppError.conflict(.pairingCodeUsed) }
-            return try await Self.enroll(
+            let paired = try await Self.enroll(
                 patientID, with: therapistID, in: studyID, dateOfBirth: request.dateOfBirth, gender: request.gender,
                 now: now,
                 on: database)
+            try await Self.allocate(paired.enrollment, zone: zone, now: now, on: database, services: services)
+            return paired
         }
+    }
+
+    /// A practice comparing arms allocates its new patient as a study allocates a joining participant. Once every
+    /// arm has its participants the comparison takes nobody more: the patient pairs without an arm.
+    private static func allocate(
+        _ enrollment: EnrollmentRecord, zone: TimeZone, now: Date, on database: any Database, services: AppServices
+    ) async throws {
+        guard let practice = try await StudyRecord.find(enrollment.$study.id, on: database),
+            !StudyArms.names(of: practice).isEmpty
+        else { return }
+        do {
+            enrollment.arm = try await StudyAllocations(database: database, services: services).allocate(
+                enrollment.$patient.id, zone: zone, joining: practice, now: now)
+        } catch AppError.conflict(.studyFull) {
+            return
+        }
+        try await enrollment.save(on: database)
     }
 
     /// Makes the patient the therapist's client in their practice, with the date of birth and gender they gave.

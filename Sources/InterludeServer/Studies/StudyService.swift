@@ -199,6 +199,24 @@ struct StudyService: Sendable {
         return study
     }
 
+    /// Divides the participants who join from now on into arms, allocated as `allocation` and `settings` say (the
+    /// seed of its random choices kept); no arms ends the division. In a practice, patients are allocated as they
+    /// pair. Those already in the study keep their arm.
+    func setArms(_ arms: [String], allocation: String?, settings: AllocationSettings, in grant: StudyGrant)
+        async throws -> StudyRecord
+    {
+        try grant.require(.designArms)
+        let checked = try StudyDraft.validateArms(arms, allocation: allocation, settings: settings)
+        let study = grant.study
+        try StudyArms.set(
+            checked.arms, allocation: checked.allocation, settings: settings,
+            today: LocalDate(now, in: grant.viewer.zone), on: study)
+        study.updatedAt = now
+        try await study.save(on: database)
+        try await grant.record(.studyChanged, target: "arms")
+        return study
+    }
+
     /// Changes a study's settings. A consent under a new version name becomes the study's next consent version
     /// (for new participants); a changed text under the version name in use is refused, as old versions never change.
     func update(_ grant: StudyGrant, draft: StudyDraft) async throws -> StudyRecord {

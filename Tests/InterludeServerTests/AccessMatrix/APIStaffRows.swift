@@ -31,6 +31,12 @@ extension APIRow {
                 ]))
         },
         APIRow(
+            "setStudyArms", scoped: true,
+            "* 404, self 403, other 403, own@practice 200, res@research 200, resNS@research 200, admin@research 200"
+        ) { cell in
+            .init(.PUT, "/studies/\(cell.studyID)/arms", json: ["arms": ["a", "b"], "allocation": "alternating"])
+        },
+        APIRow(
             "joinStudy", scoped: true,
             "* 403, self@practice 404, other@practice 404, self@research 201, other@research 201"
         ) { cell in

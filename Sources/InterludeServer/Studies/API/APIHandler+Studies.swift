@@ -65,6 +65,17 @@ extension APIHandler {
         return .ok(.init(body: .json(try .init(study, enrollment: nil, staff: true))))
     }
 
+    func setStudyArms(_ input: Operations.SetStudyArms.Input) async throws -> Operations.SetStudyArms.Output {
+        let context = try APIContext.current()
+        guard case .json(let body) = input.body else { throw AppError.malformedRequest }
+        let user = try await context.user(.therapist, .researcher, .admin)
+        let grant = try await context.access.require(.designArms, in: try pathID(input.path.studyId), by: user)
+        let study = try await context.studies.setArms(
+            body.arms, allocation: body.allocation?.rawValue,
+            settings: try body.allocationSettings?.settings() ?? AllocationSettings(), in: grant)
+        return .ok(.init(body: .json(try .init(study, enrollment: nil, staff: true))))
+    }
+
     func joinStudy(_ input: Operations.JoinStudy.Input) async throws -> Operations.JoinStudy.Output {
         let context = try APIContext.current()
         guard case .json(let body) = input.body else { throw AppError.malformedRequest }
