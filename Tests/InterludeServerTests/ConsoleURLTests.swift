@@ -52,6 +52,7 @@ struct ConsoleURLTests {
         (.exportFile(study: study, export: other), .GET),
         (.consent(study: study), .GET), (.consent(study: study), .POST),
         (.practiceRecordSettings, .GET), (.recordSettings(study: study), .GET), (.recordSettings(study: study), .POST),
+        (.practiceArms, .GET), (.arms(study: study), .GET), (.arms(study: study), .POST),
         (.exportTokens(study: study), .POST), (.revokeExportToken(study: study, token: other), .POST),
     ]
 

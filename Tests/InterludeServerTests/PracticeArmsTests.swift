@@ -119,4 +119,42 @@ struct PracticeArmsTests {
             #expect(arms.filter { $0 == "app" }.count == 4 && arms.filter { $0 == "control" }.count == 4)
         }
     }
+
+    @Test(
+        "in the console the therapist opens their practice's comparison, saves arms with a control arm, and is told what is wrong"
+    )
+    func console() async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, therapistID) = try await app.staff("therapist", "berger@praxis.example")
+            let practice = try await practice(of: therapistID, app)
+            let console = ConsoleBrowser(app)
+            _ = try await console.signIn("berger@praxis.example")
+            // act
+            let opened = try await console.get("/console/arms")
+            let page = try await console.get(try #require(opened.location))
+            let saved = try await console.post(
+                "/console/studies/\(practice)/arms",
+                [
+                    ("armName[]", "App"), ("armShare[]", "1"), ("armTarget[]", "20"), ("armReceives[]", "all"),
+                    ("armName[]", "Usual care"), ("armShare[]", "1"), ("armTarget[]", "20"),
+                    ("armReceives[]", "control"), ("allocation", "alternating"),
+                ])
+            let shown = try await console.get(try #require(saved.location))
+            let refused = try await console.post(
+                "/console/studies/\(practice)/arms", [("armName[]", "App"), ("allocation", "alternating")])
+            // verify
+            #expect(opened.status == .seeOther && page.status == .ok)
+            #expect(page.html.contains("name=\"armName[]\"") && page.html.contains("Comparison"))
+            #expect(saved.status == .seeOther, "\(saved.html)")
+            #expect(shown.html.contains("value=\"Usual care\"") && shown.html.contains("Saved."))
+            let study = try #require(try await StudyRecord.find(practice, on: app.database))
+            #expect(StudyArms.names(of: study) == ["App", "Usual care"])
+            #expect(StudyArms.design(of: study)?.isControl("Usual care") == true)
+            #expect(StudyArms.design(of: study)?.arms.map(\.target) == [20, 20])
+            #expect(refused.status == .unprocessableEntity && refused.html.contains("id=\"arms-error\""))
+            #expect(
+                StudyArms.names(of: try #require(try await StudyRecord.find(practice, on: app.database))).count == 2)
+        }
+    }
 }

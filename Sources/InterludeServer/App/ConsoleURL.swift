@@ -95,6 +95,8 @@ enum ConsoleURL: Hashable, Sendable {
     case consent(study: UUID)
     case practiceRecordSettings
     case recordSettings(study: UUID)
+    case practiceArms
+    case arms(study: UUID)
     case exportFile(study: UUID, export: UUID)
     case exportTokens(study: UUID)
     case revokeExportToken(study: UUID, token: UUID)
@@ -186,6 +188,8 @@ enum ConsoleURL: Hashable, Sendable {
         case .consent(let study): ["studies", study.uuidString, "consent"]
         case .practiceRecordSettings: ["records"]
         case .recordSettings(let study): ["studies", study.uuidString, "records"]
+        case .practiceArms: ["arms"]
+        case .arms(let study): ["studies", study.uuidString, "arms"]
         case .exportFile(let study, let export): ["studies", study.uuidString, "exports", export.uuidString]
         case .exportTokens(let study): ["studies", study.uuidString, "exports", "tokens"]
         case .revokeExportToken(let study, let token):

@@ -33,6 +33,7 @@ struct WebRoutes {
         ConsoleInterventionsController().register(on: signedIn)
         ConsoleRulesController().register(on: signedIn)
         ConsoleRecordSettingsController().register(on: signedIn)
+        ConsoleArmsController().register(on: signedIn)
         ConsoleHealthRecordController().register(on: signedIn)
         ConsoleThoughtsController().register(on: signedIn)
         ConsoleReportController().register(on: signedIn)

@@ -480,6 +480,15 @@ extension ConsoleRow {
                 "/console/studies/\(cell.studyID)/records",
                 [("collects[]", "event"), ("collects[]", "therapy"), ("eventTypes", "Sleepless night\nLong flight")])
         },
+        ConsoleRow("GET /console/arms", "\(staffOnly), * 403, own 303, otherT 303") { _ in .get("/console/arms") },
+        ConsoleRow("GET /console/studies/:studyID/arms", scoped: true, "\(staffOnly), * 404, \(team(200))") { cell in
+            .get("/console/studies/\(cell.studyID)/arms")
+        },
+        ConsoleRow("POST /console/studies/:studyID/arms", scoped: true, "\(staffOnly), * 404, \(team(303))") { cell in
+            .post(
+                "/console/studies/\(cell.studyID)/arms",
+                [("armName[]", "a"), ("armName[]", "b"), ("allocation", "alternating")])
+        },
         ConsoleRow("GET /console/studies/:studyID/rules", scoped: true, "\(staffOnly), * 404, \(team(200))") { cell in
             .get("/console/studies/\(cell.studyID)/rules")
         },

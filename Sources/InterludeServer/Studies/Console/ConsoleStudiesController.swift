@@ -170,61 +170,27 @@ struct ConsoleStudiesController {
 }
 
 extension ConsoleStudiesController.StudyForm {
-    /// One arm as the form shows it.
-    struct ArmRow: Encodable, Sendable {
-        let index: Int
-        /// The row's place as people count: 1, 2, 3…
-        let number: Int
-        let name: String
-        let share: String
-        let target: String
-        let control: Bool
-    }
-
-    /// The arm rows as sent, then two empty ones, at least four, at most as many as a study may have arms.
-    var armRows: [ArmRow] {
-        let last = (armName ?? []).lastIndex { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? -1
-        return (0..<min(max(last + 3, 4), StudyDraft.armsMaxCount)).map(armRow)
-    }
-
-    private func armRow(_ index: Int) -> ArmRow {
-        func value(_ list: [String]?) -> String { list.flatMap { $0.indices.contains(index) ? $0[index] : nil } ?? "" }
-        return ArmRow(
-            index: index, number: index + 1, name: value(armName),
-            share: value(armShare).isEmpty ? "1" : value(armShare),
-            target: value(armTarget), control: value(armReceives) == "control")
+    /// The form's arm rows and method.
+    var armFields: ArmFields {
+        ArmFields(
+            armName: armName, armShare: armShare, armTarget: armTarget, armReceives: armReceives,
+            allocation: allocation)
     }
 
     /// The form with a study's arms and their shares, targets and control arms.
     func withArms(_ names: [String], design: AllocationDesign?) -> Self {
         var copy = self
-        let arms = names.map { name in design?.arms.first { $0.name == name } ?? AllocationArm(name) }
-        copy.armName = names
-        copy.armShare = arms.map { String($0.ratio) }
-        copy.armTarget = arms.map { $0.target.map(String.init) ?? "" }
-        copy.armReceives = arms.map { $0.control ? "control" : "all" }
+        let fields = ArmFields(allocation: allocation).withArms(names, design: design)
+        copy.armName = fields.armName
+        copy.armShare = fields.armShare
+        copy.armTarget = fields.armTarget
+        copy.armReceives = fields.armReceives
         return copy
-    }
-
-    /// The arms named in the form, and `settings` with their shares, targets and control arms from it; a share or
-    /// target that is no whole number lies outside every range.
-    func arms(settings: AllocationSettings) -> (names: [String], settings: AllocationSettings) {
-        let rows = (armName ?? []).indices.map(armRow).filter { !$0.name.trimmingCharacters(in: .whitespaces).isEmpty }
-        var settings = settings
-        guard !rows.isEmpty else { return ([], settings) }
-        func number(_ text: String, empty: Int) -> Int {
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            return trimmed.isEmpty ? empty : Int(trimmed) ?? -1
-        }
-        settings.ratios = rows.map { number($0.share, empty: 1) }
-        settings.targets = rows.map { number($0.target, empty: 0) }
-        settings.control = rows.contains(where: \.control) ? rows.map(\.control) : []
-        return (rows.map(\.name), settings)
     }
 
     /// The allocation's method settings the form has no fields for (blocks, factors, cycles) stay `settings`.
     func draft(hasPassword: Bool, settings: AllocationSettings = AllocationSettings()) throws -> StudyDraft {
-        let (names, settings) = arms(settings: settings)
+        let (names, settings) = armFields.arms(settings: settings)
         return try StudyDraft.validate(
             title: [.en: title, .de: titleDe], description: [.en: description, .de: descriptionDe],
             consentText: [.en: consentText, .de: consentTextDe], consentVersion: consentVersion,

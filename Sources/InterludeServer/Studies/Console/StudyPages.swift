@@ -29,7 +29,7 @@ struct StudyPages: Sendable {
         var statuses: [SelectOption]
         var hasPassword: Bool
         var errors: FormErrors
-        var armRows: [ConsoleStudiesController.StudyForm.ArmRow]
+        var armRows: [ArmFields.Row]
         /// A problem with the arms, their shares, targets or control arms, shown beside the arms.
         var armsError: String?
     }
@@ -139,11 +139,8 @@ struct StudyPages: Sendable {
         }
         return FormContent(
             action: action.path, isNew: action == .newStudy, form: form, joinModes: joinModes, statuses: statuses,
-            hasPassword: hasPassword, errors: errors.withLanguageFields, armRows: form.armRows,
-            armsError: [
-                "arms", "allocationSettings.ratios", "allocationSettings.targets", "allocationSettings.control",
-            ]
-            .lazy.compactMap { errors.fields[$0] }.first)
+            hasPassword: hasPassword, errors: errors.withLanguageFields, armRows: form.armFields.rows,
+            armsError: ArmFields.error(in: errors))
     }
 
     func study(_ grant: StudyGrant, saved: Bool) async throws -> StudyContent {
