@@ -90,10 +90,13 @@ struct InvitationService: Sendable {
             throw error
         }
         let patientID = try patient.requireID()
-        _ = try await PairingService.enroll(
-            patientID, with: therapistID, in: practiceID, dateOfBirth: acceptance.dateOfBirth,
-            gender: acceptance.gender,
-            now: now, on: database)
+        let services = services
+        let zone = patient.zone
+        _ = try await database.atomically { database in
+            try await PairingService.enroll(
+                patientID, with: therapistID, in: practiceID, dateOfBirth: acceptance.dateOfBirth,
+                gender: acceptance.gender, zone: zone, now: now, on: database, services: services)
+        }
         _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID])
         let (token, session) = try await SessionService(database: database, services: services).openAPISession(
             for: patient)

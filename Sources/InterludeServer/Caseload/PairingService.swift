@@ -130,36 +130,19 @@ struct PairingService: Sendable {
                 set: ["redeemed_at": SQLBind(now), "redeemed_by": SQLBind(patientID)],
                 if: { $0.where("redeemed_at", .is, SQLLiteral.null) })
             guard claimed else { throw AppError.conflict(.pairingCodeUsed) }
-            let paired = try await Self.enroll(
+            return try await Self.enroll(
                 patientID, with: therapistID, in: studyID, dateOfBirth: request.dateOfBirth, gender: request.gender,
-                now: now,
-                on: database)
-            try await Self.allocate(paired.enrollment, zone: zone, now: now, on: database, services: services)
-            return paired
+                zone: zone, now: now, on: database, services: services)
         }
     }
 
-    /// A practice comparing arms allocates its new patient as a study allocates a joining participant. Once every
-    /// arm has its participants the comparison takes nobody more: the patient pairs without an arm.
-    private static func allocate(
-        _ enrollment: EnrollmentRecord, zone: TimeZone, now: Date, on database: any Database, services: AppServices
-    ) async throws {
-        guard let practice = try await StudyRecord.find(enrollment.$study.id, on: database),
-            !StudyArms.names(of: practice).isEmpty
-        else { return }
-        do {
-            enrollment.arm = try await StudyAllocations(database: database, services: services).allocate(
-                enrollment.$patient.id, zone: zone, joining: practice, now: now)
-        } catch AppError.conflict(.studyFull) {
-            return
-        }
-        try await enrollment.save(on: database)
-    }
-
-    /// Makes the patient the therapist's client in their practice, with the date of birth and gender they gave.
+    /// Makes the patient the therapist's client in their practice, with the date of birth and gender they gave, in
+    /// the caller's transaction. A practice comparing arms allocates them first, as a study allocates a joining
+    /// participant (before the enrollment is written, which would hold the practice against the allocation's lock);
+    /// once every arm has its participants the comparison takes nobody more and the patient pairs without an arm.
     static func enroll(
-        _ patientID: UUID, with therapistID: UUID, in studyID: UUID, dateOfBirth: LocalDate, gender: Gender, now: Date,
-        on database: any Database
+        _ patientID: UUID, with therapistID: UUID, in studyID: UUID, dateOfBirth: LocalDate, gender: Gender,
+        zone: TimeZone, now: Date, on database: any Database, services: AppServices
     ) async throws -> Paired {
         guard let profile = try await PatientProfileRecord.query(on: database).filter(\.$user.$id == patientID).first()
         else { throw AppError.forbidden(.notAllowed) }
@@ -169,6 +152,14 @@ struct PairingService: Sendable {
         let enrollment = EnrollmentRecord(
             studyID: studyID, patientID: patientID, therapistID: therapistID,
             status: EnrollmentStatus.active, consentVersion: StaffAccounts.practiceConsent, now: now)
+        if let practice = try await StudyRecord.find(studyID, on: database), !StudyArms.names(of: practice).isEmpty {
+            do {
+                enrollment.arm = try await StudyAllocations(database: database, services: services).allocate(
+                    patientID, zone: zone, joining: practice, now: now)
+            } catch AppError.conflict(.studyFull) {
+                enrollment.arm = nil
+            }
+        }
         try await enrollment.create(on: database)
         return Paired(profile: profile, enrollment: enrollment, therapistID: therapistID)
     }

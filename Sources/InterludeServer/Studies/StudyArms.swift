@@ -62,8 +62,11 @@ struct StudyAllocations: Sendable {
                 gender: profile?.gender, dateOfBirth: profile?.dateOfBirth.flatMap(LocalDate.init), on: today)
         }
         // The site admitting a participant is their practice: cycles of admissions are counted per practice. Who
-        // joins without one is admitted by the study itself.
-        let practice = try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$study.id
+        // joins without one is admitted by the study itself; a practice comparing arms admits its own patients.
+        let practice =
+            StudyKind(joinMode: study.joinMode) == .practice
+            ? try study.requireID()
+            : try await Caseloads(database: database).practiceEnrollment(of: patientID)?.$study.id
         let candidate = AllocationCandidate(
             participant: patientID.lowercasedText, levels: levels, site: practice?.lowercasedText ?? "",
             admittedOn: today)
