@@ -128,7 +128,6 @@ enum ConsoleNavigation {
                 Link(href: ConsoleURL.practicePlans.path, labelKey: "console.nav.plans"),
                 Link(href: ConsoleURL.practiceRules.path, labelKey: "console.nav.rules"),
                 Link(href: ConsoleURL.practiceRecordSettings.path, labelKey: "console.nav.records"),
-                Link(href: ConsoleURL.practiceArms.path, labelKey: "console.nav.arms"),
                 Link(href: ConsoleURL.studies.path, labelKey: "console.nav.studies"),
                 Link(href: ConsoleURL.instruments.path, labelKey: "console.nav.instruments"),
                 Link(href: ConsoleURL.pairingCodes.path, labelKey: "console.nav.pairingCodes"),
