@@ -116,6 +116,7 @@ function runSignOut(me) {
     button.hidden = false;
     button.focus();
   });
+  button.disabled = false;
 }
 
 /**
