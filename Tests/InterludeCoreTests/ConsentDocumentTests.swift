@@ -55,6 +55,28 @@ struct ConsentDocumentTests {
         #expect(throws: ValidationFailure(field: "texts.fr", code: .notAllowed)) {
             try ConsentVersionDraft.validate(version: "3", texts: ["fr": "Oui"], modules: [], reconsentRequired: false)
         }
+        #expect(draft.arm == nil)
+    }
+
+    @Test("a version for one arm names an arm of the study; an empty arm is everybody's")
+    func armVersions() throws {
+        let arms = ["app", "control"]
+        let forApp = try ConsentVersionDraft.validate(
+            version: "app-1", texts: ["en": "The app sends exercises."], modules: [], reconsentRequired: true,
+            arm: "app", arms: arms)
+        #expect(forApp.arm == "app")
+        let forEverybody = try ConsentVersionDraft.validate(
+            version: "2", texts: ["en": "Yes"], modules: [], reconsentRequired: false, arm: "", arms: arms)
+        #expect(forEverybody.arm == nil)
+        #expect(throws: ValidationFailure(field: "arm", code: .invalidValue)) {
+            try ConsentVersionDraft.validate(
+                version: "x-1", texts: ["en": "Yes"], modules: [], reconsentRequired: false, arm: "waitlist",
+                arms: arms)
+        }
+        #expect(throws: ValidationFailure(field: "arm", code: .invalidValue)) {
+            try ConsentVersionDraft.validate(
+                version: "x-1", texts: ["en": "Yes"], modules: [], reconsentRequired: false, arm: "app", arms: [])
+        }
     }
 
     @Test("the changes between two texts keep the new order and show removed lines where they stood")

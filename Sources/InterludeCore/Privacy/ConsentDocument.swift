@@ -40,19 +40,30 @@ public struct ConsentVersionDraft: Sendable, Equatable {
     /// Whether participants who agreed to an earlier version must answer this one before sending more data;
     /// otherwise it applies to those who join from now on.
     public var reconsentRequired: Bool
+    /// The arm whose participants the version is for; nil: everybody. A participant's version in force is the latest
+    /// of those for everybody and for their own arm, so a comparison can tell each arm what taking part in it means
+    /// once the participant has been allocated (as consent is sought after randomisation in a Zelen design).
+    public var arm: String?
 
-    public init(version: String, texts: LocalizedText, modules: [ConsentModule], reconsentRequired: Bool) {
+    public init(
+        version: String, texts: LocalizedText, modules: [ConsentModule], reconsentRequired: Bool, arm: String? = nil
+    ) {
         self.version = version
         self.texts = texts
         self.modules = modules
         self.reconsentRequired = reconsentRequired
+        self.arm = arm
     }
 
+    /// Checks a version as written; `arm`, when given, must be one of the study's `arms`.
     public static func validate(
-        version: String?, texts: [String: String], modules: [String], reconsentRequired: Bool
+        version: String?, texts: [String: String], modules: [String], reconsentRequired: Bool, arm: String? = nil,
+        arms: [String] = []
     ) throws(ValidationFailure) -> ConsentVersionDraft {
         var validator = FieldValidator()
         let cleanVersion = validator.text(version, field: "version", maxLength: versionMaxLength)
+        let cleanArm = arm.flatMap { $0.isEmpty ? nil : $0 }
+        if let cleanArm, !arms.contains(cleanArm) { validator.add("arm", .invalidValue) }
         var cleanTexts: [Language: String] = [:]
         for (code, text) in texts.sorted(by: { $0.key < $1.key }) {
             guard let language = Language(rawValue: code) else {
@@ -83,7 +94,7 @@ public struct ConsentVersionDraft: Sendable, Equatable {
         try validator.check()
         return ConsentVersionDraft(
             version: cleanVersion!, texts: LocalizedText(cleanTexts),
-            modules: offered.filter { !$0.isRequired }.sorted(), reconsentRequired: reconsentRequired)
+            modules: offered.filter { !$0.isRequired }.sorted(), reconsentRequired: reconsentRequired, arm: cleanArm)
     }
 }
 

@@ -70,6 +70,7 @@ enum Migrations {
             UpdateStudyContentAddLanguages(),
             CreateAllocations(),
             CreateDecisionPoints(),
+            UpdateConsentVersionsAddArm(),
         ]
     }
 }

@@ -17,19 +17,22 @@ struct ConsentService: Sendable {
         try await ConsentVersionRecord.query(on: database).filter(\.$study.$id == studyID).sort(\.$sequence).all()
     }
 
-    /// The version a participant joining now agrees to; nil for a practice, which has none.
+    /// The versions a participant of `arm` (nil: not allocated) answers, in order: everybody's and their arm's.
+    func versions(of studyID: UUID, arm: String?) async throws -> [ConsentVersionRecord] {
+        try await versions(of: studyID).filter { $0.arm == nil || $0.arm == arm }
+    }
+
+    /// The version a participant joining now agrees to, before any allocation; nil for a practice, which has none.
     func current(of studyID: UUID) async throws -> ConsentVersionRecord? {
-        try await ConsentVersionRecord.query(on: database).filter(\.$study.$id == studyID).sort(
-            \.$sequence, .descending
-        ).first()
+        try await ConsentVersionRecord.query(on: database).filter(\.$study.$id == studyID).filter(\.$arm == nil)
+            .sort(\.$sequence, .descending).first()
     }
 
     /// The optional modules each study's current version offers.
     func currentVersions(of studyIDs: [UUID]) async throws -> [UUID: ConsentVersionRecord] {
         guard !studyIDs.isEmpty else { return [:] }
-        let versions = try await ConsentVersionRecord.query(on: database).filter(\.$study.$id ~~ studyIDs).sort(
-            \.$sequence
-        ).all()
+        let versions = try await ConsentVersionRecord.query(on: database).filter(\.$study.$id ~~ studyIDs)
+            .filter(\.$arm == nil).sort(\.$sequence).all()
         return Dictionary(versions.map { ($0.$study.id, $0) }, uniquingKeysWith: { _, later in later })
     }
 
@@ -39,8 +42,8 @@ struct ConsentService: Sendable {
         return try await versions(of: grant.studyID)
     }
 
-    /// Adds a version after the study's latest; the study shows its text from now on. A version name used before
-    /// is refused: an old version never changes.
+    /// Adds a version after the study's latest; the study shows its text from now on, or, for one arm, that arm's
+    /// participants do. A version name used before is refused: an old version never changes.
     func create(_ draft: ConsentVersionDraft, in grant: StudyGrant) async throws -> ConsentVersionRecord {
         try grant.require(.editStudy)
         guard grant.study.kind == .research else { throw AppError.notFound }
@@ -63,6 +66,7 @@ struct ConsentService: Sendable {
                     studyID: studyID, sequence: (latest?.sequence ?? 0) + 1, draft: draft, now: now)
                 record.collects = grant.study.recordKinds
                 try await record.create(on: database)
+                guard draft.arm == nil else { return record }
                 let study = grant.study
                 study.consentVersion = draft.version
                 study.consentText = draft.texts.text(.fallback)
@@ -159,7 +163,8 @@ struct ConsentService: Sendable {
             .filter(\.$joinMode != JoinMode.pairingCode).sort(\.$title).all()
         for study in studies {
             let studyID = try study.requireID()
-            let versions = try await versions(of: studyID)
+            let arm = enrollments.first { $0.$study.id == studyID }?.arm
+            let versions = try await versions(of: studyID, arm: arm)
             guard let current = versions.last else { continue }
             let decision = try await decision(of: patientID, in: studyID)
             let agreed = decision.flatMap { decision in versions.first { $0.version == decision.version } }
@@ -249,7 +254,7 @@ struct ConsentService: Sendable {
             guard try await StudyRecord.find(studyID, on: database) != nil else { throw AppError.notFound }
             throw AppError.conflict(.notEnrolled)
         }
-        guard let current = try await current(of: studyID) else { throw AppError.notFound }
+        guard let current = try await versions(of: studyID, arm: enrolled.arm).last else { throw AppError.notFound }
         guard version == current.version else { throw AppError.field("version", .outdated) }
         let choices = try ConsentChoices.validate(modules, offered: current.offeredModules)
         let method: ConsentRecord.Method =

@@ -27,10 +27,12 @@ final class ConsentVersionRecord: Model, @unchecked Sendable {
     /// The kinds of records the study collected when the version was written, as the study lists them
     /// (`mood,thought`): what a participant agreeing to it agreed to be collected.
     @OptionalField(key: "collects") var collects: String?
+    /// The arm whose participants the version is for; nil: everybody.
+    @OptionalField(key: "arm") var arm: String?
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
-        [$id, $createdAt, $study, $sequence, $version, $texts, $modules, $reconsentRequired, $collects]
+        [$id, $createdAt, $study, $sequence, $version, $texts, $modules, $reconsentRequired, $collects, $arm]
     }
 
     init() {}
@@ -42,6 +44,7 @@ final class ConsentVersionRecord: Model, @unchecked Sendable {
         self.texts = String(decoding: try JSONEncoder().encode(draft.texts), as: UTF8.self)
         self.modules = String(decoding: try JSONEncoder().encode(draft.modules), as: UTF8.self)
         self.reconsentRequired = draft.reconsentRequired
+        self.arm = draft.arm
         self.createdAt = now
     }
 

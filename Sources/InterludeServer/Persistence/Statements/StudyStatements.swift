@@ -32,8 +32,9 @@ extension Statements {
         ).first
     }
 
-    /// A study's consent versions in order, each with whether it needs a new answer and whether the person's decision
-    /// in force names it: only what decides, in one statement, as every submission to a study asks.
+    /// A study's consent versions for everybody and for the person's arm in order, each with whether it needs a new
+    /// answer and whether the person's decision in force names it: only what decides, in one statement, as every
+    /// submission to a study asks.
     static func consentVersionsAgreed(
         by patientID: UUID, in studyID: UUID, on database: any Database
     ) async throws -> [(sequence: Int, reconsentRequired: Bool, agreed: Bool)] {
@@ -43,7 +44,10 @@ extension Statements {
             SELECT c.version FROM consents c WHERE c.user_id = \(bind: patientID) AND c.study_id = \(bind: studyID) \
             AND c.document = \(bind: ConsentRecord.Document.studyConsent.rawValue) AND c.revoked_at IS NULL \
             AND c.replaced_at IS NULL ORDER BY c.granted_at DESC LIMIT 1) THEN 1 ELSE 0 END AS agreed \
-            FROM consent_versions v WHERE v.study_id = \(bind: studyID) ORDER BY v."sequence"
+            FROM consent_versions v WHERE v.study_id = \(bind: studyID) AND (v.arm IS NULL OR v.arm = (\
+            SELECT e.arm FROM enrollments e WHERE e.patient_id = \(bind: patientID) AND e.study_id = \(bind: studyID) \
+            AND e.status IN (\(bind: EnrollmentStatus.active.rawValue), \(bind: EnrollmentStatus.requested.rawValue)) \
+            LIMIT 1)) ORDER BY v."sequence"
             """
         ).all().map { row in
             (

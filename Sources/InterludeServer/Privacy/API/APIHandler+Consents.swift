@@ -61,7 +61,8 @@ extension APIHandler {
         if let de = body.texts.de { texts["de"] = de }
         let draft = try ConsentVersionDraft.validate(
             version: body.version, texts: texts, modules: body.modules ?? [],
-            reconsentRequired: body.reconsentRequired ?? false)
+            reconsentRequired: body.reconsentRequired ?? false, arm: body.arm,
+            arms: StudyArms.names(of: grant.study))
         return .created(.init(body: .json(try .init(try await context.consents.create(draft, in: grant)))))
     }
 }
@@ -82,6 +83,7 @@ extension Components.Schemas.ConsentVersion {
             collects: record.collectedKinds.sorted { $0.rawValue < $1.rawValue }.compactMap {
                 .init(rawValue: $0.rawValue)
             },
+            arm: record.arm,
             createdAt: record.createdAt)
     }
 }

@@ -10,6 +10,7 @@ struct ConsentPages: Sendable {
         var textDe: String
         var modules: Set<ConsentModule>
         var reconsentRequired: Bool
+        var arm: String = ""
     }
 
     struct VersionRow: Encodable, Sendable {
@@ -18,7 +19,14 @@ struct ConsentPages: Sendable {
         var created: String
         var modules: String
         var reconsentRequired: Bool
+        /// The arm the version is for; nil: everybody.
+        var arm: String?
         var texts: [LanguageText]
+    }
+
+    struct ArmOption: Encodable, Sendable {
+        var name: String
+        var selected: Bool
     }
 
     struct LanguageText: Encodable, Sendable {
@@ -44,6 +52,8 @@ struct ConsentPages: Sendable {
         var textDe: String
         var modules: [ModuleOption]
         var reconsentRequired: Bool
+        /// The study's arms, to write a version for one of them; empty when the study has none.
+        var arms: [ArmOption]
         var errors: FormErrors
     }
 
@@ -62,14 +72,14 @@ struct ConsentPages: Sendable {
                 sequence: version.sequence, version: version.version, created: display.dateTime(version.createdAt),
                 modules: version.offeredModules.map { localizer.text("consent.module.\($0.rawValue)", language) }
                     .joined(separator: ", "),
-                reconsentRequired: version.reconsentRequired,
+                reconsentRequired: version.reconsentRequired, arm: version.arm,
                 texts: version.localizedTexts.values.sorted { $0.key.rawValue < $1.key.rawValue }
                     .map {
                         LanguageText(language: localizer.text("language.\($0.key.rawValue)", language), text: $0.value)
                     })
         }
-        // The next version starts from the current one: its texts and modules, a new name.
-        let current = versions.last
+        // The next version starts from the current one for everybody: its texts and modules, a new name.
+        let current = versions.last { $0.arm == nil }
         let shown =
             form
             ?? Form(
@@ -88,6 +98,8 @@ struct ConsentPages: Sendable {
                     hint: localizer.text("consent.module.\($0.rawValue).hint", language),
                     checked: shown.modules.contains($0))
             },
-            reconsentRequired: shown.reconsentRequired, errors: errors)
+            reconsentRequired: shown.reconsentRequired,
+            arms: StudyArms.names(of: grant.study).map { ArmOption(name: $0, selected: $0 == shown.arm) },
+            errors: errors)
     }
 }

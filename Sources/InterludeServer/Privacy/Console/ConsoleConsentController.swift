@@ -10,6 +10,8 @@ struct ConsoleConsentController {
         var textDe: String?
         /// `on` when current participants must answer the new version before sending more data.
         var reconsentRequired: String?
+        /// The arm the version is for; empty: everybody.
+        var arm: String?
     }
 
     func register(on routes: any RoutesBuilder) {
@@ -53,7 +55,8 @@ struct ConsoleConsentController {
         do {
             let draft = try ConsentVersionDraft.validate(
                 version: form.version, texts: texts, modules: modules.map(\.rawValue),
-                reconsentRequired: form.reconsentRequired == "on")
+                reconsentRequired: form.reconsentRequired == "on", arm: form.arm,
+                arms: StudyArms.names(of: grant.study))
             _ = try await ConsentService(database: request.db, services: request.services).create(draft, in: grant)
             return request.redirect(to: .consent(study: grant.studyID))
         } catch {
@@ -61,7 +64,7 @@ struct ConsoleConsentController {
             let shown = ConsentPages.Form(
                 version: form.version ?? "", textEn: form.textEn ?? "", textDe: form.textDe ?? "",
                 modules: Set(modules),
-                reconsentRequired: form.reconsentRequired == "on")
+                reconsentRequired: form.reconsentRequired == "on", arm: form.arm ?? "")
             return try await render(request, grant, form: shown, errors: errors)
         }
     }
