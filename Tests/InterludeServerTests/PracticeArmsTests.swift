@@ -90,6 +90,43 @@ struct PracticeArmsTests {
         }
     }
 
+    @Test(
+        "the console's page between sessions says a control-arm patient receives no interventions and offers none; the other arm's patient is sent one"
+    )
+    func consoleControlArm() async throws {
+        try await withTestApp { app in
+            // setup: Ada pairs first (app), Ben second (control)
+            let (therapist, therapistID) = try await app.staff("therapist", "berger@praxis.example")
+            let practice = try await practice(of: therapistID, app)
+            try #require(try await therapist.send(.PUT, "/studies/\(practice)/arms", json: Self.arms).status == .ok)
+            var ids: [UUID] = []
+            for address in ["ada@example.org", "ben@example.org"] {
+                let (patient, id) = try await app.patient(address)
+                try await app.pair(patient, with: therapist)
+                ids.append(id)
+            }
+            let console = ConsoleBrowser(app)
+            _ = try await console.signIn("berger@praxis.example")
+            let form: [(String, String)] = [("kind", "commendation"), ("text", "Well done this week.")]
+            // act
+            let adaPage = try await console.get("/console/patients/\(ids[0])/intersession")
+            let benPage = try await console.get("/console/patients/\(ids[1])/intersession")
+            let toAda = try await console.post("/console/patients/\(ids[0])/interventions", form)
+            let toBen = try await console.post("/console/patients/\(ids[1])/interventions", form)
+            // verify
+            let sendForm = "action=\"/console/patients/"
+            #expect(adaPage.status == .ok && !adaPage.html.contains("id=\"control-arm\""))
+            #expect(adaPage.html.contains(sendForm + "\(ids[0])/interventions\""))
+            #expect(benPage.status == .ok && benPage.html.contains("id=\"control-arm\""))
+            #expect(!benPage.html.contains(sendForm + "\(ids[1])/interventions\""))
+            #expect(toAda.status == .seeOther)
+            #expect(toBen.status == .conflict)
+            #expect(toBen.html.contains("id=\"control-arm\""))
+            let sent = try await InterventionRecord.query(on: app.database).all().map(\.$patient.id)
+            #expect(sent == [ids[0]])
+        }
+    }
+
     @Test("eight patients pairing at once with the practice each take their own place of the log, the arms in turn")
     func pairingAtOnce() async throws {
         try await withTestApp { app in

@@ -375,6 +375,12 @@ struct PatientChart: Sendable {
             target: grant ? "granted" : "declined")
     }
 
+    /// Whether the patient is in one of the study's control arms, which receive no interventions.
+    func inControlArm() async throws -> Bool {
+        guard enrollment.arm != nil, let study = try await StudyRecord.find(studyID, on: database) else { return false }
+        return !StudyArms.receivesInterventions(enrollment, in: study)
+    }
+
     /// Sends the patient an intervention in this chart's study: in a research study by a therapist on its team,
     /// never to a participant of a control arm.
     func sendIntervention(_ draft: InterventionDraft, id: UUID?) async throws -> InterventionService.Opened {

@@ -62,6 +62,8 @@ struct InterventionPages: Sendable {
         var kinds: [SelectOption]
         var templates: [SelectOption]
         var hasTemplates: Bool
+        /// The patient is in a control arm: nothing may be sent, and the page says so instead of offering it.
+        var controlArm: Bool
         var form: ConsoleInterventionsController.SendForm
         var sent: Bool
         var errors: FormErrors
@@ -158,7 +160,8 @@ struct InterventionPages: Sendable {
                         "\(localizer.text("intervention.kind.\($0.kind.rawValue)", language)): \($0.texts.text(chart.patient.language))",
                     selected: false)
             },
-            hasTemplates: !templates.isEmpty, form: shown, sent: sent, errors: errors,
+            hasTemplates: !templates.isEmpty, controlArm: try await chart.inControlArm(), form: shown, sent: sent,
+            errors: errors,
             alerts: try await rows(of: alerts), hasAlerts: !alerts.isEmpty)
     }
 
