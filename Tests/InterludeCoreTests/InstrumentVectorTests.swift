@@ -82,3 +82,40 @@ struct InstrumentVectorTests {
         }
     }
 }
+
+/// The vectors in Tests/Vectors/instrument-conditions.json: conditions with at least, at most, groups and items
+/// that depend on each other, which the patient app's JS module is tested against too.
+struct ConditionVectors: Decodable {
+    struct Case: Decodable, CustomTestStringConvertible, Sendable {
+        var name: String
+        var answers: Answers
+        var visibleItems: [String]
+        var missingRequired: [String]
+
+        var testDescription: String { name }
+    }
+
+    var definition: InstrumentDefinition
+    var cases: [Case]
+
+    static let loaded: ConditionVectors = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Vectors/instrument-conditions.json")
+        return try! JSONDecoder().decode(ConditionVectors.self, from: Data(contentsOf: url))
+    }()
+}
+
+@Suite("Conditions on the shared vectors")
+struct ConditionVectorTests {
+    @Test("the vector definition is itself valid, its pair of items depending on each other included")
+    func definitionIsValid() {
+        #expect(ConditionVectors.loaded.definition.problems() == [])
+    }
+
+    @Test("visible items and missing required items", arguments: ConditionVectors.loaded.cases)
+    func vector(_ vector: ConditionVectors.Case) {
+        let logic = InstrumentLogic(ConditionVectors.loaded.definition)
+        #expect(logic.visibility(vector.answers).items == Set(vector.visibleItems))
+        #expect(logic.missingRequired(vector.answers) == vector.missingRequired)
+    }
+}

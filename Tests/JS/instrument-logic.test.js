@@ -33,3 +33,13 @@ test("localised texts fall back to English", async () => {
   assert.equal(logic.localized({ en: "Yes" }, "de"), "Yes");
   assert.equal(logic.localized("Plain", "de"), "Plain");
 });
+
+const conditions = JSON.parse(fs.readFileSync(path.join(root, "Tests/Vectors/instrument-conditions.json"), "utf8"));
+for (const vector of conditions.cases) {
+  test(`conditions: ${vector.name}`, async () => {
+    const logic = await loaded;
+    const visible = logic.visibility(conditions.definition, vector.answers);
+    assert.deepEqual([...visible.items].sort(), [...vector.visibleItems].sort());
+    assert.deepEqual(logic.missingRequired(conditions.definition, vector.answers), vector.missingRequired);
+  });
+}

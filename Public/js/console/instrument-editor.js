@@ -9,7 +9,7 @@ const TYPES = ["single", "multiple", "boolean", "scale", "slider", "number", "te
 const CHOICE = new Set(["single", "multiple"]);
 const RANGED = new Set(["scale", "slider", "number"]);
 const SCORED = new Set(["single", "multiple", "boolean", "scale", "slider", "number"]);
-const OPERATORS = ["equals", "notEquals", "greater", "less", "answered"];
+const OPERATORS = ["equals", "notEquals", "greater", "less", "atLeast", "atMost", "answered"];
 const LANGUAGES = ["en", "de"];
 
 const field = document.getElementById("definition");
@@ -180,7 +180,7 @@ function conditionEditor(owner, name) {
       input(message("value"), clause, "value", { parse: (text) => answerValue(clause, text), format: (value) => (value === undefined ? "" : String(value)) }),
       button(message("removeClause"), () => {
         condition.clauses.splice(index, 1);
-        if (!condition.clauses.length) delete owner.visibleWhen;
+        if (!condition.clauses.length && !(condition.groups || []).length) delete owner.visibleWhen;
         rebuild();
       }),
     ]);
@@ -189,6 +189,7 @@ function conditionEditor(owner, name) {
     legend,
     select(message("mode"), condition, "mode", [["all", message("mode.all")], ["any", message("mode.any")]], { structural: false }),
     ...clauses,
+    ...((condition.groups || []).length ? [element("p", { className: "hint" }, [message("nestedGroups")])] : []),
     button(message("addClause"), () => {
       condition.clauses.push({ item: answerIDs()[0] ?? "", operator: "answered", value: true });
       rebuild();

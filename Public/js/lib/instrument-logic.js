@@ -57,6 +57,14 @@ function clauseHolds(clause, answer) {
       const order = compare(answer, clause.value);
       return order !== null && order < 0;
     }
+    case "atLeast": {
+      const order = compare(answer, clause.value);
+      return order !== null && order >= 0;
+    }
+    case "atMost": {
+      const order = compare(answer, clause.value);
+      return order !== null && order <= 0;
+    }
     default:
       return false;
   }
@@ -81,10 +89,16 @@ export function visibility(definition, answers) {
   const sectionState = new Map();
   const visiting = new Set();
 
+  // Where a reference leads back to an item being decided (items that depend on each other in a circle), that
+  // item's answer counts as given.
   const holds = (condition) => {
-    const results = condition.clauses.map((clause) =>
-      clauseHolds(clause, itemVisible(clause.item) ? answers[clause.item] : undefined),
+    const results = (condition.clauses || []).map((clause) =>
+      clauseHolds(
+        clause,
+        visiting.has(`item:${clause.item}`) || itemVisible(clause.item) ? answers[clause.item] : undefined,
+      ),
     );
+    for (const group of condition.groups || []) results.push(holds(group));
     return (condition.mode || "all") === "any" ? results.includes(true) : results.every(Boolean);
   };
 

@@ -306,6 +306,12 @@ function renderText(field) {
   const input = element(item.multiline ? "textarea" : "input", {
     id, maxLength: limit, type: item.multiline ? undefined : "text", "aria-describedby": `${id}-count ${describedBy}`,
   });
+  if (item.format === "minutesSeconds") {
+    // A duration such as 6:30, typed on a keypad with a colon.
+    input.inputMode = "numeric";
+    input.pattern = "[0-9]{1,3}:[0-5][0-9]";
+    input.placeholder = message("minutesSeconds");
+  }
   input.value = answers[item.id] || "";
   const count = element("span", { className: "status", id: `${id}-count` });
   const refresh = () => (count.textContent = message("characters", { count: input.value.length, limit }));
@@ -324,6 +330,11 @@ function renderMoment(field) {
   if (help) wrapper.append(help);
   const type = item.type === "dateTime" ? "datetime-local" : item.type;
   const input = element("input", { type, id, "aria-describedby": describedBy });
+  // The earliest and latest answers the questionnaire accepts; a date bound covers its whole day.
+  const bound = (text, time) => (item.type === "dateTime" && text.length === 10 ? `${text}T${time}` : text.slice(0, 16));
+  if (item.earliest) input.min = bound(item.earliest, "00:00");
+  if (item.latest) input.max = bound(item.latest, "23:59");
+  if (item.type === "time" && item.step === 1) input.step = 1;
   const stored = answers[item.id];
   if (stored) input.value = item.type === "dateTime" ? toLocalInput(stored) : stored;
   input.addEventListener("change", () => {

@@ -135,9 +135,25 @@ private struct DefinitionChecker {
             if let limit = item.maxLength, !(1...10_000).contains(limit) {
                 validator.add("\(path).maxLength", .invalidValue)
             }
-        case .boolean, .date, .time, .dateTime, .display:
+        case .date, .dateTime:
+            // A date-time item's bound may be a whole day.
+            func valid(_ bound: String) -> Bool {
+                LocalDate(bound) != nil || (item.type == .dateTime && InstrumentDefinition.isDateTime(bound))
+            }
+            for (name, bound) in [("earliest", item.earliest), ("latest", item.latest)] {
+                if let bound, !valid(bound) { validator.add("\(path).\(name)", .invalidFormat) }
+            }
+            if let earliest = item.earliest, let latest = item.latest, earliest > latest {
+                validator.add("\(path).latest", .invalidValue)
+            }
+        case .boolean, .time, .display:
             break
         }
+        if item.type != .date && item.type != .dateTime {
+            if item.earliest != nil { validator.add("\(path).earliest", .notAllowed) }
+            if item.latest != nil { validator.add("\(path).latest", .notAllowed) }
+        }
+        if item.format != nil && item.type != .text { validator.add("\(path).format", .notAllowed) }
         if item.type == .display && item.required { validator.add("\(path).required", .notAllowed) }
     }
 
@@ -154,8 +170,15 @@ private struct DefinitionChecker {
         }
     }
 
-    private mutating func check(_ condition: Condition, path: String, owner: String?) {
-        if condition.clauses.isEmpty { validator.add("\(path).clauses", .required) }
+    private mutating func check(_ condition: Condition, path: String, owner: String?, depth: Int = 0) {
+        if condition.clauses.isEmpty && condition.groups.isEmpty { validator.add("\(path).clauses", .required) }
+        if depth == Condition.maxDepth, !condition.groups.isEmpty {
+            validator.add("\(path).groups", .tooComplex, limit: Condition.maxDepth)
+            return
+        }
+        for (index, group) in condition.groups.enumerated() {
+            check(group, path: "\(path).groups.\(index)", owner: owner, depth: depth + 1)
+        }
         for (index, clause) in condition.clauses.enumerated() {
             let clausePath = "\(path).clauses.\(index)"
             guard let target = definition.item(clause.item), target.type.takesAnswer else {
@@ -182,7 +205,7 @@ private struct DefinitionChecker {
                         }
                     if code.map({ !codes.contains($0) }) ?? true { validator.add("\(clausePath).value", .notAnOption) }
                 }
-            case .greater, .less:
+            case .greater, .less, .atLeast, .atMost:
                 guard let value = clause.value else {
                     validator.add("\(clausePath).value", .required)
                     continue
@@ -193,37 +216,44 @@ private struct DefinitionChecker {
         }
     }
 
-    /// Items and sections that depend on each other's visibility in a circle can never be shown.
+    /// A section whose visibility depends, through any chain of items, on itself can never be shown. Items that
+    /// depend on each other in a circle are fine where the circle opens ("answer, or tick *don't know*": each
+    /// shown while the other is empty): the answer at the end of the circle counts as given. A circle that nothing
+    /// opens (hidden with no answers, and depending on nothing outside it) can never be shown.
     private mutating func checkCycles() {
         var dependencies: [String: [String]] = [:]
         for section in definition.sections {
             let sectionNode = "section:" + section.id
-            dependencies[sectionNode] = (section.visibleWhen?.clauses ?? []).map { "item:" + $0.item }
+            dependencies[sectionNode] = (section.visibleWhen?.allClauses ?? []).map { "item:" + $0.item }
             for item in section.items {
                 dependencies["item:" + item.id] =
-                    [sectionNode] + (item.visibleWhen?.clauses ?? []).map { "item:" + $0.item }
+                    [sectionNode] + (item.visibleWhen?.allClauses ?? []).map { "item:" + $0.item }
             }
         }
-        var state: [String: Int] = [:]  // 1 visiting, 2 done
-        var reported: Set<String> = []
-        func visit(_ node: String) -> Bool {
-            if state[node] == 2 { return false }
-            if state[node] == 1 { return true }
-            state[node] = 1
-            defer { state[node] = 2 }
-            for next in dependencies[node] ?? [] where dependencies[next] != nil {
-                if visit(next) { return true }
+        /// Whether a chain of dependencies leads from `start` to `end`.
+        func reaches(from start: String, to end: String) -> Bool {
+            var seen: Set<String> = []
+            var pending = dependencies[start] ?? []
+            while let node = pending.popLast() {
+                if node == end { return true }
+                guard seen.insert(node).inserted else { continue }
+                pending += dependencies[node] ?? []
             }
             return false
         }
+        for (index, section) in definition.sections.enumerated()
+        where section.visibleWhen != nil && reaches(from: "section:" + section.id, to: "section:" + section.id) {
+            validator.add("sections.\(index).visibleWhen", .cycle)
+        }
+        var shown: Visibility?
         for (sectionIndex, section) in definition.sections.enumerated() {
-            state = [:]
-            if section.visibleWhen != nil, visit("section:" + section.id), reported.insert(section.id).inserted {
-                validator.add("sections.\(sectionIndex).visibleWhen", .cycle)
-            }
-            for (itemIndex, item) in section.items.enumerated() where item.visibleWhen != nil {
-                state = [:]
-                if visit("item:" + item.id), reported.insert(item.id).inserted {
+            for (itemIndex, item) in section.items.enumerated() {
+                guard let condition = item.visibleWhen else { continue }
+                let node = "item:" + item.id
+                guard reaches(from: node, to: node) else { continue }
+                if shown == nil { shown = InstrumentLogic(definition).visibility([:]) }
+                let closed = condition.allClauses.allSatisfy { reaches(from: "item:" + $0.item, to: node) }
+                if closed, shown?.items.contains(item.id) == false {
                     validator.add("sections.\(sectionIndex).items.\(itemIndex).visibleWhen", .cycle)
                 }
             }

@@ -87,7 +87,23 @@ extension InstrumentDefinition {
             if !labels.isEmpty { result.item = labels }
         case .text:
             result.maxLength = item.maxLength ?? Item.defaultTextLimit
-        case .boolean, .date, .time, .dateTime, .display:
+            if let format = item.format {
+                var regex = FHIR.Extension(url: FHIR.URLs.regex)
+                regex.valueString = format.fhirRegex
+                extensions.append(regex)
+            }
+        case .date, .dateTime:
+            for (url, bound) in [(FHIR.URLs.minValue, item.earliest), (FHIR.URLs.maxValue, item.latest)] {
+                guard let bound else { continue }
+                var ext = FHIR.Extension(url: url)
+                if item.type == .date {
+                    ext.valueDate = bound
+                } else {
+                    ext.valueDateTime = bound
+                }
+                extensions.append(ext)
+            }
+        case .boolean, .time, .display:
             break
         }
         if !extensions.isEmpty { result.extension = extensions }
@@ -111,6 +127,12 @@ extension InstrumentDefinition {
     }
 
     private func apply(_ condition: Condition, to item: inout FHIR.QuestionnaireItem) {
+        guard condition.groups.isEmpty else {
+            var expression = FHIR.Extension(url: FHIR.URLs.enableWhenExpression)
+            expression.valueExpression = FHIR.Expression(language: "text/fhirpath", expression: fhirPath(condition))
+            item.extension = (item.extension ?? []) + [expression]
+            return
+        }
         item.enableBehavior = condition.clauses.count > 1 ? condition.mode.rawValue : nil
         item.enableWhen = condition.clauses.map { clause in
             var enable = FHIR.EnableWhen(question: clause.item, operator: Self.fhirOperator(clause.operator))
@@ -151,6 +173,8 @@ extension InstrumentDefinition {
         case .notEquals: return "!="
         case .greater: return ">"
         case .less: return "<"
+        case .atLeast: return ">="
+        case .atMost: return "<="
         case .answered: return "exists"
         }
     }
@@ -416,6 +440,8 @@ public enum FHIRQuestionnaireImport {
                 case "!=": clauses.append(Clause(item: rule.question, .notEquals, value))
                 case ">": clauses.append(Clause(item: rule.question, .greater, value))
                 case "<": clauses.append(Clause(item: rule.question, .less, value))
+                case ">=": clauses.append(Clause(item: rule.question, .atLeast, value))
+                case "<=": clauses.append(Clause(item: rule.question, .atMost, value))
                 default: validator.add("\(path).enableWhen.\(index).operator", .notAllowed)
                 }
             }

@@ -103,11 +103,25 @@ public enum FHIR {
         public var valueDecimal: Double?
         public var valueString: String?
         public var valueCode: String?
+        public var valueDate: String?
+        public var valueDateTime: String?
         public var valueCodeableConcept: CodeableConcept?
+        public var valueExpression: Expression?
         public var `extension`: [Extension]?
 
         public init(url: String) {
             self.url = url
+        }
+    }
+
+    /// An expression in a language such as FHIRPath, as SDC's calculated and enable-when extensions carry.
+    public struct Expression: Codable, Sendable {
+        public var language: String
+        public var expression: String?
+
+        public init(language: String, expression: String?) {
+            self.language = language
+            self.expression = expression
         }
     }
 
@@ -176,6 +190,9 @@ public enum FHIR {
         public static let itemWeight = "http://hl7.org/fhir/StructureDefinition/itemWeight"
         public static let maxDecimalPlaces = "http://hl7.org/fhir/StructureDefinition/maxDecimalPlaces"
         public static let unit = "http://hl7.org/fhir/StructureDefinition/questionnaire-unit"
+        public static let regex = "http://hl7.org/fhir/StructureDefinition/regex"
+        public static let enableWhenExpression =
+            "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-enableWhenExpression"
         /// Interlude's scoring rules and bands, so an export can be imported again without losing them.
         public static let scoring = "urn:interlude:fhir:scoring"
     }

@@ -224,13 +224,19 @@ public struct Item: Codable, Hashable, Sendable {
     public var unit: String?
     public var maxLength: Int?
     public var multiline: Bool
+    /// The earliest and latest answer a date or date-time item accepts, as ISO text (`2026-01-31`).
+    public var earliest: String?
+    public var latest: String?
+    /// The shape a text answer must have, where it is more than free text.
+    public var format: TextFormat?
     public var visibleWhen: Condition?
 
     public init(
         id: String, type: ItemType, text: LocalizedText, help: LocalizedText? = nil, required: Bool = false,
         options: [AnswerOption]? = nil, min: Double? = nil, max: Double? = nil, step: Double? = nil,
         minLabel: LocalizedText? = nil, maxLabel: LocalizedText? = nil, decimals: Int? = nil, unit: String? = nil,
-        maxLength: Int? = nil, multiline: Bool = false, visibleWhen: Condition? = nil
+        maxLength: Int? = nil, multiline: Bool = false, earliest: String? = nil, latest: String? = nil,
+        format: TextFormat? = nil, visibleWhen: Condition? = nil
     ) {
         self.id = id
         self.type = type
@@ -247,12 +253,15 @@ public struct Item: Codable, Hashable, Sendable {
         self.unit = unit
         self.maxLength = maxLength
         self.multiline = multiline
+        self.earliest = earliest
+        self.latest = latest
+        self.format = format
         self.visibleWhen = visibleWhen
     }
 
     enum CodingKeys: String, CodingKey {
         case id, type, text, help, required, options, min, max, step, minLabel, maxLabel, decimals, unit, maxLength
-        case multiline, visibleWhen
+        case multiline, earliest, latest, format, visibleWhen
     }
 
     public init(from decoder: any Decoder) throws {
@@ -272,6 +281,9 @@ public struct Item: Codable, Hashable, Sendable {
         unit = try container.decodeIfPresent(String.self, forKey: .unit)
         maxLength = try container.decodeIfPresent(Int.self, forKey: .maxLength)
         multiline = try container.decodeIfPresent(Bool.self, forKey: .multiline) ?? false
+        earliest = try container.decodeIfPresent(String.self, forKey: .earliest)
+        latest = try container.decodeIfPresent(String.self, forKey: .latest)
+        format = try container.decodeIfPresent(TextFormat.self, forKey: .format)
         visibleWhen = try container.decodeIfPresent(Condition.self, forKey: .visibleWhen)
     }
 
@@ -292,6 +304,9 @@ public struct Item: Codable, Hashable, Sendable {
         try container.encodeIfPresent(unit, forKey: .unit)
         try container.encodeIfPresent(maxLength, forKey: .maxLength)
         if multiline { try container.encode(true, forKey: .multiline) }
+        try container.encodeIfPresent(earliest, forKey: .earliest)
+        try container.encodeIfPresent(latest, forKey: .latest)
+        try container.encodeIfPresent(format, forKey: .format)
         try container.encodeIfPresent(visibleWhen, forKey: .visibleWhen)
     }
 
@@ -299,7 +314,33 @@ public struct Item: Codable, Hashable, Sendable {
     public static let defaultTextLimit = 2000
 }
 
-/// When an item or section is shown: its clauses combined with `all` (every one true) or `any` (at least one).
+/// Shapes of text answers Interlude checks, for values a questionnaire asks for as text.
+public enum TextFormat: String, Codable, Hashable, Sendable, CaseIterable {
+    /// A duration in minutes and seconds, `m:ss` or `mm:ss` (up to 999 minutes), as REDCap's `time_mm_ss`.
+    case minutesSeconds
+
+    /// The shape as the regular expression of FHIR's `regex` extension.
+    public var fhirRegex: String {
+        switch self {
+        case .minutesSeconds: "^[0-9]{1,3}:[0-5][0-9]$"
+        }
+    }
+
+    /// Whether `text` has this shape.
+    public func accepts(_ text: String) -> Bool {
+        switch self {
+        case .minutesSeconds:
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, (1...3).contains(parts[0].count), parts[1].count == 2,
+                parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }), let seconds = Int(parts[1])
+            else { return false }
+            return seconds < 60
+        }
+    }
+}
+
+/// When an item or section is shown: its clauses and nested groups combined with `all` (every one true) or `any`
+/// (at least one). Groups say what parentheses say in branching logic: `[a] = 1 and ([b] = 1 or [c] = 1)`.
 public struct Condition: Codable, Hashable, Sendable {
     public enum Mode: String, Codable, Hashable, Sendable {
         case all
@@ -308,19 +349,39 @@ public struct Condition: Codable, Hashable, Sendable {
 
     public var mode: Mode
     public var clauses: [Clause]
+    public var groups: [Condition]
 
-    public init(_ mode: Mode = .all, _ clauses: [Clause]) {
+    /// The deepest nesting of groups accepted, deeper than any branching logic people write.
+    public static let maxDepth = 8
+
+    public init(_ mode: Mode = .all, _ clauses: [Clause], groups: [Condition] = []) {
         self.mode = mode
         self.clauses = clauses
+        self.groups = groups
     }
 
-    enum CodingKeys: String, CodingKey { case mode, clauses }
+    enum CodingKeys: String, CodingKey { case mode, clauses, groups }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         mode = try container.decodeIfPresent(Mode.self, forKey: .mode) ?? .all
-        clauses = try container.decode([Clause].self, forKey: .clauses)
+        clauses = try container.decodeIfPresent([Clause].self, forKey: .clauses) ?? []
+        groups = try container.decodeIfPresent([Condition].self, forKey: .groups) ?? []
     }
+
+    /// A condition without groups is written as before groups existed.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(mode, forKey: .mode)
+        try container.encode(clauses, forKey: .clauses)
+        if !groups.isEmpty { try container.encode(groups, forKey: .groups) }
+    }
+
+    /// Every clause, also those of nested groups.
+    public var allClauses: [Clause] { clauses + groups.flatMap(\.allClauses) }
+
+    /// How deep the groups nest: 0 without groups.
+    public var depth: Int { groups.map { $0.depth + 1 }.max() ?? 0 }
 }
 
 /// One comparison of another item's answer.
@@ -330,6 +391,9 @@ public struct Clause: Codable, Hashable, Sendable {
         case notEquals
         case greater
         case less
+        /// At least (`>=`) and at most (`<=`) the value.
+        case atLeast
+        case atMost
         /// `value` true: the item has an answer; false: it has none.
         case answered
     }

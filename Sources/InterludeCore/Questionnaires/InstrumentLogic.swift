@@ -75,6 +75,8 @@ public struct InstrumentLogic: Sendable {
         case .notEquals: return !matches(answer, value)
         case .greater: return compare(answer, value).map { $0 > 0 } ?? false
         case .less: return compare(answer, value).map { $0 < 0 } ?? false
+        case .atLeast: return compare(answer, value).map { $0 >= 0 } ?? false
+        case .atMost: return compare(answer, value).map { $0 <= 0 } ?? false
         case .answered: return false
         }
     }
@@ -112,7 +114,9 @@ public struct InstrumentLogic: Sendable {
         }
     }
 
-    /// Evaluates visibility once per item and section, following references between them.
+    /// Evaluates visibility once per item and section, following references between them. Items may depend on
+    /// each other in a circle ("answer, or tick *don't know*": each shown while the other is empty): where a
+    /// reference leads back to an item being decided, that item's answer counts as given, as REDCap reads it.
     struct Evaluator {
         let definition: InstrumentDefinition
         let answers: Answers
@@ -151,9 +155,11 @@ public struct InstrumentLogic: Sendable {
         private mutating func holds(_ condition: Condition) -> Bool {
             var results: [Bool] = []
             for clause in condition.clauses {
-                let answer = itemVisible(clause.item) ? answers[clause.item] : nil
+                let answer =
+                    visiting.contains("item:" + clause.item) || itemVisible(clause.item) ? answers[clause.item] : nil
                 results.append(InstrumentLogic.holds(clause, answer: answer))
             }
+            for group in condition.groups { results.append(holds(group)) }
             switch condition.mode {
             case .all: return results.allSatisfy { $0 }
             case .any: return results.contains(true)

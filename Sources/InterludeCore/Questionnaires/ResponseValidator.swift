@@ -83,13 +83,16 @@ extension InstrumentDefinition {
             if text.hasControlCharacters(allowing: item.multiline ? .multiple : .single) {
                 return (.controlCharacter, nil)
             }
+            if let format = item.format, !format.accepts(text) { return (.invalidFormat, nil) }
             return text.count > limit ? (.tooLong, limit) : nil
         case (.date, .text(let text)):
-            return LocalDate(text) == nil ? (.invalidFormat, nil) : nil
+            guard LocalDate(text) != nil else { return (.invalidFormat, nil) }
+            return Self.within(text, item) ? nil : (.outOfRange, nil)
         case (.time, .text(let text)):
             return Self.isTime(text) ? nil : (.invalidFormat, nil)
         case (.dateTime, .text(let text)):
-            return Self.isDateTime(text) ? nil : (.invalidFormat, nil)
+            guard Self.isDateTime(text) else { return (.invalidFormat, nil) }
+            return Self.within(text, item) ? nil : (.outOfRange, nil)
         default:
             return (.wrongType, nil)
         }
@@ -99,6 +102,14 @@ extension InstrumentDefinition {
         guard NumberLimits.accepts(number) else { return false }
         if let min = item.min, number < min - 1e-9 { return false }
         if let max = item.max, number > max + 1e-9 { return false }
+        return true
+    }
+
+    /// Whether a date or date-time lies within the item's earliest and latest (compared by their dates and times
+    /// as written; a bound given as a date holds for the whole day).
+    static func within(_ text: String, _ item: Item) -> Bool {
+        if let earliest = item.earliest, text.prefix(earliest.count) < earliest { return false }
+        if let latest = item.latest, text.prefix(latest.count) > latest { return false }
         return true
     }
 
