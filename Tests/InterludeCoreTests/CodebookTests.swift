@@ -93,32 +93,47 @@ struct CodebookTests {
         #expect(values == ["1", nil, "1", "0", "1", "62.5", nil, "1", "some"])
     }
 
-    @Test("the REDCap dictionary reads back, form by form, into the same items, options and conditions")
+    @Test(
+        "codebook.csv imports back as it is: one instrument per form with the same sections, items, options, conditions and plain scores"
+    )
     func redcapRoundTrip() throws {
         // setup
         let codebook = Codebook([Self.mood, Self.moodV1])
-        let rows = CSV.parse(REDCapDictionary.csv(codebook))
-
-        // verify: REDCap's header, record_id first
+        let csv = REDCapDictionary.csv(codebook)
+        let rows = CSV.parse(csv)
         #expect(rows[0] == REDCapDictionary.header)
         #expect(rows[1][0] == "record_id")
-        for form in codebook.forms {
-            // act
-            let formRows = rows.dropFirst(2).filter { $0[1] == form.name && !$0[17].hasPrefix("@READONLY") }
-            let imported = try REDCapImport.definition(
-                fromCSV: ([rows[0]] + formRows).map { CSV.row($0, verbatim: REDCapDictionary.syntaxColumns) }.joined())
 
-            // verify
-            let original = form.definition.items.filter(\.type.takesAnswer)
-            #expect(imported.items.map(\.id) == original.map { form.itemNames[$0.id]! })
-            #expect(imported.items.map(\.type) == original.map(\.type))
-            let who = try #require(imported.items.first { $0.id == form.itemNames["who"] })
-            #expect(imported.options(of: who).map(\.code) == ["partner", "friends"])
-            #expect(imported.options(of: who).map { $0.label.text(.en) } == ["Partner", "Friends, colleagues"])
+        // act
+        let imported = try REDCapImport.instruments(fromCSV: csv)
+
+        // verify
+        #expect(imported.instruments.count == codebook.forms.count)
+        for (form, definition) in zip(codebook.forms, imported.instruments) {
+            #expect(definition.key == "daily-mood")
+            let original = form.definition
+            #expect(definition.sections.count == original.sections.count)
+            // A matrix group's name is unique in the project: the later form's is prefixed, as its variables are.
+            #expect(definition.sections[0].id == (form.name == "daily_mood_v1" ? "now" : "daily_mood_v2_now"))
+            #expect(definition.sections[0].title?.text(.en) == "Right now")
+            #expect(definition.sections[0].options == original.sections[0].options)
+            let asked = original.items.filter(\.type.takesAnswer)
+            #expect(definition.items.map(\.id) == asked.map { form.itemNames[$0.id]! })
+            #expect(definition.items.map(\.type) == asked.map(\.type))
+            #expect(definition.items.map { $0.text.text(.en) } == asked.map { $0.text.text(.en) })
+            #expect(definition.items.map(\.required) == asked.map(\.required))
+            let who = try #require(definition.items.first { $0.id == form.itemNames["who"] })
+            #expect(definition.options(of: who) == original.options(of: try #require(original.item("who"))))
             #expect(
                 who.visibleWhen == Condition(.all, [Clause(item: form.itemNames["company"]!, .equals, .bool(true))]))
-            #expect(imported.items.first { $0.id == form.itemNames["sad"] }?.required == true)
+            let energy = try #require(definition.items.first { $0.id == form.itemNames["energy"] })
+            #expect(energy.min == 0 && energy.max == 100 && energy.maxLabel?.text(.en) == "full")
+            let score = try #require(definition.scores.first)
+            #expect(score.method == .sum && score.items == [form.itemNames["sad"]!])
+            #expect(definition.problems() == [])
         }
+        #expect(
+            imported.notes.map(\.kind) == [.recordID, .calculationAsScore, .readOnly, .calculationAsScore, .readOnly])
     }
 
     @Test("codebook.json names each option's column and what changed from the previous version")

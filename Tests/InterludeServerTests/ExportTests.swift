@@ -344,8 +344,9 @@ struct ExportPackageTests {
                 readme.contains("Stress study (open)") && readme.contains("mood-vas version 1")
                     && readme.contains("Participants: 2"))
             let dictionary = String(decoding: try #require(files["codebook.csv"]), as: UTF8.self)
-            let imported = try REDCapImport.definition(fromCSV: dictionary)
-            #expect(imported.items.map(\.id) == ["record_id", "mood", "note", "score_mood", "score_mood_band"])
+            let imported = try REDCapImport.instruments(fromCSV: dictionary)
+            #expect(imported.instruments.map(\.key) == ["mood-vas"])
+            #expect(imported.instruments.first?.items.map(\.id) == ["mood", "note"])
             let codebook =
                 try JSONSerialization.jsonObject(with: try #require(files["codebook.json"])) as? [String: Any]
             #expect((codebook?["forms"] as? [[String: Any]])?.first?["form"] as? String == "mood_vas_v1")

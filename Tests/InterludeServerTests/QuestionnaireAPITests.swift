@@ -718,6 +718,62 @@ struct QuestionnaireAPITests {
             #expect(reply.status == .created, "\(reply.body.string)")
             let imported = JSON(data: Data(reply.body.string.utf8))
             #expect(imported["key"].string == "daily-mood" && imported["origin"].string == "redcap")
+            #expect(imported["imported"].array.count == 1 && imported["notes"].array.isEmpty)
+        }
+    }
+
+    static let twoForms = #"""
+        Variable / Field Name,Form Name,Section Header,Field Type,Field Label,"Choices, Calculations, OR Slider Labels",Field Note,Text Validation Type OR Show Slider Number,Text Validation Min,Text Validation Max,Identifier?,Branching Logic (Show field only if...),Required Field?,Custom Alignment,Question Number (surveys only),Matrix Group Name,Matrix Ranking?,Field Annotation
+        record_id,screening,,text,Record ID,,,,,,,,,,,,,
+        smoker,screening,,yesno,Do you smoke?,,,,,,,,,,,,,
+        per_day,screening,,text,Cigarettes a day,,,integer,1,100,,[smoker] = '1',,,,,,
+        e1,epds,,radio,I have been able to laugh,"0, As much as I always could | 1, Not quite so much | 2, Definitely not so much | 3, Not at all",,,,,,,,,,,,
+        e2,epds,,radio,I have looked forward with enjoyment,"0, As much as I ever did | 1, Rather less | 2, Definitely less | 3, Hardly at all",,,,,,,,,,,,
+        epds_total,epds,,calc,EPDS total,"sum([e1],[e2])",,,,,,,,,,,,
+        """#
+
+    @Test(
+        "a dictionary of two forms becomes two instruments, all or those chosen, under the file's keys or one of the importer's own; what is not asked is listed"
+    )
+    func importREDCapForms() async throws {
+        try await withTestApp { app in
+            // setup
+            let (researcher, studyID) = try await researcherWithStudy(app)
+            let (rival, rivalStudy) = try await researcherWithStudy(app, "rival@uni.example")
+            func upload(_ client: APIClient, _ study: String, _ query: String = "") async throws -> (HTTPStatus, JSON) {
+                let reply = try await app.app.testing().sendRequest(
+                    .POST, "/api/v1/instruments?studyId=\(study)\(query)",
+                    headers: [
+                        "Authorization": "Bearer \(client.token!)", "Content-Type": "text/csv", "Accept-Language": "de",
+                    ],
+                    body: .init(string: Self.twoForms))
+                return (reply.status, JSON(data: Data(reply.body.string.utf8)))
+            }
+
+            // act
+            let (status, body) = try await upload(researcher, studyID, "&publish=true")
+            let (takenStatus, taken) = try await upload(rival, rivalStudy, "&forms=epds")
+            let (ownStatus, own) = try await upload(rival, rivalStudy, "&forms=epds&key=rival")
+            let (unknownStatus, unknown) = try await upload(rival, rivalStudy, "&forms=diary")
+            let (badKeyStatus, badKey) = try await upload(rival, rivalStudy, "&key=Not%20a%20key")
+
+            // verify
+            #expect(status == .created, "\(body)")
+            #expect(body["imported"].array.map { $0["key"].string } == ["screening", "epds"])
+            #expect(body["imported"].array.map { $0["status"].string } == ["published", "published"])
+            let notes = body["notes"].array
+            #expect(notes.map { $0["kind"].string } == ["recordID", "calculationAsScore"])
+            #expect(notes.first?["place"].string == #"row 2 (field "record_id")"#)
+            #expect(notes.last?["message"].string?.contains("Score") == true, "in the request's language")
+            let epds = try await researcher.send(.GET, "/instruments/epds/versions/1")
+            #expect(epds.body["scores"][0]["items"].array.count == 2)
+            #expect(takenStatus == .conflict)
+            #expect(taken["detail"].string?.contains("key") == true)
+            #expect(ownStatus == .created, "\(own)")
+            #expect(own["key"].string == "rival" && own["imported"].array.count == 1)
+            #expect(unknownStatus == .unprocessableEntity && unknown.problemFields == ["forms"])
+            #expect(unknown["errors"][0]["detail"].string?.contains("diary") == true)
+            #expect(badKeyStatus == .unprocessableEntity && badKey.problemFields == ["key"])
         }
     }
 
@@ -747,10 +803,10 @@ struct QuestionnaireAPITests {
 
             // verify
             #expect(refused.status == .forbidden || refused.status == .notFound, "\(refused.body.string)")
-            #expect(!refused.body.string.contains("row."), "the file was not read")
+            #expect(!refused.body.string.contains("row "), "the file was not read")
             #expect(read.status == .unprocessableEntity)
             #expect(
-                JSON(data: Data(read.body.string.utf8)).problemFields == ["row.3.branchingLogic"],
+                JSON(data: Data(read.body.string.utf8)).problemFields == [#"row 3 (field "again")"#],
                 "longer than a cell may be")
             #expect(try await app.count("instrument_versions") == before)
         }

@@ -23,14 +23,24 @@ public enum REDCapDictionary {
             text += CSV.row(
                 row(Codebook.recordID, form: first.name, type: "text", label: "Pseudonym"), verbatim: syntaxColumns)
         }
+        var matrices: Set<String> = []
         for form in codebook.forms {
-            text += rows(of: form).map { CSV.row($0, verbatim: syntaxColumns) }.joined()
+            text += rows(of: form, matrices: &matrices).map { CSV.row($0, verbatim: syntaxColumns) }.joined()
         }
         return text
     }
 
-    static func rows(of form: Codebook.Form) -> [[String?]] {
+    /// The rows of one form. A section whose questions share one scale is a matrix group, named after the section
+    /// (prefixed with the form's name where an earlier form has the name: REDCap wants each group's name unique).
+    static func rows(of form: Codebook.Form, matrices: inout Set<String>) -> [[String?]] {
         let definition = form.definition
+        var matrixNames: [String: String] = [:]
+        for section in definition.sections where !(section.options ?? []).isEmpty {
+            var name = ExportColumn.name(section.id)
+            if matrices.contains(name) { name = ExportColumn.name(form.name + "_" + section.id) }
+            matrices.insert(name)
+            matrixNames[section.id] = name
+        }
         var rows: [[String?]] = []
         var seenSections: Set<String> = []
         var written: Set<String> = []
@@ -41,16 +51,22 @@ public enum REDCapDictionary {
                     continue
                 }
                 var row = itemRow(item, name: name, form: form)
-                if let section = definition.section(containing: id), seenSections.insert(section.id).inserted {
-                    row[2] = section.title?.text(.en)
+                if let section = definition.section(containing: id) {
+                    if seenSections.insert(section.id).inserted { row[2] = section.title?.text(.en) }
+                    if item.type == .single, (item.options ?? []).isEmpty { row[15] = matrixNames[section.id] }
                 }
                 rows.append(row)
             case .score(let id):
                 let rule = definition.scores.first { $0.id == id }
                 var row = row(variable.name, form: form.name, type: "text", label: rule?.title.text(.en) ?? id)
-                row[7] = "number"
-                row[17] =
-                    "@READONLY computed by Interlude: \(rule?.method.rawValue ?? "") of \(rule?.items.joined(separator: ", ") ?? "")"
+                if let rule, let formula = calculation(rule, form: form) {
+                    row[3] = "calc"
+                    row[5] = formula
+                } else {
+                    row[7] = "number"
+                    row[17] =
+                        "@READONLY computed by Interlude: \(rule?.method.rawValue ?? "") of \(rule?.items.joined(separator: ", ") ?? "")"
+                }
                 rows.append(row)
             case .band(let id):
                 let rule = definition.scores.first { $0.id == id }
@@ -61,6 +77,23 @@ public enum REDCapDictionary {
             }
         }
         return rows
+    }
+
+    /// A score REDCap computes the same way, as a calculated field's formula (`sum([a],[b])`): a plain sum or mean
+    /// of items whose option codes are their values; nil for anything more (reversed items, factors, prorating),
+    /// which stays a read-only field Interlude fills in.
+    static func calculation(_ rule: ScoreRule, form: Codebook.Form) -> String? {
+        guard rule.reverse.isEmpty, rule.factor == 1, !rule.prorate,
+            rule.minAnswered ?? rule.items.count == rule.items.count
+        else { return nil }
+        var fields: [String] = []
+        for id in rule.items {
+            guard let item = form.definition.item(id), item.type != .multiple, let name = form.itemNames[id],
+                form.definition.options(of: item).allSatisfy({ $0.score == nil || $0.score == Double($0.code) })
+            else { return nil }
+            fields.append("[\(name)]")
+        }
+        return "\(rule.method.rawValue)(\(fields.joined(separator: ",")))"
     }
 
     private static func itemRow(_ item: Item, name: String, form: Codebook.Form) -> [String?] {
@@ -85,13 +118,15 @@ public enum REDCapDictionary {
         case .scale, .number:
             row[7] = item.decimals == 0 || item.type == .scale ? "integer" : "number"
         case .date: row[7] = "date_ymd"
-        case .time: row[7] = "time"
+        case .time: row[7] = item.step == 1 ? "time_hh_mm_ss" : "time"
         case .dateTime: row[7] = "datetime_ymd"
-        case .text: row[3] = item.multiline ? "notes" : "text"
+        case .text:
+            row[3] = item.multiline ? "notes" : "text"
+            if item.format == .minutesSeconds { row[7] = "time_mm_ss" }
         case .display: row[3] = "descriptive"
         }
-        row[8] = item.min.map(CSV.number)
-        row[9] = item.max.map(CSV.number)
+        row[8] = item.min.map(CSV.number) ?? item.earliest
+        row[9] = item.max.map(CSV.number) ?? item.latest
         row[12] = item.required ? "y" : nil
         let condition = item.visibleWhen ?? definition.section(containing: item.id)?.visibleWhen
         row[11] = condition.flatMap { branching($0, definition: definition, names: form.itemNames) }
@@ -122,11 +157,18 @@ public enum REDCapDictionary {
             case (.equals, let value?), (.notEquals, let value?):
                 parts.append(
                     "[\(name)] \(clause.operator == .equals ? "=" : "<>") '\(ExportValue.raw(value, for: item))'")
-            case (.greater, .number(let number)?), (.less, .number(let number)?):
-                parts.append("[\(name)] \(clause.operator == .greater ? ">" : "<") \(CSV.number(number))")
+            case (.greater, let value?), (.less, let value?), (.atLeast, let value?), (.atMost, let value?):
+                // In order, by number: an option code that is one compares as REDCap compares it.
+                guard let number = InstrumentLogic.numeric(value) else { return nil }
+                let symbol = [Clause.Operator.greater: ">", .less: "<", .atLeast: ">=", .atMost: "<="][clause.operator]
+                parts.append("[\(name)] \(symbol ?? "") \(CSV.number(number))")
             default:
                 return nil
             }
+        }
+        for group in condition.groups {
+            guard let inner = branching(group, definition: definition, names: names) else { return nil }
+            parts.append("(" + inner + ")")
         }
         return parts.isEmpty ? nil : parts.joined(separator: condition.mode == .all ? " and " : " or ")
     }

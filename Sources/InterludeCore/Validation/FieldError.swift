@@ -8,11 +8,15 @@ public struct FieldError: Equatable, Hashable, Sendable, Codable {
     public var code: Code
     /// Extra values a message may need, e.g. the maximum length.
     public var limit: Int?
+    /// What the problem is about, quoted from the input where the field alone does not say it: the branching logic
+    /// or the field type of an imported file that Interlude cannot read.
+    public var detail: String?
 
-    public init(field: String, code: Code, limit: Int? = nil) {
+    public init(field: String, code: Code, limit: Int? = nil, detail: String? = nil) {
         self.field = field
         self.code = code
         self.limit = limit
+        self.detail = detail
     }
 
     public enum Code: String, Sendable, Codable, CaseIterable {
@@ -45,6 +49,14 @@ public struct FieldError: Equatable, Hashable, Sendable, Codable {
         case outsideWindow
         /// An upload too large or intricate to read within its budget.
         case tooComplex
+        // imported questionnaires: what a file says that Interlude cannot do, quoted in `detail`
+        case unsupportedFieldType
+        case unsupportedLogic
+        case longitudinalLogic
+        case otherForm
+        case unknownField
+        case notAsked
+        case choicesFormat
     }
 }
 
@@ -67,8 +79,8 @@ public struct FieldValidator: Sendable {
 
     public init() {}
 
-    public mutating func add(_ field: String, _ code: FieldError.Code, limit: Int? = nil) {
-        errors.append(FieldError(field: field, code: code, limit: limit))
+    public mutating func add(_ field: String, _ code: FieldError.Code, limit: Int? = nil, detail: String? = nil) {
+        errors.append(FieldError(field: field, code: code, limit: limit, detail: detail))
     }
 
     /// Checks presence, length and characters of a text field; returns the trimmed text when it is usable. A

@@ -31,6 +31,25 @@ struct InstrumentGovernance: Sendable {
         return record
     }
 
+    /// Imports every instrument of an uploaded file as a draft (published at once with `publish`): all of them or,
+    /// when one is refused, none.
+    func importUpload(_ upload: InstrumentCatalog.Upload, for studyID: UUID?, publish: Bool, by user: UserRecord)
+        async throws -> [InstrumentVersionRecord]
+    {
+        let services = services
+        return try await database.atomically { transaction in
+            let governance = InstrumentGovernance(database: transaction, services: services)
+            var records: [InstrumentVersionRecord] = []
+            for definition in upload.definitions {
+                var record = try await governance.importDraft(
+                    definition, format: upload.format, for: studyID, by: user)
+                if publish { record = try await governance.publish(record.key, record.version, by: user) }
+                records.append(record)
+            }
+            return records
+        }
+    }
+
     /// Throws unless the user may import instruments for `studyID` (for no study: an administrator). Asked before an
     /// upload is read, so nobody else makes the server read a file.
     func requireImporter(for studyID: UUID?, by user: UserRecord) async throws {

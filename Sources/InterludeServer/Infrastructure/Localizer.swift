@@ -88,9 +88,14 @@ package struct Localizer: Sendable {
         return result
     }
 
+    /// What an import did with something it left out of the questions.
+    func message(for note: ImportNote, _ language: Language) -> String {
+        text("import.note.\(note.kind.rawValue)", language, ["subject": note.subject])
+    }
+
     /// The message for one field problem: a field-specific text when there is one, else the generic one.
     func message(for error: FieldError, _ language: Language) -> String {
-        let arguments = ["limit": error.limit.map(String.init) ?? ""]
+        let arguments = ["limit": error.limit.map(String.init) ?? "", "detail": error.detail ?? ""]
         let specific = "field.\(error.field).\(error.code.rawValue)"
         if has(specific) { return text(specific, language, arguments) }
         return text("field.\(error.code.rawValue)", language, arguments)

@@ -36,33 +36,77 @@ package struct InstrumentCatalog: Sendable {
     /// How long reading an uploaded instrument may take.
     static let uploadBudget: Duration = .seconds(5)
 
-    /// Reads an uploaded instrument on the thread pool, off the threads that serve requests, within `uploadBudget`.
-    static func parseUpload(_ data: Data, format: Format?, on threadPool: NIOThreadPool) async throws -> (
-        InstrumentDefinition, Format
-    ) {
-        try await threadPool.runIfActive { try parse(data, format: format, budget: WorkBudget(uploadBudget)) }
+    /// What an import asks for besides the file: which forms of a REDCap dictionary (all when nil), and a key of
+    /// the importer's own in place of the one the file suggests.
+    package struct Choice: Sendable {
+        var forms: [String]?
+        var key: String?
+
+        init(forms: [String]? = nil, key: String? = nil) {
+            self.forms = forms
+            self.key = key
+        }
+
+        /// From the comma-separated form names and the key a person typed; blank means not chosen.
+        init(forms: String?, key: String?) throws {
+            let names = (forms ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty }
+            self.forms = names.isEmpty ? nil : names
+            let key = key?.trimmingCharacters(in: .whitespaces) ?? ""
+            guard key.isEmpty || InstrumentDefinition.isValidKey(key) else {
+                throw AppError.field("key", .invalidFormat)
+            }
+            self.key = key.isEmpty ? nil : key
+        }
     }
 
-    /// Reads an instrument from our JSON, a FHIR Questionnaire or a REDCap data dictionary and checks it.
-    static func parse(_ data: Data, format: Format?, budget: WorkBudget = .unlimited) throws -> (
-        InstrumentDefinition, Format
-    ) {
+    /// The instruments a file holds (one per form of a REDCap dictionary), what was left out of them on purpose,
+    /// and the format they were read in.
+    package struct Upload: Sendable {
+        var definitions: [InstrumentDefinition]
+        var notes: [ImportNote]
+        var format: Format
+    }
+
+    /// Reads an uploaded instrument on the thread pool, off the threads that serve requests, within `uploadBudget`.
+    static func parseUpload(_ data: Data, format: Format?, choice: Choice = Choice(), on threadPool: NIOThreadPool)
+        async throws -> Upload
+    {
+        try await threadPool.runIfActive {
+            try parse(data, format: format, choice: choice, budget: WorkBudget(uploadBudget))
+        }
+    }
+
+    /// Reads instruments from our JSON, a FHIR Questionnaire or a REDCap data dictionary and checks them.
+    static func parse(_ data: Data, format: Format?, choice: Choice = Choice(), budget: WorkBudget = .unlimited)
+        throws -> Upload
+    {
         let detected = format ?? detect(data)
-        let definition: InstrumentDefinition
+        var upload = Upload(definitions: [], notes: [], format: detected)
         switch detected {
         case .fhir:
-            definition = try FHIRQuestionnaireImport.definition(from: data, budget: budget)
+            upload.definitions = [try FHIRQuestionnaireImport.definition(from: data, budget: budget)]
         case .redcap:
-            definition = try REDCapImport.definition(fromCSV: String(decoding: data, as: UTF8.self), budget: budget)
+            let result = try REDCapImport.instruments(
+                fromCSV: String(decoding: data, as: UTF8.self), forms: choice.forms, budget: budget)
+            upload.definitions = result.instruments
+            upload.notes = result.notes
         case .json:
             do {
-                definition = try JSONDecoder().decode(InstrumentDefinition.self, from: data)
+                upload.definitions = [try JSONDecoder().decode(InstrumentDefinition.self, from: data)]
             } catch let error as DecodingError {
                 throw ProblemMiddleware.map(error)
             }
         }
-        try definition.validate()
-        return (definition, detected)
+        if let key = choice.key {
+            let several = upload.definitions.count > 1
+            for index in upload.definitions.indices {
+                let own = several ? key + "-" + upload.definitions[index].key : key
+                upload.definitions[index].key = String(own.prefix(InstrumentDefinition.keyMaxLength))
+            }
+        }
+        for definition in upload.definitions { try definition.validate() }
+        return upload
     }
 
     static func detect(_ data: Data) -> Format {
@@ -89,7 +133,7 @@ package struct InstrumentCatalog: Sendable {
         return try files.map { file in
             let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file))
             do {
-                return try parse(data, format: .json).0
+                return try parse(data, format: .json).definitions[0]
             } catch {
                 throw SettingsError.invalid(
                     name: "Resources/Instruments/\(file)", value: "", expected: "a valid instrument: \(error)")

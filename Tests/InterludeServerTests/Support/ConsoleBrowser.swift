@@ -41,22 +41,43 @@ final class ConsoleBrowser: @unchecked Sendable {
         return try await send(.POST, path, form: fields)
     }
 
+    /// Posts a form with a file, as a browser sends `multipart/form-data`; the CSRF token of the last page is added.
+    @discardableResult
+    func upload(_ path: String, _ form: [(String, String)], file: (field: String, name: String, content: String))
+        async throws -> Page
+    {
+        let boundary = "interlude-test-boundary"
+        var body = ""
+        for (name, value) in form + (csrf.map { [("_csrf", $0)] } ?? []) {
+            body += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n"
+        }
+        body +=
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(file.field)\"; filename=\"\(file.name)\"\r\n"
+            + "Content-Type: text/csv\r\n\r\n\(file.content)\r\n--\(boundary)--\r\n"
+        return try await send(
+            .POST, path, body: ByteBuffer(string: body),
+            contentType: HTTPMediaType(type: "multipart", subType: "form-data", parameters: ["boundary": boundary]))
+    }
+
     private func send(_ method: HTTPMethod, _ path: String, form: [(String, String)]?) async throws -> Page {
+        guard let form else { return try await send(method, path, body: nil, contentType: nil) }
+        TestSecrets.record(form.filter { ["email", "password", "newPassword", "token"].contains($0.0) }.map(\.1))
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let encoded = form.map {
+            "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+        }.joined(separator: "&")
+        return try await send(method, path, body: ByteBuffer(string: encoded), contentType: .urlEncodedForm)
+    }
+
+    private func send(_ method: HTTPMethod, _ path: String, body: ByteBuffer?, contentType: HTTPMediaType?)
+        async throws -> Page
+    {
         var headers: HTTPHeaders = ["X-Forwarded-For": "203.0.113.50"]
         if !cookies.isEmpty {
             headers.add(name: .cookie, value: cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
         }
-        var body: ByteBuffer?
-        if let form {
-            TestSecrets.record(form.filter { ["email", "password", "newPassword", "token"].contains($0.0) }.map(\.1))
-            var allowed = CharacterSet.alphanumerics
-            allowed.insert(charactersIn: "-._~")
-            let encoded = form.map {
-                "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
-            }.joined(separator: "&")
-            body = ByteBuffer(string: encoded)
-            headers.contentType = .urlEncodedForm
-        }
+        if let contentType { headers.contentType = contentType }
         let response = try await context.app.testing().sendRequest(method, path, headers: headers, body: body)
         for header in response.headers[.setCookie] {
             let pair = header.split(separator: ";").first.map(String.init) ?? ""

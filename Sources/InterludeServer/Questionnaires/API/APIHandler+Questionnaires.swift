@@ -40,15 +40,23 @@ extension APIHandler {
             guard let id = UUID(uuidString: raw) else { throw AppError.field("studyId", .invalidFormat) }
             return id
         }
+        let choice = try InstrumentCatalog.Choice(forms: input.query.forms, key: input.query.key)
         let governance = context.instrumentGovernance
         try await governance.requireImporter(for: studyID, by: user)
-        let (definition, detected) = try await InstrumentCatalog.parseUpload(
-            data, format: format, on: context.request.application.threadPool)
-        var record = try await governance.importDraft(definition, format: detected, for: studyID, by: user)
-        if input.query.publish == true {
-            record = try await governance.publish(record.key, record.version, by: user)
+        let upload = try await InstrumentCatalog.parseUpload(
+            data, format: format, choice: choice, on: context.request.application.threadPool)
+        let records = try await governance.importUpload(
+            upload, for: studyID, publish: input.query.publish == true, by: user)
+        let language = context.request.language
+        let summaries = try records.map { try Components.Schemas.InstrumentSummary($0, language: language) }
+        guard let first = summaries.first else { throw AppError.field("forms", .required) }
+        let localizer = context.services.localizer
+        let notes = upload.notes.map { note in
+            Components.Schemas.ImportNote(
+                place: note.place, kind: .init(rawValue: note.kind.rawValue) ?? .readOnly, subject: note.subject,
+                message: localizer.message(for: note, language))
         }
-        return .created(.init(body: .json(try .init(record, language: context.request.language))))
+        return .created(.init(body: .json(.init(value1: first, value2: .init(imported: summaries, notes: notes)))))
     }
 
     func getInstrumentVersion(_ input: Operations.GetInstrumentVersion.Input) async throws

@@ -50,15 +50,14 @@ struct ConsoleInstrumentEditorController {
                 guard let parsed = UUID(uuidString: study) else { throw AppError.field("study", .invalidFormat) }
                 studyID = parsed
             }
-            let parsed: (InstrumentDefinition, InstrumentCatalog.Format)
+            let parsed: InstrumentCatalog.Upload
             do {
                 parsed = try InstrumentCatalog.parse(Data(form.definition.utf8), format: .json)
             } catch AppError.malformedRequest {
                 throw AppError.field("definition", .invalidFormat)
             }
-            let (definition, format) = parsed
             let record = try await InstrumentGovernance(database: request.db, services: request.services)
-                .importDraft(definition, format: format, for: studyID, by: user)
+                .importDraft(parsed.definitions[0], format: parsed.format, for: studyID, by: user)
             return request.redirect(
                 to: .instrument(key: record.key, version: record.version), query: [("imported", "1")])
         } catch {

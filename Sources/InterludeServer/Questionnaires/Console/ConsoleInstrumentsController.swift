@@ -7,6 +7,8 @@ struct ConsoleInstrumentsController {
     struct ImportForm: Content {
         var file: File
         var study: String?
+        var key: String?
+        var forms: String?
     }
 
     func register(on routes: any RoutesBuilder) {
@@ -26,11 +28,12 @@ struct ConsoleInstrumentsController {
         InstrumentGovernance(database: request.db, services: request.services)
     }
 
-    private func renderList(_ request: Request, errors: FormErrors = FormErrors(), status: HTTPResponseStatus = .ok)
-        async throws -> Response
-    {
+    private func renderList(
+        _ request: Request, errors: FormErrors = FormErrors(), status: HTTPResponseStatus = .ok,
+        imported: [InstrumentVersionRecord] = [], notes: [ImportNote] = []
+    ) async throws -> Response {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
-        let content = try await pages(request, user).list(errors: errors)
+        let content = try await pages(request, user).list(errors: errors, imported: imported, notes: notes)
         return try await request.renderConsole(
             "console/instruments", titleKey: "console.instruments.title", content: content,
             status: status)
@@ -40,7 +43,9 @@ struct ConsoleInstrumentsController {
         try await renderList(request)
     }
 
-    /// Imports an uploaded file (JSON, FHIR or REDCap CSV, told apart by content) as a draft.
+    /// Imports an uploaded file (JSON, FHIR or REDCap CSV, told apart by content) as drafts: one instrument opens
+    /// its preview; several (a REDCap dictionary's forms), or any left out of the questions, are listed with the
+    /// catalog.
     func upload(_ request: Request) async throws -> Response {
         let user = try request.consoleUser(.therapist, .researcher, .admin)
         do {
@@ -52,13 +57,17 @@ struct ConsoleInstrumentsController {
                 guard let parsed = UUID(uuidString: study) else { throw AppError.field("study", .invalidFormat) }
                 studyID = parsed
             }
+            let choice = try InstrumentCatalog.Choice(forms: form.forms, key: form.key)
             let instruments = governance(request)
             try await instruments.requireImporter(for: studyID, by: user)
-            let (definition, format) = try await InstrumentCatalog.parseUpload(
-                data, format: nil, on: request.application.threadPool)
-            let record = try await instruments.importDraft(definition, format: format, for: studyID, by: user)
-            return request.redirect(
-                to: .instrument(key: record.key, version: record.version), query: [("imported", "1")])
+            let upload = try await InstrumentCatalog.parseUpload(
+                data, format: nil, choice: choice, on: request.application.threadPool)
+            let records = try await instruments.importUpload(upload, for: studyID, publish: false, by: user)
+            if records.count == 1, upload.notes.isEmpty, let record = records.first {
+                return request.redirect(
+                    to: .instrument(key: record.key, version: record.version), query: [("imported", "1")])
+            }
+            return try await renderList(request, imported: records, notes: upload.notes)
         } catch {
             guard let errors = FormErrors.from(error, request: request) else { throw error }
             return try await renderList(request, errors: errors, status: errors.status)
@@ -122,7 +131,12 @@ struct ConditionDescription: Sendable {
     let localizer: Localizer
 
     func text(_ condition: Condition) -> String {
-        let parts = condition.clauses.map { clause -> String in
+        localizer.text("condition.shownWhen", language, ["clauses": clauses(condition)])
+    }
+
+    /// The clauses joined by "and" or "or", nested groups in parentheses.
+    private func clauses(_ condition: Condition) -> String {
+        var parts = condition.clauses.map { clause -> String in
             let item = definition.item(clause.item)
             let question = "„\(item?.text.text(language) ?? clause.item)“"
             let value = clause.value.map { describe($0, item: item) } ?? ""
@@ -130,8 +144,9 @@ struct ConditionDescription: Sendable {
                 "condition.\(clause.operator.rawValue)\(clause.operator == .answered && clause.value == .bool(false) ? ".not" : "")",
                 language, ["item": question, "value": value])
         }
+        parts += condition.groups.map { "(" + clauses($0) + ")" }
         let joiner = localizer.text(condition.mode == .all ? "condition.and" : "condition.or", language)
-        return localizer.text("condition.shownWhen", language, ["clauses": parts.joined(separator: " \(joiner) ")])
+        return parts.joined(separator: " \(joiner) ")
     }
 
     private func describe(_ value: AnswerValue, item: Item?) -> String {

@@ -28,6 +28,9 @@ struct InstrumentPages: Sendable {
         /// An administrator may import for the whole installation.
         var forInstallation: Bool
         var errors: FormErrors
+        /// What the import just made, and what it left out of the questions and why.
+        var imported: [Row] = []
+        var notes: [String] = []
     }
 
     struct PreviewContent: Encodable, Sendable {
@@ -87,7 +90,9 @@ struct InstrumentPages: Sendable {
     private var catalog: InstrumentCatalog { InstrumentCatalog(database: database, services: services) }
     private var governance: InstrumentGovernance { InstrumentGovernance(database: database, services: services) }
 
-    func list(errors: FormErrors) async throws -> ListContent {
+    func list(errors: FormErrors, imported: [InstrumentVersionRecord] = [], notes: [ImportNote] = []) async throws
+        -> ListContent
+    {
         let records = try await governance.visible(try await catalog.overview(), to: viewer)
         let studies = try await governance.studies(for: viewer).map {
             StudyOption(id: $0.id?.uuidString ?? "", title: $0.title)
@@ -95,7 +100,8 @@ struct InstrumentPages: Sendable {
         let forInstallation = viewer.role == .admin
         return ListContent(
             instruments: rows(records), canManage: forInstallation || !studies.isEmpty,
-            studies: studies, forInstallation: forInstallation, errors: errors)
+            studies: studies, forInstallation: forInstallation, errors: errors, imported: rows(imported),
+            notes: notes.map { "\($0.place): \(localizer.message(for: $0, language))" })
     }
 
     /// The questionnaire editor: the definition to start from as JSON, where a save may belong, and what the last
@@ -127,7 +133,8 @@ struct InstrumentPages: Sendable {
         "removeBand", "removeClause", "removeItem", "removeOption", "removeScore", "removeSection", "required",
         "reverse", "score", "scoreId", "scoreItems", "scoreTitle", "scores", "section", "sectionDescription",
         "sectionId", "sectionTitle", "sharedScale", "step", "text", "type", "unit", "usesSectionScale", "value",
-        "op.equals", "op.notEquals", "op.greater", "op.less", "op.answered", "language.en", "language.de",
+        "op.equals", "op.notEquals", "op.greater", "op.less", "op.atLeast", "op.atMost", "op.answered", "nestedGroups",
+        "language.en", "language.de",
     ]
 
     func editor(definition: String, basedOn: String?, selectedStudy: String?, errors: FormErrors) async throws
