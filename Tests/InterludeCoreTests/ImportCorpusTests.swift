@@ -41,19 +41,29 @@ struct ImportCorpus: Decodable {
 
 @Suite("The import corpus: each file arrives as its authors wrote it, or is refused by place")
 struct ImportCorpusTests {
+    /// The file read as its extension says: a REDCap dictionary or a FHIR Questionnaire.
+    static func read(_ file: String) throws -> REDCapImport.Result {
+        let data = try Data(contentsOf: ImportCorpus.folder.appendingPathComponent(file))
+        if file.hasSuffix(".csv") {
+            return try REDCapImport.instruments(fromCSV: String(decoding: data, as: UTF8.self))
+        }
+        let result = try FHIRQuestionnaireImport.read(from: data)
+        return REDCapImport.Result(instruments: [result.definition], notes: result.notes)
+    }
+
     @Test("item by item, notes, visibility and scores as the manifest says", arguments: ImportCorpus.loaded.files)
     func entry(_ entry: ImportCorpus.Entry) throws {
-        let text = try String(contentsOf: ImportCorpus.folder.appendingPathComponent(entry.file), encoding: .utf8)
         guard let expected = entry.instruments else {
-            #expect(throws: ValidationFailure.self) { try REDCapImport.instruments(fromCSV: text) }
+            #expect(throws: ValidationFailure.self) { try Self.read(entry.file) }
             do {
-                _ = try REDCapImport.instruments(fromCSV: text)
-            } catch {
-                #expect(error.errors.map { [$0.field, $0.code.rawValue] } == entry.problems)
+                _ = try Self.read(entry.file)
+            } catch let failure as ValidationFailure {
+                #expect(failure.errors.map { [$0.field, $0.code.rawValue] } == entry.problems)
+                #expect(failure.errors.allSatisfy { $0.detail != nil })
             }
             return
         }
-        let result = try REDCapImport.instruments(fromCSV: text)
+        let result = try Self.read(entry.file)
         #expect(result.instruments.map(\.key) == expected.map(\.key))
         #expect(result.notes.map { [$0.kind.rawValue, $0.subject] } == entry.notes)
         for (definition, wanted) in zip(result.instruments, expected) {

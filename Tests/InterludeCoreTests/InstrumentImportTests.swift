@@ -146,12 +146,20 @@ struct InstrumentImportTests {
     func brokenFHIR() throws {
         let attachment =
             #"{"resourceType": "Questionnaire", "name": "X", "item": [{"linkId": "photo", "text": "Photo", "type": "attachment"}]}"#
-        #expect(throws: ValidationFailure(field: "item.0.type", code: .notAllowed)) {
+        #expect(
+            throws: ValidationFailure([
+                FieldError(field: "item[0].type", code: .unsupportedItemType, detail: "attachment")
+            ])
+        ) {
             try FHIRQuestionnaireImport.definition(from: Data(attachment.utf8))
         }
         let valueSet =
             #"{"resourceType": "Questionnaire", "name": "X", "item": [{"linkId": "c", "text": "C", "type": "choice", "answerValueSet": "http://x"}]}"#
-        #expect(throws: ValidationFailure(field: "item.0.answerOption", code: .notAllowed)) {
+        #expect(
+            throws: ValidationFailure([
+                FieldError(field: "item[0].answerValueSet", code: .externalValueSet, detail: "http://x")
+            ])
+        ) {
             try FHIRQuestionnaireImport.definition(from: Data(valueSet.utf8))
         }
         #expect(throws: ValidationFailure(field: "resourceType", code: .invalidValue)) {

@@ -154,6 +154,16 @@ private struct DefinitionChecker {
             if item.latest != nil { validator.add("\(path).latest", .notAllowed) }
         }
         if item.format != nil && item.type != .text { validator.add("\(path).format", .notAllowed) }
+        if let pattern = item.pattern {
+            if item.type != .text {
+                validator.add("\(path).pattern", .notAllowed)
+            } else if let problem = TextPattern.problem(pattern) {
+                validator.add("\(path).pattern", problem, limit: problem == .tooLong ? TextPattern.maxLength : nil)
+            }
+        }
+        if let linkId = item.linkId, linkId.isEmpty || linkId.count > 255 {
+            validator.add("\(path).linkId", .invalidFormat)
+        }
         if item.type == .display && item.required { validator.add("\(path).required", .notAllowed) }
     }
 

@@ -29,7 +29,7 @@ extension InstrumentDefinition {
             questionnaire.extension = [scoring]
         }
         questionnaire.item = sections.map { section in
-            var group = FHIR.QuestionnaireItem(linkId: section.id, text: nil, type: "group")
+            var group = FHIR.QuestionnaireItem(linkId: section.linkId ?? section.id, text: nil, type: "group")
             if let sectionTitle = section.title ?? section.description {
                 (group.text, group._text) = sectionTitle.fhir(primary: primary)
             }
@@ -41,7 +41,7 @@ extension InstrumentDefinition {
     }
 
     private func fhirItem(_ item: Item, primary: Language) -> FHIR.QuestionnaireItem {
-        var result = FHIR.QuestionnaireItem(linkId: item.id, text: nil, type: Self.fhirType(of: item))
+        var result = FHIR.QuestionnaireItem(linkId: item.fhirLinkId, text: nil, type: Self.fhirType(of: item))
         (result.text, result._text) = item.text.fhir(primary: primary)
         if item.type.takesAnswer && item.required { result.required = true }
         var extensions: [FHIR.Extension] = []
@@ -79,7 +79,8 @@ extension InstrumentDefinition {
             var labels: [FHIR.QuestionnaireItem] = []
             for (suffix, control, label) in [("lower", "lower", item.minLabel), ("upper", "upper", item.maxLabel)] {
                 guard let label else { continue }
-                var display = FHIR.QuestionnaireItem(linkId: "\(item.id).\(suffix)", text: nil, type: "display")
+                var display = FHIR.QuestionnaireItem(
+                    linkId: "\(item.fhirLinkId).\(suffix)", text: nil, type: "display")
                 (display.text, display._text) = label.fhir(primary: primary)
                 display.extension = [.itemControl(control)]
                 labels.append(display)
@@ -87,9 +88,9 @@ extension InstrumentDefinition {
             if !labels.isEmpty { result.item = labels }
         case .text:
             result.maxLength = item.maxLength ?? Item.defaultTextLimit
-            if let format = item.format {
+            if let pattern = item.format?.fhirRegex ?? item.pattern {
                 var regex = FHIR.Extension(url: FHIR.URLs.regex)
-                regex.valueString = format.fhirRegex
+                regex.valueString = pattern
                 extensions.append(regex)
             }
         case .date, .dateTime:
@@ -135,7 +136,9 @@ extension InstrumentDefinition {
         }
         item.enableBehavior = condition.clauses.count > 1 ? condition.mode.rawValue : nil
         item.enableWhen = condition.clauses.map { clause in
-            var enable = FHIR.EnableWhen(question: clause.item, operator: Self.fhirOperator(clause.operator))
+            var enable = FHIR.EnableWhen(
+                question: self.item(clause.item)?.fhirLinkId ?? clause.item,
+                operator: Self.fhirOperator(clause.operator))
             if clause.operator == .answered {
                 if case .bool(let expected) = clause.value {
                     enable.answerBoolean = expected
@@ -203,11 +206,12 @@ extension InstrumentDefinition {
                     InstrumentLogic.isAnswered(answers[item.id]), let answer = answers[item.id]
                 else { return nil }
                 return FHIR.ResponseItem(
-                    linkId: item.id, text: item.text.text(primary),
+                    linkId: item.fhirLinkId, text: item.text.text(primary),
                     answer: fhirAnswers(answer, for: item, primary: primary))
             }
             guard !items.isEmpty else { return nil }
-            return FHIR.ResponseItem(linkId: section.id, text: section.title?.text(primary), item: items)
+            return FHIR.ResponseItem(
+                linkId: section.linkId ?? section.id, text: section.title?.text(primary), item: items)
         }
         response.item = groups.isEmpty ? nil : groups
         return response
@@ -239,4 +243,9 @@ extension InstrumentDefinition {
         }
         return [answer]
     }
+}
+
+extension Item {
+    /// The linkId this item has in FHIR: the one it was imported with, else its id.
+    public var fhirLinkId: String { linkId ?? id }
 }

@@ -18,7 +18,50 @@ public enum FHIR {
         public var copyright: String?
         public var publisher: String?
         public var `extension`: [Extension]?
+        /// Resources kept in the file, such as the value sets its answers come from (`answerValueSet: "#id"`).
+        public var contained: [ContainedResource]?
         public var item: [QuestionnaireItem]?
+    }
+
+    /// A resource contained in a questionnaire; only value sets are read, anything else is carried past.
+    public struct ContainedResource: Codable, Sendable {
+        public var resourceType: String?
+        public var id: String?
+        public var compose: ValueSetCompose?
+        public var expansion: ValueSetExpansion?
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            resourceType = try? container.decodeIfPresent(String.self, forKey: .resourceType)
+            id = try? container.decodeIfPresent(String.self, forKey: .id)
+            compose = try? container.decodeIfPresent(ValueSetCompose.self, forKey: .compose)
+            expansion = try? container.decodeIfPresent(ValueSetExpansion.self, forKey: .expansion)
+        }
+
+        /// The value set's codes in order: its expansion, else the concepts its composition lists.
+        public var concepts: [Coding] {
+            if let contains = expansion?.contains, !contains.isEmpty { return contains }
+            return (compose?.include ?? []).flatMap { include in
+                (include.concept ?? []).map { concept in
+                    var coding = concept
+                    coding.system = coding.system ?? include.system
+                    return coding
+                }
+            }
+        }
+    }
+
+    public struct ValueSetCompose: Codable, Sendable {
+        public struct Include: Codable, Sendable {
+            public var system: String?
+            public var concept: [Coding]?
+        }
+
+        public var include: [Include]?
+    }
+
+    public struct ValueSetExpansion: Codable, Sendable {
+        public var contains: [Coding]?
     }
 
     public struct QuestionnaireItem: Codable, Sendable {
@@ -112,10 +155,28 @@ public enum FHIR {
         public init(url: String) {
             self.url = url
         }
+
+        /// Every value read as far as it has the type Interlude expects: an extension Interlude does not read, or
+        /// one with a value of another type, is carried past, never a reason to refuse the file.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            url = (try? container.decodeIfPresent(String.self, forKey: .url)) ?? ""
+            valueBoolean = try? container.decodeIfPresent(Bool.self, forKey: .valueBoolean)
+            valueInteger = try? container.decodeIfPresent(Int.self, forKey: .valueInteger)
+            valueDecimal = try? container.decodeIfPresent(Double.self, forKey: .valueDecimal)
+            valueString = try? container.decodeIfPresent(String.self, forKey: .valueString)
+            valueCode = try? container.decodeIfPresent(String.self, forKey: .valueCode)
+            valueDate = try? container.decodeIfPresent(String.self, forKey: .valueDate)
+            valueDateTime = try? container.decodeIfPresent(String.self, forKey: .valueDateTime)
+            valueCodeableConcept = try? container.decodeIfPresent(CodeableConcept.self, forKey: .valueCodeableConcept)
+            valueExpression = try? container.decodeIfPresent(Expression.self, forKey: .valueExpression)
+            `extension` = try? container.decodeIfPresent([Extension].self, forKey: .extension)
+        }
     }
 
     /// An expression in a language such as FHIRPath, as SDC's calculated and enable-when extensions carry.
     public struct Expression: Codable, Sendable {
+        public var name: String?
         public var language: String
         public var expression: String?
 
@@ -191,6 +252,10 @@ public enum FHIR {
         public static let maxDecimalPlaces = "http://hl7.org/fhir/StructureDefinition/maxDecimalPlaces"
         public static let unit = "http://hl7.org/fhir/StructureDefinition/questionnaire-unit"
         public static let regex = "http://hl7.org/fhir/StructureDefinition/regex"
+        public static let hidden = "http://hl7.org/fhir/StructureDefinition/questionnaire-hidden"
+        public static let variable = "http://hl7.org/fhir/StructureDefinition/variable"
+        public static let calculatedExpression =
+            "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-calculatedExpression"
         public static let enableWhenExpression =
             "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-enableWhenExpression"
         /// Interlude's scoring rules and bands, so an export can be imported again without losing them.

@@ -10,8 +10,9 @@ extension InstrumentDefinition {
     }
 
     private func fhirPath(_ clause: Clause) -> String {
-        let answer = "%resource.repeat(item).where(linkId = \(FHIRPathText.literal(clause.item))).answer"
         let target = item(clause.item)
+        let linkId = FHIRPathText.literal(target?.fhirLinkId ?? clause.item)
+        let answer = "%resource.repeat(item).where(linkId = \(linkId)).answer"
         switch (clause.operator, clause.value) {
         case (.answered, .bool(false)?):
             return "\(answer).exists().not()"

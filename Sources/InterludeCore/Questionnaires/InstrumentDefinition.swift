@@ -126,6 +126,8 @@ private struct ItemPlaces: Hashable, Sendable {
 /// A group of items shown together; with `options` its single-choice items share one answer scale (a matrix).
 public struct Section: Codable, Hashable, Sendable {
     public var id: String
+    /// The group's linkId in the FHIR file it was imported from, where it is not a valid id (`/29463-7`).
+    public var linkId: String?
     public var title: LocalizedText?
     public var description: LocalizedText?
     public var options: [AnswerOption]?
@@ -134,9 +136,10 @@ public struct Section: Codable, Hashable, Sendable {
 
     public init(
         id: String, title: LocalizedText? = nil, description: LocalizedText? = nil, options: [AnswerOption]? = nil,
-        visibleWhen: Condition? = nil, items: [Item]
+        visibleWhen: Condition? = nil, items: [Item], linkId: String? = nil
     ) {
         self.id = id
+        self.linkId = linkId
         self.title = title
         self.description = description
         self.options = options
@@ -209,6 +212,9 @@ public enum ItemType: String, Codable, Hashable, Sendable, CaseIterable {
 /// One question (or a display text).
 public struct Item: Codable, Hashable, Sendable {
     public var id: String
+    /// The linkId in the FHIR file it was imported from, where it is not a valid id (`/29463-7`): written back to
+    /// FHIR as it was.
+    public var linkId: String?
     public var type: ItemType
     public var text: LocalizedText
     public var help: LocalizedText?
@@ -229,6 +235,8 @@ public struct Item: Codable, Hashable, Sendable {
     public var latest: String?
     /// The shape a text answer must have, where it is more than free text.
     public var format: TextFormat?
+    /// A regular expression a text answer must match whole, as FHIR's `regex` extension gives it.
+    public var pattern: String?
     public var visibleWhen: Condition?
 
     public init(
@@ -236,9 +244,10 @@ public struct Item: Codable, Hashable, Sendable {
         options: [AnswerOption]? = nil, min: Double? = nil, max: Double? = nil, step: Double? = nil,
         minLabel: LocalizedText? = nil, maxLabel: LocalizedText? = nil, decimals: Int? = nil, unit: String? = nil,
         maxLength: Int? = nil, multiline: Bool = false, earliest: String? = nil, latest: String? = nil,
-        format: TextFormat? = nil, visibleWhen: Condition? = nil
+        format: TextFormat? = nil, pattern: String? = nil, visibleWhen: Condition? = nil, linkId: String? = nil
     ) {
         self.id = id
+        self.linkId = linkId
         self.type = type
         self.text = text
         self.help = help
@@ -256,12 +265,13 @@ public struct Item: Codable, Hashable, Sendable {
         self.earliest = earliest
         self.latest = latest
         self.format = format
+        self.pattern = pattern
         self.visibleWhen = visibleWhen
     }
 
     enum CodingKeys: String, CodingKey {
         case id, type, text, help, required, options, min, max, step, minLabel, maxLabel, decimals, unit, maxLength
-        case multiline, earliest, latest, format, visibleWhen
+        case multiline, earliest, latest, format, pattern, visibleWhen, linkId
     }
 
     public init(from decoder: any Decoder) throws {
@@ -284,6 +294,8 @@ public struct Item: Codable, Hashable, Sendable {
         earliest = try container.decodeIfPresent(String.self, forKey: .earliest)
         latest = try container.decodeIfPresent(String.self, forKey: .latest)
         format = try container.decodeIfPresent(TextFormat.self, forKey: .format)
+        pattern = try container.decodeIfPresent(String.self, forKey: .pattern)
+        linkId = try container.decodeIfPresent(String.self, forKey: .linkId)
         visibleWhen = try container.decodeIfPresent(Condition.self, forKey: .visibleWhen)
     }
 
@@ -307,7 +319,9 @@ public struct Item: Codable, Hashable, Sendable {
         try container.encodeIfPresent(earliest, forKey: .earliest)
         try container.encodeIfPresent(latest, forKey: .latest)
         try container.encodeIfPresent(format, forKey: .format)
+        try container.encodeIfPresent(pattern, forKey: .pattern)
         try container.encodeIfPresent(visibleWhen, forKey: .visibleWhen)
+        try container.encodeIfPresent(linkId, forKey: .linkId)
     }
 
     /// The longest text answer accepted when the definition sets none.

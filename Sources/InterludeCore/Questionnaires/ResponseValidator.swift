@@ -84,6 +84,9 @@ extension InstrumentDefinition {
                 return (.controlCharacter, nil)
             }
             if let format = item.format, !format.accepts(text) { return (.invalidFormat, nil) }
+            if let pattern = item.pattern, text.count <= limit, !TextPattern.matches(pattern, text) {
+                return (.invalidFormat, nil)
+            }
             return text.count > limit ? (.tooLong, limit) : nil
         case (.date, .text(let text)):
             guard LocalDate(text) != nil else { return (.invalidFormat, nil) }

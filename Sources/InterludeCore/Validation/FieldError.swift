@@ -57,6 +57,9 @@ public struct FieldError: Equatable, Hashable, Sendable, Codable {
         case unknownField
         case notAsked
         case choicesFormat
+        case unsupportedItemType
+        case externalValueSet
+        case unsupportedExpression
     }
 }
 

@@ -85,7 +85,9 @@ package struct InstrumentCatalog: Sendable {
         var upload = Upload(definitions: [], notes: [], format: detected)
         switch detected {
         case .fhir:
-            upload.definitions = [try FHIRQuestionnaireImport.definition(from: data, budget: budget)]
+            let result = try FHIRQuestionnaireImport.read(from: data, budget: budget)
+            upload.definitions = [result.definition]
+            upload.notes = result.notes
         case .redcap:
             let result = try REDCapImport.instruments(
                 fromCSV: String(decoding: data, as: UTF8.self), forms: choice.forms, budget: budget)

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+@testable import InterludeCore
+
+@Suite("FHIR Questionnaires from the field: linkIds, value sets, expressions, calculations, bounds")
+struct FHIRImportTests {
+    static func read(_ json: String) throws -> FHIRQuestionnaireImport.Result {
+        try FHIRQuestionnaireImport.read(from: Data(json.utf8))
+    }
+
+    @Test("a linkId FHIR allows is kept as written and mapped to an id; exports name it as the file did")
+    func linkIds() throws {
+        let result = try Self.read(
+            #"""
+            {"resourceType": "Questionnaire", "name": "Slashes", "item": [
+              {"linkId": "/29463-7", "type": "decimal", "text": "Weight"},
+              {"linkId": "/29463-7/unit", "type": "string", "text": "Unit",
+               "enableWhen": [{"question": "/29463-7", "operator": ">=", "answerDecimal": 1}]},
+              {"linkId": "1.1", "type": "boolean", "text": "Plain"}]}
+            """#)
+        let definition = result.definition
+        #expect(definition.items.map(\.id) == ["29463-7", "29463-7_unit", "1.1"])
+        #expect(definition.items.map(\.linkId) == ["/29463-7", "/29463-7/unit", nil])
+        #expect(
+            definition.item("29463-7_unit")?.visibleWhen
+                == Condition(.all, [Clause(item: "29463-7", .atLeast, .number(1))]))
+        let exported = definition.fhirQuestionnaire(canonicalURL: "https://x.example/q").item?.first?.item ?? []
+        #expect(exported.map(\.linkId) == ["/29463-7", "/29463-7/unit", "1.1"])
+        #expect(exported[1].enableWhen?.first?.question == "/29463-7")
+        let response = definition.fhirResponse(
+            id: "r", answers: ["29463-7": .number(70), "29463-7_unit": .text("kg")],
+            questionnaireURL: "https://x.example/q", authored: Date(timeIntervalSince1970: 0), subject: nil)
+        #expect(response.item?.first?.item?.map(\.linkId) == ["/29463-7", "/29463-7/unit"])
+        #expect(FHIRQuestionnaireImport.id(for: "/a", taken: ["a"]) == "a-2")
+        #expect(FHIRQuestionnaireImport.id(for: "//", taken: []) == "item")
+    }
+
+    @Test(
+        "enableWhenExpression in the FHIRPath questionnaires use becomes a condition, or the file is refused naming it")
+    func expressions() throws {
+        let variables: FHIRPathReading.Variables = [
+            "%sex": try FHIRPathReading.parse("%resource.item.where(linkId='sex').answer.value")
+        ]
+        func read(_ text: String) throws -> Condition {
+            try FHIRPathReading.condition(FHIRPathReading.parse(text), variables: variables)
+        }
+        #expect(try read("%sex.code = 'female'") == Condition(.all, [Clause(item: "sex", .equals, .text("female"))]))
+        #expect(
+            try read(
+                "%resource.repeat(item).where(linkId = 'a').answer.exists().not() or %resource.item.where(linkId='g').item.where(linkId='b').answer.value > 3"
+            )
+                == Condition(
+                    .any, [Clause(item: "a", .answered, .bool(false)), Clause(item: "b", .greater, .number(3))]))
+        #expect(
+            try read(
+                "3 <= %resource.item.where(linkId='n').answer.value and (%sex.code != 'male' or %resource.item.where(linkId='x').answer.empty())"
+            )
+                == Condition(
+                    .all, [Clause(item: "n", .atLeast, .number(3))],
+                    groups: [
+                        Condition(
+                            .any,
+                            [
+                                Clause(item: "sex", .notEquals, .text("male")),
+                                Clause(item: "x", .answered, .bool(false)),
+                            ])
+                    ]))
+        #expect(
+            try read("%resource.item.where(linkId='d').answer.value < @2026-01-31")
+                == Condition(.all, [Clause(item: "d", .less, .text("2026-01-31"))]))
+        for unsupported in [
+            "%patient.gender = 'female'", "today() > %resource.item.where(linkId='d').answer.value",
+            "%resource.item.where(linkId='a').answer.value = %resource.item.where(linkId='b').answer.value",
+            "%resource.item.where(text='A').answer.exists()", "iif(true, true, false)", "'a' = 'a'", "(",
+        ] {
+            #expect(throws: FHIRPathReading.Unsupported.self, "\(unsupported)") { try read(unsupported) }
+        }
+        #expect(
+            throws: ValidationFailure([
+                FieldError(
+                    field: "item[0].extension(enableWhenExpression)", code: .unsupportedExpression,
+                    detail: "%patient.age > 60")
+            ])
+        ) {
+            try Self.read(
+                #"""
+                {"resourceType": "Questionnaire", "name": "P", "item": [{"linkId": "a", "type": "boolean", "text": "A",
+                 "extension": [{"url": "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-enableWhenExpression",
+                   "valueExpression": {"language": "text/fhirpath", "expression": "%patient.age > 60"}}]}]}
+                """#)
+        }
+    }
+
+    @Test("an ordinal value compared stands for the options with such values, in the app's visibility too")
+    func ordinals() throws {
+        let definition = try Self.read(
+            #"""
+            {"resourceType": "Questionnaire", "name": "O", "item": [
+              {"linkId": "q", "type": "choice", "text": "How often?", "answerOption": [
+                {"valueCoding": {"code": "n", "display": "Never", "extension": [{"url": "http://hl7.org/fhir/StructureDefinition/ordinalValue", "valueDecimal": 0}]}},
+                {"valueCoding": {"code": "s", "display": "Sometimes", "extension": [{"url": "http://hl7.org/fhir/StructureDefinition/ordinalValue", "valueDecimal": 1}]}},
+                {"valueCoding": {"code": "o", "display": "Often", "extension": [{"url": "http://hl7.org/fhir/StructureDefinition/ordinalValue", "valueDecimal": 2}]}}]},
+              {"linkId": "why", "type": "string", "text": "Why?", "extension": [{"url": "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-enableWhenExpression",
+                "valueExpression": {"language": "text/fhirpath", "expression": "%resource.item.where(linkId='q').answer.value.ordinal() >= 1"}}]}]}
+            """#
+        ).definition
+        #expect(
+            definition.item("why")?.visibleWhen
+                == Condition(.any, [Clause(item: "q", .equals, .text("s")), Clause(item: "q", .equals, .text("o"))]))
+        #expect(!InstrumentLogic(definition).visibility(["q": .text("n")]).items.contains("why"))
+        #expect(InstrumentLogic(definition).visibility(["q": .text("o")]).items.contains("why"))
+    }
+
+    @Test("regular expressions are kept and enforced; ones that could take long on a patient's answer are refused")
+    func patterns() throws {
+        #expect(TextPattern.problem("[0-9]{5}") == nil)
+        #expect(TextPattern.problem("(a+)+") == .tooComplex)
+        #expect(TextPattern.problem("(\\d{2}\\.)*\\d") == .tooComplex)
+        #expect(TextPattern.problem("(a)\\1") == .tooComplex)
+        #expect(TextPattern.problem("[") == .invalidFormat)
+        #expect(TextPattern.problem(String(repeating: "a", count: 201)) == .tooLong)
+        #expect(TextPattern.matches("[0-9]{5}", "12345") && !TextPattern.matches("[0-9]{5}", "123456"))
+        #expect(TextPattern.matches("a|b", "b") && !TextPattern.matches("a|b", "ab"))
+        let definition = try Self.read(
+            #"""
+            {"resourceType": "Questionnaire", "name": "R", "item": [
+              {"linkId": "zip", "type": "string", "text": "Postcode", "maxLength": 5, "extension": [{"url": "http://hl7.org/fhir/StructureDefinition/regex", "valueString": "[0-9]{5}"}]},
+              {"linkId": "when", "type": "dateTime", "text": "When", "extension": [{"url": "http://hl7.org/fhir/StructureDefinition/minValue", "valueDateTime": "2026-01-01T00:00:00Z"}]}]}
+            """#
+        ).definition
+        #expect(definition.problems(in: ["zip": .text("12345")]) == [])
+        #expect(definition.problems(in: ["zip": .text("1234x")]).map(\.code) == [.invalidFormat])
+        #expect(definition.item("zip")?.maxLength == 5)
+        #expect(definition.item("when")?.earliest == "2026-01-01T00:00:00Z")
+        #expect(throws: ValidationFailure([FieldError(field: "item[0]", code: .tooComplex)])) {
+            try Self.read(
+                #"""
+                {"resourceType": "Questionnaire", "name": "R", "item": [{"linkId": "z", "type": "string", "text": "Z",
+                  "extension": [{"url": "http://hl7.org/fhir/StructureDefinition/regex", "valueString": "(x+x+)+y"}]}]}
+                """#)
+        }
+    }
+}
