@@ -142,3 +142,72 @@ struct FHIRImportTests {
         }
     }
 }
+
+@Suite("Answers in one's own words to a choice (open-choice)")
+struct OtherAnswerTests {
+    static let definition = InstrumentDefinition(
+        key: "other", version: 1, title: "Other",
+        sections: [
+            Section(
+                id: "s",
+                items: [
+                    Item(
+                        id: "where", type: .single, text: "Where?",
+                        options: [
+                            AnswerOption(code: "home", label: "Home"), AnswerOption(code: "work", label: "Work"),
+                        ],
+                        allowsOther: true),
+                    Item(
+                        id: "who", type: .multiple, text: "Who?",
+                        options: [
+                            AnswerOption(code: "none", label: "Nobody", exclusive: true),
+                            AnswerOption(code: "friends", label: "Friends"),
+                        ],
+                        allowsOther: true),
+                    Item(
+                        id: "closed", type: .single, text: "Closed",
+                        options: [AnswerOption(code: "a", label: "A")]),
+                ])
+        ])
+
+    @Test("a text in place of the code, or one beside the codes, is kept; without open-choice it is refused")
+    func validation() {
+        let definition = Self.definition
+        #expect(definition.problems() == [])
+        #expect(
+            definition.problems(in: ["where": .text("At my sister's"), "who": .list(["friends", "My dog"])]) == [])
+        #expect(definition.problems(in: ["closed": .text("B")]).map(\.code) == [.notAnOption])
+        #expect(definition.problems(in: ["who": .list(["x", "y"])]).map(\.code) == [.notAnOption])
+        #expect(definition.problems(in: ["who": .list(["none", "My dog"])]).map(\.code) == [.exclusive])
+        #expect(definition.problems(in: ["where": .text(String(repeating: "x", count: 201))]).map(\.code) == [.tooLong])
+        #expect(definition.problems(in: ["where": .text("two\nlines")]).map(\.code) == [.controlCharacter])
+    }
+
+    @Test("FHIR open-choice reads as a choice taking one's own words, and writes them back as valueString")
+    func fhir() throws {
+        let imported = try FHIRQuestionnaireImport.definition(
+            from: Data(
+                #"""
+                {"resourceType": "Questionnaire", "name": "O", "item": [{"linkId": "where", "type": "open-choice",
+                 "text": "Where?", "answerOption": [{"valueCoding": {"code": "home", "display": "Home"}}]}]}
+                """#.utf8))
+        #expect(imported.item("where")?.allowsOther == true)
+        let exported = Self.definition.fhirQuestionnaire(canonicalURL: "https://x.example/q")
+        #expect(exported.item?.first?.item?.map(\.type) == ["open-choice", "open-choice", "choice"])
+        let response = Self.definition.fhirResponse(
+            id: "r", answers: ["where": .text("At my sister's"), "who": .list(["friends", "My dog"])],
+            questionnaireURL: "https://x.example/q", authored: Date(timeIntervalSince1970: 0), subject: nil)
+        let answers = response.item?.first?.item?.map { $0.answer ?? [] } ?? []
+        #expect(answers.first?.first?.valueString == "At my sister's")
+        #expect(answers.last?.map { $0.valueCoding?.code ?? $0.valueString } == ["friends", "My dog"])
+    }
+
+    @Test("the wide export keeps a multiple choice's own words in a column of their own")
+    func codebook() {
+        let form = Codebook([Self.definition]).forms[0]
+        #expect(form.variables.map(\.name) == ["where", "who___none", "who___friends", "who_other", "closed"])
+        #expect(
+            form.values(answers: ["where": .text("At my sister's"), "who": .list(["friends", "My dog"])], scores: [])
+                == ["At my sister's", "0", "1", "My dog", nil])
+    }
+}

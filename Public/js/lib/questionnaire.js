@@ -190,6 +190,28 @@ function choiceGroup(field, type, choices, isChecked, onChange) {
   return fieldset;
 }
 
+/** The field for an answer in one's own words to a choice that takes one (FHIR's open-choice): in place of the
+ * single choice's option, or beside the multiple choice's. */
+function otherAnswer(field, group, codes) {
+  const { item, message, answers, setAnswer, id, readOnly } = field;
+  const given = answers[item.id];
+  const current = Array.isArray(given) ? given.find((value) => !codes.has(value)) : given !== undefined && !codes.has(String(given)) ? given : "";
+  const input = element("input", { type: "text", id: `${id}-other`, maxLength: 200, disabled: Boolean(readOnly) });
+  input.value = current || "";
+  input.addEventListener("input", () => {
+    const text = input.value.trim();
+    if (item.type === "multiple") {
+      const chosen = (Array.isArray(answers[item.id]) ? answers[item.id] : []).filter((value) => codes.has(value));
+      setAnswer(item.id, text ? chosen.concat(text) : chosen);
+    } else {
+      if (text) group.querySelectorAll("input").forEach((radio) => (radio.checked = false));
+      setAnswer(item.id, text || null);
+    }
+  });
+  if (item.type === "single") group.addEventListener("change", () => (input.value = ""));
+  return element("div", { className: "field other" }, [element("label", { htmlFor: `${id}-other` }, [message("otherAnswer")]), input]);
+}
+
 /** One answer of options, yes or no, or a point on a scale, as radio buttons (clearable when optional). */
 function renderChoice(field) {
   const { item, definition, language, message, answers, setAnswer, readOnly, wrapper } = field;
@@ -227,6 +249,7 @@ function renderChoice(field) {
     group.append(clear);
   }
   wrapper.append(group);
+  if (item.allowsOther) wrapper.append(otherAnswer(field, group, new Set(choices.map((choice) => choice.value))));
 }
 
 /** Several answers as checkboxes; an exclusive option ("none of these") clears the others and is cleared by them. */
@@ -251,6 +274,7 @@ function renderMultiple(field) {
     },
   );
   wrapper.append(group);
+  if (item.allowsOther) wrapper.append(otherAnswer(field, group, new Set(options.map((option) => String(option.code)))));
 }
 
 /** A slider that shows no value and counts as unanswered until it is touched. */

@@ -18,6 +18,8 @@ public struct Codebook: Sendable {
             case item(String)
             /// One option of a multiple-choice item: 1 when chosen, 0 when not.
             case option(item: String, code: String)
+            /// A multiple choice's answer in the person's own words, where the item takes one.
+            case other(item: String)
             case score(String)
             case band(String)
         }
@@ -53,6 +55,10 @@ public struct Codebook: Sendable {
                         taken.insert(column)
                         variables.append(Variable(name: column, source: .option(item: item.id, code: option.code)))
                     }
+                    if item.allowsOther {
+                        let column = claim(base + "_other")
+                        variables.append(Variable(name: column, source: .other(item: item.id)))
+                    }
                 } else {
                     let name = claim(ExportColumn.name(item.id))
                     itemNames[item.id] = name
@@ -87,6 +93,10 @@ extension Codebook.Form {
             case .option(let id, let code):
                 guard case .list(let codes)? = answers[id] else { return nil }
                 return codes.contains(code) ? "1" : "0"
+            case .other(let id):
+                guard case .list(let codes)? = answers[id], let item = definition.item(id) else { return nil }
+                let offered = Set(definition.options(of: item).map(\.code))
+                return codes.first { !offered.contains($0) }
             case .score(let id):
                 return scores.first { $0.id == id }?.value.map(CSV.number)
             case .band(let id):

@@ -56,6 +56,9 @@ public enum REDCapDictionary {
                     if item.type == .single, (item.options ?? []).isEmpty { row[15] = matrixNames[section.id] }
                 }
                 rows.append(row)
+            case .other(let id):
+                let question = definition.item(id)?.text.text(.en) ?? id
+                rows.append(row(variable.name, form: form.name, type: "text", label: question + " (own words)"))
             case .score(let id):
                 let rule = definition.scores.first { $0.id == id }
                 var row = row(variable.name, form: form.name, type: "text", label: rule?.title.text(.en) ?? id)

@@ -154,6 +154,9 @@ private struct DefinitionChecker {
             if item.latest != nil { validator.add("\(path).latest", .notAllowed) }
         }
         if item.format != nil && item.type != .text { validator.add("\(path).format", .notAllowed) }
+        if item.allowsOther && item.type != .single && item.type != .multiple {
+            validator.add("\(path).allowsOther", .notAllowed)
+        }
         if let pattern = item.pattern {
             if item.type != .text {
                 validator.add("\(path).pattern", .notAllowed)

@@ -242,6 +242,7 @@ public enum FHIRQuestionnaireImport {
             case "boolean": item.type = .boolean
             case "choice", "open-choice":
                 item.type = entry.repeats == true ? .multiple : .single
+                item.allowsOther = entry.type == "open-choice"
                 guard let options = options(of: entry, path: path) else { return nil }
                 item.options = options
             case "integer", "decimal", "quantity":

@@ -114,7 +114,7 @@ extension InstrumentDefinition {
 
     static func fhirType(of item: Item) -> String {
         switch item.type {
-        case .single, .multiple: return "choice"
+        case .single, .multiple: return item.allowsOther ? "open-choice" : "choice"
         case .boolean: return "boolean"
         case .scale: return "integer"
         case .slider: return item.step.map { $0 == $0.rounded() } ?? false ? "integer" : "decimal"
@@ -220,8 +220,12 @@ extension InstrumentDefinition {
     private func fhirAnswers(_ value: AnswerValue, for item: Item, primary: Language) -> [FHIR.ResponseAnswer] {
         func coding(_ code: String) -> FHIR.ResponseAnswer {
             var answer = FHIR.ResponseAnswer()
-            let label = options(of: item).first { $0.code == code }?.label.text(primary)
-            answer.valueCoding = FHIR.Coding(code: code, display: label)
+            guard let option = options(of: item).first(where: { $0.code == code }) else {
+                // An answer in the person's own words, as open-choice answers it.
+                answer.valueString = code
+                return answer
+            }
+            answer.valueCoding = FHIR.Coding(code: code, display: option.label.text(primary))
             return answer
         }
         var answer = FHIR.ResponseAnswer()

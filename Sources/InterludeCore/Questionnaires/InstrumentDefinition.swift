@@ -237,6 +237,9 @@ public struct Item: Codable, Hashable, Sendable {
     public var format: TextFormat?
     /// A regular expression a text answer must match whole, as FHIR's `regex` extension gives it.
     public var pattern: String?
+    /// A choice that also takes an answer in the person's own words (FHIR's open-choice): a text in place of a
+    /// single choice's code, or one text among a multiple choice's codes.
+    public var allowsOther: Bool
     public var visibleWhen: Condition?
 
     public init(
@@ -244,7 +247,8 @@ public struct Item: Codable, Hashable, Sendable {
         options: [AnswerOption]? = nil, min: Double? = nil, max: Double? = nil, step: Double? = nil,
         minLabel: LocalizedText? = nil, maxLabel: LocalizedText? = nil, decimals: Int? = nil, unit: String? = nil,
         maxLength: Int? = nil, multiline: Bool = false, earliest: String? = nil, latest: String? = nil,
-        format: TextFormat? = nil, pattern: String? = nil, visibleWhen: Condition? = nil, linkId: String? = nil
+        format: TextFormat? = nil, pattern: String? = nil, allowsOther: Bool = false, visibleWhen: Condition? = nil,
+        linkId: String? = nil
     ) {
         self.id = id
         self.linkId = linkId
@@ -266,12 +270,13 @@ public struct Item: Codable, Hashable, Sendable {
         self.latest = latest
         self.format = format
         self.pattern = pattern
+        self.allowsOther = allowsOther
         self.visibleWhen = visibleWhen
     }
 
     enum CodingKeys: String, CodingKey {
         case id, type, text, help, required, options, min, max, step, minLabel, maxLabel, decimals, unit, maxLength
-        case multiline, earliest, latest, format, pattern, visibleWhen, linkId
+        case multiline, earliest, latest, format, pattern, allowsOther, visibleWhen, linkId
     }
 
     public init(from decoder: any Decoder) throws {
@@ -295,6 +300,7 @@ public struct Item: Codable, Hashable, Sendable {
         latest = try container.decodeIfPresent(String.self, forKey: .latest)
         format = try container.decodeIfPresent(TextFormat.self, forKey: .format)
         pattern = try container.decodeIfPresent(String.self, forKey: .pattern)
+        allowsOther = try container.decodeIfPresent(Bool.self, forKey: .allowsOther) ?? false
         linkId = try container.decodeIfPresent(String.self, forKey: .linkId)
         visibleWhen = try container.decodeIfPresent(Condition.self, forKey: .visibleWhen)
     }
@@ -320,12 +326,15 @@ public struct Item: Codable, Hashable, Sendable {
         try container.encodeIfPresent(latest, forKey: .latest)
         try container.encodeIfPresent(format, forKey: .format)
         try container.encodeIfPresent(pattern, forKey: .pattern)
+        if allowsOther { try container.encode(true, forKey: .allowsOther) }
         try container.encodeIfPresent(visibleWhen, forKey: .visibleWhen)
         try container.encodeIfPresent(linkId, forKey: .linkId)
     }
 
     /// The longest text answer accepted when the definition sets none.
     public static let defaultTextLimit = 2000
+    /// The longest answer in one's own words to a choice.
+    public static let otherAnswerLimit = 200
 }
 
 /// Shapes of text answers Interlude checks, for values a questionnaire asks for as text.

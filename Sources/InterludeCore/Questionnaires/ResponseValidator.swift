@@ -53,11 +53,16 @@ extension InstrumentDefinition {
     private func problem(with value: AnswerValue, for item: Item) -> (FieldError.Code, Int?)? {
         switch (item.type, value) {
         case (.single, .text(let code)):
-            return options(of: item).contains { $0.code == code } ? nil : (.notAnOption, nil)
+            if options(of: item).contains(where: { $0.code == code }) { return nil }
+            return item.allowsOther ? Self.otherProblem(code) : (.notAnOption, nil)
         case (.multiple, .list(let codes)):
             let offered = options(of: item)
             guard Set(codes).count == codes.count else { return (.duplicate, nil) }
-            for code in codes where !offered.contains(where: { $0.code == code }) { return (.notAnOption, nil) }
+            let others = codes.filter { code in !offered.contains(where: { $0.code == code }) }
+            if let other = others.first {
+                guard item.allowsOther, others.count == 1 else { return (.notAnOption, nil) }
+                if let problem = Self.otherProblem(other) { return problem }
+            }
             let exclusive = offered.filter(\.exclusive).map(\.code)
             if codes.count > 1, codes.contains(where: exclusive.contains) { return (.exclusive, nil) }
             return nil
@@ -99,6 +104,13 @@ extension InstrumentDefinition {
         default:
             return (.wrongType, nil)
         }
+    }
+
+    /// An answer in one's own words to a choice: one line, not too long.
+    private static func otherProblem(_ text: String) -> (FieldError.Code, Int?)? {
+        if text.trimmingCharacters(in: .whitespaces).isEmpty { return (.required, nil) }
+        if text.hasControlCharacters(allowing: .single) { return (.controlCharacter, nil) }
+        return text.count > Item.otherAnswerLimit ? (.tooLong, Item.otherAnswerLimit) : nil
     }
 
     private func inRange(_ number: Double, _ item: Item) -> Bool {
