@@ -24,18 +24,22 @@ struct ConditionExportTests {
                             groups: [
                                 Condition(
                                     .all,
-                                    [Clause(item: "worry", .atLeast, .text("2")), Clause(item: "days", .less, .number(3))])
+                                    [
+                                        Clause(item: "worry", .atLeast, .text("2")),
+                                        Clause(item: "days", .less, .number(3)),
+                                    ])
                             ])),
                     Item(
                         id: "often", type: .text, text: "Often?",
                         visibleWhen: Condition(.all, [Clause(item: "days", .atMost, .number(2))])),
-                ]),
+                ])
         ])
 
     @Test("a condition with groups is FHIRPath in enableWhenExpression; at least and at most are enableWhen operators")
     func fhir() throws {
         #expect(Self.definition.problems() == [])
-        let items = try #require(Self.definition.fhirQuestionnaire(canonicalURL: "https://x.example/q").item?.first?.item)
+        let items = try #require(
+            Self.definition.fhirQuestionnaire(canonicalURL: "https://x.example/q").item?.first?.item)
         let why = try #require(items.first { $0.linkId == "why" })
         #expect(why.enableWhen == nil)
         let expression = why.extension?.first(FHIR.URLs.enableWhenExpression)?.valueExpression
@@ -49,7 +53,9 @@ struct ConditionExportTests {
         let born = try #require(items.first { $0.linkId == "born" })
         #expect(born.extension?.first(FHIR.URLs.minValue)?.valueDate == "1920-01-01")
         #expect(born.extension?.first(FHIR.URLs.maxValue)?.valueDate == "2010-12-31")
-        #expect(items.first { $0.linkId == "walk" }?.extension?.first(FHIR.URLs.regex)?.valueString == "^[0-9]{1,3}:[0-5][0-9]$")
+        #expect(
+            items.first { $0.linkId == "walk" }?.extension?.first(FHIR.URLs.regex)?.valueString
+                == "^[0-9]{1,3}:[0-5][0-9]$")
     }
 
     @Test("the REDCap dictionary writes groups in parentheses, at least and at most, date bounds and durations")
