@@ -327,15 +327,20 @@ function renderText(field) {
   wrapper.append(element("label", { htmlFor: id }, [text + requiredMark]));
   if (help) wrapper.append(help);
   const limit = item.maxLength || 2000;
+  if (item.format === "minutesSeconds") {
+    // A duration such as 6:30, typed on a keypad with a colon; its shape says more than a count of characters.
+    const input = element("input", {
+      id, maxLength: 6, type: "text", inputMode: "numeric", pattern: "[0-9]{1,3}:[0-5][0-9]",
+      placeholder: message("minutesSeconds"), "aria-describedby": describedBy,
+    });
+    input.value = answers[item.id] || "";
+    input.addEventListener("input", () => setAnswer(item.id, input.value));
+    wrapper.append(input);
+    return;
+  }
   const input = element(item.multiline ? "textarea" : "input", {
     id, maxLength: limit, type: item.multiline ? undefined : "text", "aria-describedby": `${id}-count ${describedBy}`,
   });
-  if (item.format === "minutesSeconds") {
-    // A duration such as 6:30, typed on a keypad with a colon.
-    input.inputMode = "numeric";
-    input.pattern = "[0-9]{1,3}:[0-5][0-9]";
-    input.placeholder = message("minutesSeconds");
-  }
   input.value = answers[item.id] || "";
   const count = element("span", { className: "status", id: `${id}-count` });
   const refresh = () => (count.textContent = message("characters", { count: input.value.length, limit }));
