@@ -85,6 +85,14 @@ struct ExportWorld {
             notification.channel = "webpush"
             try await notification.create(on: app.database)
         }
+        let withheld = NotificationRecord(
+            userID: ids[0], category: .questionnaires, dedupeKey: "prompt:\(adaExpired):open:x", title: "t", body: "b",
+            path: "/app", dueAt: t0.addingTimeInterval(86_400), expiresAt: t0.addingTimeInterval(86_400 + 3600), now: t0
+        )
+        withheld.promptID = adaExpired
+        withheld.status = .withheld
+        withheld.miss = .quietHours
+        try await withheld.create(on: app.database)
 
         app.clock.advance(by: 3600 + 40 * 60)
         try await answer(clients[0], adaFirst, mood: 62, note: "tired, \"but\" fine")
@@ -247,8 +255,12 @@ struct ExportPackageTests {
                 prompts.rows(where: "prompt_id", is: world.adaExpired.uuidString.lowercased()).first)
             #expect(expired["status"] == "expired" && expired["day_n"] == "2" && expired["obs_n"] == "2")
             #expect(expired["expired_utc"] == "2026-03-03T10:00:00.000Z" && expired["submitted_utc"] == "")
+            #expect(
+                expired["outcome"] == "expired_undelivered" && expired["outcome_reason"] == "quiet_hours",
+                "its only notification fell into quiet hours")
+            #expect(first["outcome"] == "completed" && first["outcome_reason"] == "")
             let ahead = try #require(prompts.rows(where: "prompt_id", is: world.adaAhead.uuidString.lowercased()).first)
-            #expect(ahead["status"] == "scheduled" && ahead["day_n"] == "31")
+            #expect(ahead["status"] == "scheduled" && ahead["day_n"] == "31" && ahead["outcome"] == "pending")
             let late = try #require(prompts.rows(where: "prompt_id", is: world.benLate.uuidString.lowercased()).first)
             #expect(late["time_zone"] == "America/New_York")
             #expect(

@@ -306,9 +306,48 @@ struct NotificationTests {
                 let sent = try #require(try await notifications(app).first)
                 #expect(sent.channel == "email")
                 #expect(sent.receipt?.contains("webpush 410") == true)
+                #expect(
+                    NotificationAttempt.log(sent.attemptLog).map { "\($0.channel) \($0.outcome)" }
+                        == ["webpush gone", "email delivered"], "each channel's answer is kept")
+                #expect(sent.miss == nil)
                 #expect(app.mailer.sent.contains { $0.subject == "A questionnaire is waiting for you" })
                 let devices = try await patient.send(.GET, "/me/devices").decoded([Components.Schemas.Device].self)
                 #expect(devices.map(\.active) == [false])
+            }
+        }
+    }
+
+    @Test(
+        "each push service answer is kept with the notification: 201 delivered, 404 and 410 a subscription gone",
+        arguments: [HTTPResponseStatus.created, .notFound, .gone])
+    func answerKept(_ status: HTTPResponseStatus) async throws {
+        try await withPushEndpoint { endpoint in
+            try await withTestApp { app in
+                // setup: without a confirmed address the push is the only way
+                let (_, patient, patientID, _) = try await setUp(app)
+                try await UserRecord.query(on: app.database).filter(\.$id == patientID)
+                    .set(\.$emailVerifiedAt, to: nil).update()
+                try await subscribe(patient, at: endpoint)
+                endpoint.answer(status)
+                app.clock.advance(by: 601)
+
+                // act
+                let report = try await run(app)
+
+                // verify
+                let notification = try #require(try await notifications(app).first)
+                let log = NotificationAttempt.log(notification.attemptLog)
+                #expect(log.map(\.channel) == [.webpush] && log.first?.detail == "webpush \(status.code)")
+                #expect(abs((log.first?.at ?? .distantPast).timeIntervalSince(app.clock.now)) < 1)
+                let devices = try await patient.send(.GET, "/me/devices").decoded([Components.Schemas.Device].self)
+                if status == .created {
+                    #expect(report.sent == 1 && notification.status == .sent && notification.miss == nil)
+                    #expect(log.map(\.outcome) == [.delivered] && devices.map(\.active) == [true])
+                } else {
+                    #expect(report.failed == 1 && notification.status == .failed)
+                    #expect(notification.miss == .subscriptionGone && log.map(\.outcome) == [.gone])
+                    #expect(devices.map(\.active) == [false], "the app can tell the person")
+                }
             }
         }
     }

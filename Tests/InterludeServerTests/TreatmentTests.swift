@@ -249,6 +249,8 @@ struct TreatmentTests {
             #expect(
                 history.status == .ok && history.body.array.contains { $0["status"].string == "cancelled" },
                 "the history stays readable")
+            let withdrawn = try await PromptRecord.query(on: app.database).filter(\.$status == .cancelled).all()
+            #expect(withdrawn.map(\.cancelReason) == [.paused], "withdrawn while paused, and the prompt says so")
             #expect(acting.status == .conflict)
             #expect(
                 listed.map(\.id) == [patientID.uuidString.lowercased()] && listed.first?.status == .ended

@@ -31,11 +31,12 @@ struct TreatmentService: Sendable {
         enrollment.updatedAt = now
         let patientID = enrollment.$patient.id
         let studyID = enrollment.$study.id
-        let stops = update.status == .paused || update.status == .ended
         try await database.atomically { database in
             try await enrollment.save(on: database)
             try await profile.save(on: database)
-            if stops { try await Self.withdrawWaiting(of: patientID, in: studyID, now: now, on: database) }
+            if let reason = Self.cancelReason(for: update.status) {
+                try await Self.withdrawWaiting(of: patientID, in: studyID, because: reason, now: now, on: database)
+            }
         }
         _ = try await Planner(database: database, services: services).run(now: now, patients: [patientID])
         return entry
@@ -43,14 +44,23 @@ struct TreatmentService: Sendable {
 
     /// Prompts a therapist assigned that have not opened are cancelled (planned ones the planner takes back);
     /// reinforcement messages planned ahead are dropped.
-    private static func withdrawWaiting(of patientID: UUID, in studyID: UUID, now: Date, on database: any Database)
-        async throws
-    {
+    private static func withdrawWaiting(
+        of patientID: UUID, in studyID: UUID, because reason: PromptCancelReason, now: Date, on database: any Database
+    ) async throws {
         try await PromptRecord.query(on: database)
             .filter(\.$patient.$id == patientID).filter(\.$study.$id == studyID)
             .filter(\.$planID == nil).filter(\.$status == PromptStatus.scheduled).filter(\.$opensAt > now)
-            .set(\.$status, to: PromptStatus.cancelled).set(\.$changedAt, to: now)
+            .set(\.$status, to: PromptStatus.cancelled).set(\.$cancelReason, to: reason).set(\.$changedAt, to: now)
             .update()
         try await MessageChoiceService.withdrawPlanned(for: patientID, in: studyID, after: now, on: database)
+    }
+
+    /// Pausing or ending a treatment withdraws what was waiting; other changes do not.
+    static func cancelReason(for status: TreatmentStatus?) -> PromptCancelReason? {
+        switch status {
+        case .paused?: .paused
+        case .ended?: .ended
+        case .active?, nil: nil
+        }
     }
 }

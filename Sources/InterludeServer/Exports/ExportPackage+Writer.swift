@@ -50,7 +50,9 @@ extension ExportPackage {
                     "beep_n", "obs_n",
                     "time_zone",
                 ] + Self.times(["scheduled", "closes", "notified", "opened", "started", "submitted", "expired"])
-                    + ["status", "reminders_sent", "channel"] + Self.times(["device_planned"]))
+                    + ["status", "reminders_sent", "channel"] + Self.times(["device_planned"]) + [
+                        "outcome", "outcome_reason",
+                    ])
             responsesLong = try file(
                 "responses_long.csv",
                 [

@@ -130,6 +130,8 @@ struct ExportPackage {
             // A native app's own notification counts where the server sent none.
             let notified = delivery.notified ?? prompt.deviceNotifiedAt
             let channel = delivery.channel ?? (prompt.deviceNotifiedAt == nil ? nil : "device")
+            let (outcome, reason) = PromptOutcome.of(
+                status: status, delivered: notified != nil, misses: delivery.misses, cancelled: prompt.cancelReason)
             try writer.prompts.row(
                 [
                     prompt.id!.lowercasedText, pseudonym, prompt.instrumentKey, String(prompt.instrumentVersion),
@@ -141,7 +143,7 @@ struct ExportPackage {
                     + time(response?.openedAt ?? prompt.openedAt) + time(response?.startedAt)
                     + time(response?.completedAt)
                     + time(expired) + [status.rawValue, String(delivery.reminders), channel]
-                    + time(prompt.devicePlannedAt))
+                    + time(prompt.devicePlannedAt) + [outcome.rawValue, reason?.rawValue])
             promptRows += 1
             if prompt.source == .schedule {
                 try writer.esm(
@@ -370,24 +372,32 @@ struct ExportPackage {
     }
 
     /// What the notifications about a prompt did: when the first was sent, how many reminders went out, by which
-    /// channel.
+    /// channel, and why those that reached nobody ended, in the order they were due.
     struct Delivery {
         var notified: Date?
         var reminders = 0
         var channel: String?
+        var misses: [NotificationMiss] = []
     }
 
     private func deliveries(of promptIDs: [UUID]) async throws -> [UUID: Delivery] {
         guard !promptIDs.isEmpty else { return [:] }
-        let sent = try await NotificationRecord.query(on: database)
-            .filter(\.$promptID ~~ promptIDs.map(Optional.some)).filter(\.$sentAt != nil).sort(\.$sentAt).all()
+        let notifications = try await NotificationRecord.query(on: database)
+            .filter(\.$promptID ~~ promptIDs.map(Optional.some))
+            .group(.or) { $0.filter(\.$sentAt != nil).filter(\.$miss != nil) }
+            .sort(\.$dueAt).all()
         var result: [UUID: Delivery] = [:]
-        for notification in sent {
+        for notification in notifications {
             guard let promptID = notification.promptID else { continue }
             var delivery = result[promptID] ?? Delivery()
-            if delivery.notified == nil { delivery.notified = notification.sentAt }
-            if delivery.channel == nil { delivery.channel = notification.channel }
-            if notification.dedupeKey.contains(":reminder:") { delivery.reminders += 1 }
+            if let miss = notification.miss { delivery.misses.append(miss) }
+            if let sentAt = notification.sentAt {
+                if delivery.notified.map({ sentAt < $0 }) ?? true {
+                    delivery.notified = sentAt
+                    delivery.channel = notification.channel
+                }
+                if notification.dedupeKey.contains(":reminder:") { delivery.reminders += 1 }
+            }
             result[promptID] = delivery
         }
         return result
@@ -435,7 +445,12 @@ struct ExportPackage {
                                   (day_n, day 1 is the day of enrolment), occurrence within the day (beep_n),
                                   running count (obs_n), when it was scheduled, notified, opened, started, submitted
                                   or expired, its status, reminders sent and the channel ("device" for a
-                                  native app's own notification, with when the app planned it)
+                                  native app's own notification, with when the app planned it); how it ended
+                                  (outcome: pending, completed, expired_delivered, expired_undelivered or
+                                  cancelled) and why (outcome_reason: for an undelivered one no_device,
+                                  subscription_gone, category_off, quiet_hours, hourly_ceiling, refused,
+                                  expired_before_sending, daily_email, no_longer_needed or never_notified; for a
+                                  cancelled one paused, ended or questionnaire_deactivated)
             responses_long.csv    one row per item of each response: raw value, label, numeric value, and whether a
                                   condition showed the item
             <key>_v<version>.csv  one row per response to that instrument version, items as columns (a multiple

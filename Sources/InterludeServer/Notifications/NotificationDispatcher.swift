@@ -146,11 +146,17 @@ package struct NotificationDispatcher: Sendable {
         _ notification: NotificationRecord, in round: Round, ceiling: NotificationDecision, now: Date
     ) async throws -> Disposition {
         guard notification.expiresAt > now else {
-            try await finish(notification, .expired, receipt: "its moment passed before it could be sent")
+            // A notification that was tried and kept failing ends for what the channels answered.
+            let tried = Self.attempts(of: notification)
+            try await finish(
+                notification, .expired, receipt: "its moment passed before it could be sent",
+                miss: tried.isEmpty ? .expiredBeforeSending : NotificationMiss(failedAttempts: tried))
             return .expired
         }
         guard try await stillMatters(notification, in: round, now: now) else {
-            try await finish(notification, .expired, receipt: "answered, moved or removed before it was sent")
+            try await finish(
+                notification, .expired, receipt: "answered, moved or removed before it was sent",
+                miss: .noLongerNeeded)
             return .expired
         }
         guard let user = round.users[notification.$user.id] else { return .skipped }
@@ -164,19 +170,23 @@ package struct NotificationDispatcher: Sendable {
         let devices = round.devices[notification.$user.id] ?? []
         if Self.waitsForDailyEmail(notification, preferences: preferences, devices: devices) {
             try await queueDailyEmail(for: user, covering: notification, now: now)
-            try await finish(notification, .withheld, receipt: "kept for the daily email")
+            try await finish(notification, .withheld, receipt: "kept for the daily email", miss: .dailyEmail)
             return .withheld
         }
         if notification.dedupeKey.hasPrefix(Self.dailyEmailPrefix) {
             guard try await writeDailyEmail(notification, for: user, now: now) else {
-                try await finish(notification, .expired, receipt: "every message was read before the daily email")
+                try await finish(
+                    notification, .expired, receipt: "every message was read before the daily email",
+                    miss: .noLongerNeeded)
                 return .expired
             }
         }
         let outcomes = try await deliver(notification, to: user, devices: devices, now: now)
+        Self.record(outcomes, of: notification, at: now)
         let receipt = outcomes.map(\.receipt).joined(separator: "; ")
         if outcomes.contains(where: \.isDelivered) {
-            notification.channel = Set(outcomes.filter(\.isDelivered).map(\.channel)).sorted().joined(separator: "+")
+            notification.channel = Set(outcomes.filter(\.isDelivered).map(\.channel.rawValue)).sorted()
+                .joined(separator: "+")
             notification.sentAt = now
             try await finish(notification, .sent, receipt: receipt)
             return .sent
@@ -192,7 +202,9 @@ package struct NotificationDispatcher: Sendable {
             try await notification.save(on: database)
             return .retrying
         }
-        try await finish(notification, .failed, receipt: receipt.isEmpty ? "no way to reach the person" : receipt)
+        try await finish(
+            notification, .failed, receipt: receipt.isEmpty ? "no way to reach the person" : receipt,
+            miss: NotificationMiss(failedAttempts: Self.attempts(of: notification)))
         return .failed
     }
 
@@ -277,7 +289,7 @@ package struct NotificationDispatcher: Sendable {
     }
 
     struct Outcome: Sendable {
-        let channel: String
+        let channel: NotificationChannel
         let result: PushOutcome
 
         var isDelivered: Bool { if case .delivered = result { true } else { false } }
@@ -287,6 +299,28 @@ package struct NotificationDispatcher: Sendable {
             case .delivered(let text), .gone(let text), .retry(let text), .failed(let text): text
             }
         }
+
+        func attempt(at now: Date) -> NotificationAttempt {
+            let outcome: NotificationAttempt.Outcome =
+                switch result {
+                case .delivered: .delivered
+                case .gone: .gone
+                case .retry: .retry
+                case .failed: .failed
+                }
+            return NotificationAttempt(at: now, channel: channel, outcome: outcome, detail: receipt)
+        }
+    }
+
+    /// What the channels answered on every try so far, oldest first.
+    static func attempts(of notification: NotificationRecord) -> [NotificationAttempt] {
+        NotificationAttempt.log(notification.attemptLog)
+    }
+
+    /// Adds what the channels answered on this try to the notification's log.
+    static func record(_ outcomes: [Outcome], of notification: NotificationRecord, at now: Date) {
+        let log = attempts(of: notification) + outcomes.map { $0.attempt(at: now) }
+        notification.attemptLog = NotificationAttempt.text(of: log)
     }
 
     /// Push to every active device; email when there is none (or none took it) and the address is confirmed.
@@ -324,7 +358,7 @@ package struct NotificationDispatcher: Sendable {
                 device.disabledReason = reason
                 try await device.save(on: database)
             }
-            outcomes.append(Outcome(channel: device.platform.rawValue, result: result))
+            outcomes.append(Outcome(channel: device.platform == .apns ? .apns : .webpush, result: result))
         }
         if !outcomes.contains(where: { $0.isDelivered || $0.isRetry }), user.emailVerifiedAt != nil {
             outcomes.append(try await email(notification, to: user))
@@ -339,9 +373,9 @@ package struct NotificationDispatcher: Sendable {
             link: services.settings.publicURL + notification.path, language: user.language)
         do {
             try await services.mailer.send(message)
-            return Outcome(channel: "email", result: .delivered("email accepted"))
+            return Outcome(channel: .email, result: .delivered("email accepted"))
         } catch {
-            return Outcome(channel: "email", result: .retry("email \(String(describing: error))"))
+            return Outcome(channel: .email, result: .retry("email \(String(describing: error))"))
         }
     }
 
@@ -380,7 +414,7 @@ package struct NotificationDispatcher: Sendable {
     {
         switch decision {
         case .withhold(let reason):
-            try await finish(notification, .withheld, receipt: reason.rawValue)
+            try await finish(notification, .withheld, receipt: reason.rawValue, miss: NotificationMiss(reason))
             return .withheld
         case .postpone(let until):
             notification.nextAttemptAt = until
@@ -392,10 +426,12 @@ package struct NotificationDispatcher: Sendable {
         }
     }
 
-    private func finish(_ notification: NotificationRecord, _ status: NotificationStatus, receipt: String) async throws
-    {
+    private func finish(
+        _ notification: NotificationRecord, _ status: NotificationStatus, receipt: String, miss: NotificationMiss? = nil
+    ) async throws {
         notification.status = status
         notification.receipt = receipt
+        notification.miss = miss
         notification.claimedUntil = nil
         try await notification.save(on: database)
     }

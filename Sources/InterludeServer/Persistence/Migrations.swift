@@ -71,6 +71,7 @@ enum Migrations {
             CreateAllocations(),
             CreateDecisionPoints(),
             UpdateConsentVersionsAddArm(),
+            UpdateNotificationsAddOutcomes(),
         ]
     }
 }

@@ -35,12 +35,17 @@ final class NotificationRecord: Model, @unchecked Sendable {
     @OptionalField(key: "receipt") var receipt: String?
     @OptionalField(key: "sent_at") var sentAt: Date?
     @OptionalField(key: "clicked_at") var clickedAt: Date?
+    /// Why it ended without reaching the person; nil while queued and once sent.
+    @OptionalField(key: "miss") var miss: NotificationMiss?
+    /// What each channel answered on each try, as JSON (`NotificationAttempt`s, oldest first).
+    @OptionalField(key: "attempt_log") var attemptLog: String?
 
     /// Listed here so Fluent need not find them by reflection on every row (PropertyListTests keeps it whole).
     var properties: [any AnyProperty] {
         [
             $id, $createdAt, $user, $promptID, $appointmentID, $category, $dedupeKey, $title, $body, $path, $dueAt,
             $expiresAt, $status, $attempts, $nextAttemptAt, $claimedUntil, $channel, $receipt, $sentAt, $clickedAt,
+            $miss, $attemptLog,
         ]
     }
 

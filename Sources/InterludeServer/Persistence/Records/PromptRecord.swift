@@ -30,6 +30,8 @@ package final class PromptRecord: Model, @unchecked Sendable {
     @OptionalField(key: "device_notified_at") var deviceNotifiedAt: Date?
     @OptionalField(key: "completed_at") var completedAt: Date?
     @OptionalField(key: "response_id") var responseID: UUID?
+    /// Why it was withdrawn, when its status is cancelled.
+    @OptionalField(key: "cancel_reason") var cancelReason: PromptCancelReason?
     /// When anything about it last changed, for apps that sync; set by `SyncStamps`.
     @OptionalField(key: "changed_at") var changedAt: Date?
 
@@ -38,7 +40,7 @@ package final class PromptRecord: Model, @unchecked Sendable {
         [
             $id, $createdAt, $patient, $study, $assignedBy, $instrumentKey, $instrumentVersion, $opensAt, $closesAt,
             $status, $source, $planID, $occurrence, $openedAt, $devicePlannedAt, $deviceNotifiedAt, $completedAt,
-            $responseID, $changedAt,
+            $responseID, $cancelReason, $changedAt,
         ]
     }
 
