@@ -124,6 +124,19 @@ function watchConsents() {
 }
 
 /**
+ * Tells the person at their visit when their notifications stopped reaching this device, with a way to turn them on
+ * again; asked once per browser session, and only on a device that had them on.
+ */
+async function watchPush() {
+  if (!session.token || !localStorage.getItem("interlude.pushDevice")) return;
+  if (sessionStorage.getItem("interlude.pushChecked")) return;
+  sessionStorage.setItem("interlude.pushChecked", "1");
+  const { pushDeviceGone } = await import("./lib/push.js");
+  const notice = document.getElementById("push-gone");
+  if (notice && (await pushDeviceGone())) notice.hidden = false;
+}
+
+/**
  * The service worker keeps the app's files for the next visit; it is registered once the page has shown what it
  * came for, so its download of those files does not share a slow link with the page's own requests.
  */
@@ -134,6 +147,7 @@ function registerServiceWorker() {
 watchConnection();
 watchOutbox();
 watchConsents();
+watchPush();
 keepLanguageSwitchOnPage();
 showSignedInParts();
 showTabBar();

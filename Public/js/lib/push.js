@@ -5,7 +5,7 @@ import { api } from "./api.js";
 import { onSubmit, showProblem } from "./forms.js";
 import { message } from "./i18n.js";
 
-const DEVICE_KEY = "interlude.pushDevice";
+export const DEVICE_KEY = "interlude.pushDevice";
 
 function base64UrlToBytes(text) {
   const base64 = text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4);
@@ -16,6 +16,17 @@ async function currentSubscription() {
   if (!("serviceWorker" in navigator) || !("PushManager" in window)) return null;
   const registration = await navigator.serviceWorker.getRegistration("/app");
   return registration ? registration.pushManager.getSubscription() : null;
+}
+
+/**
+ * Whether the server stopped pushing to this device because its push service said the subscription is gone (a
+ * browser drops it after an update, or after pushes it was not allowed to show).
+ */
+export async function pushDeviceGone() {
+  const id = localStorage.getItem(DEVICE_KEY);
+  if (!id) return false;
+  const devices = await api("GET", "/me/devices?limit=100");
+  return devices.ok && devices.data.some((device) => device.id === id && !device.active);
 }
 
 export async function runNotificationSettings() {
@@ -31,9 +42,10 @@ export async function runNotificationSettings() {
       enable.hidden = disable.hidden = true;
       return;
     }
-    const subscribed = Boolean(await currentSubscription()) && Boolean(localStorage.getItem(DEVICE_KEY));
+    const gone = await pushDeviceGone();
+    const subscribed = !gone && Boolean(await currentSubscription()) && Boolean(localStorage.getItem(DEVICE_KEY));
     if (Notification.permission === "denied") status.textContent = message("pushBlocked");
-    else status.textContent = message(subscribed ? "pushOn" : "pushOff");
+    else status.textContent = message(gone ? "pushGone" : subscribed ? "pushOn" : "pushOff");
     enable.hidden = subscribed || Notification.permission === "denied";
     disable.hidden = !subscribed;
   };
@@ -45,6 +57,9 @@ export async function runNotificationSettings() {
       const key = await api("GET", "/push/public-key");
       if (!key.ok) return;
       const registration = await navigator.serviceWorker.ready;
+      // A subscription its push service gave up is replaced by a new one.
+      const stale = await registration.pushManager.getSubscription();
+      if (stale && (await pushDeviceGone())) await stale.unsubscribe();
       const subscription = await registration.pushManager.subscribe({
         userVisibleOnly: true,
         applicationServerKey: base64UrlToBytes(key.data.publicKey),
@@ -68,7 +83,11 @@ export async function runNotificationSettings() {
   });
 
   await show();
+  await runPreferences();
+}
 
+/** Which notifications the person wants, and their quiet hours. */
+async function runPreferences() {
   const form = document.querySelector('form[data-form="notification-preferences"]');
   const stored = await api("GET", "/me/notification-preferences");
   if (stored.ok) {
