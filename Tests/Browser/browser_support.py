@@ -126,10 +126,12 @@ class BrowserTestCase(unittest.TestCase):
         self.wait_for_path("/app")
 
     def console_sign_in(self, address, password):
+        """Signs in and waits to be let in: a page opened before the session cookie arrives would be the login page."""
         self.open("/console/login")
         self.fill("email", address)
         self.fill("password", password)
         self.click("main button[type=submit]")
+        self.wait.until(lambda driver: "/console/login" not in driver.current_url)
 
     def console_change_password(self, current, new):
         self.wait_for_path("/console/password")
