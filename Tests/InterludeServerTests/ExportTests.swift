@@ -259,6 +259,10 @@ struct ExportPackageTests {
                 expired["outcome"] == "expired_undelivered" && expired["outcome_reason"] == "quiet_hours",
                 "its only notification fell into quiet hours")
             #expect(first["outcome"] == "completed" && first["outcome_reason"] == "")
+            #expect(
+                first["quality_flags"] == "" && first["fast_share"] == "" && first["longstring"] == "1",
+                "no item times from this phone; the rest worked out")
+            #expect(expired["longstring"] == "" && expired["quality_flags"] == "")
             let ahead = try #require(prompts.rows(where: "prompt_id", is: world.adaAhead.uuidString.lowercased()).first)
             #expect(ahead["status"] == "scheduled" && ahead["day_n"] == "31" && ahead["outcome"] == "pending")
             let late = try #require(prompts.rows(where: "prompt_id", is: world.benLate.uuidString.lowercased()).first)

@@ -353,6 +353,59 @@ struct QuestionnaireAPITests {
         }
     }
 
+    static func itemTimes(_ times: [String: Int]) -> [String: JSONValue] {
+        ["itemTimesMs": .object(times.mapValues { .int($0) })]
+    }
+
+    @Test("the time spent per item is kept with the response, and its quality indices are worked out from it")
+    func itemTimesKept() async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, patient, _, promptID) = try await setUp(app)
+            let times = Dictionary(uniqueKeysWithValues: (1...9).map { ("phq9_\($0)", $0 <= 5 ? 400 : 2500) })
+
+            // act
+            let reply = try await patient.send(
+                .POST, "/me/responses",
+                json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now)
+                    .merging(Self.itemTimes(times)))
+
+            // verify
+            #expect(reply.status == .created, "\(reply.text)")
+            let stored = try #require(try await ResponseRecord.query(on: app.database).first())
+            let seconds = try JSONDecoder().decode([String: Double].self, from: Data((stored.itemTimes ?? "").utf8))
+            #expect(seconds == times.mapValues { Double($0) / 1000 })
+            let quality = try #require(ResponseService.quality(of: stored))
+            #expect(quality.timedItems == 9 && quality.fastShare == 5.0 / 9 && quality.medianSeconds == 0.4)
+            #expect(quality.flags == [.fast] && quality.longstring == 4 && quality.scaleItems == 9, "\(quality)")
+        }
+    }
+
+    static let refusedItemTimes: [(String, [String: Int], String, String)] = [
+        ("an item the instrument lacks", ["ghost": 1200], "itemTimesMs.ghost", "unknown"),
+        ("a negative time", ["phq9_1": -5], "itemTimesMs.phq9_1", "outOfRange"),
+        ("more than a day", ["phq9_2": 86_400_001], "itemTimesMs.phq9_2", "outOfRange"),
+    ]
+
+    @Test("item times that cannot be are refused, naming the item, and nothing is stored", arguments: refusedItemTimes)
+    func itemTimesRefused(_ label: String, times: [String: Int], field: String, code: String) async throws {
+        try await withTestApp { app in
+            // setup
+            let (_, patient, _, promptID) = try await setUp(app)
+
+            // act
+            let reply = try await patient.send(
+                .POST, "/me/responses",
+                json: submission(promptID, answers: Self.moderate, completedAt: app.clock.now)
+                    .merging(Self.itemTimes(times)))
+
+            // verify
+            #expect(reply.status == .unprocessableEntity, "\(label)")
+            #expect(reply.body.problemCodes == [field: code], "\(label): \(reply.text)")
+            #expect(try await app.count("responses") == 0)
+        }
+    }
+
     @Test("a response completed before the deadline counts even when the phone sends it after")
     func completedOffline() async throws {
         try await withTestApp { app in

@@ -38,6 +38,8 @@ struct SubmissionScannerTests {
         "{\(head),\"answers\":{\"a\":\"quote \\\" backslash \\\\ slash \\/ \\b\\f\\n\\r\\t é 😀 \\u00e9 \\ud83d\\ude00 \\u0041\"},\(completed)}",
         " {\n  \(head.replacingOccurrences(of: ",", with: " ,\r\n\t")) ,\n \"answers\" : { \"a\" : [ \"x\" , 1 ] } ,\n \(completed) }\n ",
         "{\(completed),\"answers\":{\"é-ü\":\"Grüß Gott\"},\(head)}",
+        "{\(head),\"answers\":{\"a\":\"2\"},\"itemTimesMs\":{\"a\":1250,\"b\":0},\(completed)}",
+        "{\(head),\"itemTimesMs\":{},\"answers\":{},\(completed)}",
     ]
 
     @Test("the shapes apps send read exactly as the generated decoder reads them", arguments: read)
@@ -76,6 +78,8 @@ struct SubmissionScannerTests {
         "{\(head),\"answers\":{\"a\":\"2\"},\"completedAt\":\"yesterday\"}",
         "{\(head),\"answers\":{\"a\":\"2\"},\"completedAt\":1}",
         "{\(head),\"answers\":{\"a\":tru},\(completed)}",
+        "{\(head),\"answers\":{\"a\":\"2\"},\"itemTimesMs\":{\"a\":\"1250\"},\(completed)}",
+        "{\(head),\"answers\":{\"a\":\"2\"},\"itemTimesMs\":{\"a\":1.5},\(completed)}",
         "[\(completed)]",
         "",
     ]
@@ -92,6 +96,8 @@ struct SubmissionScannerTests {
     func repeatedKey() {
         #expect(Self.scanned("{\(Self.head),\"answers\":{\"a\":\"1\",\"a\":\"2\"},\(Self.completed)}") == nil)
         #expect(Self.scanned("{\(Self.head),\"version\":2,\"answers\":{},\(Self.completed)}") == nil)
+        #expect(
+            Self.scanned("{\(Self.head),\"answers\":{},\"itemTimesMs\":{\"a\":1,\"a\":2},\(Self.completed)}") == nil)
     }
 
     @Test("bytes that are not UTF-8 in a text are left to the decoder")

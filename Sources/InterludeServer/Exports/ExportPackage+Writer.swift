@@ -50,9 +50,8 @@ extension ExportPackage {
                     "beep_n", "obs_n",
                     "time_zone",
                 ] + Self.times(["scheduled", "closes", "notified", "opened", "started", "submitted", "expired"])
-                    + ["status", "reminders_sent", "channel"] + Self.times(["device_planned"]) + [
-                        "outcome", "outcome_reason",
-                    ])
+                    + ["status", "reminders_sent", "channel"] + Self.times(["device_planned"])
+                    + ["outcome", "outcome_reason"] + ResponseQuality.exportColumns)
             responsesLong = try file(
                 "responses_long.csv",
                 [

@@ -130,6 +130,9 @@ struct ExportPackage {
             // A native app's own notification counts where the server sent none.
             let notified = delivery.notified ?? prompt.deviceNotifiedAt
             let channel = delivery.channel ?? (prompt.deviceNotifiedAt == nil ? nil : "device")
+            let quality: [String?] =
+                response.flatMap(ResponseService.quality(of:))?.exportValues
+                ?? ResponseQuality.exportColumns.map { _ in nil }
             let (outcome, reason) = PromptOutcome.of(
                 status: status, delivered: notified != nil, misses: delivery.misses, cancelled: prompt.cancelReason)
             try writer.prompts.row(
@@ -143,7 +146,7 @@ struct ExportPackage {
                     + time(response?.openedAt ?? prompt.openedAt) + time(response?.startedAt)
                     + time(response?.completedAt)
                     + time(expired) + [status.rawValue, String(delivery.reminders), channel]
-                    + time(prompt.devicePlannedAt) + [outcome.rawValue, reason?.rawValue])
+                    + time(prompt.devicePlannedAt) + [outcome.rawValue, reason?.rawValue] + quality)
             promptRows += 1
             if prompt.source == .schedule {
                 try writer.esm(
@@ -450,7 +453,10 @@ struct ExportPackage {
                                   cancelled) and why (outcome_reason: for an undelivered one no_device,
                                   subscription_gone, category_off, quiet_hours, hourly_ceiling, refused,
                                   expired_before_sending, daily_email, no_longer_needed or never_notified; for a
-                                  cancelled one paused, ended or questionnaire_deactivated)
+                                  cancelled one paused, ended or questionnaire_deactivated); for an answered one
+                                  the response-quality indices: quality_flags (fast, straightlined,
+                                  low_variability), fast_share (items under a second), median_item_seconds,
+                                  longstring, sd, irv and mode_share (docs/features/response-quality.md)
             responses_long.csv    one row per item of each response: raw value, label, numeric value, and whether a
                                   condition showed the item
             <key>_v<version>.csv  one row per response to that instrument version, items as columns (a multiple

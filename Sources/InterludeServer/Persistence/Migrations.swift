@@ -72,6 +72,7 @@ enum Migrations {
             CreateDecisionPoints(),
             UpdateConsentVersionsAddArm(),
             UpdateNotificationsAddOutcomes(),
+            UpdateResponsesAddQuality(),
         ]
     }
 }

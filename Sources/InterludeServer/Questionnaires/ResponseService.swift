@@ -25,7 +25,12 @@ package struct ResponseService: Sendable {
         var startedAt: Date?
         var completedAt: Date
         var context: AnswerContext? = nil
+        /// Paradata: the seconds spent on each item, by item id.
+        var itemSeconds: [String: Double] = [:]
     }
+
+    /// The longest time an app may say a person spent on one item: a day, in milliseconds.
+    static let longestItemTime = 86_400_000
 
     /// A stored response with its answers opened and its scores decoded.
     struct Stored: Sendable {
@@ -107,6 +112,10 @@ package struct ResponseService: Sendable {
                 .definition(prompt.instrumentKey, prompt.instrumentVersion)
         else { throw AppError.notFound }
         let scores = try definition.validatedScores(for: submission.answers)
+        let asked = Set(definition.items.map(\.id))
+        if let unknown = submission.itemSeconds.keys.sorted().first(where: { !asked.contains($0) }) {
+            throw AppError.field("itemTimesMs.\(unknown)", .unknown)
+        }
         let record = ResponseRecord(
             id: submission.id, patientID: patientID, promptID: submission.promptID, instrumentKey: definition.key,
             instrumentVersion: definition.version, sealedAnswers: try seal(submission.answers),
@@ -114,6 +123,9 @@ package struct ResponseService: Sendable {
             openedAt: prompt.openedAt, startedAt: submission.startedAt,
             completedAt: submission.completedAt, receivedAt: now)
         record.studyID = prompt.studyID
+        record.itemTimes = submission.itemSeconds.isEmpty ? nil : try Self.json(submission.itemSeconds)
+        record.quality = try Self.json(
+            ResponseQuality.of(definition, answers: submission.answers, itemSeconds: submission.itemSeconds))
         // Context the instrument does not ask for is not kept, whatever the app sent.
         record.context = try submission.context?.kept(granted: grantsContext, asked: definition.context)
             .map { try services.cipher.seal(Self.encode($0)) }
@@ -205,6 +217,18 @@ package struct ResponseService: Sendable {
                 try container.encode(value, forKey: ItemKey(stringValue: itemID))
             }
         }
+    }
+
+    /// Paradata and quality indices as they are stored: JSON with sorted keys.
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// The quality indices stored with a response, nil for one stored before they were worked out.
+    static func quality(of record: ResponseRecord) -> ResponseQuality? {
+        record.quality.flatMap { try? JSONDecoder().decode(ResponseQuality.self, from: Data($0.utf8)) }
     }
 
     static func encode(_ context: AnswerContext) throws -> String {

@@ -23,6 +23,10 @@ package final class ResponseRecord: Model, @unchecked Sendable {
     @Field(key: "scores") var scores: String
     /// Where and in what noise it was answered (`AnswerContext` as JSON, sealed); only where the person agreed.
     @OptionalField(key: "context") var context: String?
+    /// Paradata: the seconds the person spent on each item, by item id (JSON).
+    @OptionalField(key: "item_times") var itemTimes: String?
+    /// `ResponseQuality` worked out when it arrived (JSON).
+    @OptionalField(key: "quality") var quality: String?
     @OptionalField(key: "opened_at") var openedAt: Date?
     @OptionalField(key: "started_at") var startedAt: Date?
     @Field(key: "completed_at") var completedAt: Date
@@ -32,7 +36,7 @@ package final class ResponseRecord: Model, @unchecked Sendable {
     package var properties: [any AnyProperty] {
         [
             $id, $patient, $prompt, $studyID, $instrumentKey, $instrumentVersion, $answers, $scores, $context,
-            $openedAt,
+            $itemTimes, $quality, $openedAt,
             $startedAt, $completedAt, $receivedAt,
         ]
     }

@@ -13,10 +13,11 @@ extension Statements {
         try await sql.raw(
             """
             INSERT INTO responses (id, patient_id, prompt_id, study_id, instrument_key, instrument_version, \
-            answers, scores, context, opened_at, started_at, completed_at, received_at) VALUES (\
+            answers, scores, context, item_times, quality, opened_at, started_at, completed_at, received_at) VALUES (\
             \(bind: id), \(bind: response.$patient.id), \(bind: promptID), \(bind: response.studyID), \
             \(bind: response.instrumentKey), \(bind: response.instrumentVersion), \(bind: response.answers), \
-            \(bind: response.scores), \(bind: response.context), \(bind: response.openedAt), \(bind: response.startedAt), \
+            \(bind: response.scores), \(bind: response.context), \(bind: response.itemTimes), \(bind: response.quality), \
+            \(bind: response.openedAt), \(bind: response.startedAt), \
             \(bind: response.completedAt), \(bind: response.receivedAt))
             """
         ).run()

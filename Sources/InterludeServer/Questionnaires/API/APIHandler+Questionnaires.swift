@@ -288,6 +288,14 @@ extension APIHandler {
         let promptID = UUIDText.parse(body.promptId)
         if promptID == nil { validator.add("promptId", .invalidFormat) }
         let answers = Self.answers(from: body.answers, into: &validator)
+        var itemSeconds: [String: Double] = [:]
+        for (itemID, milliseconds) in body.itemTimesMs?.additionalProperties ?? [:] {
+            guard (0...ResponseService.longestItemTime).contains(milliseconds) else {
+                validator.add("itemTimesMs.\(itemID)", .outOfRange, limit: ResponseService.longestItemTime)
+                continue
+            }
+            itemSeconds[itemID] = Double(milliseconds) / 1000
+        }
         try validator.check()
         let context = try body.context.map { context in
             try AnswerContext.validate(
@@ -296,7 +304,7 @@ extension APIHandler {
         }
         return .init(
             id: id!, promptID: promptID!, instrumentKey: body.instrumentKey, version: body.version, answers: answers,
-            startedAt: body.startedAt, completedAt: body.completedAt, context: context)
+            startedAt: body.startedAt, completedAt: body.completedAt, context: context, itemSeconds: itemSeconds)
     }
 
     func getResponse(_ input: Operations.GetResponse.Input) async throws -> Operations.GetResponse.Output {

@@ -2,7 +2,8 @@ import Foundation
 import OpenAPIRuntime
 
 /// Reads a submission in the shape the apps send it straight from its bytes: the ids, the instrument's key and
-/// version, the two instants, and answers that are texts, whole numbers, booleans, nulls or lists of those.
+/// version, the two instants, answers that are texts, whole numbers, booleans, nulls or lists of those, and the
+/// whole milliseconds spent per item.
 ///
 /// Anything else — a context, a number with a fraction or an exponent, a key it does not know or meets twice, a
 /// document that is not well formed — it leaves alone (nil), and the generated decoder reads the body and names what
@@ -49,6 +50,7 @@ struct SubmissionScanner {
         var completedAt: Date?
         var answers: [String: (any Sendable)?]?
         var startedAt: Date??
+        var itemTimes: [String: Int]?
         let read = members { scanner, key in
             switch key {
             case "id" where id == nil: return Self.set(&id, scanner.string())
@@ -70,6 +72,17 @@ struct SubmissionScanner {
                 else { return false }
                 answers = values
                 return true
+            case "itemTimesMs" where itemTimes == nil:
+                var times: [String: Int] = [:]
+                guard
+                    scanner.members({ scanner, item in
+                        guard times[item] == nil, let milliseconds = scanner.whole() else { return false }
+                        times[item] = milliseconds
+                        return true
+                    })
+                else { return false }
+                itemTimes = times
+                return true
             default: return false
             }
         }
@@ -79,7 +92,8 @@ struct SubmissionScanner {
         else { return nil }
         return .init(
             id: id, promptId: promptID, instrumentKey: instrumentKey, version: version, answers: container,
-            startedAt: startedAt ?? nil, completedAt: completedAt)
+            startedAt: startedAt ?? nil, completedAt: completedAt,
+            itemTimesMs: itemTimes.map { .init(additionalProperties: $0) })
     }
 
     /// Keeps a field's value; false when there was none to read.
