@@ -90,4 +90,29 @@ struct QuestionnaireSessionTests {
             #expect(throws: InterludeKit.Problem.self) { try session.submit() }
         }
     }
+
+    @Test("the time spent per item is kept as answers are given and sent with the response; a first answer has none")
+    func itemTimes() throws {
+        let vector = try #require(
+            LogicVectors.loaded.cases.first {
+                $0.missingRequired.isEmpty && $0.problems.isEmpty && $0.answers.count >= 2
+            })
+        let session = try Self.session([:])
+        let items = vector.answers.keys.sorted()
+        let start = Date(timeIntervalSince1970: 1_780_000_100)
+        for (index, item) in items.enumerated() {
+            try session.answer(item, vector.answers[item], at: start.addingTimeInterval(2.5 * Double(index)))
+        }
+        let last = try #require(items.last)
+        try session.answer(last, vector.answers[last], at: start.addingTimeInterval(2.5 * Double(items.count - 1) + 1))
+
+        let response = try session.submit(at: start.addingTimeInterval(60))
+
+        var expected = Dictionary(uniqueKeysWithValues: items.dropFirst().map { ($0, 2500) })
+        expected[last, default: 0] += 1000
+        #expect(response.itemTimesMs == expected.filter { response.answers[$0.key] != nil })
+        #expect(response.itemTimesMs?[items[0]] == nil)
+        let sent = try JSONSerialization.jsonObject(with: JSONEncoder().encode(response)) as? [String: Any]
+        #expect((sent?["itemTimesMs"] as? [String: Int])?[last] == 3500, "sent under the server's name")
+    }
 }

@@ -248,7 +248,8 @@ public struct ServerChanges: Sendable {
     }
 }
 
-/// A response as the person confirmed it: answers keyed by item id, with the time the first answer was given.
+/// A response as the person confirmed it: answers keyed by item id, with the time the first answer was given and the
+/// milliseconds spent per item (paradata the server works out response-quality indices from).
 public struct ResponseSubmission: Codable, Hashable, Sendable {
     public var id: UUID
     public var promptID: UUID
@@ -257,15 +258,16 @@ public struct ResponseSubmission: Codable, Hashable, Sendable {
     public var answers: Answers
     public var startedAt: Date?
     public var completedAt: Date
+    public var itemTimesMs: [String: Int]?
 
     enum CodingKeys: String, CodingKey {
-        case id, instrumentKey, version, answers, startedAt, completedAt
+        case id, instrumentKey, version, answers, startedAt, completedAt, itemTimesMs
         case promptID = "promptId"
     }
 
     public init(
         id: UUID = UUID(), promptID: UUID, instrumentKey: String, version: Int, answers: Answers, startedAt: Date?,
-        completedAt: Date
+        completedAt: Date, itemTimesMs: [String: Int]? = nil
     ) {
         self.id = id
         self.promptID = promptID
@@ -274,6 +276,7 @@ public struct ResponseSubmission: Codable, Hashable, Sendable {
         self.answers = answers
         self.startedAt = startedAt
         self.completedAt = completedAt
+        self.itemTimesMs = itemTimesMs
     }
 }
 

@@ -59,10 +59,10 @@ public struct QuestionnaireSession: Sendable {
                 fields: missing.map { .init(field: "answers.\($0)", code: "required", detail: "") }
                     + problems.map { .init(field: "answers.\($0.field)", code: $0.code.rawValue, detail: "") })
         }
+        let times = draft?.itemTimesMs.filter { answers[$0.key] != nil } ?? [:]
         let response = ResponseSubmission(
             promptID: prompt.id, instrumentKey: prompt.instrumentKey, version: prompt.instrumentVersion,
-            answers: answers,
-            startedAt: draft?.startedAt, completedAt: now)
+            answers: answers, startedAt: draft?.startedAt, completedAt: now, itemTimesMs: times.isEmpty ? nil : times)
         try store.enqueue(.response(response), label: prompt.title, at: now)
         return response
     }

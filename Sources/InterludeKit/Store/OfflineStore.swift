@@ -63,38 +63,60 @@ public final class OfflineStore: Sendable {
         }
     }
 
-    /// The answers given so far to a prompt, with when the first was given.
+    /// The answers given so far to a prompt, with when the first was given and the time spent per item.
     public func draft(for promptID: UUID) throws -> Draft? {
         try database.read { db in
             try Row.fetchOne(
-                db, sql: "SELECT answers, started_at FROM draft WHERE prompt_id = ?", arguments: [promptID.uuidString]
+                db, sql: "SELECT answers, started_at, item_times FROM draft WHERE prompt_id = ?",
+                arguments: [promptID.uuidString]
             )
             .map { row in
-                Draft(answers: try sealer.open(row["answers"], as: Answers.self), startedAt: row["started_at"])
+                Draft(
+                    answers: try sealer.open(row["answers"], as: Answers.self), startedAt: row["started_at"],
+                    itemTimesMs: Self.itemTimes(row["item_times"]))
             }
         }
     }
 
-    /// The answers so far and the moment of the first.
+    /// The answers so far, the moment of the first, and the milliseconds spent on each item: from the answer before
+    /// (none for the first) to this item's answer, summed over its changes.
     public struct Draft: Hashable, Sendable {
         public var answers: Answers
         public var startedAt: Date
+        public var itemTimesMs: [String: Int]
     }
 
     /// Keeps one answer at once (nil removes it), so nothing is lost when the app is closed mid-questionnaire.
     public func saveAnswer(_ value: AnswerValue?, item: String, prompt promptID: UUID, at now: Date) throws {
         try database.write { db in
             let row = try Row.fetchOne(
-                db, sql: "SELECT answers, started_at FROM draft WHERE prompt_id = ?", arguments: [promptID.uuidString])
+                db, sql: "SELECT answers, started_at, updated_at, item_times FROM draft WHERE prompt_id = ?",
+                arguments: [promptID.uuidString])
             var answers = try row.map { try sealer.open($0["answers"], as: Answers.self) } ?? [:]
             answers[item] = value
+            var times = Self.itemTimes(row?["item_times"])
+            if let previous: Date = row?["updated_at"] {
+                let spent = Int((now.timeIntervalSince(previous) * 1000).rounded())
+                times[item, default: 0] = min(times[item, default: 0] + max(spent, 0), Self.longestItemTime)
+            }
             try db.execute(
                 sql: """
-                    INSERT INTO draft (prompt_id, answers, started_at, updated_at) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (prompt_id) DO UPDATE SET answers = excluded.answers, updated_at = excluded.updated_at
+                    INSERT INTO draft (prompt_id, answers, started_at, updated_at, item_times) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (prompt_id) DO UPDATE SET answers = excluded.answers, updated_at = excluded.updated_at,
+                    item_times = excluded.item_times
                     """,
-                arguments: [promptID.uuidString, try sealer.seal(answers), row?["started_at"] ?? now, now])
+                arguments: [
+                    promptID.uuidString, try sealer.seal(answers), row?["started_at"] ?? now, now,
+                    String(decoding: try JSONEncoder().encode(times), as: UTF8.self),
+                ])
         }
+    }
+
+    /// The most the server accepts for one item: a day.
+    static let longestItemTime = 86_400_000
+
+    private static func itemTimes(_ text: String?) -> [String: Int] {
+        text.flatMap { try? JSONDecoder().decode([String: Int].self, from: Data($0.utf8)) } ?? [:]
     }
 
     /// Forgets a draft, as when the person starts over.

@@ -32,6 +32,10 @@ enum StoreSchema {
                         prompt_id TEXT NOT NULL, event TEXT NOT NULL, at DATETIME NOT NULL, PRIMARY KEY (prompt_id, event));
                     """)
         }
+        // The milliseconds spent per item, summed over the answers given to it (JSON, by item id).
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: "ALTER TABLE draft ADD COLUMN item_times TEXT")
+        }
         return migrator
     }
 }
