@@ -1,11 +1,13 @@
 """A questionnaire from the field in a real browser: an administrator imports a FHIR Questionnaire with an
 open-choice question, a minutes:seconds duration and an "answer, or tick don't know" pair; the patient answers it on
 a phone-sized screen in their own words, the pair showing each question while the other is empty; the answers
-arrive as given.
+arrive as given, with the time spent on each.
 
 Started by scripts/test with INTERLUDE_URL, INTERLUDE_DATA_DIR, INTERLUDE_BIN and CHROMIUM set.
 """
 import json
+import os
+import sqlite3
 import unittest
 import urllib.request
 
@@ -85,6 +87,16 @@ class ImportedQuestionnaireTest(BrowserTestCase):
         responses = call("GET", f"/patients/{patient_id}/responses", token=therapist)
         answers = responses[0]["answers"]
         self.assertEqual(answers, {"where": "To my sister's", "walk": "6:30", "weight-dk": ["dk"]})
+
+        # The time spent on each answered item went with the answers (a question being read takes a moment).
+        path = os.path.join(os.environ["INTERLUDE_DATA_DIR"], "interlude.sqlite")
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as database:
+            stored = database.execute(
+                "SELECT item_times FROM responses WHERE item_times LIKE '%\"weight-dk\"%'").fetchall()
+        self.assertEqual(len(stored), 1)
+        times = json.loads(stored[0][0])
+        self.assertEqual(set(times), {"where", "walk", "weight-dk"})
+        self.assertTrue(all(0 < seconds < 600 for seconds in times.values()), times)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ export function runQuestionnaire({ prompt, definition, language, submit, readOnl
     progressText: document.getElementById("progress-text"),
     submitButton: document.getElementById("submit"),
     confirmPanel: document.getElementById("confirm"),
+    // When the person last answered anything, or the questionnaire was shown: the start of the next item's time.
+    lastAnswerAt: Date.now(),
   };
   renderSections(q);
   document.getElementById("progress-line").hidden = false;
@@ -55,8 +57,23 @@ function store(q) {
   saveDraft(q.prompt.id, q.draft);
 }
 
+/** The longest time the server accepts for one item: a day, in milliseconds. */
+const LONGEST_ITEM_TIME = 86_400_000;
+
+/**
+ * Adds the time since the last answer (or since the questionnaire was shown) to the item's: paradata the server works
+ * out response-quality indices from.
+ */
+function countTime(q, id) {
+  const now = Date.now();
+  const times = (q.draft.itemTimes ||= {});
+  times[id] = Math.min((times[id] || 0) + Math.max(0, now - q.lastAnswerAt), LONGEST_ITEM_TIME);
+  q.lastAnswerAt = now;
+}
+
 /** Takes an answer (an empty one removes it), keeps it and shows what follows from it. */
 function setAnswer(q, id, value) {
+  countTime(q, id);
   if (value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0)) {
     delete q.answers[id];
   } else {
@@ -124,6 +141,7 @@ async function send(q) {
   q.confirmPanel.hidden = true;
   const visible = visibility(definition, q.answers).items;
   const sent = Object.fromEntries(Object.entries(q.answers).filter(([id]) => visible.has(id)));
+  const times = Object.entries(draft.itemTimes || {}).filter(([id]) => id in sent);
   const result = await q.submit({
     id: draft.responseId,
     promptId: prompt.id,
@@ -132,6 +150,7 @@ async function send(q) {
     answers: sent,
     startedAt: draft.startedAt || undefined,
     completedAt: draft.completedAt || (draft.completedAt = new Date().toISOString()),
+    itemTimesMs: times.length ? Object.fromEntries(times.map(([id, ms]) => [id, Math.round(ms)])) : undefined,
   });
   // Answers waiting in the outbox stay on the device, read-only, until they are sent.
   if (result.ok && result.data.queued) draft.queued = true;
