@@ -88,7 +88,7 @@ struct ConsoleGermanTests {
                     "/console/studies", "/console/studies/new", "/console/studies/\(research)",
                     "/console/studies/\(research)/edit",
                     "/console/studies/\(research)/exports", "/console/studies/\(research)/consent",
-                    "/console/studies/\(research)/team",
+                    "/console/studies/\(research)/team", "/console/studies/\(research)/monitor?days=90",
                     "/console/studies/\(research)/plans", "/console/studies/\(research)/rules",
                     "/console/instruments/editor?key=phq-9&version=1",
                 ].map { (researcher, $0) }

@@ -92,6 +92,8 @@ enum ConsoleURL: Hashable, Sendable {
     case teamMember(study: UUID, user: UUID)
     case removeTeamMember(study: UUID, user: UUID)
     case exports(study: UUID)
+    case monitor(study: UUID)
+    case monitorParticipant(study: UUID, patient: UUID)
     case consent(study: UUID)
     case practiceRecordSettings
     case recordSettings(study: UUID)
@@ -185,6 +187,8 @@ enum ConsoleURL: Hashable, Sendable {
         case .teamMember(let study, let user): ["studies", study.uuidString, "team", user.uuidString]
         case .removeTeamMember(let study, let user): ["studies", study.uuidString, "team", user.uuidString, "delete"]
         case .exports(let study): ["studies", study.uuidString, "exports"]
+        case .monitor(let study): ["studies", study.uuidString, "monitor"]
+        case .monitorParticipant(let study, let patient): ["studies", study.uuidString, "monitor", patient.uuidString]
         case .consent(let study): ["studies", study.uuidString, "consent"]
         case .practiceRecordSettings: ["records"]
         case .recordSettings(let study): ["studies", study.uuidString, "records"]

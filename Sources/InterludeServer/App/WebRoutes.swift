@@ -26,6 +26,7 @@ struct WebRoutes {
         ConsoleTherapistController().register(on: signedIn)
         ConsoleStudiesController().register(on: signedIn)
         ConsoleTeamController().register(on: signedIn)
+        ConsoleMonitorController().register(on: signedIn)
         ConsoleConsentController().register(on: signedIn)
         ConsoleExportController().register(on: signedIn)
         ConsoleInstrumentsController().register(on: signedIn)

@@ -368,6 +368,18 @@ extension ConsoleRow {
                 "/console/studies/\(cell.studyID)/enrollments/\(enrollment)/decision", [("decision", "decline")])
         },
         ConsoleRow(
+            "GET /console/studies/:studyID/monitor", scoped: true,
+            "\(staffOnly), * 404, own@practice 200, res@research 200, resNS@research 200, admin@research 403"
+        ) { cell in
+            .get("/console/studies/\(cell.studyID)/monitor")
+        },
+        ConsoleRow(
+            "GET /console/studies/:studyID/monitor/:patientID", scoped: true,
+            "\(staffOnly), * 404, own@practice 200, res@research 200, resNS@research 404, admin@research 403"
+        ) { cell in
+            .get("/console/studies/\(cell.studyID)/monitor/\(cell.subject.id)")
+        },
+        ConsoleRow(
             "GET /console/studies/:studyID/exports", scoped: true,
             "\(staffOnly), * 404, own@practice 403, res@research 200, resNS@research 200, admin@research 403"
         ) { cell in

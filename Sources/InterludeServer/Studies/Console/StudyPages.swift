@@ -59,6 +59,8 @@ struct StudyPages: Sendable {
         var teamLink: String
         var canExport: Bool
         var exportsLink: String
+        var canMonitor: Bool
+        var monitorLink: String
         /// Where a research study's consent versions are kept; a practice has none.
         var consentLink: String?
         var requests: [ParticipantRow]
@@ -189,6 +191,8 @@ struct StudyPages: Sendable {
             canViewTeam: grant.allows(.viewTeam), canViewParticipants: grant.allows(.viewParticipants),
             teamLink: ConsoleURL.team(study: grant.studyID).path,
             canExport: grant.allows(.exportData), exportsLink: ConsoleURL.exports(study: grant.studyID).path,
+            canMonitor: grant.allows(.readParticipantData),
+            monitorLink: ConsoleURL.monitor(study: grant.studyID).path,
             consentLink: grant.kind == .research ? ConsoleURL.consent(study: grant.studyID).path : nil,
             requests: requests, hasRequests: !requests.isEmpty,
             participants: participants, hasParticipants: !participants.isEmpty,
