@@ -9,14 +9,14 @@ struct ParticipantMonitorTests {
     /// A prompt that opened `hoursAgo` for two hours.
     static func prompt(
         _ hoursAgo: Double, _ status: PromptStatus, delivered: Double? = nil, opened: Double? = nil,
-        submitted: Double? = nil
+        submitted: Double? = nil, quality: [ResponseQuality.Flag] = []
     ) -> MonitoredPrompt {
         let opens = now.addingTimeInterval(-hoursAgo * 3600)
         return MonitoredPrompt(
             opensAt: opens, closesAt: opens.addingTimeInterval(7200), status: status,
             deliveredAt: delivered.map { opens.addingTimeInterval($0) },
             openedAt: opened.map { opens.addingTimeInterval($0) },
-            submittedAt: submitted.map { opens.addingTimeInterval($0) })
+            submittedAt: submitted.map { opens.addingTimeInterval($0) }, qualityFlags: quality)
     }
 
     @Test("counts what opened, reached the person and was answered; medians of the times between")
@@ -24,7 +24,7 @@ struct ParticipantMonitorTests {
         let monitor = ParticipantMonitor.of(
             prompts: [
                 Self.prompt(30, .completed, delivered: 10, opened: 70, submitted: 190),
-                Self.prompt(20, .completed, delivered: 5, opened: 305, submitted: 365),
+                Self.prompt(20, .completed, delivered: 5, opened: 305, submitted: 365, quality: [.fast]),
                 Self.prompt(10, .expired, delivered: 0),
                 Self.prompt(5, .cancelled),
                 Self.prompt(1, .open, delivered: 2, opened: 62),
@@ -32,7 +32,7 @@ struct ParticipantMonitorTests {
             ],
             subscriptionGone: false, lastSeen: Self.now.addingTimeInterval(-600), now: Self.now)
         #expect(monitor.planned == 4 && monitor.delivered == 4 && monitor.answered == 2 && monitor.missedInRow == 1)
-        #expect(monitor.deliveredToOpened == 60 && monitor.openedToSubmitted == 90)
+        #expect(monitor.deliveredToOpened == 60 && monitor.openedToSubmitted == 90 && monitor.flaggedResponses == 1)
         #expect(monitor.flags == [])
     }
 

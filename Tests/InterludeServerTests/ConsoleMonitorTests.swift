@@ -42,6 +42,19 @@ struct ConsoleMonitorTests {
             NotificationAttempt(at: opens, channel: .webpush, outcome: .gone, detail: "webpush 410")
         ])
         try await notification.create(on: app.database)
+        // Her answered prompt was answered carelessly.
+        let answered = try #require(
+            try await PromptRecord.query(on: app.database).filter(\.$patient.$id == adaID)
+                .filter(\.$status == .completed).first())
+        let response = ResponseRecord(
+            id: UUID(), patientID: adaID, promptID: answered.id, instrumentKey: "mood-vas", instrumentVersion: 1,
+            sealedAnswers: "", scores: "", openedAt: nil, startedAt: nil,
+            completedAt: answered.opensAt.addingTimeInterval(60),
+            receivedAt: answered.opensAt.addingTimeInterval(60))
+        response.quality = #"{"flags":["fast","straightlined"],"longstring":6,"scaleItems":6,"timedItems":6}"#
+        try await response.create(on: app.database)
+        answered.responseID = response.id
+        try await answered.save(on: app.database)
         return (console, studyID, ada, adaID, ben, benID)
     }
 
@@ -64,6 +77,7 @@ struct ConsoleMonitorTests {
             #expect(
                 adaRow.contains("data-flag=\"subscription_gone\"") && adaRow.contains("data-flag=\"no_delivery_24h\""))
             #expect(adaRow.contains("Notifications gone") && adaRow.contains("<td>5</td>"), "five prompts opened")
+            #expect(adaRow.contains("<td>1</td>\n        <td>1</td>"), "one missed in a row, one answer flagged")
             let benRow = try #require(rows.last)
             #expect(
                 benRow.contains("not shared with research") && !benRow.contains("href") && !benRow.contains("data-flag")
@@ -91,6 +105,9 @@ struct ConsoleMonitorTests {
             #expect(ada.html.contains("the push service said the subscription is gone"))
             #expect(ada.html.contains("webpush – gone (webpush 410)"))
             #expect(ada.html.contains("Answered") && ada.html.contains("no notification was queued"))
+            #expect(
+                ada.html.contains("many items answered in under a second")
+                    && ada.html.contains("the same answer throughout"))
             #expect(ben.status == .notFound, "Ben does not share with research")
         }
     }

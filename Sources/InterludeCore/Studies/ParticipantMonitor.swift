@@ -11,9 +11,12 @@ public struct MonitoredPrompt: Sendable, Equatable {
     public var deliveredAt: Date?
     public var openedAt: Date?
     public var submittedAt: Date?
+    /// The quality flags of its response.
+    public var qualityFlags: [ResponseQuality.Flag]
 
     public init(
-        opensAt: Date, closesAt: Date, status: PromptStatus, deliveredAt: Date?, openedAt: Date?, submittedAt: Date?
+        opensAt: Date, closesAt: Date, status: PromptStatus, deliveredAt: Date?, openedAt: Date?, submittedAt: Date?,
+        qualityFlags: [ResponseQuality.Flag] = []
     ) {
         self.opensAt = opensAt
         self.closesAt = closesAt
@@ -21,6 +24,7 @@ public struct MonitoredPrompt: Sendable, Equatable {
         self.deliveredAt = deliveredAt
         self.openedAt = openedAt
         self.submittedAt = submittedAt
+        self.qualityFlags = qualityFlags
     }
 }
 
@@ -33,6 +37,8 @@ public struct ParticipantMonitor: Sendable, Equatable {
     public var answered: Int
     /// Prompts missed one after the other, counting back from the latest that closed.
     public var missedInRow: Int
+    /// Responses of the period with a response-quality flag (answered too fast, straightlined, little variation).
+    public var flaggedResponses: Int
     /// The median time from a notification reaching the person to their opening the prompt, and from opening to
     /// sending the answers.
     public var deliveredToOpened: TimeInterval?
@@ -66,6 +72,7 @@ public struct ParticipantMonitor: Sendable, Equatable {
         var monitor = ParticipantMonitor(
             planned: opened.count, delivered: opened.filter { $0.deliveredAt != nil }.count,
             answered: opened.filter { $0.status == .completed }.count, missedInRow: missed,
+            flaggedResponses: opened.filter { !$0.qualityFlags.isEmpty }.count,
             deliveredToOpened: median(
                 opened.compactMap { prompt in
                     prompt.deliveredAt.flatMap { delivered in prompt.openedAt.map { $0.timeIntervalSince(delivered) } }

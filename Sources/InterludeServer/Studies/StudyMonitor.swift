@@ -32,6 +32,7 @@ struct StudyMonitor: Sendable {
         .map { $0.enrollment.$patient.id }
         let prompts = try await self.prompts(of: visible, in: grant.studyID, days: days)
         let delivered = try await deliveries(of: prompts.map { try $0.requireID() })
+        let quality = try await qualityFlags(of: prompts.compactMap(\.responseID))
         let gone = try await subscriptionsGone(of: visible)
         let seen = try await lastSeen(of: visible)
         let byPatient = Dictionary(grouping: prompts, by: { $0.$patient.id })
@@ -40,7 +41,9 @@ struct StudyMonitor: Sendable {
         return participants.map { participant in
             let patientID = participant.enrollment.$patient.id
             guard shown.contains(patientID) else { return Row(participant: participant, monitor: nil) }
-            let monitored = (byPatient[patientID] ?? []).map { Self.monitored($0, delivered: delivered, now: now) }
+            let monitored = (byPatient[patientID] ?? []).map {
+                Self.monitored($0, delivered: delivered, quality: quality, now: now)
+            }
             return Row(
                 participant: participant,
                 monitor: ParticipantMonitor.of(
@@ -56,6 +59,8 @@ struct StudyMonitor: Sendable {
         let outcome: PromptOutcome
         let reason: PromptOutcome.Reason?
         let notifications: [NotificationRecord]
+        /// The quality flags of its response, when it was answered.
+        let qualityFlags: [ResponseQuality.Flag]
     }
 
     /// A participant's prompts of the last `days`, latest first; nil when the reader may not see them.
@@ -68,10 +73,14 @@ struct StudyMonitor: Sendable {
             StudyAccessPolicy.seesData(of: participant.sharesWithResearch, as: grant.standing, in: grant.kind)
         else { return nil }
         let prompts = try await self.prompts(of: [patientID], in: grant.studyID, days: days)
-        let notifications = try await NotificationRecord.query(on: database)
-            .filter(\.$promptID ~~ prompts.map { $0.id })
-            .sort(\.$dueAt).all()
+        let notifications =
+            prompts.isEmpty
+            ? []
+            : try await NotificationRecord.query(on: database)
+                .filter(\.$promptID ~~ prompts.map { $0.id })
+                .sort(\.$dueAt).all()
         let byPrompt = Dictionary(grouping: notifications, by: { $0.promptID })
+        let quality = try await qualityFlags(of: prompts.compactMap(\.responseID))
         let now = self.now
         let entries = prompts.reversed().map { prompt in
             let status = PromptStatus.at(
@@ -80,7 +89,9 @@ struct StudyMonitor: Sendable {
             let delivered = own.contains { $0.sentAt != nil } || prompt.deviceNotifiedAt != nil
             let (outcome, reason) = PromptOutcome.of(
                 status: status, delivered: delivered, misses: own.compactMap(\.miss), cancelled: prompt.cancelReason)
-            return Entry(prompt: prompt, status: status, outcome: outcome, reason: reason, notifications: own)
+            return Entry(
+                prompt: prompt, status: status, outcome: outcome, reason: reason, notifications: own,
+                qualityFlags: prompt.responseID.flatMap { quality[$0] } ?? [])
         }
         return (participant, entries)
     }
@@ -113,6 +124,21 @@ struct StudyMonitor: Sendable {
         return first
     }
 
+    /// The quality flags of each of these responses that has any.
+    private func qualityFlags(of responseIDs: [UUID]) async throws -> [UUID: [ResponseQuality.Flag]] {
+        var flags: [UUID: [ResponseQuality.Flag]] = [:]
+        for batch in responseIDs.batches() {
+            for response in try await ResponseRecord.query(on: database).filter(\.$id ~~ Array(batch))
+                .field(\.$id).field(\.$quality).all()
+            {
+                guard let id = response.id, let found = ResponseService.quality(of: response)?.flags, !found.isEmpty
+                else { continue }
+                flags[id] = found
+            }
+        }
+        return flags
+    }
+
     /// The participants whose every device's subscription the push service said is gone.
     private func subscriptionsGone(of patientIDs: [UUID]) async throws -> Set<UUID> {
         var devices: [DeviceRecord] = []
@@ -143,11 +169,14 @@ struct StudyMonitor: Sendable {
         return seen
     }
 
-    private static func monitored(_ prompt: PromptRecord, delivered: [UUID: Date], now: Date) -> MonitoredPrompt {
+    private static func monitored(
+        _ prompt: PromptRecord, delivered: [UUID: Date], quality: [UUID: [ResponseQuality.Flag]], now: Date
+    ) -> MonitoredPrompt {
         MonitoredPrompt(
             opensAt: prompt.opensAt, closesAt: prompt.closesAt,
             status: PromptStatus.at(now, recorded: prompt.status, opensAt: prompt.opensAt, closesAt: prompt.closesAt),
             deliveredAt: [prompt.id.flatMap { delivered[$0] }, prompt.deviceNotifiedAt].compactMap { $0 }.min(),
-            openedAt: prompt.openedAt, submittedAt: prompt.completedAt)
+            openedAt: prompt.openedAt, submittedAt: prompt.completedAt,
+            qualityFlags: prompt.responseID.flatMap { quality[$0] } ?? [])
     }
 }

@@ -62,6 +62,7 @@ struct MonitorPages: Sendable {
         let delivered: Int
         let answered: Int
         let missedInRow: Int
+        let flaggedResponses: Int
         let deliveredToOpened: String
         let openedToSubmitted: String
         let lastSeen: String
@@ -96,6 +97,8 @@ struct MonitorPages: Sendable {
         let reason: String?
         let opened: String?
         let submitted: String?
+        /// The response's quality flags in words.
+        let quality: [String]
         let notifications: [NotificationView]
     }
 
@@ -128,7 +131,8 @@ struct MonitorPages: Sendable {
                         .path + "?days=\(query.days)"
                 },
                 planned: figures?.planned ?? 0, delivered: figures?.delivered ?? 0, answered: figures?.answered ?? 0,
-                missedInRow: figures?.missedInRow ?? 0, deliveredToOpened: duration(figures?.deliveredToOpened),
+                missedInRow: figures?.missedInRow ?? 0, flaggedResponses: figures?.flaggedResponses ?? 0,
+                deliveredToOpened: duration(figures?.deliveredToOpened),
                 openedToSubmitted: duration(figures?.openedToSubmitted),
                 lastSeen: figures.map { $0.lastSeen.map(display.dateTime) ?? "–" }
                     ?? localizer.text("console.monitor.notShared", language),
@@ -192,6 +196,7 @@ struct MonitorPages: Sendable {
                     reason: entry.reason.map { localizer.text("promptOutcome.reason.\($0.rawValue)", language) },
                     opened: entry.prompt.openedAt.map(display.dateTime),
                     submitted: entry.prompt.completedAt.map(display.dateTime),
+                    quality: entry.qualityFlags.map { localizer.text("responseQuality.\($0.rawValue)", language) },
                     notifications: entry.notifications.map { notification(of: $0, display: display) })
             })
     }
