@@ -25,10 +25,10 @@ struct PromptOutcomeTests {
     func expiredUndelivered() {
         #expect(
             PromptOutcome.of(status: .expired, delivered: false, misses: [.quietHours, .refused], cancelled: nil)
-                == (.expiredUndelivered, .quietHours))
+                == (.expiredUndelivered, .missed(.quietHours)))
         #expect(
             PromptOutcome.of(status: .expired, delivered: false, misses: [.subscriptionGone], cancelled: nil)
-                == (.expiredUndelivered, .subscriptionGone))
+                == (.expiredUndelivered, .missed(.subscriptionGone)))
         #expect(
             PromptOutcome.of(status: .expired, delivered: false, misses: [], cancelled: nil)
                 == (.expiredUndelivered, .neverNotified))
@@ -38,18 +38,18 @@ struct PromptOutcomeTests {
     func cancelled() {
         #expect(
             PromptOutcome.of(status: .cancelled, delivered: true, misses: [], cancelled: .paused) == (
-                .cancelled, .paused
+                .cancelled, .withdrawn(.paused)
             ))
         #expect(
             PromptOutcome.of(status: .cancelled, delivered: false, misses: [], cancelled: .ended) == (
-                .cancelled, .ended
+                .cancelled, .withdrawn(.ended)
             ))
         #expect(
             PromptOutcome.of(status: .inactive, delivered: false, misses: [], cancelled: nil)
                 == (.cancelled, .questionnaireDeactivated))
     }
 
-    @Test("every miss and every cancellation is a reason of its own name")
+    @Test("every miss and every withdrawal is a reason under its own name")
     func reasonsCoverMisses() {
         for miss in NotificationMiss.allCases {
             let reason = PromptOutcome.of(status: .expired, delivered: false, misses: [miss], cancelled: nil).reason

@@ -112,27 +112,26 @@ public enum PromptOutcome: String, Codable, Sendable, CaseIterable {
     case cancelled
 
     /// Why a prompt expired undelivered or was cancelled.
-    public enum Reason: String, Codable, Sendable, CaseIterable {
-        case noDevice = "no_device"
-        case subscriptionGone = "subscription_gone"
-        case categoryOff = "category_off"
-        case quietHours = "quiet_hours"
-        case hourlyCeiling = "hourly_ceiling"
-        case refused
-        case expiredBeforeSending = "expired_before_sending"
-        case dailyEmail = "daily_email"
-        case noLongerNeeded = "no_longer_needed"
+    public enum Reason: Hashable, Sendable {
+        /// What met its first notification.
+        case missed(NotificationMiss)
         /// No notification was ever queued for it (it opened while the server was off for longer than the
         /// outbox looks back).
-        case neverNotified = "never_notified"
-        case paused
-        case ended
+        case neverNotified
+        case withdrawn(PromptCancelReason)
         /// Its questionnaire was deactivated while it waited.
-        case questionnaireDeactivated = "questionnaire_deactivated"
+        case questionnaireDeactivated
 
-        init(_ miss: NotificationMiss) { self.init(rawValue: miss.rawValue)! }
-
-        init(_ cancel: PromptCancelReason) { self.init(rawValue: cancel.rawValue)! }
+        /// Its name in exports and in the console's texts: the miss's or the withdrawal's own, `never_notified`,
+        /// `questionnaire_deactivated`.
+        public var rawValue: String {
+            switch self {
+            case .missed(let miss): miss.rawValue
+            case .neverNotified: "never_notified"
+            case .withdrawn(let reason): reason.rawValue
+            case .questionnaireDeactivated: "questionnaire_deactivated"
+            }
+        }
     }
 
     /// The outcome of a prompt whose status is `status` now, given whether any notification (the server's or the
@@ -145,11 +144,11 @@ public enum PromptOutcome: String, Codable, Sendable, CaseIterable {
         switch status {
         case .scheduled, .open: return (.pending, nil)
         case .completed: return (.completed, nil)
-        case .cancelled: return (.cancelled, cancelled.map(Reason.init))
+        case .cancelled: return (.cancelled, cancelled.map(Reason.withdrawn))
         case .inactive: return (.cancelled, .questionnaireDeactivated)
         case .expired:
             if delivered { return (.expiredDelivered, nil) }
-            return (.expiredUndelivered, misses.first.map(Reason.init) ?? .neverNotified)
+            return (.expiredUndelivered, misses.first.map(Reason.missed) ?? .neverNotified)
         }
     }
 }
